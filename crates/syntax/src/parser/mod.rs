@@ -1,0 +1,330 @@
+//! Recursive-descent parser from tokens to the [`ast`](crate::ast).
+//!
+//! The parser never panics and never loops without consuming input. It recovers
+//! at statement boundaries (`;` or the `}` closing the current block), so one run
+//! reports many errors. Nesting depth and the number of diagnostics are bounded,
+//! so hostile input cannot exhaust the stack or memory.
+//!
+//! `items.rs` parses module-level items, functions, parameters and declarations;
+//! `stmts.rs` parses statements, instructions, operands and constant expressions.
+
+mod items;
+mod stmts;
+
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::lexer::{Lexer, Tok};
+use crate::span::Span;
+
+/// Most nested `{}` blocks, initialiser lists or expression levels accepted.
+pub const MAX_DEPTH: u32 = 200;
+/// Parsing stops after this many errors (with a note saying so).
+pub const MAX_ERRORS: usize = 200;
+
+/// The result of parsing: the module (with whatever could be recovered) and
+/// every diagnostic. The module is trustworthy only when there are no errors.
+#[derive(Debug)]
+pub struct Parsed<'a> {
+    pub module: Module<'a>,
+    pub diagnostics: Vec<Diagnostic>,
+}
+
+impl<'a> Parsed<'a> {
+    pub fn has_errors(&self) -> bool {
+        self.diagnostics.iter().any(|d| d.is_error())
+    }
+}
+
+/// Parses a whole PTX module.
+pub fn parse(src: &str) -> Parsed<'_> {
+    if src.len() > u32::MAX as usize {
+        return Parsed {
+            module: Module { items: Vec::new() },
+            diagnostics: vec![Diagnostic::error(
+                "syntax/too-large",
+                Span::DUMMY,
+                "the module is larger than 4 GiB, which ptxsim does not accept",
+            )],
+        };
+    }
+    let mut p = Parser::new(src);
+    let module = p.module();
+    Parsed { module, diagnostics: p.diags }
+}
+
+/// Marks that an error was reported and the caller should recover.
+pub(crate) struct Recover;
+pub(crate) type PResult<T> = Result<T, Recover>;
+
+pub(crate) struct Parser<'a> {
+    src: &'a str,
+    lexer: Lexer<'a>,
+    tok: Tok,
+    span: Span,
+    next: Tok,
+    next_span: Span,
+    prev_end: u32,
+    depth: u32,
+    pub(crate) diags: Vec<Diagnostic>,
+    errors: usize,
+    stopped: bool,
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str) -> Parser<'a> {
+        let mut lexer = Lexer::new(src);
+        let (tok, span) = lexer.next_token();
+        let (next, next_span) = lexer.next_token();
+        Parser {
+            src,
+            lexer,
+            tok,
+            span,
+            next,
+            next_span,
+            prev_end: 0,
+            depth: 0,
+            diags: Vec::new(),
+            errors: 0,
+            stopped: false,
+        }
+    }
+
+    pub(crate) fn text(&self, span: Span) -> &'a str {
+        &self.src[span.range()]
+    }
+
+    pub(crate) fn cur_text(&self) -> &'a str {
+        self.text(self.span)
+    }
+
+    pub(crate) fn bump(&mut self) -> Span {
+        let s = self.span;
+        self.prev_end = s.end;
+        self.tok = self.next;
+        self.span = self.next_span;
+        let (t, sp) = self.lexer.next_token();
+        self.next = t;
+        self.next_span = sp;
+        s
+    }
+
+    pub(crate) fn at(&self, t: Tok) -> bool {
+        self.tok == t
+    }
+
+    pub(crate) fn at_dot(&self, text: &str) -> bool {
+        self.tok == Tok::Dot && self.cur_text() == text
+    }
+
+    pub(crate) fn eat(&mut self, t: Tok) -> Option<Span> {
+        if self.tok == t {
+            Some(self.bump())
+        } else {
+            None
+        }
+    }
+
+    pub(crate) fn eat_dot(&mut self, text: &str) -> Option<Span> {
+        if self.at_dot(text) {
+            Some(self.bump())
+        } else {
+            None
+        }
+    }
+
+    /// Span from `start` to the end of the last consumed token.
+    pub(crate) fn since(&self, start: Span) -> Span {
+        Span { start: start.start, end: self.prev_end.max(start.start) }
+    }
+
+    /// Reports an error (bounded by [`MAX_ERRORS`]).
+    pub(crate) fn error(&mut self, d: Diagnostic) {
+        if self.stopped {
+            return;
+        }
+        if d.is_error() {
+            self.errors += 1;
+            if self.errors > MAX_ERRORS {
+                self.stopped = true;
+                self.diags.push(Diagnostic::note(
+                    "syntax/too-many-errors",
+                    d.primary.span,
+                    format!("stopped after {MAX_ERRORS} errors"),
+                ));
+                return;
+            }
+        }
+        self.diags.push(d);
+    }
+
+    /// Reports "expected X, found Y" at the current token.
+    pub(crate) fn unexpected<T>(&mut self, expected: &str) -> PResult<T> {
+        let found = self.found();
+        let d = Diagnostic::error(
+            "syntax/unexpected-token",
+            self.span,
+            format!("expected {expected}, found {found}"),
+        )
+        .with_label(format!("expected {expected}"));
+        self.error(d);
+        Err(Recover)
+    }
+
+    pub(crate) fn found(&self) -> String {
+        match self.tok {
+            Tok::Eof => "the end of the file".to_string(),
+            Tok::Error => format!("invalid character `{}`", self.cur_text().escape_debug()),
+            Tok::UnterminatedComment => "an unterminated `/*` comment".to_string(),
+            Tok::UnterminatedStr => "an unterminated string".to_string(),
+            Tok::Str => "a string".to_string(),
+            _ => format!("`{}`", self.cur_text()),
+        }
+    }
+
+    pub(crate) fn expect(&mut self, t: Tok) -> PResult<Span> {
+        match self.eat(t) {
+            Some(s) => Ok(s),
+            None => self.unexpected(t.describe()),
+        }
+    }
+
+    pub(crate) fn expect_semi(&mut self) -> PResult<Span> {
+        if let Some(s) = self.eat(Tok::Semi) {
+            return Ok(s);
+        }
+        // Point just after the previous token: that is where the `;` is missing.
+        let at = Span { start: self.prev_end, end: self.prev_end };
+        let found = self.found();
+        let d = Diagnostic::error("syntax/missing-semicolon", at, format!("expected `;`, found {found}"))
+            .with_label("expected `;` here")
+            .with_secondary(self.span, "found this");
+        self.error(d);
+        Err(Recover)
+    }
+
+    pub(crate) fn name(&mut self, what: &str) -> PResult<Name<'a>> {
+        if self.tok == Tok::Ident {
+            let span = self.bump();
+            Ok(Name { text: self.text(span), span })
+        } else {
+            self.unexpected(what)
+        }
+    }
+
+    /// Enters one level of nesting, failing past [`MAX_DEPTH`].
+    pub(crate) fn enter(&mut self) -> PResult<()> {
+        if self.depth >= MAX_DEPTH {
+            let d = Diagnostic::error(
+                "syntax/too-deep",
+                self.span,
+                format!("nesting deeper than {MAX_DEPTH} levels"),
+            );
+            self.error(d);
+            return Err(Recover);
+        }
+        self.depth += 1;
+        Ok(())
+    }
+
+    pub(crate) fn leave(&mut self) {
+        self.depth -= 1;
+    }
+
+    /// Skips to the end of the current statement: past the next `;` at this
+    /// nesting level, or up to (not past) a `}` that closes the enclosing block.
+    /// Balanced `{}` / `()` / `[]` groups in between are skipped whole.
+    pub(crate) fn recover_statement(&mut self) {
+        let mut depth = 0u32;
+        loop {
+            match self.tok {
+                Tok::Eof => return,
+                Tok::Semi if depth == 0 => {
+                    self.bump();
+                    return;
+                }
+                Tok::LBrace | Tok::LParen | Tok::LBracket => {
+                    depth += 1;
+                }
+                Tok::RBrace | Tok::RParen | Tok::RBracket => {
+                    if depth == 0 {
+                        if self.tok == Tok::RBrace {
+                            return;
+                        }
+                    } else {
+                        depth -= 1;
+                        if depth == 0 && self.tok == Tok::RBrace {
+                            self.bump();
+                            return;
+                        }
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
+    /// Parses an unsigned integer literal that must fit in `u64`.
+    pub(crate) fn uint(&mut self, what: &str) -> PResult<Spanned<u64>> {
+        if self.tok != Tok::Int {
+            return self.unexpected(what);
+        }
+        let span = self.bump();
+        match parse_int(self.text(span)) {
+            Some(lit) => Ok(Spanned { value: lit.value, span }),
+            None => {
+                self.error(Diagnostic::error(
+                    "syntax/bad-number",
+                    span,
+                    format!("integer `{}` does not fit in 64 bits", self.text(span)),
+                ));
+                Err(Recover)
+            }
+        }
+    }
+
+    pub(crate) fn uint32(&mut self, what: &str) -> PResult<Spanned<u32>> {
+        let v = self.uint(what)?;
+        match u32::try_from(v.value) {
+            Ok(value) => Ok(Spanned { value, span: v.span }),
+            Err(_) => {
+                self.error(Diagnostic::error(
+                    "syntax/bad-number",
+                    v.span,
+                    format!("{what} must fit in 32 bits"),
+                ));
+                Err(Recover)
+            }
+        }
+    }
+}
+
+/// Parses the text of an integer token (decimal, hex, octal, binary; optional `U`).
+pub fn parse_int(text: &str) -> Option<IntLit> {
+    let (body, unsigned) = match text.strip_suffix('U') {
+        Some(b) => (b, true),
+        None => (text, false),
+    };
+    let value = if let Some(h) = body.strip_prefix("0x").or_else(|| body.strip_prefix("0X")) {
+        u64::from_str_radix(h, 16).ok()?
+    } else if let Some(b) = body.strip_prefix("0b").or_else(|| body.strip_prefix("0B")) {
+        u64::from_str_radix(b, 2).ok()?
+    } else if body.len() > 1 && body.starts_with('0') {
+        u64::from_str_radix(&body[1..], 8).ok()?
+    } else {
+        body.parse::<u64>().ok()?
+    };
+    Some(IntLit { value, unsigned })
+}
+
+/// Parses the text of a float token.
+pub fn parse_float(tok: Tok, text: &str) -> Option<FloatLit> {
+    match tok {
+        Tok::HexF32 => u32::from_str_radix(&text[2..], 16).ok().map(FloatLit::F32Bits),
+        Tok::HexF64 => u64::from_str_radix(&text[2..], 16).ok().map(FloatLit::F64Bits),
+        // A decimal literal too large for a double is an error, not infinity.
+        Tok::Float => text.parse::<f64>().ok().filter(|d| d.is_finite()).map(FloatLit::Decimal),
+        _ => None,
+    }
+}

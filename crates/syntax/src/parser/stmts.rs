@@ -1,0 +1,543 @@
+//! Statements inside function bodies: labels, instructions with guards,
+//! modifiers and operands, nested blocks, local declarations, `.branchtargets`,
+//! `.calltargets`, `.callprototype`, `.loc` and `.pragma`; and constant expressions.
+
+use super::{parse_float, parse_int, PResult, Parser, Recover};
+use crate::ast::*;
+use crate::diag::Diagnostic;
+use crate::lexer::Tok;
+use crate::span::Span;
+use smallvec::SmallVec;
+
+const COMPONENTS: &[&str] = &[".x", ".y", ".z", ".w", ".r", ".g", ".b", ".a"];
+
+impl<'a> Parser<'a> {
+    /// `{ statements }`
+    pub(crate) fn block(&mut self) -> PResult<Block<'a>> {
+        let start = self.expect(Tok::LBrace)?;
+        self.enter()?;
+        let mut stmts = Vec::new();
+        loop {
+            if self.stopped {
+                break;
+            }
+            match self.tok {
+                Tok::RBrace => break,
+                Tok::Eof => {
+                    let d = Diagnostic::error(
+                        "syntax/unclosed-block",
+                        Span { start: self.span.start, end: self.span.end },
+                        "the file ends inside a block",
+                    )
+                    .with_label("expected `}` before the end of the file")
+                    .with_secondary(start, "this `{` is never closed");
+                    self.error(d);
+                    self.leave();
+                    return Err(Recover);
+                }
+                _ => {}
+            }
+            let before = self.span.start;
+            match self.statement() {
+                Ok(Some(s)) => stmts.push(s),
+                Ok(None) => {}
+                Err(Recover) => self.recover_statement(),
+            }
+            if self.span.start == before && !self.at(Tok::RBrace) && !self.at(Tok::Eof) {
+                self.bump();
+            }
+        }
+        self.leave();
+        self.expect(Tok::RBrace)?;
+        Ok(Block { stmts, span: self.since(start) })
+    }
+
+    fn statement(&mut self) -> PResult<Option<Statement<'a>>> {
+        match self.tok {
+            Tok::LBrace => Ok(Some(Statement::Block(self.block()?))),
+            Tok::Semi => {
+                self.bump();
+                Ok(None)
+            }
+            Tok::At => Ok(Some(Statement::Instr(self.instruction()?))),
+            Tok::Ident if self.next == Tok::Colon => {
+                let label = self.name("a label")?;
+                self.bump();
+                if self.at_dot(".branchtargets") || self.at_dot(".calltargets") {
+                    let is_branch = self.at_dot(".branchtargets");
+                    self.bump();
+                    let mut targets = vec![self.name("a label")?];
+                    while self.eat(Tok::Comma).is_some() {
+                        targets.push(self.name("a label")?);
+                    }
+                    self.expect_semi()?;
+                    let span = self.since(label.span);
+                    return Ok(Some(if is_branch {
+                        Statement::BranchTargets { label, targets, span }
+                    } else {
+                        Statement::CallTargets { label, targets, span }
+                    }));
+                }
+                if self.at_dot(".callprototype") {
+                    self.bump();
+                    let returns = if self.at(Tok::LParen) { Some(self.param_list()?) } else { None };
+                    let us = self.name("`_`")?;
+                    if us.text != "_" {
+                        self.error(Diagnostic::error(
+                            "syntax/callprototype-name",
+                            us.span,
+                            "a `.callprototype` is written with `_` in place of the function name",
+                        ));
+                        return Err(Recover);
+                    }
+                    let params = if self.at(Tok::LParen) { self.param_list()? } else { Vec::new() };
+                    let noreturn = self.eat_dot(".noreturn").is_some();
+                    self.expect_semi()?;
+                    let span = self.since(label.span);
+                    return Ok(Some(Statement::CallPrototype { label, returns, params, noreturn, span }));
+                }
+                Ok(Some(Statement::Label(label)))
+            }
+            Tok::Ident => Ok(Some(Statement::Instr(self.instruction()?))),
+            Tok::Dot => {
+                let start = self.span;
+                match self.cur_text() {
+                    ".pragma" => Ok(Some(Statement::Pragma(self.pragma()?))),
+                    ".loc" => Ok(Some(Statement::Loc(self.loc()?))),
+                    ".branchtargets" | ".calltargets" | ".callprototype" => {
+                        let text = self.cur_text();
+                        let d = Diagnostic::error(
+                            "syntax/unlabelled-directive",
+                            self.span,
+                            format!("`{text}` must be labelled, as in `L: {text} ...;`"),
+                        );
+                        self.error(d);
+                        Err(Recover)
+                    }
+                    _ => {
+                        let linkage = self.linkage();
+                        if self.tok == Tok::Dot && StateSpace::from_str(self.cur_text()).is_some() {
+                            return Ok(Some(Statement::Var(self.var_decl(start, linkage)?)));
+                        }
+                        self.unknown_directive("inside a function body")
+                    }
+                }
+            }
+            _ => {
+                let found = self.found();
+                let d = Diagnostic::error(
+                    "syntax/expected-statement",
+                    self.span,
+                    format!("expected an instruction, a label, a declaration or `}}`, found {found}"),
+                );
+                self.error(d);
+                Err(Recover)
+            }
+        }
+    }
+
+    fn loc(&mut self) -> PResult<Loc<'a>> {
+        let start = self.bump();
+        let file = self.uint32("a file index")?.value;
+        let line = self.uint32("a line number")?.value;
+        let column = self.uint32("a column number")?.value;
+        let mut attrs = Vec::new();
+        while self.eat(Tok::Comma).is_some() {
+            let key = self.name("a `.loc` attribute such as `function_name` or `inlined_at`")?;
+            let mut vals = Vec::new();
+            while !matches!(self.tok, Tok::Comma | Tok::Semi | Tok::Eof | Tok::RBrace)
+                && !(self.tok == Tok::Dot || self.tok == Tok::At)
+                && !(self.tok == Tok::Ident && self.next == Tok::Colon)
+            {
+                vals.push(self.expr()?);
+                // `.loc` attributes are not terminated by `;`; the next line starts with
+                // an instruction or directive, which `expr` would not consume.
+                if self.line_break_before_current() {
+                    break;
+                }
+            }
+            attrs.push((key, vals));
+        }
+        self.eat(Tok::Semi);
+        Ok(Loc { file, line, column, attrs, span: self.since(start) })
+    }
+
+    fn line_break_before_current(&self) -> bool {
+        let gap = &self.src[self.prev_end as usize..self.span.start as usize];
+        gap.contains('\n')
+    }
+
+    pub(crate) fn instruction(&mut self) -> PResult<Instruction<'a>> {
+        let start = self.span;
+        let guard = if let Some(at) = self.eat(Tok::At) {
+            let negated = self.eat(Tok::Bang).is_some();
+            let pred = self.name("a predicate register after `@`")?;
+            Some(Guard { negated, pred, span: self.since(at) })
+        } else {
+            None
+        };
+        if self.tok == Tok::LBrace {
+            let d = Diagnostic::error(
+                "syntax/guarded-block",
+                self.span,
+                "a guard predicate applies to one instruction; a guarded `{}` block is not supported yet",
+            );
+            self.error(d);
+            return Err(Recover);
+        }
+        let opcode = self.name("an instruction")?;
+        let mut modifiers = SmallVec::new();
+        while self.tok == Tok::Dot {
+            let s = self.bump();
+            modifiers.push(Name { text: self.text(s), span: s });
+        }
+        let mut operands = SmallVec::new();
+        if !self.at(Tok::Semi) {
+            loop {
+                operands.push(self.operand()?);
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+        }
+        self.expect_semi()?;
+        Ok(Instruction { guard, opcode, modifiers, operands, span: self.since(start) })
+    }
+
+    pub(crate) fn operand(&mut self) -> PResult<Operand<'a>> {
+        let start = self.span;
+        let kind = match self.tok {
+            Tok::Bang => {
+                self.bump();
+                OperandKind::Not(self.name("a predicate register after `!`")?)
+            }
+            Tok::Ident => {
+                let name = self.name("an operand")?;
+                if name.text == "_" {
+                    OperandKind::Sink
+                } else if self.at(Tok::Pipe) {
+                    self.bump();
+                    let q = self.name("a second predicate after `|`")?;
+                    OperandKind::PredPair(name, q)
+                } else if name.text == "generic" && self.at(Tok::LParen) {
+                    let e = self.expr_from_name(name)?;
+                    OperandKind::Expr(self.expr_tail(e, 0)?)
+                } else {
+                    let component = if self.tok == Tok::Dot
+                        && self.span.start == name.span.end
+                        && COMPONENTS.contains(&self.cur_text())
+                    {
+                        let s = self.bump();
+                        Some(Name { text: self.text(s), span: s })
+                    } else {
+                        None
+                    };
+                    if component.is_none() && is_binop(self.tok) {
+                        OperandKind::Expr(self.expr_tail(Expr::Name(name), 0)?)
+                    } else {
+                        OperandKind::Name { name, component }
+                    }
+                }
+            }
+            Tok::LBrace => {
+                self.bump();
+                self.enter()?;
+                let mut elems = Vec::new();
+                let r = (|| {
+                    loop {
+                        elems.push(self.operand()?);
+                        if self.eat(Tok::Comma).is_none() {
+                            break;
+                        }
+                    }
+                    self.expect(Tok::RBrace).map(|_| ())
+                })();
+                self.leave();
+                r?;
+                OperandKind::Vector(elems)
+            }
+            Tok::LParen if !self.paren_is_expr() => {
+                self.bump();
+                self.enter()?;
+                let mut elems = Vec::new();
+                let r = (|| {
+                    if !self.at(Tok::RParen) {
+                        loop {
+                            elems.push(self.operand()?);
+                            if self.eat(Tok::Comma).is_none() {
+                                break;
+                            }
+                        }
+                    }
+                    self.expect(Tok::RParen).map(|_| ())
+                })();
+                self.leave();
+                r?;
+                OperandKind::List(elems)
+            }
+            Tok::LBracket => self.address()?,
+            Tok::Int | Tok::Float | Tok::HexF32 | Tok::HexF64 | Tok::Minus | Tok::Tilde | Tok::LParen => {
+                let e = self.expr()?;
+                literal_operand(e)
+            }
+            _ => return self.unexpected("an operand"),
+        };
+        Ok(Operand { kind, span: self.since(start) })
+    }
+
+    /// Whether a `(` in operand position opens a constant expression rather than a call list.
+    fn paren_is_expr(&self) -> bool {
+        matches!(self.next, Tok::Int | Tok::Float | Tok::HexF32 | Tok::HexF64 | Tok::Minus | Tok::Tilde)
+    }
+
+    fn address(&mut self) -> PResult<OperandKind<'a>> {
+        let open = self.bump();
+        if self.tok == Tok::Ident {
+            // `[name]`, `[name+off]`, `[name-off]`, or a bracket list `[tex, sampler, {..}]`.
+            let base = self.name("an address base")?;
+            let mut offset: i64 = 0;
+            match self.tok {
+                Tok::RBracket => {}
+                Tok::Plus | Tok::Minus => {
+                    let sign = self.bump();
+                    let e = self.expr()?;
+                    let v = self.const_value(&e)?;
+                    offset = if self.text(sign) == "-" { v.wrapping_neg() } else { v };
+                }
+                Tok::Comma => {
+                    let mut elems =
+                        vec![Operand { span: base.span, kind: OperandKind::Name { name: base, component: None } }];
+                    while self.eat(Tok::Comma).is_some() {
+                        elems.push(self.operand()?);
+                    }
+                    self.expect(Tok::RBracket)?;
+                    return Ok(OperandKind::Bracket(elems));
+                }
+                _ => {}
+            }
+            if self.eat(Tok::RBracket).is_none() {
+                let d = Diagnostic::error(
+                    "syntax/bad-address",
+                    self.span,
+                    format!("expected `]` to close the address, found {}", self.found()),
+                )
+                .with_label("expected `]`, `+` or `-` here")
+                .with_secondary(open, "the address starts here");
+                self.error(d);
+                return Err(Recover);
+            }
+            return Ok(OperandKind::Address(Address { base: Some(base), offset }));
+        }
+        if self.tok == Tok::LBrace {
+            let mut elems = Vec::new();
+            loop {
+                elems.push(self.operand()?);
+                if self.eat(Tok::Comma).is_none() {
+                    break;
+                }
+            }
+            self.expect(Tok::RBracket)?;
+            return Ok(OperandKind::Bracket(elems));
+        }
+        let e = self.expr()?;
+        let offset = self.const_value(&e)?;
+        self.expect(Tok::RBracket)?;
+        Ok(OperandKind::Address(Address { base: None, offset }))
+    }
+
+    /// Folds a constant expression to 64 bits, or reports that it is not constant.
+    pub(crate) fn const_value(&mut self, e: &Expr<'a>) -> PResult<i64> {
+        match eval_const(e) {
+            Some(v) => Ok(v),
+            None => {
+                self.error(Diagnostic::error(
+                    "syntax/not-constant",
+                    e.span(),
+                    "an address offset must be an integer constant",
+                ));
+                Err(Recover)
+            }
+        }
+    }
+
+    // ---- constant expressions (precedence climbing) ----
+
+    pub(crate) fn expr(&mut self) -> PResult<Expr<'a>> {
+        let lhs = self.unary()?;
+        self.expr_tail(lhs, 0)
+    }
+
+    pub(crate) fn expr_tail(&mut self, mut lhs: Expr<'a>, min_prec: u8) -> PResult<Expr<'a>> {
+        loop {
+            let Some((op, prec, width)) = self.peek_binop() else { return Ok(lhs) };
+            if prec < min_prec {
+                return Ok(lhs);
+            }
+            for _ in 0..width {
+                self.bump();
+            }
+            self.enter()?;
+            let r = (|| {
+                let mut rhs = self.unary()?;
+                while let Some((_, p2, _)) = self.peek_binop() {
+                    if p2 <= prec {
+                        break;
+                    }
+                    rhs = self.expr_tail(rhs, prec + 1)?;
+                }
+                Ok(rhs)
+            })();
+            self.leave();
+            let rhs = r?;
+            let span = lhs.span().to(rhs.span());
+            lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs), span);
+        }
+    }
+
+    fn peek_binop(&self) -> Option<(BinOp, u8, u8)> {
+        Some(match self.tok {
+            Tok::Pipe => (BinOp::Or, 1, 1),
+            Tok::Caret => (BinOp::Xor, 2, 1),
+            Tok::Amp => (BinOp::And, 3, 1),
+            Tok::Lt if self.next == Tok::Lt => (BinOp::Shl, 4, 2),
+            Tok::Gt if self.next == Tok::Gt => (BinOp::Shr, 4, 2),
+            Tok::Plus => (BinOp::Add, 5, 1),
+            Tok::Minus => (BinOp::Sub, 5, 1),
+            Tok::Star => (BinOp::Mul, 6, 1),
+            Tok::Slash => (BinOp::Div, 6, 1),
+            _ => return None,
+        })
+    }
+
+    fn unary(&mut self) -> PResult<Expr<'a>> {
+        let start = self.span;
+        match self.tok {
+            Tok::Minus | Tok::Bang | Tok::Tilde => {
+                let op = match self.tok {
+                    Tok::Minus => UnOp::Neg,
+                    Tok::Bang => UnOp::Not,
+                    _ => UnOp::BitNot,
+                };
+                self.bump();
+                self.enter()?;
+                let r = self.unary();
+                self.leave();
+                let inner = r?;
+                let span = self.since(start);
+                // Fold negated literals so that `-1` is a literal, as written.
+                Ok(match (op, inner) {
+                    (UnOp::Neg, Expr::Int(l, _)) => {
+                        Expr::Int(IntLit { value: l.value.wrapping_neg(), unsigned: l.unsigned }, span)
+                    }
+                    (UnOp::Neg, Expr::Float(f, _)) => Expr::Float(negate_float(f), span),
+                    (op, inner) => Expr::Unary(op, Box::new(inner), span),
+                })
+            }
+            Tok::LParen => {
+                self.bump();
+                self.enter()?;
+                let r = self.expr();
+                self.leave();
+                let e = r?;
+                self.expect(Tok::RParen)?;
+                Ok(e)
+            }
+            Tok::Int => {
+                let span = self.bump();
+                match parse_int(self.text(span)) {
+                    Some(l) => Ok(Expr::Int(l, span)),
+                    None => {
+                        self.error(Diagnostic::error(
+                            "syntax/bad-number",
+                            span,
+                            format!("integer `{}` does not fit in 64 bits", self.text(span)),
+                        ));
+                        Err(Recover)
+                    }
+                }
+            }
+            Tok::Float | Tok::HexF32 | Tok::HexF64 => {
+                let tok = self.tok;
+                let span = self.bump();
+                match parse_float(tok, self.text(span)) {
+                    Some(f) => Ok(Expr::Float(f, span)),
+                    None => {
+                        self.error(Diagnostic::error(
+                            "syntax/bad-number",
+                            span,
+                            format!("`{}` is not a valid floating-point literal", self.text(span)),
+                        ));
+                        Err(Recover)
+                    }
+                }
+            }
+            Tok::Ident => {
+                let name = self.name("a name")?;
+                self.expr_from_name(name)
+            }
+            _ => self.unexpected("a constant expression"),
+        }
+    }
+
+    fn expr_from_name(&mut self, name: Name<'a>) -> PResult<Expr<'a>> {
+        if name.text == "generic" && self.at(Tok::LParen) {
+            self.bump();
+            let inner = self.name("a variable name inside `generic(...)`")?;
+            self.expect(Tok::RParen)?;
+            return Ok(Expr::Generic(inner, self.since(name.span)));
+        }
+        Ok(Expr::Name(name))
+    }
+}
+
+fn is_binop(t: Tok) -> bool {
+    matches!(t, Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::Amp | Tok::Caret)
+}
+
+fn negate_float(f: FloatLit) -> FloatLit {
+    match f {
+        FloatLit::F32Bits(b) => FloatLit::F32Bits(b ^ 0x8000_0000),
+        FloatLit::F64Bits(b) => FloatLit::F64Bits(b ^ 0x8000_0000_0000_0000),
+        FloatLit::Decimal(d) => FloatLit::Decimal(-d),
+    }
+}
+
+fn literal_operand(e: Expr<'_>) -> OperandKind<'_> {
+    match e {
+        Expr::Int(l, _) => OperandKind::Int(l),
+        Expr::Float(f, _) => OperandKind::Float(f),
+        e => OperandKind::Expr(e),
+    }
+}
+
+/// Evaluates an integer constant expression with wrapping 64-bit arithmetic.
+/// Returns `None` if it names a symbol, holds a float, or divides by zero.
+pub fn eval_const(e: &Expr<'_>) -> Option<i64> {
+    Some(match e {
+        Expr::Int(l, _) => l.value as i64,
+        Expr::Float(..) | Expr::Name(_) | Expr::Generic(..) => return None,
+        Expr::Unary(op, x, _) => {
+            let v = eval_const(x)?;
+            match op {
+                UnOp::Neg => v.wrapping_neg(),
+                UnOp::Not => (v == 0) as i64,
+                UnOp::BitNot => !v,
+            }
+        }
+        Expr::Binary(op, a, b, _) => {
+            let (a, b) = (eval_const(a)?, eval_const(b)?);
+            match op {
+                BinOp::Add => a.wrapping_add(b),
+                BinOp::Sub => a.wrapping_sub(b),
+                BinOp::Mul => a.wrapping_mul(b),
+                BinOp::Div => a.checked_div(b)?,
+                BinOp::Rem => a.checked_rem(b)?,
+                BinOp::Shl => a.wrapping_shl(b as u32),
+                BinOp::Shr => a.wrapping_shr(b as u32),
+                BinOp::And => a & b,
+                BinOp::Or => a | b,
+                BinOp::Xor => a ^ b,
+            }
+        }
+    })
+}
