@@ -1,0 +1,16 @@
+//! `ptxsim cfg`: control-flow analysis report.
+
+use crate::common::EXIT_USAGE;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(clap::Args)]
+pub struct Args {
+    /// The PTX file.
+    file: PathBuf,
+}
+
+pub fn run(a: Args) -> ExitCode {
+    eprintln!("error: `ptxsim cfg` is not implemented yet ({})", a.file.display());
+    ExitCode::from(EXIT_USAGE)
+}

@@ -1,0 +1,3 @@
+//! ptxsim-exec: the SIMT engine.
+
+#![forbid(unsafe_code)]
