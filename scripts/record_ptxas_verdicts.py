@@ -143,7 +143,9 @@ def main(argv):
         row = record(p)
         rows.append(row)
         accepted = row[1] == "0"
-        if accepted != row[0].startswith("accept/"):
+        if row[1] not in ("0", "255"):
+            bad.append(row[0] + f" (ptxas 12.9 exit code {row[1]}: crash?)")
+        elif accepted != row[0].startswith("accept/"):
             bad.append(row[0])
     with open(os.path.join(CHECK, "verdicts.tsv"), "w") as f:
         for r in rows:
