@@ -21,7 +21,7 @@ inv:
   ret double %r
 }
 
-define ptx_kernel void @matvec_double(ptr addrspace(1) %A, ptr addrspace(1) %x, ptr addrspace(1) %y, ptr addrspace(1) %yinv, i32 %rows, i32 %cols) {
+define ptx_kernel void @matvec_double(double addrspace(1)* %A, double addrspace(1)* %x, double addrspace(1)* %y, double addrspace(1)* %yinv, i32 %rows, i32 %cols) {
 entry:
   %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %cta = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -45,20 +45,20 @@ loop:
 
 body:
   %ai = add i64 %rowoff, %j
-  %ap = getelementptr inbounds double, ptr addrspace(1) %A, i64 %ai
-  %a = load double, ptr addrspace(1) %ap, align 8
-  %xp = getelementptr inbounds double, ptr addrspace(1) %x, i64 %j
-  %xv = load double, ptr addrspace(1) %xp, align 8
+  %ap = getelementptr inbounds double, double addrspace(1)* %A, i64 %ai
+  %a = load double, double addrspace(1)* %ap, align 8
+  %xp = getelementptr inbounds double, double addrspace(1)* %x, i64 %j
+  %xv = load double, double addrspace(1)* %xp, align 8
   %accn = call double @llvm.fma.f64(double %a, double %xv, double %acc)
   %jn = add i64 %j, 1
   br label %loop
 
 done:
-  %yp = getelementptr inbounds double, ptr addrspace(1) %y, i64 %row64
-  store double %acc, ptr addrspace(1) %yp, align 8
+  %yp = getelementptr inbounds double, double addrspace(1)* %y, i64 %row64
+  store double %acc, double addrspace(1)* %yp, align 8
   %inv = call double @safe_inv(double %acc)
-  %ip = getelementptr inbounds double, ptr addrspace(1) %yinv, i64 %row64
-  store double %inv, ptr addrspace(1) %ip, align 8
+  %ip = getelementptr inbounds double, double addrspace(1)* %yinv, i64 %row64
+  store double %inv, double addrspace(1)* %ip, align 8
   br label %exit
 
 exit:

@@ -1,4 +1,5 @@
 ; A dense switch inside a counted loop, each arm with a different side effect.
+; Written with typed pointers so that both LLVM 14 and LLVM 22 parse it.
 ; Compiled by two LLVM versions: Debian llc 14 lowers the switch to a compare
 ; tree, the LLVM bundled with llvmlite lowers it to .branchtargets/brx.idx.
 target datalayout = "e-i64:64-i128:128-v16:16-v32:32-n16:32:64"
@@ -8,7 +9,7 @@ declare i32 @llvm.nvvm.read.ptx.sreg.tid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
 declare i32 @llvm.nvvm.read.ptx.sreg.ntid.x()
 
-define ptx_kernel void @switch_loop(ptr addrspace(1) %ops, ptr addrspace(1) %acc, i32 %nops, i32 %n) {
+define ptx_kernel void @switch_loop(i32 addrspace(1)* %ops, i32 addrspace(1)* %acc, i32 %nops, i32 %n) {
 entry:
   %tid = call i32 @llvm.nvvm.read.ptx.sreg.tid.x()
   %cta = call i32 @llvm.nvvm.read.ptx.sreg.ctaid.x()
@@ -19,8 +20,8 @@ entry:
   br i1 %oob, label %exit, label %init
 
 init:
-  %slot = getelementptr inbounds i32, ptr addrspace(1) %acc, i32 %gid
-  %start = load i32, ptr addrspace(1) %slot, align 4
+  %slot = getelementptr inbounds i32, i32 addrspace(1)* %acc, i32 %gid
+  %start = load i32, i32 addrspace(1)* %slot, align 4
   br label %loop
 
 loop:
@@ -30,8 +31,8 @@ loop:
   br i1 %more, label %body, label %done
 
 body:
-  %opp = getelementptr inbounds i32, ptr addrspace(1) %ops, i32 %i
-  %op = load i32, ptr addrspace(1) %opp, align 4
+  %opp = getelementptr inbounds i32, i32 addrspace(1)* %ops, i32 %i
+  %op = load i32, i32 addrspace(1)* %opp, align 4
   %sel = add i32 %op, %gid
   %key = and i32 %sel, 15
   switch i32 %key, label %dflt [
@@ -66,7 +67,7 @@ c5:
   %r5 = lshr i32 %v, 1
   br label %latch
 c6:
-  store i32 %v, ptr addrspace(1) %slot, align 4
+  store i32 %v, i32 addrspace(1)* %slot, align 4
   br label %latch
 c7:
   %r7 = or i32 %v, %i
@@ -87,7 +88,7 @@ latch:
 
 done:
   %final = phi i32 [ %v, %loop ], [ %v, %c8 ]
-  store i32 %final, ptr addrspace(1) %slot, align 4
+  store i32 %final, i32 addrspace(1)* %slot, align 4
   br label %exit
 
 exit:
