@@ -1,0 +1,100 @@
+//! The `ptxsim check` contract: exit status 0 (clean), 1 (errors in the input),
+//! 2 (usage or I/O problems); several errors in one run; located diagnostics
+//! in text and JSON.
+
+use std::path::PathBuf;
+use std::process::{Command, Output};
+
+fn ptxsim(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+        .args(args)
+        .env("NO_COLOR", "1")
+        .output()
+        .expect("the ptxsim binary runs")
+}
+
+fn temp_file(name: &str, contents: &[u8]) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ptxsim-check-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let p = dir.join(name);
+    std::fs::write(&p, contents).expect("write temp file");
+    p
+}
+
+const CLEAN: &str = ".version 7.8\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n    ret;\n}\n";
+
+#[test]
+fn clean_module_exits_0() {
+    let p = temp_file("clean.ptx", CLEAN.as_bytes());
+    let out = ptxsim(&["check", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(0), "stderr: {}", String::from_utf8_lossy(&out.stderr));
+}
+
+#[test]
+fn several_errors_reported_in_one_run_with_locations() {
+    // Three independent mistakes on lines 6, 8 and 9: a missing `;`, an integer
+    // too large for 64 bits, and a stray character. Recovery at statement
+    // boundaries must report all three.
+    let src = ".version 7.8\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n    add.s32 %r1, %r2, 1\n    mov.u32 %r3, 1;\n    mov.u32 %r3, 99999999999999999999999;\n    mov.u32 %r4, #;\n    ret;\n}\n";
+    let p = temp_file("three.ptx", src.as_bytes());
+    let out = ptxsim(&["check", "--color", "never", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    let name = p.display().to_string();
+    // The missing `;` is reported where it belongs: right after `1` on line 6.
+    assert!(text.contains(&format!("{name}:6:24")), "{text}");
+    assert!(text.contains(&format!("{name}:8:18")), "{text}");
+    assert!(text.contains(&format!("{name}:9:18")), "{text}");
+    assert!(text.matches("error[").count() >= 3, "{text}");
+    // A source snippet is shown.
+    assert!(text.contains("add.s32 %r1, %r2, 1"), "{text}");
+}
+
+#[test]
+fn json_format_has_file_line_column_code() {
+    let src = ".version 7.8\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n    .bogus 1;\n    ret;\n}\n";
+    let p = temp_file("json.ptx", src.as_bytes());
+    let out = ptxsim(&["check", "--format", "json", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let d = &v["diagnostics"][0];
+    assert_eq!(d["severity"], "error");
+    assert_eq!(d["code"], "syntax/unknown-directive");
+    assert_eq!(d["line"], 6);
+    assert_eq!(d["column"], 5);
+    assert_eq!(d["file"], p.display().to_string());
+    assert!(d["message"].as_str().unwrap().contains(".bogus"));
+}
+
+#[test]
+fn missing_file_exits_2() {
+    let out = ptxsim(&["check", "/nonexistent/definitely/not/here.ptx"]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("cannot read"));
+}
+
+#[test]
+fn non_utf8_exits_2() {
+    let p = temp_file("bin.ptx", &[0x2e, 0x76, 0xff, 0xfe, 0x00]);
+    let out = ptxsim(&["check", p.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn usage_error_exits_2() {
+    let out = ptxsim(&["check"]);
+    assert_eq!(out.status.code(), Some(2));
+    let out = ptxsim(&["no-such-command"]);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+#[test]
+fn errors_in_one_file_do_not_hide_another() {
+    let good = temp_file("good.ptx", CLEAN.as_bytes());
+    let bad = temp_file("bad.ptx", b".version 7.8\n.target sm_70\n.entry k( {\n");
+    let out = ptxsim(&["check", "--color", "never", good.to_str().unwrap(), bad.to_str().unwrap()]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&bad.display().to_string()), "{text}");
+    assert!(!text.contains(&good.display().to_string()), "{text}");
+}
