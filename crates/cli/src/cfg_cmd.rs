@@ -1,6 +1,15 @@
-//! `ptxsim cfg`: control-flow analysis report.
+//! `ptxsim cfg`: the control-flow analysis report of a module's functions:
+//! blocks with their source lines, edges, dominator and post-dominator trees,
+//! reconvergence points, loops, uniformity verdicts with causes; as text,
+//! Graphviz DOT or JSON; plus `.uni` warnings (and, with `--notes`, notes on
+//! uniform branches that lack `.uni`).
 
-use crate::common::EXIT_USAGE;
+use crate::common::{read_text, use_color, Color, EXIT_INPUT, EXIT_USAGE};
+use ptxsim_analysis::report::{analyse_module, FunctionReport};
+use ptxsim_analysis::uniformity::CauseStep;
+use ptxsim_analysis::Reconvergence;
+use ptxsim_syntax::{Diagnostic, LineIndex, SourceFile};
+use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -8,9 +17,153 @@ use std::process::ExitCode;
 pub struct Args {
     /// The PTX file.
     file: PathBuf,
+    /// Only this function (default: every function with a body).
+    #[arg(long)]
+    function: Option<String>,
+    /// Output format.
+    #[arg(long, value_enum, default_value = "text")]
+    format: Format,
+    /// Also note conditional branches that are provably uniform but lack `.uni`.
+    #[arg(long)]
+    notes: bool,
+    /// Colour the diagnostics (auto: when standard output is a terminal).
+    #[arg(long, value_enum, default_value = "auto")]
+    color: Color,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+enum Format {
+    Text,
+    Dot,
+    Json,
 }
 
 pub fn run(a: Args) -> ExitCode {
-    eprintln!("error: `ptxsim cfg` is not implemented yet ({})", a.file.display());
-    ExitCode::from(EXIT_USAGE)
+    let text = match read_text(&a.file) {
+        Ok(t) => t,
+        Err(code) => return code,
+    };
+    let name = a.file.display().to_string();
+    let file = SourceFile::new(&name, &text);
+    let parsed = ptxsim_syntax::parse(&text);
+    if parsed.has_errors() {
+        eprint!("{}", file.render(&parsed.diagnostics, use_color(a.color)));
+        return ExitCode::from(EXIT_INPUT);
+    }
+    let li = LineIndex::new(&text);
+    let mut reports = analyse_module(&parsed.module);
+    if let Some(f) = &a.function {
+        reports.retain(|r| r.name() == f);
+        if reports.is_empty() {
+            eprintln!("error: {name}: no function named `{f}` with a body");
+            return ExitCode::from(EXIT_USAGE);
+        }
+    }
+    let diags: Vec<Diagnostic> = reports.iter().flat_map(|r| r.diagnostics(a.notes)).collect();
+    match a.format {
+        Format::Text => {
+            for (i, r) in reports.iter().enumerate() {
+                if i > 0 {
+                    println!();
+                }
+                print!("{}", r.render_text(&text, &li));
+            }
+            if !diags.is_empty() {
+                println!();
+                print!("{}", file.render(&diags, use_color(a.color)));
+            }
+        }
+        Format::Dot => {
+            for r in &reports {
+                print!("{}", r.render_dot(&text, &li));
+            }
+            if !diags.is_empty() {
+                eprint!("{}", file.render(&diags, use_color(a.color)));
+            }
+        }
+        Format::Json => {
+            let funcs: Vec<Value> = reports.iter().map(|r| function_json(r, &text, &li)).collect();
+            println!("{}", json!({ "file": name, "functions": funcs, "diagnostics": file.to_json(&diags) }));
+        }
+    }
+    ExitCode::SUCCESS
+}
+
+fn function_json(r: &FunctionReport<'_, '_>, src: &str, li: &LineIndex) -> Value {
+    let cfg = &r.fa.cfg;
+    let line = |k: usize| li.line(r.instr_span(k).start);
+    let blocks: Vec<Value> = cfg
+        .blocks
+        .iter()
+        .enumerate()
+        .map(|(b, blk)| {
+            let lines = if blk.start < blk.end { json!([line(blk.start), line(blk.end - 1)]) } else { Value::Null };
+            json!({
+                "id": b,
+                "label": r.label_at(blk.start),
+                "instrs": [blk.start, blk.end],
+                "lines": lines,
+                "succs": blk.succs,
+                "exits": blk.exits,
+                "reachable": !r.unreachable.contains(&b),
+                "idom": r.dom.idom[b],
+                "ipdom": r.fa.postdom.idom[b].map(|p| if p == cfg.blocks.len() { json!("exit") } else { json!(p) }),
+            })
+        })
+        .collect();
+    let mut branches = Vec::new();
+    for k in 0..r.flat.instrs.len() {
+        let rc = r.fa.reconvergence[k];
+        let v = r.uni.verdict(k);
+        if rc.is_none() && v.is_none() {
+            continue;
+        }
+        let reconv = match rc {
+            Some(Reconvergence::At(t)) => json!({ "instr": t, "line": line(t), "label": r.label_at(t) }),
+            Some(Reconvergence::Exit) => json!("exit"),
+            None => Value::Null,
+        };
+        branches.push(json!({
+            "instr": k,
+            "line": line(k),
+            "text": r.instr_text(k, src),
+            "reconvergence": reconv,
+            "divergent": v.map(|v| v.divergent),
+            "uni": v.map(|v| v.uni),
+            "decided_by": v.and_then(|v| v.decided_by.clone()),
+            "cause": v.filter(|v| v.divergent).map(|v| r.cause_text(&v.cause, src, li)),
+            "cause_steps": v.map(|v| v.cause.iter().map(step_json).collect::<Vec<_>>()),
+        }));
+    }
+    let loops: Vec<Value> = r
+        .loops
+        .loops
+        .iter()
+        .map(|l| json!({ "header": l.header, "blocks": l.blocks, "latches": l.latches, "exits": l.exits, "parent": l.parent, "depth": l.depth }))
+        .collect();
+    let irr: Vec<Value> = r.loops.irreducible.iter().map(|x| json!({ "blocks": x.blocks, "entries": x.entries })).collect();
+    json!({
+        "name": r.name(),
+        "kind": if matches!(r.flat.func.kind, ptxsim_syntax::ast::FunctionKind::Entry) { "entry" } else { "func" },
+        "instructions": r.flat.instrs.len(),
+        "blocks": blocks,
+        "unreachable": r.unreachable,
+        "branches": branches,
+        "loops": loops,
+        "irreducible": irr,
+    })
+}
+
+fn step_json(s: &CauseStep) -> Value {
+    match s {
+        CauseStep::Data { reg, instr, from } => json!({ "kind": "data", "reg": reg, "instr": instr, "from": from }),
+        CauseStep::Guard { reg, instr, pred } => json!({ "kind": "guard", "reg": reg, "instr": instr, "pred": pred }),
+        CauseStep::Source { reg, instr, what } => json!({ "kind": "source", "reg": reg, "instr": instr, "what": what }),
+        CauseStep::Param { reg } => json!({ "kind": "param", "reg": reg }),
+        CauseStep::Sync { reg, join, branch } => json!({ "kind": "sync", "reg": reg, "join": join, "branch": branch }),
+        CauseStep::Temporal { reg, exit, header, branch } => {
+            json!({ "kind": "temporal", "reg": reg, "exit": exit, "header": header, "branch": branch })
+        }
+        CauseStep::Truncated => json!({ "kind": "truncated" }),
+    }
 }

@@ -1,0 +1,335 @@
+//! What each instruction reads and writes, for the register-level analyses
+//! (liveness, uniformity): the function's register table (declared `.reg`
+//! names, parameterised `%r<N>` ranges, `.reg` parameters), each instruction's
+//! defined and used registers, its guard, and how its result relates to
+//! divergence: always divergent (a source, with the reason), always uniform
+//! across the active threads (warp votes), or following its operands.
+//!
+//! Invariant: a name that is not a declared register is a symbol, a label or a
+//! special register; symbols and labels are uniform. Unknown special registers
+//! are treated as divergent (the safe side).
+
+use crate::flat::FlatFunction;
+use ptxsim_syntax::ast::{Expr, FunctionKind, Instruction, OperandKind, StateSpace};
+use std::collections::HashMap;
+
+/// Register index within one function.
+pub type Reg = u32;
+
+/// The pseudo-register that models the carry flag of `.cc` instructions.
+pub const CARRY: &str = "%<carry>";
+
+/// The registers of one function.
+#[derive(Debug, Default)]
+pub struct RegTable<'a> {
+    names: HashMap<&'a str, Reg>,
+    /// `%r<N>` declarations: prefix -> (count, first index).
+    ranges: HashMap<&'a str, (u64, Reg)>,
+    range_names: Vec<(&'a str, u64)>,
+    plain: Vec<&'a str>,
+    count: Reg,
+}
+
+impl<'a> RegTable<'a> {
+    pub fn new(f: &FlatFunction<'_, 'a>) -> RegTable<'a> {
+        let mut t = RegTable::default();
+        t.add(CARRY);
+        if let Some(ps) = &f.func.params {
+            for p in ps {
+                if p.space.value == StateSpace::Reg {
+                    t.add(p.name.text);
+                }
+            }
+        }
+        if let Some(rs) = &f.func.returns {
+            for p in rs {
+                if p.space.value == StateSpace::Reg {
+                    t.add(p.name.text);
+                }
+            }
+        }
+        for (v, _) in &f.vars {
+            if v.space.value != StateSpace::Reg {
+                continue;
+            }
+            for d in &v.declarators {
+                match d.count {
+                    Some(c) if !t.ranges.contains_key(d.name.text) => {
+                        let n = c.value.min(u32::MAX as u64 / 4);
+                        t.ranges.insert(d.name.text, (n, t.count));
+                        t.range_names.push((d.name.text, n));
+                        t.count = t.count.saturating_add(n as u32);
+                    }
+                    Some(_) => {}
+                    None => t.add(d.name.text),
+                }
+            }
+        }
+        t
+    }
+
+    fn add(&mut self, name: &'a str) {
+        if !self.names.contains_key(name) {
+            self.names.insert(name, self.count);
+            self.plain.push(name);
+            self.count += 1;
+        }
+    }
+
+    /// How many register indices exist.
+    pub fn len(&self) -> usize {
+        self.count as usize
+    }
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// The register a name denotes.
+    pub fn get(&self, name: &str) -> Option<Reg> {
+        if let Some(&r) = self.names.get(name) {
+            return Some(r);
+        }
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || digits == name.len() {
+            return None;
+        }
+        let (prefix, num) = name.split_at(name.len() - digits);
+        if num.len() > 1 && num.starts_with('0') {
+            return None;
+        }
+        let &(count, base) = self.ranges.get(prefix)?;
+        let k: u64 = num.parse().ok()?;
+        if k < count {
+            Some(base + k as u32)
+        } else {
+            None
+        }
+    }
+
+    /// The name of a register, for messages.
+    pub fn name(&self, r: Reg) -> String {
+        if let Some(n) = self.plain.iter().find(|n| self.names.get(*n) == Some(&r)) {
+            return (*n).to_string();
+        }
+        for (p, count) in &self.range_names {
+            if let Some(&(_, base)) = self.ranges.get(p) {
+                if r >= base && (r as u64) < base as u64 + count {
+                    return format!("{p}{}", r - base);
+                }
+            }
+        }
+        format!("%<reg{r}>")
+    }
+}
+
+/// How an instruction's results relate to divergence.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum ResultKind {
+    /// Divergent whatever the operands: a source of divergence.
+    Source(String),
+    /// The same for every active thread whatever the operands (votes, CTA reductions).
+    Uniform,
+    /// Divergent exactly when an operand is.
+    Data,
+}
+
+/// Register effects of one instruction.
+#[derive(Clone, Debug)]
+pub struct InsnInfo {
+    pub defs: Vec<Reg>,
+    pub uses: Vec<Reg>,
+    pub guard: Option<Reg>,
+    pub kind: ResultKind,
+}
+
+const DIVERGENT_SREGS: &[&str] = &["%tid", "%laneid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt", "%lanemask_ge", "%lanemask_gt"];
+const UNIFORM_SREGS: &[&str] = &[
+    "%ntid", "%ctaid", "%nctaid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%gridid", "%clock", "%clock64", "%clock_hi",
+    "%globaltimer", "%globaltimer_lo", "%globaltimer_hi", "%total_smem_size", "%aggr_smem_size", "%dynamic_smem_size",
+    "%is_explicit_cluster", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank",
+    "%cluster_nctarank", "%reserved_smem_offset_begin", "%reserved_smem_offset_end", "%reserved_smem_offset_cap",
+    "%reserved_smem_offset_0", "%reserved_smem_offset_1", "%current_graph_exec",
+];
+
+/// Whether a name is a special register, and if so whether it is divergent.
+pub fn special_register(name: &str) -> Option<bool> {
+    if DIVERGENT_SREGS.contains(&name) {
+        return Some(true);
+    }
+    if UNIFORM_SREGS.contains(&name) || name.starts_with("%envreg") || name.starts_with("%pm") {
+        return Some(false);
+    }
+    // `%tid.x` written as one name.
+    if let Some((base, _)) = name.split_once('.') {
+        return special_register(base);
+    }
+    None
+}
+
+/// Opcodes with no register result.
+fn no_dest(op: &str) -> bool {
+    matches!(
+        op,
+        "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "brkpt" | "membar" | "fence" | "nanosleep" | "pmevent" | "setmaxnreg"
+            | "griddepcontrol" | "st" | "red" | "prefetch" | "prefetchu" | "sust" | "sured" | "cp" | "discard" | "applypriority"
+            | "stmatrix" | "bar.warp" | "wgmma" | "tcgen05"
+    )
+}
+
+impl InsnInfo {
+    /// Register effects of `i` in function `f`.
+    pub fn new(f: &FlatFunction<'_, '_>, regs: &RegTable<'_>, i: &Instruction<'_>) -> InsnInfo {
+        let op = i.opcode.text;
+        let guard = i.guard.and_then(|g| regs.get(g.pred.text));
+        let mut defs = Vec::new();
+        let mut uses = Vec::new();
+        let mut sources: Vec<String> = Vec::new();
+        let first_is_mem = matches!(i.operands.first().map(|o| &o.kind), Some(OperandKind::Address(_) | OperandKind::Bracket(_)));
+        let bar_like = matches!(op, "bar" | "barrier");
+        let has_dest = if bar_like { i.has_modifier(".red") } else { !no_dest(op) && !first_is_mem && op != "mbarrier" || (op == "mbarrier" && !first_is_mem) };
+        let mut ops = i.operands.iter();
+        if op == "call" {
+            // call (rets), f, (args) [, flist]: `.reg` returns are results.
+            for o in i.operands.iter() {
+                match &o.kind {
+                    OperandKind::List(l) if defs.is_empty() && std::ptr::eq(o, &i.operands[0]) => {
+                        for x in l {
+                            collect(&x.kind, regs, &mut defs, &mut sources);
+                        }
+                    }
+                    k => collect(k, regs, &mut uses, &mut sources),
+                }
+            }
+            let kind = ResultKind::Source("the result of a call".into());
+            return InsnInfo { defs, uses, guard, kind };
+        }
+        if has_dest {
+            if let Some(d) = ops.next() {
+                match &d.kind {
+                    OperandKind::PredPair(a, b) => {
+                        defs.extend(regs.get(a.text));
+                        defs.extend(regs.get(b.text));
+                    }
+                    k => collect(k, regs, &mut defs, &mut Vec::new()),
+                }
+            }
+        }
+        for o in ops {
+            collect(&o.kind, regs, &mut uses, &mut sources);
+        }
+        // The carry flag.
+        let carry = regs.get(CARRY);
+        if let Some(c) = carry {
+            if i.has_modifier(".cc") {
+                defs.push(c);
+            }
+            if matches!(op, "addc" | "subc" | "madc") {
+                uses.push(c);
+            }
+        }
+        let space = ["global", "shared", "const", "param", "local"].into_iter().find(|s| {
+            i.modifiers.iter().any(|m| m.text.strip_prefix('.').is_some_and(|t| t == *s || t.starts_with(&format!("{s}::"))))
+        });
+        let kind = match op {
+            "atom" => ResultKind::Source("an atomic operation".into()),
+            "shfl" | "match" | "elect" => ResultKind::Source(format!("`{op}` (each lane gets its own value)")),
+            "vote" | "activemask" | "redux" => ResultKind::Uniform,
+            "bar" | "barrier" => ResultKind::Uniform,
+            "cvta" if i.has_modifier(".local") && !i.has_modifier(".to") => {
+                ResultKind::Source("a generic address of local memory".into())
+            }
+            "ld" | "ldu" => match space {
+                Some("local") => ResultKind::Source("a load from local memory".into()),
+                None => ResultKind::Source("a load from generic memory".into()),
+                Some("param") => param_load(f, i),
+                _ => ResultKind::Data,
+            },
+            _ if !sources.is_empty() => ResultKind::Source(sources.join(", ")),
+            _ => ResultKind::Data,
+        };
+        // Sources found among operands win over Data.
+        let kind = match (&kind, sources.is_empty()) {
+            (ResultKind::Data, false) => ResultKind::Source(sources.join(", ")),
+            _ => kind,
+        };
+        InsnInfo { defs, uses, guard, kind }
+    }
+}
+
+/// `ld.param`: a kernel's own parameter is uniform; a `.func`'s parameter is
+/// divergent; any other `.param` (a call's return value) is divergent.
+fn param_load(f: &FlatFunction<'_, '_>, i: &Instruction<'_>) -> ResultKind {
+    let base = i.operands.iter().find_map(|o| match &o.kind {
+        OperandKind::Address(a) => a.base.map(|n| n.text),
+        _ => None,
+    });
+    let is_own_param = |n: &str| f.func.params.as_ref().is_some_and(|ps| ps.iter().any(|p| p.name.text == n));
+    match base {
+        Some(n) if is_own_param(n) => match f.func.kind {
+            FunctionKind::Entry => ResultKind::Data,
+            _ => ResultKind::Source(format!("parameter `{n}` of a non-kernel function")),
+        },
+        Some(n) if f.func.returns.as_ref().is_some_and(|ps| ps.iter().any(|p| p.name.text == n)) => ResultKind::Data,
+        Some(n) => ResultKind::Source(format!("`{n}`, the result of a call")),
+        None => ResultKind::Source("a parameter load through a register".into()),
+    }
+}
+
+fn collect(k: &OperandKind<'_>, regs: &RegTable<'_>, out: &mut Vec<Reg>, sources: &mut Vec<String>) {
+    match k {
+        OperandKind::Name { name, component } => {
+            if let Some(r) = regs.get(name.text) {
+                out.push(r);
+            } else if let Some(true) = special_register(name.text) {
+                let full = match component {
+                    Some(c) => format!("{}{}", name.text, if c.text.starts_with('.') { c.text.to_string() } else { format!(".{}", c.text) }),
+                    None => name.text.to_string(),
+                };
+                sources.push(format!("`{full}`"));
+            } else if name.text.starts_with('%') && special_register(name.text).is_none() && !name.text.starts_with("%r") {
+                // An undeclared %-name that is not a known special register:
+                // possibly an unknown special register. Registers are declared, so
+                // this is one the checker reports; stay on the safe side only for
+                // names that look like special registers.
+                if looks_special(name.text) {
+                    sources.push(format!("`{}` (an unknown special register)", name.text));
+                }
+            }
+        }
+        OperandKind::Not(n) => out.extend(regs.get(n.text)),
+        OperandKind::PredPair(a, b) => {
+            out.extend(regs.get(a.text));
+            out.extend(regs.get(b.text));
+        }
+        OperandKind::Vector(v) | OperandKind::List(v) | OperandKind::Bracket(v) => {
+            for x in v {
+                collect(&x.kind, regs, out, sources);
+            }
+        }
+        OperandKind::Address(a) => {
+            if let Some(b) = a.base {
+                if let Some(r) = regs.get(b.text) {
+                    out.push(r);
+                }
+            }
+        }
+        OperandKind::Expr(e) => expr_names(e, regs, out),
+        OperandKind::Sink | OperandKind::Int(_) | OperandKind::Float(_) => {}
+    }
+}
+
+fn looks_special(n: &str) -> bool {
+    n.starts_with("%tid") || n.starts_with("%lane")
+}
+
+fn expr_names(e: &Expr<'_>, regs: &RegTable<'_>, out: &mut Vec<Reg>) {
+    match e {
+        Expr::Name(n) | Expr::Generic(n, _) => out.extend(regs.get(n.text)),
+        Expr::Unary(_, a, _) => expr_names(a, regs, out),
+        Expr::Binary(_, a, b, _) => {
+            expr_names(a, regs, out);
+            expr_names(b, regs, out);
+        }
+        _ => {}
+    }
+}
