@@ -117,3 +117,53 @@ pub fn cfg_post_dominators(cfg: &Cfg) -> DomTree {
         }
     })
 }
+
+/// Constant-time dominance queries: each node's interval in a depth-first walk
+/// of the tree (`a` dominates `b` iff `b`'s interval nests in `a`'s).
+#[derive(Clone, Debug)]
+pub struct DomOrder {
+    pre: Vec<u32>,
+    post: Vec<u32>,
+}
+
+impl DomOrder {
+    pub fn new(t: &DomTree) -> DomOrder {
+        let n = t.idom.len();
+        let mut children: Vec<Vec<usize>> = vec![Vec::new(); n];
+        for (v, p) in t.idom.iter().enumerate() {
+            if let Some(p) = *p {
+                if v != t.root && p < n {
+                    children[p].push(v);
+                }
+            }
+        }
+        let (mut pre, mut post) = (vec![u32::MAX; n], vec![0u32; n]);
+        let mut clock = 0u32;
+        if t.root < n && t.idom[t.root].is_some() {
+            let mut stack: Vec<(usize, usize)> = vec![(t.root, 0)];
+            pre[t.root] = clock;
+            clock += 1;
+            while let Some(&mut (v, ref mut k)) = stack.last_mut() {
+                if let Some(&c) = children[v].get(*k) {
+                    *k += 1;
+                    pre[c] = clock;
+                    clock += 1;
+                    stack.push((c, 0));
+                } else {
+                    post[v] = clock;
+                    clock += 1;
+                    stack.pop();
+                }
+            }
+        }
+        DomOrder { pre, post }
+    }
+
+    /// Whether `a` dominates `b` (reflexive); false for unreachable nodes.
+    pub fn dominates(&self, a: usize, b: usize) -> bool {
+        match (self.pre.get(a), self.pre.get(b)) {
+            (Some(&pa), Some(&pb)) if pa != u32::MAX && pb != u32::MAX => pa <= pb && self.post[b] <= self.post[a],
+            _ => false,
+        }
+    }
+}

@@ -8,7 +8,7 @@
 //! natural loop containing block `b`. Unreachable blocks belong to no loop.
 
 use crate::cfg::{BlockId, Cfg};
-use crate::dom::DomTree;
+use crate::dom::{DomOrder, DomTree};
 
 /// One natural loop.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -62,6 +62,7 @@ impl LoopForest {
     pub fn new(cfg: &Cfg, dom: &DomTree) -> LoopForest {
         let nb = cfg.blocks.len();
         let reach: Vec<bool> = (0..nb).map(|b| dom.idom[b].is_some()).collect();
+        let order = DomOrder::new(dom);
         // Back edges grouped by header.
         let mut latches: Vec<Vec<BlockId>> = vec![Vec::new(); nb];
         for u in 0..nb {
@@ -69,7 +70,7 @@ impl LoopForest {
                 continue;
             }
             for &h in &cfg.blocks[u].succs {
-                if dom.dominates(h, u) {
+                if order.dominates(h, u) {
                     latches[h].push(u);
                 }
             }

@@ -159,6 +159,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
 
     /// The short annotation used by file tests: `ipdom: X; divergent because S (sync)`.
     pub fn annotation(&self, k: usize, li: &LineIndex) -> Option<String> {
+        self.uni.verdict(k)?;
         let mut parts = Vec::new();
         if let Some(r) = self.fa.reconvergence.get(k).copied().flatten() {
             parts.push(format!("ipdom: {}", self.point_name(r, li)));
@@ -408,11 +409,12 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
             "  exit [label=\"virtual exit\", shape=ellipse{}];",
             if exit_reconv { ", style=filled, fillcolor=lightyellow" } else { "" }
         );
+        let order = crate::dom::DomOrder::new(&self.dom);
         for (b, blk) in cfg.blocks.iter().enumerate() {
             let red = blk.end.checked_sub(1).is_some_and(|k| k >= blk.start && self.uni.is_divergent(k));
             let style = if red { " [color=red]" } else { "" };
             for &s in &blk.succs {
-                let back = self.dom.dominates(s, b) && self.dom.idom[b].is_some();
+                let back = order.dominates(s, b);
                 let bs = if back { " [style=dashed, constraint=false]" } else { style };
                 let _ = writeln!(o, "  B{b} -> B{s}{bs};");
             }

@@ -60,9 +60,11 @@ proptest! {
         let s = succ_fn(&cfg);
         let sets = dominator_sets(n, 0, &s);
         prop_assert_eq!(&fast.idom, &idoms_from_sets(&sets, 0));
+        let order = ptxsim_analysis::dom::DomOrder::new(&fast);
         for v in 0..n {
             for d in 0..n {
                 prop_assert_eq!(fast.dominates(d, v), dominates_by_definition(n, 0, &s, d, v), "d={} v={}", d, v);
+                prop_assert_eq!(order.dominates(d, v), fast.dominates(d, v));
             }
         }
     }
