@@ -32,7 +32,22 @@ enum Command {
     Run(run_cmd::Args),
 }
 
+/// Restores the default SIGPIPE action, so that `ptxsim cfg x.ptx | head` ends
+/// quietly when the reader goes away instead of panicking on a failed write.
+#[cfg(unix)]
+fn reset_sigpipe() {
+    // SAFETY: setting a signal's disposition to SIG_DFL before any other thread
+    // exists has no memory-safety preconditions.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
+}
+
+#[cfg(not(unix))]
+fn reset_sigpipe() {}
+
 fn main() -> ExitCode {
+    reset_sigpipe();
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {
