@@ -10,11 +10,12 @@ use logos::Logos;
 #[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
 #[logos(skip r"[ \t\r\n\f]+")]
 #[logos(skip r"//[^\n]*")]
-#[logos(skip r"/\*([^*]|\*+[^*/])*\*+/")]
 pub enum Tok {
     /// `.name`: directives, type and state-space keywords, opcode modifiers,
-    /// vector components. Digits may come first (`.2d`, `.1d`).
-    #[regex(r"\.[A-Za-z0-9_$]+")]
+    /// vector components. Digits may come first (`.2d`, `.1d`). Qualified
+    /// modifiers such as `.shared::cta`, `.L2::cache_hint` and
+    /// `.mbarrier::complete_tx::bytes` are one token.
+    #[regex(r"\.[A-Za-z0-9_$]+(::[A-Za-z0-9_$]+)*")]
     Dot,
     /// Identifiers, including `%`-prefixed registers and `$`-prefixed labels.
     #[regex(r"[A-Za-z][A-Za-z0-9_$]*")]
@@ -38,6 +39,11 @@ pub enum Tok {
     HexF64,
     #[regex(r#""([^"\\\n]|\\[^\n])*""#)]
     Str,
+    /// Something that starts like a number but is none of the forms above:
+    /// `08`, `0x`, `12abc`, `0f3F80` (too few digits), `1.5f`. The longest match
+    /// wins, so a valid literal followed by letters is caught whole.
+    #[regex(r"[0-9][0-9A-Za-z_$]*(\.[0-9A-Za-z_$]*)?", priority = 1)]
+    BadNumber,
     #[token(",")]
     Comma,
     #[token(";")]
@@ -84,8 +90,9 @@ pub enum Tok {
     Eq,
     #[token("?")]
     Question,
-    /// `/*` with no closing `*/`.
-    #[token("/*")]
+    /// `/*` with no closing `*/` (a closed `/* ... */` is skipped by
+    /// [`block_comment`] and never becomes a token).
+    #[token("/*", block_comment)]
     UnterminatedComment,
     /// A string with no closing quote on its line.
     #[regex(r#""([^"\\\n]|\\[^\n])*"#)]
@@ -105,6 +112,7 @@ impl Tok {
             Tok::Int => "an integer",
             Tok::Float | Tok::HexF32 | Tok::HexF64 => "a floating-point number",
             Tok::Str => "a string",
+            Tok::BadNumber => "an invalid number",
             Tok::Comma => "`,`",
             Tok::Semi => "`;`",
             Tok::Colon => "`:`",
@@ -132,6 +140,22 @@ impl Tok {
             Tok::UnterminatedComment => "an unterminated comment",
             Tok::UnterminatedStr => "an unterminated string",
             Tok::Eof => "the end of the file",
+        }
+    }
+}
+
+/// Skips a `/* ... */` comment, or, when it is never closed, consumes the rest
+/// of the input and emits [`Tok::UnterminatedComment`] once.
+fn block_comment(lex: &mut logos::Lexer<'_, Tok>) -> logos::FilterResult<(), ()> {
+    let rest = lex.remainder();
+    match rest.find("*/") {
+        Some(i) => {
+            lex.bump(i + 2);
+            logos::FilterResult::Skip
+        }
+        None => {
+            lex.bump(rest.len());
+            logos::FilterResult::Emit(())
         }
     }
 }

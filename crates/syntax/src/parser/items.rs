@@ -57,13 +57,20 @@ impl<'a> Parser<'a> {
                 self.error(Diagnostic::error("syntax/unbalanced-brace", s, "this `}` closes no block"));
                 return Ok(None);
             }
+            if let Some(d) = self.lexical_error() {
+                self.error(d);
+                return Err(Recover);
+            }
             let found = self.found();
-            let d = Diagnostic::error(
+            let mut d = Diagnostic::error(
                 "syntax/expected-item",
                 self.span,
                 format!("expected a directive, a declaration or a function, found {found}"),
             )
-            .with_note("instructions must be inside the body of an `.entry` or `.func`");
+            .with_label("expected a module-level directive");
+            if self.at(Tok::Ident) || self.at(Tok::At) {
+                d = d.with_note("instructions must be inside the body of an `.entry` or `.func`");
+            }
             self.error(d);
             return Err(Recover);
         }

@@ -11,6 +11,8 @@
 mod items;
 mod stmts;
 
+pub use stmts::eval_const;
+
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::lexer::{Lexer, Tok};
@@ -65,6 +67,8 @@ pub(crate) struct Parser<'a> {
     next_span: Span,
     prev_end: u32,
     depth: u32,
+    /// Whether the instruction being parsed is a `call` (its parentheses are lists).
+    in_call: bool,
     pub(crate) diags: Vec<Diagnostic>,
     errors: usize,
     stopped: bool,
@@ -84,6 +88,7 @@ impl<'a> Parser<'a> {
             next_span,
             prev_end: 0,
             depth: 0,
+            in_call: false,
             diags: Vec::new(),
             errors: 0,
             stopped: false,
@@ -160,6 +165,10 @@ impl<'a> Parser<'a> {
 
     /// Reports "expected X, found Y" at the current token.
     pub(crate) fn unexpected<T>(&mut self, expected: &str) -> PResult<T> {
+        if let Some(d) = self.lexical_error() {
+            self.error(d);
+            return Err(Recover);
+        }
         let found = self.found();
         let d = Diagnostic::error(
             "syntax/unexpected-token",
@@ -171,6 +180,37 @@ impl<'a> Parser<'a> {
         Err(Recover)
     }
 
+    /// A dedicated diagnostic when the current token is a lexical error (an
+    /// invalid character, a malformed number, an unterminated string or comment):
+    /// those say more than "expected X, found Y".
+    pub(crate) fn lexical_error(&self) -> Option<Diagnostic> {
+        let text = self.cur_text();
+        Some(match self.tok {
+            Tok::Error => {
+                let c = text.chars().next().unwrap_or('?');
+                Diagnostic::error(
+                    "syntax/invalid-character",
+                    self.span,
+                    format!("invalid character `{}` (U+{:04X})", c.escape_debug(), c as u32),
+                )
+                .with_label("PTX has no token starting with this character")
+            }
+            Tok::BadNumber => bad_number(text, self.span),
+            Tok::UnterminatedStr => {
+                Diagnostic::error("syntax/unterminated-string", self.span, "this string has no closing `\"`")
+                    .with_label("the string starts here and runs to the end of the line")
+                    .with_note("strings cannot span lines")
+            }
+            Tok::UnterminatedComment => Diagnostic::error(
+                "syntax/unterminated-comment",
+                Span { start: self.span.start, end: self.span.start + 2 },
+                "this `/*` comment is never closed",
+            )
+            .with_label("the comment starts here and runs to the end of the file"),
+            _ => return None,
+        })
+    }
+
     pub(crate) fn found(&self) -> String {
         match self.tok {
             Tok::Eof => "the end of the file".to_string(),
@@ -178,6 +218,7 @@ impl<'a> Parser<'a> {
             Tok::UnterminatedComment => "an unterminated `/*` comment".to_string(),
             Tok::UnterminatedStr => "an unterminated string".to_string(),
             Tok::Str => "a string".to_string(),
+            Tok::BadNumber => format!("the invalid number `{}`", self.cur_text()),
             _ => format!("`{}`", self.cur_text()),
         }
     }
@@ -192,6 +233,10 @@ impl<'a> Parser<'a> {
     pub(crate) fn expect_semi(&mut self) -> PResult<Span> {
         if let Some(s) = self.eat(Tok::Semi) {
             return Ok(s);
+        }
+        if let Some(d) = self.lexical_error() {
+            self.error(d);
+            return Err(Recover);
         }
         // Point just after the previous token: that is where the `;` is missing.
         let at = Span { start: self.prev_end, end: self.prev_end };
@@ -298,6 +343,30 @@ impl<'a> Parser<'a> {
             }
         }
     }
+}
+
+/// Explains why the text of a [`Tok::BadNumber`] is not a PTX number.
+fn bad_number(text: &str, span: Span) -> Diagnostic {
+    let b = text.as_bytes();
+    let lower = text.to_ascii_lowercase();
+    let why = if b.len() > 1 && b[0] == b'0' && b[1].is_ascii_digit() && text.bytes().all(|c| c.is_ascii_digit()) {
+        "a number starting with `0` is octal, and octal digits are 0-7".to_string()
+    } else if lower.starts_with("0x") {
+        "a hexadecimal integer is `0x` followed by hex digits, with an optional `U`".to_string()
+    } else if lower.starts_with("0b") {
+        "a binary integer is `0b` followed by 0s and 1s, with an optional `U`".to_string()
+    } else if lower.starts_with("0f") {
+        "a `0f` float literal is followed by exactly 8 hex digits (the bits of an IEEE single)".to_string()
+    } else if lower.starts_with("0d") {
+        "a `0d` float literal is followed by exactly 16 hex digits (the bits of an IEEE double)".to_string()
+    } else if text.ends_with('u') && text[..text.len() - 1].bytes().all(|c| c.is_ascii_digit()) {
+        "the unsigned suffix is an upper-case `U`".to_string()
+    } else {
+        "a number cannot be followed directly by letters".to_string()
+    };
+    Diagnostic::error("syntax/bad-number", span, format!("invalid number `{text}`"))
+        .with_label(why)
+        .with_note("PTX integers are decimal (`12`), hex (`0x1F`), octal (`017`) or binary (`0b101`), each with an optional `U`; floats are `1.5`, `1e-3`, `0f3F800000` or `0d3FF0000000000000`")
 }
 
 /// Parses the text of an integer token (decimal, hex, octal, binary; optional `U`).

@@ -124,12 +124,17 @@ impl<'a> Parser<'a> {
                 }
             }
             _ => {
+                if let Some(d) = self.lexical_error() {
+                    self.error(d);
+                    return Err(Recover);
+                }
                 let found = self.found();
                 let d = Diagnostic::error(
                     "syntax/expected-statement",
                     self.span,
                     format!("expected an instruction, a label, a declaration or `}}`, found {found}"),
-                );
+                )
+                .with_label("expected a statement");
                 self.error(d);
                 Err(Recover)
             }
@@ -186,6 +191,7 @@ impl<'a> Parser<'a> {
             return Err(Recover);
         }
         let opcode = self.name("an instruction")?;
+        self.in_call = opcode.text == "call";
         let mut modifiers = SmallVec::new();
         while self.tok == Tok::Dot {
             let s = self.bump();
@@ -213,12 +219,12 @@ impl<'a> Parser<'a> {
             }
             Tok::Ident => {
                 let name = self.name("an operand")?;
-                if name.text == "_" {
-                    OperandKind::Sink
-                } else if self.at(Tok::Pipe) {
+                if self.at(Tok::Pipe) {
                     self.bump();
                     let q = self.name("a second predicate after `|`")?;
                     OperandKind::PredPair(name, q)
+                } else if name.text == "_" {
+                    OperandKind::Sink
                 } else if name.text == "generic" && self.at(Tok::LParen) {
                     let e = self.expr_from_name(name)?;
                     OperandKind::Expr(self.expr_tail(e, 0)?)
@@ -256,7 +262,7 @@ impl<'a> Parser<'a> {
                 r?;
                 OperandKind::Vector(elems)
             }
-            Tok::LParen if !self.paren_is_expr() => {
+            Tok::LParen if self.in_call || !self.paren_is_expr() => {
                 self.bump();
                 self.enter()?;
                 let mut elems = Vec::new();
@@ -285,7 +291,10 @@ impl<'a> Parser<'a> {
         Ok(Operand { kind, span: self.since(start) })
     }
 
-    /// Whether a `(` in operand position opens a constant expression rather than a call list.
+    /// Whether a `(` in operand position opens a constant expression rather than
+    /// an operand list. In a `call`, parentheses always hold argument or return
+    /// lists (`(1, %r2)`); elsewhere a `(` followed by a literal or a unary
+    /// operator starts an expression such as `(1+2)*3`.
     fn paren_is_expr(&self) -> bool {
         matches!(self.next, Tok::Int | Tok::Float | Tok::HexF32 | Tok::HexF64 | Tok::Minus | Tok::Tilde)
     }
