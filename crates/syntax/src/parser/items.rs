@@ -312,7 +312,7 @@ impl<'a> Parser<'a> {
 
     /// `( param, param, ... )`
     pub(crate) fn param_list(&mut self) -> PResult<Vec<Param<'a>>> {
-        self.expect(Tok::LParen)?;
+        let open = self.expect(Tok::LParen)?;
         let mut params = Vec::new();
         if self.eat(Tok::RParen).is_some() {
             return Ok(params);
@@ -323,7 +323,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        self.expect(Tok::RParen)?;
+        self.expect_close(Tok::RParen, open, "parameter list")?;
         Ok(params)
     }
 
@@ -493,7 +493,7 @@ impl<'a> Parser<'a> {
                 }
             }
             self.leave();
-            self.expect(Tok::RBrace)?;
+            self.expect_close(Tok::RBrace, start, "initialiser list")?;
             return Ok(Init::List(items, self.since(start)));
         }
         Ok(Init::Expr(self.expr()?))

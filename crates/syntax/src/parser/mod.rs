@@ -230,6 +230,50 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Expects the token closing a group opened at `open` (`)`, `]` or `}`),
+    /// pointing back at the opener when it is missing.
+    pub(crate) fn expect_close(&mut self, close: Tok, open: Span, what: &str) -> PResult<Span> {
+        if let Some(s) = self.eat(close) {
+            return Ok(s);
+        }
+        if let Some(d) = self.lexical_error() {
+            self.error(d);
+            return Err(Recover);
+        }
+        let found = self.found();
+        let want = close.describe();
+        let d = Diagnostic::error(
+            "syntax/unclosed-group",
+            self.span,
+            format!("expected {want} to close the {what}, found {found}"),
+        )
+        .with_label(format!("expected {want} here"))
+        .with_secondary(open, format!("the {what} starts here"));
+        self.error(d);
+        Err(Recover)
+    }
+
+    /// Skips a balanced `{ ... }` group whose `{` was just consumed (used when
+    /// nesting is too deep to parse it), stopping at the end of the input.
+    pub(crate) fn skip_braced_group(&mut self) {
+        let mut depth = 1u64;
+        loop {
+            match self.tok {
+                Tok::Eof => return,
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        return;
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
+    }
+
     pub(crate) fn expect_semi(&mut self) -> PResult<Span> {
         if let Some(s) = self.eat(Tok::Semi) {
             return Ok(s);
@@ -241,9 +285,11 @@ impl<'a> Parser<'a> {
         // Point just after the previous token: that is where the `;` is missing.
         let at = Span { start: self.prev_end, end: self.prev_end };
         let found = self.found();
-        let d = Diagnostic::error("syntax/missing-semicolon", at, format!("expected `;`, found {found}"))
-            .with_label("expected `;` here")
-            .with_secondary(self.span, "found this");
+        let mut d = Diagnostic::error("syntax/missing-semicolon", at, format!("expected `;`, found {found}"))
+            .with_label("expected `;` here");
+        if self.tok != Tok::Eof {
+            d = d.with_secondary(self.span, "found this");
+        }
         self.error(d);
         Err(Recover)
     }
@@ -337,7 +383,7 @@ impl<'a> Parser<'a> {
                 self.error(Diagnostic::error(
                     "syntax/bad-number",
                     v.span,
-                    format!("{what} must fit in 32 bits"),
+                    format!("`{}` is too large: {what} must fit in 32 bits", self.text(v.span)),
                 ));
                 Err(Recover)
             }

@@ -15,7 +15,12 @@ impl<'a> Parser<'a> {
     /// `{ statements }`
     pub(crate) fn block(&mut self) -> PResult<Block<'a>> {
         let start = self.expect(Tok::LBrace)?;
-        self.enter()?;
+        if self.enter().is_err() {
+            // Too deep to parse: skip the whole group so that its closing
+            // braces do not show up as unbalanced ones.
+            self.skip_braced_group();
+            return Err(Recover);
+        }
         let mut stmts = Vec::new();
         loop {
             if self.stopped {
@@ -185,8 +190,23 @@ impl<'a> Parser<'a> {
             let d = Diagnostic::error(
                 "syntax/guarded-block",
                 self.span,
-                "a guard predicate applies to one instruction; a guarded `{}` block is not supported yet",
+                "a guard predicate on a `{}` block is not supported; guard each instruction instead",
             );
+            self.error(d);
+            return Err(Recover);
+        }
+        // Opcodes are words (`add`, `bra`); `%r1` or `$L1` here means the
+        // instruction is missing, e.g. `@ bra $L1;` read as guard `@bra`.
+        if self.tok == Tok::Ident && !self.cur_text().starts_with(|c: char| c.is_ascii_alphabetic()) {
+            let mut d = Diagnostic::error(
+                "syntax/expected-instruction",
+                self.span,
+                format!("expected an instruction, found `{}`", self.cur_text()),
+            )
+            .with_label("an instruction name starts with a letter");
+            if let Some(g) = guard {
+                d = d.with_secondary(g.span, format!("`{}` was read as the guard predicate", g.pred.text));
+            }
             self.error(d);
             return Err(Recover);
         }
@@ -210,7 +230,16 @@ impl<'a> Parser<'a> {
         Ok(Instruction { guard, opcode, modifiers, operands, span: self.since(start) })
     }
 
+    /// One operand. Operands nest (`[t, {a, b}]`, `(a, (b))`), so each level
+    /// counts against [`MAX_DEPTH`](super::MAX_DEPTH).
     pub(crate) fn operand(&mut self) -> PResult<Operand<'a>> {
+        self.enter()?;
+        let r = self.operand_inner();
+        self.leave();
+        r
+    }
+
+    fn operand_inner(&mut self) -> PResult<Operand<'a>> {
         let start = self.span;
         let kind = match self.tok {
             Tok::Bang => {
@@ -246,39 +275,29 @@ impl<'a> Parser<'a> {
                 }
             }
             Tok::LBrace => {
-                self.bump();
-                self.enter()?;
+                let open = self.bump();
                 let mut elems = Vec::new();
-                let r = (|| {
+                loop {
+                    elems.push(self.operand()?);
+                    if self.eat(Tok::Comma).is_none() {
+                        break;
+                    }
+                }
+                self.expect_close(Tok::RBrace, open, "vector operand")?;
+                OperandKind::Vector(elems)
+            }
+            Tok::LParen if self.in_call || !self.paren_is_expr() => {
+                let open = self.bump();
+                let mut elems = Vec::new();
+                if !self.at(Tok::RParen) {
                     loop {
                         elems.push(self.operand()?);
                         if self.eat(Tok::Comma).is_none() {
                             break;
                         }
                     }
-                    self.expect(Tok::RBrace).map(|_| ())
-                })();
-                self.leave();
-                r?;
-                OperandKind::Vector(elems)
-            }
-            Tok::LParen if self.in_call || !self.paren_is_expr() => {
-                self.bump();
-                self.enter()?;
-                let mut elems = Vec::new();
-                let r = (|| {
-                    if !self.at(Tok::RParen) {
-                        loop {
-                            elems.push(self.operand()?);
-                            if self.eat(Tok::Comma).is_none() {
-                                break;
-                            }
-                        }
-                    }
-                    self.expect(Tok::RParen).map(|_| ())
-                })();
-                self.leave();
-                r?;
+                }
+                self.expect_close(Tok::RParen, open, "operand list")?;
                 OperandKind::List(elems)
             }
             Tok::LBracket => self.address()?,
@@ -319,7 +338,7 @@ impl<'a> Parser<'a> {
                     while self.eat(Tok::Comma).is_some() {
                         elems.push(self.operand()?);
                     }
-                    self.expect(Tok::RBracket)?;
+                    self.expect_close(Tok::RBracket, open, "bracketed operand list")?;
                     return Ok(OperandKind::Bracket(elems));
                 }
                 _ => {}
@@ -330,7 +349,11 @@ impl<'a> Parser<'a> {
                     self.span,
                     format!("expected `]` to close the address, found {}", self.found()),
                 )
-                .with_label("expected `]`, `+` or `-` here")
+                .with_label(if offset == 0 && self.prev_end == base.span.end {
+                    "expected `]`, `+` or `-` here"
+                } else {
+                    "expected `]` here"
+                })
                 .with_secondary(open, "the address starts here");
                 self.error(d);
                 return Err(Recover);
@@ -345,12 +368,12 @@ impl<'a> Parser<'a> {
                     break;
                 }
             }
-            self.expect(Tok::RBracket)?;
+            self.expect_close(Tok::RBracket, open, "bracketed operand list")?;
             return Ok(OperandKind::Bracket(elems));
         }
         let e = self.expr()?;
         let offset = self.const_value(&e)?;
-        self.expect(Tok::RBracket)?;
+        self.expect_close(Tok::RBracket, open, "address")?;
         Ok(OperandKind::Address(Address { base: None, offset }))
     }
 
@@ -363,7 +386,9 @@ impl<'a> Parser<'a> {
                     "syntax/not-constant",
                     e.span(),
                     "an address offset must be an integer constant",
-                ));
+                )
+                .with_label("not a constant")
+                .with_note("addresses are `[reg]`, `[reg+imm]`, `[var+imm]` or `[imm]`; add a register offset with a separate `add`"));
                 Err(Recover)
             }
         }
@@ -471,11 +496,13 @@ impl<'a> Parser<'a> {
                 match parse_float(tok, self.text(span)) {
                     Some(f) => Ok(Expr::Float(f, span)),
                     None => {
-                        self.error(Diagnostic::error(
+                        let d = Diagnostic::error(
                             "syntax/bad-number",
                             span,
-                            format!("`{}` is not a valid floating-point literal", self.text(span)),
-                        ));
+                            format!("floating-point literal `{}` is out of range", self.text(span)),
+                        )
+                        .with_label("too large for a 64-bit double");
+                        self.error(d);
                         Err(Recover)
                     }
                 }
