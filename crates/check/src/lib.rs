@@ -1,12 +1,85 @@
 //! ptxsim-check: verifies a parsed PTX module the way ptxas does, and warns
 //! about constructs that are legal but undefined at run time.
+//!
+//! [`check_module`] runs one linear pass over the module. Every diagnostic
+//! names its rule in its code (`check/<rule>`), points at the offending span,
+//! and where useful at the related declaration. The rules:
+//!
+//! **Module** ([`module`])
+//! - `check/version-target`: a known `.version` (1.0 to 9.5); known `.target`
+//!   entries (sm_10 .. sm_121, `a`/`f` variants, texmode/debug options); the
+//!   version supports the target; `.address_size` is 32 or 64 (from 2.3).
+//! - `check/duplicate-definition`: functions, module variables, parameters,
+//!   local variables, register ranges and labels are declared once per scope.
+//! - `check/inconsistent-prototype`: a prototype and the definition agree.
+//! - `check/call-table`: call-table initialisers name functions declared
+//!   before them, never labels.
+//!
+//! **Resolution and scopes** ([`ctx`], [`body`])
+//! - `check/unknown-symbol`: every name resolves in its `{}` scope; a name
+//!   declared inside a block is invisible outside it, an inner declaration
+//!   shadows an outer one, variables are declared before use; labels are
+//!   block-scoped too (visible in their block and nested blocks, forward
+//!   references allowed).
+//! - `check/unknown-instruction`: the opcode is a PTX instruction.
+//!
+//! **Instructions** ([`rules`], the instruction table [`rules::TABLE`])
+//! - `check/guard-type`: a guard `@p` is a `.pred` register.
+//! - `check/uni-modifier`: `.uni` only on `bra`, `brx.idx`, `call`, `ret`.
+//! - `check/bra-target`: `bra` targets a label of the same function.
+//! - `check/brx-index-type`: the `brx.idx` index is a 32-bit integer register
+//!   or an immediate.
+//! - `check/brx-tlist`: `tlist` is a `.branchtargets` label visible here and
+//!   declared before the `brx.idx`; its entries are labels visible from it.
+//! - `check/call-target`: a direct callee is a `.func` declared before the
+//!   call and defined in the module (or a CUDA system call).
+//! - `check/call-args`: counts, types, sizes and alignments of arguments and
+//!   return parameters match the callee (ptxas's relaxations included).
+//! - `check/call-indirect`: an indirect call names a call table, a
+//!   `.calltargets` or a `.callprototype` declared before it, every listed
+//!   function matches, and `.calltargets` lists declared `.func`s.
+//! - `check/setp-cmp-type`, `check/setp-form`, `check/setp-boolop`,
+//!   `check/setp-ftz`: setp's comparison suits its type class, destinations
+//!   are predicates, BoolOp and `c` go together, `.ftz` only on `.f32`.
+//! - `check/selp-type`: selp's type and predicate selector.
+//! - `check/pred-int`: a predicate is never an integer and vice versa
+//!   (`and/or/xor/not/mov.pred` manipulate predicates; `selp`/`setp` bridge).
+//! - `check/instruction-type`, `check/operand-type`, `check/operand-count`,
+//!   `check/operand-shape`: each operand fits the instruction type by the
+//!   manual's type-compatibility rules ([`types`]).
+//! - `check/nanosleep-operand`: `nanosleep.u32` with a 32-bit register or immediate.
+//! - `check/ret-exit`: `ret{.uni}` and `exit` take no operands or types.
+//! - `check/state-space`: `ld`/`st` address symbols of their state space, no
+//!   `st.const`, input parameters are read-only, address registers are
+//!   32/64-bit integers (64-bit for generic/.global with `.address_size 64`).
+//!
+//! **Gating** ([`isa`]): `check/isa-version` and `check/isa-target`, from
+//! one table of minimum versions and targets.
+//!
+//! **Warnings** ([`ub`]): `check/brx-index-out-of-range`,
+//! `check/uni-divergent`, `check/prototype-unmatched`.
+//!
+//! The library never prints and never panics on input.
 
 #![forbid(unsafe_code)]
+#![deny(clippy::print_stdout, clippy::print_stderr, clippy::unwrap_used)]
+
+pub mod body;
+pub mod ctx;
+pub mod isa;
+pub mod module;
+pub mod rules;
+pub mod types;
+pub mod ub;
 
 use ptxsim_syntax::ast::Module;
 use ptxsim_syntax::Diagnostic;
 
-/// Checks a parsed module; returns every error and warning found.
-pub fn check_module(_module: &Module<'_>) -> Vec<Diagnostic> {
-    Vec::new()
+/// Checks a parsed module; returns every error and warning found, in source order.
+pub fn check_module(module: &Module<'_>) -> Vec<Diagnostic> {
+    let mut cx = ctx::Ctx::new();
+    module::check(&mut cx, module);
+    let mut diags = cx.diags;
+    diags.sort_by_key(|d| (d.primary.span.start, d.severity != ptxsim_syntax::Severity::Error));
+    diags
 }

@@ -1,0 +1,121 @@
+//! Function bodies: the scoped walk over `{}` blocks (rule
+//! `check/label-scope`, `check/unknown-symbol`, `check/duplicate-definition`),
+//! the `.branchtargets`, `.calltargets` and `.callprototype` directives (rules
+//! `check/brx-tlist`, `check/call-indirect`, `check/directive-scope`), and the
+//! dispatch of each instruction to its rule.
+
+use crate::ctx::{Ctx, LabelKind, ParamSig, Sym, VarRole, VarSym};
+use crate::isa::Feature;
+use crate::module::declare_var;
+use crate::rules;
+use ptxsim_syntax::ast::{Block, Function, FunctionKind, Statement};
+use ptxsim_syntax::Diagnostic;
+
+pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: usize) {
+    let Some(body) = &f.body else { return };
+    cx.current = Some((idx, f.kind));
+    cx.frames.push(Default::default());
+    let input_role = if f.kind == FunctionKind::Entry { VarRole::KernelParam } else { VarRole::FuncParam };
+    for (p, role) in f
+        .returns
+        .iter()
+        .flatten()
+        .map(|p| (p, VarRole::FuncReturn))
+        .chain(f.params.iter().flatten().map(|p| (p, input_role)))
+    {
+        let sym = Sym::Var(VarSym { name: p.name, sig: ParamSig::from_param(p), role, decl: None, declarator: 0 });
+        cx.declare(p.name, sym, "parameter");
+    }
+    let mut uni_seen = false;
+    walk_block(cx, body, &mut uni_seen);
+    cx.frames.pop();
+    if uni_seen {
+        crate::ub::uniformity(cx, f);
+    }
+    cx.current = None;
+}
+
+fn walk_block<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut bool) {
+    cx.frames.push(Default::default());
+    // Labels are visible throughout their block (branches may go forward).
+    for s in &b.stmts {
+        let (name, kind) = match s {
+            Statement::Label(n) => (*n, LabelKind::Plain),
+            Statement::BranchTargets { label, targets, .. } => (*label, LabelKind::BranchTargets(targets)),
+            Statement::CallTargets { label, targets, .. } => (*label, LabelKind::CallTargets(targets)),
+            Statement::CallPrototype { label, returns, params, .. } => {
+                (*label, LabelKind::CallPrototype { returns: returns.as_deref(), params })
+            }
+            _ => continue,
+        };
+        cx.declare(name, Sym::Label { name, kind }, "label");
+    }
+    for s in &b.stmts {
+        match s {
+            Statement::Label(_) | Statement::Pragma(_) | Statement::Loc(_) => {}
+            Statement::Var(v) => {
+                declare_var(cx, v, VarRole::Local);
+            }
+            Statement::Block(inner) => walk_block(cx, inner, uni_seen),
+            Statement::Instr(i) => {
+                *uni_seen |= i.has_modifier(".uni");
+                rules::instruction(cx, i);
+            }
+            Statement::BranchTargets { targets, span, .. } => {
+                cx.require(Feature::BranchTargets, *span);
+                for t in targets {
+                    match cx.lookup(t.text) {
+                        Some(Sym::Label { kind: LabelKind::Plain, .. }) => {}
+                        Some(other) => {
+                            let what = crate::ctx::sym_kind(other);
+                            let decl = crate::ctx::sym_span(other, &cx.funcs);
+                            cx.emit(
+                                Diagnostic::error("check/brx-tlist", t.span, format!("`.branchtargets` entry `{}` is not a label of this function", t.text))
+                                    .with_label(format!("this names {what}"))
+                                    .with_secondary(decl, "declared here")
+                                    .with_note("rule check/brx-tlist (PTX ISA 9.7.12.4): `.branchtargets` \"must refer to labels within the current function\""),
+                            );
+                        }
+                        None => {
+                            cx.emit(
+                                Diagnostic::error("check/brx-tlist", t.span, format!("`.branchtargets` entry `{}` is not a label visible here", t.text))
+                                    .with_label("no label of this name in this block or an enclosing one")
+                                    .with_note("rule check/brx-tlist (PTX ISA 9.7.12.4): `.branchtargets` must refer to labels within the current function, visible from the directive (labels inside a nested `{ }` block are not)"),
+                            );
+                        }
+                    }
+                }
+            }
+            Statement::CallTargets { targets, span, .. } => {
+                cx.require(Feature::CallTargets, *span);
+                for t in targets {
+                    match cx.lookup(t.text) {
+                        Some(Sym::Func(i)) => {
+                            let i = *i;
+                            if cx.funcs.get(i).is_some_and(|f| f.kind == FunctionKind::Entry) {
+                                let decl = cx.funcs[i].name.span;
+                                cx.emit(
+                                    Diagnostic::error("check/call-indirect", t.span, format!("`.calltargets` entry `{}` is a kernel (`.entry`), not a device function", t.text))
+                                        .with_secondary(decl, "declared here as `.entry`")
+                                        .with_note("rule check/call-indirect (PTX ISA 9.7.12.5): call targets are `.func` functions"),
+                                );
+                            }
+                        }
+                        other => {
+                            let mut d = Diagnostic::error("check/call-indirect", t.span, format!("`.calltargets` entry `{}` is not a declared device function", t.text))
+                                .with_label("expected the name of a `.func` declared before this directive");
+                            if let Some(s) = other {
+                                d = d.with_secondary(crate::ctx::sym_span(s, &cx.funcs), format!("`{}` is {}", t.text, crate::ctx::sym_kind(s)));
+                            } else if let Some(later) = cx.all_funcs.get(t.text) {
+                                d = d.with_secondary(*later, "the function is declared only later");
+                            }
+                            cx.emit(d.with_note("rule check/call-indirect (PTX ISA 9.7.12.5): \"All functions must be declared prior to being referenced in a ... .calltargets directive\""));
+                        }
+                    }
+                }
+            }
+            Statement::CallPrototype { span, .. } => cx.require(Feature::CallPrototype, *span),
+        }
+    }
+    cx.frames.pop();
+}

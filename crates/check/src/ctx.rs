@@ -1,0 +1,364 @@
+//! The checker's state: diagnostics, the module header (version, target,
+//! address size), the function table, and the scope stack used for name
+//! resolution.
+//!
+//! Scopes follow PTX ISA 9.7.12.1 (`{}`) as ptxas applies it: frame 0 holds
+//! module-scope functions and variables in declaration order (so looking a
+//! name up there answers "declared before use"); frame 1 holds a function's
+//! parameters; each `{}` block pushes a frame. Variables enter their frame
+//! when declared (use before declaration is an error), labels and
+//! `.branchtargets`/`.calltargets`/`.callprototype` labels enter their block's
+//! frame when the block is entered (branches may go forward; the directives
+//! carry their position so "declared before use" can be checked). An inner
+//! declaration shadows an outer one; a name declared twice in one frame is a
+//! duplicate. Labels share the namespace of variables, as in ptxas.
+
+use crate::isa::{gate, Feature, PtxVersion, Sm};
+use ptxsim_syntax::ast::{FunctionKind, Name, Param, ScalarType, StateSpace, Type, VarDecl};
+use ptxsim_syntax::{Diagnostic, Span};
+use std::collections::HashMap;
+
+/// What a parameter or `.param` variable looks like to call matching.
+#[derive(Clone, Debug)]
+pub struct ParamSig<'a> {
+    pub name: Name<'a>,
+    pub space: StateSpace,
+    pub ty: Option<ScalarType>,
+    /// Explicit `.align`.
+    pub align: Option<u64>,
+    pub vector: Option<u8>,
+    /// Number of array elements (product of the dimensions); `None` for a scalar.
+    pub elems: Option<u64>,
+    pub span: Span,
+}
+
+impl<'a> ParamSig<'a> {
+    pub fn from_param(p: &Param<'a>) -> ParamSig<'a> {
+        ParamSig {
+            name: p.name,
+            space: p.space.value,
+            ty: p.ty.value.scalar(),
+            align: p.align.map(|a| a.value),
+            vector: p.vector.map(|v| v.value),
+            elems: elems(&p.dims),
+            span: p.span,
+        }
+    }
+
+    /// The alignment in bytes: the explicit one, or the element size.
+    pub fn effective_align(&self) -> u64 {
+        self.align.unwrap_or_else(|| self.elem_bytes())
+    }
+
+    pub fn elem_bytes(&self) -> u64 {
+        let b = self.ty.map(|t| (t.bits() as u64).div_ceil(8)).unwrap_or(0);
+        b * self.vector.unwrap_or(1) as u64
+    }
+
+    /// A short description, e.g. `.param .align 8 .b8 [16]`.
+    pub fn describe(&self) -> String {
+        let mut s = self.space.as_str().to_string();
+        if let Some(a) = self.align {
+            s.push_str(&format!(" .align {a}"));
+        }
+        if let Some(v) = self.vector {
+            s.push_str(&format!(" .v{v}"));
+        }
+        s.push(' ');
+        s.push_str(self.ty.map(|t| t.as_str()).unwrap_or("?"));
+        if let Some(n) = self.elems {
+            s.push_str(&format!("[{n}]"));
+        }
+        s
+    }
+}
+
+fn elems(dims: &[Option<ptxsim_syntax::ast::Spanned<u64>>]) -> Option<u64> {
+    if dims.is_empty() {
+        return None;
+    }
+    let mut n: u64 = 1;
+    for d in dims {
+        n = n.saturating_mul(d.map(|d| d.value).unwrap_or(0));
+    }
+    Some(n)
+}
+
+/// A function of the module.
+#[derive(Debug)]
+pub struct FuncInfo<'a> {
+    pub name: Name<'a>,
+    pub kind: FunctionKind,
+    pub returns: Vec<ParamSig<'a>>,
+    pub params: Vec<ParamSig<'a>>,
+    /// Where its first declaration or definition is.
+    pub decl_span: Span,
+}
+
+/// What a variable is to the function using it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VarRole {
+    Module,
+    Local,
+    /// A parameter of the kernel being checked.
+    KernelParam,
+    /// An input parameter of the `.func` being checked.
+    FuncParam,
+    /// A return parameter of the `.func` being checked.
+    FuncReturn,
+}
+
+/// A variable in scope.
+#[derive(Clone, Debug)]
+pub struct VarSym<'f, 'a> {
+    pub name: Name<'a>,
+    pub sig: ParamSig<'a>,
+    pub role: VarRole,
+    /// The declaration, for initialisers (call tables).
+    pub decl: Option<&'f VarDecl<'a>>,
+    /// The declarator index within `decl`.
+    pub declarator: usize,
+}
+
+impl<'f, 'a> VarSym<'f, 'a> {
+    pub fn space(&self) -> StateSpace {
+        self.sig.space
+    }
+    pub fn ty(&self) -> Option<ScalarType> {
+        self.sig.ty
+    }
+}
+
+/// What kind of label.
+#[derive(Clone, Copy, Debug)]
+pub enum LabelKind<'f, 'a> {
+    Plain,
+    BranchTargets(&'f [Name<'a>]),
+    CallTargets(&'f [Name<'a>]),
+    CallPrototype { returns: Option<&'f [Param<'a>]>, params: &'f [Param<'a>] },
+}
+
+impl LabelKind<'_, '_> {
+    pub fn describe(&self) -> &'static str {
+        match self {
+            LabelKind::Plain => "a plain label",
+            LabelKind::BranchTargets(_) => "a `.branchtargets` label",
+            LabelKind::CallTargets(_) => "a `.calltargets` label",
+            LabelKind::CallPrototype { .. } => "a `.callprototype` label",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum Sym<'f, 'a> {
+    Var(VarSym<'f, 'a>),
+    Label { name: Name<'a>, kind: LabelKind<'f, 'a> },
+    Func(usize),
+}
+
+#[derive(Default, Debug)]
+pub struct Frame<'f, 'a> {
+    pub names: HashMap<&'a str, Sym<'f, 'a>>,
+    /// `%r<N>` ranges: prefix, count, symbol.
+    pub ranges: Vec<(&'a str, u64, Sym<'f, 'a>)>,
+}
+
+/// Splits `%r12` into `("%r", 12)`.
+pub fn split_index(name: &str) -> Option<(&str, u64)> {
+    let digits = name.bytes().rev().take_while(|b| b.is_ascii_digit()).count();
+    if digits == 0 || digits == name.len() || digits > 19 {
+        return None;
+    }
+    let (p, d) = name.split_at(name.len() - digits);
+    if d.len() > 1 && d.starts_with('0') {
+        return None;
+    }
+    Some((p, d.parse().ok()?))
+}
+
+impl<'f, 'a> Frame<'f, 'a> {
+    pub fn get(&self, name: &str) -> Option<&Sym<'f, 'a>> {
+        if let Some(s) = self.names.get(name) {
+            return Some(s);
+        }
+        if self.ranges.is_empty() {
+            return None;
+        }
+        let (p, i) = split_index(name)?;
+        self.ranges.iter().find(|(rp, n, _)| *rp == p && i < *n).map(|(_, _, s)| s)
+    }
+}
+
+pub fn sym_span(s: &Sym<'_, '_>, funcs: &[FuncInfo<'_>]) -> Span {
+    match s {
+        Sym::Var(v) => v.name.span,
+        Sym::Label { name, .. } => name.span,
+        Sym::Func(i) => funcs.get(*i).map(|f| f.name.span).unwrap_or(Span::DUMMY),
+    }
+}
+
+/// The checker's state.
+pub struct Ctx<'f, 'a> {
+    pub diags: Vec<Diagnostic>,
+    pub version: Option<(PtxVersion, Span)>,
+    pub sm: Option<(Sm, Span)>,
+    pub addr64: bool,
+    pub funcs: Vec<FuncInfo<'a>>,
+    /// Every function name with a body in the module, and where.
+    pub bodies: HashMap<&'a str, Span>,
+    /// Every function name declared anywhere in the module, and where first.
+    pub all_funcs: HashMap<&'a str, Span>,
+    pub frames: Vec<Frame<'f, 'a>>,
+    /// The kind and signature of every function of the module (for the prototype warning).
+    pub all_sigs: Vec<(FunctionKind, Vec<ParamSig<'a>>, Vec<ParamSig<'a>>)>,
+    /// The function being checked (index into `funcs`), with its kind.
+    pub current: Option<(usize, FunctionKind)>,
+}
+
+impl<'f, 'a> Ctx<'f, 'a> {
+    pub fn new() -> Ctx<'f, 'a> {
+        Ctx {
+            diags: Vec::new(),
+            version: None,
+            sm: None,
+            addr64: false,
+            funcs: Vec::new(),
+            bodies: HashMap::new(),
+            all_funcs: HashMap::new(),
+            frames: vec![Frame::default()],
+            all_sigs: Vec::new(),
+            current: None,
+        }
+    }
+
+    pub fn emit(&mut self, d: Diagnostic) {
+        self.diags.push(d);
+    }
+
+    /// Looks a name up from the innermost frame outwards.
+    pub fn lookup(&self, name: &str) -> Option<&Sym<'f, 'a>> {
+        self.frames.iter().rev().find_map(|f| f.get(name))
+    }
+
+    /// Declares a name in the innermost frame, reporting a duplicate.
+    pub fn declare(&mut self, name: Name<'a>, sym: Sym<'f, 'a>, what: &str) {
+        let dup = self.frames.last().and_then(|f| f.get(name.text)).map(|s| (sym_span(s, &self.funcs), sym_kind(s)));
+        if let Some((prev, prev_kind)) = dup {
+            let (later, earlier) = if prev.start > name.span.start { (prev, name.span) } else { (name.span, prev) };
+            self.emit(
+                Diagnostic::error(
+                    "check/duplicate-definition",
+                    later,
+                    format!("duplicate definition of `{}` in this scope", name.text),
+                )
+                .with_label(format!("`{}` is already declared as {prev_kind} in the same scope", name.text))
+                .with_secondary(earlier, "first declared here")
+                .with_note(format!(
+                    "rule check/duplicate-definition (PTX ISA 9.7.12.1): a name is declared once per scope; this {what} needs another name, or an inner `{{ }}` block to shadow the first"
+                )),
+            );
+            return;
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.names.insert(name.text, sym);
+        }
+    }
+
+    /// Declares a `%r<N>` range in the innermost frame.
+    pub fn declare_range(&mut self, name: Name<'a>, count: u64, sym: Sym<'f, 'a>) {
+        let clash = self.frames.last().and_then(|f| {
+            f.names
+                .iter()
+                .find(|(n, _)| split_index(n).is_some_and(|(p, i)| p == name.text && i < count) || **n == name.text)
+                .map(|(_, s)| sym_span(s, &self.funcs))
+                .or_else(|| f.ranges.iter().find(|(p, _, _)| *p == name.text).map(|(_, _, s)| sym_span(s, &self.funcs)))
+        });
+        if let Some(prev) = clash {
+            self.emit(
+                Diagnostic::error(
+                    "check/duplicate-definition",
+                    name.span,
+                    format!("duplicate definition: `{}<{}>` declares a register that is already declared in this scope", name.text, count),
+                )
+                .with_label("this range overlaps an earlier declaration")
+                .with_secondary(prev, "already declared here")
+                .with_note("rule check/duplicate-definition (PTX ISA 9.7.12.1): a name is declared once per scope"),
+            );
+            return;
+        }
+        if let Some(f) = self.frames.last_mut() {
+            f.ranges.push((name.text, count, sym));
+        }
+    }
+
+    /// Requires a gated feature; reports the version and the target shortfall.
+    pub fn require(&mut self, feature: Feature, span: Span) {
+        let g = gate(feature);
+        if let Some((v, vspan)) = self.version {
+            if v < g.min_version {
+                self.emit(
+                    Diagnostic::error(
+                        "check/isa-version",
+                        span,
+                        format!("{} requires PTX ISA version {} or later, but the module declares .version {}", g.name, g.min_version, v),
+                    )
+                    .with_label(format!("needs .version {}", g.min_version))
+                    .with_secondary(vspan, "the module's version is declared here")
+                    .with_note(format!("rule check/isa-version: {}", g.source)),
+                );
+            }
+        }
+        if let Some((sm, tspan)) = self.sm {
+            if sm.number < g.min_sm {
+                self.emit(
+                    Diagnostic::error(
+                        "check/isa-target",
+                        span,
+                        format!("{} requires .target sm_{} or higher, but the module targets {}", g.name, g.min_sm, sm),
+                    )
+                    .with_label(format!("needs sm_{}", g.min_sm))
+                    .with_secondary(tspan, "the module's target is declared here")
+                    .with_note(format!("rule check/isa-target: {}", g.source)),
+                );
+            }
+        }
+    }
+
+    /// Reports an unresolved name.
+    pub fn unknown(&mut self, name: Name<'_>, what: &str) {
+        let mut d = Diagnostic::error(
+            "check/unknown-symbol",
+            name.span,
+            format!("unknown symbol `{}`: no {what} of this name is visible here", name.text),
+        )
+        .with_label("not declared in this scope or any enclosing one");
+        if let Some(span) = self.all_funcs.get(name.text).copied() {
+            d = d.with_secondary(span, "a function of this name is declared only later in the module");
+        }
+        d = d.with_note("rule check/unknown-symbol (PTX ISA 9.7.12.1): names must be declared before use, and a name declared inside a `{ }` block is not visible outside it");
+        self.emit(d);
+    }
+
+    pub fn version_at_least(&self, v: PtxVersion) -> bool {
+        self.version.map(|(x, _)| x >= v).unwrap_or(true)
+    }
+}
+
+impl Default for Ctx<'_, '_> {
+    fn default() -> Self {
+        Ctx::new()
+    }
+}
+
+pub fn sym_kind(s: &Sym<'_, '_>) -> String {
+    match s {
+        Sym::Var(v) => format!("a `{}` variable", v.sig.space.as_str()),
+        Sym::Label { kind, .. } => kind.describe().to_string(),
+        Sym::Func(_) => "a function".to_string(),
+    }
+}
+
+/// The scalar type of a type keyword, if it is one.
+pub fn scalar(t: &Type<'_>) -> Option<ScalarType> {
+    t.scalar()
+}

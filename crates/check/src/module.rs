@@ -1,0 +1,286 @@
+//! The module-level pass: `.version`, `.target` and `.address_size`
+//! (rule `check/version-target`), module-scope variables and their
+//! initialisers (call tables, rule `check/call-table`), function declarations
+//! and definitions (rule `check/duplicate-definition`,
+//! `check/inconsistent-prototype`), then each function body in order.
+
+use crate::body;
+use crate::ctx::{Ctx, FuncInfo, ParamSig, Sym, VarRole, VarSym};
+use crate::isa::{self, Feature, PtxVersion};
+use ptxsim_syntax::ast::{Expr, Function, FunctionKind, Init, Item, Module, Name, StateSpace, VarDecl};
+use ptxsim_syntax::{Diagnostic, Span};
+
+pub fn check<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) {
+    header(cx, m);
+    for item in &m.items {
+        if let Item::Function(f) = item {
+            cx.all_funcs.entry(f.name.text).or_insert(f.name.span);
+            cx.all_sigs.push((
+                f.kind,
+                f.returns.iter().flatten().map(ParamSig::from_param).collect(),
+                f.params.iter().flatten().map(ParamSig::from_param).collect(),
+            ));
+            if f.body.is_some() {
+                cx.bodies.entry(f.name.text).or_insert(f.name.span);
+            }
+        }
+    }
+    for item in &m.items {
+        match item {
+            Item::Var(v) => declare_var(cx, v, VarRole::Module),
+            Item::Function(f) => function(cx, f),
+            _ => {}
+        }
+    }
+}
+
+/// Rule `check/version-target`: the module starts with a `.version` ptxsim
+/// knows, names a known `.target` that this version supports, and uses
+/// `.address_size` only from 2.3 on (PTX ISA 11.1, module directives).
+fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
+    let mut first_span = None;
+    for item in &m.items {
+        match item {
+            Item::Version(v) => {
+                let ver = PtxVersion::new(v.major, v.minor);
+                if cx.version.is_some() {
+                    cx.emit(Diagnostic::error("check/version-target", v.span, "a second `.version` directive").with_label("the module already has a `.version`").with_note("rule check/version-target: a module has exactly one `.version`, first"));
+                    continue;
+                }
+                if !isa::known_version(ver) {
+                    cx.emit(
+                        Diagnostic::error("check/version-target", v.span, format!("unsupported PTX ISA version {ver}"))
+                            .with_label(format!("ptxsim knows PTX ISA versions 1.0 to {}", isa::newest_version()))
+                            .with_note("rule check/version-target (PTX ISA 11.1.1 .version): the version must be one NVIDIA has defined"),
+                    );
+                }
+                cx.version = Some((ver, v.span));
+            }
+            Item::Target(t) => {
+                for n in &t.targets {
+                    if isa::TARGET_OPTIONS.contains(&n.text) {
+                        continue;
+                    }
+                    match isa::parse_sm(n.text) {
+                        Some(sm) => match isa::target_version(sm) {
+                            None => cx.emit(
+                                Diagnostic::error("check/version-target", n.span, format!("unsupported target `{}`", n.text))
+                                    .with_label("not a GPU architecture that PTX defines")
+                                    .with_note("rule check/version-target (PTX ISA 11.1.2 .target): known targets are sm_10 .. sm_121 with their `a`/`f` variants"),
+                            ),
+                            Some(need) => {
+                                if cx.sm.is_none() {
+                                    cx.sm = Some((sm, n.span));
+                                }
+                                if let Some((ver, vspan)) = cx.version {
+                                    if ver < need {
+                                        cx.emit(
+                                            Diagnostic::error("check/version-target", n.span, format!("PTX ISA version {ver} does not support target {sm}"))
+                                                .with_label(format!("{sm} needs .version {need} or later"))
+                                                .with_secondary(vspan, "the version is declared here")
+                                                .with_note("rule check/version-target (PTX ISA 11.1.2 .target, release notes): each target was introduced by a PTX ISA version"),
+                                        );
+                                    }
+                                }
+                            }
+                        },
+                        None => cx.emit(
+                            Diagnostic::error("check/version-target", n.span, format!("unknown target option `{}`", n.text))
+                                .with_label("expected sm_NN, texmode_unified, texmode_independent, debug or map_f64_to_f32")
+                                .with_note("rule check/version-target (PTX ISA 11.1.2 .target)"),
+                        ),
+                    }
+                }
+            }
+            Item::AddressSize(a) => {
+                if a.value != 32 && a.value != 64 {
+                    cx.emit(Diagnostic::error("check/version-target", a.span, format!("`.address_size {}` is not 32 or 64", a.value)).with_note("rule check/version-target (PTX ISA 11.1.3 .address_size)"));
+                }
+                cx.addr64 = a.value == 64;
+                cx.require(Feature::AddressSize, a.span);
+            }
+            Item::Function(f) => {
+                first_span.get_or_insert(f.name.span);
+            }
+            Item::Var(v) => {
+                first_span.get_or_insert(v.span);
+            }
+            _ => {}
+        }
+    }
+    if cx.version.is_none() {
+        cx.emit(
+            Diagnostic::error("check/version-target", first_span.unwrap_or(Span::DUMMY), "the module has no `.version` directive")
+                .with_note("rule check/version-target (PTX ISA 11.1.1): every module begins with `.version`"),
+        );
+    }
+    if cx.sm.is_none() && !m.items.iter().any(|i| matches!(i, Item::Target(_))) {
+        cx.emit(
+            Diagnostic::error("check/version-target", first_span.unwrap_or(Span::DUMMY), "the module has no `.target` directive")
+                .with_note("rule check/version-target (PTX ISA 11.1.2): every module names its target after `.version`"),
+        );
+    }
+}
+
+/// Declares the declarators of a variable declaration in the innermost frame
+/// and checks their initialisers (rule `check/call-table`: "All functions must
+/// be declared prior to being referenced in a call table initializer", PTX ISA
+/// 9.7.12.5; labels are not initial values).
+pub fn declare_var<'f, 'a>(cx: &mut Ctx<'f, 'a>, v: &'f VarDecl<'a>, role: VarRole) {
+    for (k, d) in v.declarators.iter().enumerate() {
+        if let Some(init) = &d.init {
+            check_init(cx, init);
+        }
+        let sig = ParamSig {
+            name: d.name,
+            space: v.space.value,
+            ty: v.ty.value.scalar(),
+            align: v.align.map(|a| a.value),
+            vector: v.vector.map(|x| x.value),
+            elems: if d.dims.is_empty() {
+                None
+            } else {
+                Some(d.dims.iter().fold(1u64, |n, x| n.saturating_mul(x.map(|x| x.value).unwrap_or(0))))
+            },
+            span: d.span,
+        };
+        let sym = Sym::Var(VarSym { name: d.name, sig, role, decl: Some(v), declarator: k });
+        match d.count {
+            Some(c) => cx.declare_range(d.name, c.value, sym),
+            None => cx.declare(d.name, sym, "variable"),
+        }
+    }
+}
+
+fn check_init<'f, 'a>(cx: &mut Ctx<'f, 'a>, init: &'f Init<'a>) {
+    match init {
+        Init::List(items, _) => {
+            for i in items {
+                check_init(cx, i);
+            }
+        }
+        Init::Expr(e) => check_init_expr(cx, e),
+    }
+}
+
+fn check_init_expr<'f, 'a>(cx: &mut Ctx<'f, 'a>, e: &'f Expr<'a>) {
+    match e {
+        Expr::Name(n) | Expr::Generic(n, _) => init_name(cx, *n),
+        Expr::Unary(_, a, _) => check_init_expr(cx, a),
+        Expr::Binary(_, a, b, _) => {
+            check_init_expr(cx, a);
+            check_init_expr(cx, b);
+        }
+        Expr::Int(..) | Expr::Float(..) => {}
+    }
+}
+
+fn init_name<'a>(cx: &mut Ctx<'_, 'a>, n: Name<'a>) {
+    match cx.lookup(n.text) {
+        Some(Sym::Func(_)) => cx.require(Feature::FunctionInitialisers, n.span),
+        Some(Sym::Var(_)) => {}
+        Some(Sym::Label { name, .. }) => {
+            let decl = name.span;
+            cx.emit(
+                Diagnostic::error("check/call-table", n.span, format!("invalid initial value `{}`: a label is not a value", n.text))
+                    .with_label("labels cannot initialise variables")
+                    .with_secondary(decl, "the label is declared here")
+                    .with_note("rule check/call-table (PTX ISA 9.7.12.5): call tables are initialised with function names; use `.branchtargets` for lists of labels"),
+            );
+        }
+        None => {
+            if let Some(later) = cx.all_funcs.get(n.text).copied() {
+                cx.emit(
+                    Diagnostic::error("check/call-table", n.span, format!("function `{}` is used in an initialiser before it is declared", n.text))
+                        .with_label("not declared yet at this point")
+                        .with_secondary(later, "the function is declared only here, later")
+                        .with_note("rule check/call-table (PTX ISA 9.7.12.5): \"All functions must be declared prior to being referenced in a call table initializer\"; add a prototype before the table"),
+                );
+            } else {
+                cx.unknown(n, "variable or function");
+            }
+        }
+    }
+}
+
+fn same_sig(a: &[ParamSig<'_>], b: &[ParamSig<'_>]) -> Option<&'static str> {
+    if a.len() != b.len() {
+        return Some("parameter counts differ");
+    }
+    for (x, y) in a.iter().zip(b) {
+        if x.ty != y.ty || x.elems != y.elems || x.vector != y.vector || x.space != y.space {
+            return Some("parameter types differ");
+        }
+        if x.effective_align() != y.effective_align() {
+            return Some("parameter alignments differ");
+        }
+    }
+    None
+}
+
+fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
+    let info = FuncInfo {
+        name: f.name,
+        kind: f.kind,
+        returns: f.returns.iter().flatten().map(ParamSig::from_param).collect(),
+        params: f.params.iter().flatten().map(ParamSig::from_param).collect(),
+        decl_span: f.name.span,
+    };
+    // `.param` formals of a `.func` need sm_20 (ptxas: "Function parameter has illegal state space").
+    if f.kind == FunctionKind::Func {
+        for p in f.returns.iter().flatten().chain(f.params.iter().flatten()) {
+            if p.space.value == StateSpace::Param {
+                cx.require(Feature::ParamFormals, p.span);
+            }
+        }
+    }
+    let idx = match cx.frames[0].get(f.name.text).cloned() {
+        Some(Sym::Func(i)) => {
+            let prev = &cx.funcs[i];
+            let prev_span = prev.decl_span;
+            let had_body = cx.bodies.get(f.name.text).is_some_and(|s| s.start < f.name.span.start);
+            if f.body.is_some() && had_body {
+                cx.emit(
+                    Diagnostic::error("check/duplicate-definition", f.name.span, format!("duplicate definition of function `{}`", f.name.text))
+                        .with_label("a second body for the same function")
+                        .with_secondary(prev_span, "first defined here")
+                        .with_note("rule check/duplicate-definition: a function has at most one body per module"),
+                );
+            } else if prev.kind != f.kind {
+                cx.emit(
+                    Diagnostic::error("check/inconsistent-prototype", f.name.span, format!("`{}` is declared both as `.entry` and as `.func`", f.name.text))
+                        .with_secondary(prev_span, "first declared here")
+                        .with_note("rule check/inconsistent-prototype: every declaration of a function must agree"),
+                );
+            } else if let Some(why) = same_sig(&prev.returns, &info.returns).or_else(|| same_sig(&prev.params, &info.params)) {
+                cx.emit(
+                    Diagnostic::error("check/inconsistent-prototype", f.name.span, format!("inconsistent prototypes of `{}`: {why}", f.name.text))
+                        .with_label("this declaration disagrees with the earlier one")
+                        .with_secondary(prev_span, "first declared here")
+                        .with_note("rule check/inconsistent-prototype: a prototype and the definition must have the same parameters"),
+                );
+            }
+            i
+        }
+        Some(other) => {
+            let prev = crate::ctx::sym_span(&other, &cx.funcs);
+            cx.emit(
+                Diagnostic::error("check/duplicate-definition", f.name.span, format!("duplicate definition: `{}` is already a module-scope variable", f.name.text))
+                    .with_secondary(prev, "declared here")
+                    .with_note("rule check/duplicate-definition: functions and module variables share one namespace"),
+            );
+            return;
+        }
+        None => {
+            cx.funcs.push(info);
+            let i = cx.funcs.len() - 1;
+            if let Some(fr) = cx.frames.first_mut() {
+                fr.names.insert(f.name.text, Sym::Func(i));
+            }
+            i
+        }
+    };
+    if f.body.is_some() {
+        body::check_function(cx, f, idx);
+    }
+}

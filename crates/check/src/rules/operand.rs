@@ -1,0 +1,268 @@
+//! Resolving and typing single operands, shared by every rule.
+//!
+//! [`value`] checks a data operand against the type the instruction expects,
+//! following [`crate::types`]: registers by their declared type, special
+//! registers by their fixed type (PTX ISA 10, special registers), immediates
+//! (never range-checked, as ptxas does not; a float immediate is not an
+//! integer), and variable or function names, which stand for their address.
+
+use crate::ctx::{sym_kind, sym_span, Ctx, Sym};
+use crate::types::{class, reg_fits, Class, Size};
+use ptxsim_syntax::ast::{Expr, Instruction, Name, Operand, OperandKind, ScalarType, StateSpace};
+use ptxsim_syntax::Diagnostic;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    Dest,
+    Src,
+}
+
+/// A special register: whether it has `.x/.y/.z` components, and its width.
+pub fn special(name: &str) -> Option<(bool, u32)> {
+    const VEC: &[&str] = &["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
+    const W64: &[&str] = &["%gridid", "%clock64", "%globaltimer", "%current_graph_exec"];
+    const W32: &[&str] = &[
+        "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt",
+        "%lanemask_ge", "%lanemask_gt", "%clock", "%clock_hi", "%globaltimer_lo", "%globaltimer_hi",
+        "%total_smem_size", "%aggr_smem_size", "%dynamic_smem_size", "%cluster_ctarank", "%cluster_nctarank",
+        "%is_explicit_cluster", "%reserved_smem_offset_begin", "%reserved_smem_offset_end",
+        "%reserved_smem_offset_cap", "%reserved_smem_offset_2",
+    ];
+    if VEC.contains(&name) {
+        return Some((true, 32));
+    }
+    if W64.contains(&name) {
+        return Some((false, 64));
+    }
+    if W32.contains(&name) {
+        return Some((false, 32));
+    }
+    if let Some(n) = name.strip_prefix("%pm") {
+        if let Some(k) = n.strip_suffix("_64") {
+            return k.parse::<u8>().ok().filter(|k| *k < 8).map(|_| (false, 64));
+        }
+        return n.parse::<u8>().ok().filter(|k| *k < 8).map(|_| (false, 32));
+    }
+    if let Some(n) = name.strip_prefix("%envreg") {
+        return n.parse::<u8>().ok().filter(|k| *k < 32).map(|_| (false, 32));
+    }
+    None
+}
+
+fn mismatch(cx: &mut Ctx<'_, '_>, op: &Operand<'_>, i: &Instruction<'_>, code: &'static str, msg: String, label: String, decl: Option<ptxsim_syntax::Span>, note: &str) {
+    let mut d = Diagnostic::error(code, op.span, msg).with_label(label);
+    if let Some(s) = decl {
+        d = d.with_secondary(s, "declared here");
+    }
+    let _ = i;
+    cx.emit(d.with_note(note.to_string()));
+}
+
+const TYPE_NOTE: &str = "rule check/operand-type (PTX ISA 6.4.1 type-checking rules): `.bN` takes any N-bit register, `.uN`/`.sN` take N-bit integer or bit-size registers, `.fN` takes `.fN` or `.bN`; only ld, st and cvt accept a wider register";
+const PRED_NOTE: &str = "rule check/pred-int (PTX ISA 9.3): a predicate is never an integer and an integer never a predicate; `setp` makes a predicate from a value and `selp` a value from a predicate";
+
+/// Checks a data operand against the instruction type `want`. Returns false
+/// if an error was reported.
+pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role: Role, size: Size, i: &Instruction<'a>) -> bool {
+    let ins = super::opname(i);
+    match &op.kind {
+        OperandKind::Name { name, component } => {
+            if let Some((vector, bits)) = special(name.text) {
+                if role == Role::Dest {
+                    mismatch(cx, op, i, "check/operand-type", format!("special register `{}` cannot be written", name.text), "read-only".into(), None, "rule check/operand-type (PTX ISA 10): special registers are read-only");
+                    return false;
+                }
+                if vector && component.is_none() {
+                    mismatch(cx, op, i, "check/operand-type", format!("`{}` is a vector special register; `{ins}` needs one component", name.text), format!("write `{}.x`, `{}.y` or `{}.z`", name.text, name.text, name.text), None, "rule check/operand-type (PTX ISA 10.1 %tid): %tid, %ntid, %ctaid and %nctaid are .v4 vectors; a scalar operand takes one component");
+                    return false;
+                }
+                let c = class(want);
+                let fits_bits = match size {
+                    Size::Exact => want.bits() == bits || (vector && want.bits() == 16),
+                    Size::AtLeast => bits >= want.bits() || (vector && want.bits() == 16),
+                };
+                if matches!(c, Class::Float | Class::Pred | Class::Opaque) || !fits_bits {
+                    mismatch(cx, op, i, "check/operand-type", format!("special register `{}` is .u{bits}, which does not fit `{ins}`", name.text), format!("a .u{bits} value where `{}` is expected", want.as_str()), None, TYPE_NOTE);
+                    return false;
+                }
+                return true;
+            }
+            let Some(sym) = cx.lookup(name.text).cloned() else {
+                cx.unknown(*name, "register or variable");
+                return false;
+            };
+            let decl = sym_span(&sym, &cx.funcs);
+            match &sym {
+                Sym::Var(v) if v.space() == StateSpace::Reg => {
+                    let Some(rt) = v.ty() else { return true };
+                    if v.sig.vector.is_some() && component.is_none() {
+                        mismatch(cx, op, i, "check/operand-type", format!("`{}` is a vector register; `{ins}` needs a scalar", name.text), "a vector register".into(), Some(decl), TYPE_NOTE);
+                        return false;
+                    }
+                    if reg_fits(want, rt, size) {
+                        return true;
+                    }
+                    let (code, note) = if (rt == ScalarType::Pred) != (want == ScalarType::Pred) {
+                        ("check/pred-int", PRED_NOTE)
+                    } else {
+                        ("check/operand-type", TYPE_NOTE)
+                    };
+                    let what = match role {
+                        Role::Dest => "destination",
+                        Role::Src => "source",
+                    };
+                    mismatch(cx, op, i, code, format!("{what} `{}` is a `{}` register, which does not fit `{ins}`", name.text, rt.as_str()), format!("`{}` operand expected here", want.as_str()), Some(decl), note);
+                    false
+                }
+                Sym::Label { .. } => {
+                    mismatch(cx, op, i, "check/operand-type", format!("`{}` is a label, not a value", name.text), "labels are only branch targets".into(), Some(decl), TYPE_NOTE);
+                    false
+                }
+                Sym::Var(_) | Sym::Func(_) => {
+                    // A variable or function name stands for its address.
+                    let c = class(want);
+                    if role == Role::Src && matches!(c, Class::Bits | Class::Unsigned | Class::Signed) && want.bits() >= 32 {
+                        return true;
+                    }
+                    mismatch(
+                        cx, op, i, "check/operand-type",
+                        format!("`{}` is {}; its name stands for its address, which does not fit here", name.text, sym_kind(&sym)),
+                        if role == Role::Dest { "a destination must be a register".to_string() } else { format!("`{}` operand expected here", want.as_str()) },
+                        Some(decl), TYPE_NOTE,
+                    );
+                    false
+                }
+            }
+        }
+        OperandKind::Not(n) => {
+            if want != ScalarType::Pred || role == Role::Dest {
+                mismatch(cx, op, i, "check/pred-int", format!("`!{}` negates a predicate, but `{ins}` expects `{}` here", n.text, want.as_str()), "negation only applies to predicate sources".into(), None, PRED_NOTE);
+                return false;
+            }
+            pred_reg(cx, *n, i)
+        }
+        OperandKind::Int(_) => {
+            if role == Role::Dest {
+                mismatch(cx, op, i, "check/operand-type", "a destination must be a register, not an immediate".into(), "immediate here".into(), None, TYPE_NOTE);
+                return false;
+            }
+            if class(want) == Class::Opaque {
+                return false;
+            }
+            true
+        }
+        OperandKind::Float(_) => {
+            if role == Role::Dest {
+                mismatch(cx, op, i, "check/operand-type", "a destination must be a register, not an immediate".into(), "immediate here".into(), None, TYPE_NOTE);
+                return false;
+            }
+            if matches!(class(want), Class::Float | Class::Bits) {
+                return true;
+            }
+            mismatch(cx, op, i, "check/operand-type", format!("floating-point immediate in `{ins}`"), format!("`{}` expects an integer", want.as_str()), None, "rule check/operand-type (PTX ISA 4.5.1 constants): floating-point constants are only valid with float and bit-size instruction types");
+            false
+        }
+        OperandKind::Expr(e) => {
+            let ok = resolve_expr(cx, e);
+            if role == Role::Dest {
+                mismatch(cx, op, i, "check/operand-type", "a destination must be a register, not an expression".into(), "expression here".into(), None, TYPE_NOTE);
+                return false;
+            }
+            ok
+        }
+        OperandKind::Sink => true,
+        OperandKind::Vector(elems) => {
+            let mut ok = true;
+            for e in elems {
+                ok &= value(cx, e, want, role, size, i);
+            }
+            ok
+        }
+        OperandKind::PredPair(..) | OperandKind::Address(_) | OperandKind::List(_) | OperandKind::Bracket(_) => {
+            mismatch(cx, op, i, "check/operand-shape", format!("unexpected operand shape in `{ins}`"), format!("a `{}` value is expected here", want.as_str()), None, "rule check/operand-shape: each instruction has a fixed operand form");
+            false
+        }
+    }
+}
+
+/// Checks that a name is a `.pred` register.
+pub fn pred_reg(cx: &mut Ctx<'_, '_>, n: Name<'_>, i: &Instruction<'_>) -> bool {
+    match cx.lookup(n.text) {
+        Some(Sym::Var(v)) if v.space() == StateSpace::Reg && v.ty() == Some(ScalarType::Pred) => true,
+        Some(s) => {
+            let decl = sym_span(s, &cx.funcs);
+            let what = match s {
+                Sym::Var(v) => format!("a `{}` register", v.ty().map(|t| t.as_str()).unwrap_or("?")),
+                other => sym_kind(other),
+            };
+            cx.emit(
+                Diagnostic::error("check/pred-int", n.span, format!("`{}` in `{}` must be a predicate, but it is {what}", n.text, super::opname(i)))
+                    .with_label("predicate expected")
+                    .with_secondary(decl, "declared here")
+                    .with_note(PRED_NOTE),
+            );
+            false
+        }
+        None => {
+            cx.unknown(n, "predicate register");
+            false
+        }
+    }
+}
+
+/// Resolves the names in a constant expression.
+pub fn resolve_expr(cx: &mut Ctx<'_, '_>, e: &Expr<'_>) -> bool {
+    match e {
+        Expr::Name(n) | Expr::Generic(n, _) => {
+            if cx.lookup(n.text).is_none() && special(n.text).is_none() {
+                cx.unknown(*n, "symbol");
+                return false;
+            }
+            true
+        }
+        Expr::Unary(_, a, _) => resolve_expr(cx, a),
+        Expr::Binary(_, a, b, _) => resolve_expr(cx, a) & resolve_expr(cx, b),
+        Expr::Int(..) | Expr::Float(..) => true,
+    }
+}
+
+/// Resolves every name in an operand, without typing it.
+pub fn resolve_operand(cx: &mut Ctx<'_, '_>, op: &Operand<'_>) {
+    match &op.kind {
+        OperandKind::Name { name, .. } | OperandKind::Not(name) => {
+            if special(name.text).is_none() && cx.lookup(name.text).is_none() {
+                cx.unknown(*name, "symbol");
+            }
+        }
+        OperandKind::PredPair(a, b) => {
+            for n in [a, b] {
+                if cx.lookup(n.text).is_none() {
+                    cx.unknown(*n, "predicate register");
+                }
+            }
+        }
+        OperandKind::Expr(e) => {
+            resolve_expr(cx, e);
+        }
+        OperandKind::Address(a) => {
+            if let Some(b) = a.base {
+                if special(b.text).is_none() && cx.lookup(b.text).is_none() {
+                    cx.unknown(b, "register or variable");
+                }
+            }
+        }
+        OperandKind::Vector(v) | OperandKind::List(v) | OperandKind::Bracket(v) => {
+            for o in v {
+                resolve_operand(cx, o);
+            }
+        }
+        OperandKind::Sink | OperandKind::Int(_) | OperandKind::Float(_) => {}
+    }
+}
+
+/// The `Loose` form: resolve names only.
+pub fn resolve_all(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) {
+    for op in &i.operands {
+        resolve_operand(cx, op);
+    }
+}

@@ -1,0 +1,196 @@
+//! Typed data instructions: arithmetic and logic (`add`, `mul`, `and`,
+//! `not`, ...), shifts, bit counts, `mov`, `cvt`, `cvta`, and `nanosleep`.
+//!
+//! Rules `check/instruction-type` (the instruction type is one the opcode
+//! defines; `.pred` only on and/or/xor/not/mov), `check/operand-type` and
+//! `check/pred-int` (each operand fits the type, [`crate::types`]), and
+//! `check/operand-count`.
+
+use super::operand::{value, Role};
+use super::{allows, opname, Decoded, Form, Spec};
+use crate::ctx::Ctx;
+use crate::isa::Feature;
+use crate::types::Size;
+use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType};
+use ptxsim_syntax::Diagnostic;
+
+fn wide(t: ScalarType) -> Option<ScalarType> {
+    use ScalarType::*;
+    Some(match t {
+        U16 => U32,
+        U32 => U64,
+        S16 => S32,
+        S32 => S64,
+        _ => return None,
+    })
+}
+
+const TYPE_NOTE: &str = "rule check/instruction-type: each PTX instruction defines which types it takes (PTX ISA chapter 9); predicates are manipulated only with and, or, xor, not and mov";
+
+fn count_error(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, want: &str) {
+    cx.emit(
+        Diagnostic::error("check/operand-count", i.span, format!("`{}` takes {want} operands; {} given", opname(i), i.operands.len()))
+            .with_note("rule check/operand-count: each instruction has a fixed operand list (PTX ISA chapter 9)"),
+    );
+}
+
+/// Checks the instruction-type modifier count and membership; returns the type.
+fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &Spec) -> Option<ScalarType> {
+    match d.types.as_slice() {
+        [] => {
+            cx.emit(
+                Diagnostic::error("check/instruction-type", i.opcode.span, format!("`{}` needs an instruction type", opname(i)))
+                    .with_label("no type given")
+                    .with_note(TYPE_NOTE),
+            );
+            None
+        }
+        [(t, s), ..] => {
+            if !allows(spec.types, *t) {
+                let hint = if *t == ScalarType::Pred { "; a predicate is not an integer (use selp to make one)" } else { "" };
+                cx.emit(
+                    Diagnostic::error("check/instruction-type", *s, format!("`{}` does not take type `{}`{hint}", i.opcode.text, t.as_str()))
+                        .with_label("unexpected instruction type")
+                        .with_note(TYPE_NOTE),
+                );
+                return None;
+            }
+            Some(*t)
+        }
+    }
+}
+
+/// The typed forms of the table (Binary, Unary, Ternary, Shift, Count, Mov, Cvt, Cvta).
+pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spec: &Spec) {
+    if spec.form == Form::Cvt {
+        return cvt(cx, i, d);
+    }
+    let Some(ty) = one_type(cx, i, d, spec) else {
+        super::operand::resolve_all(cx, i);
+        return;
+    };
+    let n = i.operands.len();
+    let ops = &i.operands;
+    match spec.form {
+        Form::Binary => {
+            let variadic = matches!(i.opcode.text, "min" | "max");
+            if n != 3 && !(variadic && n == 4) {
+                return count_error(cx, i, "three");
+            }
+            let is_wide = i.has_modifier(".wide");
+            let dt = if is_wide { wide(ty) } else { Some(ty) };
+            let Some(dt) = dt else {
+                cx.emit(Diagnostic::error("check/instruction-type", i.opcode.span, format!("`.wide` is not defined for `{}`", ty.as_str())).with_note("rule check/instruction-type (PTX ISA 9.7.1 mul/mad): `.wide` takes 16- or 32-bit integers"));
+                return;
+            };
+            value(cx, &ops[0], dt, Role::Dest, Size::Exact, i);
+            for o in &ops[1..] {
+                value(cx, o, ty, Role::Src, Size::Exact, i);
+            }
+        }
+        Form::Ternary => {
+            if n != 4 {
+                return count_error(cx, i, "four");
+            }
+            let dt = if i.has_modifier(".wide") { wide(ty).unwrap_or(ty) } else { ty };
+            value(cx, &ops[0], dt, Role::Dest, Size::Exact, i);
+            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+            value(cx, &ops[2], ty, Role::Src, Size::Exact, i);
+            value(cx, &ops[3], dt, Role::Src, Size::Exact, i);
+        }
+        Form::Unary => {
+            if n != 2 {
+                return count_error(cx, i, "two");
+            }
+            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+        }
+        Form::Shift => {
+            if n != 3 {
+                return count_error(cx, i, "three");
+            }
+            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+            // The shift amount is an unsigned 32-bit value (PTX ISA 9.7.8.7 shl).
+            value(cx, &ops[2], ScalarType::U32, Role::Src, Size::Exact, i);
+        }
+        Form::Count => {
+            if n != 2 {
+                return count_error(cx, i, "two");
+            }
+            value(cx, &ops[0], ScalarType::U32, Role::Dest, Size::Exact, i);
+            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+        }
+        Form::Mov => {
+            if n != 2 {
+                return count_error(cx, i, "two");
+            }
+            // Packing and unpacking (`mov.b64 %rd, {%r1, %r2}`) are not typed element-wise.
+            let packs = matches!(ops[0].kind, OperandKind::Vector(_)) || matches!(ops[1].kind, OperandKind::Vector(_));
+            if packs {
+                super::operand::resolve_all(cx, i);
+                return;
+            }
+            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+        }
+        Form::Cvta => {
+            if n != 2 {
+                return count_error(cx, i, "two");
+            }
+            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+        }
+        _ => super::operand::resolve_all(cx, i),
+    }
+}
+
+/// `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a`: `d` may be wider than `dtype`
+/// and `a` wider than `atype` (PTX ISA 6.4.1: ld, st and cvt relax sizes).
+fn cvt<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    let types = &d.types;
+    if types.len() != 2 || i.operands.len() != 2 {
+        // Packing conversions (`cvt.rn.f16x2.f32 d, a, b`) and other shapes are not typed here.
+        super::operand::resolve_all(cx, i);
+        return;
+    }
+    for (t, s) in types.iter() {
+        if *t == ScalarType::Pred {
+            cx.emit(
+                Diagnostic::error("check/pred-int", *s, "`cvt` does not convert predicates; use `selp` to make a value from a predicate and `setp` to make a predicate from a value")
+                    .with_label("unexpected instruction type")
+                    .with_note(TYPE_NOTE),
+            );
+            return;
+        }
+    }
+    value(cx, &i.operands[0], types[0].0, Role::Dest, Size::AtLeast, i);
+    value(cx, &i.operands[1], types[1].0, Role::Src, Size::AtLeast, i);
+}
+
+/// Rules `check/nanosleep-operand` and the `nanosleep` gate (seed 004
+/// nanosleep: `nanosleep.u32 t`, `t` a `.u32` register or immediate; ptxas
+/// accepts `.b32`/`.s32` registers and any immediate; 6.2 / sm_70, see
+/// [`crate::isa`]).
+pub fn nanosleep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    const NOTE: &str = "rule check/nanosleep-operand (PTX ISA 9.7.13 nanosleep): `nanosleep.u32 t;` where t is a 32-bit integer register or an immediate (not range-checked)";
+    cx.require(Feature::Nanosleep, i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span)));
+    match d.types.as_slice() {
+        [(ScalarType::U32, _)] => {}
+        [(t, s), ..] => {
+            cx.emit(Diagnostic::error("check/nanosleep-operand", *s, format!("`nanosleep` takes type `.u32` only, not `{}`", t.as_str())).with_label("unexpected instruction type").with_note(NOTE));
+            return;
+        }
+        [] => {
+            cx.emit(Diagnostic::error("check/nanosleep-operand", i.opcode.span, "`nanosleep` needs its type: `nanosleep.u32 t`").with_label("no `.u32`").with_note(NOTE));
+            return;
+        }
+    }
+    for m in &d.other {
+        cx.emit(Diagnostic::error("check/nanosleep-operand", m.span, format!("`{}` is not a modifier of `nanosleep`", m.text)).with_note(NOTE));
+    }
+    if i.operands.len() != 1 {
+        return count_error(cx, i, "one");
+    }
+    value(cx, &i.operands[0], ScalarType::U32, Role::Src, Size::Exact, i);
+}

@@ -1,0 +1,91 @@
+//! Agreement with ptxas: every file of `tests/check/` is parsed and checked,
+//! and ptxsim's accept/reject verdict is compared with the verdict of ptxas
+//! 12.9 recorded in `tests/check/verdicts.tsv`. For rejected files, the line
+//! of ptxsim's first error is compared with the line of ptxas's first error.
+
+use ptxsim_syntax::{Diagnostic, SourceFile};
+use std::path::PathBuf;
+
+/// Files where ptxsim's verdict deliberately differs from ptxas 12.9, with the
+/// reason (each is explained in `crates/check/README.md`).
+const ALLOWED_DIFFERENCES: &[(&str, &str)] = &[];
+
+fn root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/check")
+}
+
+struct Row {
+    path: String,
+    rc12: i32,
+    line: Option<u32>,
+    message: String,
+}
+
+fn rows() -> Vec<Row> {
+    let text = std::fs::read_to_string(root().join("verdicts.tsv")).expect("verdicts.tsv");
+    text.lines()
+        .skip(1)
+        .filter(|l| !l.trim().is_empty())
+        .map(|l| {
+            let cols: Vec<&str> = l.split('\t').collect();
+            Row {
+                path: cols[0].to_string(),
+                rc12: cols[1].parse().expect("rc12"),
+                line: cols.get(3).and_then(|s| s.parse().ok()),
+                message: cols.get(4).unwrap_or(&"").to_string(),
+            }
+        })
+        .collect()
+}
+
+fn diagnose(text: &str) -> Vec<Diagnostic> {
+    let parsed = ptxsim_syntax::parse(text);
+    let mut diags = parsed.diagnostics;
+    if !diags.iter().any(Diagnostic::is_error) {
+        diags.extend(ptxsim_check::check_module(&parsed.module));
+    }
+    diags
+}
+
+#[test]
+fn verdicts_agree_with_ptxas() {
+    let rows = rows();
+    assert!(rows.len() >= 150, "corpus too small: {}", rows.len());
+    let mut mismatches = Vec::new();
+    let mut agree = 0;
+    let (mut line_total, mut line_agree) = (0, 0);
+    let mut line_misses = Vec::new();
+    for r in &rows {
+        let text = std::fs::read_to_string(root().join(&r.path)).expect("read corpus file");
+        let diags = diagnose(&text);
+        let file = SourceFile::new(&r.path, &text);
+        let first_err = diags.iter().find(|d| d.is_error());
+        let ours = if first_err.is_some() { 255 } else { 0 };
+        if ours == r.rc12 {
+            agree += 1;
+        } else if let Some((_, why)) = ALLOWED_DIFFERENCES.iter().find(|(p, _)| *p == r.path) {
+            let _ = why;
+            agree += 1;
+        } else {
+            let ours_msg = first_err
+                .map(|d| format!("{}:{} {} {}", file.line_col(d.primary.span).0, file.line_col(d.primary.span).1, d.code, d.message))
+                .unwrap_or_else(|| "accepted".to_string());
+            mismatches.push(format!("{} (ptxas rc {} line {:?}: {}) ours: {}", r.path, r.rc12, r.line, r.message, ours_msg));
+        }
+        if let (Some(d), Some(l), 255) = (first_err, r.line, r.rc12) {
+            line_total += 1;
+            let ol = file.line_col(d.primary.span).0;
+            if ol == l {
+                line_agree += 1;
+            } else {
+                line_misses.push(format!("{}: ptxas line {} ours {} ({})", r.path, l, ol, d.code));
+            }
+        }
+    }
+    eprintln!("verdict agreement: {}/{}", agree, rows.len());
+    eprintln!("first-error line agreement: {}/{}", line_agree, line_total);
+    for m in &line_misses {
+        eprintln!("  line differs: {m}");
+    }
+    assert!(mismatches.is_empty(), "{} verdict mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
+}
