@@ -209,6 +209,8 @@ pub struct Ctx<'f, 'a> {
     /// Every function name declared anywhere in the module, and where first.
     pub all_funcs: HashMap<&'a str, Span>,
     pub frames: Vec<Frame<'f, 'a>>,
+    /// Diagnostics reported after all others (as ptxas orders them).
+    pub deferred: Vec<Diagnostic>,
     /// The kind and signature of every function of the module (for the prototype warning).
     pub all_sigs: Vec<(FunctionKind, Vec<ParamSig<'a>>, Vec<ParamSig<'a>>)>,
     /// The function being checked (index into `funcs`), with its kind.
@@ -227,6 +229,7 @@ impl<'f, 'a> Ctx<'f, 'a> {
             all_funcs: HashMap::new(),
             frames: vec![Frame::default()],
             all_sigs: Vec::new(),
+            deferred: Vec::new(),
             current: None,
         }
     }
@@ -257,6 +260,14 @@ impl<'f, 'a> Ctx<'f, 'a> {
                     "rule check/duplicate-definition (PTX ISA 9.7.12.1): a name is declared once per scope; this {what} needs another name, or an inner `{{ }}` block to shadow the first"
                 )),
             );
+            // A variable declared beside a same-named label keeps meaning the
+            // variable, so its uses are not reported a second time.
+            let label_first = matches!(self.frames.last().and_then(|f| f.names.get(name.text)), Some(Sym::Label { .. }));
+            if label_first && matches!(sym, Sym::Var(_)) {
+                if let Some(f) = self.frames.last_mut() {
+                    f.names.insert(name.text, sym);
+                }
+            }
             return;
         }
         if let Some(f) = self.frames.last_mut() {

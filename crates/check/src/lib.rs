@@ -75,11 +75,11 @@ pub mod ub;
 use ptxsim_syntax::ast::Module;
 use ptxsim_syntax::Diagnostic;
 
-/// Checks a parsed module; returns every error and warning found, in source order.
+/// Checks a parsed module; returns every error and warning found, in the
+/// order ptxas would report them (source order, except that a `.version`
+/// that does not support the `.target` is reported last).
 pub fn check_module(module: &Module<'_>) -> Vec<Diagnostic> {
     let mut cx = ctx::Ctx::new();
     module::check(&mut cx, module);
-    let mut diags = cx.diags;
-    diags.sort_by_key(|d| (d.primary.span.start, d.severity != ptxsim_syntax::Severity::Error));
-    diags
+    cx.diags
 }

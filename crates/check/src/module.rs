@@ -32,6 +32,8 @@ pub fn check<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) {
             _ => {}
         }
     }
+    let deferred = std::mem::take(&mut cx.deferred);
+    cx.diags.extend(deferred);
 }
 
 /// Rule `check/version-target`: the module starts with a `.version` ptxsim
@@ -74,7 +76,8 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                                 }
                                 if let Some((ver, vspan)) = cx.version {
                                     if ver < need {
-                                        cx.emit(
+                                        // ptxas reports this after the module's other errors; so does ptxsim.
+                                        cx.deferred.push(
                                             Diagnostic::error("check/version-target", n.span, format!("PTX ISA version {ver} does not support target {sm}"))
                                                 .with_label(format!("{sm} needs .version {need} or later"))
                                                 .with_secondary(vspan, "the version is declared here")
@@ -203,16 +206,18 @@ fn init_name<'a>(cx: &mut Ctx<'_, 'a>, n: Name<'a>) {
     }
 }
 
-fn same_sig(a: &[ParamSig<'_>], b: &[ParamSig<'_>]) -> Option<&'static str> {
+/// How two parameter lists differ: the reason, and the span of the first
+/// differing parameter of `b` (if any).
+fn same_sig(a: &[ParamSig<'_>], b: &[ParamSig<'_>]) -> Option<(&'static str, Option<Span>)> {
     if a.len() != b.len() {
-        return Some("parameter counts differ");
+        return Some(("parameter counts differ", None));
     }
     for (x, y) in a.iter().zip(b) {
         if x.ty != y.ty || x.elems != y.elems || x.vector != y.vector || x.space != y.space {
-            return Some("parameter types differ");
+            return Some(("parameter types differ", Some(y.span)));
         }
         if x.effective_align() != y.effective_align() {
-            return Some("parameter alignments differ");
+            return Some(("parameter alignments differ", Some(y.span)));
         }
     }
     None
@@ -240,9 +245,11 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
             let prev_span = prev.decl_span;
             let had_body = cx.bodies.get(f.name.text).is_some_and(|s| s.start < f.name.span.start);
             if f.body.is_some() && had_body {
+                let body = f.body.as_ref().map(|b| Span { start: b.span.start, end: b.span.start.saturating_add(1) }).unwrap_or(f.name.span);
                 cx.emit(
-                    Diagnostic::error("check/duplicate-definition", f.name.span, format!("duplicate definition of function `{}`", f.name.text))
-                        .with_label("a second body for the same function")
+                    Diagnostic::error("check/duplicate-definition", body, format!("duplicate definition of function `{}`", f.name.text))
+                        .with_label(format!("a second body for `{}`", f.name.text))
+                        .with_secondary(f.name.span, "redefined here")
                         .with_secondary(prev_span, "first defined here")
                         .with_note("rule check/duplicate-definition: a function has at most one body per module"),
                 );
@@ -252,9 +259,9 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
                         .with_secondary(prev_span, "first declared here")
                         .with_note("rule check/inconsistent-prototype: every declaration of a function must agree"),
                 );
-            } else if let Some(why) = same_sig(&prev.returns, &info.returns).or_else(|| same_sig(&prev.params, &info.params)) {
+            } else if let Some((why, at)) = same_sig(&prev.returns, &info.returns).or_else(|| same_sig(&prev.params, &info.params)) {
                 cx.emit(
-                    Diagnostic::error("check/inconsistent-prototype", f.name.span, format!("inconsistent prototypes of `{}`: {why}", f.name.text))
+                    Diagnostic::error("check/inconsistent-prototype", at.unwrap_or(f.name.span), format!("inconsistent prototypes of `{}`: {why}", f.name.text))
                         .with_label("this declaration disagrees with the earlier one")
                         .with_secondary(prev_span, "first declared here")
                         .with_note("rule check/inconsistent-prototype: a prototype and the definition must have the same parameters"),

@@ -89,3 +89,18 @@ fn verdicts_agree_with_ptxas() {
     }
     assert!(mismatches.is_empty(), "{} verdict mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
 }
+
+/// Prints ptxsim's first error beside ptxas's for every rejected file
+/// (`cargo test --test verdicts -- --ignored --nocapture`), for review.
+#[test]
+#[ignore]
+fn dump_first_errors() {
+    for r in rows().iter().filter(|r| r.rc12 != 0) {
+        let text = std::fs::read_to_string(root().join(&r.path)).expect("read");
+        let diags = diagnose(&text);
+        let file = SourceFile::new(&r.path, &text);
+        if let Some(d) = diags.iter().find(|d| d.is_error()) {
+            eprintln!("{}\n  ptxas: {}\n  ours:  {} [{}] {}", r.path, r.message, file.line_col(d.primary.span).0, d.code, d.message);
+        }
+    }
+}
