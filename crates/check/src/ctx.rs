@@ -363,6 +363,7 @@ impl Default for Ctx<'_, '_> {
 
 pub fn sym_kind(s: &Sym<'_, '_>) -> String {
     match s {
+        Sym::Var(v) if v.sig.space == StateSpace::Reg => format!("a `{}` register", v.sig.ty.map(|t| t.as_str()).unwrap_or("?")),
         Sym::Var(v) => format!("a `{}` variable", v.sig.space.as_str()),
         Sym::Label { kind, .. } => kind.describe().to_string(),
         Sym::Func(_) => "a function".to_string(),

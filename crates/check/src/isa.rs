@@ -200,7 +200,7 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::CallPrototype, name: ".callprototype directive", min_version: v(2, 1), min_sm: 20, source: "PTX ISA 9.7.12.5 call (and ptxas 12.9)" },
     Gate { feature: Feature::FunctionInitialisers, name: "functions as initial values", min_version: v(2, 1), min_sm: 20, source: "PTX ISA 9.7.12.5 call tables (and ptxas 12.9)" },
     Gate { feature: Feature::ParamFormals, name: ".param formal parameters of a .func", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 5.1.6.4 kernel function parameters / ptxas 12.9 ('Function parameter has illegal state space' on sm_10)" },
-    Gate { feature: Feature::Nanosleep, name: "nanosleep", min_version: v(6, 2), min_sm: 70, source: "PTX ISA 9.7.13 nanosleep: the manual says 6.3; ptxas 12.9 accepts 6.2, which ptxsim follows" },
+    Gate { feature: Feature::Nanosleep, name: "nanosleep", min_version: v(6, 2), min_sm: 70, source: "PTX ISA 9.7.13 nanosleep requires sm_70; the manual says PTX ISA 6.3, but ptxas 11.8 and 12.9 accept 6.2 (and reject 6.1), and ptxsim follows ptxas" },
     Gate { feature: Feature::SetpF16, name: "setp.f16/.f16x2", min_version: v(4, 2), min_sm: 53, source: "PTX ISA 9.7.4.4 setp (half precision): introduced in 4.2, requires sm_53" },
     Gate { feature: Feature::SetpBf16, name: "setp.bf16", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.4.4 setp.bf16: introduced in 7.8, requires sm_90" },
     Gate { feature: Feature::SetpBf16x2, name: "setp.bf16x2", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.4.4 setp.bf16x2: introduced in 7.8, requires sm_90" },

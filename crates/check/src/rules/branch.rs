@@ -144,7 +144,7 @@ pub fn brx<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
                 cx.emit(
                     Diagnostic::error("check/brx-tlist", tl.span, format!("`.branchtargets` `{}` is used before it is declared", name.text))
                         .with_label("used here")
-                        .with_secondary(decl, format!("`.branchtargets` declared at this later point (line below the use)"))
+                        .with_secondary(decl, format!("`{}` is declared here, after its use", name.text))
                         .with_note(BRX_TLIST_NOTE),
                 );
             } else if let OperandKind::Int(v) = &idx.kind {

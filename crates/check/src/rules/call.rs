@@ -323,7 +323,7 @@ fn arg<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, formal: &ParamSig<'a>, callee
                 if v.space() == StateSpace::Param && a.effective_align() != formal.effective_align() {
                     return err(
                         cx,
-                        format!("the alignment of `{}` ({}) does not match {which} `{}` ({})", name.text, a.effective_align(), formal.name.text, formal.effective_align()),
+                        format!("the alignment of `{}` ({} bytes) does not match {which} `{}` ({} bytes)", name.text, a.effective_align(), formal.name.text, formal.effective_align()),
                         "alignment mismatch".into(),
                         Some(v.name.span),
                     );

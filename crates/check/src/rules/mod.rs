@@ -296,14 +296,10 @@ fn guard(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) {
         Some(Sym::Var(v)) if v.space() == StateSpace::Reg && v.ty() == Some(ScalarType::Pred) => {}
         Some(s) => {
             let what = crate::ctx::sym_kind(s);
-            let ty = match s {
-                Sym::Var(v) => v.ty().map(|t| format!(" of type `{}`", t.as_str())).unwrap_or_default(),
-                _ => String::new(),
-            };
             let decl = crate::ctx::sym_span(s, &cx.funcs);
             cx.emit(
                 Diagnostic::error("check/guard-type", g.pred.span, format!("guard `{}` is not a predicate", g.pred.text))
-                    .with_label(format!("this is {what}{ty}"))
+                    .with_label(format!("this is {what}"))
                     .with_secondary(decl, "declared here")
                     .with_note("rule check/guard-type (PTX ISA 9.7.12.2, 9.3): a guard must be a `.pred` register; integers are not predicates (compute one with `setp`)"),
             );

@@ -102,7 +102,7 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
             format!("`setp` takes {want} operands here, {} given", i.operands.len())
         };
         let span = if i.operands.len() == 4 && d.boolop.is_none() { i.operands[3].span } else { i.span };
-        cx.emit(Diagnostic::error("check/setp-boolop", span, msg).with_note("rule check/setp-boolop (PTX ISA 9.7.3 setp): `setp.CmpOp.BoolOp.type p, a, b, {!}c` combines the comparison with `c`; without a BoolOp there is no `c`"));
+        cx.emit(Diagnostic::error("check/setp-boolop", span, msg).with_label("BoolOp and `c` go together").with_note("rule check/setp-boolop (PTX ISA 9.7.3 setp): `setp.CmpOp.BoolOp.type p, a, b, {!}c` combines the comparison with `c`; without a BoolOp there is no `c`"));
         return;
     }
     // Destinations.

@@ -65,6 +65,11 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
     if spec.form == Form::Cvt {
         return cvt(cx, i, d);
     }
+    if d.types.is_empty() && d.other.iter().any(|m| m.text.ends_with("x2") || m.text.ends_with("x4")) {
+        // Packed integer types (`.u16x2`, `.s16x2`) are not typed here.
+        super::operand::resolve_all(cx, i);
+        return;
+    }
     let Some(ty) = one_type(cx, i, d, spec) else {
         super::operand::resolve_all(cx, i);
         return;
