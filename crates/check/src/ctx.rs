@@ -280,7 +280,7 @@ impl<'f, 'a> Ctx<'f, 'a> {
         let clash = self.frames.last().and_then(|f| {
             f.names
                 .iter()
-                .find(|(n, _)| split_index(n).is_some_and(|(p, i)| p == name.text && i < count) || **n == name.text)
+                .find(|(n, _)| split_index(n).is_some_and(|(p, i)| p == name.text && i < count))
                 .map(|(_, s)| sym_span(s, &self.funcs))
                 .or_else(|| f.ranges.iter().find(|(p, _, _)| *p == name.text).map(|(_, _, s)| sym_span(s, &self.funcs)))
         });

@@ -27,7 +27,23 @@ pub fn check<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) {
     }
     for item in &m.items {
         match item {
-            Item::Var(v) => declare_var(cx, v, VarRole::Module),
+            Item::Var(v) => {
+                if v.space.value == StateSpace::Param {
+                    cx.emit(
+                        Diagnostic::error("check/state-space", v.space.span, "`.param` variables cannot be declared at module scope")
+                            .with_label("parameters belong to a function's parameter list or body")
+                            .with_note("rule check/state-space (PTX ISA 5.1.6 parameter state space): `.param` variables are kernel or function parameters, or call arguments declared inside a body"),
+                    );
+                }
+                if v.space.value == StateSpace::Reg {
+                    cx.emit(
+                        Diagnostic::error("check/state-space", v.space.span, "module-scope `.reg` variables are not allowed")
+                            .with_label("registers are declared inside function bodies")
+                            .with_note("rule check/state-space (PTX ISA 5.1.1 register state space): ptxas rejects module-scoped `.reg` variables under the ABI (\"not allowed with ABI\")"),
+                    );
+                }
+                declare_var(cx, v, VarRole::Module)
+            }
             Item::Function(f) => function(cx, f),
             _ => {}
         }
@@ -109,6 +125,67 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                 first_span.get_or_insert(v.span);
             }
             _ => {}
+        }
+    }
+    // `.version` opens the module and `.target` follows it (ptxas: "Missing
+    // .version directive at start of file"); `.address_size` is given once.
+    let first_two: Vec<&Item<'_>> = m.items.iter().take(2).collect();
+    if cx.version.is_some() && !matches!(first_two.first(), Some(Item::Version(_))) {
+        if let Some((_, vspan)) = cx.version {
+            cx.emit(
+                Diagnostic::error("check/version-target", vspan, "`.version` must be the first directive of the module")
+                    .with_label("something comes before it")
+                    .with_note("rule check/version-target (PTX ISA 11.1.1): \"Each PTX module must begin with a .version directive\""),
+            );
+        }
+    }
+    if let (Some(Item::Version(_)), Some(second)) = (first_two.first(), first_two.get(1)) {
+        if !matches!(second, Item::Target(_)) {
+            let span = match m.items.iter().find_map(|i| if let Item::Target(t) = i { Some(t.span) } else { None }) {
+                Some(s) => s,
+                None => first_span.unwrap_or(Span::DUMMY),
+            };
+            cx.emit(
+                Diagnostic::error("check/version-target", span, "`.target` must directly follow `.version`")
+                    .with_label("expected right after `.version`")
+                    .with_note("rule check/version-target (PTX ISA 11.1.2): the `.target` directive follows the `.version` directive at the start of the module"),
+            );
+        }
+    }
+    // Header order: `.version`, `.target` (possibly repeated), `.address_size`, then the rest.
+    let mut seen_body = false;
+    let mut seen_size = false;
+    for item in &m.items {
+        match item {
+            Item::Version(_) => {}
+            Item::Target(t) if seen_body || seen_size => cx.emit(
+                Diagnostic::error("check/version-target", t.span, "`.target` must come before `.address_size` and every declaration")
+                    .with_label("misplaced module directive")
+                    .with_note("rule check/version-target (PTX ISA 11.1): a module starts with `.version`, `.target`, then `.address_size`"),
+            ),
+            Item::Target(_) => {}
+            Item::AddressSize(a) if seen_body => cx.emit(
+                Diagnostic::error("check/version-target", a.span, "`.address_size` must come before every declaration")
+                    .with_label("misplaced module directive")
+                    .with_note("rule check/version-target (PTX ISA 11.1.3): `.address_size` follows `.target` at the start of the module"),
+            ),
+            Item::AddressSize(_) => seen_size = true,
+            _ => seen_body = true,
+        }
+    }
+    let sizes: Vec<Span> = m.items.iter().filter_map(|i| if let Item::AddressSize(a) = i { Some(a.span) } else { None }).collect();
+    let targets: Vec<Span> = m.items.iter().filter_map(|i| if let Item::Target(t) = i { Some(t.span) } else { None }).collect();
+    // A repeated `.target` is accepted by ptxas 12.9; a repeated `.address_size` is a syntax error.
+    let _ = &targets;
+    for (list, what) in [(&sizes, "`.address_size`")] {
+        if let [first, rest @ ..] = list.as_slice() {
+            for s in rest {
+                cx.emit(
+                    Diagnostic::error("check/version-target", *s, format!("a second {what} directive"))
+                        .with_secondary(*first, "first given here")
+                        .with_note("rule check/version-target (PTX ISA 11.1): module directives are given once"),
+                );
+            }
         }
     }
     if cx.version.is_none() {
@@ -231,6 +308,17 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
         params: f.params.iter().flatten().map(ParamSig::from_param).collect(),
         decl_span: f.name.span,
     };
+    if f.kind == FunctionKind::Entry {
+        for p in f.params.iter().flatten() {
+            if p.space.value != StateSpace::Param {
+                cx.emit(
+                    Diagnostic::error("check/state-space", p.space.span, format!("kernel parameter `{}` must be in the `.param` state space", p.name.text))
+                        .with_label(format!("`{}` is not allowed here", p.space.value.as_str()))
+                        .with_note("rule check/state-space (PTX ISA 5.1.6.1 kernel function parameters): `.entry` parameters are `.param` variables"),
+                );
+            }
+        }
+    }
     // `.param` formals of a `.func` need sm_20 (ptxas: "Function parameter has illegal state space").
     if f.kind == FunctionKind::Func {
         for p in f.returns.iter().flatten().chain(f.params.iter().flatten()) {

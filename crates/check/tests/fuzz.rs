@@ -137,3 +137,40 @@ fn mutated_corpus_never_panics() {
     }
     assert!(runs > 0);
 }
+
+/// Writes parse-clean mutants and ptxsim's verdict on each to
+/// `$PTXSIM_MUTANTS_DIR` (`verdicts.tsv`: file, 0 or 255, first error code),
+/// for comparison with ptxas (`crates/check/scripts/diff_ptxas.py`).
+#[test]
+#[ignore]
+fn write_mutants_for_ptxas() {
+    let Ok(dir) = std::env::var("PTXSIM_MUTANTS_DIR") else { return };
+    let n: usize = std::env::var("PTXSIM_MUTANTS").ok().and_then(|s| s.parse().ok()).unwrap_or(300);
+    let seed: u64 = std::env::var("PTXSIM_MUTANTS_SEED").ok().and_then(|s| s.parse().ok()).unwrap_or(1);
+    let root = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests");
+    let mut files = Vec::new();
+    ptx_files(&root.join("check/accept"), &mut files);
+    ptx_files(&root.join("corpus"), &mut files);
+    files.sort();
+    let texts: Vec<String> = files.iter().filter_map(|f| std::fs::read_to_string(f).ok()).filter(|t| t.len() < 6000).collect();
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15 ^ seed.wrapping_mul(0x1234_5678_9abc_def1));
+    let _ = std::fs::create_dir_all(&dir);
+    let mut tsv = String::new();
+    let mut k = 0;
+    while k < n {
+        let t = &texts[rng.below(texts.len())];
+        let other = &texts[rng.below(texts.len())];
+        let m = mutate(&mut rng, t, other);
+        let parsed = ptxsim_syntax::parse(&m);
+        if parsed.diagnostics.iter().any(Diagnostic::is_error) {
+            continue;
+        }
+        let diags = ptxsim_check::check_module(&parsed.module);
+        let first = diags.iter().find(|d| d.is_error());
+        let name = format!("m{k:04}.ptx");
+        let _ = std::fs::write(Path::new(&dir).join(&name), &m);
+        tsv.push_str(&format!("{name}\t{}\t{}\n", if first.is_some() { 255 } else { 0 }, first.map(|d| format!("{}: {}", d.code, d.message)).unwrap_or_default()));
+        k += 1;
+    }
+    let _ = std::fs::write(Path::new(&dir).join("verdicts.tsv"), tsv);
+}

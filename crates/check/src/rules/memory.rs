@@ -39,6 +39,14 @@ pub fn ld_st<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, sto
     for extra in &i.operands[2..] {
         super::operand::resolve_operand(cx, extra);
     }
+    if let [_, (t, s), ..] = d.types.as_slice() {
+        cx.emit(
+            Diagnostic::error("check/instruction-type", *s, format!("`{}` takes one data type; `{}` is a second one", i.opcode.text, t.as_str()))
+                .with_label("unexpected instruction type")
+                .with_note("rule check/instruction-type (PTX ISA 9.7.9.8 ld, 9.7.9.10 st)"),
+        );
+        return;
+    }
     let Some(&(ty, _)) = d.types.last() else {
         cx.emit(Diagnostic::error("check/instruction-type", i.opcode.span, format!("`{}` needs a data type", opname(i))).with_note("rule check/instruction-type (PTX ISA 9.7.9.8 ld)"));
         return;

@@ -239,6 +239,15 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return;
     };
     let d = decode(i);
+    for m in &i.modifiers {
+        if matches!(m.text, ".calltargets" | ".branchtargets" | ".callprototype" | ".target" | ".version" | ".address_size" | ".entry" | ".func" | ".extern" | ".visible" | ".weak" | ".align") {
+            cx.emit(
+                Diagnostic::error("check/unknown-instruction", m.span, format!("`{}` is a directive, not a modifier of `{}`", m.text, i.opcode.text))
+                    .with_label("unexpected directive in an instruction")
+                    .with_note("rule check/unknown-instruction: instruction modifiers come from the instruction's own syntax (PTX ISA chapter 9)"),
+            );
+        }
+    }
     // Rule check/uni-modifier (PTX ISA 9.7.12, Thread Divergence): `.uni` exists on bra, brx.idx, call and ret only.
     if !matches!(spec.form, Form::Bra | Form::Brx | Form::Call | Form::Ret) {
         if let Some(&s) = d.uni.first() {

@@ -45,7 +45,15 @@ fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &S
             );
             None
         }
-        [(t, s), ..] => {
+        [_, (t, s), ..] => {
+            cx.emit(
+                Diagnostic::error("check/instruction-type", *s, format!("`{}` takes one instruction type; `{}` is a second one", i.opcode.text, t.as_str()))
+                    .with_label("unexpected instruction type")
+                    .with_note(TYPE_NOTE),
+            );
+            None
+        }
+        [(t, s)] => {
             if !allows(spec.types, *t) {
                 let hint = if *t == ScalarType::Pred { "; a predicate is not an integer (use selp to make one)" } else { "" };
                 cx.emit(
@@ -62,6 +70,14 @@ fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &S
 
 /// The typed forms of the table (Binary, Unary, Ternary, Shift, Count, Mov, Cvt, Cvta).
 pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spec: &Spec) {
+    if let (Some((s, span)), false) = (d.space, spec.form == Form::Cvta) {
+        cx.emit(
+            Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, s.as_str()))
+                .with_label("unexpected state space")
+                .with_note("rule check/state-space: only memory instructions (ld, st, atom, cvta, ...) name a state space"),
+        );
+        return;
+    }
     if spec.form == Form::Cvt {
         return cvt(cx, i, d);
     }
@@ -154,6 +170,11 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
 /// and `a` wider than `atype` (PTX ISA 6.4.1: ld, st and cvt relax sizes).
 fn cvt<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     let types = &d.types;
+    let packed = types.iter().any(|(t, _)| matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2 | ScalarType::E4m3x2 | ScalarType::E5m2x2 | ScalarType::B32))
+        || d.other.iter().any(|m| m.text.ends_with("x2") || m.text.ends_with("x4") || m.text == ".relu" || m.text == ".satfinite");
+    if types.len() == 2 && i.operands.len() != 2 && !packed {
+        return count_error(cx, i, "two");
+    }
     if types.len() != 2 || i.operands.len() != 2 {
         // Packing conversions (`cvt.rn.f16x2.f32 d, a, b`) and other shapes are not typed here.
         super::operand::resolve_all(cx, i);
