@@ -333,7 +333,11 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
             let prev_span = prev.decl_span;
             let had_body = cx.bodies.get(f.name.text).is_some_and(|s| s.start < f.name.span.start);
             if f.body.is_some() && had_body {
-                let body = f.body.as_ref().map(|b| Span { start: b.span.start, end: b.span.start.saturating_add(1) }).unwrap_or(f.name.span);
+                // Where ptxas reports it: a kernel at its name, a device function at its body.
+                let body = match (f.kind, f.body.as_ref()) {
+                    (FunctionKind::Func, Some(b)) => Span { start: b.span.start, end: b.span.start.saturating_add(1) },
+                    _ => f.name.span,
+                };
                 cx.emit(
                     Diagnostic::error("check/duplicate-definition", body, format!("duplicate definition of function `{}`", f.name.text))
                         .with_label(format!("a second body for `{}`", f.name.text))

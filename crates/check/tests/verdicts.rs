@@ -7,8 +7,16 @@ use ptxsim_syntax::{Diagnostic, SourceFile};
 use std::path::PathBuf;
 
 /// Files where ptxsim's verdict deliberately differs from ptxas 12.9, with the
-/// reason (each is explained in `crates/check/README.md`).
+/// reason (each is explained in `crates/check/README.md`). Empty: on this
+/// corpus ptxsim agrees with ptxas 12.9 on every file. (The deliberate
+/// differences in the README, such as `.version` 8.9 to 9.5, have no file
+/// here because ptxas 12.9 cannot record them.)
 const ALLOWED_DIFFERENCES: &[(&str, &str)] = &[];
+
+/// Rejected files whose first-error line deliberately differs from ptxas's:
+/// ptxas reports an inconsistent prototype at the `{` of the definition;
+/// ptxsim points at the parameter that differs, one line earlier.
+const LINE_DIFFERENCES: &[&str] = &["reject/scope-var--prototype-mismatch.ptx"];
 
 fn root() -> PathBuf {
     PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/check")
@@ -77,7 +85,7 @@ fn verdicts_agree_with_ptxas() {
             let ol = file.line_col(d.primary.span).0;
             if ol == l {
                 line_agree += 1;
-            } else {
+            } else if !LINE_DIFFERENCES.contains(&r.path.as_str()) {
                 line_misses.push(format!("{}: ptxas line {} ours {} ({})", r.path, l, ol, d.code));
             }
         }
@@ -88,6 +96,8 @@ fn verdicts_agree_with_ptxas() {
         eprintln!("  line differs: {m}");
     }
     assert!(mismatches.is_empty(), "{} verdict mismatches:\n{}", mismatches.len(), mismatches.join("\n"));
+    assert!(line_misses.is_empty(), "first-error lines differ from ptxas:\n{}", line_misses.join("\n"));
+    assert_eq!(line_agree + LINE_DIFFERENCES.len(), line_total);
 }
 
 /// Prints ptxsim's first error beside ptxas's for every rejected file
