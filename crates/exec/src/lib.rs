@@ -1,3 +1,308 @@
 //! ptxsim-exec: the SIMT engine.
+//!
+//! It owns the host API ([`Device`], [`Module`], [`LaunchConfig`],
+//! [`KernelArg`], [`RunError`]), the decoder from the checked AST to a flat
+//! register-machine [`program::Program`] (`decode/`), the lane-wise
+//! semantics (`alu`, `cvt`, `atomics`), memory (`memory`), warp state
+//! (`warp`), the dispatch loop (`exec`), the two scheduling modes
+//! (`simt_stack`: a reconvergence stack per warp; `its`: independent thread
+//! scheduling), CTA/cluster scheduling with barriers (`sched`) and the
+//! parallel launch (`launch`).
+//!
+//! Invariants:
+//! - No input (module, launch, kernel behaviour) makes the engine panic;
+//!   every problem is a [`RunError`] with a [`TrapKind`].
+//! - Every run is bounded by fuel (warp instructions) and memory limits.
+//! - The library never prints.
 
 #![forbid(unsafe_code)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod alu;
+mod atomics;
+pub mod cvt;
+mod decode;
+mod error;
+mod exec;
+mod its;
+mod launch;
+pub mod memory;
+pub mod program;
+mod sched;
+mod simt_stack;
+mod warp;
+
+pub use error::{RunError, TrapKind};
+use std::sync::Arc;
+
+/// Default fuel: 10^9 warp instructions per launch.
+pub const DEFAULT_FUEL: u64 = 1_000_000_000;
+/// Default call-depth limit.
+pub const DEFAULT_MAX_CALL_DEPTH: u32 = 1024;
+
+/// Three-dimensional sizes (grid, block, cluster).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+impl Dim3 {
+    pub const fn new(x: u32, y: u32, z: u32) -> Dim3 {
+        Dim3 { x, y, z }
+    }
+}
+
+impl From<u32> for Dim3 {
+    fn from(x: u32) -> Dim3 {
+        Dim3::new(x, 1, 1)
+    }
+}
+
+/// How divergent warps are scheduled.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum Scheduling {
+    /// A per-warp reconvergence stack (pre-Volta).
+    #[default]
+    Stack,
+    /// Independent thread scheduling with per-thread pcs (sm_70+).
+    Its,
+}
+
+/// A launch configuration.
+#[derive(Clone, Debug)]
+pub struct LaunchConfig {
+    pub grid: Dim3,
+    pub block: Dim3,
+    /// Thread-block cluster dimensions (`None`: no explicit cluster).
+    pub cluster: Option<Dim3>,
+    pub dynamic_shared_bytes: u32,
+    pub scheduling: Scheduling,
+    /// Warp instructions the whole launch may execute.
+    pub fuel: u64,
+    pub max_call_depth: u32,
+    /// Worker threads (`None`: rayon's default, one per core).
+    pub threads: Option<usize>,
+}
+
+impl LaunchConfig {
+    pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
+        LaunchConfig {
+            grid: grid.into(),
+            block: block.into(),
+            cluster: None,
+            dynamic_shared_bytes: 0,
+            scheduling: Scheduling::Stack,
+            fuel: DEFAULT_FUEL,
+            max_call_depth: DEFAULT_MAX_CALL_DEPTH,
+            threads: None,
+        }
+    }
+}
+
+/// A typed kernel argument.
+#[derive(Clone, Debug, PartialEq)]
+pub enum KernelArg {
+    U8(u8),
+    U16(u16),
+    U32(u32),
+    U64(u64),
+    S8(i8),
+    S16(i16),
+    S32(i32),
+    S64(i64),
+    F32(f32),
+    F64(f64),
+    /// A device pointer.
+    Ptr(u64),
+    /// Raw bytes (a by-value struct parameter).
+    Bytes(Vec<u8>),
+}
+
+impl KernelArg {
+    pub fn bytes(&self) -> Vec<u8> {
+        match self {
+            KernelArg::U8(v) => v.to_le_bytes().to_vec(),
+            KernelArg::U16(v) => v.to_le_bytes().to_vec(),
+            KernelArg::U32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::U64(v) | KernelArg::Ptr(v) => v.to_le_bytes().to_vec(),
+            KernelArg::S8(v) => v.to_le_bytes().to_vec(),
+            KernelArg::S16(v) => v.to_le_bytes().to_vec(),
+            KernelArg::S32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::S64(v) => v.to_le_bytes().to_vec(),
+            KernelArg::F32(v) => v.to_le_bytes().to_vec(),
+            KernelArg::F64(v) => v.to_le_bytes().to_vec(),
+            KernelArg::Bytes(b) => b.clone(),
+        }
+    }
+}
+
+/// Resource limits of a device.
+#[derive(Clone, Debug)]
+pub struct Limits {
+    /// Total bytes of global allocations (module variables included).
+    pub max_device_bytes: u64,
+    /// Shared memory per CTA, static plus dynamic.
+    pub max_shared_bytes: u32,
+    /// Local memory (call frames) per thread.
+    pub local_bytes_per_thread: u32,
+}
+
+impl Default for Limits {
+    fn default() -> Limits {
+        Limits { max_device_bytes: 8 << 30, max_shared_bytes: 228 * 1024, local_bytes_per_thread: 512 * 1024 }
+    }
+}
+
+/// The emulated device: global memory and limits.
+#[derive(Debug)]
+pub struct Device {
+    mem: memory::GlobalMemory,
+    pub limits: Limits,
+}
+
+/// A loaded module: the decoded program, with its globals allocated on the device.
+#[derive(Clone, Debug)]
+pub struct Module {
+    pub program: Arc<program::Program>,
+    consts: Arc<Vec<u8>>,
+    /// Addresses of the module's `.global` variables.
+    pub globals: Vec<(String, u64)>,
+}
+
+impl Module {
+    /// Names of the kernels (`.entry` functions with a body).
+    pub fn kernels(&self) -> Vec<&str> {
+        self.program.functions.iter().filter(|f| f.is_kernel && f.defined).map(|f| f.name.as_str()).collect()
+    }
+
+    /// Kernel parameter sizes in bytes, if `name` is a kernel.
+    pub fn kernel_params(&self, name: &str) -> Option<Vec<u32>> {
+        self.program
+            .functions
+            .iter()
+            .find(|f| f.is_kernel && f.defined && f.name == name)
+            .map(|f| f.kparams.iter().map(|p| p.1).collect())
+    }
+}
+
+/// One branch's divergence count.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct BranchStat {
+    pub function: String,
+    pub line: u32,
+    pub count: u64,
+}
+
+/// What a launch did.
+#[derive(Clone, Debug, Default)]
+pub struct LaunchStats {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    /// Divergence events (a branch, `brx.idx` or indirect call whose lanes split).
+    pub divergent_branches: u64,
+    /// The branches that diverged, most often first.
+    pub branches: Vec<BranchStat>,
+}
+
+impl LaunchStats {
+    pub fn simt_efficiency(&self) -> f64 {
+        if self.warp_instructions == 0 {
+            1.0
+        } else {
+            self.thread_instructions as f64 / (self.warp_instructions as f64 * 32.0)
+        }
+    }
+
+    fn from_stats(s: &warp::Stats, prog: &program::Program) -> LaunchStats {
+        let mut branches: Vec<BranchStat> = s
+            .divergence
+            .iter()
+            .map(|((f, pc), c)| {
+                let func = &prog.functions[*f as usize];
+                BranchStat { function: func.name.clone(), line: func.code.get(*pc as usize).map(|i| i.line).unwrap_or(0), count: *c }
+            })
+            .collect();
+        branches.sort_by(|a, b| b.count.cmp(&a.count).then(a.line.cmp(&b.line)).then(a.function.cmp(&b.function)));
+        LaunchStats {
+            warp_instructions: s.warp_instructions,
+            thread_instructions: s.thread_instructions,
+            divergent_branches: s.divergent_branches,
+            branches,
+        }
+    }
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Device::new()
+    }
+}
+
+impl Device {
+    pub fn new() -> Device {
+        Device::with_limits(Limits::default())
+    }
+
+    pub fn with_limits(limits: Limits) -> Device {
+        Device { mem: memory::GlobalMemory::new(), limits }
+    }
+
+    /// Parses, checks and decodes a module, and allocates its `.global` variables.
+    /// `name` is used in rendered diagnostics.
+    pub fn load_named(&mut self, name: &str, src: &str) -> Result<Module, RunError> {
+        let parsed = ptxsim_syntax::parse(src);
+        let file = ptxsim_syntax::SourceFile::new(name, src);
+        if parsed.diagnostics.iter().any(|d| d.is_error()) {
+            return Err(RunError::new(TrapKind::LoadError, file.render(&parsed.diagnostics, false)));
+        }
+        let diags = ptxsim_check::check_module(&parsed.module);
+        if diags.iter().any(|d| d.is_error()) {
+            return Err(RunError::new(TrapKind::LoadError, file.render(&diags, false)));
+        }
+        let limit = self.limits.max_device_bytes;
+        let mem = &mut self.mem;
+        let mut alloc = |size: u64, _align: u64| mem.alloc(size, limit);
+        let (prog, inits) = decode::decode(src, &parsed.module, &mut alloc).map_err(|m| RunError::new(TrapKind::LoadError, m))?;
+        for (addr, bytes) in &inits {
+            if !self.mem.write_bytes(*addr, bytes) {
+                return Err(RunError::new(TrapKind::LoadError, "internal: initialiser outside its allocation"));
+            }
+        }
+        let consts = Arc::new(prog.const_init.clone());
+        Ok(Module { program: Arc::new(prog), consts, globals: Vec::new() })
+    }
+
+    pub fn load(&mut self, src: &str) -> Result<Module, RunError> {
+        self.load_named("module.ptx", src)
+    }
+
+    /// Allocates `bytes` of zeroed global memory; returns its device address.
+    pub fn alloc(&mut self, bytes: u64) -> Result<u64, RunError> {
+        self.mem.alloc(bytes, self.limits.max_device_bytes).ok_or_else(|| {
+            RunError::new(TrapKind::InvalidLaunch, format!("cannot allocate {bytes} bytes (device limit {} bytes)", self.limits.max_device_bytes))
+        })
+    }
+
+    /// Copies host bytes to device memory.
+    pub fn write(&mut self, addr: u64, bytes: &[u8]) -> Result<(), RunError> {
+        if self.mem.write_bytes(addr, bytes) {
+            Ok(())
+        } else {
+            Err(RunError::new(TrapKind::OutOfBounds, format!("host write of {} bytes at {addr:#x} is outside every allocation", bytes.len())))
+        }
+    }
+
+    /// Copies device memory back to the host.
+    pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, RunError> {
+        self.mem
+            .read_bytes(addr, len)
+            .ok_or_else(|| RunError::new(TrapKind::OutOfBounds, format!("host read of {len} bytes at {addr:#x} is outside every allocation")))
+    }
+
+    /// Runs `kernel` of `module` over the grid.
+    pub fn launch(&self, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<LaunchStats, RunError> {
+        launch::launch(self, module, kernel, cfg, args)
+    }
+}

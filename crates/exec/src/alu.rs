@@ -1,0 +1,770 @@
+//! Lane-wise semantics of the arithmetic, comparison and conversion
+//! instructions, as pure functions on raw register bits.
+//!
+//! Registers hold values as raw bits in the low part of a `u64`; every function
+//! here first narrows its inputs to the instruction's type, so stale high bits
+//! never leak into a result. Floats are IEEE-exact: `fma` is fused
+//! (`mul_add`), and `.rn` is the only rounding mode of `add/sub/mul/div/fma`
+//! accepted by the decoder (other modes decode to `unsupported`).
+
+use half::{bf16, f16};
+
+/// An integer instruction type: width and signedness (`.bN` is unsigned).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ITy {
+    pub bits: u32,
+    pub signed: bool,
+}
+
+impl ITy {
+    pub const U32: ITy = ITy { bits: 32, signed: false };
+    pub const U64: ITy = ITy { bits: 64, signed: false };
+
+    #[inline(always)]
+    pub fn mask(self) -> u64 {
+        if self.bits >= 64 {
+            u64::MAX
+        } else {
+            (1u64 << self.bits) - 1
+        }
+    }
+
+    /// The value as a signed or unsigned 128-bit integer.
+    #[inline(always)]
+    pub fn ext(self, v: u64) -> i128 {
+        if self.signed {
+            sext(v, self.bits) as i128
+        } else {
+            (v & self.mask()) as i128
+        }
+    }
+
+    pub fn min(self) -> i128 {
+        if self.signed {
+            -(1i128 << (self.bits - 1))
+        } else {
+            0
+        }
+    }
+
+    pub fn max(self) -> i128 {
+        if self.signed {
+            (1i128 << (self.bits - 1)) - 1
+        } else {
+            (1i128 << self.bits) - 1
+        }
+    }
+}
+
+/// Sign-extends the low `bits` of `v`.
+#[inline(always)]
+pub fn sext(v: u64, bits: u32) -> i64 {
+    if bits >= 64 {
+        v as i64
+    } else {
+        let s = 64 - bits;
+        ((v << s) as i64) >> s
+    }
+}
+
+/// A float type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FTy {
+    F16,
+    BF16,
+    F32,
+    F64,
+}
+
+impl FTy {
+    pub fn bits(self) -> u32 {
+        match self {
+            FTy::F16 | FTy::BF16 => 16,
+            FTy::F32 => 32,
+            FTy::F64 => 64,
+        }
+    }
+
+    /// The exact value as an `f64` (every f16/bf16/f32 value is representable).
+    #[inline(always)]
+    pub fn to_f64(self, v: u64) -> f64 {
+        match self {
+            FTy::F16 => f16::from_bits(v as u16).to_f64(),
+            FTy::BF16 => bf16::from_bits(v as u16).to_f64(),
+            FTy::F32 => f32::from_bits(v as u32) as f64,
+            FTy::F64 => f64::from_bits(v),
+        }
+    }
+
+    /// Rounds an `f64` to this type (round to nearest even) and returns its bits.
+    #[inline(always)]
+    pub fn from_f64(self, x: f64) -> u64 {
+        match self {
+            FTy::F16 => f16::from_f64(x).to_bits() as u64,
+            FTy::BF16 => bf16::from_f64(x).to_bits() as u64,
+            FTy::F32 => (x as f32).to_bits() as u64,
+            FTy::F64 => x.to_bits(),
+        }
+    }
+}
+
+/// Flushes an f32 subnormal to a zero of the same sign.
+#[inline(always)]
+pub fn ftz32(x: f32) -> f32 {
+    if x.is_subnormal() {
+        if x.is_sign_negative() {
+            -0.0
+        } else {
+            0.0
+        }
+    } else {
+        x
+    }
+}
+
+/// The canonical NaN PTX produces for f32 (`0x7fffffff`).
+pub const F32_CANON_NAN: u32 = 0x7fff_ffff;
+pub const F64_CANON_NAN: u64 = 0x7fff_ffff_ffff_ffff;
+
+/// Integer binary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IBinOp {
+    Add,
+    Sub,
+    AddSat,
+    SubSat,
+    MulLo,
+    MulHi,
+    MulWide,
+    Div,
+    Rem,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Shl,
+    Shr,
+}
+
+/// Integer unary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum IUnOp {
+    Neg,
+    Abs,
+    Not,
+    Cnot,
+    Popc,
+    Clz,
+    Brev,
+    Bfind,
+    BfindShiftAmt,
+}
+
+/// A lane-level failure an integer operation can raise.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AluError {
+    DivideByZero,
+}
+
+/// `op.ty a, b`. `MulWide` returns the double-width product.
+#[inline(always)]
+pub fn ibin(op: IBinOp, ty: ITy, a: u64, b: u64) -> Result<u64, AluError> {
+    let m = ty.mask();
+    Ok(match op {
+        IBinOp::Add => a.wrapping_add(b) & m,
+        IBinOp::Sub => a.wrapping_sub(b) & m,
+        IBinOp::AddSat => (ty.ext(a) + ty.ext(b)).clamp(ty.min(), ty.max()) as u64 & m,
+        IBinOp::SubSat => (ty.ext(a) - ty.ext(b)).clamp(ty.min(), ty.max()) as u64 & m,
+        IBinOp::MulLo => a.wrapping_mul(b) & m,
+        IBinOp::MulHi => ((ty.ext(a) * ty.ext(b)) >> ty.bits) as u64 & m,
+        IBinOp::MulWide => {
+            let wm = if ty.bits >= 32 { u64::MAX } else { (1u64 << (2 * ty.bits)) - 1 };
+            (ty.ext(a) * ty.ext(b)) as u64 & wm
+        }
+        IBinOp::Div | IBinOp::Rem => {
+            let (x, y) = (ty.ext(a), ty.ext(b));
+            if y == 0 {
+                return Err(AluError::DivideByZero);
+            }
+            // i128 arithmetic: MIN / -1 wraps when narrowed, as the hardware does.
+            let r = if op == IBinOp::Div { x / y } else { x % y };
+            r as u64 & m
+        }
+        IBinOp::Min => ty.ext(a).min(ty.ext(b)) as u64 & m,
+        IBinOp::Max => ty.ext(a).max(ty.ext(b)) as u64 & m,
+        IBinOp::And => a & b & m,
+        IBinOp::Or => (a | b) & m,
+        IBinOp::Xor => (a ^ b) & m,
+        IBinOp::Shl => {
+            let s = b as u32;
+            if s >= ty.bits {
+                0
+            } else {
+                (a << s) & m
+            }
+        }
+        IBinOp::Shr => {
+            let s = (b as u32).min(ty.bits);
+            if ty.signed {
+                let v = sext(a, ty.bits);
+                (v >> s.min(63)) as u64 & m
+            } else if s >= ty.bits {
+                0
+            } else {
+                ((a & m) >> s) & m
+            }
+        }
+    })
+}
+
+#[inline(always)]
+pub fn iun(op: IUnOp, ty: ITy, a: u64) -> u64 {
+    let m = ty.mask();
+    let a = a & m;
+    match op {
+        IUnOp::Neg => a.wrapping_neg() & m,
+        IUnOp::Abs => (ty.ext(a).unsigned_abs() as u64) & m,
+        IUnOp::Not => !a & m,
+        IUnOp::Cnot => (a == 0) as u64,
+        IUnOp::Popc => a.count_ones() as u64,
+        IUnOp::Clz => (a.leading_zeros() - (64 - ty.bits)) as u64,
+        IUnOp::Brev => (a.reverse_bits() >> (64 - ty.bits)) & m,
+        IUnOp::Bfind | IUnOp::BfindShiftAmt => {
+            // Position of the most significant non-sign bit; 0xffffffff if none.
+            let v = if ty.signed && sext(a, ty.bits) < 0 { !a & m } else { a };
+            if v == 0 {
+                0xffff_ffff
+            } else {
+                let pos = 63 - v.leading_zeros();
+                if op == IUnOp::BfindShiftAmt {
+                    (ty.bits - 1 - pos) as u64
+                } else {
+                    pos as u64
+                }
+            }
+        }
+    }
+}
+
+/// `mad.{lo,hi,wide}`: the selected part of `a*b`, plus `c`.
+#[inline(always)]
+pub fn mad(hi: bool, wide: bool, sat: bool, ty: ITy, a: u64, b: u64, c: u64) -> u64 {
+    if wide {
+        let p = ibin(IBinOp::MulWide, ty, a, b).unwrap_or(0);
+        let wty = ITy { bits: (ty.bits * 2).min(64), signed: ty.signed };
+        p.wrapping_add(c) & wty.mask()
+    } else if hi {
+        let p = (ty.ext(a) * ty.ext(b)) >> ty.bits;
+        if sat && ty.signed && ty.bits == 32 {
+            (p + ty.ext(c)).clamp(ty.min(), ty.max()) as u64 & ty.mask()
+        } else {
+            (p as u64).wrapping_add(c) & ty.mask()
+        }
+    } else {
+        a.wrapping_mul(b).wrapping_add(c) & ty.mask()
+    }
+}
+
+/// `bfe`: extract `len` bits at `pos`, sign-extending for signed types.
+pub fn bfe(ty: ITy, a: u64, pos: u64, len: u64) -> u64 {
+    let pos = (pos & 0xff) as u32;
+    let len = (len & 0xff) as u32;
+    let msb = ty.bits - 1;
+    let a = a & ty.mask();
+    let sbit = if !ty.signed || len == 0 {
+        false
+    } else {
+        let bit = (pos + len - 1).min(msb);
+        (a >> bit) & 1 == 1
+    };
+    let mut d = 0u64;
+    for i in 0..ty.bits {
+        let v = if i < len && pos + i <= msb { (a >> (pos + i)) & 1 == 1 } else { sbit };
+        if v {
+            d |= 1 << i;
+        }
+    }
+    d
+}
+
+/// `bfi`: insert `len` bits of `f` into `b` at `pos`.
+pub fn bfi(bits: u32, f: u64, b: u64, pos: u64, len: u64) -> u64 {
+    let pos = (pos & 0xff) as u32;
+    let len = (len & 0xff) as u32;
+    let mut d = b;
+    for i in 0..len {
+        if pos + i >= bits {
+            break;
+        }
+        let bit = (f >> i) & 1;
+        d = (d & !(1 << (pos + i))) | (bit << (pos + i));
+    }
+    d & if bits >= 64 { u64::MAX } else { (1 << bits) - 1 }
+}
+
+/// `prmt.b32` default mode: byte permute.
+pub fn prmt(a: u64, b: u64, c: u64) -> u64 {
+    let bytes = ((b as u32 as u64) << 32) | (a as u32 as u64);
+    let mut d = 0u64;
+    for i in 0..4 {
+        let sel = (c >> (4 * i)) & 0xf;
+        let byte = (bytes >> (8 * (sel & 7))) & 0xff;
+        let byte = if sel & 8 != 0 { if byte & 0x80 != 0 { 0xff } else { 0 } } else { byte };
+        d |= byte << (8 * i);
+    }
+    d
+}
+
+/// Float binary operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FBinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Min,
+    Max,
+    Copysign,
+}
+
+/// Float unary operations. The `.approx` ones are computed exactly rounded
+/// from `f64`, which is within every error bound the manual gives.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum FUnOp {
+    Neg,
+    Abs,
+    Sqrt,
+    Rcp,
+    Rsqrt,
+    Sin,
+    Cos,
+    Lg2,
+    Ex2,
+    Tanh,
+}
+
+/// Rounding modifiers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Rounding {
+    Rn,
+    Rz,
+    Rm,
+    Rp,
+    Rna,
+    Rni,
+    Rzi,
+    Rmi,
+    Rpi,
+}
+
+impl Rounding {
+    pub fn from_mod(m: &str) -> Option<Rounding> {
+        Some(match m {
+            ".rn" => Rounding::Rn,
+            ".rz" => Rounding::Rz,
+            ".rm" => Rounding::Rm,
+            ".rp" => Rounding::Rp,
+            ".rna" => Rounding::Rna,
+            ".rni" => Rounding::Rni,
+            ".rzi" => Rounding::Rzi,
+            ".rmi" => Rounding::Rmi,
+            ".rpi" => Rounding::Rpi,
+            _ => return None,
+        })
+    }
+}
+
+fn min_max_f64(a: f64, b: f64, max: bool) -> Option<f64> {
+    match (a.is_nan(), b.is_nan()) {
+        (true, true) => None,
+        (true, false) => Some(b),
+        (false, true) => Some(a),
+        _ => {
+            if a == b {
+                // -0 < +0 for min/max.
+                let pick_a = if max { !a.is_sign_negative() } else { a.is_sign_negative() };
+                Some(if pick_a { a } else { b })
+            } else if (a > b) == max {
+                Some(a)
+            } else {
+                Some(b)
+            }
+        }
+    }
+}
+
+/// Float binary op on raw bits, round to nearest even.
+#[inline(always)]
+pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
+    match ty {
+        FTy::F32 => {
+            let mut x = f32::from_bits(a as u32);
+            let mut y = f32::from_bits(b as u32);
+            if ftz {
+                x = ftz32(x);
+                y = ftz32(y);
+            }
+            let r = match op {
+                FBinOp::Add => x + y,
+                FBinOp::Sub => x - y,
+                FBinOp::Mul => x * y,
+                FBinOp::Div => x / y,
+                FBinOp::Min | FBinOp::Max => match min_max_f64(x as f64, y as f64, op == FBinOp::Max) {
+                    Some(v) => v as f32,
+                    None => return F32_CANON_NAN as u64,
+                },
+                FBinOp::Copysign => y.copysign(x),
+            };
+            f32_out(r, ftz, sat)
+        }
+        FTy::F64 => {
+            let x = f64::from_bits(a);
+            let y = f64::from_bits(b);
+            let r = match op {
+                FBinOp::Add => x + y,
+                FBinOp::Sub => x - y,
+                FBinOp::Mul => x * y,
+                FBinOp::Div => x / y,
+                FBinOp::Min | FBinOp::Max => match min_max_f64(x, y, op == FBinOp::Max) {
+                    Some(v) => v,
+                    None => return F64_CANON_NAN,
+                },
+                FBinOp::Copysign => y.copysign(x),
+            };
+            let r = if sat { sat01(r) } else { r };
+            if r.is_nan() && !matches!(op, FBinOp::Copysign) {
+                F64_CANON_NAN
+            } else {
+                r.to_bits()
+            }
+        }
+        FTy::F16 | FTy::BF16 => {
+            // Sums and products of 11-bit (8-bit) significands are exact in f64
+            // except for add with a huge exponent gap, where rounding f64 then
+            // f16 still gives the correctly rounded result (f64 has > 2p+2 bits).
+            let x = ty.to_f64(a);
+            let y = ty.to_f64(b);
+            let r = match op {
+                FBinOp::Add => x + y,
+                FBinOp::Sub => x - y,
+                FBinOp::Mul => x * y,
+                FBinOp::Div => x / y,
+                FBinOp::Min | FBinOp::Max => match min_max_f64(x, y, op == FBinOp::Max) {
+                    Some(v) => v,
+                    None => return if ty == FTy::F16 { 0x7fff } else { 0x7fff },
+                },
+                FBinOp::Copysign => y.copysign(x),
+            };
+            let r = if sat { sat01(r) } else { r };
+            if r.is_nan() {
+                0x7fff
+            } else {
+                ty.from_f64(r)
+            }
+        }
+    }
+}
+
+fn sat01(r: f64) -> f64 {
+    if r.is_nan() {
+        0.0
+    } else {
+        r.clamp(0.0, 1.0)
+    }
+}
+
+#[inline(always)]
+fn f32_out(r: f32, ftz: bool, sat: bool) -> u64 {
+    let r = if ftz { ftz32(r) } else { r };
+    let r = if sat {
+        if r.is_nan() {
+            0.0
+        } else {
+            r.clamp(0.0, 1.0)
+        }
+    } else {
+        r
+    };
+    if r.is_nan() {
+        F32_CANON_NAN as u64
+    } else {
+        r.to_bits() as u64
+    }
+}
+
+/// `fma.rn` (fused): `a*b+c` with one rounding.
+#[inline(always)]
+pub fn fma(ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
+    match ty {
+        FTy::F32 => {
+            let (mut x, mut y, mut z) =
+                (f32::from_bits(a as u32), f32::from_bits(b as u32), f32::from_bits(c as u32));
+            if ftz {
+                x = ftz32(x);
+                y = ftz32(y);
+                z = ftz32(z);
+            }
+            f32_out(x.mul_add(y, z), ftz, sat)
+        }
+        FTy::F64 => {
+            let r = f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c));
+            let r = if sat { sat01(r) } else { r };
+            if r.is_nan() {
+                F64_CANON_NAN
+            } else {
+                r.to_bits()
+            }
+        }
+        FTy::F16 | FTy::BF16 => {
+            let r = ty.to_f64(a).mul_add(ty.to_f64(b), ty.to_f64(c));
+            let r = if sat { sat01(r) } else { r };
+            if r.is_nan() {
+                0x7fff
+            } else {
+                ty.from_f64(r)
+            }
+        }
+    }
+}
+
+/// Float unary operations on raw bits.
+pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
+    match op {
+        FUnOp::Neg | FUnOp::Abs => {
+            let bits = ty.bits();
+            let sign = 1u64 << (bits - 1);
+            let mut v = a & if bits == 64 { u64::MAX } else { (1 << bits) - 1 };
+            if ftz && ty == FTy::F32 {
+                v = ftz32(f32::from_bits(v as u32)).to_bits() as u64;
+            }
+            if op == FUnOp::Neg {
+                v ^ sign
+            } else {
+                v & !sign
+            }
+        }
+        _ => {
+            let mut x = ty.to_f64(a);
+            if ftz && ty == FTy::F32 {
+                x = ftz32(x as f32) as f64;
+            }
+            let r = match op {
+                FUnOp::Sqrt => {
+                    if ty == FTy::F32 {
+                        (x as f32).sqrt() as f64
+                    } else {
+                        x.sqrt()
+                    }
+                }
+                FUnOp::Rcp => {
+                    if ty == FTy::F32 {
+                        (1.0f32 / x as f32) as f64
+                    } else {
+                        1.0 / x
+                    }
+                }
+                FUnOp::Rsqrt => 1.0 / x.sqrt(),
+                FUnOp::Sin => x.sin(),
+                FUnOp::Cos => x.cos(),
+                FUnOp::Lg2 => x.log2(),
+                FUnOp::Ex2 => x.exp2(),
+                FUnOp::Tanh => x.tanh(),
+                FUnOp::Neg | FUnOp::Abs => x,
+            };
+            match ty {
+                FTy::F32 => f32_out(r as f32, ftz, false),
+                FTy::F64 => {
+                    if r.is_nan() {
+                        F64_CANON_NAN
+                    } else {
+                        r.to_bits()
+                    }
+                }
+                _ => {
+                    if r.is_nan() {
+                        0x7fff
+                    } else {
+                        ty.from_f64(r)
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Comparison operators of `setp`/`set`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CmpOp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Lo,
+    Ls,
+    Hi,
+    Hs,
+    Equ,
+    Neu,
+    Ltu,
+    Leu,
+    Gtu,
+    Geu,
+    Num,
+    Nan,
+}
+
+impl CmpOp {
+    pub fn from_mod(m: &str) -> Option<CmpOp> {
+        Some(match m {
+            ".eq" => CmpOp::Eq,
+            ".ne" => CmpOp::Ne,
+            ".lt" => CmpOp::Lt,
+            ".le" => CmpOp::Le,
+            ".gt" => CmpOp::Gt,
+            ".ge" => CmpOp::Ge,
+            ".lo" => CmpOp::Lo,
+            ".ls" => CmpOp::Ls,
+            ".hi" => CmpOp::Hi,
+            ".hs" => CmpOp::Hs,
+            ".equ" => CmpOp::Equ,
+            ".neu" => CmpOp::Neu,
+            ".ltu" => CmpOp::Ltu,
+            ".leu" => CmpOp::Leu,
+            ".gtu" => CmpOp::Gtu,
+            ".geu" => CmpOp::Geu,
+            ".num" => CmpOp::Num,
+            ".nan" => CmpOp::Nan,
+            _ => return None,
+        })
+    }
+
+    /// Whether the manual allows this operator on integer (`int`) / bit-size (`bits`) types.
+    pub fn valid_int(self) -> bool {
+        matches!(
+            self,
+            CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge | CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs
+        )
+    }
+
+    pub fn valid_bits(self) -> bool {
+        matches!(self, CmpOp::Eq | CmpOp::Ne)
+    }
+
+    pub fn valid_float(self) -> bool {
+        !matches!(self, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)
+    }
+}
+
+/// Integer comparison (`lo/ls/hi/hs` are unsigned whatever the type).
+#[inline(always)]
+pub fn icmp(op: CmpOp, ty: ITy, a: u64, b: u64) -> bool {
+    let (x, y) = (ty.ext(a), ty.ext(b));
+    let (ux, uy) = (a & ty.mask(), b & ty.mask());
+    match op {
+        CmpOp::Eq => ux == uy,
+        CmpOp::Ne => ux != uy,
+        CmpOp::Lt => x < y,
+        CmpOp::Le => x <= y,
+        CmpOp::Gt => x > y,
+        CmpOp::Ge => x >= y,
+        CmpOp::Lo => ux < uy,
+        CmpOp::Ls => ux <= uy,
+        CmpOp::Hi => ux > uy,
+        CmpOp::Hs => ux >= uy,
+        _ => false,
+    }
+}
+
+/// Float comparison per the manual's tables: ordered operators are false
+/// when either operand is NaN, unordered ones (`...u`) are true.
+#[inline(always)]
+pub fn fcmp(op: CmpOp, ty: FTy, ftz: bool, a: u64, b: u64) -> bool {
+    let (mut x, mut y) = (ty.to_f64(a), ty.to_f64(b));
+    if ftz && ty == FTy::F32 {
+        x = ftz32(x as f32) as f64;
+        y = ftz32(y as f32) as f64;
+    }
+    let nan = x.is_nan() || y.is_nan();
+    match op {
+        CmpOp::Eq => !nan && x == y,
+        CmpOp::Ne => !nan && x != y,
+        CmpOp::Lt => !nan && x < y,
+        CmpOp::Le => !nan && x <= y,
+        CmpOp::Gt => !nan && x > y,
+        CmpOp::Ge => !nan && x >= y,
+        CmpOp::Equ => nan || x == y,
+        CmpOp::Neu => nan || x != y,
+        CmpOp::Ltu => nan || x < y,
+        CmpOp::Leu => nan || x <= y,
+        CmpOp::Gtu => nan || x > y,
+        CmpOp::Geu => nan || x >= y,
+        CmpOp::Num => !nan,
+        CmpOp::Nan => nan,
+        _ => false,
+    }
+}
+
+/// Float → integer conversion with an integer rounding mode; saturates to
+/// the destination range, NaN gives 0 (PTX `cvt` semantics).
+pub fn f_to_i(x: f64, rnd: Rounding, dst: ITy) -> u64 {
+    if x.is_nan() {
+        return 0;
+    }
+    let r = match rnd {
+        Rounding::Rni | Rounding::Rn => x.round_ties_even(),
+        Rounding::Rmi | Rounding::Rm => x.floor(),
+        Rounding::Rpi | Rounding::Rp => x.ceil(),
+        Rounding::Rna => x.round(),
+        Rounding::Rzi | Rounding::Rz => x.trunc(),
+    };
+    let v: i128 = if r >= 1.8e19 {
+        i128::MAX
+    } else if r <= -1.8e19 {
+        i128::MIN
+    } else {
+        r as i128
+    };
+    (v.clamp(dst.min(), dst.max()) as u64) & dst.mask()
+}
+
+/// Integer → float with round to nearest even.
+pub fn i_to_f(v: u64, src: ITy, dst: FTy) -> u64 {
+    match dst {
+        FTy::F32 => {
+            let f = if src.signed { sext(v, src.bits) as f32 } else { (v & src.mask()) as f32 };
+            f.to_bits() as u64
+        }
+        FTy::F64 => {
+            let f = if src.signed { sext(v, src.bits) as f64 } else { (v & src.mask()) as f64 };
+            f.to_bits()
+        }
+        FTy::F16 => {
+            // Every 16-bit-or-wider integer may need rounding; go through f64
+            // only where it is exact (|v| < 2^53), else through f32 rounding
+            // which cannot change an f16 result for such magnitudes (overflow).
+            let x = if src.signed { sext(v, src.bits) as f64 } else { (v & src.mask()) as f64 };
+            f16::from_f64(x).to_bits() as u64
+        }
+        FTy::BF16 => {
+            let x = if src.signed { sext(v, src.bits) as f64 } else { (v & src.mask()) as f64 };
+            bf16::from_f64(x).to_bits() as u64
+        }
+    }
+}
+
+/// Rounds a float to an integral value in the same format (`cvt.rni.f32.f32`).
+pub fn f_round_int(x: f64, rnd: Rounding) -> f64 {
+    match rnd {
+        Rounding::Rni | Rounding::Rn => x.round_ties_even(),
+        Rounding::Rmi | Rounding::Rm => x.floor(),
+        Rounding::Rpi | Rounding::Rp => x.ceil(),
+        Rounding::Rna => x.round(),
+        Rounding::Rzi | Rounding::Rz => x.trunc(),
+    }
+}
+
+#[cfg(test)]
+mod tests;

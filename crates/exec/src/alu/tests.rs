@@ -1,0 +1,2 @@
+//! Unit tests of the lane-wise semantics against the manual's tables.
+use super::*;

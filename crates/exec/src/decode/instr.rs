@@ -1,0 +1,1209 @@
+//! Decoding one function body: scoped declarations (registers, frame
+//! `.local`/`.param` variables, function-scope `.shared`), and every
+//! instruction into an [`Op`] with register slots and immediates.
+//!
+//! An instruction form this engine does not run becomes
+//! [`Op::Unsupported`] with a message naming it, so that loading a module
+//! never fails because of one kernel's instruction: only running it does.
+
+use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
+use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
+use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
+use crate::program::*;
+use ptxsim_analysis::FlatFunction;
+use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType, StateSpace, Statement};
+use std::collections::HashMap;
+
+type R<T> = Result<T, String>;
+
+#[derive(Clone, Copy)]
+enum ImmKind {
+    Int(u32),
+    Float(FTy),
+}
+
+pub(crate) struct FuncDecoder<'d, 's, 'f, 'a, 'x> {
+    m: &'d ModuleDecoder<'s, 'f, 'a>,
+    id: FuncId,
+    is_kernel: bool,
+    scopes: Vec<HashMap<String, Sym>>,
+    nregs: u64,
+    npreds: u64,
+    frame: u64,
+    shared_cursor: &'x mut u64,
+    code: Vec<Instr>,
+    scratch: Option<u32>,
+    labels: HashMap<String, u32>,
+    branch_targets: HashMap<String, Vec<String>>,
+    call_targets: HashMap<String, Vec<String>>,
+    prototypes: HashMap<String, Signature>,
+}
+
+impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
+    pub fn new(m: &'d ModuleDecoder<'s, 'f, 'a>, id: FuncId, is_kernel: bool, shared_cursor: &'x mut u64) -> Self {
+        FuncDecoder {
+            m,
+            id,
+            is_kernel,
+            scopes: vec![HashMap::new()],
+            nregs: 0,
+            npreds: 0,
+            frame: 0,
+            shared_cursor,
+            code: Vec::new(),
+            scratch: None,
+            labels: HashMap::new(),
+            branch_targets: HashMap::new(),
+            call_targets: HashMap::new(),
+            prototypes: HashMap::new(),
+        }
+    }
+
+    pub fn set_flat(&mut self, flat: &FlatFunction<'_, '_>) {
+        self.labels = flat.labels.iter().map(|(k, v)| (k.to_string(), *v as u32)).collect();
+        self.branch_targets =
+            flat.branch_targets.iter().map(|(k, v)| (k.to_string(), v.iter().map(|n| n.text.to_string()).collect())).collect();
+        self.call_targets =
+            flat.call_targets.iter().map(|(k, v)| (k.to_string(), v.iter().map(|n| n.text.to_string()).collect())).collect();
+        for (k, (rets, params)) in &flat.prototypes {
+            let sz = |p: &ast::Param<'_>| {
+                var_size(&p.ty.value, p.vector.map(|x| x.value), &p.dims, None).unwrap_or(0).max(type_bytes(&p.ty.value)) as u32
+            };
+            let sig = Signature {
+                rets: rets.map(|r| r.iter().map(sz).collect()).unwrap_or_default(),
+                params: params.iter().map(sz).collect(),
+            };
+            self.prototypes.insert(k.to_string(), sig);
+        }
+    }
+
+    pub fn take_code(&mut self) -> Vec<Instr> {
+        std::mem::take(&mut self.code)
+    }
+
+    pub fn sizes(&self) -> (u32, u32, u32) {
+        (self.nregs as u32, self.npreds as u32, self.frame as u32)
+    }
+
+    pub fn scope_insert(&mut self, name: &str, s: Sym) {
+        if let Some(sc) = self.scopes.last_mut() {
+            sc.insert(name.to_string(), s);
+        }
+    }
+
+    fn lookup(&self, name: &str) -> Option<Sym> {
+        for sc in self.scopes.iter().rev() {
+            if let Some(s) = sc.get(name) {
+                return Some(*s);
+            }
+        }
+        self.m.syms.get(name).copied()
+    }
+
+    fn new_reg(&mut self, bits: u32) -> R<Sym> {
+        self.nregs += 1;
+        if self.nregs + self.npreds > MAX_REGS {
+            return Err(format!("more than {MAX_REGS} registers in one function"));
+        }
+        Ok(Sym::Reg { slot: (self.nregs - 1) as u32, bits })
+    }
+
+    fn new_frame(&mut self, size: u64, align: u64) -> R<u32> {
+        let align = align.clamp(1, 256);
+        let off = self.frame.div_ceil(align) * align;
+        self.frame = off + size;
+        if self.frame > MAX_FRAME_BYTES {
+            return Err(format!("more than {MAX_FRAME_BYTES} bytes of local/param storage in one function"));
+        }
+        Ok(off as u32)
+    }
+
+    pub fn declare_formal(&mut self, p: &ast::Param<'_>, size: u32, align: u32) -> R<Formal> {
+        match p.space.value {
+            StateSpace::Reg => {
+                let Some(s) = p.ty.value.scalar() else { return Err("opaque register parameter".into()) };
+                if s == ScalarType::Pred {
+                    return Err("predicate parameters are not supported yet".into());
+                }
+                let Sym::Reg { slot, .. } = self.new_reg(s.bits())? else { unreachable!() };
+                self.scope_insert(p.name.text, Sym::Reg { slot, bits: s.bits() });
+                Ok(Formal::Reg { slot, size })
+            }
+            _ => {
+                let off = self.new_frame(size as u64, align as u64)?;
+                self.scope_insert(p.name.text, Sym::FrameParam(off, size));
+                Ok(Formal::Param { offset: off, size })
+            }
+        }
+    }
+
+    pub fn walk_block(&mut self, b: &ast::Block<'_>) -> R<()> {
+        for s in &b.stmts {
+            match s {
+                Statement::Instr(i) => {
+                    let line = self.m.line(i.span);
+                    let guard = match &i.guard {
+                        None => None,
+                        Some(g) => match self.lookup(g.pred.text) {
+                            Some(Sym::Pred(slot)) => Some(Guard { slot, neg: g.negated }),
+                            _ => {
+                                self.code.push(Instr {
+                                    op: Op::Unsupported(format!("guard `{}` is not a predicate register", g.pred.text)),
+                                    guard: None,
+                                    line,
+                                    span: (i.span.start, i.span.end),
+                                });
+                                continue;
+                            }
+                        },
+                    };
+                    let op = match self.instr(i) {
+                        Ok(op) => op,
+                        Err(msg) => Op::Unsupported(msg),
+                    };
+                    self.code.push(Instr { op, guard, line, span: (i.span.start, i.span.end) });
+                }
+                Statement::Var(v) => self.declare_var(v)?,
+                Statement::Block(inner) => {
+                    self.scopes.push(HashMap::new());
+                    let r = self.walk_block(inner);
+                    self.scopes.pop();
+                    r?;
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn declare_var(&mut self, v: &ast::VarDecl<'_>) -> R<()> {
+        let elem = type_bytes(&v.ty.value) * v.vector.map(|x| x.value as u64).unwrap_or(1);
+        let align = v.align.map(|a| a.value).unwrap_or(elem.max(1));
+        for decl in &v.declarators {
+            let line = self.m.line(decl.span);
+            match v.space.value {
+                StateSpace::Reg => {
+                    if v.vector.is_some() {
+                        continue; // vector registers: uses decode to `unsupported`
+                    }
+                    let Some(s) = v.ty.value.scalar() else { continue };
+                    let n = decl.count.map(|c| c.value).unwrap_or(1);
+                    if n > MAX_REGS {
+                        return Err(format!("line {line}: `{}<{n}>` declares more than {MAX_REGS} registers", decl.name.text));
+                    }
+                    for k in 0..n {
+                        let name = if decl.count.is_some() { format!("{}{k}", decl.name.text) } else { decl.name.text.to_string() };
+                        let sym = if s == ScalarType::Pred {
+                            self.npreds += 1;
+                            if self.nregs + self.npreds > MAX_REGS {
+                                return Err(format!("line {line}: more than {MAX_REGS} registers in one function"));
+                            }
+                            Sym::Pred((self.npreds - 1) as u32)
+                        } else {
+                            self.new_reg(s.bits()).map_err(|e| format!("line {line}: {e}"))?
+                        };
+                        self.scope_insert(&name, sym);
+                    }
+                }
+                StateSpace::Local | StateSpace::Param => {
+                    let size = var_size(&v.ty.value, v.vector.map(|x| x.value), &decl.dims, None)
+                        .map_err(|e| format!("line {line}: {e}"))?;
+                    let off = self.new_frame(size, align).map_err(|e| format!("line {line}: {e}"))?;
+                    let sym = if v.space.value == StateSpace::Local { Sym::Local(off) } else { Sym::FrameParam(off, size as u32) };
+                    self.scope_insert(decl.name.text, sym);
+                }
+                StateSpace::Shared => {
+                    let size = var_size(&v.ty.value, v.vector.map(|x| x.value), &decl.dims, None)
+                        .map_err(|e| format!("line {line}: {e}"))?;
+                    let align = align.clamp(1, 4096);
+                    let off = self.shared_cursor.div_ceil(align) * align;
+                    if off + size > MAX_SHARED_BYTES {
+                        return Err(format!("line {line}: .shared space exceeds {MAX_SHARED_BYTES} bytes"));
+                    }
+                    *self.shared_cursor = off + size;
+                    self.scope_insert(decl.name.text, Sym::Shared(off));
+                }
+                _ => {}
+            }
+        }
+        Ok(())
+    }
+
+    fn scratch(&mut self) -> R<u32> {
+        if let Some(s) = self.scratch {
+            return Ok(s);
+        }
+        let Sym::Reg { slot, .. } = self.new_reg(64)? else { unreachable!() };
+        self.scratch = Some(slot);
+        Ok(slot)
+    }
+
+    // ---- operands ----
+
+    fn sreg(name: &str, comp: Option<&str>) -> Option<Sreg> {
+        let c = comp.map(|c| c.trim_start_matches('.'));
+        let dim = |c: Option<&str>| -> Option<u8> {
+            match c {
+                Some("x") => Some(0),
+                Some("y") => Some(1),
+                Some("z") => Some(2),
+                _ => None,
+            }
+        };
+        Some(match name {
+            "%tid" => Sreg::Tid(dim(c)?),
+            "%ntid" => Sreg::Ntid(dim(c)?),
+            "%ctaid" => Sreg::Ctaid(dim(c)?),
+            "%nctaid" => Sreg::Nctaid(dim(c)?),
+            "%clusterid" => Sreg::ClusterId(dim(c)?),
+            "%nclusterid" => Sreg::NClusterId(dim(c)?),
+            "%cluster_ctaid" => Sreg::ClusterCtaId(dim(c)?),
+            "%cluster_nctaid" => Sreg::ClusterNCtaId(dim(c)?),
+            _ if c.is_some() => return None,
+            "%laneid" => Sreg::LaneId,
+            "%warpid" => Sreg::WarpId,
+            "%nwarpid" => Sreg::NWarpId,
+            "%smid" => Sreg::SmId,
+            "%nsmid" => Sreg::NSmId,
+            "%gridid" => Sreg::GridId,
+            "%clock" => Sreg::Clock,
+            "%clock64" => Sreg::Clock64,
+            "%globaltimer" => Sreg::GlobalTimer,
+            "%lanemask_eq" => Sreg::LaneMaskEq,
+            "%lanemask_le" => Sreg::LaneMaskLe,
+            "%lanemask_lt" => Sreg::LaneMaskLt,
+            "%lanemask_ge" => Sreg::LaneMaskGe,
+            "%lanemask_gt" => Sreg::LaneMaskGt,
+            "%cluster_ctarank" => Sreg::ClusterCtaRank,
+            "%cluster_nctarank" => Sreg::ClusterNCtaRank,
+            "%is_explicit_cluster" => Sreg::IsExplicitCluster,
+            "%dynamic_smem_size" => Sreg::DynamicSmemSize,
+            "%total_smem_size" => Sreg::TotalSmemSize,
+            _ => return None,
+        })
+    }
+
+    fn sym_src(&self, name: &str, s: Sym) -> R<Src> {
+        Ok(match s {
+            Sym::Reg { slot, .. } => Src::Reg(slot),
+            Sym::Pred(_) => return Err(format!("predicate `{name}` used as a value")),
+            Sym::Global(a) => Src::Imm(a),
+            Sym::Shared(o) | Sym::Const(o) => Src::Imm(o),
+            Sym::Func(id) => Src::Imm(FUNC_BASE + FUNC_STRIDE * id as u64),
+            Sym::Local(o) | Sym::FrameParam(o, _) => Src::LocalAddr(o),
+            Sym::KernelParam(o, _) => Src::Imm(o as u64),
+        })
+    }
+
+    fn imm_float(f: FloatLit, k: ImmKind) -> u64 {
+        match k {
+            ImmKind::Float(t) => match (t, f) {
+                (FTy::F32, FloatLit::F32Bits(b)) => b as u64,
+                (FTy::F64, FloatLit::F64Bits(b)) => b,
+                (t, f) => t.from_f64(f.as_f64()),
+            },
+            ImmKind::Int(bits) => {
+                let v = match f {
+                    FloatLit::F32Bits(b) => b as u64,
+                    FloatLit::F64Bits(b) => b,
+                    FloatLit::Decimal(d) => {
+                        if bits == 64 {
+                            d.to_bits()
+                        } else {
+                            (d as f32).to_bits() as u64
+                        }
+                    }
+                };
+                mask_bits(v, bits)
+            }
+        }
+    }
+
+    fn src(&mut self, o: &Operand<'_>, k: ImmKind) -> R<Src> {
+        match &o.kind {
+            OperandKind::Name { name, component } => {
+                if let Some(s) = Self::sreg(name.text, component.map(|c| c.text)) {
+                    return Ok(Src::Sreg(s));
+                }
+                if component.is_some() {
+                    return Err(format!("vector component of `{}` is not supported yet", name.text));
+                }
+                match self.lookup(name.text) {
+                    Some(s) => self.sym_src(name.text, s),
+                    None => Err(format!("unknown operand `{}`", name.text)),
+                }
+            }
+            OperandKind::Int(i) => Ok(Src::Imm(match k {
+                ImmKind::Int(bits) => mask_bits(i.value, bits),
+                ImmKind::Float(t) => t.from_f64(if i.unsigned { i.value as f64 } else { i.value as i64 as f64 }),
+            })),
+            OperandKind::Float(f) => Ok(Src::Imm(Self::imm_float(*f, k))),
+            OperandKind::Expr(e) => self.expr_src(e, k),
+            _ => Err("unexpected operand form".into()),
+        }
+    }
+
+    fn expr_src(&self, e: &Expr<'_>, k: ImmKind) -> R<Src> {
+        // `sym+k` where sym is frame-local.
+        if let Expr::Binary(op @ (ast::BinOp::Add | ast::BinOp::Sub), a, b, _) = e {
+            if let Expr::Name(n) = &**a {
+                if let Some(Sym::Local(o) | Sym::FrameParam(o, _)) = self.lookup(n.text) {
+                    let off = self.m.const_expr(b, false)? as i64;
+                    let off = if *op == ast::BinOp::Sub { -off } else { off };
+                    let v = o as i64 + off;
+                    return u32::try_from(v).map(Src::LocalAddr).map_err(|_| "local offset out of range".into());
+                }
+            }
+        }
+        let v = self.eval(e)?;
+        Ok(Src::Imm(match k {
+            ImmKind::Int(bits) => mask_bits(v, bits),
+            ImmKind::Float(t) => t.from_f64(v as i64 as f64),
+        }))
+    }
+
+    /// Constant expression, with function-scope symbols visible.
+    fn eval(&self, e: &Expr<'_>) -> R<u64> {
+        match e {
+            Expr::Name(n) => match self.lookup(n.text) {
+                Some(Sym::Global(a)) => Ok(a),
+                Some(Sym::Shared(o) | Sym::Const(o)) => Ok(o),
+                Some(Sym::Func(id)) => Ok(FUNC_BASE + FUNC_STRIDE * id as u64),
+                Some(Sym::KernelParam(o, _)) => Ok(o as u64),
+                _ => Err(format!("`{}` is not a constant", n.text)),
+            },
+            Expr::Generic(n, _) => match self.lookup(n.text) {
+                Some(Sym::Global(a)) => Ok(a),
+                Some(Sym::Shared(o)) => Ok(SHARED_WINDOW + o),
+                Some(Sym::Const(o)) => Ok(CONST_WINDOW + o),
+                _ => Err(format!("`generic({})` is not supported", n.text)),
+            },
+            Expr::Binary(op, a, b, _) => {
+                let (a, b) = (self.eval(a)?, self.eval(b)?);
+                use ast::BinOp::*;
+                Ok(match op {
+                    Add => a.wrapping_add(b),
+                    Sub => a.wrapping_sub(b),
+                    Mul => a.wrapping_mul(b),
+                    Div => a.checked_div(b).ok_or("division by zero")?,
+                    Rem => a.checked_rem(b).ok_or("division by zero")?,
+                    Shl => a.wrapping_shl(b as u32),
+                    Shr => a.wrapping_shr(b as u32),
+                    And => a & b,
+                    Or => a | b,
+                    Xor => a ^ b,
+                })
+            }
+            Expr::Unary(op, a, _) => {
+                let a = self.eval(a)?;
+                Ok(match op {
+                    ast::UnOp::Neg => a.wrapping_neg(),
+                    ast::UnOp::Not => (a == 0) as u64,
+                    ast::UnOp::BitNot => !a,
+                })
+            }
+            _ => self.m.const_expr(e, false),
+        }
+    }
+
+    fn dst(&mut self, o: &Operand<'_>) -> R<u32> {
+        match &o.kind {
+            OperandKind::Sink => self.scratch(),
+            OperandKind::Name { name, component: None } => match self.lookup(name.text) {
+                Some(Sym::Reg { slot, .. }) => Ok(slot),
+                _ => Err(format!("destination `{}` is not a register", name.text)),
+            },
+            _ => Err("unexpected destination form".into()),
+        }
+    }
+
+    fn pdst(&self, o: &Operand<'_>) -> R<Option<u32>> {
+        match &o.kind {
+            OperandKind::Sink => Ok(None),
+            OperandKind::Name { name, component: None } => match self.lookup(name.text) {
+                Some(Sym::Pred(s)) => Ok(Some(s)),
+                _ => Err(format!("`{}` is not a predicate register", name.text)),
+            },
+            _ => Err("unexpected predicate destination".into()),
+        }
+    }
+
+    fn psrc(&self, o: &Operand<'_>) -> R<PSrc> {
+        match &o.kind {
+            OperandKind::Name { name, component: None } => match self.lookup(name.text) {
+                Some(Sym::Pred(slot)) => Ok(PSrc::Reg { slot, neg: false }),
+                _ => Err(format!("`{}` is not a predicate register", name.text)),
+            },
+            OperandKind::Not(name) => match self.lookup(name.text) {
+                Some(Sym::Pred(slot)) => Ok(PSrc::Reg { slot, neg: true }),
+                _ => Err(format!("`{}` is not a predicate register", name.text)),
+            },
+            OperandKind::Int(i) => Ok(PSrc::Const(i.value != 0)),
+            _ => Err("unexpected predicate operand".into()),
+        }
+    }
+
+    fn addr(&self, o: &Operand<'_>, space: Space) -> R<(Space, Addr)> {
+        let OperandKind::Address(a) = &o.kind else { return Err("expected an address `[...]`".into()) };
+        let off = a.offset;
+        let Some(base) = a.base else { return Ok((space, Addr { base: AddrBase::None, offset: off })) };
+        let sym = self.lookup(base.text).ok_or_else(|| format!("unknown address base `{}`", base.text))?;
+        let abs = |v: u64| Addr { base: AddrBase::None, offset: (v as i64).wrapping_add(off) };
+        Ok(match (sym, space) {
+            (Sym::Reg { slot, .. }, Space::FrameParam) => {
+                if self.is_kernel {
+                    (Space::KernelParam, Addr { base: AddrBase::Reg(slot), offset: off })
+                } else {
+                    (Space::Local, Addr { base: AddrBase::Reg(slot), offset: off })
+                }
+            }
+            (Sym::Reg { slot, .. }, sp) => (sp, Addr { base: AddrBase::Reg(slot), offset: off }),
+            (Sym::Global(g), Space::Global | Space::Generic) => (space, abs(g)),
+            (Sym::Shared(s), Space::Shared) => (space, abs(s)),
+            (Sym::Shared(s), Space::Generic) => (space, abs(SHARED_WINDOW + s)),
+            (Sym::Const(c), Space::Const) => (space, abs(c)),
+            (Sym::Const(c), Space::Generic) => (space, abs(CONST_WINDOW + c)),
+            (Sym::Local(l), Space::Local | Space::Generic) => (Space::Local, Addr { base: AddrBase::Frame, offset: l as i64 + off }),
+            (Sym::FrameParam(p, _), Space::FrameParam | Space::Generic | Space::Local) => {
+                (Space::FrameParam, Addr { base: AddrBase::Frame, offset: p as i64 + off })
+            }
+            (Sym::KernelParam(p, _), Space::FrameParam | Space::KernelParam) => (Space::KernelParam, abs(p as u64)),
+            _ => return Err(format!("`{}` is not addressable in this state space", base.text)),
+        })
+    }
+
+    fn label(&self, o: &Operand<'_>) -> R<u32> {
+        match &o.kind {
+            OperandKind::Name { name, component: None } => {
+                self.labels.get(name.text).copied().ok_or_else(|| format!("unknown label `{}`", name.text))
+            }
+            _ => Err("expected a label".into()),
+        }
+    }
+
+    fn func_of(&self, name: &str) -> R<FuncId> {
+        match self.lookup(name) {
+            Some(Sym::Func(f)) => Ok(f),
+            _ => Err(format!("`{name}` is not a function")),
+        }
+    }
+
+    fn call_arg(&mut self, o: &Operand<'_>) -> R<CallArg> {
+        match &o.kind {
+            OperandKind::Name { name, component: None } => match self.lookup(name.text) {
+                Some(Sym::Reg { slot, .. }) => Ok(CallArg::Reg(slot)),
+                Some(Sym::FrameParam(offset, size)) => Ok(CallArg::Param { offset, size }),
+                Some(s) => match self.sym_src(name.text, s)? {
+                    Src::Imm(v) => Ok(CallArg::Imm(v)),
+                    _ => Err(format!("call argument `{}` is not supported yet", name.text)),
+                },
+                None => Err(format!("unknown call argument `{}`", name.text)),
+            },
+            OperandKind::Int(i) => Ok(CallArg::Imm(i.value)),
+            OperandKind::Float(f) => Ok(CallArg::Imm(match f {
+                FloatLit::F32Bits(b) => *b as u64,
+                FloatLit::F64Bits(b) => *b,
+                FloatLit::Decimal(d) => d.to_bits(),
+            })),
+            OperandKind::Sink => Ok(CallArg::Reg(self.scratch()?)),
+            _ => Err("unexpected call argument form".into()),
+        }
+    }
+
+    // ---- instructions ----
+
+    fn instr(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let opc = i.opcode.text;
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let types: Vec<ScalarType> = mods.iter().filter_map(|m| ScalarType::from_str(m)).collect();
+        let has = |m: &str| mods.contains(&m);
+        let ops = &i.operands;
+        let full = || format!("{}{}", opc, mods.concat());
+        let unsupported = || format!("instruction `{}` is not supported yet", full());
+        let n = ops.len();
+        let need = |k: usize| -> R<()> {
+            if n < k {
+                Err(format!("`{}` needs {k} operands", full()))
+            } else {
+                Ok(())
+            }
+        };
+        let last_ty = types.last().copied();
+        let rounding: Vec<Rounding> = mods.iter().filter_map(|m| Rounding::from_mod(m)).collect();
+        let ftz = has(".ftz");
+        let sat = has(".sat");
+        let uni = has(".uni");
+
+        match opc {
+            "mov" => {
+                need(2)?;
+                let t = last_ty.ok_or_else(unsupported)?;
+                if t == ScalarType::Pred {
+                    let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
+                    let a = self.psrc(&ops[1])?;
+                    return Ok(Op::PredLogic { op: PredOp::Mov, d, a, b: PSrc::Const(false) });
+                }
+                let bits = t.bits();
+                if let OperandKind::Vector(parts) = &ops[1].kind {
+                    let d = self.dst(&ops[0])?;
+                    let pb = bits / parts.len().max(1) as u32;
+                    let mut srcs = Vec::new();
+                    for p in parts {
+                        srcs.push(self.src(p, ImmKind::Int(pb))?);
+                    }
+                    return Ok(Op::Pack { d, parts: srcs, part_bits: pb });
+                }
+                if let OperandKind::Vector(parts) = &ops[0].kind {
+                    let pb = bits / parts.len().max(1) as u32;
+                    let mut ds = Vec::new();
+                    for p in parts {
+                        ds.push(if matches!(p.kind, OperandKind::Sink) { None } else { Some(self.dst(p)?) });
+                    }
+                    let a = self.src(&ops[1], ImmKind::Int(bits))?;
+                    return Ok(Op::Unpack { ds, a, part_bits: pb });
+                }
+                let d = self.dst(&ops[0])?;
+                let k = match fty(t) {
+                    Some(f) => ImmKind::Float(f),
+                    None => ImmKind::Int(bits),
+                };
+                let a = self.src(&ops[1], k)?;
+                Ok(Op::Mov { d, a, bits })
+            }
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "copysign" => {
+                need(3)?;
+                let t = last_ty.ok_or_else(unsupported)?;
+                if t == ScalarType::Pred {
+                    let op = match opc {
+                        "and" => PredOp::And,
+                        "or" => PredOp::Or,
+                        "xor" => PredOp::Xor,
+                        _ => return Err(unsupported()),
+                    };
+                    let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
+                    return Ok(Op::PredLogic { op, d, a: self.psrc(&ops[1])?, b: self.psrc(&ops[2])? });
+                }
+                if let Some(f) = fty(t) {
+                    if rounding.iter().any(|r| *r != Rounding::Rn) && !(opc == "div" && has(".approx")) {
+                        return Err(unsupported());
+                    }
+                    if has(".relu") || has(".NaN") || has(".xorsign") || has(".abs") || has(".cc") {
+                        return Err(unsupported());
+                    }
+                    let op = match opc {
+                        "add" => FBinOp::Add,
+                        "sub" => FBinOp::Sub,
+                        "mul" => FBinOp::Mul,
+                        "div" => FBinOp::Div,
+                        "min" => FBinOp::Min,
+                        "max" => FBinOp::Max,
+                        "copysign" => FBinOp::Copysign,
+                        _ => return Err(unsupported()),
+                    };
+                    let d = self.dst(&ops[0])?;
+                    let a = self.src(&ops[1], ImmKind::Float(f))?;
+                    let b = self.src(&ops[2], ImmKind::Float(f))?;
+                    return Ok(Op::FBin { op, ty: f, ftz, sat, d, a, b });
+                }
+                let ty = ity(t).ok_or_else(unsupported)?;
+                if has(".cc") || opc == "addc" || has(".relu") {
+                    return Err(unsupported());
+                }
+                let op = match (opc, sat) {
+                    ("add", false) => IBinOp::Add,
+                    ("add", true) if ty.signed && ty.bits == 32 => IBinOp::AddSat,
+                    ("sub", false) => IBinOp::Sub,
+                    ("sub", true) if ty.signed && ty.bits == 32 => IBinOp::SubSat,
+                    ("mul", false) if has(".wide") => IBinOp::MulWide,
+                    ("mul", false) if has(".hi") => IBinOp::MulHi,
+                    ("mul", false) => IBinOp::MulLo,
+                    ("div", false) => IBinOp::Div,
+                    ("rem", false) => IBinOp::Rem,
+                    ("min", false) => IBinOp::Min,
+                    ("max", false) => IBinOp::Max,
+                    ("and", false) => IBinOp::And,
+                    ("or", false) => IBinOp::Or,
+                    ("xor", false) => IBinOp::Xor,
+                    ("shl", false) => IBinOp::Shl,
+                    ("shr", false) => IBinOp::Shr,
+                    _ => return Err(unsupported()),
+                };
+                let d = self.dst(&ops[0])?;
+                let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
+                let bb = if matches!(op, IBinOp::Shl | IBinOp::Shr) { 32 } else { ty.bits };
+                let b = self.src(&ops[2], ImmKind::Int(bb))?;
+                Ok(Op::IBin { op, ty, d, a, b })
+            }
+            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2"
+            | "ex2" | "tanh" => {
+                need(2)?;
+                let t = last_ty.ok_or_else(unsupported)?;
+                if t == ScalarType::Pred && opc == "not" {
+                    let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
+                    return Ok(Op::PredLogic { op: PredOp::Not, d, a: self.psrc(&ops[1])?, b: PSrc::Const(false) });
+                }
+                if let Some(f) = fty(t) {
+                    let op = match opc {
+                        "neg" => FUnOp::Neg,
+                        "abs" => FUnOp::Abs,
+                        "sqrt" => FUnOp::Sqrt,
+                        "rcp" => FUnOp::Rcp,
+                        "rsqrt" => FUnOp::Rsqrt,
+                        "sin" => FUnOp::Sin,
+                        "cos" => FUnOp::Cos,
+                        "lg2" => FUnOp::Lg2,
+                        "ex2" => FUnOp::Ex2,
+                        "tanh" => FUnOp::Tanh,
+                        _ => return Err(unsupported()),
+                    };
+                    // Exactly rounded ops need .rn (or none for neg/abs); approximate ones
+                    // are computed exactly rounded, within every bound of the manual.
+                    if rounding.iter().any(|r| *r != Rounding::Rn) {
+                        return Err(unsupported());
+                    }
+                    if matches!(op, FUnOp::Rsqrt | FUnOp::Sin | FUnOp::Cos | FUnOp::Lg2 | FUnOp::Ex2 | FUnOp::Tanh)
+                        && f != FTy::F32
+                        && !(op == FUnOp::Rsqrt && f == FTy::F64)
+                    {
+                        return Err(unsupported());
+                    }
+                    let d = self.dst(&ops[0])?;
+                    let a = self.src(&ops[1], ImmKind::Float(f))?;
+                    return Ok(Op::FUn { op, ty: f, ftz, d, a });
+                }
+                let ty = ity(t).ok_or_else(unsupported)?;
+                let op = match opc {
+                    "neg" => IUnOp::Neg,
+                    "abs" => IUnOp::Abs,
+                    "not" => IUnOp::Not,
+                    "cnot" => IUnOp::Cnot,
+                    "popc" => IUnOp::Popc,
+                    "clz" => IUnOp::Clz,
+                    "brev" => IUnOp::Brev,
+                    "bfind" if has(".shiftamt") => IUnOp::BfindShiftAmt,
+                    "bfind" => IUnOp::Bfind,
+                    _ => return Err(unsupported()),
+                };
+                let d = self.dst(&ops[0])?;
+                let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
+                Ok(Op::IUn { op, ty, d, a })
+            }
+            "mad" | "fma" => {
+                need(4)?;
+                let t = last_ty.ok_or_else(unsupported)?;
+                if let Some(f) = fty(t) {
+                    if rounding.iter().any(|r| *r != Rounding::Rn) || has(".relu") || has(".oob") {
+                        return Err(unsupported());
+                    }
+                    if opc == "mad" && rounding.is_empty() && f == FTy::F64 {
+                        return Err(unsupported());
+                    }
+                    let d = self.dst(&ops[0])?;
+                    let a = self.src(&ops[1], ImmKind::Float(f))?;
+                    let b = self.src(&ops[2], ImmKind::Float(f))?;
+                    let c = self.src(&ops[3], ImmKind::Float(f))?;
+                    return Ok(Op::Fma { ty: f, ftz, sat, d, a, b, c });
+                }
+                let ty = ity(t).ok_or_else(unsupported)?;
+                if opc == "fma" || has(".cc") || (sat && !(has(".hi") && ty.signed && ty.bits == 32)) {
+                    return Err(unsupported());
+                }
+                let wide = has(".wide");
+                let hi = has(".hi");
+                let d = self.dst(&ops[0])?;
+                let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
+                let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
+                let c = self.src(&ops[3], ImmKind::Int(if wide { ty.bits * 2 } else { ty.bits }))?;
+                Ok(Op::Mad { hi, wide, sat, ty, d, a, b, c })
+            }
+            "bfe" => {
+                need(4)?;
+                let ty = ity(last_ty.ok_or_else(unsupported)?).ok_or_else(unsupported)?;
+                let d = self.dst(&ops[0])?;
+                Ok(Op::Bfe {
+                    ty,
+                    d,
+                    a: self.src(&ops[1], ImmKind::Int(ty.bits))?,
+                    b: self.src(&ops[2], ImmKind::Int(32))?,
+                    c: self.src(&ops[3], ImmKind::Int(32))?,
+                })
+            }
+            "bfi" => {
+                need(5)?;
+                let ty = ity(last_ty.ok_or_else(unsupported)?).ok_or_else(unsupported)?;
+                let d = self.dst(&ops[0])?;
+                Ok(Op::Bfi {
+                    bits: ty.bits,
+                    d,
+                    f: self.src(&ops[1], ImmKind::Int(ty.bits))?,
+                    b: self.src(&ops[2], ImmKind::Int(ty.bits))?,
+                    c: self.src(&ops[3], ImmKind::Int(32))?,
+                    e: self.src(&ops[4], ImmKind::Int(32))?,
+                })
+            }
+            "prmt" => {
+                need(4)?;
+                if mods.iter().any(|m| matches!(*m, ".f4e" | ".b4e" | ".rc8" | ".ecl" | ".ecr" | ".rc16")) {
+                    return Err(unsupported());
+                }
+                let d = self.dst(&ops[0])?;
+                Ok(Op::Prmt {
+                    d,
+                    a: self.src(&ops[1], ImmKind::Int(32))?,
+                    b: self.src(&ops[2], ImmKind::Int(32))?,
+                    c: self.src(&ops[3], ImmKind::Int(32))?,
+                })
+            }
+            "setp" | "set" => self.setp_like(opc, &mods, &types, ops, ftz).map_err(|e| if e.is_empty() { unsupported() } else { e }),
+            "selp" => {
+                need(4)?;
+                let t = last_ty.ok_or_else(unsupported)?;
+                let k = match fty(t) {
+                    Some(f) => ImmKind::Float(f),
+                    None => ImmKind::Int(t.bits()),
+                };
+                let d = self.dst(&ops[0])?;
+                Ok(Op::Selp { bits: t.bits(), d, a: self.src(&ops[1], k)?, b: self.src(&ops[2], k)?, c: self.psrc(&ops[3])? })
+            }
+            "slct" => {
+                need(4)?;
+                if types.len() != 2 {
+                    return Err(unsupported());
+                }
+                let t = types[0];
+                let k = match fty(t) {
+                    Some(f) => ImmKind::Float(f),
+                    None => ImmKind::Int(t.bits()),
+                };
+                let cf = if types[1] == ScalarType::F32 { Some(ftz) } else { None };
+                let d = self.dst(&ops[0])?;
+                let ck = if cf.is_some() { ImmKind::Float(FTy::F32) } else { ImmKind::Int(32) };
+                Ok(Op::Slct { bits: t.bits(), cf, d, a: self.src(&ops[1], k)?, b: self.src(&ops[2], k)?, c: self.src(&ops[3], ck)? })
+            }
+            "cvt" => {
+                need(2)?;
+                if types.len() != 2 || has(".relu") || has(".satfinite") {
+                    return Err(unsupported());
+                }
+                let conv = |s: ScalarType| -> Option<CvtTy> {
+                    if let Some(f) = fty(s) {
+                        Some(CvtTy::F(f))
+                    } else {
+                        ity(s).map(CvtTy::I)
+                    }
+                };
+                let (Some(dt), Some(st)) = (conv(types[0]), conv(types[1])) else { return Err(unsupported()) };
+                let rnd = rounding.first().copied();
+                // Directed rounding into a float narrower than its source: not yet.
+                if let (CvtTy::F(df), Some(r)) = (dt, rnd) {
+                    let narrowing = match st {
+                        CvtTy::F(sf) => sf.bits() > df.bits(),
+                        CvtTy::I(_) => true,
+                    };
+                    let same = matches!(st, CvtTy::F(sf) if sf == df);
+                    if !same && narrowing && r != Rounding::Rn {
+                        return Err(unsupported());
+                    }
+                }
+                let d = self.dst(&ops[0])?;
+                let a = match st {
+                    CvtTy::F(f) => self.src(&ops[1], ImmKind::Float(f))?,
+                    CvtTy::I(t) => self.src(&ops[1], ImmKind::Int(t.bits))?,
+                };
+                Ok(Op::Cvt { dst: dt, src: st, rnd, sat, ftz, d, a })
+            }
+            "cvta" => {
+                need(2)?;
+                let to = has(".to");
+                let space = if has(".global") {
+                    Space::Global
+                } else if has(".shared") || has(".shared::cta") {
+                    Space::Shared
+                } else if has(".local") {
+                    Space::Local
+                } else if has(".const") {
+                    Space::Const
+                } else if has(".param") || has(".param::entry") {
+                    Space::KernelParam
+                } else {
+                    return Err(unsupported());
+                };
+                let bits = last_ty.map(|t| t.bits()).unwrap_or(64);
+                let d = self.dst(&ops[0])?;
+                let a = self.src(&ops[1], ImmKind::Int(bits))?;
+                Ok(Op::Cvta { to, space, bits, d, a })
+            }
+            "ld" | "ldu" | "st" => {
+                need(2)?;
+                let space = ld_space(&mods).ok_or_else(unsupported)?;
+                let t = last_ty.ok_or_else(unsupported)?;
+                let size = (t.bits() / 8).max(1);
+                if t.bits() > 64 || t == ScalarType::Pred || has(".v8") {
+                    return Err(unsupported());
+                }
+                let (regs_op, addr_op) = if opc == "st" { (&ops[1], &ops[0]) } else { (&ops[0], &ops[1]) };
+                let (space, addr) = self.addr(addr_op, space)?;
+                if opc == "st" {
+                    let k = match fty(t) {
+                        Some(f) => ImmKind::Float(f),
+                        None => ImmKind::Int(t.bits()),
+                    };
+                    let srcs = match &regs_op.kind {
+                        OperandKind::Vector(v) => {
+                            let mut s = Vec::new();
+                            for p in v {
+                                s.push(self.src(p, k)?);
+                            }
+                            s
+                        }
+                        _ => vec![self.src(regs_op, k)?],
+                    };
+                    Ok(Op::St { space, size, srcs, addr })
+                } else {
+                    let ds = match &regs_op.kind {
+                        OperandKind::Vector(v) => {
+                            let mut s = Vec::new();
+                            for p in v {
+                                s.push(if matches!(p.kind, OperandKind::Sink) { None } else { Some(self.dst(p)?) });
+                            }
+                            s
+                        }
+                        _ => vec![Some(self.dst(regs_op)?)],
+                    };
+                    let signed = ity(t).map(|x| x.signed).unwrap_or(false);
+                    Ok(Op::Ld { space, size, signed, ds, addr })
+                }
+            }
+            "atom" | "red" => {
+                let is_red = opc == "red";
+                need(if is_red { 2 } else { 3 })?;
+                let space = ld_space(&mods).ok_or_else(unsupported)?;
+                let t = last_ty.ok_or_else(unsupported)?;
+                if has(".v2") || has(".v4") || has(".noftz") && t != ScalarType::F32 {
+                    return Err(unsupported());
+                }
+                let op = if has(".add") {
+                    AtomOp::Add
+                } else if has(".min") {
+                    AtomOp::Min
+                } else if has(".max") {
+                    AtomOp::Max
+                } else if has(".and") {
+                    AtomOp::And
+                } else if has(".or") {
+                    AtomOp::Or
+                } else if has(".xor") {
+                    AtomOp::Xor
+                } else if has(".exch") {
+                    AtomOp::Exch
+                } else if has(".cas") {
+                    AtomOp::Cas
+                } else if has(".inc") {
+                    AtomOp::Inc
+                } else if has(".dec") {
+                    AtomOp::Dec
+                } else {
+                    return Err(unsupported());
+                };
+                let ty = if let Some(f) = fty(t) {
+                    if !matches!(f, FTy::F32 | FTy::F64) || op != AtomOp::Add {
+                        return Err(unsupported());
+                    }
+                    ITyOrF::F(f)
+                } else {
+                    let it = ity(t).ok_or_else(unsupported)?;
+                    if it.bits < 32 {
+                        return Err(unsupported());
+                    }
+                    ITyOrF::I(it)
+                };
+                let k = match ty {
+                    ITyOrF::F(f) => ImmKind::Float(f),
+                    ITyOrF::I(t) => ImmKind::Int(t.bits),
+                };
+                let base = if is_red { 0 } else { 1 };
+                let d = if is_red { None } else { Some(self.dst(&ops[0])?) };
+                let (space, addr) = self.addr(&ops[base], space)?;
+                let b = self.src(&ops[base + 1], k)?;
+                let c = if op == AtomOp::Cas {
+                    need(base + 3)?;
+                    self.src(&ops[base + 2], k)?
+                } else {
+                    Src::Imm(0)
+                };
+                Ok(Op::Atom { space, op, ty, d, addr, b, c })
+            }
+            "bra" => {
+                need(1)?;
+                Ok(Op::Bra { target: self.label(&ops[0])?, uni })
+            }
+            "brx" => {
+                need(2)?;
+                if !has(".idx") {
+                    return Err(unsupported());
+                }
+                let index = self.src(&ops[0], ImmKind::Int(32))?;
+                let OperandKind::Name { name, .. } = &ops[1].kind else { return Err("brx.idx needs a .branchtargets label".into()) };
+                let list = self.branch_targets.get(name.text).ok_or_else(|| format!("`{}` is not a .branchtargets list", name.text))?;
+                let mut targets = Vec::new();
+                for l in list {
+                    targets.push(*self.labels.get(l).ok_or_else(|| format!("unknown label `{l}`"))?);
+                }
+                Ok(Op::Brx { index, targets, table: name.text.to_string(), uni })
+            }
+            "call" => self.call(ops, uni),
+            "ret" => Ok(Op::Ret { uni }),
+            "exit" => Ok(Op::Exit),
+            "trap" => Ok(Op::Trap),
+            "membar" | "fence" => Ok(Op::Nop),
+            "bar" | "barrier" => {
+                if has(".warp") {
+                    return Ok(Op::Nop);
+                }
+                if has(".cluster") {
+                    if has(".arrive") {
+                        return Ok(Op::ClusterArrive);
+                    }
+                    if has(".wait") {
+                        return Ok(Op::ClusterWait);
+                    }
+                    return Err(unsupported());
+                }
+                let aligned = has(".aligned") || opc == "bar";
+                let kind = if has(".sync") || (opc == "bar" && mods.is_empty()) {
+                    BarKind::Sync
+                } else if has(".arrive") {
+                    BarKind::Arrive
+                } else if has(".red") {
+                    if has(".popc") {
+                        BarKind::RedPopc
+                    } else if has(".and") {
+                        BarKind::RedAnd
+                    } else if has(".or") {
+                        BarKind::RedOr
+                    } else {
+                        return Err(unsupported());
+                    }
+                } else {
+                    return Err(unsupported());
+                };
+                if matches!(kind, BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr) {
+                    need(3)?;
+                    let (d, pd) = if kind == BarKind::RedPopc { (Some(self.dst(&ops[0])?), None) } else { (None, self.pdst(&ops[0])?) };
+                    let id = self.src(&ops[1], ImmKind::Int(32))?;
+                    let (count, c) = if n >= 4 { (Some(self.src(&ops[2], ImmKind::Int(32))?), &ops[3]) } else { (None, &ops[2]) };
+                    let pin = self.psrc(c)?;
+                    // For .and/.or the destination is a predicate: encode it in `d` as None and pass via pred slot.
+                    return Ok(Op::Bar { kind, id, count, d: d.or(pd.map(|p| p | 0x8000_0000)), pred_in: Some(pin), aligned });
+                }
+                need(1)?;
+                let id = self.src(&ops[0], ImmKind::Int(32))?;
+                let count = if n >= 2 { Some(self.src(&ops[1], ImmKind::Int(32))?) } else { None };
+                Ok(Op::Bar { kind, id, count, d: None, pred_in: None, aligned })
+            }
+            "nanosleep" => {
+                need(1)?;
+                Ok(Op::Nanosleep { t: self.src(&ops[0], ImmKind::Int(32))? })
+            }
+            "activemask" => {
+                need(1)?;
+                Ok(Op::Activemask { d: self.dst(&ops[0])? })
+            }
+            "vote" => {
+                need(2)?;
+                let mode = if has(".all") {
+                    VoteMode::All
+                } else if has(".any") {
+                    VoteMode::Any
+                } else if has(".uni") {
+                    VoteMode::Uni
+                } else if has(".ballot") {
+                    VoteMode::Ballot
+                } else {
+                    return Err(unsupported());
+                };
+                let membermask = if n >= 3 { self.src(&ops[2], ImmKind::Int(32))? } else { Src::Imm(0xffff_ffff) };
+                let d = if mode == VoteMode::Ballot {
+                    self.dst(&ops[0])?
+                } else {
+                    self.pdst(&ops[0])?.ok_or("sink destination")? | 0x8000_0000
+                };
+                Ok(Op::Vote { mode, d, a: self.psrc(&ops[1])?, membermask })
+            }
+            "shfl" => {
+                let mode = if has(".up") {
+                    ShflMode::Up
+                } else if has(".down") {
+                    ShflMode::Down
+                } else if has(".bfly") {
+                    ShflMode::Bfly
+                } else if has(".idx") {
+                    ShflMode::Idx
+                } else {
+                    return Err(unsupported());
+                };
+                need(4)?;
+                let (d, p) = match &ops[0].kind {
+                    OperandKind::PredPair(a, b) => {
+                        let d = self.dst(&Operand { kind: OperandKind::Name { name: *a, component: None }, span: ops[0].span })?;
+                        let p = self.pdst(&Operand { kind: OperandKind::Name { name: *b, component: None }, span: ops[0].span })?;
+                        (d, p)
+                    }
+                    _ => (self.dst(&ops[0])?, None),
+                };
+                let membermask = if n >= 5 { self.src(&ops[4], ImmKind::Int(32))? } else { Src::Imm(0xffff_ffff) };
+                Ok(Op::Shfl {
+                    mode,
+                    d,
+                    p,
+                    a: self.src(&ops[1], ImmKind::Int(32))?,
+                    b: self.src(&ops[2], ImmKind::Int(32))?,
+                    c: self.src(&ops[3], ImmKind::Int(32))?,
+                    membermask,
+                })
+            }
+            _ => Err(unsupported()),
+        }
+    }
+
+    fn setp_like(&mut self, opc: &str, mods: &[&str], types: &[ScalarType], ops: &[Operand<'_>], ftz: bool) -> R<Op> {
+        let cmp = mods.iter().find_map(|m| CmpOp::from_mod(m)).ok_or("")?;
+        let comb_op = mods.iter().find_map(|m| match *m {
+            ".and" => Some(BoolOp::And),
+            ".or" => Some(BoolOp::Or),
+            ".xor" => Some(BoolOp::Xor),
+            _ => None,
+        });
+        let (st, float_dst) = if opc == "set" {
+            if types.len() != 2 {
+                return Err(String::new());
+            }
+            if !matches!(types[0], ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::B32) {
+                return Err(String::new());
+            }
+            (types[1], types[0] == ScalarType::F32)
+        } else {
+            (*types.last().ok_or("")?, false)
+        };
+        let ty = if let Some(f) = fty(st) {
+            if !cmp.valid_float() {
+                return Err(format!("`{opc}{}` mixes an integer comparison with a float type", mods.concat()));
+            }
+            ITyOrF::F(f)
+        } else {
+            let it = ity(st).ok_or("")?;
+            if is_bits_type(st) && !cmp.valid_bits() || !is_bits_type(st) && !cmp.valid_int() {
+                return Err(format!("`{opc}{}`: comparison not allowed for this type", mods.concat()));
+            }
+            ITyOrF::I(it)
+        };
+        let k = match ty {
+            ITyOrF::F(f) => ImmKind::Float(f),
+            ITyOrF::I(t) => ImmKind::Int(t.bits),
+        };
+        let need = if comb_op.is_some() { 4 } else { 3 };
+        if ops.len() < need {
+            return Err(format!("`{opc}` needs {need} operands"));
+        }
+        let a = self.src(&ops[1], k)?;
+        let b = self.src(&ops[2], k)?;
+        let comb = match comb_op {
+            Some(op) => Some((op, self.psrc(&ops[3])?)),
+            None => None,
+        };
+        if opc == "set" {
+            let d = self.dst(&ops[0])?;
+            return Ok(Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb });
+        }
+        let (p, q) = match &ops[0].kind {
+            OperandKind::PredPair(p, q) => {
+                let pp = match self.lookup(p.text) {
+                    Some(Sym::Pred(s)) => Some(s),
+                    _ if p.text == "_" => None,
+                    _ => return Err(format!("`{}` is not a predicate register", p.text)),
+                };
+                let qq = match self.lookup(q.text) {
+                    Some(Sym::Pred(s)) => Some(s),
+                    _ if q.text == "_" => None,
+                    _ => return Err(format!("`{}` is not a predicate register", q.text)),
+                };
+                (pp, qq)
+            }
+            _ => (self.pdst(&ops[0])?, None),
+        };
+        Ok(Op::Setp { cmp, ty, ftz, p, q, a, b, comb })
+    }
+
+    fn call(&mut self, ops: &[Operand<'_>], uni: bool) -> R<Op> {
+        let mut k = 0;
+        let mut rets = Vec::new();
+        if let Some(OperandKind::List(l)) = ops.first().map(|o| &o.kind) {
+            for o in l {
+                rets.push(self.call_arg(o)?);
+            }
+            k = 1;
+        }
+        let callee_op = ops.get(k).ok_or("call needs a target")?;
+        k += 1;
+        let mut args = Vec::new();
+        if let Some(OperandKind::List(l)) = ops.get(k).map(|o| &o.kind) {
+            for o in l {
+                args.push(self.call_arg(o)?);
+            }
+            k += 1;
+        }
+        let extra = match ops.get(k).map(|o| &o.kind) {
+            Some(OperandKind::Name { name, .. }) => Some(name.text),
+            _ => None,
+        };
+        let OperandKind::Name { name: callee_name, .. } = &callee_op.kind else { return Err("call target must be a name".into()) };
+        let callee = match self.lookup(callee_name.text) {
+            Some(Sym::Func(f)) => Callee::Direct(f),
+            Some(Sym::Reg { slot, .. }) => {
+                let extra = extra.ok_or("indirect call needs a .calltargets list, a call table or a .callprototype")?;
+                if let Some(list) = self.call_targets.get(extra).cloned() {
+                    let mut ids = Vec::new();
+                    for f in &list {
+                        ids.push(self.func_of(f)?);
+                    }
+                    Callee::Indirect { fptr: Src::Reg(slot), allowed: Some(ids), table: Some(extra.to_string()), proto: None }
+                } else if let Some(sig) = self.prototypes.get(extra) {
+                    Callee::Indirect { fptr: Src::Reg(slot), allowed: None, table: None, proto: Some(sig.clone()) }
+                } else if let Some(tab) = self.m.tables.get(extra) {
+                    Callee::Indirect { fptr: Src::Reg(slot), allowed: Some(tab.clone()), table: Some(extra.to_string()), proto: None }
+                } else {
+                    return Err(format!("`{extra}` is not a .calltargets list, call table or .callprototype"));
+                }
+            }
+            _ => return Err(format!("call target `{}` is not a function or register", callee_name.text)),
+        };
+        let _ = self.id;
+        Ok(Op::Call { callee, args, rets, uni })
+    }
+}
+
+fn mask_bits(v: u64, bits: u32) -> u64 {
+    if bits >= 64 {
+        v
+    } else {
+        v & ((1u64 << bits) - 1)
+    }
+}
+
+fn ld_space(mods: &[&str]) -> Option<Space> {
+    for m in mods {
+        match *m {
+            ".global" => return Some(Space::Global),
+            ".shared" | ".shared::cta" => return Some(Space::Shared),
+            ".local" => return Some(Space::Local),
+            ".const" => return Some(Space::Const),
+            ".param" | ".param::entry" | ".param::func" => return Some(Space::FrameParam),
+            ".shared::cluster" => return None,
+            _ => {}
+        }
+    }
+    Some(Space::Generic)
+}
+
+#[allow(dead_code)]
+fn _unused(_: ITy) {}

@@ -1,0 +1,462 @@
+//! Decoding a checked AST module into an owned [`Program`].
+//!
+//! This file owns the module level: the function table (function "addresses"
+//! are tagged integers), `.global` variables (allocated in device memory
+//! through a callback, with initialisers including function-pointer jump
+//! tables), the `.const` bank, the static/dynamic `.shared` layout, and the
+//! per-function layout of registers, kernel parameters and frame storage.
+//! `instr.rs` decodes single instructions.
+//!
+//! Every count taken from the source is bounded here (registers, array sizes,
+//! shared and const bytes) so that later stages allocate nothing unbounded.
+
+mod instr;
+
+use crate::alu::ITy;
+use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
+use crate::program::*;
+use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Reconvergence};
+use ptxsim_syntax::ast::{self, Expr, FunctionKind, Init, Item, ScalarType, StateSpace, Statement, Type};
+use ptxsim_syntax::LineIndex;
+use std::collections::HashMap;
+
+/// Most registers (of all kinds) one function may declare.
+pub const MAX_REGS: u64 = 1 << 14;
+/// Most bytes of one module variable, and of all `.const` / static `.shared`.
+pub const MAX_VAR_BYTES: u64 = 1 << 30;
+pub const MAX_CONST_BYTES: u64 = 1 << 20;
+pub const MAX_SHARED_BYTES: u64 = 1 << 20;
+/// Most frame-local bytes per thread per function.
+pub const MAX_FRAME_BYTES: u64 = 1 << 20;
+
+/// What a name means in an instruction operand.
+#[derive(Clone, Copy, Debug)]
+pub(crate) enum Sym {
+    Reg { slot: u32, bits: u32 },
+    Pred(u32),
+    /// Absolute global address.
+    Global(u64),
+    Shared(u64),
+    Const(u64),
+    Func(FuncId),
+    /// Frame-local storage (`.local` variables): frame offset.
+    Local(u32),
+    /// Frame `.param` storage: frame offset, size.
+    FrameParam(u32, u32),
+    KernelParam(u32, u32),
+}
+
+/// Decodes `module` (already parsed and checked). `alloc_global(size, align)`
+/// allocates device memory for each `.global` variable and returns its address.
+pub fn decode(
+    src: &str,
+    module: &ast::Module<'_>,
+    alloc_global: &mut dyn FnMut(u64, u64) -> Option<u64>,
+) -> Result<(Program, Vec<(u64, Vec<u8>)>), String> {
+    let lines = LineIndex::new(src);
+    let mut d = ModuleDecoder { lines: &lines, syms: HashMap::new(), funcs: Vec::new(), func_ids: HashMap::new(), tables: HashMap::new() };
+
+    // Functions first: jump tables and `mov r, f` need their addresses.
+    for item in &module.items {
+        if let Item::Function(f) = item {
+            let name = f.name.text.to_string();
+            let id = match d.func_ids.get(&name) {
+                Some(&id) => id,
+                None => {
+                    let id = d.funcs.len() as FuncId;
+                    d.func_ids.insert(name.clone(), id);
+                    d.funcs.push(None);
+                    id
+                }
+            };
+            if f.body.is_some() || d.funcs[id as usize].is_none() {
+                d.funcs[id as usize] = Some(&**f);
+            }
+            d.syms.insert(name, Sym::Func(id));
+        }
+    }
+
+    // Module variables.
+    let mut const_bank: Vec<u8> = Vec::new();
+    let mut shared_static: u64 = 0;
+    let mut shared_align: u64 = 16;
+    let mut extern_shared: Vec<String> = Vec::new();
+    let mut global_inits: Vec<(u64, Vec<u8>)> = Vec::new();
+    let mut pending: Vec<(&ast::VarDecl<'_>, usize, u64)> = Vec::new();
+    for item in &module.items {
+        let Item::Var(v) = item else { continue };
+        d.declare_module_var(v, &mut const_bank, &mut shared_static, &mut shared_align, &mut extern_shared, alloc_global, &mut pending)?;
+    }
+    // Initialisers, now that every address is known.
+    for (v, k, addr) in pending {
+        let decl = &v.declarators[k];
+        let bytes = d.init_bytes(v, decl)?;
+        match v.space.value {
+            StateSpace::Global => global_inits.push((addr, bytes)),
+            StateSpace::Const => {
+                let off = addr as usize;
+                if let Some(dst) = const_bank.get_mut(off..off + bytes.len()) {
+                    dst.copy_from_slice(&bytes);
+                }
+            }
+            _ => {}
+        }
+    }
+    let dyn_off = (shared_static + 15) & !15;
+    for n in extern_shared {
+        d.syms.insert(n, Sym::Shared(dyn_off));
+    }
+
+    // Function bodies.
+    let mut functions = Vec::with_capacity(d.funcs.len());
+    let mut shared_cursor = shared_static;
+    for (id, f) in d.funcs.iter().enumerate() {
+        let Some(f) = f else { return Err("internal: function slot without a definition".into()) };
+        functions.push(d.decode_function(id as FuncId, f, &mut shared_cursor)?);
+    }
+    let shared_total = shared_cursor;
+    let program = Program {
+        functions,
+        globals: Vec::new(),
+        const_init: const_bank,
+        const_relocs: Vec::new(),
+        shared_static: shared_total as u32,
+        shared_dynamic_offset: ((shared_total + 15) & !15) as u32,
+        global_sites: Vec::new(),
+    };
+    Ok((program, global_inits))
+}
+
+pub(crate) struct ModuleDecoder<'s, 'f, 'a> {
+    pub lines: &'s LineIndex,
+    pub syms: HashMap<String, Sym>,
+    pub funcs: Vec<Option<&'f ast::Function<'a>>>,
+    pub func_ids: HashMap<String, FuncId>,
+    /// Call tables: module variables whose initialisers are function names.
+    pub tables: HashMap<String, Vec<FuncId>>,
+}
+
+/// Size in bytes of a declared type (0 for opaque/pred).
+pub(crate) fn type_bytes(t: &Type<'_>) -> u64 {
+    match t.scalar() {
+        Some(s) => (s.bits() as u64).div_ceil(8),
+        None => 0,
+    }
+}
+
+pub(crate) fn var_size(v_ty: &Type<'_>, vector: Option<u8>, dims: &[Option<ast::Spanned<u64>>], init_len: Option<u64>) -> Result<u64, String> {
+    let mut n = type_bytes(v_ty) * vector.map(|x| x as u64).unwrap_or(1);
+    for (i, dim) in dims.iter().enumerate() {
+        let k = match dim {
+            Some(s) => s.value,
+            None if i == 0 => init_len.unwrap_or(0),
+            None => return Err("array with an unsized inner dimension".into()),
+        };
+        n = n.checked_mul(k).ok_or("array size overflows")?;
+    }
+    if n > MAX_VAR_BYTES {
+        return Err(format!("variable of {n} bytes is larger than the {MAX_VAR_BYTES}-byte limit"));
+    }
+    Ok(n)
+}
+
+fn init_len(init: &Option<Init<'_>>) -> Option<u64> {
+    fn count(i: &Init<'_>) -> u64 {
+        match i {
+            Init::Expr(_) => 1,
+            Init::List(l, _) => l.iter().map(count).sum(),
+        }
+    }
+    init.as_ref().map(count)
+}
+
+impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
+    pub fn line(&self, span: ptxsim_syntax::Span) -> u32 {
+        self.lines.line(span.start)
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn declare_module_var<'v>(
+        &mut self,
+        v: &'v ast::VarDecl<'a>,
+        const_bank: &mut Vec<u8>,
+        shared_static: &mut u64,
+        shared_align: &mut u64,
+        extern_shared: &mut Vec<String>,
+        alloc_global: &mut dyn FnMut(u64, u64) -> Option<u64>,
+        pending: &mut Vec<(&'v ast::VarDecl<'a>, usize, u64)>,
+    ) -> Result<(), String> {
+        let elem = type_bytes(&v.ty.value) * v.vector.map(|x| x.value as u64).unwrap_or(1);
+        let align = v.align.map(|a| a.value).unwrap_or(elem.max(1)).clamp(1, 4096);
+        let is_extern = matches!(v.linkage.map(|l| l.value), Some(ast::Linkage::Extern));
+        for (k, decl) in v.declarators.iter().enumerate() {
+            let size = var_size(&v.ty.value, v.vector.map(|x| x.value), &decl.dims, init_len(&decl.init))
+                .map_err(|e| format!("line {}: `{}`: {e}", self.line(decl.span), decl.name.text))?;
+            let name = decl.name.text.to_string();
+            if let Some(init) = &decl.init {
+                let mut fs = Vec::new();
+                fn walk(i: &Init<'_>, syms: &HashMap<String, Sym>, fs: &mut Vec<FuncId>) {
+                    match i {
+                        Init::Expr(Expr::Name(n)) => {
+                            if let Some(Sym::Func(f)) = syms.get(n.text) {
+                                fs.push(*f);
+                            }
+                        }
+                        Init::Expr(_) => {}
+                        Init::List(l, _) => l.iter().for_each(|x| walk(x, syms, fs)),
+                    }
+                }
+                walk(init, &self.syms, &mut fs);
+                if !fs.is_empty() {
+                    self.tables.insert(name.clone(), fs);
+                }
+            }
+            match v.space.value {
+                StateSpace::Global => {
+                    let addr = alloc_global(size, align)
+                        .ok_or_else(|| format!("line {}: cannot allocate {size} bytes for `{name}`", self.line(decl.span)))?;
+                    self.syms.insert(name, Sym::Global(addr));
+                    if decl.init.is_some() {
+                        pending.push((v, k, addr));
+                    }
+                }
+                StateSpace::Const => {
+                    let off = (const_bank.len() as u64 + align - 1) / align * align;
+                    if off + size > MAX_CONST_BYTES {
+                        return Err(format!("line {}: .const space exceeds {MAX_CONST_BYTES} bytes", self.line(decl.span)));
+                    }
+                    const_bank.resize((off + size) as usize, 0);
+                    self.syms.insert(name, Sym::Const(off));
+                    if decl.init.is_some() {
+                        pending.push((v, k, off));
+                    }
+                }
+                StateSpace::Shared => {
+                    if is_extern || (decl.dims.first().map(|d| d.is_none()).unwrap_or(false) && decl.init.is_none()) {
+                        extern_shared.push(name);
+                    } else {
+                        let off = (*shared_static + align - 1) / align * align;
+                        if off + size > MAX_SHARED_BYTES {
+                            return Err(format!("line {}: .shared space exceeds {MAX_SHARED_BYTES} bytes", self.line(decl.span)));
+                        }
+                        *shared_static = off + size;
+                        *shared_align = (*shared_align).max(align);
+                        self.syms.insert(name, Sym::Shared(off));
+                    }
+                }
+                _ => {
+                    // Module-scope .local and others: not addressable by this engine yet;
+                    // instructions naming them decode to `unsupported`.
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Evaluates a constant expression to an integer (addresses of symbols included).
+    pub fn const_expr(&self, e: &Expr<'_>, generic: bool) -> Result<u64, String> {
+        Ok(match e {
+            Expr::Int(i, _) => i.value,
+            Expr::Float(f, _) => f.as_f64() as i64 as u64,
+            Expr::Name(n) => self.symbol_value(n.text, generic)?,
+            Expr::Generic(n, _) => self.symbol_value(n.text, true)?,
+            Expr::Unary(op, a, _) => {
+                let a = self.const_expr(a, generic)?;
+                match op {
+                    ast::UnOp::Neg => a.wrapping_neg(),
+                    ast::UnOp::Not => (a == 0) as u64,
+                    ast::UnOp::BitNot => !a,
+                }
+            }
+            Expr::Binary(op, a, b, _) => {
+                let a = self.const_expr(a, generic)?;
+                let b = self.const_expr(b, generic)?;
+                use ast::BinOp::*;
+                match op {
+                    Add => a.wrapping_add(b),
+                    Sub => a.wrapping_sub(b),
+                    Mul => a.wrapping_mul(b),
+                    Div => a.checked_div(b).ok_or("division by zero in a constant expression")?,
+                    Rem => a.checked_rem(b).ok_or("division by zero in a constant expression")?,
+                    Shl => a.wrapping_shl(b as u32),
+                    Shr => a.wrapping_shr(b as u32),
+                    And => a & b,
+                    Or => a | b,
+                    Xor => a ^ b,
+                }
+            }
+        })
+    }
+
+    fn symbol_value(&self, name: &str, generic: bool) -> Result<u64, String> {
+        match self.syms.get(name) {
+            Some(Sym::Func(id)) => Ok(FUNC_BASE + FUNC_STRIDE * *id as u64),
+            Some(Sym::Global(a)) => Ok(*a),
+            Some(Sym::Shared(o)) => Ok(if generic { SHARED_WINDOW + o } else { *o }),
+            Some(Sym::Const(o)) => Ok(if generic { CONST_WINDOW + o } else { *o }),
+            _ => Err(format!("`{name}` is not a constant address")),
+        }
+    }
+
+    fn init_bytes(&self, v: &ast::VarDecl<'_>, decl: &ast::Declarator<'_>) -> Result<Vec<u8>, String> {
+        let elem_ty = v.ty.value.scalar();
+        let esize = type_bytes(&v.ty.value) as usize;
+        let total = var_size(&v.ty.value, v.vector.map(|x| x.value), &decl.dims, init_len(&decl.init))? as usize;
+        let mut out = vec![0u8; total];
+        let mut elems: Vec<&Expr<'_>> = Vec::new();
+        fn flatten<'e, 'x>(i: &'e Init<'x>, out: &mut Vec<&'e Expr<'x>>) {
+            match i {
+                Init::Expr(e) => out.push(e),
+                Init::List(l, _) => l.iter().for_each(|x| flatten(x, out)),
+            }
+        }
+        if let Some(init) = &decl.init {
+            flatten(init, &mut elems);
+        }
+        for (k, e) in elems.iter().enumerate() {
+            let off = k * esize;
+            if off + esize > total {
+                return Err(format!("line {}: too many initialisers for `{}`", self.line(decl.span), decl.name.text));
+            }
+            let bits: u64 = match (elem_ty, e) {
+                (Some(ScalarType::F32), Expr::Float(f, _)) => (f.as_f64() as f32).to_bits() as u64,
+                (Some(ScalarType::F64), Expr::Float(f, _)) => f.as_f64().to_bits(),
+                (Some(ScalarType::F32), Expr::Int(i, _)) => (i.value as i64 as f32).to_bits() as u64,
+                (Some(ScalarType::F64), Expr::Int(i, _)) => (i.value as i64 as f64).to_bits(),
+                _ => self
+                    .const_expr(e, v.space.value != StateSpace::Const || matches!(e, Expr::Generic(..)))
+                    .map_err(|m| format!("line {}: {m}", self.line(e.span())))?,
+            };
+            out[off..off + esize].copy_from_slice(&bits.to_le_bytes()[..esize]);
+        }
+        Ok(out)
+    }
+
+    fn decode_function(&self, id: FuncId, f: &ast::Function<'_>, shared_cursor: &mut u64) -> Result<Function, String> {
+        let is_kernel = f.kind == FunctionKind::Entry;
+        let mut func = Function {
+            name: f.name.text.to_string(),
+            is_kernel,
+            defined: f.body.is_some(),
+            code: Vec::new(),
+            reconv: Vec::new(),
+            num_regs: 0,
+            num_preds: 0,
+            frame_bytes: 0,
+            params: Vec::new(),
+            rets: Vec::new(),
+            kparams: Vec::new(),
+            kparam_bytes: 0,
+            reqntid: None,
+            maxntid: None,
+            line: self.line(f.name.span),
+        };
+        for dir in &f.directives {
+            if let ast::FuncDirective::Perf { name, values, .. } = dir {
+                let mut v = [1u32; 3];
+                for (i, x) in values.iter().take(3).enumerate() {
+                    v[i] = x.value.min(u32::MAX as u64) as u32;
+                }
+                match name.text {
+                    ".reqntid" => func.reqntid = Some(v),
+                    ".maxntid" => func.maxntid = Some(v),
+                    _ => {}
+                }
+            }
+        }
+        let mut fd = instr::FuncDecoder::new(self, id, is_kernel, shared_cursor);
+        // Formals.
+        if let Some(params) = &f.params {
+            for p in params {
+                let size = var_size(&p.ty.value, p.vector.map(|x| x.value), &p.dims, None)
+                    .map_err(|e| format!("line {}: {e}", self.line(p.span)))?
+                    .max(type_bytes(&p.ty.value)) as u32;
+                let align = p.align.map(|a| a.value).unwrap_or((type_bytes(&p.ty.value)).max(1)).clamp(1, 256) as u32;
+                if is_kernel {
+                    let off = func.kparam_bytes.div_ceil(align) * align;
+                    func.kparams.push((off, size));
+                    func.kparam_bytes = off + size;
+                    fd.scope_insert(p.name.text, Sym::KernelParam(off, size));
+                } else {
+                    let formal = fd.declare_formal(p, size, align)?;
+                    func.params.push(formal);
+                }
+            }
+        }
+        if let Some(rets) = &f.returns {
+            for p in rets {
+                let size = var_size(&p.ty.value, p.vector.map(|x| x.value), &p.dims, None)
+                    .map_err(|e| format!("line {}: {e}", self.line(p.span)))?
+                    .max(type_bytes(&p.ty.value)) as u32;
+                let align = p.align.map(|a| a.value).unwrap_or((type_bytes(&p.ty.value)).max(1)).clamp(1, 256) as u32;
+                let formal = fd.declare_formal(p, size, align)?;
+                func.rets.push(formal);
+            }
+        }
+        let Some(body) = &f.body else {
+            return Ok(func);
+        };
+        let flat = FlatFunction::new(f).ok_or("internal: no body")?;
+        let analysis = FunctionAnalysis::new(&flat);
+        fd.set_flat(&flat);
+        fd.walk_block(body)?;
+        let code = fd.take_code();
+        if code.len() != flat.instrs.len() {
+            return Err(format!(
+                "internal: decoded {} instructions of `{}` but the analysis numbered {}",
+                code.len(),
+                func.name,
+                flat.instrs.len()
+            ));
+        }
+        func.reconv = analysis
+            .reconvergence
+            .iter()
+            .map(|r| match r {
+                Some(Reconvergence::At(j)) => *j as u32,
+                Some(Reconvergence::Exit) | None => PC_EXIT,
+            })
+            .collect();
+        let (nregs, npreds, frame) = fd.sizes();
+        func.num_regs = nregs;
+        func.num_preds = npreds;
+        func.frame_bytes = frame;
+        func.code = code;
+        Ok(func)
+    }
+}
+
+/// The integer type of a scalar type, if it is one (`.bN` counts as unsigned).
+pub(crate) fn ity(s: ScalarType) -> Option<ITy> {
+    use ScalarType::*;
+    Some(match s {
+        B8 | U8 => ITy { bits: 8, signed: false },
+        B16 | U16 => ITy { bits: 16, signed: false },
+        B32 | U32 => ITy { bits: 32, signed: false },
+        B64 | U64 => ITy { bits: 64, signed: false },
+        S8 => ITy { bits: 8, signed: true },
+        S16 => ITy { bits: 16, signed: true },
+        S32 => ITy { bits: 32, signed: true },
+        S64 => ITy { bits: 64, signed: true },
+        _ => return None,
+    })
+}
+
+pub(crate) fn fty(s: ScalarType) -> Option<crate::alu::FTy> {
+    use crate::alu::FTy;
+    Some(match s {
+        ScalarType::F16 => FTy::F16,
+        ScalarType::Bf16 => FTy::BF16,
+        ScalarType::F32 => FTy::F32,
+        ScalarType::F64 => FTy::F64,
+        _ => return None,
+    })
+}
+
+pub(crate) fn is_bits_type(s: ScalarType) -> bool {
+    matches!(s, ScalarType::B8 | ScalarType::B16 | ScalarType::B32 | ScalarType::B64)
+}
+
+pub(crate) fn stmt_is_instr(s: &Statement<'_>) -> bool {
+    matches!(s, Statement::Instr(_))
+}

@@ -1,0 +1,924 @@
+//! The dispatch loop: runs one group of lanes (a mask at one pc in one
+//! frame) straight through, one warp instruction per iteration, until an
+//! event the scheduler must handle (divergence, call, return, exit,
+//! barrier, sleep), a stop pc (the reconvergence point), or the end of the
+//! slice of fuel. Both scheduling modes share it.
+//!
+//! Dispatch costs once per warp instruction: operands are fetched as
+//! 32-lane arrays and each operation is a lane loop the compiler can
+//! vectorise; results are blended into the destination under the mask.
+
+use crate::alu::{self, FTy, IBinOp, ITy};
+use crate::error::{Trap, TrapKind};
+use crate::memory::{classify, GlobalMemory, Window, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
+use crate::program::*;
+use crate::warp::{lanes, Stats, Warp, FULL};
+use std::sync::atomic::AtomicU64;
+
+/// Launch-wide read-only context.
+pub(crate) struct Ctx<'a> {
+    pub prog: &'a Program,
+    pub global: &'a GlobalMemory,
+    pub kparams: &'a [u8],
+    pub consts: &'a [u8],
+    pub geom: &'a Geom,
+    /// Bumped on every global store/atomic: spin detection uses it.
+    pub write_epoch: &'a AtomicU64,
+}
+
+/// Launch geometry.
+#[derive(Clone, Debug)]
+pub(crate) struct Geom {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub cluster: [u32; 3],
+    pub explicit_cluster: bool,
+    pub dyn_smem: u32,
+    pub total_smem: u32,
+    pub max_depth: u32,
+    pub nwarps: u32,
+}
+
+/// Per-CTA facts for special registers.
+#[derive(Clone, Debug)]
+pub(crate) struct CtaEnv {
+    pub ctaid: [u32; 3],
+    pub cluster_id: [u32; 3],
+    pub cluster_ctaid: [u32; 3],
+    pub rank: u32,
+}
+
+/// Why the dispatch loop stopped.
+#[derive(Debug)]
+pub(crate) enum Event {
+    Stop,
+    Yield,
+    /// Taken branch while other lanes wait elsewhere (ITS rescheduling point);
+    /// `pc` already holds the new pc.
+    Branched,
+    Diverge { taken: u32, target: u32 },
+    Brx { groups: Vec<(u32, u32)> },
+    Call { groups: Vec<(FuncId, u32)> },
+    Ret { mask: u32 },
+    Exit { mask: u32 },
+    Bar { mask: u32 },
+    ClusterArrive { mask: u32 },
+    ClusterWait { mask: u32 },
+    Sleep { ns: u64 },
+}
+
+#[inline(always)]
+fn write_masked(dst: &mut [u64; 32], r: &[u64; 32], m: u32) {
+    if m == FULL {
+        *dst = *r;
+    } else {
+        for l in 0..32 {
+            if m >> l & 1 != 0 {
+                dst[l] = r[l];
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn map1(a: &[u64; 32], f: impl Fn(u64) -> u64) -> [u64; 32] {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = f(a[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map2(a: &[u64; 32], b: &[u64; 32], f: impl Fn(u64, u64) -> u64) -> [u64; 32] {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = f(a[l], b[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map3(a: &[u64; 32], b: &[u64; 32], c: &[u64; 32], f: impl Fn(u64, u64, u64) -> u64) -> [u64; 32] {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = f(a[l], b[l], c[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn ib(op: IBinOp, ty: ITy, a: u64, b: u64) -> u64 {
+    alu::ibin(op, ty, a, b).unwrap_or(0)
+}
+
+#[inline(always)]
+fn psrc(preds: &[u32], p: PSrc) -> u32 {
+    match p {
+        PSrc::Reg { slot, neg } => {
+            let v = preds[slot as usize];
+            if neg {
+                !v
+            } else {
+                v
+            }
+        }
+        PSrc::Const(b) => {
+            if b {
+                FULL
+            } else {
+                0
+            }
+        }
+    }
+}
+
+#[inline(always)]
+fn set_pred(preds: &mut [u32], slot: u32, val: u32, m: u32) {
+    let p = &mut preds[slot as usize];
+    *p = (*p & !m) | (val & m);
+}
+
+const LANE_IDS: [u64; 32] = {
+    let mut a = [0u64; 32];
+    let mut i = 0;
+    while i < 32 {
+        a[i] = i as u64;
+        i += 1;
+    }
+    a
+};
+
+/// Runs lanes `mask` of `warp` in frame `fi` from `*pc`.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run_group(
+    ctx: &Ctx<'_>,
+    env: &CtaEnv,
+    shared: &mut [u8],
+    warp: &mut Warp,
+    fi: u32,
+    pc: &mut u32,
+    mask: u32,
+    stop: u32,
+    budget: &mut u64,
+    stats: &mut Stats,
+    yield_on_branch: bool,
+) -> Result<Event, Trap> {
+    let Warp { frames, local, local_top, tid, sleep_ns, instrs, stores, id: warp_id, .. } = warp;
+    let fr = &mut frames[fi as usize];
+    let func = fr.func;
+    let code = &ctx.prog.functions[func as usize].code;
+    let local_base = fr.local_base as u64;
+    let geom = ctx.geom;
+    let warp_id = *warp_id;
+    let nthreads = mask.count_ones() as u64;
+
+    macro_rules! fetch {
+        ($s:expr) => {
+            match $s {
+                Src::Reg(r) => fr.regs[r as usize],
+                Src::Imm(v) => [v; 32],
+                Src::LocalAddr(o) => [local_base + o as u64; 32],
+                Src::Sreg(s) => sreg(s, env, geom, tid, warp_id, *instrs + *sleep_ns),
+            }
+        };
+    }
+
+    loop {
+        let p = *pc;
+        if p == stop {
+            return Ok(Event::Stop);
+        }
+        let Some(ins) = code.get(p as usize) else {
+            return Ok(Event::Ret { mask });
+        };
+        if *budget == 0 {
+            return Ok(Event::Yield);
+        }
+        *budget -= 1;
+        *instrs += 1;
+        stats.warp_instructions += 1;
+        stats.thread_instructions += nthreads;
+        let m = match ins.guard {
+            None => mask,
+            Some(g) => {
+                let v = fr.preds[g.slot as usize];
+                if g.neg {
+                    mask & !v
+                } else {
+                    mask & v
+                }
+            }
+        };
+        match &ins.op {
+            Op::Mov { d, a, bits } => {
+                let av = fetch!(*a);
+                let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                let r = map1(&av, |x| x & mk);
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::IBin { op, ty, d, a, b } => {
+                let (ty, av, bv) = (*ty, fetch!(*a), fetch!(*b));
+                let r = match op {
+                    IBinOp::Add => map2(&av, &bv, |x, y| ib(IBinOp::Add, ty, x, y)),
+                    IBinOp::Sub => map2(&av, &bv, |x, y| ib(IBinOp::Sub, ty, x, y)),
+                    IBinOp::MulLo => map2(&av, &bv, |x, y| ib(IBinOp::MulLo, ty, x, y)),
+                    IBinOp::MulWide => map2(&av, &bv, |x, y| ib(IBinOp::MulWide, ty, x, y)),
+                    IBinOp::MulHi => map2(&av, &bv, |x, y| ib(IBinOp::MulHi, ty, x, y)),
+                    IBinOp::And => map2(&av, &bv, |x, y| ib(IBinOp::And, ty, x, y)),
+                    IBinOp::Or => map2(&av, &bv, |x, y| ib(IBinOp::Or, ty, x, y)),
+                    IBinOp::Xor => map2(&av, &bv, |x, y| ib(IBinOp::Xor, ty, x, y)),
+                    IBinOp::Shl => map2(&av, &bv, |x, y| ib(IBinOp::Shl, ty, x, y)),
+                    IBinOp::Shr => map2(&av, &bv, |x, y| ib(IBinOp::Shr, ty, x, y)),
+                    IBinOp::Min => map2(&av, &bv, |x, y| ib(IBinOp::Min, ty, x, y)),
+                    IBinOp::Max => map2(&av, &bv, |x, y| ib(IBinOp::Max, ty, x, y)),
+                    IBinOp::Div | IBinOp::Rem => {
+                        let mut r = [0u64; 32];
+                        for l in lanes(m) {
+                            r[l] = alu::ibin(*op, ty, av[l], bv[l]).map_err(|_| {
+                                Trap::lane(
+                                    TrapKind::DivideByZero,
+                                    l as u32,
+                                    format!("integer {} by zero (the result is unspecified in PTX)", if *op == IBinOp::Div { "division" } else { "remainder" }),
+                                )
+                            })?;
+                        }
+                        r
+                    }
+                    other => map2(&av, &bv, |x, y| ib(*other, ty, x, y)),
+                };
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::IUn { op, ty, d, a } => {
+                let av = fetch!(*a);
+                let r = map1(&av, |x| alu::iun(*op, *ty, x));
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Mad { hi, wide, sat, ty, d, a, b, c } => {
+                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let r = if !*hi && !*wide {
+                    let mk = ty.mask();
+                    map3(&av, &bv, &cv, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & mk)
+                } else {
+                    map3(&av, &bv, &cv, |x, y, z| alu::mad(*hi, *wide, *sat, *ty, x, y, z))
+                };
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Bfe { ty, d, a, b, c } => {
+                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let r = map3(&av, &bv, &cv, |x, y, z| alu::bfe(*ty, x, y, z));
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Bfi { bits, d, f, b, c, e } => {
+                let (fv, bv, cv, ev) = (fetch!(*f), fetch!(*b), fetch!(*c), fetch!(*e));
+                let mut r = [0u64; 32];
+                for l in 0..32 {
+                    r[l] = alu::bfi(*bits, fv[l], bv[l], cv[l], ev[l]);
+                }
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Prmt { d, a, b, c } => {
+                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let r = map3(&av, &bv, &cv, alu::prmt);
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::FBin { op, ty, ftz, sat, d, a, b } => {
+                let (av, bv) = (fetch!(*a), fetch!(*b));
+                let r = match (op, ty, ftz, sat) {
+                    (alu::FBinOp::Add, FTy::F32, false, false) => {
+                        map2(&av, &bv, |x, y| alu::fbin(alu::FBinOp::Add, FTy::F32, false, false, x, y))
+                    }
+                    (alu::FBinOp::Mul, FTy::F32, false, false) => {
+                        map2(&av, &bv, |x, y| alu::fbin(alu::FBinOp::Mul, FTy::F32, false, false, x, y))
+                    }
+                    _ => map2(&av, &bv, |x, y| alu::fbin(*op, *ty, *ftz, *sat, x, y)),
+                };
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::FUn { op, ty, ftz, d, a } => {
+                let av = fetch!(*a);
+                let r = map1(&av, |x| alu::fun(*op, *ty, *ftz, x));
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Fma { ty, ftz, sat, d, a, b, c } => {
+                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let r = map3(&av, &bv, &cv, |x, y, z| alu::fma(*ty, *ftz, *sat, x, y, z));
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Setp { cmp, ty, ftz, p, q, a, b, comb } => {
+                let (av, bv) = (fetch!(*a), fetch!(*b));
+                let mut t = 0u32;
+                match ty {
+                    ITyOrF::I(it) => {
+                        for l in 0..32 {
+                            t |= (alu::icmp(*cmp, *it, av[l], bv[l]) as u32) << l;
+                        }
+                    }
+                    ITyOrF::F(f) => {
+                        for l in 0..32 {
+                            t |= (alu::fcmp(*cmp, *f, *ftz, av[l], bv[l]) as u32) << l;
+                        }
+                    }
+                }
+                let (pv, qv) = match comb {
+                    None => (t, !t),
+                    Some((op, c)) => {
+                        let cv = psrc(&fr.preds, *c);
+                        match op {
+                            BoolOp::And => (t & cv, !t & cv),
+                            BoolOp::Or => (t | cv, !t | cv),
+                            BoolOp::Xor => (t ^ cv, !t ^ cv),
+                        }
+                    }
+                };
+                if let Some(p) = p {
+                    set_pred(&mut fr.preds, *p, pv, m);
+                }
+                if let Some(q) = q {
+                    set_pred(&mut fr.preds, *q, qv, m);
+                }
+            }
+            Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb } => {
+                let (av, bv) = (fetch!(*a), fetch!(*b));
+                let cv = comb.map(|(_, c)| psrc(&fr.preds, c)).unwrap_or(0);
+                let mut r = [0u64; 32];
+                for l in 0..32 {
+                    let mut t = match ty {
+                        ITyOrF::I(it) => alu::icmp(*cmp, *it, av[l], bv[l]),
+                        ITyOrF::F(f) => alu::fcmp(*cmp, *f, *ftz, av[l], bv[l]),
+                    };
+                    if let Some((op, _)) = comb {
+                        let c = cv >> l & 1 == 1;
+                        t = match op {
+                            BoolOp::And => t && c,
+                            BoolOp::Or => t || c,
+                            BoolOp::Xor => t ^ c,
+                        };
+                    }
+                    r[l] = match (t, float_dst) {
+                        (true, true) => 1.0f32.to_bits() as u64,
+                        (false, true) => 0,
+                        (true, false) => 0xffff_ffff,
+                        (false, false) => 0,
+                    };
+                }
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Selp { bits, d, a, b, c } => {
+                let (av, bv) = (fetch!(*a), fetch!(*b));
+                let cv = psrc(&fr.preds, *c);
+                let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                let mut r = [0u64; 32];
+                for l in 0..32 {
+                    r[l] = if cv >> l & 1 == 1 { av[l] } else { bv[l] } & mk;
+                }
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Slct { bits, cf, d, a, b, c } => {
+                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                let r = map3(&av, &bv, &cv, |x, y, z| {
+                    let ge = match cf {
+                        Some(ftz) => {
+                            let mut f = f32::from_bits(z as u32);
+                            if *ftz {
+                                f = alu::ftz32(f);
+                            }
+                            f >= 0.0
+                        }
+                        None => (z as u32 as i32) >= 0,
+                    };
+                    if ge {
+                        x & mk
+                    } else {
+                        y & mk
+                    }
+                });
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::PredLogic { op, d, a, b } => {
+                let av = psrc(&fr.preds, *a);
+                let bv = psrc(&fr.preds, *b);
+                let v = match op {
+                    PredOp::And => av & bv,
+                    PredOp::Or => av | bv,
+                    PredOp::Xor => av ^ bv,
+                    PredOp::Not => !av,
+                    PredOp::Mov => av,
+                };
+                set_pred(&mut fr.preds, *d, v, m);
+            }
+            Op::Pack { d, parts, part_bits } => {
+                let mut r = [0u64; 32];
+                let mk = if *part_bits >= 64 { u64::MAX } else { (1u64 << part_bits) - 1 };
+                for (k, s) in parts.iter().enumerate() {
+                    let v = fetch!(*s);
+                    for l in 0..32 {
+                        r[l] |= (v[l] & mk) << (k as u32 * part_bits);
+                    }
+                }
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Unpack { ds, a, part_bits } => {
+                let v = fetch!(*a);
+                let mk = if *part_bits >= 64 { u64::MAX } else { (1u64 << part_bits) - 1 };
+                for (k, d) in ds.iter().enumerate() {
+                    if let Some(d) = d {
+                        let r = map1(&v, |x| (x >> (k as u32 * part_bits)) & mk);
+                        write_masked(&mut fr.regs[*d as usize], &r, m);
+                    }
+                }
+            }
+            Op::Cvt { dst, src, rnd, sat, ftz, d, a } => {
+                let av = fetch!(*a);
+                let r = map1(&av, |x| crate::cvt::cvt(*dst, *src, *rnd, *sat, *ftz, x));
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Cvta { to, space, bits, d, a } => {
+                let av = fetch!(*a);
+                let win = match space {
+                    Space::Shared => SHARED_WINDOW,
+                    Space::Local => LOCAL_WINDOW,
+                    Space::Const => CONST_WINDOW,
+                    Space::KernelParam => PARAM_WINDOW,
+                    _ => 0,
+                };
+                let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+                let r = map1(&av, |x| if *to { x.wrapping_sub(win) & mk } else { x.wrapping_add(win) & mk });
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Ld { space, size, signed, ds, addr } => {
+                let base = addr_base(addr, &fr.regs, local_base);
+                let n = ds.len() as u32;
+                let total = size * n;
+                let mut vals = vec![[0u64; 32]; ds.len()];
+                let mut cache = usize::MAX;
+                for l in lanes(m) {
+                    let a = base[l].wrapping_add(addr.offset as u64);
+                    check_align(a, total, l)?;
+                    for k in 0..n {
+                        let ea = a + (k * size) as u64;
+                        let v = mem_read(ctx, shared, local, local_top, *space, l, ea, *size, &mut cache)?;
+                        vals[k as usize][l] = if *signed { alu::sext(v, size * 8) as u64 } else { v };
+                    }
+                }
+                for (k, d) in ds.iter().enumerate() {
+                    if let Some(d) = d {
+                        write_masked(&mut fr.regs[*d as usize], &vals[k], m);
+                    }
+                }
+            }
+            Op::St { space, size, srcs, addr } => {
+                let base = addr_base(addr, &fr.regs, local_base);
+                let n = srcs.len() as u32;
+                let total = size * n;
+                let mut vals = Vec::with_capacity(srcs.len());
+                for s in srcs {
+                    vals.push(fetch!(*s));
+                }
+                let mut cache = usize::MAX;
+                *stores += 1;
+                for l in lanes(m) {
+                    let a = base[l].wrapping_add(addr.offset as u64);
+                    check_align(a, total, l)?;
+                    for k in 0..n {
+                        let ea = a + (k * size) as u64;
+                        mem_write(ctx, shared, local, local_top, *space, l, ea, *size, vals[k as usize][l], &mut cache)?;
+                    }
+                }
+            }
+            Op::Atom { space, op, ty, d, addr, b, c } => {
+                let base = addr_base(addr, &fr.regs, local_base);
+                let (bv, cv) = (fetch!(*b), fetch!(*c));
+                let size = match ty {
+                    ITyOrF::I(t) => t.bits / 8,
+                    ITyOrF::F(f) => f.bits() / 8,
+                };
+                let mut r = [0u64; 32];
+                for l in lanes(m) {
+                    let a = base[l].wrapping_add(addr.offset as u64);
+                    check_align(a, size, l)?;
+                    let (old, changed) = crate::atomics::atom(ctx, shared, local, local_top, *space, l, a, size, *op, *ty, bv[l], cv[l])?;
+                    r[l] = old;
+                    if changed {
+                        *stores += 1;
+                    }
+                }
+                if let Some(d) = d {
+                    write_masked(&mut fr.regs[*d as usize], &r, m);
+                }
+            }
+            Op::Bra { target, uni } => {
+                let taken = m;
+                if taken == mask {
+                    *pc = *target;
+                    if yield_on_branch {
+                        return Ok(Event::Branched);
+                    }
+                    continue;
+                } else if taken == 0 {
+                } else {
+                    if *uni {
+                        return Err(non_uniform("bra.uni", mask, taken));
+                    }
+                    return Ok(Event::Diverge { taken, target: *target });
+                }
+            }
+            Op::Brx { index, targets, table, uni } => {
+                if m != 0 {
+                    let iv = fetch!(*index);
+                    let mut groups: Vec<(u32, u32)> = Vec::new();
+                    for l in lanes(m) {
+                        let i = iv[l] as u32;
+                        let Some(&t) = targets.get(i as usize) else {
+                            return Err(Trap::lane(
+                                TrapKind::BrxIndexOutOfRange,
+                                l as u32,
+                                format!("brx.idx index {i} is out of range for `{table}` ({} targets) in lane {l}", targets.len()),
+                            ));
+                        };
+                        match groups.iter_mut().find(|g| g.0 == t) {
+                            Some(g) => g.1 |= 1 << l,
+                            None => groups.push((t, 1 << l)),
+                        }
+                    }
+                    if groups.len() == 1 && m == mask {
+                        *pc = groups[0].0;
+                        if yield_on_branch {
+                            return Ok(Event::Branched);
+                        }
+                        continue;
+                    }
+                    if *uni {
+                        let lanes_desc = groups.iter().map(|g| format!("{:#010x}→pc {}", g.1, g.0)).collect::<Vec<_>>().join(", ");
+                        return Err(Trap::new(
+                            TrapKind::NonUniform,
+                            format!("brx.idx.uni is not uniform: active lanes {mask:#010x} (guard-true {m:#010x}) go to different targets: {lanes_desc}"),
+                        ));
+                    }
+                    if m != mask {
+                        groups.push((p + 1, mask & !m));
+                    }
+                    return Ok(Event::Brx { groups });
+                }
+            }
+            Op::Call { callee, uni, .. } => {
+                if m != 0 {
+                    if *uni && m != mask {
+                        return Err(non_uniform("call.uni", mask, m));
+                    }
+                    let groups = match callee {
+                        Callee::Direct(f) => vec![(*f, m)],
+                        Callee::Indirect { fptr, allowed, table, proto } => {
+                            let fv = fetch!(*fptr);
+                            let mut groups: Vec<(FuncId, u32)> = Vec::new();
+                            for l in lanes(m) {
+                                let f = resolve_fptr(ctx.prog, fv[l], allowed.as_deref(), table.as_deref(), proto.as_ref(), l)?;
+                                match groups.iter_mut().find(|g| g.0 == f) {
+                                    Some(g) => g.1 |= 1 << l,
+                                    None => groups.push((f, 1 << l)),
+                                }
+                            }
+                            if *uni && groups.len() > 1 {
+                                return Err(Trap::new(
+                                    TrapKind::NonUniform,
+                                    format!("call.uni is not uniform: active lanes {mask:#010x} call {} different functions", groups.len()),
+                                ));
+                            }
+                            groups
+                        }
+                    };
+                    return Ok(Event::Call { groups });
+                }
+            }
+            Op::Ret { uni } => {
+                if m != 0 {
+                    if *uni && m != mask {
+                        return Err(non_uniform("ret.uni", mask, m));
+                    }
+                    return Ok(Event::Ret { mask: m });
+                }
+            }
+            Op::Exit => {
+                if m != 0 {
+                    return Ok(Event::Exit { mask: m });
+                }
+            }
+            Op::Trap => {
+                if m != 0 {
+                    return Err(Trap::lane(TrapKind::Trap, m.trailing_zeros(), format!("`trap` executed by lanes {m:#010x}")));
+                }
+            }
+            Op::Bar { .. } => {
+                if m != 0 {
+                    return Ok(Event::Bar { mask: m });
+                }
+            }
+            Op::ClusterArrive => {
+                if m != 0 {
+                    return Ok(Event::ClusterArrive { mask: m });
+                }
+            }
+            Op::ClusterWait => {
+                if m != 0 {
+                    return Ok(Event::ClusterWait { mask: m });
+                }
+            }
+            Op::Nanosleep { t } => {
+                if m != 0 {
+                    let tv = fetch!(*t);
+                    // The warp sleeps as long as its longest-requesting lane; each
+                    // request lasts exactly t (within [0, 2t]), capped at 1 ms.
+                    let ns = lanes(m).map(|l| tv[l] & 0xffff_ffff).max().unwrap_or(0).min(1_000_000);
+                    return Ok(Event::Sleep { ns });
+                }
+            }
+            Op::Activemask { d } => {
+                write_masked(&mut fr.regs[*d as usize], &[mask as u64; 32], m);
+            }
+            Op::Vote { mode, d, a, .. } => {
+                let av = psrc(&fr.preds, *a) & m;
+                match mode {
+                    VoteMode::Ballot => write_masked(&mut fr.regs[*d as usize], &[av as u64; 32], m),
+                    _ => {
+                        let v = match mode {
+                            VoteMode::All => av == m,
+                            VoteMode::Any => av != 0,
+                            _ => av == m || av == 0,
+                        };
+                        set_pred(&mut fr.preds, d & 0x7fff_ffff, if v { FULL } else { 0 }, m);
+                    }
+                }
+            }
+            Op::Shfl { mode, d, p: pd, a, b, c, .. } => {
+                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let mut r = [0u64; 32];
+                let mut pv = 0u32;
+                for l in lanes(m) {
+                    let lane = l as i64;
+                    let bval = (bv[l] & 31) as i64;
+                    let cval = (cv[l] & 31) as i64;
+                    let seg = ((cv[l] >> 8) & 31) as i64;
+                    let max_lane = (lane & seg) | (cval & !seg);
+                    let min_lane = lane & seg;
+                    let (j, ok) = match mode {
+                        ShflMode::Up => (lane - bval, lane - bval >= max_lane),
+                        ShflMode::Down => (lane + bval, lane + bval <= max_lane),
+                        ShflMode::Bfly => (lane ^ bval, (lane ^ bval) <= max_lane),
+                        ShflMode::Idx => {
+                            let j = min_lane | (bval & !seg);
+                            (j, j <= max_lane)
+                        }
+                    };
+                    let j = if ok && (0..32).contains(&j) { j } else { lane };
+                    r[l] = av[j as usize] & 0xffff_ffff;
+                    if ok {
+                        pv |= 1 << l;
+                    }
+                }
+                write_masked(&mut fr.regs[*d as usize], &r, m);
+                if let Some(pd) = pd {
+                    set_pred(&mut fr.preds, *pd, pv, m);
+                }
+            }
+            Op::Nop => {}
+            Op::Unsupported(msg) => {
+                return Err(Trap::new(TrapKind::Unsupported, msg.clone()));
+            }
+        }
+        *pc = p + 1;
+    }
+}
+
+fn non_uniform(what: &str, active: u32, agree: u32) -> Trap {
+    let dis = active & !agree;
+    Trap::lane(
+        TrapKind::NonUniform,
+        dis.trailing_zeros().min(agree.trailing_zeros()),
+        format!(
+            "{what} is not uniform: of the active lanes {active:#010x}, lanes {agree:#010x} take it and lanes {dis:#010x} do not",
+        ),
+    )
+}
+
+fn resolve_fptr(
+    prog: &Program,
+    v: u64,
+    allowed: Option<&[FuncId]>,
+    table: Option<&str>,
+    proto: Option<&Signature>,
+    l: usize,
+) -> Result<FuncId, Trap> {
+    let id = crate::memory::func_id(v, prog.functions.len());
+    let Some(id) = id else {
+        return Err(Trap::lane(TrapKind::BadCallTarget, l as u32, format!("lane {l} calls through {v:#x}, which is not the address of a function")));
+    };
+    let f = &prog.functions[id as usize];
+    if let Some(list) = allowed {
+        if !list.contains(&id) {
+            return Err(Trap::lane(
+                TrapKind::BadCallTarget,
+                l as u32,
+                format!("lane {l} calls `{}`, which is not in `{}`", f.name, table.unwrap_or("the call-target list")),
+            ));
+        }
+    }
+    if let Some(sig) = proto {
+        if f.is_kernel || f.signature() != *sig {
+            return Err(Trap::lane(
+                TrapKind::PrototypeMismatch,
+                l as u32,
+                format!(
+                    "lane {l} calls `{}` whose signature (returns {:?} bytes, params {:?} bytes) does not match the .callprototype (returns {:?}, params {:?})",
+                    f.name,
+                    f.signature().rets,
+                    f.signature().params,
+                    sig.rets,
+                    sig.params
+                ),
+            ));
+        }
+    }
+    if f.is_kernel {
+        return Err(Trap::lane(TrapKind::BadCallTarget, l as u32, format!("lane {l} calls the kernel `{}`", f.name)));
+    }
+    Ok(id)
+}
+
+#[inline(always)]
+fn addr_base(addr: &Addr, regs: &[[u64; 32]], local_base: u64) -> [u64; 32] {
+    match addr.base {
+        AddrBase::None => [0; 32],
+        AddrBase::Reg(r) => regs[r as usize],
+        AddrBase::Frame => [local_base; 32],
+    }
+}
+
+#[inline(always)]
+fn check_align(a: u64, size: u32, l: usize) -> Result<(), Trap> {
+    if size.is_power_of_two() && a & (size as u64 - 1) != 0 {
+        return Err(Trap::lane(TrapKind::Misaligned, l as u32, format!("lane {l}: address {a:#x} is not a multiple of the access size {size}")));
+    }
+    Ok(())
+}
+
+pub(crate) fn oob(l: usize, space: &str, a: u64, size: u32) -> Trap {
+    Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: {size}-byte access at {space} address {a:#x} is outside every allocation"))
+}
+
+/// Reads `size` bytes at address `a` of `space` for lane `l`.
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn mem_read(
+    ctx: &Ctx<'_>,
+    shared: &[u8],
+    local: &[Vec<u8>],
+    local_top: &[u32; 32],
+    space: Space,
+    l: usize,
+    a: u64,
+    size: u32,
+    cache: &mut usize,
+) -> Result<u64, Trap> {
+    let r = match space {
+        Space::Global => return global_read(ctx.global, l, a, size, cache),
+        Space::Shared => crate::memory::read_le(shared, a, size),
+        Space::Local | Space::FrameParam => {
+            if a + size as u64 > local_top[l] as u64 {
+                None
+            } else {
+                crate::memory::read_le(&local[l], a, size)
+            }
+        }
+        Space::Const => crate::memory::read_le(ctx.consts, a, size),
+        Space::KernelParam => crate::memory::read_le(ctx.kparams, a, size),
+        Space::Generic => match classify(a) {
+            Window::Global => return global_read(ctx.global, l, a, size, cache),
+            Window::Shared(o) => crate::memory::read_le(shared, o, size),
+            Window::Local(o) => {
+                if o + size as u64 > local_top[l] as u64 {
+                    None
+                } else {
+                    crate::memory::read_le(&local[l], o, size)
+                }
+            }
+            Window::Const(o) => crate::memory::read_le(ctx.consts, o, size),
+            Window::Param(o) => crate::memory::read_le(ctx.kparams, o, size),
+        },
+    };
+    r.ok_or_else(|| oob(l, space_name(space), a, size))
+}
+
+#[inline(always)]
+fn global_read(g: &GlobalMemory, l: usize, a: u64, size: u32, cache: &mut usize) -> Result<u64, Trap> {
+    if let Some(al) = g.allocs.get(*cache) {
+        if a >= al.base && a - al.base + size as u64 <= al.size {
+            return Ok(al.read(a - al.base, size));
+        }
+    }
+    match g.find(a, size as u64) {
+        Some(i) => {
+            *cache = i;
+            let al = &g.allocs[i];
+            Ok(al.read(a - al.base, size))
+        }
+        None => Err(oob(l, "global", a, size)),
+    }
+}
+
+#[allow(clippy::too_many_arguments)]
+#[inline]
+pub(crate) fn mem_write(
+    ctx: &Ctx<'_>,
+    shared: &mut [u8],
+    local: &mut [Vec<u8>],
+    local_top: &[u32; 32],
+    space: Space,
+    l: usize,
+    a: u64,
+    size: u32,
+    v: u64,
+    cache: &mut usize,
+) -> Result<(), Trap> {
+    let ok = match space {
+        Space::Global => return global_write(ctx, l, a, size, v, cache),
+        Space::Shared => crate::memory::write_le(shared, a, size, v),
+        Space::Local | Space::FrameParam => a + size as u64 <= local_top[l] as u64 && crate::memory::write_le(&mut local[l], a, size, v),
+        Space::Const | Space::KernelParam => {
+            return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: store to read-only {} space at {a:#x}", space_name(space))))
+        }
+        Space::Generic => match classify(a) {
+            Window::Global => return global_write(ctx, l, a, size, v, cache),
+            Window::Shared(o) => crate::memory::write_le(shared, o, size, v),
+            Window::Local(o) => o + size as u64 <= local_top[l] as u64 && crate::memory::write_le(&mut local[l], o, size, v),
+            Window::Const(_) | Window::Param(_) => false,
+        },
+    };
+    if ok {
+        Ok(())
+    } else {
+        Err(oob(l, space_name(space), a, size))
+    }
+}
+
+#[inline(always)]
+fn global_write(ctx: &Ctx<'_>, l: usize, a: u64, size: u32, v: u64, cache: &mut usize) -> Result<(), Trap> {
+    let g = ctx.global;
+    let i = match g.allocs.get(*cache) {
+        Some(al) if a >= al.base && a - al.base + size as u64 <= al.size => *cache,
+        _ => match g.find(a, size as u64) {
+            Some(i) => {
+                *cache = i;
+                i
+            }
+            None => return Err(oob(l, "global", a, size)),
+        },
+    };
+    let al = &g.allocs[i];
+    al.write(a - al.base, size, v);
+    Ok(())
+}
+
+pub(crate) fn space_name(s: Space) -> &'static str {
+    match s {
+        Space::Global => "global",
+        Space::Shared => "shared",
+        Space::Local => "local",
+        Space::Const => "const",
+        Space::KernelParam => "kernel param",
+        Space::FrameParam => "param",
+        Space::Generic => "generic",
+    }
+}
+
+fn sreg(s: Sreg, env: &CtaEnv, g: &Geom, tid: &[[u64; 32]; 3], warp_id: u32, clock: u64) -> [u64; 32] {
+    let b = |v: u32| [v as u64; 32];
+    match s {
+        Sreg::Tid(d) => tid[d as usize],
+        Sreg::Ntid(d) => b(g.block[d as usize]),
+        Sreg::Ctaid(d) => b(env.ctaid[d as usize]),
+        Sreg::Nctaid(d) => b(g.grid[d as usize]),
+        Sreg::LaneId => LANE_IDS,
+        Sreg::WarpId => b(warp_id),
+        Sreg::NWarpId => b(g.nwarps),
+        Sreg::SmId => b(0),
+        Sreg::NSmId => b(1),
+        Sreg::GridId => b(0),
+        Sreg::Clock => [clock & 0xffff_ffff; 32],
+        Sreg::Clock64 | Sreg::GlobalTimer => [clock; 32],
+        Sreg::LaneMaskEq => map1(&LANE_IDS, |l| 1u64 << l),
+        Sreg::LaneMaskLe => map1(&LANE_IDS, |l| ((2u64 << l) - 1) & 0xffff_ffff),
+        Sreg::LaneMaskLt => map1(&LANE_IDS, |l| (1u64 << l) - 1),
+        Sreg::LaneMaskGe => map1(&LANE_IDS, |l| !((1u64 << l) - 1) & 0xffff_ffff),
+        Sreg::LaneMaskGt => map1(&LANE_IDS, |l| !((2u64 << l) - 1) & 0xffff_ffff),
+        Sreg::ClusterId(d) => b(env.cluster_id[d as usize]),
+        Sreg::NClusterId(d) => b(g.grid[d as usize] / g.cluster[d as usize].max(1)),
+        Sreg::ClusterCtaId(d) => b(env.cluster_ctaid[d as usize]),
+        Sreg::ClusterNCtaId(d) => b(g.cluster[d as usize]),
+        Sreg::ClusterCtaRank => b(env.rank),
+        Sreg::ClusterNCtaRank => b(g.cluster[0] * g.cluster[1] * g.cluster[2]),
+        Sreg::IsExplicitCluster => b(g.explicit_cluster as u32),
+        Sreg::DynamicSmemSize => b(g.dyn_smem),
+        Sreg::TotalSmemSize => b(g.total_smem),
+    }
+}

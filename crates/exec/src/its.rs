@@ -1,0 +1,218 @@
+//! Independent thread scheduling (sm_70+): every lane has its own pc and
+//! frame. The scheduler picks the ready lanes that share the lowest
+//! (pc, frame) and runs them together, so lanes that meet at the same pc
+//! reconverge; a group that keeps spinning on a backward branch while
+//! others wait is rotated out, so a lock holder always makes progress.
+//! A divergent `ret` parks the returning lanes until every lane of the call
+//! has returned (or exited).
+
+use crate::exec::{run_group, CtaEnv, Ctx, Event};
+use crate::program::*;
+use crate::sched::{call_setup, Located, TurnEnd};
+use crate::warp::{lanes, LaneState, Stats, Warp, WarpStatus, NO_FRAME};
+
+/// Quanta a spinning group may take before another group gets a turn.
+const SPIN_ROTATE: u32 = 8;
+
+pub(crate) fn ready_mask(w: &Warp) -> u32 {
+    let mut m = 0;
+    for l in 0..32 {
+        if w.lane_state[l] == LaneState::Ready {
+            m |= 1 << l;
+        }
+    }
+    m
+}
+
+fn pick(w: &mut Warp, ready: u32) -> (u32, u32, u32) {
+    let mut keys: Vec<(u32, u32)> = lanes(ready).map(|l| (w.pc[l], w.lane_frame[l])).collect();
+    keys.sort_unstable();
+    keys.dedup();
+    let key = if w.spins >= SPIN_ROTATE && keys.len() > 1 {
+        w.spins = 0;
+        let last = w.last_key.unwrap_or((0, 0));
+        keys.iter().copied().find(|k| *k > last).unwrap_or(keys[0])
+    } else {
+        keys[0]
+    };
+    w.last_key = Some(key);
+    let mut m = 0;
+    for l in lanes(ready) {
+        if (w.pc[l], w.lane_frame[l]) == key {
+            m |= 1 << l;
+        }
+    }
+    (key.0, key.1, m)
+}
+
+/// Releases the lanes of frame `fi` if every member has returned or exited.
+fn try_complete(w: &mut Warp, fi: u32) {
+    let fr = &w.frames[fi as usize];
+    if !fr.alive || fr.caller == NO_FRAME {
+        return;
+    }
+    let done = fr.returned | (fr.members & w.exited);
+    if done & fr.members != fr.members {
+        return;
+    }
+    let (caller, ret_pc, back) = (fr.caller, fr.call_pc + 1, fr.returned & !w.exited);
+    for l in lanes(back) {
+        w.pc[l] = ret_pc;
+        w.lane_frame[l] = caller;
+        w.lane_state[l] = LaneState::Ready;
+    }
+    w.free_frame(fi);
+}
+
+pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+    let prog = ctx.prog;
+    loop {
+        let ready = ready_mask(w);
+        if ready == 0 {
+            let alive = (0..32).any(|l| !matches!(w.lane_state[l], LaneState::Exited | LaneState::Absent));
+            w.status = if alive { WarpStatus::Barrier(u32::MAX) } else { WarpStatus::Done };
+            return Ok(if alive { TurnEnd::Yield } else { TurnEnd::Done });
+        }
+        if *budget == 0 {
+            return Ok(TurnEnd::Yield);
+        }
+        let (pc0, fi, m) = pick(w, ready);
+        let others = ready & !m;
+        let mut stop = PC_EXIT;
+        for l in lanes(others) {
+            if w.lane_frame[l] == fi && w.pc[l] > pc0 && w.pc[l] < stop {
+                stop = w.pc[l];
+            }
+        }
+        let mut pc = pc0;
+        let ev = run_group(ctx, env, shared, w, fi, &mut pc, m, stop, budget, stats, others != 0);
+        for l in lanes(m) {
+            w.pc[l] = pc;
+        }
+        let func = w.frames[fi as usize].func;
+        let ev = ev.map_err(|t| Located { trap: t, func, pc })?;
+        match ev {
+            Event::Stop => {}
+            Event::Yield => return Ok(TurnEnd::Yield),
+            Event::Branched => {
+                if pc <= pc0 || others != 0 && pc < pc0 {
+                    w.spins += 1;
+                }
+            }
+            Event::Diverge { taken, target } => {
+                for l in lanes(taken) {
+                    w.pc[l] = target;
+                }
+                for l in lanes(m & !taken) {
+                    w.pc[l] = pc + 1;
+                }
+                stats.divergent_branches += 1;
+                *stats.divergence.entry((func, pc)).or_insert(0) += 1;
+                if target <= pc {
+                    w.spins += 1;
+                }
+            }
+            Event::Brx { groups } => {
+                for (t, gm) in &groups {
+                    for l in lanes(*gm) {
+                        w.pc[l] = *t;
+                    }
+                }
+                stats.divergent_branches += 1;
+                *stats.divergence.entry((func, pc)).or_insert(0) += 1;
+            }
+            Event::Call { groups } => {
+                for l in lanes(m) {
+                    w.pc[l] = pc + 1;
+                }
+                for &(f, gm) in &groups {
+                    let nf = call_setup(ctx, w, fi, pc, f, gm).map_err(|t| Located { trap: t, func, pc })?;
+                    for l in lanes(gm) {
+                        w.pc[l] = 0;
+                        w.lane_frame[l] = nf;
+                    }
+                }
+                if groups.len() > 1 {
+                    stats.divergent_branches += 1;
+                    *stats.divergence.entry((func, pc)).or_insert(0) += 1;
+                }
+            }
+            Event::Ret { mask } => {
+                for l in lanes(m & !mask) {
+                    w.pc[l] = pc + 1;
+                }
+                if w.frames[fi as usize].caller == NO_FRAME {
+                    return Ok(exit(w, mask));
+                }
+                w.pass_rets(prog, fi, mask).map_err(|t| Located { trap: t, func, pc })?;
+                w.frames[fi as usize].returned |= mask;
+                for l in lanes(mask) {
+                    w.lane_state[l] = LaneState::WaitRet;
+                }
+                try_complete(w, fi);
+            }
+            Event::Exit { mask } => {
+                for l in lanes(m & !mask) {
+                    w.pc[l] = pc + 1;
+                }
+                return Ok(exit(w, mask));
+            }
+            Event::Bar { mask } => {
+                for l in lanes(m & !mask) {
+                    w.pc[l] = pc + 1;
+                }
+                return Ok(TurnEnd::Bar { frame: fi, pc, mask });
+            }
+            Event::ClusterArrive { mask } => {
+                for l in lanes(m & !mask) {
+                    w.pc[l] = pc + 1;
+                }
+                return Ok(TurnEnd::ClusterArrive { pc, mask });
+            }
+            Event::ClusterWait { mask } => {
+                for l in lanes(m & !mask) {
+                    w.pc[l] = pc + 1;
+                }
+                return Ok(TurnEnd::ClusterWait { pc, mask });
+            }
+            Event::Sleep { ns } => {
+                w.sleep_ns += ns;
+                for l in lanes(m) {
+                    w.pc[l] = pc + 1;
+                }
+                w.spins += 1;
+                return Ok(TurnEnd::Sleep);
+            }
+        }
+    }
+}
+
+fn exit(w: &mut Warp, mask: u32) -> TurnEnd {
+    w.exited |= mask;
+    for l in lanes(mask) {
+        w.lane_state[l] = LaneState::Exited;
+    }
+    // Frames waiting on these lanes may now be complete.
+    for fi in 0..w.frames.len() as u32 {
+        if w.frames[fi as usize].alive && w.frames[fi as usize].members & mask != 0 {
+            try_complete(w, fi);
+        }
+    }
+    if ready_mask(w) == 0 && (0..32).all(|l| matches!(w.lane_state[l], LaneState::Exited | LaneState::Absent)) {
+        w.status = WarpStatus::Done;
+    }
+    TurnEnd::Exited { mask }
+}
+
+/// Moves lanes past the barrier they waited at.
+pub(crate) fn release(w: &mut Warp, mask: u32) {
+    for l in lanes(mask) {
+        if matches!(w.lane_state[l], LaneState::Barrier | LaneState::ClusterWait(_)) {
+            w.lane_state[l] = LaneState::Ready;
+            w.pc[l] += 1;
+        }
+    }
+    if w.status != WarpStatus::Done {
+        w.status = WarpStatus::Runnable;
+    }
+}

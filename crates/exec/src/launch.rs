@@ -1,0 +1,177 @@
+//! Kernel launch: validates the configuration and arguments, lays out the
+//! kernel parameter buffer, splits the grid into clusters (one CTA each
+//! unless `--cluster` is given) and runs them in parallel on a rayon pool.
+//! Clusters share nothing but global memory. The error reported is the one
+//! of the lowest-numbered failing cluster, so it does not depend on timing
+//! (fuel exhaustion aside).
+
+use crate::error::{RunError, TrapKind};
+use crate::exec::{CtaEnv, Ctx, Geom};
+use crate::sched::{run_cluster, Cta, Fuel};
+use crate::warp::{Stats, Warp, NO_FRAME};
+use crate::{Device, Dim3, KernelArg, LaunchConfig, LaunchStats, Module, Scheduling};
+use rayon::prelude::*;
+use std::sync::atomic::{AtomicU64, Ordering};
+
+fn invalid(msg: impl Into<String>) -> RunError {
+    RunError::new(TrapKind::InvalidLaunch, msg)
+}
+
+pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<LaunchStats, RunError> {
+    let prog = &*module.program;
+    let kid = prog
+        .functions
+        .iter()
+        .position(|f| f.name == kernel && f.is_kernel && f.defined)
+        .ok_or_else(|| {
+            let names: Vec<&str> = prog.functions.iter().filter(|f| f.is_kernel && f.defined).map(|f| f.name.as_str()).collect();
+            invalid(format!("no kernel named `{kernel}` (kernels: {})", names.join(", ")))
+        })? as u32;
+    let kf = &prog.functions[kid as usize];
+    let (g, b) = (cfg.grid, cfg.block);
+    for (what, d) in [("grid", g), ("block", b)] {
+        if d.x == 0 || d.y == 0 || d.z == 0 {
+            return Err(invalid(format!("{what} dimensions must be at least 1 (got {},{},{})", d.x, d.y, d.z)));
+        }
+    }
+    let threads = b.x as u64 * b.y as u64 * b.z as u64;
+    if threads > 1024 || b.z > 64 {
+        return Err(invalid(format!("a block has at most 1024 threads and z ≤ 64 (got {},{},{})", b.x, b.y, b.z)));
+    }
+    if g.y > 65535 || g.z > 65535 || g.x > i32::MAX as u32 {
+        return Err(invalid(format!("grid {},{},{} exceeds the limits (2^31-1, 65535, 65535)", g.x, g.y, g.z)));
+    }
+    if let Some(r) = kf.reqntid {
+        if [b.x, b.y, b.z] != r {
+            return Err(invalid(format!("kernel `{kernel}` requires .reqntid {},{},{}", r[0], r[1], r[2])));
+        }
+    }
+    if let Some(r) = kf.maxntid {
+        if threads > r[0] as u64 * r[1] as u64 * r[2] as u64 {
+            return Err(invalid(format!("kernel `{kernel}` allows at most {} threads per block (.maxntid)", r[0] * r[1] * r[2])));
+        }
+    }
+    let cl = cfg.cluster.unwrap_or(Dim3::new(1, 1, 1));
+    if cl.x == 0 || cl.y == 0 || cl.z == 0 || g.x % cl.x != 0 || g.y % cl.y != 0 || g.z % cl.z != 0 {
+        return Err(invalid(format!("cluster {},{},{} must divide the grid {},{},{}", cl.x, cl.y, cl.z, g.x, g.y, g.z)));
+    }
+    if cl.x as u64 * cl.y as u64 * cl.z as u64 > 16 {
+        return Err(invalid("a cluster has at most 16 CTAs"));
+    }
+    let total_smem = prog.shared_dynamic_offset as u64 + cfg.dynamic_shared_bytes as u64;
+    if total_smem > dev.limits.max_shared_bytes as u64 {
+        return Err(invalid(format!(
+            "{} bytes of shared memory per CTA (static {} + dynamic {}) exceed the limit of {}",
+            total_smem, prog.shared_static, cfg.dynamic_shared_bytes, dev.limits.max_shared_bytes
+        )));
+    }
+    // Parameters.
+    if args.len() != kf.kparams.len() {
+        return Err(invalid(format!("kernel `{kernel}` takes {} parameters, {} given", kf.kparams.len(), args.len())));
+    }
+    let mut kparams = vec![0u8; kf.kparam_bytes as usize];
+    for (i, (a, &(off, size))) in args.iter().zip(kf.kparams.iter()).enumerate() {
+        let bytes = a.bytes();
+        if bytes.len() != size as usize {
+            return Err(invalid(format!("argument {i} of `{kernel}` is {} bytes but the parameter is {size} bytes", bytes.len())));
+        }
+        kparams[off as usize..(off + size) as usize].copy_from_slice(&bytes);
+    }
+    let nwarps = threads.div_ceil(32) as u32;
+    let geom = Geom {
+        grid: [g.x, g.y, g.z],
+        block: [b.x, b.y, b.z],
+        cluster: [cl.x, cl.y, cl.z],
+        explicit_cluster: cfg.cluster.is_some(),
+        dyn_smem: cfg.dynamic_shared_bytes,
+        total_smem: total_smem as u32,
+        max_depth: cfg.max_call_depth,
+        nwarps,
+    };
+    let epoch = AtomicU64::new(0);
+    let ctx = Ctx { prog, global: &dev.mem, kparams: &kparams, consts: &module.consts, geom: &geom, write_epoch: &epoch };
+    let fuel = Fuel { left: AtomicU64::new(cfg.fuel) };
+    let abort = AtomicU64::new(u64::MAX);
+    let ncl = [g.x / cl.x, g.y / cl.y, g.z / cl.z];
+    let nclusters = ncl[0] as u64 * ncl[1] as u64 * ncl[2] as u64;
+    let local_limit = dev.limits.local_bytes_per_thread;
+    let run_one = |ci: u64| -> Result<Stats, (u64, RunError)> {
+        let cid = [(ci % ncl[0] as u64) as u32, ((ci / ncl[0] as u64) % ncl[1] as u64) as u32, (ci / (ncl[0] as u64 * ncl[1] as u64)) as u32];
+        let mut ctas = Vec::new();
+        let mut rank = 0;
+        for z in 0..cl.z {
+            for y in 0..cl.y {
+                for x in 0..cl.x {
+                    let ctaid = [cid[0] * cl.x + x, cid[1] * cl.y + y, cid[2] * cl.z + z];
+                    let env = CtaEnv { ctaid, cluster_id: cid, cluster_ctaid: [x, y, z], rank };
+                    rank += 1;
+                    ctas.push(make_cta(&ctx, env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize).map_err(|e| (ci, e))?);
+                }
+            }
+        }
+        match run_cluster(&ctx, ctas, cfg.scheduling, &fuel, ci, &abort) {
+            Ok(s) => Ok(s),
+            Err(e) => {
+                abort.fetch_min(ci, Ordering::Relaxed);
+                Err((ci, e))
+            }
+        }
+    };
+    let results: Vec<Result<Stats, (u64, RunError)>> = match cfg.threads {
+        Some(1) => (0..nclusters).map(run_one).collect(),
+        Some(n) => {
+            let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| invalid(format!("cannot start {n} threads: {e}")))?;
+            pool.install(|| (0..nclusters).into_par_iter().map(run_one).collect())
+        }
+        None => (0..nclusters).into_par_iter().map(run_one).collect(),
+    };
+    let mut stats = Stats::default();
+    let mut err: Option<(u64, RunError)> = None;
+    for r in results {
+        match r {
+            Ok(s) => stats.merge(&s),
+            Err((ci, e)) => {
+                if err.as_ref().map(|(c, _)| ci < *c).unwrap_or(true) {
+                    err = Some((ci, e));
+                }
+            }
+        }
+    }
+    if let Some((_, e)) = err {
+        return Err(e);
+    }
+    Ok(LaunchStats::from_stats(&stats, prog))
+}
+
+fn make_cta(ctx: &Ctx<'_>, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize) -> Result<Cta, RunError> {
+    let b = ctx.geom.block;
+    let nwarps = threads.div_ceil(32);
+    let mut warps = Vec::with_capacity(nwarps as usize);
+    for wi in 0..nwarps {
+        let mut tid = [[0u64; 32]; 3];
+        let mut valid = 0u32;
+        for l in 0..32 {
+            let t = wi * 32 + l;
+            if t < threads {
+                valid |= 1 << l;
+                tid[0][l as usize] = (t % b[0]) as u64;
+                tid[1][l as usize] = ((t / b[0]) % b[1]) as u64;
+                tid[2][l as usize] = (t / (b[0] * b[1])) as u64;
+            }
+        }
+        let mut w = Warp::new(wi, valid, tid, local_limit);
+        let fi = w.push_frame(ctx.prog, kid, valid, NO_FRAME, 0, 0).map_err(|t| RunError::new(t.kind, t.message))?;
+        match mode {
+            Scheduling::Stack => w.stack.push(crate::warp::Entry { pc: 0, mask: valid, rpc: crate::program::PC_EXIT, frame: fi }),
+            Scheduling::Its => {
+                for l in 0..32 {
+                    if valid >> l & 1 == 1 {
+                        w.lane_frame[l] = fi;
+                    }
+                }
+            }
+        }
+        warps.push(w);
+    }
+    Ok(Cta::new(env, vec![0u8; smem], warps, threads))
+}

@@ -1,0 +1,360 @@
+//! The decoded program: the flat register-machine form the engine runs.
+//!
+//! A [`Program`] owns every function of a module as a `Vec<Instr>` whose
+//! operands are register slots, immediates and special registers, and whose
+//! branch targets are instruction indices in the numbering of
+//! `ptxsim_analysis::FlatFunction` (so reconvergence points line up). It has
+//! no lifetime: names are copied out of the source.
+
+use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
+
+/// Index of a function in [`Program::functions`].
+pub type FuncId = u32;
+
+/// Sentinel instruction index meaning "the function's virtual exit".
+pub const PC_EXIT: u32 = u32::MAX;
+
+/// A source operand of a lane-wise instruction.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Src {
+    Reg(u32),
+    /// An immediate, already truncated/encoded to the instruction's type.
+    Imm(u64),
+    Sreg(Sreg),
+    /// The frame-local (per-thread local memory) address of a frame variable:
+    /// the frame's local base plus this offset.
+    LocalAddr(u32),
+}
+
+/// Special registers.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Sreg {
+    Tid(u8),
+    Ntid(u8),
+    Ctaid(u8),
+    Nctaid(u8),
+    LaneId,
+    WarpId,
+    NWarpId,
+    SmId,
+    NSmId,
+    GridId,
+    Clock,
+    Clock64,
+    GlobalTimer,
+    LaneMaskEq,
+    LaneMaskLe,
+    LaneMaskLt,
+    LaneMaskGe,
+    LaneMaskGt,
+    ClusterId(u8),
+    NClusterId(u8),
+    ClusterCtaId(u8),
+    ClusterNCtaId(u8),
+    ClusterCtaRank,
+    ClusterNCtaRank,
+    IsExplicitCluster,
+    DynamicSmemSize,
+    TotalSmemSize,
+}
+
+/// A predicate source: a register (possibly negated) or a constant.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PSrc {
+    Reg { slot: u32, neg: bool },
+    Const(bool),
+}
+
+/// State spaces as the engine resolves them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Space {
+    Global,
+    Shared,
+    Local,
+    Const,
+    /// The kernel's parameter buffer.
+    KernelParam,
+    /// A `.param` variable or formal of a `.func`: lives in the frame's local area.
+    FrameParam,
+    Generic,
+}
+
+/// The base of an address operand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AddrBase {
+    None,
+    Reg(u32),
+    /// Frame-relative: the frame's local base (frame variables and `.param`s).
+    Frame,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Addr {
+    pub base: AddrBase,
+    pub offset: i64,
+}
+
+/// Atomic operations.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AtomOp {
+    Add,
+    Min,
+    Max,
+    And,
+    Or,
+    Xor,
+    Exch,
+    Cas,
+    Inc,
+    Dec,
+}
+
+/// Predicate-logic operations (`and/or/xor/not/mov` on `.pred`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PredOp {
+    And,
+    Or,
+    Xor,
+    Not,
+    Mov,
+}
+
+/// The `.and/.or/.xor` combining form of `setp`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BoolOp {
+    And,
+    Or,
+    Xor,
+}
+
+/// A `call` argument or return binding in the caller.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CallArg {
+    Reg(u32),
+    Imm(u64),
+    /// A caller `.param` variable: frame offset and size in bytes.
+    Param { offset: u32, size: u32 },
+}
+
+/// A formal parameter or return value of a function.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Formal {
+    Reg { slot: u32, size: u32 },
+    Param { offset: u32, size: u32 },
+}
+
+impl Formal {
+    pub fn size(&self) -> u32 {
+        match *self {
+            Formal::Reg { size, .. } | Formal::Param { size, .. } => size,
+        }
+    }
+}
+
+/// What a `call` calls.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Callee {
+    Direct(FuncId),
+    /// Through a per-lane function pointer. `allowed` is the `.calltargets`
+    /// list or the call table's functions; `proto` the `.callprototype`
+    /// signature (parameter and return sizes) every callee must match.
+    Indirect { fptr: Src, allowed: Option<Vec<FuncId>>, table: Option<String>, proto: Option<Signature> },
+}
+
+/// A function signature as the engine compares it: sizes of returns and params.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Signature {
+    pub rets: Vec<u32>,
+    pub params: Vec<u32>,
+}
+
+/// Barrier kinds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BarKind {
+    Sync,
+    Arrive,
+    /// `bar.red.popc.u32`
+    RedPopc,
+    RedAnd,
+    RedOr,
+}
+
+/// One decoded instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Op {
+    Nop,
+    Mov { d: u32, a: Src, bits: u32 },
+    /// `mov.b64 d, {a, b}` / `mov.b32 d, {a,b}`: pack `parts` (low first), each `part_bits` wide.
+    Pack { d: u32, parts: Vec<Src>, part_bits: u32 },
+    /// `mov.b64 {a, b}, d`: unpack.
+    Unpack { ds: Vec<Option<u32>>, a: Src, part_bits: u32 },
+    IBin { op: IBinOp, ty: ITy, d: u32, a: Src, b: Src },
+    IUn { op: IUnOp, ty: ITy, d: u32, a: Src },
+    /// `mad.lo/.hi/.wide`: `d = (a*b).part + c`. `wide` doubles the width of c and d.
+    Mad { hi: bool, wide: bool, sat: bool, ty: ITy, d: u32, a: Src, b: Src, c: Src },
+    Bfe { ty: ITy, d: u32, a: Src, b: Src, c: Src },
+    Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
+    Prmt { d: u32, a: Src, b: Src, c: Src },
+    FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src },
+    FUn { op: FUnOp, ty: FTy, ftz: bool, d: u32, a: Src },
+    Fma { ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src, c: Src },
+    Setp { cmp: CmpOp, ty: ITyOrF, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    /// `set.cmp.dtype.stype`: like setp but writes 0xffffffff/0 (or 1.0f/0.0).
+    Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, float_dst: bool, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    Selp { bits: u32, d: u32, a: Src, b: Src, c: PSrc },
+    Slct { bits: u32, cf: Option<bool>, d: u32, a: Src, b: Src, c: Src },
+    PredLogic { op: PredOp, d: u32, a: PSrc, b: PSrc },
+    /// Moves between a predicate and an integer register are not PTX; `selp` covers them.
+    Cvt { dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, d: u32, a: Src },
+    /// `cvta` (`to == false`: space address → generic) or `cvta.to`.
+    Cvta { to: bool, space: Space, bits: u32, d: u32, a: Src },
+    Ld { space: Space, size: u32, signed: bool, ds: Vec<Option<u32>>, addr: Addr },
+    St { space: Space, size: u32, srcs: Vec<Src>, addr: Addr },
+    Atom { space: Space, op: AtomOp, ty: ITyOrF, d: Option<u32>, addr: Addr, b: Src, c: Src },
+    Bra { target: u32, uni: bool },
+    Brx { index: Src, targets: Vec<u32>, table: String, uni: bool },
+    Call { callee: Callee, args: Vec<CallArg>, rets: Vec<CallArg>, uni: bool },
+    Ret { uni: bool },
+    Exit,
+    Trap,
+    Bar { kind: BarKind, id: Src, count: Option<Src>, d: Option<u32>, pred_in: Option<PSrc>, aligned: bool },
+    ClusterArrive,
+    ClusterWait,
+    Nanosleep { t: Src },
+    Vote { mode: VoteMode, d: u32, a: PSrc, membermask: Src },
+    Activemask { d: u32 },
+    Shfl { mode: ShflMode, d: u32, p: Option<u32>, a: Src, b: Src, c: Src, membermask: Src },
+    /// An instruction this engine does not run yet: traps `unsupported` if reached.
+    Unsupported(String),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VoteMode {
+    All,
+    Any,
+    Uni,
+    Ballot,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShflMode {
+    Up,
+    Down,
+    Bfly,
+    Idx,
+}
+
+/// A comparison/atomic type: integer or float.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ITyOrF {
+    I(ITy),
+    F(FTy),
+}
+
+/// A `cvt` operand type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CvtTy {
+    I(ITy),
+    F(FTy),
+}
+
+/// A guard: predicate slot and whether it is negated.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Guard {
+    pub slot: u32,
+    pub neg: bool,
+}
+
+/// One instruction with its guard and where it was written.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Instr {
+    pub op: Op,
+    pub guard: Option<Guard>,
+    /// 1-based source line.
+    pub line: u32,
+    /// Byte span in the source.
+    pub span: (u32, u32),
+}
+
+/// A decoded function.
+#[derive(Clone, Debug)]
+pub struct Function {
+    pub name: String,
+    pub is_kernel: bool,
+    /// Whether it has a body (a declaration alone cannot be called).
+    pub defined: bool,
+    pub code: Vec<Instr>,
+    /// Reconvergence pc of each branch / guarded ret (`PC_EXIT` for the virtual exit).
+    pub reconv: Vec<u32>,
+    pub num_regs: u32,
+    pub num_preds: u32,
+    /// Bytes of per-thread frame-local storage (locals and `.param`s).
+    pub frame_bytes: u32,
+    pub params: Vec<Formal>,
+    pub rets: Vec<Formal>,
+    /// Kernel parameters: (offset, size) in the kernel parameter buffer.
+    pub kparams: Vec<(u32, u32)>,
+    pub kparam_bytes: u32,
+    /// `.reqntid` / `.maxntid` directive values, if any.
+    pub reqntid: Option<[u32; 3]>,
+    pub maxntid: Option<[u32; 3]>,
+    pub line: u32,
+}
+
+impl Function {
+    pub fn signature(&self) -> Signature {
+        Signature {
+            rets: self.rets.iter().map(|f| f.size()).collect(),
+            params: self.params.iter().map(|f| f.size()).collect(),
+        }
+    }
+}
+
+/// A module-scope variable in `.global` memory, to be allocated at load time.
+#[derive(Clone, Debug)]
+pub struct GlobalVar {
+    pub name: String,
+    pub size: u64,
+    pub align: u64,
+    /// Initial bytes (zeros where not initialised).
+    pub init: Vec<u8>,
+    /// Relocations: (byte offset, size, target) patched once addresses are known.
+    pub relocs: Vec<(u64, u32, Reloc)>,
+}
+
+/// What an initialiser entry's address refers to.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Reloc {
+    Func(FuncId),
+    /// The address of a global variable (index in `globals`) plus an addend.
+    Global(usize, i64),
+    /// The generic address of a global variable.
+    GenericGlobal(usize, i64),
+    /// A const variable offset (const space), and its generic form.
+    Const(u64, i64),
+    GenericConst(u64, i64),
+}
+
+/// The whole decoded module.
+#[derive(Clone, Debug)]
+pub struct Program {
+    pub functions: Vec<Function>,
+    pub globals: Vec<GlobalVar>,
+    /// The `.const` bank: bytes, with relocations for function addresses.
+    pub const_init: Vec<u8>,
+    pub const_relocs: Vec<(u64, u32, Reloc)>,
+    /// Static `.shared` bytes per CTA (module and function scope together).
+    pub shared_static: u32,
+    /// Where dynamic (`extern .shared`) memory starts.
+    pub shared_dynamic_offset: u32,
+    /// Instructions in [`Op::Ld`]/[`Op::St`] etc. refer to global variables by
+    /// absolute address, so the decoded code holds placeholders: (func, pc)
+    /// sites whose address offsets get the global's base added at load time.
+    pub global_sites: Vec<(FuncId, u32, usize)>,
+}
+
+impl Program {
+    pub fn function_by_name(&self, name: &str) -> Option<FuncId> {
+        self.functions.iter().position(|f| f.name == name && f.defined).map(|i| i as FuncId)
+    }
+}

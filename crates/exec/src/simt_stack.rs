@@ -1,0 +1,198 @@
+//! Stack-mode scheduling (pre-Volta): one SIMT stack of (pc, mask,
+//! reconvergence pc, frame) entries per warp, fed by the immediate
+//! post-dominators from `ptxsim-analysis`.
+//!
+//! On a divergent branch at `i` with reconvergence `r`, the top entry
+//! becomes the reconvergence entry (pc `r`), and the not-taken and taken
+//! paths are pushed with rpc `r` (the taken path runs first). When the top
+//! entry reaches its rpc it is popped. `brx.idx` pushes one entry per
+//! distinct target. A call pushes one entry per callee (a new frame each);
+//! returning lanes leave every entry of their frame, so the caller resumes
+//! only when all lanes of the call have returned. Exited lanes leave every
+//! entry.
+
+use crate::error::{Trap, TrapKind};
+use crate::exec::{run_group, CtaEnv, Ctx, Event};
+use crate::program::*;
+use crate::sched::{call_setup, Located, TurnEnd};
+use crate::warp::{Entry, Stats, Warp, WarpStatus, NO_FRAME};
+
+fn loc(warp: &Warp, prog: &Program, t: Trap) -> Located {
+    let (func, pc) = match warp.stack.last() {
+        Some(e) => (warp.frames[e.frame as usize].func, e.pc),
+        None => (0, 0),
+    };
+    let _ = prog;
+    Located { trap: t, func, pc }
+}
+
+/// Pops finished entries; frees frames whose last entry went.
+fn normalize(warp: &mut Warp) {
+    while let Some(top) = warp.stack.last().copied() {
+        if top.mask != 0 && top.pc != top.rpc {
+            return;
+        }
+        warp.stack.pop();
+        if warp.stack.last().map(|t| t.frame) != Some(top.frame) {
+            warp.free_frame(top.frame);
+        }
+    }
+}
+
+/// Removes `m` from every entry of frame `fi` (contiguous at the top).
+fn leave_frame(warp: &mut Warp, fi: u32, m: u32) {
+    for e in warp.stack.iter_mut().rev() {
+        if e.frame != fi {
+            break;
+        }
+        e.mask &= !m;
+    }
+}
+
+fn diverge(warp: &mut Warp, prog: &Program, stats: &mut Stats, pc: u32, groups: &[(u32, u32)]) {
+    let Some(top) = warp.stack.last().copied() else { return };
+    let func = warp.frames[top.frame as usize].func;
+    let r = prog.functions[func as usize].reconv.get(pc as usize).copied().unwrap_or(PC_EXIT);
+    let n = warp.stack.len();
+    let below_ok = top.rpc == r && n >= 2 && warp.stack[n - 2].pc == r && warp.stack[n - 2].frame == top.frame;
+    if below_ok {
+        warp.stack.pop();
+    } else if let Some(t) = warp.stack.last_mut() {
+        t.pc = r;
+    }
+    // Push in reverse so that the first group (the taken path) runs first.
+    for &(target, mask) in groups.iter().rev() {
+        if mask != 0 && target != r {
+            warp.stack.push(Entry { pc: target, mask, rpc: r, frame: top.frame });
+        }
+    }
+    stats.divergent_branches += 1;
+    *stats.divergence.entry((func, pc)).or_insert(0) += 1;
+}
+
+/// Runs the warp until its slice ends or an event the CTA must see.
+pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+    let prog = ctx.prog;
+    loop {
+        normalize(warp);
+        let Some(top) = warp.stack.last().copied() else {
+            warp.status = WarpStatus::Done;
+            return Ok(TurnEnd::Done);
+        };
+        if *budget == 0 {
+            return Ok(TurnEnd::Yield);
+        }
+        let mut pc = top.pc;
+        let ev = run_group(ctx, env, shared, warp, top.frame, &mut pc, top.mask, top.rpc, budget, stats, false);
+        if let Some(t) = warp.stack.last_mut() {
+            t.pc = pc;
+        }
+        let ev = ev.map_err(|t| loc(warp, prog, t))?;
+        match ev {
+            Event::Stop | Event::Branched => {}
+            Event::Yield => return Ok(TurnEnd::Yield),
+            Event::Diverge { taken, target } => {
+                let groups = [(target, taken), (pc + 1, top.mask & !taken)];
+                diverge(warp, prog, stats, pc, &groups);
+            }
+            Event::Brx { mut groups } => {
+                groups.sort_by_key(|g| g.0);
+                diverge(warp, prog, stats, pc, &groups);
+            }
+            Event::Call { groups } => {
+                if let Some(t) = warp.stack.last_mut() {
+                    t.pc = pc + 1;
+                }
+                let mut new = Vec::with_capacity(groups.len());
+                for &(f, m) in &groups {
+                    let fi = call_setup(ctx, warp, top.frame, pc, f, m).map_err(|t| Located {
+                        trap: t,
+                        func: warp.frames[top.frame as usize].func,
+                        pc,
+                    })?;
+                    new.push(Entry { pc: 0, mask: m, rpc: PC_EXIT, frame: fi });
+                }
+                if groups.len() > 1 {
+                    stats.divergent_branches += 1;
+                    let func = warp.frames[top.frame as usize].func;
+                    *stats.divergence.entry((func, pc)).or_insert(0) += 1;
+                }
+                for e in new.into_iter().rev() {
+                    warp.stack.push(e);
+                }
+            }
+            Event::Ret { mask } => {
+                let fi = top.frame;
+                if warp.frames[fi as usize].caller == NO_FRAME {
+                    return Ok(exit(warp, mask, pc));
+                }
+                warp.pass_rets(prog, fi, mask).map_err(|t| Located { trap: t, func: warp.frames[fi as usize].func, pc })?;
+                warp.frames[fi as usize].returned |= mask;
+                if let Some(t) = warp.stack.last_mut() {
+                    t.pc = pc + 1;
+                }
+                leave_frame(warp, fi, mask);
+            }
+            Event::Exit { mask } => return Ok(exit(warp, mask, pc)),
+            Event::Bar { mask } => {
+                return Ok(TurnEnd::Bar { frame: top.frame, pc, mask });
+            }
+            Event::ClusterArrive { mask } => return Ok(TurnEnd::ClusterArrive { pc, mask }),
+            Event::ClusterWait { mask } => return Ok(TurnEnd::ClusterWait { pc, mask }),
+            Event::Sleep { ns } => {
+                warp.sleep_ns += ns;
+                if let Some(t) = warp.stack.last_mut() {
+                    t.pc = pc + 1;
+                }
+                return Ok(TurnEnd::Sleep);
+            }
+        }
+    }
+}
+
+fn exit(warp: &mut Warp, mask: u32, pc: u32) -> TurnEnd {
+    warp.exited |= mask;
+    if let Some(t) = warp.stack.last_mut() {
+        t.pc = pc + 1;
+    }
+    for e in warp.stack.iter_mut() {
+        e.mask &= !mask;
+    }
+    normalize(warp);
+    if warp.stack.is_empty() {
+        warp.status = WarpStatus::Done;
+    }
+    TurnEnd::Exited { mask }
+}
+
+/// Moves the warp past a barrier it was blocked on.
+pub(crate) fn release(warp: &mut Warp) {
+    if let Some(t) = warp.stack.last_mut() {
+        t.pc += 1;
+    }
+    warp.status = WarpStatus::Runnable;
+}
+
+/// A hash of the warp's architectural state for spin detection.
+pub(crate) fn state_hash(warp: &Warp) -> u64 {
+    use std::hash::{Hash, Hasher};
+    let mut h = std::collections::hash_map::DefaultHasher::new();
+    for e in &warp.stack {
+        (e.pc, e.mask, e.rpc, e.frame).hash(&mut h);
+    }
+    if let Some(top) = warp.stack.last() {
+        let fr = &warp.frames[top.frame as usize];
+        for r in &fr.regs {
+            for l in crate::warp::lanes(top.mask) {
+                r[l].hash(&mut h);
+            }
+        }
+        for p in &fr.preds {
+            (p & top.mask).hash(&mut h);
+        }
+    }
+    h.finish()
+}
+
+#[allow(dead_code)]
+fn _kind(_: TrapKind) {}

@@ -1,0 +1,343 @@
+//! Per-warp state: call frames (register files as structures of arrays),
+//! per-lane local memory, the SIMT stack (stack mode) and per-lane program
+//! counters (ITS mode), and the call/return data movement both modes share.
+//!
+//! A register is `[u64; 32]`: one value per lane, raw bits in the low part.
+//! A predicate register is one `u32` lane mask.
+
+use crate::error::{Trap, TrapKind};
+use crate::memory::{read_le, write_le};
+use crate::program::*;
+
+pub const FULL: u32 = u32::MAX;
+/// Sentinel frame index.
+pub const NO_FRAME: u32 = u32::MAX;
+
+/// One activation of a function for a set of lanes.
+#[derive(Debug, Default)]
+pub struct Frame {
+    pub func: FuncId,
+    pub regs: Vec<[u64; 32]>,
+    pub preds: Vec<u32>,
+    /// Byte offset of this frame's storage in each member lane's local memory.
+    pub local_base: u32,
+    pub prev_top: [u32; 32],
+    pub caller: u32,
+    /// The caller's `call` instruction.
+    pub call_pc: u32,
+    /// Lanes that entered the call, and those that have returned.
+    pub members: u32,
+    pub returned: u32,
+    pub depth: u32,
+    pub alive: bool,
+}
+
+/// A SIMT stack entry (stack mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Entry {
+    pub pc: u32,
+    pub mask: u32,
+    /// Reconvergence pc (`PC_EXIT`: none, the entry ends when its lanes leave).
+    pub rpc: u32,
+    pub frame: u32,
+}
+
+/// What a lane is doing (ITS mode).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LaneState {
+    Ready,
+    /// Returned from its frame; waits for the frame's other lanes.
+    WaitRet,
+    /// Waiting at a CTA barrier.
+    Barrier,
+    /// Waiting at `barrier.cluster.wait` for this phase to complete.
+    ClusterWait(u64),
+    Exited,
+    /// Not a thread of the CTA (a partial last warp).
+    Absent,
+}
+
+/// Scheduling status of the whole warp.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum WarpStatus {
+    Runnable,
+    /// Blocked on a CTA barrier (stack mode: the whole warp).
+    Barrier(u32),
+    ClusterWait(u64),
+    Done,
+}
+
+#[derive(Debug, Default, Clone)]
+pub struct Stats {
+    pub warp_instructions: u64,
+    pub thread_instructions: u64,
+    pub divergent_branches: u64,
+    /// (function, pc) → number of divergent executions.
+    pub divergence: std::collections::HashMap<(FuncId, u32), u64>,
+}
+
+impl Stats {
+    pub fn merge(&mut self, o: &Stats) {
+        self.warp_instructions += o.warp_instructions;
+        self.thread_instructions += o.thread_instructions;
+        self.divergent_branches += o.divergent_branches;
+        for (k, v) in &o.divergence {
+            *self.divergence.entry(*k).or_insert(0) += v;
+        }
+    }
+}
+
+pub struct Warp {
+    pub id: u32,
+    /// Lanes that are threads of the CTA.
+    pub valid: u32,
+    pub exited: u32,
+    pub tid: [[u64; 32]; 3],
+    pub frames: Vec<Frame>,
+    free: Vec<u32>,
+    pub local: Vec<Vec<u8>>,
+    pub local_top: [u32; 32],
+    pub local_limit: u32,
+    pub sleep_ns: u64,
+    /// Warp instructions this warp executed (its virtual clock, with `sleep_ns`).
+    pub instrs: u64,
+    /// Stores and changing atomics this warp executed (spin detection).
+    pub stores: u64,
+    pub status: WarpStatus,
+    pub stack: Vec<Entry>,
+    pub pc: [u32; 32],
+    pub lane_frame: [u32; 32],
+    pub lane_state: [LaneState; 32],
+    /// ITS: consecutive quanta that ended on a backward branch.
+    pub spins: u32,
+    pub last_key: Option<(u32, u32)>,
+    /// `barrier.cluster.arrive` phase each lane arrived in (u64::MAX: not arrived).
+    pub cluster_arrived: [u64; 32],
+    /// Spin detection (stack mode): checkpoint hash and counters.
+    pub spin_hash: u64,
+    pub spin_count: u64,
+    pub spin_same: u32,
+    pub spin_epoch: u64,
+    pub spin_stores: u64,
+}
+
+impl Warp {
+    pub fn new(id: u32, valid: u32, tid: [[u64; 32]; 3], local_limit: u32) -> Warp {
+        let mut lane_state = [LaneState::Absent; 32];
+        for (l, s) in lane_state.iter_mut().enumerate() {
+            if valid >> l & 1 == 1 {
+                *s = LaneState::Ready;
+            }
+        }
+        Warp {
+            id,
+            valid,
+            exited: 0,
+            tid,
+            frames: Vec::new(),
+            free: Vec::new(),
+            local: (0..32).map(|_| Vec::new()).collect(),
+            local_top: [0; 32],
+            local_limit,
+            sleep_ns: 0,
+            instrs: 0,
+            stores: 0,
+            status: if valid == 0 { WarpStatus::Done } else { WarpStatus::Runnable },
+            stack: Vec::new(),
+            pc: [0; 32],
+            lane_frame: [NO_FRAME; 32],
+            lane_state,
+            spins: 0,
+            last_key: None,
+            cluster_arrived: [u64::MAX; 32],
+            spin_hash: 0,
+            spin_count: 0,
+            spin_same: 0,
+            spin_epoch: 0,
+            spin_stores: 0,
+        }
+    }
+
+    /// Creates a frame for `func` entered by `members`; returns its index.
+    pub fn push_frame(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32) -> Result<u32, Trap> {
+        let f = &prog.functions[func as usize];
+        let mut base = 0u32;
+        for l in lanes(members) {
+            base = base.max(self.local_top[l]);
+        }
+        let base = base.div_ceil(16) * 16;
+        let top = base as u64 + f.frame_bytes as u64;
+        if top > self.local_limit as u64 {
+            return Err(Trap::new(
+                TrapKind::CallDepth,
+                format!("local memory stack exceeds {} bytes per thread calling `{}` (depth {depth})", self.local_limit, f.name),
+            ));
+        }
+        let mut prev_top = [0u32; 32];
+        for l in lanes(members) {
+            prev_top[l] = self.local_top[l];
+            self.local_top[l] = top as u32;
+            if self.local[l].len() < top as usize {
+                self.local[l].resize(top as usize, 0);
+            }
+        }
+        let idx = match self.free.pop() {
+            Some(i) => i,
+            None => {
+                self.frames.push(Frame::default());
+                (self.frames.len() - 1) as u32
+            }
+        };
+        let fr = &mut self.frames[idx as usize];
+        fr.func = func;
+        fr.regs.clear();
+        fr.regs.resize(f.num_regs as usize, [0u64; 32]);
+        fr.preds.clear();
+        fr.preds.resize(f.num_preds as usize, 0);
+        fr.local_base = base;
+        fr.prev_top = prev_top;
+        fr.caller = caller;
+        fr.call_pc = call_pc;
+        fr.members = members;
+        fr.returned = 0;
+        fr.depth = depth;
+        fr.alive = true;
+        Ok(idx)
+    }
+
+    pub fn free_frame(&mut self, idx: u32) {
+        let fr = &mut self.frames[idx as usize];
+        if !fr.alive {
+            return;
+        }
+        fr.alive = false;
+        for l in lanes(fr.members) {
+            self.local_top[l] = fr.prev_top[l];
+        }
+        self.free.push(idx);
+    }
+
+    /// Copies call arguments from the caller frame into a new callee frame.
+    pub fn pass_args(&mut self, prog: &Program, caller: u32, callee: u32, args: &[CallArg], mask: u32) -> Result<(), Trap> {
+        let cf = self.frames[callee as usize].func;
+        let formals = &prog.functions[cf as usize].params;
+        for (arg, formal) in args.iter().zip(formals.iter()) {
+            for l in lanes(mask) {
+                self.move_value(caller, *arg, callee, *formal, l)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Copies return values of `callee` into the caller's bindings for lanes `mask`.
+    pub fn pass_rets(&mut self, prog: &Program, callee: u32, mask: u32) -> Result<(), Trap> {
+        let fr = &self.frames[callee as usize];
+        let (caller, call_pc, cf) = (fr.caller, fr.call_pc, fr.func);
+        if caller == NO_FRAME {
+            return Ok(());
+        }
+        let caller_func = self.frames[caller as usize].func;
+        let Op::Call { rets, .. } = &prog.functions[caller_func as usize].code[call_pc as usize].op else {
+            return Ok(());
+        };
+        let formals = &prog.functions[cf as usize].rets;
+        for (bind, formal) in rets.iter().zip(formals.iter()) {
+            for l in lanes(mask) {
+                // Reverse direction: formal (callee) → binding (caller).
+                let v = self.read_formal(callee, *formal, l)?;
+                match *bind {
+                    CallArg::Reg(r) => self.frames[caller as usize].regs[r as usize][l] = v.0,
+                    CallArg::Param { offset, size } => {
+                        let base = self.frames[caller as usize].local_base + offset;
+                        self.write_bytes(l, base, size.min(formal.size()), &v.1)?;
+                    }
+                    CallArg::Imm(_) => {}
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn read_formal(&self, fi: u32, f: Formal, l: usize) -> Result<(u64, Vec<u8>), Trap> {
+        let fr = &self.frames[fi as usize];
+        match f {
+            Formal::Reg { slot, size } => {
+                let v = fr.regs[slot as usize][l];
+                Ok((v, v.to_le_bytes()[..size.min(8) as usize].to_vec()))
+            }
+            Formal::Param { offset, size } => {
+                let a = (fr.local_base + offset) as usize;
+                let bytes = self.local[l].get(a..a + size as usize).ok_or_else(|| oob_local(l))?.to_vec();
+                let v = read_le(&bytes, 0, size.min(8)).unwrap_or(0);
+                Ok((v, bytes))
+            }
+        }
+    }
+
+    fn write_bytes(&mut self, l: usize, at: u32, size: u32, bytes: &[u8]) -> Result<(), Trap> {
+        let a = at as usize;
+        let n = (size as usize).min(bytes.len());
+        let dst = self.local[l].get_mut(a..a + n).ok_or_else(|| oob_local(l))?;
+        dst.copy_from_slice(&bytes[..n]);
+        Ok(())
+    }
+
+    fn move_value(&mut self, from: u32, arg: CallArg, to: u32, formal: Formal, l: usize) -> Result<(), Trap> {
+        let src_fr = &self.frames[from as usize];
+        let bytes: Vec<u8> = match arg {
+            CallArg::Reg(r) => src_fr.regs[r as usize][l].to_le_bytes().to_vec(),
+            CallArg::Imm(v) => v.to_le_bytes().to_vec(),
+            CallArg::Param { offset, size } => {
+                let a = (src_fr.local_base + offset) as usize;
+                self.local[l].get(a..a + size as usize).ok_or_else(|| oob_local(l))?.to_vec()
+            }
+        };
+        match formal {
+            Formal::Reg { slot, size } => {
+                let v = read_le(&bytes, 0, size.min(8).min(bytes.len() as u32)).unwrap_or(0);
+                self.frames[to as usize].regs[slot as usize][l] = v;
+            }
+            Formal::Param { offset, size } => {
+                let base = self.frames[to as usize].local_base + offset;
+                let mut b = bytes;
+                b.resize(size as usize, 0);
+                self.write_bytes(l, base, size, &b)?;
+            }
+        }
+        Ok(())
+    }
+
+    /// Writes `size` bytes into lane `l`'s local memory (bounds-checked against its stack top).
+    pub fn local_write(&mut self, l: usize, addr: u64, size: u32, v: u64) -> bool {
+        if addr + size as u64 > self.local_top[l] as u64 {
+            return false;
+        }
+        write_le(&mut self.local[l], addr, size, v)
+    }
+
+    pub fn local_read(&self, l: usize, addr: u64, size: u32) -> Option<u64> {
+        if addr + size as u64 > self.local_top[l] as u64 {
+            return None;
+        }
+        read_le(&self.local[l], addr, size)
+    }
+}
+
+fn oob_local(l: usize) -> Trap {
+    Trap::lane(TrapKind::OutOfBounds, l as u32, "parameter access outside the frame's local storage")
+}
+
+/// Iterates over the set bits of a lane mask.
+#[inline(always)]
+pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
