@@ -69,6 +69,8 @@ pub(crate) struct Parser<'a> {
     depth: u32,
     /// Whether the instruction being parsed is a `call` (its parentheses are lists).
     in_call: bool,
+    /// Statements of the blocks being parsed (see `block`).
+    scratch: Vec<Statement<'a>>,
     pub(crate) diags: Vec<Diagnostic>,
     errors: usize,
     stopped: bool,
@@ -89,6 +91,7 @@ impl<'a> Parser<'a> {
             prev_end: 0,
             depth: 0,
             in_call: false,
+            scratch: Vec::new(),
             diags: Vec::new(),
             errors: 0,
             stopped: false,

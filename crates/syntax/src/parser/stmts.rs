@@ -21,7 +21,9 @@ impl<'a> Parser<'a> {
             self.skip_braced_group();
             return Err(Recover);
         }
-        let mut stmts = Vec::new();
+        // Statements collect on a stack shared by all blocks and move into an
+        // exactly sized vector at the `}`: no growth copies, no spare capacity.
+        let base = self.scratch.len();
         loop {
             if self.stopped {
                 break;
@@ -38,13 +40,14 @@ impl<'a> Parser<'a> {
                     .with_secondary(start, "this `{` is never closed");
                     self.error(d);
                     self.leave();
+                    self.scratch.truncate(base);
                     return Err(Recover);
                 }
                 _ => {}
             }
             let before = self.span.start;
             match self.statement() {
-                Ok(Some(s)) => stmts.push(s),
+                Ok(Some(s)) => self.scratch.push(s),
                 Ok(None) => {}
                 Err(Recover) => self.recover_statement(),
             }
@@ -53,6 +56,8 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
+        let mut stmts = Vec::with_capacity(self.scratch.len() - base);
+        stmts.extend(self.scratch.drain(base..));
         self.expect(Tok::RBrace)?;
         Ok(Block { stmts, span: self.since(start) })
     }
@@ -402,10 +407,24 @@ impl<'a> Parser<'a> {
     }
 
     pub(crate) fn expr_tail(&mut self, mut lhs: Expr<'a>, min_prec: u8) -> PResult<Expr<'a>> {
+        // Each operator of a left-leaning chain (`1+1+1+...`) nests the tree one
+        // level deeper, and dropping, printing or folding the tree recurses
+        // that deep: count the chain against the depth bound too.
+        let mut chain = 0u32;
         loop {
             let Some((op, prec, width)) = self.peek_binop() else { return Ok(lhs) };
             if prec < min_prec {
                 return Ok(lhs);
+            }
+            chain += 1;
+            if self.depth + chain > super::MAX_DEPTH {
+                let d = Diagnostic::error(
+                    "syntax/too-deep",
+                    self.span,
+                    format!("expression nested deeper than {} levels", super::MAX_DEPTH),
+                );
+                self.error(d);
+                return Err(Recover);
             }
             for _ in 0..width {
                 self.bump();

@@ -2,6 +2,8 @@
 
 #![allow(dead_code)]
 
+pub mod gen;
+
 use std::path::{Path, PathBuf};
 
 /// The repository root (two levels above this crate).

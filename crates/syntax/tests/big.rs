@@ -1,0 +1,87 @@
+//! A 100 MB module parses in bounded time and memory.
+//!
+//! The module is generated in memory from corpus kernels (see `common/gen.rs`).
+//! A counting global allocator records the peak number of live heap bytes
+//! while parsing, and the test asserts that it stays within a fixed multiple of
+//! the input size (the AST is proportional to the text: no quadratic growth,
+//! no token buffer, no per-token string copies). Run it in `--release`.
+
+mod common;
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
+use std::time::Instant;
+
+struct Counting;
+
+static LIVE: AtomicUsize = AtomicUsize::new(0);
+static PEAK: AtomicUsize = AtomicUsize::new(0);
+
+fn grow(n: usize) {
+    let now = LIVE.fetch_add(n, Relaxed) + n;
+    PEAK.fetch_max(now, Relaxed);
+}
+
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
+        let p = unsafe { System.alloc(l) };
+        if !p.is_null() {
+            grow(l.size());
+        }
+        p
+    }
+    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
+        unsafe { System.dealloc(p, l) };
+        LIVE.fetch_sub(l.size(), Relaxed);
+    }
+    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
+        let q = unsafe { System.realloc(p, l, new) };
+        if !q.is_null() {
+            if new >= l.size() {
+                grow(new - l.size());
+            } else {
+                LIVE.fetch_sub(l.size() - new, Relaxed);
+            }
+        }
+        q
+    }
+}
+
+#[global_allocator]
+static GLOBAL: Counting = Counting;
+
+/// Peak heap while parsing, as a multiple of the input size. The AST holds
+/// one `Statement` (440 bytes, instructions inline with up to four operands)
+/// per ~25-byte line of PTX, so about 18x is expected; 40x leaves room for the
+/// growth slack of the statement vectors.
+const MAX_RATIO: f64 = 40.0;
+
+#[test]
+fn hundred_megabyte_module() {
+    let templates: Vec<_> = common::corpus_files()
+        .iter()
+        .filter_map(|p| common::gen::template(&common::rel(p), &common::read(p)))
+        .collect();
+    let text = common::gen::generate(&templates, 100 << 20);
+    let mb = text.len() as f64 / (1 << 20) as f64;
+
+    let base = LIVE.load(Relaxed);
+    PEAK.store(base, Relaxed);
+    let t = Instant::now();
+    let parsed = ptxsim_syntax::parse(&text);
+    let secs = t.elapsed().as_secs_f64();
+    let peak = PEAK.load(Relaxed) - base;
+
+    assert!(!parsed.has_errors(), "the generated module should parse cleanly");
+    let items = parsed.module.items.len();
+    let ratio = peak as f64 / text.len() as f64;
+    eprintln!(
+        "{mb:.1} MB, {items} items: parsed in {secs:.2} s ({:.0} MB/s), peak heap {:.0} MB = {ratio:.1}x input",
+        mb / secs,
+        peak as f64 / (1 << 20) as f64
+    );
+    assert!(ratio < MAX_RATIO, "peak heap {ratio:.1}x the input");
+    // Generous: release builds parse well over 100 MB/s; debug builds are slower.
+    let limit = if cfg!(debug_assertions) { 120.0 } else { 20.0 };
+    assert!(secs < limit, "parsing took {secs:.1} s");
+}
