@@ -523,3 +523,15 @@ pub(crate) fn summary(file: &str, kernel: &str, out: &Outcome) -> String {
 pub(crate) fn show_value(t: &str, bits: u64) -> String {
     Ty::parse(t).map(|t| t.show(bits)).unwrap_or_default()
 }
+
+/// Runs a kernel from source with 1D dims and `--arg`-style specs; returns the readable report.
+pub(crate) fn run_source(file: &str, src: &str, kernel: &str, grid: u32, block: u32, args: &[&str], mode: Scheduling) -> Result<String, RunError> {
+    let mut specs = Vec::new();
+    for a in args {
+        specs.push(parse_spec(a).map_err(|m| RunError::new(TrapKind::InvalidLaunch, m))?);
+    }
+    let mut cfg = LaunchConfig::new(grid, block);
+    cfg.scheduling = mode;
+    let out = execute(file, src, kernel, &cfg, &specs)?;
+    Ok(summary(file, kernel, &out))
+}

@@ -766,5 +766,77 @@ pub fn f_round_int(x: f64, rnd: Rounding) -> f64 {
     }
 }
 
+/// `fbin` in a rounding mode (`None`/`.rn`: round to nearest even).
+#[inline(always)]
+pub fn fbin_rnd(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, a: u64, b: u64) -> u64 {
+    let mode = match rnd {
+        None | Some(Rounding::Rn) => return fbin(op, ty, ftz, sat, a, b),
+        Some(m) => m,
+    };
+    let f = if ty == FTy::F32 { crate::softfloat::F32 } else { crate::softfloat::F64 };
+    let (mut x, mut y) = (ty.to_f64(a), ty.to_f64(b));
+    if ftz && ty == FTy::F32 {
+        x = ftz32(x as f32) as f64;
+        y = ftz32(y as f32) as f64;
+    }
+    let r = match op {
+        FBinOp::Add => crate::softfloat::add(x, y, false, f, mode),
+        FBinOp::Sub => crate::softfloat::add(x, y, true, f, mode),
+        FBinOp::Mul => crate::softfloat::mul(x, y, f, mode),
+        FBinOp::Div => crate::softfloat::div(x, y, f, mode),
+        _ => return fbin(op, ty, ftz, sat, a, b),
+    };
+    finish(ty, ftz, sat, r)
+}
+
+fn finish(ty: FTy, ftz: bool, sat: bool, r: f64) -> u64 {
+    let r = if sat { sat01(r) } else { r };
+    match ty {
+        FTy::F32 => f32_out(r as f32, ftz, false),
+        _ => {
+            if r.is_nan() {
+                F64_CANON_NAN
+            } else {
+                r.to_bits()
+            }
+        }
+    }
+}
+
+/// `fma` in a rounding mode.
+pub fn fma_rnd(ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, a: u64, b: u64, c: u64) -> u64 {
+    let mode = match rnd {
+        None | Some(Rounding::Rn) => return fma(ty, ftz, sat, a, b, c),
+        Some(m) => m,
+    };
+    let f = if ty == FTy::F32 { crate::softfloat::F32 } else { crate::softfloat::F64 };
+    let (mut x, mut y, mut z) = (ty.to_f64(a), ty.to_f64(b), ty.to_f64(c));
+    if ftz && ty == FTy::F32 {
+        x = ftz32(x as f32) as f64;
+        y = ftz32(y as f32) as f64;
+        z = ftz32(z as f32) as f64;
+    }
+    finish(ty, ftz, sat, crate::softfloat::fma(x, y, z, f, mode))
+}
+
+/// `sqrt`/`rcp` in a rounding mode.
+pub fn fun_rnd(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, a: u64) -> u64 {
+    let mode = match rnd {
+        None | Some(Rounding::Rn) => return fun(op, ty, ftz, a),
+        Some(m) => m,
+    };
+    let f = if ty == FTy::F32 { crate::softfloat::F32 } else { crate::softfloat::F64 };
+    let mut x = ty.to_f64(a);
+    if ftz && ty == FTy::F32 {
+        x = ftz32(x as f32) as f64;
+    }
+    let r = match op {
+        FUnOp::Sqrt => crate::softfloat::sqrt(x, f, mode),
+        FUnOp::Rcp => crate::softfloat::div(1.0, x, f, mode),
+        _ => return fun(op, ty, ftz, a),
+    };
+    finish(ty, ftz, false, r)
+}
+
 #[cfg(test)]
 mod tests;

@@ -24,6 +24,11 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
             f_to_i(f, rnd.unwrap_or(Rounding::Rzi), d)
         }
         (CvtTy::F(d), CvtTy::I(s)) => {
+            if let (Some(m @ (Rounding::Rz | Rounding::Rm | Rounding::Rp)), FTy::F32 | FTy::F64) = (rnd, d) {
+                let v: i128 = if s.signed { sext(x, s.bits) as i128 } else { (x & s.mask()) as i128 };
+                let f = if d == FTy::F32 { crate::softfloat::F32 } else { crate::softfloat::F64 };
+                return float_out(d, crate::softfloat::from_int(v, f, m), sat, ftz);
+            }
             let r = i_to_f(x, s, d);
             float_out(d, d.to_f64(r), sat, ftz)
         }
@@ -37,7 +42,13 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
                     f = f_round_int(f, r);
                 }
             }
-            if f.is_nan() {
+            if let (Some(m @ (Rounding::Rz | Rounding::Rm | Rounding::Rp)), FTy::F32, FTy::F64) = (rnd, d, s) {
+                if !f.is_nan() {
+                    let r = crate::softfloat::f64_to_f32(f, m) as f64;
+                    return float_out(d, r, sat, ftz);
+                }
+            }
+            if f.is_nan() && !sat {
                 return match d {
                     FTy::F32 => F32_CANON_NAN as u64,
                     FTy::F64 => 0x7fff_ffff_ffff_ffff,

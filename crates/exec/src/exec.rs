@@ -282,9 +282,10 @@ pub(crate) fn run_group(
                 let r = map3(&av, &bv, &cv, alu::prmt);
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
-            Op::FBin { op, ty, ftz, sat, d, a, b } => {
+            Op::FBin { op, ty, ftz, sat, rnd, d, a, b } => {
                 let (av, bv) = (fetch!(*a), fetch!(*b));
                 let r = match (op, ty, ftz, sat) {
+                    _ if !matches!(rnd, None | Some(alu::Rounding::Rn)) => map2(&av, &bv, |x, y| alu::fbin_rnd(*op, *ty, *ftz, *sat, *rnd, x, y)),
                     (alu::FBinOp::Add, FTy::F32, false, false) => {
                         map2(&av, &bv, |x, y| alu::fbin(alu::FBinOp::Add, FTy::F32, false, false, x, y))
                     }
@@ -295,14 +296,14 @@ pub(crate) fn run_group(
                 };
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
-            Op::FUn { op, ty, ftz, d, a } => {
+            Op::FUn { op, ty, ftz, rnd, d, a } => {
                 let av = fetch!(*a);
-                let r = map1(&av, |x| alu::fun(*op, *ty, *ftz, x));
+                let r = map1(&av, |x| alu::fun_rnd(*op, *ty, *ftz, *rnd, x));
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
-            Op::Fma { ty, ftz, sat, d, a, b, c } => {
+            Op::Fma { ty, ftz, sat, rnd, d, a, b, c } => {
                 let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
-                let r = map3(&av, &bv, &cv, |x, y, z| alu::fma(*ty, *ftz, *sat, x, y, z));
+                let r = map3(&av, &bv, &cv, |x, y, z| alu::fma_rnd(*ty, *ftz, *sat, *rnd, x, y, z));
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Setp { cmp, ty, ftz, p, q, a, b, comb } => {

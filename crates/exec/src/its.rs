@@ -29,9 +29,13 @@ fn pick(w: &mut Warp, ready: u32) -> (u32, u32, u32) {
     keys.sort_unstable();
     keys.dedup();
     let key = if w.spins >= SPIN_ROTATE && keys.len() > 1 {
+        // Give the lanes that were not spinning a turn.
         w.spins = 0;
-        let last = w.last_key.unwrap_or((0, 0));
-        keys.iter().copied().find(|k| *k > last).unwrap_or(keys[0])
+        let last = w.last_mask;
+        keys.iter()
+            .copied()
+            .find(|k| lanes(ready).all(|l| (w.pc[l], w.lane_frame[l]) != *k || last >> l & 1 == 0))
+            .unwrap_or(keys[0])
     } else {
         keys[0]
     };
@@ -42,6 +46,7 @@ fn pick(w: &mut Warp, ready: u32) -> (u32, u32, u32) {
             m |= 1 << l;
         }
     }
+    w.last_mask = m;
     (key.0, key.1, m)
 }
 

@@ -30,6 +30,7 @@ pub mod memory;
 pub mod program;
 mod sched;
 mod simt_stack;
+pub mod softfloat;
 mod warp;
 
 pub use error::{RunError, TrapKind};

@@ -195,9 +195,9 @@ pub enum Op {
     Bfe { ty: ITy, d: u32, a: Src, b: Src, c: Src },
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
     Prmt { d: u32, a: Src, b: Src, c: Src },
-    FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src },
-    FUn { op: FUnOp, ty: FTy, ftz: bool, d: u32, a: Src },
-    Fma { ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src, c: Src },
+    FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src },
+    FUn { op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: Src },
+    Fma { ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, c: Src },
     Setp { cmp: CmpOp, ty: ITyOrF, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
     /// `set.cmp.dtype.stype`: like setp but writes 0xffffffff/0 (or 1.0f/0.0).
     Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, float_dst: bool, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },

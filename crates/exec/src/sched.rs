@@ -542,57 +542,67 @@ fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], mode: Scheduling) -> RunError {
 /// are parked on the SIMT stack (the state repeats exactly with no memory
 /// write anywhere, and no other warp of the cluster can run).
 fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize) -> Result<(), RunError> {
-    let others_runnable = ctas
-        .iter()
-        .enumerate()
-        .any(|(c, cta)| cta.warps.iter().enumerate().any(|(i, w)| (c, i) != (ci, wi) && w.status == WarpStatus::Runnable));
-    let w = &mut ctas[ci].warps[wi];
-    if w.status != WarpStatus::Runnable || w.stack.len() < 2 || others_runnable {
-        w.spin_count = 0;
-        return Ok(());
-    }
     let epoch = ctx.write_epoch.load(Ordering::Relaxed);
-    let h = simt_stack::state_hash(w);
-    if epoch != w.spin_epoch || w.stores != w.spin_stores {
-        w.spin_epoch = epoch;
-        w.spin_stores = w.stores;
-        w.spin_hash = h;
-        w.spin_count = 1;
-        w.spin_same = 0;
-        return Ok(());
-    }
-    if h == w.spin_hash {
-        w.spin_same += 1;
-        if w.spin_same >= 3 {
-            let parked: u32 = w.stack[..w.stack.len() - 1].iter().fold(0, |a, e| a | e.mask) & !w.stack.last().map(|e| e.mask).unwrap_or(0);
-            let top = *w.stack.last().unwrap_or(&crate::warp::Entry { pc: 0, mask: 0, rpc: 0, frame: 0 });
-            let func = w.frames[top.frame as usize].func;
-            let mut e = locate(
-                ctx,
-                &ctas[ci],
-                wi as u32,
-                Located {
-                    trap: Trap::new(
-                        TrapKind::StackDeadlock,
-                        format!(
-                            "stack-mode scheduling cannot make progress: lanes {:#010x} loop forever waiting for lanes {parked:#010x}, which are parked at a reconvergence point (a spin lock?); try --scheduling its",
-                            top.mask
-                        ),
-                    ),
-                    func,
-                    pc: top.pc,
-                },
-            );
-            e.lane = Some(top.mask.trailing_zeros());
-            return Err(e);
+    {
+        let w = &mut ctas[ci].warps[wi];
+        if w.status != WarpStatus::Runnable {
+            w.spin_same = 0;
+            return Ok(());
         }
+        let h = simt_stack::state_hash(w);
+        if epoch != w.spin_epoch || w.stores != w.spin_stores {
+            w.spin_epoch = epoch;
+            w.spin_stores = w.stores;
+            w.spin_hash = h;
+            w.spin_count = 1;
+            w.spin_same = 0;
+            return Ok(());
+        }
+        if h == w.spin_hash {
+            w.spin_same += 1;
+        } else {
+            // Brent-style checkpointing: move the checkpoint at powers of two.
+            w.spin_count += 1;
+            if w.spin_count.is_power_of_two() {
+                w.spin_hash = h;
+                w.spin_same = 0;
+            }
+            return Ok(());
+        }
+        if w.stack.len() < 2 || w.spin_same < 3 {
+            return Ok(());
+        }
+    }
+    // Every other runnable warp of the cluster must be cycling too, with no
+    // store anywhere since: then nothing can ever change.
+    let all_cycling = ctas.iter().enumerate().all(|(c, cta)| {
+        cta.warps.iter().enumerate().all(|(i, w)| {
+            (c, i) == (ci, wi) || w.status != WarpStatus::Runnable || (w.spin_same >= 1 && w.spin_epoch == epoch)
+        })
+    });
+    if !all_cycling {
         return Ok(());
     }
-    // Brent-style checkpointing: move the checkpoint at powers of two.
-    w.spin_count += 1;
-    if w.spin_count.is_power_of_two() {
-        w.spin_hash = h;
-        w.spin_same = 0;
-    }
-    Ok(())
+    let w = &ctas[ci].warps[wi];
+    let parked: u32 = w.stack[..w.stack.len() - 1].iter().fold(0, |a, e| a | e.mask) & !w.stack.last().map(|e| e.mask).unwrap_or(0);
+    let top = *w.stack.last().unwrap_or(&crate::warp::Entry { pc: 0, mask: 0, rpc: 0, frame: 0 });
+    let func = w.frames[top.frame as usize].func;
+    let mut e = locate(
+        ctx,
+        &ctas[ci],
+        wi as u32,
+        Located {
+            trap: Trap::new(
+                TrapKind::StackDeadlock,
+                format!(
+                    "stack-mode scheduling cannot make progress: lanes {:#010x} loop forever waiting for lanes {parked:#010x}, which are parked at a reconvergence point (a spin lock?); --scheduling its runs it",
+                    top.mask
+                ),
+            ),
+            func,
+            pc: top.pc,
+        },
+    );
+    e.lane = Some(top.mask.trailing_zeros());
+    Err(e)
 }

@@ -175,23 +175,27 @@ pub(crate) fn release(warp: &mut Warp) {
 
 /// A hash of the warp's architectural state for spin detection.
 pub(crate) fn state_hash(warp: &Warp) -> u64 {
-    use std::hash::{Hash, Hasher};
-    let mut h = std::collections::hash_map::DefaultHasher::new();
+    #[inline(always)]
+    fn mix(h: u64, v: u64) -> u64 {
+        (h.rotate_left(5) ^ v).wrapping_mul(0x51_7cc1_b727_220a_95)
+    }
+    let mut h = 0xcbf2_9ce4_8422_2325u64;
     for e in &warp.stack {
-        (e.pc, e.mask, e.rpc, e.frame).hash(&mut h);
+        h = mix(h, ((e.pc as u64) << 32) | e.mask as u64);
+        h = mix(h, ((e.rpc as u64) << 32) | e.frame as u64);
     }
     if let Some(top) = warp.stack.last() {
         let fr = &warp.frames[top.frame as usize];
         for r in &fr.regs {
             for l in crate::warp::lanes(top.mask) {
-                r[l].hash(&mut h);
+                h = mix(h, r[l]);
             }
         }
         for p in &fr.preds {
-            (p & top.mask).hash(&mut h);
+            h = mix(h, (p & top.mask) as u64);
         }
     }
-    h.finish()
+    h
 }
 
 #[allow(dead_code)]

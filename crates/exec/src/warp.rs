@@ -111,6 +111,7 @@ pub struct Warp {
     /// ITS: consecutive quanta that ended on a backward branch.
     pub spins: u32,
     pub last_key: Option<(u32, u32)>,
+    pub last_mask: u32,
     /// `barrier.cluster.arrive` phase each lane arrived in (u64::MAX: not arrived).
     pub cluster_arrived: [u64; 32],
     /// Spin detection (stack mode): checkpoint hash and counters.
@@ -149,6 +150,7 @@ impl Warp {
             lane_state,
             spins: 0,
             last_key: None,
+            last_mask: 0,
             cluster_arrived: [u64::MAX; 32],
             spin_hash: 0,
             spin_count: 0,

@@ -584,7 +584,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     return Ok(Op::PredLogic { op, d, a: self.psrc(&ops[1])?, b: self.psrc(&ops[2])? });
                 }
                 if let Some(f) = fty(t) {
-                    if rounding.iter().any(|r| *r != Rounding::Rn) && !(opc == "div" && has(".approx")) {
+                    let directed = rounding.iter().any(|r| *r != Rounding::Rn);
+                    if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "add" | "sub" | "mul" | "div")) {
                         return Err(unsupported());
                     }
                     if has(".relu") || has(".NaN") || has(".xorsign") || has(".abs") || has(".cc") {
@@ -603,7 +604,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let d = self.dst(&ops[0])?;
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
                     let b = self.src(&ops[2], ImmKind::Float(f))?;
-                    return Ok(Op::FBin { op, ty: f, ftz, sat, d, a, b });
+                    return Ok(Op::FBin { op, ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b });
                 }
                 let ty = ity(t).ok_or_else(unsupported)?;
                 if has(".cc") || opc == "addc" || has(".relu") {
@@ -658,7 +659,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     };
                     // Exactly rounded ops need .rn (or none for neg/abs); approximate ones
                     // are computed exactly rounded, within every bound of the manual.
-                    if rounding.iter().any(|r| *r != Rounding::Rn) {
+                    if rounding.iter().any(|r| *r != Rounding::Rn) && (!matches!(op, FUnOp::Sqrt | FUnOp::Rcp) || !matches!(f, FTy::F32 | FTy::F64)) {
                         return Err(unsupported());
                     }
                     if matches!(op, FUnOp::Rsqrt | FUnOp::Sin | FUnOp::Cos | FUnOp::Lg2 | FUnOp::Ex2 | FUnOp::Tanh)
@@ -669,7 +670,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     }
                     let d = self.dst(&ops[0])?;
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
-                    return Ok(Op::FUn { op, ty: f, ftz, d, a });
+                    return Ok(Op::FUn { op, ty: f, ftz, rnd: rounding.first().copied(), d, a });
                 }
                 let ty = ity(t).ok_or_else(unsupported)?;
                 let op = match opc {
@@ -692,7 +693,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 need(4)?;
                 let t = last_ty.ok_or_else(unsupported)?;
                 if let Some(f) = fty(t) {
-                    if rounding.iter().any(|r| *r != Rounding::Rn) || has(".relu") || has(".oob") {
+                    let directed = rounding.iter().any(|r| *r != Rounding::Rn);
+                    if directed && !matches!(f, FTy::F32 | FTy::F64) || has(".relu") || has(".oob") {
                         return Err(unsupported());
                     }
                     if opc == "mad" && rounding.is_empty() && f == FTy::F64 {
@@ -702,7 +704,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
                     let b = self.src(&ops[2], ImmKind::Float(f))?;
                     let c = self.src(&ops[3], ImmKind::Float(f))?;
-                    return Ok(Op::Fma { ty: f, ftz, sat, d, a, b, c });
+                    return Ok(Op::Fma { ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, c });
                 }
                 let ty = ity(t).ok_or_else(unsupported)?;
                 if opc == "fma" || has(".cc") || (sat && !(has(".hi") && ty.signed && ty.bits == 32)) {
@@ -801,7 +803,13 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         CvtTy::I(_) => true,
                     };
                     let same = matches!(st, CvtTy::F(sf) if sf == df);
-                    if !same && narrowing && r != Rounding::Rn {
+                    let soft = matches!(df, FTy::F32 | FTy::F64)
+                        && matches!(r, Rounding::Rz | Rounding::Rm | Rounding::Rp)
+                        && match st {
+                            CvtTy::I(_) => true,
+                            CvtTy::F(sf) => sf == FTy::F64 && df == FTy::F32,
+                        };
+                    if !same && narrowing && r != Rounding::Rn && !soft {
                         return Err(unsupported());
                     }
                 }
