@@ -534,10 +534,17 @@ fn instructions_without_operands() {
 }
 
 #[test]
-fn pragma_in_body_and_empty_statements() {
-    let m = ok(&kernel(".pragma \"nounroll\";\n;;\nret;"));
+fn pragma_in_body() {
+    let m = ok(&kernel(".pragma \"nounroll\";\nret;"));
     assert!(matches!(&body(&m)[0], Statement::Pragma(p) if p.strings == ["\"nounroll\""]));
     assert_eq!(body(&m).len(), 2);
+}
+
+#[test]
+fn empty_statements_are_errors() {
+    // ptxas 12.9 rejects a lone `;` in a body with a syntax error.
+    assert_eq!(err_codes(&kernel("ret;;")), ["syntax/empty-statement"]);
+    assert_eq!(err_codes(&kernel(";\nret;")), ["syntax/empty-statement"]);
 }
 
 // ---------------------------------------------------------------- operands

@@ -73,6 +73,7 @@ cases! {
     bad_octal,
     callprototype_named,
     deep_operand_nesting,
+    empty_statement,
     extra_closing_brace_in_body,
     extra_closing_brace_module,
     float_too_large,

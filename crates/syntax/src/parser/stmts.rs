@@ -66,7 +66,13 @@ impl<'a> Parser<'a> {
         match self.tok {
             Tok::LBrace => Ok(Some(Statement::Block(self.block()?))),
             Tok::Semi => {
-                self.bump();
+                // ptxas rejects a `;` on its own ("syntax error"), and the AST
+                // has no node for it, so the checker could not tell otherwise.
+                let s = self.bump();
+                let d = Diagnostic::error("syntax/empty-statement", s, "empty statement")
+                    .with_label("this `;` ends no statement")
+                    .with_note("PTX does not accept a `;` on its own; remove it");
+                self.error(d);
                 Ok(None)
             }
             Tok::At => Ok(Some(Statement::Instr(self.instruction()?))),
