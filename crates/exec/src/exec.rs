@@ -219,15 +219,16 @@ pub(crate) fn run_group(
             }
             Op::IBin { op, ty, d, a, b } => {
                 let (ty, av, bv) = (*ty, fetch!(*a), fetch!(*b));
+                let mk = ty.mask();
                 let r = match op {
-                    IBinOp::Add => map2(&av, &bv, |x, y| ib(IBinOp::Add, ty, x, y)),
-                    IBinOp::Sub => map2(&av, &bv, |x, y| ib(IBinOp::Sub, ty, x, y)),
-                    IBinOp::MulLo => map2(&av, &bv, |x, y| ib(IBinOp::MulLo, ty, x, y)),
+                    IBinOp::Add => map2(&av, &bv, |x, y| x.wrapping_add(y) & mk),
+                    IBinOp::Sub => map2(&av, &bv, |x, y| x.wrapping_sub(y) & mk),
+                    IBinOp::MulLo => map2(&av, &bv, |x, y| x.wrapping_mul(y) & mk),
                     IBinOp::MulWide => map2(&av, &bv, |x, y| ib(IBinOp::MulWide, ty, x, y)),
                     IBinOp::MulHi => map2(&av, &bv, |x, y| ib(IBinOp::MulHi, ty, x, y)),
-                    IBinOp::And => map2(&av, &bv, |x, y| ib(IBinOp::And, ty, x, y)),
-                    IBinOp::Or => map2(&av, &bv, |x, y| ib(IBinOp::Or, ty, x, y)),
-                    IBinOp::Xor => map2(&av, &bv, |x, y| ib(IBinOp::Xor, ty, x, y)),
+                    IBinOp::And => map2(&av, &bv, |x, y| x & y & mk),
+                    IBinOp::Or => map2(&av, &bv, |x, y| (x | y) & mk),
+                    IBinOp::Xor => map2(&av, &bv, |x, y| (x ^ y) & mk),
                     IBinOp::Shl => map2(&av, &bv, |x, y| ib(IBinOp::Shl, ty, x, y)),
                     IBinOp::Shr => map2(&av, &bv, |x, y| ib(IBinOp::Shr, ty, x, y)),
                     IBinOp::Min => map2(&av, &bv, |x, y| ib(IBinOp::Min, ty, x, y)),
@@ -311,8 +312,39 @@ pub(crate) fn run_group(
                 let mut t = 0u32;
                 match ty {
                     ITyOrF::I(it) => {
-                        for l in 0..32 {
-                            t |= (alu::icmp(*cmp, *it, av[l], bv[l]) as u32) << l;
+                        let it = *it;
+                        let mk = it.mask();
+                        macro_rules! cmpu {
+                            ($op:tt) => {
+                                for l in 0..32 {
+                                    t |= (((av[l] & mk) $op (bv[l] & mk)) as u32) << l;
+                                }
+                            };
+                        }
+                        macro_rules! cmps {
+                            ($op:tt) => {
+                                for l in 0..32 {
+                                    t |= ((alu::sext(av[l], it.bits) $op alu::sext(bv[l], it.bits)) as u32) << l;
+                                }
+                            };
+                        }
+                        use alu::CmpOp as C;
+                        match (cmp, it.signed) {
+                            (C::Eq, _) => cmpu!(==),
+                            (C::Ne, _) => cmpu!(!=),
+                            (C::Lt, true) => cmps!(<),
+                            (C::Le, true) => cmps!(<=),
+                            (C::Gt, true) => cmps!(>),
+                            (C::Ge, true) => cmps!(>=),
+                            (C::Lt, false) | (C::Lo, _) => cmpu!(<),
+                            (C::Le, false) | (C::Ls, _) => cmpu!(<=),
+                            (C::Gt, false) | (C::Hi, _) => cmpu!(>),
+                            (C::Ge, false) | (C::Hs, _) => cmpu!(>=),
+                            _ => {
+                                for l in 0..32 {
+                                    t |= (alu::icmp(*cmp, it, av[l], bv[l]) as u32) << l;
+                                }
+                            }
                         }
                     }
                     ITyOrF::F(f) => {
@@ -447,6 +479,27 @@ pub(crate) fn run_group(
                 let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 let r = map1(&av, |x| if *to { x.wrapping_sub(win) & mk } else { x.wrapping_add(win) & mk });
                 write_masked(&mut fr.regs[*d as usize], &r, m);
+            }
+            Op::Ld { space, size, signed, ds, addr } if ds.len() == 1 && matches!(space, Space::Global | Space::Generic) => {
+                // Fast path: scalar global loads through a cached allocation.
+                let base = addr_base(addr, &fr.regs, local_base);
+                let mut r = [0u64; 32];
+                let mut cache = usize::MAX;
+                let sz = *size as u64;
+                for l in lanes(m) {
+                    let a = base[l].wrapping_add(addr.offset as u64);
+                    if a & (sz - 1) != 0 {
+                        check_align(a, *size, l)?;
+                    }
+                    let v = match ctx.global.allocs.get(cache) {
+                        Some(al) if a >= al.base && a - al.base + sz <= al.size => al.read(a - al.base, *size),
+                        _ => mem_read(ctx, shared, local, local_top, *space, l, a, *size, &mut cache)?,
+                    };
+                    r[l] = if *signed { alu::sext(v, size * 8) as u64 } else { v };
+                }
+                if let Some(d) = ds[0] {
+                    write_masked(&mut fr.regs[d as usize], &r, m);
+                }
             }
             Op::Ld { space, size, signed, ds, addr } => {
                 let base = addr_base(addr, &fr.regs, local_base);
