@@ -232,6 +232,8 @@ def fdiv(a, b, fmt, mode):
 
 
 def ffma(a, b, c, fmt, mode):
+    # IEEE 754-2008 5.4.1/6.3: an exact zero sum x*y + z of opposite-signed
+    # terms is +0, except -0 in roundTowardNegative (.rm).
     if math.isnan(a) or math.isnan(b) or math.isnan(c):
         return NAN
     psign = is_neg(a) != is_neg(b)

@@ -834,6 +834,9 @@ fn setp_f64() {
 /// f16 (`setp.f16`, `setp.ftz.f16`): every one of the 65536 f16 bit patterns as
 /// `a` against b in {+0, smallest subnormal, 1.0}, plus all pairs of 40
 /// special values. The input buffers are declared `u16` (raw bits).
+/// PTX ISA, half-precision `setp`: "By default, subnormal numbers are
+/// supported. `setp.ftz.{f16,f16x2}` flushes subnormal inputs to
+/// sign-preserving zero."
 #[test]
 fn setp_f16() {
     let s: Vec<u16> = vec![
