@@ -2,104 +2,82 @@
 //!
 //! Tokens carry no data; the parser slices the source with the token's span.
 //! Comments and whitespace are skipped here. Anything that is not a PTX token
-//! becomes [`Tok::Error`], which the parser reports with its position.
+//! becomes [`Tok::Error`] (one character), [`Tok::BadNumber`],
+//! [`Tok::UnterminatedStr`] or [`Tok::UnterminatedComment`], which the parser
+//! reports with its position.
+//!
+//! The lexer is hand-written (a byte-class dispatch) for speed. Its token
+//! classes are the regular expressions given on each [`Tok`] variant, with
+//! longest-match semantics and ties going to the valid literal over
+//! [`Tok::BadNumber`]; `tests/lexer_reference.rs` checks it token for token
+//! against a `logos` lexer generated from those same expressions.
+//!
+//! | token | expression |
+//! |---|---|
+//! | skipped | `[ \t\r\n\f]+`, `//[^\n]*`, `/\*` .. `\*/` |
+//! | `Dot` | `\.[A-Za-z0-9_$]+(::[A-Za-z0-9_$]+)*` |
+//! | `Ident` | `[A-Za-z][A-Za-z0-9_$]*`, `[_$%][A-Za-z0-9_$]*` |
+//! | `Int` | `[1-9][0-9]*U?`, `0[0-7]*U?`, `0[xX][0-9A-Fa-f]+U?`, `0[bB][01]+U?` |
+//! | `Float` | `[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?`, `[0-9]+[eE][+-]?[0-9]+` |
+//! | `HexF32` / `HexF64` | `0[fF][0-9A-Fa-f]{8}` / `0[dD][0-9A-Fa-f]{16}` |
+//! | `Str` | `"([^"\\\n]\|\\[^\n])*"` |
+//! | `UnterminatedStr` | `"([^"\\\n]\|\\[^\n])*` |
+//! | `BadNumber` | `[0-9][0-9A-Za-z_$]*(\.[0-9A-Za-z_$]*)?` (lowest priority) |
 
 use crate::span::Span;
-use logos::Logos;
 
-#[derive(Logos, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[logos(skip r"[ \t\r\n\f]+")]
-#[logos(skip r"//[^\n]*")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Tok {
     /// `.name`: directives, type and state-space keywords, opcode modifiers,
     /// vector components. Digits may come first (`.2d`, `.1d`). Qualified
     /// modifiers such as `.shared::cta`, `.L2::cache_hint` and
     /// `.mbarrier::complete_tx::bytes` are one token.
-    #[regex(r"\.[A-Za-z0-9_$]+(::[A-Za-z0-9_$]+)*")]
     Dot,
     /// Identifiers, including `%`-prefixed registers and `$`-prefixed labels.
-    #[regex(r"[A-Za-z][A-Za-z0-9_$]*")]
-    #[regex(r"[_$%][A-Za-z0-9_$]*")]
     Ident,
     /// Integer literals: decimal, hex, octal, binary, each with an optional `U`.
-    #[regex(r"[1-9][0-9]*U?")]
-    #[regex(r"0[0-7]*U?")]
-    #[regex(r"0[xX][0-9A-Fa-f]+U?")]
-    #[regex(r"0[bB][01]+U?")]
     Int,
     /// Decimal floating-point literals.
-    #[regex(r"[0-9]+\.[0-9]*([eE][+-]?[0-9]+)?")]
-    #[regex(r"[0-9]+[eE][+-]?[0-9]+")]
     Float,
     /// `0fXXXXXXXX`: the bits of an IEEE single.
-    #[regex(r"0[fF][0-9A-Fa-f]{8}")]
     HexF32,
     /// `0dXXXXXXXXXXXXXXXX`: the bits of an IEEE double.
-    #[regex(r"0[dD][0-9A-Fa-f]{16}")]
     HexF64,
-    #[regex(r#""([^"\\\n]|\\[^\n])*""#)]
     Str,
     /// Something that starts like a number but is none of the forms above:
     /// `08`, `0x`, `12abc`, `0f3F80` (too few digits), `1.5f`. The longest match
     /// wins, so a valid literal followed by letters is caught whole.
-    #[regex(r"[0-9][0-9A-Za-z_$]*(\.[0-9A-Za-z_$]*)?", priority = 1)]
     BadNumber,
-    #[token(",")]
     Comma,
-    #[token(";")]
     Semi,
-    #[token(":")]
     Colon,
-    #[token("{")]
     LBrace,
-    #[token("}")]
     RBrace,
-    #[token("[")]
     LBracket,
-    #[token("]")]
     RBracket,
-    #[token("(")]
     LParen,
-    #[token(")")]
     RParen,
-    #[token("<")]
     Lt,
-    #[token(">")]
     Gt,
-    #[token("+")]
     Plus,
-    #[token("-")]
     Minus,
-    #[token("*")]
     Star,
-    #[token("/")]
     Slash,
-    #[token("!")]
     Bang,
-    #[token("|")]
     Pipe,
-    #[token("&")]
     Amp,
-    #[token("^")]
     Caret,
-    #[token("~")]
     Tilde,
-    #[token("@")]
     At,
-    #[token("=")]
     Eq,
-    #[token("?")]
     Question,
-    /// `/*` with no closing `*/` (a closed `/* ... */` is skipped by
-    /// [`block_comment`] and never becomes a token).
-    #[token("/*", block_comment)]
+    /// `/*` with no closing `*/`: the token runs to the end of the input.
     UnterminatedComment,
     /// A string with no closing quote on its line.
-    #[regex(r#""([^"\\\n]|\\[^\n])*"#)]
     UnterminatedStr,
     /// A character that starts no PTX token.
     Error,
-    /// End of input (synthesised by [`Lexer`], never produced by logos).
+    /// End of input (returned again and again once the input is used up).
     Eof,
 }
 
@@ -144,46 +122,313 @@ impl Tok {
     }
 }
 
-/// Skips a `/* ... */` comment, or, when it is never closed, consumes the rest
-/// of the input and emits [`Tok::UnterminatedComment`] once.
-fn block_comment(lex: &mut logos::Lexer<'_, Tok>) -> logos::FilterResult<(), ()> {
-    let rest = lex.remainder();
-    match rest.find("*/") {
-        Some(i) => {
-            lex.bump(i + 2);
-            logos::FilterResult::Skip
+/// Byte classes: bit 0 = identifier character `[A-Za-z0-9_$]`.
+const IDENT: u8 = 1;
+static CLASS: [u8; 256] = {
+    let mut t = [0u8; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        if b.is_ascii_alphanumeric() || b == b'_' || b == b'$' {
+            t[c] = IDENT;
         }
-        None => {
-            lex.bump(rest.len());
-            logos::FilterResult::Emit(())
-        }
+        c += 1;
     }
+    t
+};
+
+#[inline(always)]
+fn is_ident(b: u8) -> bool {
+    CLASS[b as usize] & IDENT != 0
+}
+
+// ---- eight bytes at a time (SWAR) ----
+//
+// Identifier and whitespace runs are found a word at a time: each byte of the
+// word gets its high bit set when it belongs to the class, and the first byte
+// that does not is found with `trailing_zeros`. This takes the per-byte loop
+// exit (a branch mispredicted once per token) out of the common case.
+
+const LO7: u64 = 0x7F7F_7F7F_7F7F_7F7F;
+const HI: u64 = 0x8080_8080_8080_8080;
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// High bit of each byte set where `lo <= byte <= hi`; `x` holds 7-bit bytes.
+#[inline(always)]
+fn in_range(x: u64, lo: u8, hi: u8) -> u64 {
+    let ge = x.wrapping_add(ONES * (0x80 - lo as u64));
+    let gt = x.wrapping_add(ONES * (0x7F - hi as u64));
+    ge & !gt & HI
+}
+
+#[inline(always)]
+fn load8(b: &[u8], i: usize) -> u64 {
+    let mut a = [0u8; 8];
+    a.copy_from_slice(&b[i..i + 8]);
+    u64::from_le_bytes(a)
+}
+
+/// High bit set on the bytes of `w` that are `[A-Za-z0-9_$]`.
+#[inline(always)]
+fn ident_mask(w: u64) -> u64 {
+    let x = w & LO7;
+    let ascii = !w & HI;
+    let alpha = in_range(x | (ONES * 0x20), b'a', b'z');
+    let digit = in_range(x, b'0', b'9');
+    let under = in_range(x, b'_', b'_');
+    let dollar = in_range(x, b'$', b'$');
+    ascii & (alpha | digit | under | dollar)
+}
+
+/// High bit set on the bytes of `w` that are `[ \t\r\n\f]`.
+#[inline(always)]
+fn space_mask(w: u64) -> u64 {
+    let x = w & LO7;
+    let ascii = !w & HI;
+    ascii & (in_range(x, b'\t', b'\n') | in_range(x, 0x0C, b'\r') | in_range(x, b' ', b' '))
+}
+
+/// End of the run of identifier characters starting at `i`.
+#[inline(always)]
+fn ident_end(b: &[u8], mut i: usize) -> usize {
+    while i + 8 <= b.len() {
+        let stop = !ident_mask(load8(b, i)) & HI;
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && is_ident(b[i]) {
+        i += 1;
+    }
+    i
+}
+
+/// End of the run of whitespace starting at `i`.
+#[inline(always)]
+fn space_end(b: &[u8], mut i: usize) -> usize {
+    while i + 8 <= b.len() {
+        let stop = !space_mask(load8(b, i)) & HI;
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    while i < b.len() && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n' | 0x0C) {
+        i += 1;
+    }
+    i
+}
+
+/// End of the run of bytes satisfying `f` starting at `i`.
+#[inline(always)]
+fn run(b: &[u8], mut i: usize, f: impl Fn(u8) -> bool) -> usize {
+    while i < b.len() && f(b[i]) {
+        i += 1;
+    }
+    i
 }
 
 /// A token stream over one source text, ending in an endless run of [`Tok::Eof`].
 pub struct Lexer<'a> {
-    inner: logos::Lexer<'a, Tok>,
-    len: usize,
+    src: &'a [u8],
+    pos: usize,
 }
 
 impl<'a> Lexer<'a> {
     pub fn new(src: &'a str) -> Lexer<'a> {
-        Lexer { inner: Tok::lexer(src), len: src.len() }
+        Lexer { src: src.as_bytes(), pos: 0 }
     }
 
+    #[inline]
     pub fn next_token(&mut self) -> (Tok, Span) {
-        match self.inner.next() {
-            Some(Ok(t)) => {
-                let r = self.inner.span();
-                (t, Span::new(r.start, r.end))
+        let b = self.src;
+        let len = b.len();
+        let mut i = self.pos;
+        // Whitespace and comments.
+        loop {
+            if i >= len {
+                self.pos = len;
+                return (Tok::Eof, Span::new(len, len));
             }
-            Some(Err(())) => {
-                let r = self.inner.span();
-                (Tok::Error, Span::new(r.start, r.end))
+            match b[i] {
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0C => i = space_end(b, i + 1),
+                b'/' if i + 1 < len && b[i + 1] == b'/' => {
+                    i = match b[i + 2..].iter().position(|&c| c == b'\n') {
+                        Some(k) => i + 2 + k,
+                        None => len,
+                    };
+                }
+                b'/' if i + 1 < len && b[i + 1] == b'*' => match find_comment_end(&b[i + 2..]) {
+                    Some(k) => i = i + 2 + k + 2,
+                    None => {
+                        self.pos = len;
+                        return (Tok::UnterminatedComment, Span::new(i, len));
+                    }
+                },
+                _ => break,
             }
-            None => (Tok::Eof, Span::new(self.len, self.len)),
+        }
+        let start = i;
+        let (tok, end) = match b[i] {
+            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' | b'%' => (Tok::Ident, ident_end(b, i + 1)),
+            b'.' => {
+                let mut j = ident_end(b, i + 1);
+                if j == i + 1 {
+                    (Tok::Error, i + 1)
+                } else {
+                    while j + 2 < len && b[j] == b':' && b[j + 1] == b':' && is_ident(b[j + 2]) {
+                        j = ident_end(b, j + 2);
+                    }
+                    (Tok::Dot, j)
+                }
+            }
+            b'0'..=b'9' => number(b, i),
+            b'"' => string(b, i),
+            b',' => (Tok::Comma, i + 1),
+            b';' => (Tok::Semi, i + 1),
+            b':' => (Tok::Colon, i + 1),
+            b'{' => (Tok::LBrace, i + 1),
+            b'}' => (Tok::RBrace, i + 1),
+            b'[' => (Tok::LBracket, i + 1),
+            b']' => (Tok::RBracket, i + 1),
+            b'(' => (Tok::LParen, i + 1),
+            b')' => (Tok::RParen, i + 1),
+            b'<' => (Tok::Lt, i + 1),
+            b'>' => (Tok::Gt, i + 1),
+            b'+' => (Tok::Plus, i + 1),
+            b'-' => (Tok::Minus, i + 1),
+            b'*' => (Tok::Star, i + 1),
+            b'/' => (Tok::Slash, i + 1),
+            b'!' => (Tok::Bang, i + 1),
+            b'|' => (Tok::Pipe, i + 1),
+            b'&' => (Tok::Amp, i + 1),
+            b'^' => (Tok::Caret, i + 1),
+            b'~' => (Tok::Tilde, i + 1),
+            b'@' => (Tok::At, i + 1),
+            b'=' => (Tok::Eq, i + 1),
+            b'?' => (Tok::Question, i + 1),
+            c => (Tok::Error, i + utf8_len(c)),
+        };
+        let end = end.min(len);
+        self.pos = end;
+        (tok, Span::new(start, end))
+    }
+}
+
+/// Length of the UTF-8 character starting with byte `c` (1 for a stray byte).
+fn utf8_len(c: u8) -> usize {
+    match c {
+        0xF0..=0xF7 => 4,
+        0xE0..=0xEF => 3,
+        0xC0..=0xDF => 2,
+        _ => 1,
+    }
+}
+
+/// Offset of the first `*/` in `b`.
+fn find_comment_end(b: &[u8]) -> Option<usize> {
+    let mut from = 0;
+    while let Some(k) = b[from..].iter().position(|&c| c == b'*') {
+        let at = from + k;
+        if b.get(at + 1) == Some(&b'/') {
+            return Some(at);
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// A string from its opening quote: `Str` up to the closing quote, or
+/// `UnterminatedStr` up to (not including) the end of the line.
+fn string(b: &[u8], start: usize) -> (Tok, usize) {
+    let mut i = start + 1;
+    while i < b.len() {
+        match b[i] {
+            b'"' => return (Tok::Str, i + 1),
+            b'\n' => return (Tok::UnterminatedStr, i),
+            b'\\' => {
+                if i + 1 < b.len() && b[i + 1] != b'\n' {
+                    i += 2;
+                } else {
+                    return (Tok::UnterminatedStr, i);
+                }
+            }
+            _ => i += 1,
         }
     }
+    (Tok::UnterminatedStr, b.len())
+}
+
+/// A token starting with a digit: the longest of the valid literal forms, or
+/// a `BadNumber` when the number-like run is longer than any of them.
+fn number(b: &[u8], i: usize) -> (Tok, usize) {
+    let len = b.len();
+    let at = |k: usize| if k < len { b[k] } else { 0 };
+    let u = |k: usize| if at(k) == b'U' { k + 1 } else { k };
+    let mut best = (Tok::Int, i + 1);
+    let mut consider = |t: Tok, end: usize| {
+        if end > best.1 {
+            best = (t, end);
+        }
+    };
+    let c0 = b[i];
+    let c1 = at(i + 1);
+    if c0 == b'0' {
+        match c1 {
+            b'x' | b'X' => {
+                let j = run(b, i + 2, |c| c.is_ascii_hexdigit());
+                if j > i + 2 {
+                    consider(Tok::Int, u(j));
+                }
+            }
+            b'b' | b'B' => {
+                let j = run(b, i + 2, |c| c == b'0' || c == b'1');
+                if j > i + 2 {
+                    consider(Tok::Int, u(j));
+                }
+            }
+            b'f' | b'F' => {
+                if run(b, i + 2, |c| c.is_ascii_hexdigit()) >= i + 10 {
+                    consider(Tok::HexF32, i + 10);
+                }
+            }
+            b'd' | b'D' => {
+                if run(b, i + 2, |c| c.is_ascii_hexdigit()) >= i + 18 {
+                    consider(Tok::HexF64, i + 18);
+                }
+            }
+            _ => {}
+        }
+        consider(Tok::Int, u(run(b, i + 1, |c| (b'0'..=b'7').contains(&c))));
+    } else {
+        consider(Tok::Int, u(run(b, i + 1, |c| c.is_ascii_digit())));
+    }
+    // Floats: digits, then `.digits*` and/or a complete exponent.
+    let d = run(b, i, |c| c.is_ascii_digit());
+    let exponent = |k: usize| -> Option<usize> {
+        if at(k) != b'e' && at(k) != b'E' {
+            return None;
+        }
+        let s = if at(k + 1) == b'+' || at(k + 1) == b'-' { k + 2 } else { k + 1 };
+        let e = run(b, s, |c| c.is_ascii_digit());
+        (e > s).then_some(e)
+    };
+    if at(d) == b'.' {
+        let f = run(b, d + 1, |c| c.is_ascii_digit());
+        consider(Tok::Float, exponent(f).unwrap_or(f));
+    } else if let Some(e) = exponent(d) {
+        consider(Tok::Float, e);
+    }
+    // The malformed-number catch-all, which wins only when strictly longer.
+    let mut j = ident_end(b, i + 1);
+    if at(j) == b'.' {
+        j = ident_end(b, j + 1);
+    }
+    if j > best.1 {
+        best = (Tok::BadNumber, j);
+    }
+    best
 }
 
 /// Lexes a whole text into tokens (for tests and the lexer benchmark).
@@ -196,5 +441,31 @@ pub fn tokenize(src: &str) -> Vec<(Tok, Span)> {
             return out;
         }
         out.push(t);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The word-at-a-time classifiers agree with the byte classes on every byte
+    /// value in every position of the word.
+    #[test]
+    fn swar_masks_match_byte_classes() {
+        for v in 0u16..256 {
+            let c = v as u8;
+            for pos in 0..8 {
+                let mut bytes = [b'a'; 8];
+                bytes[pos] = c;
+                let w = u64::from_le_bytes(bytes);
+                let id = ident_mask(w) >> (pos * 8 + 7) & 1 == 1;
+                assert_eq!(id, is_ident(c), "ident {c:#x} at {pos}");
+                let mut bytes = [b' '; 8];
+                bytes[pos] = c;
+                let w = u64::from_le_bytes(bytes);
+                let sp = space_mask(w) >> (pos * 8 + 7) & 1 == 1;
+                assert_eq!(sp, matches!(c, b' ' | b'\t' | b'\r' | b'\n' | 0x0C), "space {c:#x} at {pos}");
+            }
+        }
     }
 }

@@ -98,6 +98,7 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline]
     pub(crate) fn text(&self, span: Span) -> &'a str {
         &self.src[span.range()]
     }
@@ -106,6 +107,7 @@ impl<'a> Parser<'a> {
         self.text(self.span)
     }
 
+    #[inline]
     pub(crate) fn bump(&mut self) -> Span {
         let s = self.span;
         self.prev_end = s.end;
@@ -117,6 +119,7 @@ impl<'a> Parser<'a> {
         s
     }
 
+    #[inline]
     pub(crate) fn at(&self, t: Tok) -> bool {
         self.tok == t
     }
@@ -125,6 +128,7 @@ impl<'a> Parser<'a> {
         self.tok == Tok::Dot && self.cur_text() == text
     }
 
+    #[inline]
     pub(crate) fn eat(&mut self, t: Tok) -> Option<Span> {
         if self.tok == t {
             Some(self.bump())
@@ -297,6 +301,7 @@ impl<'a> Parser<'a> {
         Err(Recover)
     }
 
+    #[inline]
     pub(crate) fn name(&mut self, what: &str) -> PResult<Name<'a>> {
         if self.tok == Tok::Ident {
             let span = self.bump();
