@@ -52,9 +52,13 @@ static GLOBAL: Counting = Counting;
 
 /// Peak heap while parsing, as a multiple of the input size. The AST holds
 /// one `Statement` (440 bytes, instructions inline with up to four operands)
-/// per ~25-byte line of PTX, so about 18x is expected; 40x leaves room for the
-/// growth slack of the statement vectors.
-const MAX_RATIO: f64 = 40.0;
+/// per ~25-byte line of PTX; block statements are moved into exact-size
+/// vectors, so about 17x is measured. 25x leaves some room.
+const MAX_RATIO: f64 = 25.0;
+
+/// 100 MB in release builds (CI); 10 MB in debug builds, which parse about ten
+/// times slower, so that a plain `cargo test` stays quick.
+const SIZE: usize = if cfg!(debug_assertions) { 10 << 20 } else { 100 << 20 };
 
 #[test]
 fn hundred_megabyte_module() {
@@ -62,7 +66,7 @@ fn hundred_megabyte_module() {
         .iter()
         .filter_map(|p| common::gen::template(&common::rel(p), &common::read(p)))
         .collect();
-    let text = common::gen::generate(&templates, 100 << 20);
+    let text = common::gen::generate(&templates, SIZE);
     let mb = text.len() as f64 / (1 << 20) as f64;
 
     let base = LIVE.load(Relaxed);
@@ -82,6 +86,6 @@ fn hundred_megabyte_module() {
     );
     assert!(ratio < MAX_RATIO, "peak heap {ratio:.1}x the input");
     // Generous: release builds parse well over 100 MB/s; debug builds are slower.
-    let limit = if cfg!(debug_assertions) { 120.0 } else { 20.0 };
+    let limit = if cfg!(debug_assertions) { 60.0 } else { 20.0 };
     assert!(secs < limit, "parsing took {secs:.1} s");
 }
