@@ -108,6 +108,17 @@ impl FTy {
     }
 }
 
+/// Flushes an f16 subnormal (magnitude below 2^-14), held as f64, to a
+/// zero of the same sign.
+#[inline(always)]
+pub fn ftz16(x: f64) -> f64 {
+    if x != 0.0 && x.abs() < 6.103515625e-5 {
+        0.0f64.copysign(x)
+    } else {
+        x
+    }
+}
+
 /// Flushes an f32 subnormal to a zero of the same sign.
 #[inline(always)]
 pub fn ftz32(x: f32) -> f32 {
@@ -683,9 +694,19 @@ pub fn icmp(op: CmpOp, ty: ITy, a: u64, b: u64) -> bool {
 #[inline(always)]
 pub fn fcmp(op: CmpOp, ty: FTy, ftz: bool, a: u64, b: u64) -> bool {
     let (mut x, mut y) = (ty.to_f64(a), ty.to_f64(b));
-    if ftz && ty == FTy::F32 {
-        x = ftz32(x as f32) as f64;
-        y = ftz32(y as f32) as f64;
+    if ftz {
+        match ty {
+            FTy::F32 => {
+                x = ftz32(x as f32) as f64;
+                y = ftz32(y as f32) as f64;
+            }
+            // setp.ftz.f16: subnormal inputs are flushed to sign-preserving zero.
+            FTy::F16 => {
+                x = ftz16(x);
+                y = ftz16(y);
+            }
+            _ => {}
+        }
     }
     let nan = x.is_nan() || y.is_nan();
     match op {

@@ -247,7 +247,9 @@ pub fn fma(a: f64, b: f64, c: f64, f: Fmt, mode: Rounding) -> f64 {
     if x.m == 0 && !x.sticky {
         let pneg = a.is_sign_negative() ^ b.is_sign_negative();
         let pz = if pneg { -0.0 } else { 0.0 };
-        return if p.m == 0 { pz + c } else { zero_sign(pz, c, false, mode) };
+        // An exact zero sum (zero terms, or terms that cancel) takes the
+        // sign rule of IEEE 754 §6.3 in the instruction's own rounding mode.
+        return zero_sign(pz, c, false, mode);
     }
     out(round(x, f, mode), f)
 }
