@@ -153,13 +153,6 @@ impl Ty {
             Ty::F64 => float_json(f64::from_bits(bits)),
         }
     }
-
-    fn show(self, bits: u64) -> String {
-        match self.json(bits) {
-            Value::String(s) => s,
-            v => v.to_string(),
-        }
-    }
 }
 
 fn float_json(f: f64) -> Value {
@@ -519,13 +512,17 @@ pub(crate) fn summary(file: &str, kernel: &str, out: &Outcome) -> String {
     s
 }
 
-#[allow(dead_code)]
-pub(crate) fn show_value(t: &str, bits: u64) -> String {
-    Ty::parse(t).map(|t| t.show(bits)).unwrap_or_default()
-}
-
-/// Runs a kernel from source with 1D dims and `--arg`-style specs; returns the readable report.
-pub(crate) fn run_source(file: &str, src: &str, kernel: &str, grid: u32, block: u32, args: &[&str], mode: Scheduling) -> Result<String, RunError> {
+/// Runs a kernel from source with 1D dims and `--arg`-style specs; returns the
+/// readable report and every buffer's final bytes (as hex, one string per element).
+pub(crate) fn run_source(
+    file: &str,
+    src: &str,
+    kernel: &str,
+    grid: u32,
+    block: u32,
+    args: &[&str],
+    mode: Scheduling,
+) -> Result<(String, Vec<Vec<String>>), RunError> {
     let mut specs = Vec::new();
     for a in args {
         specs.push(parse_spec(a).map_err(|m| RunError::new(TrapKind::InvalidLaunch, m))?);
@@ -533,5 +530,6 @@ pub(crate) fn run_source(file: &str, src: &str, kernel: &str, grid: u32, block: 
     let mut cfg = LaunchConfig::new(grid, block);
     cfg.scheduling = mode;
     let out = execute(file, src, kernel, &cfg, &specs)?;
-    Ok(summary(file, kernel, &out))
+    let raw = out.buffers.iter().map(|b| b.3.clone()).collect();
+    Ok((summary(file, kernel, &out), raw))
 }
