@@ -451,6 +451,21 @@ fn debug_directives_are_kept() {
     assert!(sections[1].entries.is_empty());
 }
 
+/// Found by the `parse` fuzz target: a `.loc` whose last attribute has no
+/// value, ended by `;`, prints without the `;` (`.loc` needs none); the
+/// instruction on the next line must not then be read as that attribute's
+/// value. A line break ends a `.loc`.
+#[test]
+fn loc_attribute_without_value_then_instruction() {
+    let m = ok(kernel(
+        ".reg .b32 %r<30>;\n.loc 1 62 5, function_name $L__info_strr23, %r22, %r70;\n mov.u32 %r24, 2;\n.loc 1 3 4, k\n ret;",
+    ));
+    let Statement::Loc(l) = &body(&m)[1] else { panic!() };
+    let attrs: Vec<_> = l.attrs.iter().map(|(k, v)| (k.text, v.len())).collect();
+    assert_eq!(attrs, [("function_name", 1), ("%r22", 0), ("%r70", 0)]);
+    assert_eq!(instrs(&m).iter().map(|i| i.opcode.text).collect::<Vec<_>>(), ["mov", "ret"]);
+}
+
 // ---------------------------------------------------------------- control-flow directives
 
 #[test]

@@ -85,6 +85,8 @@ cases! {
     missing_function_name,
     missing_operand,
     missing_semicolon,
+    missing_semicolon_no_operands,
+    missing_semicolon_recovers,
     number_with_letters,
     param_missing_type,
     pred_pair_cut,

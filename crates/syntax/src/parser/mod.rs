@@ -74,6 +74,10 @@ pub(crate) struct Parser<'a> {
     pub(crate) diags: Vec<Diagnostic>,
     errors: usize,
     stopped: bool,
+    /// Where statement recovery should resume instead of skipping to the next
+    /// `;`: the start of a line that begins a new statement, right after a
+    /// statement whose `;` is missing (see [`Parser::expect_semi`]).
+    resync_at: Option<u32>,
 }
 
 impl<'a> Parser<'a> {
@@ -95,6 +99,7 @@ impl<'a> Parser<'a> {
             diags: Vec::new(),
             errors: 0,
             stopped: false,
+            resync_at: None,
         }
     }
 
@@ -298,7 +303,48 @@ impl<'a> Parser<'a> {
             d = d.with_secondary(self.span, "found this");
         }
         self.error(d);
+        // The `;` was most likely forgotten at the end of a line: when the next
+        // line begins a new statement, recovery resumes there rather than
+        // skipping that statement up to its own `;`.
+        if self.starts_statement_on_new_line(true) {
+            self.resync_at = Some(self.span.start);
+        }
         Err(Recover)
+    }
+
+    /// Whether the current token is the first on its line and begins a
+    /// statement: a guard `@`; a label `name:`; a directive (`.reg`,
+    /// `.pragma`, `.global`, ...; not a vector component such as `.x`); or an
+    /// instruction, that is a word starting with a letter directly followed by
+    /// a modifier (`add.u32`) or followed by an operand (`bra L1`). With
+    /// `after_operands` (the operand list of the statement before is
+    /// complete), a bare `word;` (`ret;`, `exit;`) counts too; before the
+    /// first operand it does not, since `bra` + newline + `L1;` is one
+    /// instruction.
+    ///
+    /// None of these continues a statement that ended on the line before, so a
+    /// statement that reaches one without a `;` is missing its `;`.
+    pub(crate) fn starts_statement_on_new_line(&self, after_operands: bool) -> bool {
+        let starts = match self.tok {
+            Tok::At => true,
+            Tok::Ident if self.next == Tok::Colon => true,
+            Tok::Ident if self.cur_text().starts_with(|c: char| c.is_ascii_alphabetic()) => match self.next {
+                Tok::Dot => {
+                    self.next_span.start == self.span.end && !stmts::COMPONENTS.contains(&self.text(self.next_span))
+                }
+                Tok::Ident => true,
+                Tok::Semi => after_operands,
+                _ => false,
+            },
+            Tok::Dot => !stmts::COMPONENTS.contains(&self.cur_text()),
+            _ => false,
+        };
+        starts && self.line_break_before_current()
+    }
+
+    pub(crate) fn line_break_before_current(&self) -> bool {
+        let gap = &self.src[self.prev_end as usize..self.span.start as usize];
+        gap.contains('\n')
     }
 
     #[inline]
@@ -333,7 +379,12 @@ impl<'a> Parser<'a> {
     /// Skips to the end of the current statement: past the next `;` at this
     /// nesting level, or up to (not past) a `}` that closes the enclosing block.
     /// Balanced `{}` / `()` / `[]` groups in between are skipped whole.
+    /// When [`expect_semi`](Parser::expect_semi) found a new statement on
+    /// the next line, recovery resumes at it without skipping anything.
     pub(crate) fn recover_statement(&mut self) {
+        if self.resync_at.take() == Some(self.span.start) {
+            return;
+        }
         let mut depth = 0u32;
         loop {
             match self.tok {

@@ -9,7 +9,7 @@ use crate::lexer::Tok;
 use crate::span::Span;
 use smallvec::SmallVec;
 
-const COMPONENTS: &[&str] = &[".x", ".y", ".z", ".w", ".r", ".g", ".b", ".a"];
+pub(crate) const COMPONENTS: &[&str] = &[".x", ".y", ".z", ".w", ".r", ".g", ".b", ".a"];
 
 impl<'a> Parser<'a> {
     /// `{ statements }`
@@ -180,26 +180,21 @@ impl<'a> Parser<'a> {
         while self.eat(Tok::Comma).is_some() {
             let key = self.name("a `.loc` attribute such as `function_name` or `inlined_at`")?;
             let mut vals = Vec::new();
+            // `.loc` is not terminated by `;`, so a line break ends it: the
+            // next line starts an instruction or directive, which must not be
+            // read as a value (also when the attribute has none, as in
+            // `.loc 1 2 3, k` + newline + `mov.u32 ...`).
             while !matches!(self.tok, Tok::Comma | Tok::Semi | Tok::Eof | Tok::RBrace)
                 && !(self.tok == Tok::Dot || self.tok == Tok::At)
                 && !(self.tok == Tok::Ident && self.next == Tok::Colon)
+                && !self.line_break_before_current()
             {
                 vals.push(self.expr()?);
-                // `.loc` attributes are not terminated by `;`; the next line starts with
-                // an instruction or directive, which `expr` would not consume.
-                if self.line_break_before_current() {
-                    break;
-                }
             }
             attrs.push((key, vals));
         }
         self.eat(Tok::Semi);
         Ok(Loc { file, line, column, attrs, span: self.since(start) })
-    }
-
-    fn line_break_before_current(&self) -> bool {
-        let gap = &self.src[self.prev_end as usize..self.span.start as usize];
-        gap.contains('\n')
     }
 
     /// Parses an instruction and pushes it onto the statement stack.
@@ -251,7 +246,10 @@ impl<'a> Parser<'a> {
             modifiers.push(Name { text: self.text(s), span: s });
         }
         let mut operands = SmallVec::new();
-        if !self.at(Tok::Semi) {
+        // An instruction without operands (`ret`, `exit`) whose `;` is missing
+        // must not take the next line's label or instruction, or the `}`
+        // closing the block, as an operand: `expect_semi` reports the `;`.
+        if !self.at(Tok::Semi) && !self.at(Tok::RBrace) && !self.starts_statement_on_new_line(false) {
             loop {
                 operands.push(self.operand()?);
                 if self.eat(Tok::Comma).is_none() {
