@@ -184,11 +184,13 @@ impl<'a> Parser<'a> {
             // next line starts an instruction or directive, which must not be
             // read as a value (also when the attribute has none, as in
             // `.loc 1 2 3, k` + newline + `mov.u32 ...`).
-            while !matches!(self.tok, Tok::Comma | Tok::Semi | Tok::Eof | Tok::RBrace)
-                && !(self.tok == Tok::Dot || self.tok == Tok::At)
-                && !(self.tok == Tok::Ident && self.next == Tok::Colon)
-                && !self.line_break_before_current()
-            {
+            loop {
+                let ends = matches!(self.tok, Tok::Comma | Tok::Semi | Tok::Eof | Tok::RBrace | Tok::Dot | Tok::At)
+                    || (self.tok == Tok::Ident && self.next == Tok::Colon)
+                    || self.line_break_before_current();
+                if ends {
+                    break;
+                }
                 vals.push(self.expr()?);
             }
             attrs.push((key, vals));
