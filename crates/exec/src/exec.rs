@@ -173,13 +173,27 @@ pub(crate) fn run_group(
     let warp_id = *warp_id;
     let nthreads = mask.count_ones() as u64;
 
+    // Operands are read in place: a register operand borrows the frame's
+    // 32-lane array; only immediates, frame addresses and special registers
+    // are materialised, into one of four scratch arrays (one per operand
+    // position of an instruction).
+    let (mut t0, mut t1, mut t2, mut t3) = ([0u64; 32], [0u64; 32], [0u64; 32], [0u64; 32]);
     macro_rules! fetch {
-        ($s:expr) => {
+        ($s:expr, $t:ident) => {
             match $s {
-                Src::Reg(r) => fr.regs[r as usize],
-                Src::Imm(v) => [v; 32],
-                Src::LocalAddr(o) => [local_base + o as u64; 32],
-                Src::Sreg(s) => sreg(s, env, geom, tid, warp_id, *instrs + *sleep_ns),
+                Src::Reg(r) => &fr.regs[r as usize],
+                Src::Imm(v) => {
+                    $t = [v; 32];
+                    &$t
+                }
+                Src::LocalAddr(o) => {
+                    $t = [local_base + o as u64; 32];
+                    &$t
+                }
+                Src::Sreg(s) => {
+                    $t = sreg(s, env, geom, tid, warp_id, *instrs + *sleep_ns);
+                    &$t
+                }
             }
         };
     }
@@ -212,13 +226,13 @@ pub(crate) fn run_group(
         };
         match &ins.op {
             Op::Mov { d, a, bits } => {
-                let av = fetch!(*a);
+                let av = fetch!(*a, t0);
                 let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 let r = map1(&av, |x| x & mk);
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::IBin { op, ty, d, a, b } => {
-                let (ty, av, bv) = (*ty, fetch!(*a), fetch!(*b));
+                let (ty, av, bv) = (*ty, fetch!(*a, t0), fetch!(*b, t1));
                 let mk = ty.mask();
                 let r = match op {
                     IBinOp::Add => map2(&av, &bv, |x, y| x.wrapping_add(y) & mk),
@@ -251,12 +265,12 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::IUn { op, ty, d, a } => {
-                let av = fetch!(*a);
+                let av = fetch!(*a, t0);
                 let r = map1(&av, |x| alu::iun(*op, *ty, x));
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Mad { hi, wide, sat, ty, d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
                 let r = if !*hi && !*wide {
                     let mk = ty.mask();
                     map3(&av, &bv, &cv, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & mk)
@@ -266,12 +280,12 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Bfe { ty, d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
                 let r = map3(&av, &bv, &cv, |x, y, z| alu::bfe(*ty, x, y, z));
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Bfi { bits, d, f, b, c, e } => {
-                let (fv, bv, cv, ev) = (fetch!(*f), fetch!(*b), fetch!(*c), fetch!(*e));
+                let (fv, bv, cv, ev) = (fetch!(*f, t0), fetch!(*b, t1), fetch!(*c, t2), fetch!(*e, t3));
                 let mut r = [0u64; 32];
                 for l in 0..32 {
                     r[l] = alu::bfi(*bits, fv[l], bv[l], cv[l], ev[l]);
@@ -279,12 +293,12 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Prmt { d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
                 let r = map3(&av, &bv, &cv, alu::prmt);
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::FBin { op, ty, ftz, sat, rnd, d, a, b } => {
-                let (av, bv) = (fetch!(*a), fetch!(*b));
+                let (av, bv) = (fetch!(*a, t0), fetch!(*b, t1));
                 let r = match (op, ty, ftz, sat) {
                     _ if !matches!(rnd, None | Some(alu::Rounding::Rn)) => map2(&av, &bv, |x, y| alu::fbin_rnd(*op, *ty, *ftz, *sat, *rnd, x, y)),
                     (alu::FBinOp::Add, FTy::F32, false, false) => {
@@ -298,17 +312,17 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::FUn { op, ty, ftz, rnd, d, a } => {
-                let av = fetch!(*a);
+                let av = fetch!(*a, t0);
                 let r = map1(&av, |x| alu::fun_rnd(*op, *ty, *ftz, *rnd, x));
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Fma { ty, ftz, sat, rnd, d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
                 let r = map3(&av, &bv, &cv, |x, y, z| alu::fma_rnd(*ty, *ftz, *sat, *rnd, x, y, z));
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Setp { cmp, ty, ftz, p, q, a, b, comb } => {
-                let (av, bv) = (fetch!(*a), fetch!(*b));
+                let (av, bv) = (fetch!(*a, t0), fetch!(*b, t1));
                 let mut t = 0u32;
                 match ty {
                     ITyOrF::I(it) => {
@@ -372,7 +386,7 @@ pub(crate) fn run_group(
                 }
             }
             Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb } => {
-                let (av, bv) = (fetch!(*a), fetch!(*b));
+                let (av, bv) = (fetch!(*a, t0), fetch!(*b, t1));
                 let cv = comb.map(|(_, c)| psrc(&fr.preds, c)).unwrap_or(0);
                 let mut r = [0u64; 32];
                 for l in 0..32 {
@@ -398,7 +412,7 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Selp { bits, d, a, b, c } => {
-                let (av, bv) = (fetch!(*a), fetch!(*b));
+                let (av, bv) = (fetch!(*a, t0), fetch!(*b, t1));
                 let cv = psrc(&fr.preds, *c);
                 let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 let mut r = [0u64; 32];
@@ -408,7 +422,7 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Slct { bits, cf, d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
                 let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
                 let r = map3(&av, &bv, &cv, |x, y, z| {
                     let ge = match cf {
@@ -445,7 +459,7 @@ pub(crate) fn run_group(
                 let mut r = [0u64; 32];
                 let mk = if *part_bits >= 64 { u64::MAX } else { (1u64 << part_bits) - 1 };
                 for (k, s) in parts.iter().enumerate() {
-                    let v = fetch!(*s);
+                    let v = fetch!(*s, t0);
                     for l in 0..32 {
                         r[l] |= (v[l] & mk) << (k as u32 * part_bits);
                     }
@@ -453,7 +467,7 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Unpack { ds, a, part_bits } => {
-                let v = fetch!(*a);
+                let v = *fetch!(*a, t0);
                 let mk = if *part_bits >= 64 { u64::MAX } else { (1u64 << part_bits) - 1 };
                 for (k, d) in ds.iter().enumerate() {
                     if let Some(d) = d {
@@ -463,12 +477,12 @@ pub(crate) fn run_group(
                 }
             }
             Op::Cvt { dst, src, rnd, sat, ftz, d, a } => {
-                let av = fetch!(*a);
+                let av = fetch!(*a, t0);
                 let r = map1(&av, |x| crate::cvt::cvt(*dst, *src, *rnd, *sat, *ftz, x));
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Cvta { to, space, bits, d, a } => {
-                let av = fetch!(*a);
+                let av = fetch!(*a, t0);
                 let win = match space {
                     Space::Shared => SHARED_WINDOW,
                     Space::Local => LOCAL_WINDOW,
@@ -528,7 +542,7 @@ pub(crate) fn run_group(
                 let total = size * n;
                 let mut vals = Vec::with_capacity(srcs.len());
                 for s in srcs {
-                    vals.push(fetch!(*s));
+                    vals.push(*fetch!(*s, t0));
                 }
                 let mut cache = usize::MAX;
                 *stores += 1;
@@ -543,7 +557,7 @@ pub(crate) fn run_group(
             }
             Op::Atom { space, op, ty, d, addr, b, c } => {
                 let base = addr_base(addr, &fr.regs, local_base);
-                let (bv, cv) = (fetch!(*b), fetch!(*c));
+                let (bv, cv) = (fetch!(*b, t0), fetch!(*c, t1));
                 let size = match ty {
                     ITyOrF::I(t) => t.bits / 8,
                     ITyOrF::F(f) => f.bits() / 8,
@@ -580,7 +594,7 @@ pub(crate) fn run_group(
             }
             Op::Brx { index, targets, table, uni } => {
                 if m != 0 {
-                    let iv = fetch!(*index);
+                    let iv = fetch!(*index, t0);
                     let mut groups: Vec<(u32, u32)> = Vec::new();
                     for l in lanes(m) {
                         let i = iv[l] as u32;
@@ -624,7 +638,7 @@ pub(crate) fn run_group(
                     let groups = match callee {
                         Callee::Direct(f) => vec![(*f, m)],
                         Callee::Indirect { fptr, allowed, table, proto } => {
-                            let fv = fetch!(*fptr);
+                            let fv = fetch!(*fptr, t0);
                             let mut groups: Vec<(FuncId, u32)> = Vec::new();
                             for l in lanes(m) {
                                 let f = resolve_fptr(ctx.prog, fv[l], allowed.as_deref(), table.as_deref(), proto.as_ref(), l)?;
@@ -680,7 +694,7 @@ pub(crate) fn run_group(
             }
             Op::Nanosleep { t } => {
                 if m != 0 {
-                    let tv = fetch!(*t);
+                    let tv = fetch!(*t, t0);
                     // The warp sleeps as long as its longest-requesting lane; each
                     // request lasts exactly t (within [0, 2t]), capped at 1 ms.
                     let ns = lanes(m).map(|l| tv[l] & 0xffff_ffff).max().unwrap_or(0).min(1_000_000);
@@ -705,7 +719,7 @@ pub(crate) fn run_group(
                 }
             }
             Op::Shfl { mode, d, p: pd, a, b, c, .. } => {
-                let (av, bv, cv) = (fetch!(*a), fetch!(*b), fetch!(*c));
+                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
                 let mut r = [0u64; 32];
                 let mut pv = 0u32;
                 for l in lanes(m) {
