@@ -178,6 +178,22 @@ pub(crate) fn run_group(
     // are materialised, into one of four scratch arrays (one per operand
     // position of an instruction).
     let (mut t0, mut t1, mut t2, mut t3) = ([0u64; 32], [0u64; 32], [0u64; 32], [0u64; 32]);
+    // The base of an address operand, borrowed like `fetch!` (scratch `t3`).
+    macro_rules! abase {
+        ($addr:expr) => {
+            match $addr.base {
+                AddrBase::Reg(r) => &fr.regs[r as usize],
+                AddrBase::None => {
+                    t3 = [0; 32];
+                    &t3
+                }
+                AddrBase::Frame => {
+                    t3 = [local_base; 32];
+                    &t3
+                }
+            }
+        };
+    }
     macro_rules! fetch {
         ($s:expr, $t:ident) => {
             match $s {
@@ -496,7 +512,7 @@ pub(crate) fn run_group(
             }
             Op::Ld { space, size, signed, ds, addr } if ds.len() == 1 && matches!(space, Space::Global | Space::Generic) => {
                 // Fast path: scalar global loads through a cached allocation.
-                let base = addr_base(addr, &fr.regs, local_base);
+                let base = abase!(addr);
                 let mut r = [0u64; 32];
                 let mut cache = usize::MAX;
                 let sz = *size as u64;
@@ -515,8 +531,37 @@ pub(crate) fn run_group(
                     write_masked(&mut fr.regs[d as usize], &r, m);
                 }
             }
+            Op::Ld { space, size, signed, ds, addr }
+                if ds.len() == 1 && m != 0 && matches!(space, Space::KernelParam | Space::Const) && matches!(addr.base, AddrBase::None) =>
+            {
+                // A kernel parameter or constant at a fixed address: the same
+                // value for every lane, read once.
+                let a = addr.offset as u64;
+                let l = m.trailing_zeros() as usize;
+                check_align(a, *size, l)?;
+                let mut cache = usize::MAX;
+                let v = mem_read(ctx, shared, local, local_top, *space, l, a, *size, &mut cache)?;
+                let v = if *signed { alu::sext(v, size * 8) as u64 } else { v };
+                if let Some(d) = ds[0] {
+                    write_masked(&mut fr.regs[d as usize], &[v; 32], m);
+                }
+            }
+            Op::Ld { space, size, signed, ds, addr } if ds.len() == 1 => {
+                let base = abase!(addr);
+                let mut r = [0u64; 32];
+                let mut cache = usize::MAX;
+                for l in lanes(m) {
+                    let a = base[l].wrapping_add(addr.offset as u64);
+                    check_align(a, *size, l)?;
+                    let v = mem_read(ctx, shared, local, local_top, *space, l, a, *size, &mut cache)?;
+                    r[l] = if *signed { alu::sext(v, size * 8) as u64 } else { v };
+                }
+                if let Some(d) = ds[0] {
+                    write_masked(&mut fr.regs[d as usize], &r, m);
+                }
+            }
             Op::Ld { space, size, signed, ds, addr } => {
-                let base = addr_base(addr, &fr.regs, local_base);
+                let base = abase!(addr);
                 let n = ds.len() as u32;
                 let total = size * n;
                 let mut vals = vec![[0u64; 32]; ds.len()];
@@ -536,8 +581,19 @@ pub(crate) fn run_group(
                     }
                 }
             }
+            Op::St { space, size, srcs, addr } if srcs.len() == 1 => {
+                let base = abase!(addr);
+                let v = fetch!(srcs[0], t0);
+                let mut cache = usize::MAX;
+                *stores += 1;
+                for l in lanes(m) {
+                    let a = base[l].wrapping_add(addr.offset as u64);
+                    check_align(a, *size, l)?;
+                    mem_write(ctx, shared, local, local_top, *space, l, a, *size, v[l], &mut cache)?;
+                }
+            }
             Op::St { space, size, srcs, addr } => {
-                let base = addr_base(addr, &fr.regs, local_base);
+                let base = abase!(addr);
                 let n = srcs.len() as u32;
                 let total = size * n;
                 let mut vals = Vec::with_capacity(srcs.len());
@@ -556,7 +612,7 @@ pub(crate) fn run_group(
                 }
             }
             Op::Atom { space, op, ty, d, addr, b, c } => {
-                let base = addr_base(addr, &fr.regs, local_base);
+                let base = abase!(addr);
                 let (bv, cv) = (fetch!(*b, t0), fetch!(*c, t1));
                 let size = match ty {
                     ITyOrF::I(t) => t.bits / 8,
@@ -811,15 +867,6 @@ fn resolve_fptr(
         return Err(Trap::lane(TrapKind::BadCallTarget, l as u32, format!("lane {l} calls the kernel `{}`", f.name)));
     }
     Ok(id)
-}
-
-#[inline(always)]
-fn addr_base(addr: &Addr, regs: &[[u64; 32]], local_base: u64) -> [u64; 32] {
-    match addr.base {
-        AddrBase::None => [0; 32],
-        AddrBase::Reg(r) => regs[r as usize],
-        AddrBase::Frame => [local_base; 32],
-    }
 }
 
 #[inline(always)]
