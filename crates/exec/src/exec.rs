@@ -581,6 +581,38 @@ pub(crate) fn run_group(
                     }
                 }
             }
+            Op::St { space, size, srcs, addr } if srcs.len() == 1 && matches!(space, Space::Global | Space::Generic) => {
+                // Fast path: scalar global stores through a cached allocation;
+                // two neighbouring lanes that fill one aligned 8-byte word
+                // with 4-byte stores write it at once.
+                let base = abase!(addr);
+                let v = fetch!(srcs[0], t0);
+                let mut cache = usize::MAX;
+                let sz = *size as u64;
+                *stores += 1;
+                let mut rest = m;
+                while rest != 0 {
+                    let l = rest.trailing_zeros() as usize;
+                    rest &= rest - 1;
+                    let a = base[l].wrapping_add(addr.offset as u64);
+                    if a & (sz - 1) != 0 {
+                        check_align(a, *size, l)?;
+                    }
+                    match ctx.global.allocs.get(cache) {
+                        Some(al) if a >= al.base && a - al.base + sz <= al.size => {
+                            let off = a - al.base;
+                            let pair = l < 31 && rest >> (l + 1) & 1 != 0;
+                            if sz == 4 && off & 7 == 0 && pair && base[l + 1].wrapping_add(addr.offset as u64) == a + 4 {
+                                al.write(off, 8, (v[l] & 0xffff_ffff) | (v[l + 1] << 32));
+                                rest &= !(1u32 << (l + 1));
+                            } else {
+                                al.write(off, *size, v[l]);
+                            }
+                        }
+                        _ => mem_write(ctx, shared, local, local_top, *space, l, a, *size, v[l], &mut cache)?,
+                    }
+                }
+            }
             Op::St { space, size, srcs, addr } if srcs.len() == 1 => {
                 let base = abase!(addr);
                 let v = fetch!(srcs[0], t0);

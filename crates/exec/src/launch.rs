@@ -150,13 +150,26 @@ fn make_cta(ctx: &Ctx<'_>, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling
     for wi in 0..nwarps {
         let mut tid = [[0u64; 32]; 3];
         let mut valid = 0u32;
+        // The first lane's (x, y, z), then step through the block in x-major
+        // order (no division per lane).
+        let t0 = wi * 32;
+        let (mut x, mut y, mut z) = (t0 % b[0], (t0 / b[0]) % b[1], t0 / (b[0] * b[1]));
         for l in 0..32 {
-            let t = wi * 32 + l;
-            if t < threads {
-                valid |= 1 << l;
-                tid[0][l as usize] = (t % b[0]) as u64;
-                tid[1][l as usize] = ((t / b[0]) % b[1]) as u64;
-                tid[2][l as usize] = (t / (b[0] * b[1])) as u64;
+            if t0 + l >= threads {
+                break;
+            }
+            valid |= 1 << l;
+            tid[0][l as usize] = x as u64;
+            tid[1][l as usize] = y as u64;
+            tid[2][l as usize] = z as u64;
+            x += 1;
+            if x == b[0] {
+                x = 0;
+                y += 1;
+                if y == b[1] {
+                    y = 0;
+                    z += 1;
+                }
             }
         }
         let mut w = Warp::new(wi, valid, tid, local_limit);
