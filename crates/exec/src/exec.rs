@@ -602,7 +602,7 @@ pub(crate) fn run_group(
                         Some(al) if a >= al.base && a - al.base + sz <= al.size => {
                             let off = a - al.base;
                             let pair = l < 31 && rest >> (l + 1) & 1 != 0;
-                            if sz == 4 && off & 7 == 0 && pair && base[l + 1].wrapping_add(addr.offset as u64) == a + 4 {
+                            if sz == 4 && off & 7 == 0 && off + 8 <= al.size && pair && base[l + 1].wrapping_add(addr.offset as u64) == a + 4 {
                                 al.write(off, 8, (v[l] & 0xffff_ffff) | (v[l + 1] << 32));
                                 rest &= !(1u32 << (l + 1));
                             } else {

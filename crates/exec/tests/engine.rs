@@ -253,6 +253,11 @@ fn traps_are_located_errors() {
     assert_eq!(e.kind, TrapKind::OutOfBounds);
     assert_eq!(e.lane, Some(0));
 
+    // The kernel stores one u32 per thread: with a 3-word buffer, lane 3 is
+    // the first past the end, even though lanes 2 and 3 share an 8-byte word.
+    let e = trap(&kernel("mov.u32 %a, %t;", ""), 3);
+    assert_eq!((e.kind, e.lane), (TrapKind::OutOfBounds, Some(3)));
+
     let e = trap(&kernel("ld.global.u32 %a, [%o+2];", ""), 32);
     assert_eq!(e.kind, TrapKind::Misaligned);
 
