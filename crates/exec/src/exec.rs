@@ -253,6 +253,9 @@ pub(crate) fn run_group(
                 let r = match op {
                     IBinOp::Add => map2(&av, &bv, |x, y| x.wrapping_add(y) & mk),
                     IBinOp::Sub => map2(&av, &bv, |x, y| x.wrapping_sub(y) & mk),
+                    // Operands cut to 32 bits first: the product of two
+                    // zero-extended halves vectorises as one `pmuludq`.
+                    IBinOp::MulLo if ty.bits <= 32 => map2(&av, &bv, |x, y| (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff) & mk),
                     IBinOp::MulLo => map2(&av, &bv, |x, y| x.wrapping_mul(y) & mk),
                     IBinOp::MulWide => map2(&av, &bv, |x, y| ib(IBinOp::MulWide, ty, x, y)),
                     IBinOp::MulHi => map2(&av, &bv, |x, y| ib(IBinOp::MulHi, ty, x, y)),
@@ -287,7 +290,10 @@ pub(crate) fn run_group(
             }
             Op::Mad { hi, wide, sat, ty, d, a, b, c } => {
                 let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
-                let r = if !*hi && !*wide {
+                let r = if !*hi && !*wide && ty.bits <= 32 {
+                    let mk = ty.mask();
+                    map3(&av, &bv, &cv, |x, y, z| (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff).wrapping_add(z) & mk)
+                } else if !*hi && !*wide {
                     let mk = ty.mask();
                     map3(&av, &bv, &cv, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & mk)
                 } else {
