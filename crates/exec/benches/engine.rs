@@ -178,7 +178,12 @@ fn ptoxide_run(c: &Case) -> Option<f64> {
 }
 
 fn main() {
+    // `--quick`: an eighth of each grid; any other non-flag argument keeps
+    // only the cases whose name contains it (e.g. `-- vector`);
+    // `--no-ptoxide` skips the comparison runs (for profiling).
     let quick = std::env::args().any(|a| a == "--quick");
+    let no_ptoxide = std::env::args().any(|a| a == "--no-ptoxide");
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let scale = if quick { 8 } else { 1 };
     let cases = vec![
         Case { name: "uniform loop (16K threads x 1000 iters)", src: UNIFORM, kernel: "uniform_loop", grid: 64 / scale, block: 256, bufs: vec![16384], u32s: vec![1000], u64s: vec![] },
@@ -186,12 +191,12 @@ fn main() {
         Case { name: "vector add (1M elements)", src: VADD, kernel: "vec_add", grid: 4096 / scale, block: 256, bufs: vec![1 << 20, 1 << 20, 1 << 20], u32s: vec![], u64s: vec![1 << 20] },
     ];
     println!("{:<42} {:>14} {:>14} {:>8} {:>14} {:>9}", "kernel", "1 core", "2 cores", "scaling", "ptoxide", "speedup");
-    for c in &cases {
+    for c in cases.iter().filter(|c| filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str()))) {
         let (t1, ti) = ptxsim_run(c, 1);
         let (t2, _) = ptxsim_run(c, 2);
         let r1 = ti as f64 / t1;
         let r2 = ti as f64 / t2;
-        let pt = ptoxide_run(c);
+        let pt = if no_ptoxide { None } else { ptoxide_run(c) };
         let (pr, sp) = match pt {
             Some(t) => (format!("{:.3e}", ti as f64 / t), format!("{:.0}x", t / t1)),
             None => ("unsupported".into(), "-".into()),
