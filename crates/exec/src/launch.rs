@@ -95,20 +95,26 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let ncl = [g.x / cl.x, g.y / cl.y, g.z / cl.z];
     let nclusters = ncl[0] as u64 * ncl[1] as u64 * ncl[2] as u64;
     let local_limit = dev.limits.local_bytes_per_thread;
-    let run_one = |ci: u64| -> Result<Stats, (u64, RunError)> {
+    // Each worker keeps the CTAs of its last cluster and refills them for
+    // the next one (warps, register files, shared memory), so a big grid
+    // costs no allocation per CTA.
+    let run_one = |pool: &mut Vec<Cta>, ci: u64| -> Result<Stats, (u64, RunError)> {
         let cid = [(ci % ncl[0] as u64) as u32, ((ci / ncl[0] as u64) % ncl[1] as u64) as u32, (ci / (ncl[0] as u64 * ncl[1] as u64)) as u32];
-        let mut ctas = Vec::new();
         let mut rank = 0;
         for z in 0..cl.z {
             for y in 0..cl.y {
                 for x in 0..cl.x {
                     let ctaid = [cid[0] * cl.x + x, cid[1] * cl.y + y, cid[2] * cl.z + z];
                     let env = CtaEnv { ctaid, cluster_id: cid, cluster_ctaid: [x, y, z], rank };
+                    if pool.len() <= rank as usize {
+                        pool.push(Cta::empty(env.clone()));
+                    }
+                    fill_cta(&ctx, &mut pool[rank as usize], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize).map_err(|e| (ci, e))?;
                     rank += 1;
-                    ctas.push(make_cta(&ctx, env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize).map_err(|e| (ci, e))?);
                 }
             }
         }
+        let ctas = &mut pool[..rank as usize];
         match run_cluster(&ctx, ctas, cfg.scheduling, &fuel, ci, &abort) {
             Ok(s) => Ok(s),
             Err(e) => {
@@ -118,12 +124,15 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
         }
     };
     let results: Vec<Result<Stats, (u64, RunError)>> = match cfg.threads {
-        Some(1) => (0..nclusters).map(run_one).collect(),
+        Some(1) => {
+            let mut pool = Vec::new();
+            (0..nclusters).map(|ci| run_one(&mut pool, ci)).collect()
+        }
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| invalid(format!("cannot start {n} threads: {e}")))?;
-            pool.install(|| (0..nclusters).into_par_iter().map(run_one).collect())
+            pool.install(|| (0..nclusters).into_par_iter().map_init(Vec::new, run_one).collect())
         }
-        None => (0..nclusters).into_par_iter().map(run_one).collect(),
+        None => (0..nclusters).into_par_iter().map_init(Vec::new, run_one).collect(),
     };
     let mut stats = Stats::default();
     let mut err: Option<(u64, RunError)> = None;
@@ -143,10 +152,16 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     Ok(LaunchStats::from_stats(&stats, prog))
 }
 
-fn make_cta(ctx: &Ctx<'_>, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize) -> Result<Cta, RunError> {
+/// Makes `cta` a fresh CTA `env` of kernel `kid`, reusing its buffers.
+#[allow(clippy::too_many_arguments)]
+fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize) -> Result<(), RunError> {
     let b = ctx.geom.block;
     let nwarps = threads.div_ceil(32);
-    let mut warps = Vec::with_capacity(nwarps as usize);
+    cta.env = env;
+    cta.live = threads;
+    cta.shared.clear();
+    cta.shared.resize(smem, 0);
+    cta.warps.truncate(nwarps as usize);
     for wi in 0..nwarps {
         let mut tid = [[0u64; 32]; 3];
         let mut valid = 0u32;
@@ -172,7 +187,16 @@ fn make_cta(ctx: &Ctx<'_>, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling
                 }
             }
         }
-        let mut w = Warp::new(wi, valid, tid, local_limit);
+        let w = match cta.warps.get_mut(wi as usize) {
+            Some(w) => {
+                w.reset(wi, valid, tid, local_limit);
+                w
+            }
+            None => {
+                cta.warps.push(Warp::new(wi, valid, tid, local_limit));
+                cta.warps.last_mut().expect("just pushed")
+            }
+        };
         let fi = w.push_frame(ctx.prog, kid, valid, NO_FRAME, 0, 0).map_err(|t| RunError::new(t.kind, t.message))?;
         match mode {
             Scheduling::Stack => w.stack.push(crate::warp::Entry { pc: 0, mask: valid, rpc: crate::program::PC_EXIT, frame: fi }),
@@ -184,7 +208,6 @@ fn make_cta(ctx: &Ctx<'_>, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling
                 }
             }
         }
-        warps.push(w);
     }
-    Ok(Cta::new(env, vec![0u8; smem], warps, threads))
+    Ok(())
 }

@@ -127,8 +127,21 @@ pub(crate) struct Cta {
 }
 
 impl Cta {
-    pub fn new(env: CtaEnv, shared: Vec<u8>, warps: Vec<Warp>, live: u32) -> Cta {
-        Cta { env, shared, warps, live, barriers: vec![Barrier::default(); 16] }
+    /// An empty CTA whose buffers [`crate::launch`] fills and reuses.
+    pub fn empty(env: CtaEnv) -> Cta {
+        Cta { env, shared: Vec::new(), warps: Vec::new(), live: 0, barriers: vec![Barrier::default(); 16] }
+    }
+}
+
+impl Barrier {
+    fn reset(&mut self) {
+        self.arrived = 0;
+        self.expected = None;
+        self.waiters.clear();
+        self.popc = 0;
+        self.all = false;
+        self.any = false;
+        self.reduce = false;
     }
 }
 
@@ -141,7 +154,7 @@ struct ClusterSync {
 /// Runs one cluster of CTAs to completion.
 pub(crate) fn run_cluster(
     ctx: &Ctx<'_>,
-    mut ctas: Vec<Cta>,
+    ctas: &mut [Cta],
     mode: Scheduling,
     fuel: &Fuel,
     my_index: u64,
@@ -149,8 +162,11 @@ pub(crate) fn run_cluster(
 ) -> Result<Stats, RunError> {
     let mut stats = Stats::default();
     let mut cs = ClusterSync { phase: 0, arrived: 0, live: ctas.iter().map(|c| c.live).sum() };
-    for c in &mut ctas {
-        c.barriers = vec![Barrier::default(); 16];
+    for c in ctas.iter_mut() {
+        c.barriers.resize_with(16, Barrier::default);
+        for b in &mut c.barriers {
+            b.reset();
+        }
     }
     let mut budget: u64 = 0;
     let mut rounds: u64 = 0;
@@ -214,9 +230,9 @@ pub(crate) fn run_cluster(
                 if ctas[ci].warps[wi].stores != stores_before {
                     ctx.write_epoch.fetch_add(1, Ordering::Relaxed);
                 }
-                handle_end(ctx, &mut ctas, &mut cs, ci, wi, end, mode).map_err(|(w, l)| locate(ctx, &ctas[ci], w, l))?;
+                handle_end(ctx, ctas, &mut cs, ci, wi, end, mode).map_err(|(w, l)| locate(ctx, &ctas[ci], w, l))?;
                 if mode == Scheduling::Stack {
-                    spin_check(ctx, &mut ctas, ci, wi)?;
+                    spin_check(ctx, ctas, ci, wi)?;
                 }
             }
         }
@@ -225,7 +241,7 @@ pub(crate) fn run_cluster(
             return Ok(stats);
         }
         if !any_run {
-            return Err(deadlock(ctx, &ctas, mode));
+            return Err(deadlock(ctx, ctas, mode));
         }
     }
 }

@@ -160,6 +160,46 @@ impl Warp {
         }
     }
 
+    /// Makes this warp what `Warp::new(id, valid, tid, local_limit)` would
+    /// return, keeping its buffers (frames, register files, local memory,
+    /// stack) for reuse: a rayon worker runs CTA after CTA in the same
+    /// warps. Frames come back in index order, local memory reads as zeros.
+    pub fn reset(&mut self, id: u32, valid: u32, tid: [[u64; 32]; 3], local_limit: u32) {
+        for (l, s) in self.lane_state.iter_mut().enumerate() {
+            *s = if valid >> l & 1 == 1 { LaneState::Ready } else { LaneState::Absent };
+        }
+        self.id = id;
+        self.valid = valid;
+        self.exited = 0;
+        self.tid = tid;
+        for f in &mut self.frames {
+            f.alive = false;
+        }
+        self.free.clear();
+        self.free.extend((0..self.frames.len() as u32).rev());
+        for l in &mut self.local {
+            l.clear();
+        }
+        self.local_top = [0; 32];
+        self.local_limit = local_limit;
+        self.sleep_ns = 0;
+        self.instrs = 0;
+        self.stores = 0;
+        self.status = if valid == 0 { WarpStatus::Done } else { WarpStatus::Runnable };
+        self.stack.clear();
+        self.pc = [0; 32];
+        self.lane_frame = [NO_FRAME; 32];
+        self.spins = 0;
+        self.last_key = None;
+        self.last_mask = 0;
+        self.cluster_arrived = [u64::MAX; 32];
+        self.spin_hash = 0;
+        self.spin_count = 0;
+        self.spin_same = 0;
+        self.spin_epoch = 0;
+        self.spin_stores = 0;
+    }
+
     /// Creates a frame for `func` entered by `members`; returns its index.
     pub fn push_frame(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32) -> Result<u32, Trap> {
         let f = &prog.functions[func as usize];
