@@ -10,6 +10,7 @@
 
 use crate::alu::{self, FTy, IBinOp, ITy};
 use crate::error::{Trap, TrapKind};
+use crate::lanes::{apply1, apply2, apply3, splat, test2, Opnd};
 use crate::memory::{classify, GlobalMemory, Window, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use crate::program::*;
 use crate::warp::{lanes, Stats, Warp, FULL};
@@ -214,6 +215,22 @@ pub(crate) fn run_group(
         };
     }
 
+    // A source resolved for the lane kernels: registers by slot, immediates
+    // and frame addresses as splats; special registers materialised.
+    macro_rules! opnd {
+        ($s:expr, $t:ident) => {
+            match $s {
+                Src::Reg(r) => Opnd::Reg(r as usize),
+                Src::Imm(v) => Opnd::Imm(v),
+                Src::LocalAddr(o) => Opnd::Imm(local_base + o as u64),
+                Src::Sreg(s) => {
+                    $t = sreg(s, env, geom, tid, warp_id, *instrs + *sleep_ns);
+                    Opnd::Arr(&$t)
+                }
+            }
+        };
+    }
+
     loop {
         let p = *pc;
         if p == stop {
@@ -242,30 +259,70 @@ pub(crate) fn run_group(
         };
         match &ins.op {
             Op::Mov { d, a, bits } => {
-                let av = fetch!(*a, t0);
                 let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-                let r = map1(&av, |x| x & mk);
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                match opnd!(*a, t0) {
+                    Opnd::Imm(v) => splat(&mut fr.regs, *d as usize, m, v & mk),
+                    a => apply1(&mut fr.regs, *d as usize, m, a, |x| x & mk),
+                }
+            }
+            Op::IBin { op, ty, d, a, b } if !matches!(op, IBinOp::Div | IBinOp::Rem) => {
+                let (ty, av, bv) = (*ty, opnd!(*a, t0), opnd!(*b, t1));
+                let mk = ty.mask();
+                let (regs, d) = (&mut fr.regs, *d as usize);
+                match op {
+                    IBinOp::Add => apply2(regs, d, m, av, bv, |x, y| x.wrapping_add(y) & mk),
+                    IBinOp::Sub => apply2(regs, d, m, av, bv, |x, y| x.wrapping_sub(y) & mk),
+                    // Operands cut to 32 bits first: the product of two
+                    // zero-extended halves vectorises as one `pmuludq`.
+                    IBinOp::MulLo if ty.bits <= 32 => apply2(regs, d, m, av, bv, |x, y| (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff) & mk),
+                    IBinOp::MulLo => apply2(regs, d, m, av, bv, |x, y| x.wrapping_mul(y) & mk),
+                    IBinOp::MulWide if ty.bits <= 32 && !ty.signed => apply2(regs, d, m, av, bv, |x, y| (x & mk) * (y & mk)),
+                    IBinOp::MulWide => apply2(regs, d, m, av, bv, |x, y| ib(IBinOp::MulWide, ty, x, y)),
+                    IBinOp::MulHi => apply2(regs, d, m, av, bv, |x, y| ib(IBinOp::MulHi, ty, x, y)),
+                    IBinOp::And => apply2(regs, d, m, av, bv, |x, y| x & y & mk),
+                    IBinOp::Or => apply2(regs, d, m, av, bv, |x, y| (x | y) & mk),
+                    IBinOp::Xor => apply2(regs, d, m, av, bv, |x, y| (x ^ y) & mk),
+                    IBinOp::Shl => match bv {
+                        Opnd::Imm(s) if s < ty.bits as u64 => apply1(regs, d, m, av, |x| (x << s) & mk),
+                        _ => apply2(regs, d, m, av, bv, |x, y| ib(IBinOp::Shl, ty, x, y)),
+                    },
+                    IBinOp::Shr => apply2(regs, d, m, av, bv, |x, y| ib(IBinOp::Shr, ty, x, y)),
+                    IBinOp::Min => apply2(regs, d, m, av, bv, |x, y| ib(IBinOp::Min, ty, x, y)),
+                    IBinOp::Max => apply2(regs, d, m, av, bv, |x, y| ib(IBinOp::Max, ty, x, y)),
+                    other => apply2(regs, d, m, av, bv, |x, y| ib(*other, ty, x, y)),
+                }
             }
             Op::IBin { op, ty, d, a, b } => {
                 let (ty, av, bv) = (*ty, fetch!(*a, t0), fetch!(*b, t1));
-                let mk = ty.mask();
                 let r = match op {
-                    IBinOp::Add => map2(&av, &bv, |x, y| x.wrapping_add(y) & mk),
-                    IBinOp::Sub => map2(&av, &bv, |x, y| x.wrapping_sub(y) & mk),
-                    // Operands cut to 32 bits first: the product of two
-                    // zero-extended halves vectorises as one `pmuludq`.
-                    IBinOp::MulLo if ty.bits <= 32 => map2(&av, &bv, |x, y| (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff) & mk),
-                    IBinOp::MulLo => map2(&av, &bv, |x, y| x.wrapping_mul(y) & mk),
-                    IBinOp::MulWide => map2(&av, &bv, |x, y| ib(IBinOp::MulWide, ty, x, y)),
-                    IBinOp::MulHi => map2(&av, &bv, |x, y| ib(IBinOp::MulHi, ty, x, y)),
-                    IBinOp::And => map2(&av, &bv, |x, y| x & y & mk),
-                    IBinOp::Or => map2(&av, &bv, |x, y| (x | y) & mk),
-                    IBinOp::Xor => map2(&av, &bv, |x, y| (x ^ y) & mk),
-                    IBinOp::Shl => map2(&av, &bv, |x, y| ib(IBinOp::Shl, ty, x, y)),
-                    IBinOp::Shr => map2(&av, &bv, |x, y| ib(IBinOp::Shr, ty, x, y)),
-                    IBinOp::Min => map2(&av, &bv, |x, y| ib(IBinOp::Min, ty, x, y)),
-                    IBinOp::Max => map2(&av, &bv, |x, y| ib(IBinOp::Max, ty, x, y)),
+                    IBinOp::Div | IBinOp::Rem if ty.bits <= 64 => {
+                        // Native-width division (no 128-bit arithmetic): the
+                        // same values as `alu::ibin`, wrapping MIN / -1 included.
+                        let (mk, div) = (ty.mask(), *op == IBinOp::Div);
+                        let mut r = [0u64; 32];
+                        for l in lanes(m) {
+                            let (x, y) = (av[l], bv[l]);
+                            if y & mk == 0 {
+                                return Err(Trap::lane(
+                                    TrapKind::DivideByZero,
+                                    l as u32,
+                                    format!("integer {} by zero (the result is unspecified in PTX)", if div { "division" } else { "remainder" }),
+                                ));
+                            }
+                            r[l] = if ty.signed {
+                                let (x, y) = (alu::sext(x, ty.bits), alu::sext(y, ty.bits));
+                                (if div { x.wrapping_div(y) } else { x.wrapping_rem(y) }) as u64 & mk
+                            } else {
+                                let (x, y) = (x & mk, y & mk);
+                                if div {
+                                    x / y
+                                } else {
+                                    x % y
+                                }
+                            };
+                        }
+                        r
+                    }
                     IBinOp::Div | IBinOp::Rem => {
                         let mut r = [0u64; 32];
                         for l in lanes(m) {
@@ -284,27 +341,23 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::IUn { op, ty, d, a } => {
-                let av = fetch!(*a, t0);
-                let r = map1(&av, |x| alu::iun(*op, *ty, x));
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                let av = opnd!(*a, t0);
+                apply1(&mut fr.regs, *d as usize, m, av, |x| alu::iun(*op, *ty, x));
             }
             Op::Mad { hi, wide, sat, ty, d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
-                let r = if !*hi && !*wide && ty.bits <= 32 {
-                    let mk = ty.mask();
-                    map3(&av, &bv, &cv, |x, y, z| (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff).wrapping_add(z) & mk)
+                let (av, bv, cv) = (opnd!(*a, t0), opnd!(*b, t1), opnd!(*c, t2));
+                let (regs, d, mk) = (&mut fr.regs, *d as usize, ty.mask());
+                if !*hi && !*wide && ty.bits <= 32 {
+                    apply3(regs, d, m, av, bv, cv, |x, y, z| (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff).wrapping_add(z) & mk)
                 } else if !*hi && !*wide {
-                    let mk = ty.mask();
-                    map3(&av, &bv, &cv, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & mk)
+                    apply3(regs, d, m, av, bv, cv, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & mk)
                 } else {
-                    map3(&av, &bv, &cv, |x, y, z| alu::mad(*hi, *wide, *sat, *ty, x, y, z))
-                };
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                    apply3(regs, d, m, av, bv, cv, |x, y, z| alu::mad(*hi, *wide, *sat, *ty, x, y, z))
+                }
             }
             Op::Bfe { ty, d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
-                let r = map3(&av, &bv, &cv, |x, y, z| alu::bfe(*ty, x, y, z));
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                let (av, bv, cv) = (opnd!(*a, t0), opnd!(*b, t1), opnd!(*c, t2));
+                apply3(&mut fr.regs, *d as usize, m, av, bv, cv, |x, y, z| alu::bfe(*ty, x, y, z));
             }
             Op::Bfi { bits, d, f, b, c, e } => {
                 let (fv, bv, cv, ev) = (fetch!(*f, t0), fetch!(*b, t1), fetch!(*c, t2), fetch!(*e, t3));
@@ -315,53 +368,47 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Prmt { d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
-                let r = map3(&av, &bv, &cv, alu::prmt);
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                let (av, bv, cv) = (opnd!(*a, t0), opnd!(*b, t1), opnd!(*c, t2));
+                apply3(&mut fr.regs, *d as usize, m, av, bv, cv, alu::prmt);
             }
             Op::FBin { op, ty, ftz, sat, rnd, d, a, b } => {
-                let (av, bv) = (fetch!(*a, t0), fetch!(*b, t1));
-                let r = match (op, ty, ftz, sat) {
-                    _ if !matches!(rnd, None | Some(alu::Rounding::Rn)) => map2(&av, &bv, |x, y| alu::fbin_rnd(*op, *ty, *ftz, *sat, *rnd, x, y)),
+                let (av, bv) = (opnd!(*a, t0), opnd!(*b, t1));
+                let (regs, d) = (&mut fr.regs, *d as usize);
+                match (op, ty, ftz, sat) {
+                    _ if !matches!(rnd, None | Some(alu::Rounding::Rn)) => apply2(regs, d, m, av, bv, |x, y| alu::fbin_rnd(*op, *ty, *ftz, *sat, *rnd, x, y)),
                     (alu::FBinOp::Add, FTy::F32, false, false) => {
-                        map2(&av, &bv, |x, y| alu::fbin(alu::FBinOp::Add, FTy::F32, false, false, x, y))
+                        apply2(regs, d, m, av, bv, |x, y| alu::fbin(alu::FBinOp::Add, FTy::F32, false, false, x, y))
                     }
                     (alu::FBinOp::Mul, FTy::F32, false, false) => {
-                        map2(&av, &bv, |x, y| alu::fbin(alu::FBinOp::Mul, FTy::F32, false, false, x, y))
+                        apply2(regs, d, m, av, bv, |x, y| alu::fbin(alu::FBinOp::Mul, FTy::F32, false, false, x, y))
                     }
-                    _ => map2(&av, &bv, |x, y| alu::fbin(*op, *ty, *ftz, *sat, x, y)),
-                };
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                    _ => apply2(regs, d, m, av, bv, |x, y| alu::fbin(*op, *ty, *ftz, *sat, x, y)),
+                }
             }
             Op::FUn { op, ty, ftz, rnd, d, a } => {
-                let av = fetch!(*a, t0);
-                let r = map1(&av, |x| alu::fun_rnd(*op, *ty, *ftz, *rnd, x));
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                let av = opnd!(*a, t0);
+                apply1(&mut fr.regs, *d as usize, m, av, |x| alu::fun_rnd(*op, *ty, *ftz, *rnd, x));
             }
             Op::Fma { ty, ftz, sat, rnd, d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
-                let r = map3(&av, &bv, &cv, |x, y, z| alu::fma_rnd(*ty, *ftz, *sat, *rnd, x, y, z));
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                let (av, bv, cv) = (opnd!(*a, t0), opnd!(*b, t1), opnd!(*c, t2));
+                apply3(&mut fr.regs, *d as usize, m, av, bv, cv, |x, y, z| alu::fma_rnd(*ty, *ftz, *sat, *rnd, x, y, z));
             }
             Op::Setp { cmp, ty, ftz, p, q, a, b, comb } => {
-                let (av, bv) = (fetch!(*a, t0), fetch!(*b, t1));
-                let mut t = 0u32;
+                let (av, bv) = (opnd!(*a, t0), opnd!(*b, t1));
+                let regs = &fr.regs;
+                let t: u32;
                 match ty {
                     ITyOrF::I(it) => {
                         let it = *it;
                         let mk = it.mask();
                         macro_rules! cmpu {
                             ($op:tt) => {
-                                for l in 0..32 {
-                                    t |= (((av[l] & mk) $op (bv[l] & mk)) as u32) << l;
-                                }
+                                t = test2(regs, av, bv, |x, y| (x & mk) $op (y & mk))
                             };
                         }
                         macro_rules! cmps {
                             ($op:tt) => {
-                                for l in 0..32 {
-                                    t |= ((alu::sext(av[l], it.bits) $op alu::sext(bv[l], it.bits)) as u32) << l;
-                                }
+                                t = test2(regs, av, bv, |x, y| alu::sext(x, it.bits) $op alu::sext(y, it.bits))
                             };
                         }
                         use alu::CmpOp as C;
@@ -376,18 +423,10 @@ pub(crate) fn run_group(
                             (C::Le, false) | (C::Ls, _) => cmpu!(<=),
                             (C::Gt, false) | (C::Hi, _) => cmpu!(>),
                             (C::Ge, false) | (C::Hs, _) => cmpu!(>=),
-                            _ => {
-                                for l in 0..32 {
-                                    t |= (alu::icmp(*cmp, it, av[l], bv[l]) as u32) << l;
-                                }
-                            }
+                            _ => t = test2(regs, av, bv, |x, y| alu::icmp(*cmp, it, x, y)),
                         }
                     }
-                    ITyOrF::F(f) => {
-                        for l in 0..32 {
-                            t |= (alu::fcmp(*cmp, *f, *ftz, av[l], bv[l]) as u32) << l;
-                        }
-                    }
+                    ITyOrF::F(f) => t = test2(regs, av, bv, |x, y| alu::fcmp(*cmp, *f, *ftz, x, y)),
                 }
                 let (pv, qv) = match comb {
                     None => (t, !t),
@@ -444,9 +483,9 @@ pub(crate) fn run_group(
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::Slct { bits, cf, d, a, b, c } => {
-                let (av, bv, cv) = (fetch!(*a, t0), fetch!(*b, t1), fetch!(*c, t2));
+                let (av, bv, cv) = (opnd!(*a, t0), opnd!(*b, t1), opnd!(*c, t2));
                 let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-                let r = map3(&av, &bv, &cv, |x, y, z| {
+                apply3(&mut fr.regs, *d as usize, m, av, bv, cv, |x, y, z| {
                     let ge = match cf {
                         Some(ftz) => {
                             let mut f = f32::from_bits(z as u32);
@@ -463,7 +502,6 @@ pub(crate) fn run_group(
                         y & mk
                     }
                 });
-                write_masked(&mut fr.regs[*d as usize], &r, m);
             }
             Op::PredLogic { op, d, a, b } => {
                 let av = psrc(&fr.preds, *a);
@@ -499,12 +537,23 @@ pub(crate) fn run_group(
                 }
             }
             Op::Cvt { dst, src, rnd, sat, ftz, d, a } => {
-                let av = fetch!(*a, t0);
-                let r = map1(&av, |x| crate::cvt::cvt(*dst, *src, *rnd, *sat, *ftz, x));
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                let av = opnd!(*a, t0);
+                match (dst, src, sat) {
+                    // Integer to integer without saturation: sign- or
+                    // zero-extend by the source type, cut to the destination.
+                    (CvtTy::I(dt), CvtTy::I(st), false) => {
+                        let (dm, sm, sb) = (dt.mask(), st.mask(), st.bits);
+                        if st.signed {
+                            apply1(&mut fr.regs, *d as usize, m, av, |x| alu::sext(x, sb) as u64 & dm)
+                        } else {
+                            apply1(&mut fr.regs, *d as usize, m, av, |x| x & sm & dm)
+                        }
+                    }
+                    _ => apply1(&mut fr.regs, *d as usize, m, av, |x| crate::cvt::cvt(*dst, *src, *rnd, *sat, *ftz, x)),
+                }
             }
             Op::Cvta { to, space, bits, d, a } => {
-                let av = fetch!(*a, t0);
+                let av = opnd!(*a, t0);
                 let win = match space {
                     Space::Shared => SHARED_WINDOW,
                     Space::Local => LOCAL_WINDOW,
@@ -513,8 +562,11 @@ pub(crate) fn run_group(
                     _ => 0,
                 };
                 let mk = if *bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
-                let r = map1(&av, |x| if *to { x.wrapping_sub(win) & mk } else { x.wrapping_add(win) & mk });
-                write_masked(&mut fr.regs[*d as usize], &r, m);
+                if *to {
+                    apply1(&mut fr.regs, *d as usize, m, av, |x| x.wrapping_sub(win) & mk);
+                } else {
+                    apply1(&mut fr.regs, *d as usize, m, av, |x| x.wrapping_add(win) & mk);
+                }
             }
             Op::Ld { space, size, signed, ds, addr } if ds.len() == 1 && matches!(space, Space::Global | Space::Generic) => {
                 // Fast path: scalar global loads through a cached allocation.

@@ -25,6 +25,7 @@ mod decode;
 mod error;
 mod exec;
 mod its;
+mod lanes;
 mod launch;
 pub mod memory;
 pub mod program;
