@@ -252,7 +252,14 @@ impl<'a> Lexer<'a> {
                 return (Tok::Eof, Span::new(len, len));
             }
             match b[i] {
-                b' ' | b'\t' | b'\r' | b'\n' | 0x0C => i = space_end(b, i + 1),
+                b' ' | b'\t' | b'\r' | b'\n' | 0x0C => {
+                    // Most runs are one or two bytes (`, ` and `\n\t`): look
+                    // at the next byte before scanning a word at a time.
+                    i += 1;
+                    if i < len && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n' | 0x0C) {
+                        i = space_end(b, i + 1);
+                    }
+                }
                 b'/' if i + 1 < len && b[i + 1] == b'/' => {
                     i = match b[i + 2..].iter().position(|&c| c == b'\n') {
                         Some(k) => i + 2 + k,
@@ -364,6 +371,15 @@ fn string(b: &[u8], start: usize) -> (Tok, usize) {
 /// a `BadNumber` when the number-like run is longer than any of them.
 fn number(b: &[u8], i: usize) -> (Tok, usize) {
     let len = b.len();
+    // Fast path: a decimal integer (`4`, `1024`, a lone `0`) that ends at a
+    // byte no other number form could continue with.
+    let mut j = i + 1;
+    while j < len && b[j].is_ascii_digit() {
+        j += 1;
+    }
+    if (b[i] != b'0' || j == i + 1) && (j == len || !(is_ident(b[j]) || b[j] == b'.')) {
+        return (Tok::Int, j);
+    }
     let at = |k: usize| if k < len { b[k] } else { 0 };
     let u = |k: usize| if at(k) == b'U' { k + 1 } else { k };
     let mut best = (Tok::Int, i + 1);
