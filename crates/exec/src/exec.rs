@@ -100,15 +100,6 @@ fn map2(a: &[u64; 32], b: &[u64; 32], f: impl Fn(u64, u64) -> u64) -> [u64; 32] 
 }
 
 #[inline(always)]
-fn map3(a: &[u64; 32], b: &[u64; 32], c: &[u64; 32], f: impl Fn(u64, u64, u64) -> u64) -> [u64; 32] {
-    let mut r = [0u64; 32];
-    for l in 0..32 {
-        r[l] = f(a[l], b[l], c[l]);
-    }
-    r
-}
-
-#[inline(always)]
 fn ib(op: IBinOp, ty: ITy, a: u64, b: u64) -> u64 {
     alu::ibin(op, ty, a, b).unwrap_or(0)
 }
@@ -151,6 +142,11 @@ const LANE_IDS: [u64; 32] = {
 };
 
 /// Runs lanes `mask` of `warp` in frame `fi` from `*pc`.
+///
+/// The pc and the fuel left are kept in locals while it runs, and the
+/// instruction counters (the warp's clock, the launch statistics) are
+/// settled once at the end from the fuel it used: one warp instruction per
+/// unit of fuel.
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn run_group(
     ctx: &Ctx<'_>,
@@ -165,20 +161,52 @@ pub(crate) fn run_group(
     stats: &mut Stats,
     yield_on_branch: bool,
 ) -> Result<Event, Trap> {
-    let Warp { frames, local, local_top, tid, sleep_ns, instrs, stores, id: warp_id, .. } = warp;
+    let start = *budget;
+    let (mut left, mut lpc) = (start, *pc);
+    let instrs0 = warp.instrs;
+    let r = group_body(ctx, env, shared, warp, fi, &mut lpc, mask, stop, &mut left, instrs0, yield_on_branch);
+    *pc = lpc;
+    *budget = left;
+    let n = start - left;
+    warp.instrs += n;
+    stats.warp_instructions += n;
+    stats.thread_instructions += n * mask.count_ones() as u64;
+    r
+}
+
+/// The dispatch loop of [`run_group`]; `*budget` counts down from the fuel
+/// it started with, so the warp's clock is `instrs0` plus what it used.
+#[allow(clippy::too_many_arguments)]
+#[inline(never)]
+fn group_body(
+    ctx: &Ctx<'_>,
+    env: &CtaEnv,
+    shared: &mut [u8],
+    warp: &mut Warp,
+    fi: u32,
+    pc: &mut u32,
+    mask: u32,
+    stop: u32,
+    budget: &mut u64,
+    instrs0: u64,
+    yield_on_branch: bool,
+) -> Result<Event, Trap> {
+    let start = *budget;
+    let Warp { frames, local, local_top, tid, sleep_ns, stores, id: warp_id, .. } = warp;
     let fr = &mut frames[fi as usize];
     let func = fr.func;
     let code = &ctx.prog.functions[func as usize].code;
     let local_base = fr.local_base as u64;
     let geom = ctx.geom;
     let warp_id = *warp_id;
-    let nthreads = mask.count_ones() as u64;
 
     // Operands are read in place: a register operand borrows the frame's
     // 32-lane array; only immediates, frame addresses and special registers
     // are materialised, into one of four scratch arrays (one per operand
     // position of an instruction).
-    let (mut t0, mut t1, mut t2, mut t3) = ([0u64; 32], [0u64; 32], [0u64; 32], [0u64; 32]);
+    // (Left unset until an operand needs one: zeroing them would cost a
+    // kilobyte of stores per call.)
+    let (mut t0, mut t1, mut t2, mut t3): ([u64; 32], [u64; 32], [u64; 32], [u64; 32]);
     // The base of an address operand, borrowed like `fetch!` (scratch `t3`).
     macro_rules! abase {
         ($addr:expr) => {
@@ -208,7 +236,7 @@ pub(crate) fn run_group(
                     &$t
                 }
                 Src::Sreg(s) => {
-                    $t = sreg(s, env, geom, tid, warp_id, *instrs + *sleep_ns);
+                    $t = sreg(s, env, geom, tid, warp_id, instrs0 + (start - *budget) + *sleep_ns);
                     &$t
                 }
             }
@@ -223,14 +251,18 @@ pub(crate) fn run_group(
                 Src::Reg(r) => Opnd::Reg(r as usize),
                 Src::Imm(v) => Opnd::Imm(v),
                 Src::LocalAddr(o) => Opnd::Imm(local_base + o as u64),
+                Src::Sreg(Sreg::Tid(d)) => Opnd::Arr(&tid[d as usize]),
+                Src::Sreg(s) if uniform_sreg(s) => Opnd::Imm(sreg(s, env, geom, tid, warp_id, 0)[0]),
                 Src::Sreg(s) => {
-                    $t = sreg(s, env, geom, tid, warp_id, *instrs + *sleep_ns);
+                    $t = sreg(s, env, geom, tid, warp_id, instrs0 + (start - *budget) + *sleep_ns);
                     Opnd::Arr(&$t)
                 }
             }
         };
     }
 
+    // The global allocation the last whole-warp access fell in.
+    let mut gcache = usize::MAX;
     loop {
         let p = *pc;
         if p == stop {
@@ -243,9 +275,6 @@ pub(crate) fn run_group(
             return Ok(Event::Yield);
         }
         *budget -= 1;
-        *instrs += 1;
-        stats.warp_instructions += 1;
-        stats.thread_instructions += nthreads;
         let m = match ins.guard {
             None => mask,
             Some(g) => {
@@ -572,8 +601,39 @@ pub(crate) fn run_group(
                 // Fast path: scalar global loads through a cached allocation.
                 let base = abase!(addr);
                 let mut r = [0u64; 32];
-                let mut cache = usize::MAX;
                 let sz = *size as u64;
+                let off = addr.offset as u64;
+                if let Some(al) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut gcache) {
+                    // Every lane inside one allocation, aligned: no per-lane
+                    // checks. Two neighbouring lanes that read the halves of
+                    // one aligned word with 4-byte loads read it once.
+                    let ab = al.base;
+                    let mut rest = m;
+                    while rest != 0 {
+                        let l = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let o = base[l].wrapping_add(off) - ab;
+                        if sz == 4 && o & 7 == 0 && l < 31 && rest >> (l + 1) & 1 != 0 && base[l + 1].wrapping_add(off) - ab == o + 4 {
+                            let w = al.read(o, 8);
+                            r[l] = w & 0xffff_ffff;
+                            r[l + 1] = w >> 32;
+                            rest &= !(1u32 << (l + 1));
+                        } else {
+                            r[l] = al.read(o, *size);
+                        }
+                    }
+                    if *signed {
+                        for v in r.iter_mut() {
+                            *v = alu::sext(*v, size * 8) as u64;
+                        }
+                    }
+                    if let Some(d) = ds[0] {
+                        crate::lanes::store(&mut fr.regs[d as usize], &r, m);
+                    }
+                    *pc = p + 1;
+                    continue;
+                }
+                let mut cache = usize::MAX;
                 for l in lanes(m) {
                     let a = base[l].wrapping_add(addr.offset as u64);
                     if a & (sz - 1) != 0 {
@@ -597,8 +657,14 @@ pub(crate) fn run_group(
                 let a = addr.offset as u64;
                 let l = m.trailing_zeros() as usize;
                 check_align(a, *size, l)?;
-                let mut cache = usize::MAX;
-                let v = mem_read(ctx, shared, local, local_top, *space, l, a, *size, &mut cache)?;
+                let bytes = if *space == Space::KernelParam { ctx.kparams } else { ctx.consts };
+                let v = match crate::memory::read_le(bytes, a, *size) {
+                    Some(v) => v,
+                    None => {
+                        let mut cache = usize::MAX;
+                        mem_read(ctx, shared, local, local_top, *space, l, a, *size, &mut cache)?
+                    }
+                };
                 let v = if *signed { alu::sext(v, size * 8) as u64 } else { v };
                 if let Some(d) = ds[0] {
                     write_masked(&mut fr.regs[d as usize], &[v; 32], m);
@@ -645,9 +711,29 @@ pub(crate) fn run_group(
                 // with 4-byte stores write it at once.
                 let base = abase!(addr);
                 let v = fetch!(srcs[0], t0);
-                let mut cache = usize::MAX;
                 let sz = *size as u64;
                 *stores += 1;
+                let off = addr.offset as u64;
+                if let Some(al) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut gcache) {
+                    // Every lane inside one allocation, aligned: no per-lane checks.
+                    let ab = al.base;
+                    let mut rest = m;
+                    while rest != 0 {
+                        let l = rest.trailing_zeros() as usize;
+                        rest &= rest - 1;
+                        let o = base[l].wrapping_add(off) - ab;
+                        let pair = l < 31 && rest >> (l + 1) & 1 != 0;
+                        if sz == 4 && o & 7 == 0 && pair && o + 8 <= al.size && base[l + 1].wrapping_add(off) - ab == o + 4 {
+                            al.write(o, 8, (v[l] & 0xffff_ffff) | (v[l + 1] << 32));
+                            rest &= !(1u32 << (l + 1));
+                        } else {
+                            al.write(o, *size, v[l]);
+                        }
+                    }
+                    *pc = p + 1;
+                    continue;
+                }
+                let mut cache = usize::MAX;
                 let mut rest = m;
                 while rest != 0 {
                     let l = rest.trailing_zeros() as usize;
@@ -1094,6 +1180,24 @@ pub(crate) fn space_name(s: Space) -> &'static str {
         Space::FrameParam => "param",
         Space::Generic => "generic",
     }
+}
+
+/// Whether a special register has the same value in every lane of a warp
+/// (and does not read the clock).
+fn uniform_sreg(s: Sreg) -> bool {
+    !matches!(
+        s,
+        Sreg::Tid(_)
+            | Sreg::LaneId
+            | Sreg::Clock
+            | Sreg::Clock64
+            | Sreg::GlobalTimer
+            | Sreg::LaneMaskEq
+            | Sreg::LaneMaskLe
+            | Sreg::LaneMaskLt
+            | Sreg::LaneMaskGe
+            | Sreg::LaneMaskGt
+    )
 }
 
 fn sreg(s: Sreg, env: &CtaEnv, g: &Geom, tid: &[[u64; 32]; 3], warp_id: u32, clock: u64) -> [u64; 32] {

@@ -31,6 +31,7 @@ pub mod memory;
 pub mod program;
 mod sched;
 mod simt_stack;
+mod span;
 pub mod softfloat;
 mod warp;
 

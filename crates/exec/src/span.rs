@@ -1,0 +1,46 @@
+//! Whole-warp global accesses: when every active lane's access of a scalar
+//! global load or store is naturally aligned and falls inside one
+//! allocation, the engine checks that once per warp (on the lowest and
+//! highest address) and then reads or writes the lanes with no per-lane
+//! address translation. Anything else (a misaligned lane, an address
+//! outside every allocation, a generic address in another window) takes
+//! the lane-by-lane path, which reports the first failing lane as before.
+
+use crate::memory::{Allocation, GlobalMemory};
+
+/// The allocation holding the `sz`-byte access at `base[l] + off` of every
+/// lane `l` of `m` (non-empty), if there is one and every access is
+/// aligned to `sz` (a power of two up to 8). `cache` remembers the last
+/// allocation found.
+#[inline]
+pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: u32, sz: u64, cache: &mut usize) -> Option<&'g Allocation> {
+    if m == 0 || sz > 8 || !sz.is_power_of_two() {
+        return None;
+    }
+    let (mut lo, mut hi, mut bits) = (u64::MAX, 0u64, 0u64);
+    for l in 0..32 {
+        let a = base[l].wrapping_add(off);
+        let on = m >> l & 1 != 0;
+        lo = lo.min(if on { a } else { u64::MAX });
+        hi = hi.max(if on { a } else { 0 });
+        bits |= if on { a } else { 0 };
+    }
+    if bits & (sz - 1) != 0 {
+        return None;
+    }
+    // `lo <= hi`; the span [lo, hi + sz) must lie inside the allocation.
+    let inside = |al: &Allocation| lo >= al.base && hi - al.base < al.size && al.size - (hi - al.base) >= sz;
+    if let Some(al) = g.allocs.get(*cache) {
+        if inside(al) {
+            return Some(al);
+        }
+    }
+    let i = g.find(lo, 1)?;
+    let al = &g.allocs[i];
+    if inside(al) {
+        *cache = i;
+        Some(al)
+    } else {
+        None
+    }
+}
