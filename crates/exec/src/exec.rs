@@ -13,7 +13,7 @@ use crate::error::{Trap, TrapKind};
 use crate::lanes::{apply1, apply2, apply3, splat, test2, Opnd};
 use crate::memory::{classify, GlobalMemory, Window, CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use crate::program::*;
-use crate::warp::{lanes, Stats, Warp, FULL};
+use crate::warp::{lanes, Stats, Warp, FULL, SPAN_CACHE};
 use std::sync::atomic::AtomicU64;
 
 /// Launch-wide read-only context.
@@ -192,7 +192,7 @@ fn group_body(
     yield_on_branch: bool,
 ) -> Result<Event, Trap> {
     let start = *budget;
-    let Warp { frames, local, local_top, tid, sleep_ns, stores, id: warp_id, .. } = warp;
+    let Warp { frames, local, local_top, tid, sleep_ns, stores, id: warp_id, span_cache, .. } = warp;
     let fr = &mut frames[fi as usize];
     let func = fr.func;
     let code = &ctx.prog.functions[func as usize].code;
@@ -252,7 +252,7 @@ fn group_body(
                 Src::Imm(v) => Opnd::Imm(v),
                 Src::LocalAddr(o) => Opnd::Imm(local_base + o as u64),
                 Src::Sreg(Sreg::Tid(d)) => Opnd::Arr(&tid[d as usize]),
-                Src::Sreg(s) if uniform_sreg(s) => Opnd::Imm(sreg(s, env, geom, tid, warp_id, 0)[0]),
+                Src::Sreg(s) if uniform_sreg(s) => Opnd::Imm(sreg_uniform(s, env, geom, warp_id)),
                 Src::Sreg(s) => {
                     $t = sreg(s, env, geom, tid, warp_id, instrs0 + (start - *budget) + *sleep_ns);
                     Opnd::Arr(&$t)
@@ -261,8 +261,6 @@ fn group_body(
         };
     }
 
-    // The global allocation the last whole-warp access fell in.
-    let mut gcache = usize::MAX;
     loop {
         let p = *pc;
         if p == stop {
@@ -603,7 +601,7 @@ fn group_body(
                 let mut r = [0u64; 32];
                 let sz = *size as u64;
                 let off = addr.offset as u64;
-                if let Some(al) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut gcache) {
+                if let Some(al) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut span_cache[p as usize % SPAN_CACHE]) {
                     // Every lane inside one allocation, aligned: no per-lane
                     // checks. Two neighbouring lanes that read the halves of
                     // one aligned word with 4-byte loads read it once.
@@ -714,7 +712,7 @@ fn group_body(
                 let sz = *size as u64;
                 *stores += 1;
                 let off = addr.offset as u64;
-                if let Some(al) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut gcache) {
+                if let Some(al) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut span_cache[p as usize % SPAN_CACHE]) {
                     // Every lane inside one allocation, aligned: no per-lane checks.
                     let ab = al.base;
                     let mut rest = m;
@@ -1198,6 +1196,33 @@ fn uniform_sreg(s: Sreg) -> bool {
             | Sreg::LaneMaskGe
             | Sreg::LaneMaskGt
     )
+}
+
+/// The value of a special register that [`uniform_sreg`] says is the same
+/// in every lane.
+#[inline]
+fn sreg_uniform(s: Sreg, env: &CtaEnv, g: &Geom, warp_id: u32) -> u64 {
+    let v = match s {
+        Sreg::Ntid(d) => g.block[d as usize],
+        Sreg::Ctaid(d) => env.ctaid[d as usize],
+        Sreg::Nctaid(d) => g.grid[d as usize],
+        Sreg::WarpId => warp_id,
+        Sreg::NWarpId => g.nwarps,
+        Sreg::SmId | Sreg::GridId => 0,
+        Sreg::NSmId => 1,
+        Sreg::ClusterId(d) => env.cluster_id[d as usize],
+        Sreg::NClusterId(d) => g.grid[d as usize] / g.cluster[d as usize].max(1),
+        Sreg::ClusterCtaId(d) => env.cluster_ctaid[d as usize],
+        Sreg::ClusterNCtaId(d) => g.cluster[d as usize],
+        Sreg::ClusterCtaRank => env.rank,
+        Sreg::ClusterNCtaRank => g.cluster[0] * g.cluster[1] * g.cluster[2],
+        Sreg::IsExplicitCluster => g.explicit_cluster as u32,
+        Sreg::DynamicSmemSize => g.dyn_smem,
+        Sreg::TotalSmemSize => g.total_smem,
+        // Per-lane or clock registers never come here.
+        _ => return sreg(s, env, g, &[[0; 32]; 3], warp_id, 0)[0],
+    };
+    v as u64
 }
 
 fn sreg(s: Sreg, env: &CtaEnv, g: &Geom, tid: &[[u64; 32]; 3], warp_id: u32, clock: u64) -> [u64; 32] {

@@ -303,7 +303,9 @@ fn handle_end(ctx: &Ctx<'_>, ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, 
                 }
             }
             for id in 0..16 {
-                check_barrier(ctx, &mut ctas[ci], id, mode);
+                if ctas[ci].barriers[id].arrived != 0 {
+                    check_barrier(ctx, &mut ctas[ci], id, mode);
+                }
             }
             check_cluster(ctas, cs, mode);
             Ok(())

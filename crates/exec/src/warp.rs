@@ -10,6 +10,8 @@ use crate::memory::{read_le, write_le};
 use crate::program::*;
 
 pub const FULL: u32 = u32::MAX;
+/// Entries of [`Warp::span_cache`].
+pub const SPAN_CACHE: usize = 8;
 /// Sentinel frame index.
 pub const NO_FRAME: u32 = u32::MAX;
 
@@ -120,6 +122,10 @@ pub struct Warp {
     pub spin_same: u32,
     pub spin_epoch: u64,
     pub spin_stores: u64,
+    /// The global allocation the last whole-warp access at a pc (modulo
+    /// [`SPAN_CACHE`]) fell in: a hint, checked on every use, kept across
+    /// CTAs.
+    pub span_cache: [usize; SPAN_CACHE],
 }
 
 impl Warp {
@@ -157,6 +163,7 @@ impl Warp {
             spin_same: 0,
             spin_epoch: 0,
             spin_stores: 0,
+            span_cache: [usize::MAX; SPAN_CACHE],
         }
     }
 
@@ -203,9 +210,12 @@ impl Warp {
     /// Creates a frame for `func` entered by `members`; returns its index.
     pub fn push_frame(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32) -> Result<u32, Trap> {
         let f = &prog.functions[func as usize];
+        // (Lane loops over all 32 lanes with the mask as a select: they
+        // vectorise.)
+        let on = |l: usize| members >> l & 1 != 0;
         let mut base = 0u32;
-        for l in lanes(members) {
-            base = base.max(self.local_top[l]);
+        for l in 0..32 {
+            base = base.max(if on(l) { self.local_top[l] } else { 0 });
         }
         let base = base.div_ceil(16) * 16;
         let top = base as u64 + f.frame_bytes as u64;
@@ -216,11 +226,15 @@ impl Warp {
             ));
         }
         let mut prev_top = [0u32; 32];
-        for l in lanes(members) {
-            prev_top[l] = self.local_top[l];
-            self.local_top[l] = top as u32;
-            if self.local[l].len() < top as usize {
-                self.local[l].resize(top as usize, 0);
+        for l in 0..32 {
+            prev_top[l] = if on(l) { self.local_top[l] } else { 0 };
+            self.local_top[l] = if on(l) { top as u32 } else { self.local_top[l] };
+        }
+        if top > 0 {
+            for l in lanes(members) {
+                if self.local[l].len() < top as usize {
+                    self.local[l].resize(top as usize, 0);
+                }
             }
         }
         let idx = match self.free.pop() {
@@ -232,7 +246,9 @@ impl Warp {
         };
         let fr = &mut self.frames[idx as usize];
         fr.func = func;
-        fr.regs.clear();
+        // Registers start zeroed (a fill of the kept ones, then new ones).
+        fr.regs.truncate(f.num_regs as usize);
+        fr.regs.fill([0u64; 32]);
         fr.regs.resize(f.num_regs as usize, [0u64; 32]);
         fr.preds.clear();
         fr.preds.resize(f.num_preds as usize, 0);
@@ -253,8 +269,9 @@ impl Warp {
             return;
         }
         fr.alive = false;
-        for l in lanes(fr.members) {
-            self.local_top[l] = fr.prev_top[l];
+        let m = fr.members;
+        for l in 0..32 {
+            self.local_top[l] = if m >> l & 1 != 0 { fr.prev_top[l] } else { self.local_top[l] };
         }
         self.free.push(idx);
     }
