@@ -607,6 +607,21 @@ fn group_body(
                     // one aligned word with 4-byte loads read it once.
                     let ab = al.base;
                     let mut rest = m;
+                    if let Some(w0) = crate::span::dense(al, base, off, m, sz) {
+                        // A whole warp of consecutive elements: whole words.
+                        rest = 0;
+                        if sz == 4 {
+                            for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
+                                let w = w.load(std::sync::atomic::Ordering::Relaxed);
+                                r[2 * k] = w & 0xffff_ffff;
+                                r[2 * k + 1] = w >> 32;
+                            }
+                        } else {
+                            for (k, w) in al.words[w0..w0 + 32].iter().enumerate() {
+                                r[k] = w.load(std::sync::atomic::Ordering::Relaxed);
+                            }
+                        }
+                    }
                     while rest != 0 {
                         let l = rest.trailing_zeros() as usize;
                         rest &= rest - 1;
@@ -716,6 +731,19 @@ fn group_body(
                     // Every lane inside one allocation, aligned: no per-lane checks.
                     let ab = al.base;
                     let mut rest = m;
+                    if let Some(w0) = crate::span::dense(al, base, off, m, sz) {
+                        // A whole warp of consecutive elements: whole words.
+                        rest = 0;
+                        if sz == 4 {
+                            for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
+                                w.store((v[2 * k] & 0xffff_ffff) | (v[2 * k + 1] << 32), std::sync::atomic::Ordering::Relaxed);
+                            }
+                        } else {
+                            for (k, w) in al.words[w0..w0 + 32].iter().enumerate() {
+                                w.store(v[k], std::sync::atomic::Ordering::Relaxed);
+                            }
+                        }
+                    }
                     while rest != 0 {
                         let l = rest.trailing_zeros() as usize;
                         rest &= rest - 1;

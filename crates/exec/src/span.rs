@@ -44,3 +44,26 @@ pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: 
         None
     }
 }
+
+/// The word index in `al` of the first lane's access when all 32 lanes are
+/// active and lane `l` accesses `first + l * sz` with `first` 8-byte
+/// aligned: a whole warp reading or writing consecutive 4- or 8-byte
+/// elements, which then moves as `4 * sz` whole words. `al` must hold every
+/// lane's access ([`warp_span`]).
+#[inline]
+pub(crate) fn dense(al: &Allocation, base: &[u64; 32], off: u64, m: u32, sz: u64) -> Option<usize> {
+    if m != u32::MAX || !(sz == 4 || sz == 8) {
+        return None;
+    }
+    let first = base[0].wrapping_add(off);
+    let mut ok = true;
+    for (l, b) in base.iter().enumerate() {
+        ok &= b.wrapping_add(off) == first.wrapping_add(l as u64 * sz);
+    }
+    let o = first - al.base;
+    if ok && o & 7 == 0 {
+        Some((o >> 3) as usize)
+    } else {
+        None
+    }
+}
