@@ -67,3 +67,95 @@ pub(crate) fn dense(al: &Allocation, base: &[u64; 32], off: u64, m: u32, sz: u64
         None
     }
 }
+
+#[cfg(test)]
+mod tests {
+    //! The whole-warp paths against the lane-by-lane semantics: values,
+    //! partial warps, and the first failing lane of a trap.
+    use crate::error::TrapKind;
+    use crate::{Device, KernelArg, LaunchConfig};
+
+    /// Lane `t` loads `src + t*stride + bias` (as `ty`), adds 1 and stores
+    /// it at `dst + t*stride + bias`.
+    fn kernel(ty: &str) -> String {
+        format!(
+            r#".version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 src, .param .u64 dst, .param .u32 stride, .param .u32 bias)
+{{
+    .reg .b32 %r<6>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [src];
+    ld.param.u64 %rd2, [dst];
+    ld.param.u32 %r1, [stride];
+    ld.param.u32 %r2, [bias];
+    mov.u32 %r3, %tid.x;
+    mad.lo.u32 %r4, %r3, %r1, %r2;
+    cvt.u64.u32 %rd3, %r4;
+    add.u64 %rd4, %rd1, %rd3;
+    add.u64 %rd5, %rd2, %rd3;
+    ld.global.{ty} %rd6, [%rd4];
+    add.u64 %rd7, %rd6, 1;
+    st.global.{ty} [%rd5], %rd7;
+    ret;
+}}"#
+        )
+    }
+
+    struct Run {
+        out: Vec<u8>,
+        err: Option<(TrapKind, Option<u32>)>,
+    }
+
+    fn run(ty: &str, src_bytes: u64, threads: u32, stride: u32, bias: u32) -> Run {
+        let mut dev = Device::new();
+        let m = dev.load(&kernel(ty)).expect("load");
+        let src = dev.alloc(src_bytes).expect("alloc");
+        let init: Vec<u8> = (0..src_bytes).map(|i| (i * 7 + 3) as u8).collect();
+        dev.write(src, &init).expect("write");
+        let dst = dev.alloc(4096).expect("alloc");
+        let args = [KernelArg::Ptr(src), KernelArg::Ptr(dst), KernelArg::U32(stride), KernelArg::U32(bias)];
+        let r = dev.launch(&m, "k", &LaunchConfig::new(1, threads), &args);
+        Run { out: dev.read(dst, 4096).expect("read"), err: r.err().map(|e| (e.kind, e.lane)) }
+    }
+
+    /// What the kernel must leave in `dst` (for a run without a trap).
+    fn expect(size: u64, src_bytes: u64, threads: u32, stride: u32, bias: u32) -> Vec<u8> {
+        let src: Vec<u8> = (0..src_bytes).map(|i| (i * 7 + 3) as u8).collect();
+        let mut out = vec![0u8; 4096];
+        for t in 0..threads as u64 {
+            let a = (t * stride as u64 + bias as u64) as usize;
+            let mut b = [0u8; 8];
+            b[..size as usize].copy_from_slice(&src[a..a + size as usize]);
+            let v = u64::from_le_bytes(b).wrapping_add(1);
+            out[a..a + size as usize].copy_from_slice(&v.to_le_bytes()[..size as usize]);
+        }
+        out
+    }
+
+    #[test]
+    fn whole_warp_values_match_lane_by_lane() {
+        for (ty, size) in [("u32", 4u64), ("u64", 8)] {
+            for threads in [32, 20, 64] {
+                for (stride, bias) in [(size as u32, 0), (size as u32, size as u32), (2 * size as u32, 8), (0, 16)] {
+                    let r = run(ty, 1024, threads, stride, bias);
+                    assert!(r.err.is_none(), "{ty} threads {threads} stride {stride} bias {bias}: {:?}", r.err);
+                    assert_eq!(r.out, expect(size, 1024, threads, stride, bias), "{ty} threads {threads} stride {stride} bias {bias}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn whole_warp_traps_name_the_first_failing_lane() {
+        // Misaligned from lane 0.
+        assert_eq!(run("u32", 1024, 32, 4, 2).err, Some((TrapKind::Misaligned, Some(0))));
+        // Lane 31 reads past the end of a 124-byte allocation.
+        assert_eq!(run("u32", 124, 32, 4, 0).err, Some((TrapKind::OutOfBounds, Some(31))));
+        // Stride 6: lane 1 is the first misaligned lane.
+        assert_eq!(run("u32", 1024, 32, 6, 0).err, Some((TrapKind::Misaligned, Some(1))));
+        // u64 reads: lane 16 is the first past 128 bytes.
+        assert_eq!(run("u64", 128, 32, 8, 0).err, Some((TrapKind::OutOfBounds, Some(16))));
+    }
+}
