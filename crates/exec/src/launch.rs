@@ -95,6 +95,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let ncl = [g.x / cl.x, g.y / cl.y, g.z / cl.z];
     let nclusters = ncl[0] as u64 * ncl[1] as u64 * ncl[2] as u64;
     let local_limit = dev.limits.local_bytes_per_thread;
+    let keep = crate::prefix::written_first(kf);
     // Each worker keeps the CTAs of its last cluster and refills them for
     // the next one (warps, register files, shared memory), so a big grid
     // costs no allocation per CTA.
@@ -109,7 +110,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
                     if pool.len() <= rank as usize {
                         pool.push(Cta::empty(env.clone()));
                     }
-                    fill_cta(&ctx, &mut pool[rank as usize], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize).map_err(|e| (ci, e))?;
+                    fill_cta(&ctx, &mut pool[rank as usize], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize, &keep).map_err(|e| (ci, e))?;
                     rank += 1;
                 }
             }
@@ -154,7 +155,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
 
 /// Makes `cta` a fresh CTA `env` of kernel `kid`, reusing its buffers.
 #[allow(clippy::too_many_arguments)]
-fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize) -> Result<(), RunError> {
+fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize, keep: &[bool]) -> Result<(), RunError> {
     let b = ctx.geom.block;
     let nwarps = threads.div_ceil(32);
     cta.env = env;
@@ -197,7 +198,10 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
                 cta.warps.last_mut().expect("just pushed")
             }
         };
-        let fi = w.push_frame(ctx.prog, kid, valid, NO_FRAME, 0, 0).map_err(|t| RunError::new(t.kind, t.message))?;
+        // A whole warp in stack mode runs the entry code together: the
+        // registers it writes first need no zeroing.
+        let keep: &[bool] = if valid == u32::MAX && mode == Scheduling::Stack { keep } else { &[] };
+        let fi = w.push_frame_keeping(ctx.prog, kid, valid, NO_FRAME, 0, 0, keep).map_err(|t| RunError::new(t.kind, t.message))?;
         match mode {
             Scheduling::Stack => w.stack.push(crate::warp::Entry { pc: 0, mask: valid, rpc: crate::program::PC_EXIT, frame: fi }),
             Scheduling::Its => {

@@ -27,6 +27,7 @@ mod exec;
 mod its;
 mod lanes;
 mod launch;
+mod prefix;
 pub mod memory;
 pub mod program;
 mod sched;

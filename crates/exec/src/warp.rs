@@ -209,6 +209,13 @@ impl Warp {
 
     /// Creates a frame for `func` entered by `members`; returns its index.
     pub fn push_frame(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32) -> Result<u32, Trap> {
+        self.push_frame_keeping(prog, func, members, caller, call_pc, depth, &[])
+    }
+
+    /// [`Warp::push_frame`], leaving unzeroed the registers `r` with
+    /// `keep[r]` (see [`crate::prefix`]: the entry code writes them first).
+    #[allow(clippy::too_many_arguments)]
+    pub fn push_frame_keeping(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32, keep: &[bool]) -> Result<u32, Trap> {
         let f = &prog.functions[func as usize];
         // (Lane loops over all 32 lanes with the mask as a select: they
         // vectorise.)
@@ -248,7 +255,15 @@ impl Warp {
         fr.func = func;
         // Registers start zeroed (a fill of the kept ones, then new ones).
         fr.regs.truncate(f.num_regs as usize);
-        fr.regs.fill([0u64; 32]);
+        if keep.is_empty() {
+            fr.regs.fill([0u64; 32]);
+        } else {
+            for (r, k) in fr.regs.iter_mut().zip(keep.iter().chain(std::iter::repeat(&false))) {
+                if !*k {
+                    *r = [0u64; 32];
+                }
+            }
+        }
         fr.regs.resize(f.num_regs as usize, [0u64; 32]);
         fr.preds.clear();
         fr.preds.resize(f.num_preds as usize, 0);
