@@ -48,6 +48,20 @@
 //!   `check/operand-shape`: each operand fits the instruction type by the
 //!   manual's type-compatibility rules ([`types`]).
 //! - `check/nanosleep-operand`: `nanosleep.u32` with a 32-bit register or immediate.
+//! - `check/atom-operands`, `check/red-operands`: one operation, a `.global`,
+//!   `.shared` or generic state space, a type the operation defines
+//!   (`atom.add.b32` and `atom.and.u32` are rejected), and `d, [a], b{, c}`
+//!   (`[a], b` for `red`, which has no destination) typed exactly.
+//! - `check/shfl-operands`: `shfl.sync.mode.b32 d[|p], a, b, c, membermask`;
+//!   no `shfl` without `.sync` on sm_70+ from `.version` 6.4.
+//! - `check/vote-operands`: `vote.sync.{all,any,uni}.pred` and
+//!   `vote.sync.ballot.b32` with a predicate source and a `.u32` membermask;
+//!   no `vote` without `.sync` on sm_70+ from `.version` 6.4.
+//! - `check/bar-operands`: `bar`/`barrier` `.sync`, `.arrive`, `.red` and
+//!   `bar.warp.sync`: `.u32` barrier ids (0..15) and thread counts (multiples
+//!   of 32), no type except on `.red` (`.popc.u32`, `.and/.or.pred`).
+//! - `prmt`, `bfe`, `bfi` are typed by `check/instruction-type` and
+//!   `check/operand-type` (`.u32` positions and lengths).
 //! - `check/ret-exit`: `ret{.uni}` and `exit` take no operands or types.
 //! - `check/state-space`: `ld`/`st` address symbols of their state space, no
 //!   `st.const`, input parameters are read-only, address registers are

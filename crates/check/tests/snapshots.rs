@@ -67,6 +67,16 @@ const REJECTED: &[&str] = &[
     "ret-exit--ret-operand",
     "gating--version-target-mismatch",
     "mut-switch--m2",
+    "atom-operands--add-u32-u64-dest",
+    "atom-operands--add-b32",
+    "atom-operands--const-space",
+    "red-operands--destination",
+    "shfl-operands--pred-source",
+    "shfl-operands--legacy-sm_70",
+    "vote-operands--ballot-u64-dest",
+    "bar-operands--f32-id",
+    "bar-operands--symbol-id",
+    "bitfield-operands--bfe-u64-pos",
 ];
 
 #[test]

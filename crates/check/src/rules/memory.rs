@@ -67,7 +67,7 @@ pub fn ld_st<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, sto
     value(cx, data, ty, role, Size::AtLeast, i);
 }
 
-fn address<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, op: &Operand<'a>, space: Option<StateSpace>, store: bool, space_other: bool) {
+pub(crate) fn address<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, op: &Operand<'a>, space: Option<StateSpace>, store: bool, space_other: bool) {
     let OperandKind::Address(a) = &op.kind else {
         cx.emit(
             Diagnostic::error("check/state-space", op.span, format!("`{}` needs an address in brackets", opname(i)))

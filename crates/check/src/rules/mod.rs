@@ -5,17 +5,21 @@
 //! the modifier strings the parser keeps ([`Decoded`]) happens here; each form
 //! is checked by one module: [`branch`] (`bra`, `brx.idx`, `ret`, `exit`),
 //! [`call`] (direct and indirect calls), [`setp`] (`setp`, `selp`), [`typed`]
-//! (arithmetic, logic, `mov`, `cvt`, shifts, `nanosleep`), [`memory`] (`ld`,
-//! `st`, addresses and state spaces), with [`operand`] resolving and typing
+//! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`,
+//! `nanosleep`), [`memory`] (`ld`, `st`, addresses and state spaces),
+//! [`atomic`] (`atom`, `red`), [`warp`] (`shfl`, `vote`, `bar`/`barrier`),
+//! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
 //! but only their names are resolved.
 
+pub mod atomic;
 pub mod branch;
 pub mod call;
 pub mod memory;
 pub mod operand;
 pub mod setp;
 pub mod typed;
+pub mod warp;
 
 use crate::ctx::{Ctx, Sym};
 use crate::isa::Feature;
@@ -49,6 +53,22 @@ pub enum Form {
     Shift,
     /// `d, a` with `d` a `.u32` count (`popc`, `clz`, `bfind`).
     Count,
+    /// `prmt.b32{.mode} d, a, b, c`.
+    Prmt,
+    /// `bfe.type d, a, b, c` with `b`, `c` 32-bit positions.
+    Bfe,
+    /// `bfi.type f, a, b, c, d` with `c`, `d` 32-bit positions.
+    Bfi,
+    /// `atom` ([`atomic`]).
+    Atom,
+    /// `red` ([`atomic`]).
+    Red,
+    /// `shfl` ([`warp`]).
+    Shfl,
+    /// `vote` ([`warp`]).
+    Vote,
+    /// `bar`, `barrier` ([`warp`]).
+    Bar,
     /// Known opcode; operands are resolved but not typed.
     Loose,
 }
@@ -73,6 +93,8 @@ pub mod ts {
     pub const I3264: u32 = 128;
     /// `.b128`
     pub const B128: u32 = 256;
+    /// `.b32` only
+    pub const B32: u32 = 512;
     /// anything (not checked)
     pub const ANY: u32 = u32::MAX;
 }
@@ -109,9 +131,9 @@ table! {
     "brev" => Unary, B3264;
     "shl" => Shift, B; "shr" => Shift, B | I;
     "popc" => Count, B3264; "clz" => Count, B3264; "bfind" => Count, I3264;
-    "atom" => Loose, ANY; "red" => Loose, ANY; "shfl" => Loose, ANY; "vote" => Loose, ANY;
-    "bar" => Loose, ANY; "barrier" => Loose, ANY; "membar" => Loose, ANY; "fence" => Loose, ANY;
-    "activemask" => Loose, ANY; "prmt" => Loose, ANY; "bfe" => Loose, ANY; "bfi" => Loose, ANY;
+    "atom" => Atom, ANY; "red" => Red, ANY; "shfl" => Shfl, ANY; "vote" => Vote, ANY;
+    "bar" => Bar, ANY; "barrier" => Bar, ANY; "membar" => Loose, ANY; "fence" => Loose, ANY;
+    "activemask" => Loose, ANY; "prmt" => Prmt, ts::B32; "bfe" => Bfe, I3264; "bfi" => Bfi, B3264;
     "bmsk" => Loose, ANY; "szext" => Loose, ANY; "dp4a" => Loose, ANY; "dp2a" => Loose, ANY;
     "lop3" => Loose, ANY; "shf" => Loose, ANY; "slct" => Loose, ANY; "set" => Loose, ANY;
     "testp" => Loose, ANY; "fns" => Loose, ANY; "match" => Loose, ANY; "redux" => Loose, ANY;
@@ -146,7 +168,7 @@ pub fn allows(set: u32, t: ScalarType) -> bool {
     let g = match t {
         U16 | U32 | U64 => I,
         S16 | S32 | S64 => I | S,
-        B16 | B64 | B32 => B | if matches!(t, B32 | B64) { B3264 } else { 0 },
+        B16 | B64 | B32 => B | if matches!(t, B32 | B64) { B3264 } else { 0 } | if t == B32 { ts::B32 } else { 0 },
         F32 | F64 => F,
         F16 | F16x2 | Bf16 | Bf16x2 => H,
         Pred => P,
@@ -249,7 +271,8 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         }
     }
     // Rule check/uni-modifier (PTX ISA 9.7.12, Thread Divergence): `.uni` exists on bra, brx.idx, call and ret only.
-    if !matches!(spec.form, Form::Bra | Form::Brx | Form::Call | Form::Ret) {
+    // (`vote.uni` is a vote mode, not this modifier.)
+    if !matches!(spec.form, Form::Bra | Form::Brx | Form::Call | Form::Ret | Form::Vote) {
         if let Some(&s) = d.uni.first() {
             cx.emit(
                 Diagnostic::error("check/uni-modifier", s, format!("`.uni` is not a modifier of `{}`", i.opcode.text))
@@ -269,6 +292,11 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Selp => setp::selp(cx, i, &d),
         Form::Nanosleep => typed::nanosleep(cx, i, &d),
         Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
+        Form::Atom => atomic::atom_red(cx, i, &d, false),
+        Form::Red => atomic::atom_red(cx, i, &d, true),
+        Form::Shfl => warp::shfl(cx, i, &d),
+        Form::Vote => warp::vote(cx, i, &d),
+        Form::Bar => warp::bar(cx, i, &d),
         Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
     }

@@ -1,5 +1,9 @@
 //! Typed data instructions: arithmetic and logic (`add`, `mul`, `and`,
-//! `not`, ...), shifts, bit counts, `mov`, `cvt`, `cvta`, and `nanosleep`.
+//! `not`, ...), shifts, bit counts, `mov`, `cvt`, `cvta`, `prmt` (PTX ISA
+//! 9.7.9 data movement: `prmt.b32{.mode} d, a, b, c`, all `.b32`), `bfe` and
+//! `bfi` (PTX ISA 9.7.1 integer arithmetic: `bfe.type d, a, b, c` with type
+//! `.u32/.s32/.u64/.s64`, `bfi.type f, a, b, c, d` with type `.b32/.b64`;
+//! positions and lengths are `.u32`), and `nanosleep`.
 //!
 //! Rules `check/instruction-type` (the instruction type is one the opcode
 //! defines; `.pred` only on and/or/xor/not/mov), `check/operand-type` and
@@ -141,6 +145,37 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
             }
             value(cx, &ops[0], ScalarType::U32, Role::Dest, Size::Exact, i);
             value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+        }
+        Form::Prmt => {
+            // PTX ISA 9.7.9 prmt: `prmt.b32{.mode} d, a, b, c`, all `.b32`.
+            if n != 4 {
+                return count_error(cx, i, "four");
+            }
+            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
+            for o in &ops[1..] {
+                value(cx, o, ty, Role::Src, Size::Exact, i);
+            }
+        }
+        Form::Bfe => {
+            // PTX ISA 9.7.1 bfe: `bfe.type d, a, b, c`; `b` (position) and `c` (length) are `.u32`.
+            if n != 4 {
+                return count_error(cx, i, "four");
+            }
+            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+            value(cx, &ops[2], ScalarType::U32, Role::Src, Size::Exact, i);
+            value(cx, &ops[3], ScalarType::U32, Role::Src, Size::Exact, i);
+        }
+        Form::Bfi => {
+            // PTX ISA 9.7.1 bfi: `bfi.type f, a, b, c, d`; `c` (position) and `d` (length) are `.u32`.
+            if n != 5 {
+                return count_error(cx, i, "five");
+            }
+            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
+            value(cx, &ops[2], ty, Role::Src, Size::Exact, i);
+            value(cx, &ops[3], ScalarType::U32, Role::Src, Size::Exact, i);
+            value(cx, &ops[4], ScalarType::U32, Role::Src, Size::Exact, i);
         }
         Form::Mov => {
             if n != 2 {

@@ -1,0 +1,297 @@
+//! Warp and CTA collectives: `shfl`, `vote`, `bar`/`barrier`.
+//!
+//! - Rule `check/shfl-operands` (PTX ISA 9.7.9.6 shfl.sync, and the deprecated
+//!   `shfl`): `shfl.sync.mode.b32 d[|p], a, b, c, membermask` with exactly one
+//!   mode of `.up .down .bfly .idx` and type `.b32`; `d`, `a`, `b`, `c` fit
+//!   `.b32` (any 32-bit register but a predicate: ptxas accepts an `.f32`
+//!   lane), `p` is a predicate or `_`, `membermask` fits `.u32`. The form
+//!   without `.sync` has no membermask, and ptxas rejects it on sm_70 and
+//!   higher from `.version` 6.4.
+//! - Rule `check/vote-operands` (PTX ISA 9.7.13.9 vote.sync, and the
+//!   deprecated `vote`): `vote.sync.mode.pred d, {!}a, membermask` with mode
+//!   `.all .any .uni`, or `vote.sync.ballot.b32 d, {!}a, membermask`; `d`
+//!   fits the type, `a` is a predicate (or an immediate), `membermask` fits
+//!   `.u32`; the form without `.sync` as for `shfl`.
+//! - Rule `check/bar-operands` (PTX ISA 9.7.13.1 bar/barrier, 9.7.13.3
+//!   bar.warp.sync): `bar{.cta}.sync a{, b}`, `bar{.cta}.arrive a, b`,
+//!   `bar{.cta}.red.popc.u32 d, a{, b}, {!}c`, `bar{.cta}.red.{and,or}.pred
+//!   p, a{, b}, {!}c` (and the same with `barrier`, `.aligned`), and
+//!   `bar.warp.sync membermask`. `a` and `b` are `.u32` registers (or `.s32`,
+//!   `.b32`) or immediates, never a 64-bit, float or predicate register or a
+//!   variable; an immediate barrier id is 0..15, an immediate thread count a
+//!   multiple of the warp size (non-zero for `.arrive`); `.sync` and `.arrive`
+//!   take no type; `c` is a predicate.
+
+use super::operand::{resolve_all, value, Role};
+use super::{opname, Decoded};
+use crate::ctx::{sym_kind, sym_span, Ctx, Sym};
+use crate::types::Size;
+use ptxsim_syntax::ast::{Instruction, Name, Operand, OperandKind, ScalarType, StateSpace};
+use ptxsim_syntax::{Diagnostic, Span};
+
+const SHFL_NOTE: &str = "rule check/shfl-operands (PTX ISA 9.7.9.6 shfl.sync): `shfl.sync.mode.b32 d[|p], a, b, c, membermask;` with mode .up/.down/.bfly/.idx; d, a, b, c are 32-bit values, p a predicate, membermask a .u32; `shfl` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4";
+const VOTE_NOTE: &str = "rule check/vote-operands (PTX ISA 9.7.13.9 vote.sync): `vote.sync.mode.pred d, {!}a, membermask;` (mode .all/.any/.uni) or `vote.sync.ballot.b32 d, {!}a, membermask;`; a is a predicate, membermask a .u32; `vote` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4";
+const BAR_NOTE: &str = "rule check/bar-operands (PTX ISA 9.7.13.1 bar/barrier, 9.7.13.3 bar.warp.sync): `bar.sync a{, b}`, `bar.arrive a, b`, `bar.red.popc.u32 d, a{, b}, {!}c`, `bar.red.{and,or}.pred p, a{, b}, {!}c`, `bar.warp.sync membermask`; a (barrier 0..15) and b (thread count, a multiple of the warp size) are .u32 registers or immediates, c a predicate";
+
+fn head(i: &Instruction<'_>) -> Span {
+    i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
+}
+
+fn err(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, label: &str, note: &'static str) {
+    cx.emit(Diagnostic::error(code, span, msg).with_label(label.to_string()).with_note(note));
+}
+
+fn count(cx: &mut Ctx<'_, '_>, code: &'static str, i: &Instruction<'_>, shape: &str, note: &'static str) {
+    cx.emit(
+        Diagnostic::error(code, i.span, format!("`{}` takes the operands {shape}; {} given", opname(i), i.operands.len()))
+            .with_label("wrong operand count")
+            .with_note(note),
+    );
+}
+
+/// Exactly one of `modes` among the modifiers (`.uni` is decoded apart).
+fn one_mode<'a>(i: &Instruction<'a>, modes: &[&str]) -> Result<Name<'a>, Option<Name<'a>>> {
+    let found: Vec<Name<'a>> = i.modifiers.iter().filter(|m| modes.contains(&m.text)).copied().collect();
+    match found.as_slice() {
+        [one] => Ok(*one),
+        [] => Err(None),
+        [_, second, ..] => Err(Some(*second)),
+    }
+}
+
+/// The legacy (non-`.sync`) form on sm_70+ under `.version` 6.4+.
+fn legacy_removed(cx: &Ctx<'_, '_>) -> bool {
+    let sm70 = cx.sm.is_some_and(|(s, _)| s.number >= 70);
+    sm70 && cx.version_at_least(crate::isa::PtxVersion::new(6, 4))
+}
+
+fn name_op<'a>(n: Name<'a>) -> Operand<'a> {
+    if n.text == "_" {
+        Operand { kind: OperandKind::Sink, span: n.span }
+    } else {
+        Operand { kind: OperandKind::Name { name: n, component: None }, span: n.span }
+    }
+}
+
+/// `shfl.sync` and the deprecated `shfl`.
+pub fn shfl<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    const C: &str = "check/shfl-operands";
+    let sync = i.has_modifier(".sync");
+    if !sync && legacy_removed(cx) {
+        err(cx, C, head(i), "`shfl` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4".into(), "use `shfl.sync` with a membermask", SHFL_NOTE);
+        return resolve_all(cx, i);
+    }
+    match one_mode(i, &[".up", ".down", ".bfly", ".idx"]) {
+        Ok(_) => {}
+        Err(second) => {
+            let (span, msg) = match second {
+                Some(m) => (m.span, format!("`shfl` takes one mode; `{}` is a second one", m.text)),
+                None => (head(i), format!("`{}` needs a mode: .up, .down, .bfly or .idx", opname(i))),
+            };
+            err(cx, C, span, msg, "shuffle mode", SHFL_NOTE);
+            return resolve_all(cx, i);
+        }
+    }
+    match d.types.as_slice() {
+        [(ScalarType::B32, _)] => {}
+        [(t, s), ..] => {
+            err(cx, C, *s, format!("`shfl` takes type `.b32` only, not `{}`", t.as_str()), "unexpected instruction type", SHFL_NOTE);
+            return resolve_all(cx, i);
+        }
+        [] => {
+            err(cx, C, head(i), format!("`{}` needs its type `.b32`", opname(i)), "no type given", SHFL_NOTE);
+            return resolve_all(cx, i);
+        }
+    }
+    let ops = &i.operands;
+    let want = if sync { 5 } else { 4 };
+    if ops.len() != want {
+        let shape = if sync { "`d[|p], a, b, c, membermask`" } else { "`d[|p], a, b, c`" };
+        count(cx, C, i, shape, SHFL_NOTE);
+        return resolve_all(cx, i);
+    }
+    if let OperandKind::PredPair(dn, p) = &ops[0].kind {
+        value(cx, &name_op(*dn), ScalarType::B32, Role::Dest, Size::Exact, i);
+        if p.text != "_" {
+            super::operand::pred_reg(cx, *p, i);
+        }
+    } else {
+        value(cx, &ops[0], ScalarType::B32, Role::Dest, Size::Exact, i);
+    }
+    for o in &ops[1..4] {
+        value(cx, o, ScalarType::B32, Role::Src, Size::Exact, i);
+    }
+    if sync {
+        value(cx, &ops[4], ScalarType::U32, Role::Src, Size::Exact, i);
+    }
+}
+
+/// `vote.sync` and the deprecated `vote`.
+pub fn vote<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    const C: &str = "check/vote-operands";
+    let sync = i.has_modifier(".sync");
+    if !sync && legacy_removed(cx) {
+        err(cx, C, head(i), "`vote` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4".into(), "use `vote.sync` with a membermask", VOTE_NOTE);
+        return resolve_all(cx, i);
+    }
+    let mode = match one_mode(i, &[".all", ".any", ".uni", ".ballot"]) {
+        Ok(m) => m,
+        Err(second) => {
+            let (span, msg) = match second {
+                Some(m) => (m.span, format!("`vote` takes one mode; `{}` is a second one", m.text)),
+                None => (head(i), format!("`{}` needs a mode: .all, .any, .uni or .ballot", opname(i))),
+            };
+            err(cx, C, span, msg, "vote mode", VOTE_NOTE);
+            return resolve_all(cx, i);
+        }
+    };
+    let want_ty = if mode.text == ".ballot" { ScalarType::B32 } else { ScalarType::Pred };
+    match d.types.as_slice() {
+        [(t, _)] if *t == want_ty => {}
+        [(t, s), ..] => {
+            err(cx, C, *s, format!("`vote{}` takes type `{}`, not `{}`", mode.text, want_ty.as_str(), t.as_str()), "unexpected instruction type", VOTE_NOTE);
+            return resolve_all(cx, i);
+        }
+        [] => {
+            err(cx, C, head(i), format!("`{}` needs its type `{}`", opname(i), want_ty.as_str()), "no type given", VOTE_NOTE);
+            return resolve_all(cx, i);
+        }
+    }
+    let ops = &i.operands;
+    let want = if sync { 3 } else { 2 };
+    if ops.len() != want {
+        let shape = if sync { "`d, {!}a, membermask`" } else { "`d, {!}a`" };
+        count(cx, C, i, shape, VOTE_NOTE);
+        return resolve_all(cx, i);
+    }
+    value(cx, &ops[0], want_ty, Role::Dest, Size::Exact, i);
+    value(cx, &ops[1], ScalarType::Pred, Role::Src, Size::Exact, i);
+    if sync {
+        value(cx, &ops[2], ScalarType::U32, Role::Src, Size::Exact, i);
+    }
+}
+
+/// A barrier id or thread count: a 32-bit integer register or an immediate,
+/// never a variable's address. `kind` picks the immediate's range check.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum BarArg {
+    Id,
+    Count { arrive: bool },
+}
+
+fn bar_arg<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &Operand<'a>, kind: BarArg) {
+    const C: &str = "check/bar-operands";
+    match &o.kind {
+        OperandKind::Int(n) => {
+            let v = n.value;
+            match kind {
+                BarArg::Id if v > 15 => err(cx, C, o.span, format!("barrier `{v}` is out of range: barriers are numbered 0..15"), "barrier id", BAR_NOTE),
+                BarArg::Count { arrive: true } if v == 0 => err(cx, C, o.span, "`bar.arrive` needs a non-zero thread count".into(), "thread count", BAR_NOTE),
+                BarArg::Count { .. } if v % 32 != 0 => err(cx, C, o.span, format!("thread count `{v}` is not a multiple of the warp size (32)"), "thread count", BAR_NOTE),
+                _ => {}
+            }
+        }
+        OperandKind::Name { name, .. } => {
+            if let Some(sym @ (Sym::Var(_) | Sym::Func(_))) = cx.lookup(name.text).cloned() {
+                if !matches!(&sym, Sym::Var(v) if v.space() == StateSpace::Reg) {
+                    let decl = sym_span(&sym, &cx.funcs);
+                    cx.emit(
+                        Diagnostic::error(C, o.span, format!("`{}` is {}; `{}` takes a register or an immediate here", name.text, sym_kind(&sym), opname(i)))
+                            .with_label("not a register")
+                            .with_secondary(decl, "declared here")
+                            .with_note(BAR_NOTE),
+                    );
+                    return;
+                }
+            }
+            value(cx, o, ScalarType::U32, Role::Src, Size::Exact, i);
+        }
+        _ => {
+            value(cx, o, ScalarType::U32, Role::Src, Size::Exact, i);
+        }
+    }
+}
+
+/// `bar`/`barrier` `.sync`, `.arrive`, `.red`, and `bar.warp.sync`.
+pub fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    const C: &str = "check/bar-operands";
+    let ops = &i.operands;
+    if i.has_modifier(".warp") {
+        if let Some((t, s)) = d.types.first() {
+            err(cx, C, *s, format!("`bar.warp.sync` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", BAR_NOTE);
+            return resolve_all(cx, i);
+        }
+        if ops.len() != 1 {
+            count(cx, C, i, "`membermask`", BAR_NOTE);
+            return resolve_all(cx, i);
+        }
+        value(cx, &ops[0], ScalarType::U32, Role::Src, Size::Exact, i);
+        return;
+    }
+    let kind = match one_mode(i, &[".sync", ".arrive", ".red"]) {
+        Ok(k) => k,
+        Err(second) => {
+            let (span, msg) = match second {
+                Some(m) => (m.span, format!("`{}` takes one of .sync, .arrive, .red; `{}` is a second one", i.opcode.text, m.text)),
+                None => (head(i), format!("`{}` needs .sync, .arrive or .red", opname(i))),
+            };
+            err(cx, C, span, msg, "barrier operation", BAR_NOTE);
+            return resolve_all(cx, i);
+        }
+    };
+    if kind.text != ".red" {
+        if let Some((t, s)) = d.types.first() {
+            err(cx, C, *s, format!("`{}{}` takes no type, but `{}` is given", i.opcode.text, kind.text, t.as_str()), "unexpected instruction type", BAR_NOTE);
+            return resolve_all(cx, i);
+        }
+        let arrive = kind.text == ".arrive";
+        let ok = if arrive { ops.len() == 2 } else { matches!(ops.len(), 1 | 2) };
+        if !ok {
+            if arrive && ops.len() == 1 {
+                err(cx, C, i.span, "`bar.arrive` needs a non-zero thread count: `bar.arrive a, b`".into(), "no thread count", BAR_NOTE);
+            } else {
+                count(cx, C, i, if arrive { "`a, b`" } else { "`a{, b}`" }, BAR_NOTE);
+            }
+            return resolve_all(cx, i);
+        }
+        bar_arg(cx, i, &ops[0], BarArg::Id);
+        if let Some(b) = ops.get(1) {
+            bar_arg(cx, i, b, BarArg::Count { arrive });
+        }
+        return;
+    }
+    // bar.red
+    let op = match one_mode(i, &[".popc", ".and", ".or"]) {
+        Ok(op) => op,
+        Err(second) => {
+            let (span, msg) = match second {
+                Some(m) => (m.span, format!("`bar.red` takes one operation; `{}` is a second one", m.text)),
+                None => (head(i), format!("`{}` needs a reduction operation: .popc, .and or .or", opname(i))),
+            };
+            err(cx, C, span, msg, "reduction operation", BAR_NOTE);
+            return resolve_all(cx, i);
+        }
+    };
+    let want_ty = if op.text == ".popc" { ScalarType::U32 } else { ScalarType::Pred };
+    match d.types.as_slice() {
+        [(t, _)] if *t == want_ty => {}
+        [(t, s), ..] => {
+            err(cx, C, *s, format!("`bar.red{}` takes type `{}`, not `{}`", op.text, want_ty.as_str(), t.as_str()), "unexpected instruction type", BAR_NOTE);
+            return resolve_all(cx, i);
+        }
+        [] => {
+            err(cx, C, head(i), format!("`{}` needs its type `{}`", opname(i), want_ty.as_str()), "no type given", BAR_NOTE);
+            return resolve_all(cx, i);
+        }
+    }
+    if !matches!(ops.len(), 3 | 4) {
+        count(cx, C, i, "`d, a{, b}, {!}c`", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    value(cx, &ops[0], want_ty, Role::Dest, Size::Exact, i);
+    bar_arg(cx, i, &ops[1], BarArg::Id);
+    if ops.len() == 4 {
+        bar_arg(cx, i, &ops[2], BarArg::Count { arrive: false });
+    }
+    value(cx, &ops[ops.len() - 1], ScalarType::Pred, Role::Src, Size::Exact, i);
+}
