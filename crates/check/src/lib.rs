@@ -47,6 +47,8 @@
 //! - `check/instruction-type`, `check/operand-type`, `check/operand-count`,
 //!   `check/operand-shape`: each operand fits the instruction type by the
 //!   manual's type-compatibility rules ([`types`]).
+//! - `check/register-minus`: a register followed by `-` in an operand, which
+//!   ptxas rejects (usually a missing comma: `%p1 -1`).
 //! - `check/nanosleep-operand`: `nanosleep.u32` with a 32-bit register or immediate.
 //! - `check/atom-operands`, `check/red-operands`: one operation, a `.global`,
 //!   `.shared` or generic state space, a type the operation defines

@@ -210,8 +210,30 @@ pub fn pred_reg(cx: &mut Ctx<'_, '_>, n: Name<'_>, i: &Instruction<'_>) -> bool 
     }
 }
 
+/// Rule `check/register-minus` (PTX ISA 4.6 operand forms; ptxas 12.9's
+/// grammar): a register followed by `-` is a syntax error to ptxas (it takes
+/// `%r1+4` in some operand positions, but never `%r1-4`). The usual cause is
+/// a missing comma: `..., %p1 -1;` for `..., %p1, -1;`.
+fn register_minus(cx: &mut Ctx<'_, '_>, e: &Expr<'_>) -> bool {
+    let Expr::Binary(ptxsim_syntax::ast::BinOp::Sub, a, _, span) = e else { return true };
+    let Expr::Name(n) = a.as_ref() else { return true };
+    let is_reg = special(n.text).is_some() || matches!(cx.lookup(n.text), Some(Sym::Var(v)) if v.space() == StateSpace::Reg);
+    if !is_reg {
+        return true;
+    }
+    cx.emit(
+        Diagnostic::error("check/register-minus", *span, format!("`{}` is a register: it cannot be followed by `-` in an operand", n.text))
+            .with_label("read as one operand: a register minus a constant")
+            .with_note("rule check/register-minus: ptxas rejects a register followed by `-` (\"Parsing error near '-'\"); if these are two operands, a `,` is missing"),
+    );
+    false
+}
+
 /// Resolves the names in a constant expression.
 pub fn resolve_expr(cx: &mut Ctx<'_, '_>, e: &Expr<'_>) -> bool {
+    if !register_minus(cx, e) {
+        return false;
+    }
     match e {
         Expr::Name(n) | Expr::Generic(n, _) => {
             if cx.lookup(n.text).is_none() && special(n.text).is_none() {
