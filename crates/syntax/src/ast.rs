@@ -450,8 +450,8 @@ pub struct Instruction<'a> {
     pub guard: Option<Guard<'a>>,
     pub opcode: Name<'a>,
     /// The dotted modifiers in order, each with its dot (`.eq`, `.f32`).
-    pub modifiers: SmallVec<[Name<'a>; 4]>,
-    pub operands: SmallVec<[Operand<'a>; 4]>,
+    pub modifiers: SmallVec<[Name<'a>; 2]>,
+    pub operands: SmallVec<[Operand<'a>; 3]>,
     pub span: Span,
 }
 
