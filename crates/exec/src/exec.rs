@@ -363,7 +363,7 @@ fn group_body(
                         }
                         r
                     }
-                    other => map2(&av, &bv, |x, y| ib(*other, ty, x, y)),
+                    other => map2(av, bv, |x, y| ib(*other, ty, x, y)),
                 };
                 write_masked(&mut fr.regs[*d as usize], &r, m);
             }

@@ -18,8 +18,8 @@ pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: 
         return None;
     }
     let (mut lo, mut hi, mut bits) = (u64::MAX, 0u64, 0u64);
-    for l in 0..32 {
-        let a = base[l].wrapping_add(off);
+    for (l, b) in base.iter().enumerate() {
+        let a = b.wrapping_add(off);
         let on = m >> l & 1 != 0;
         lo = lo.min(if on { a } else { u64::MAX });
         hi = hi.max(if on { a } else { 0 });

@@ -233,9 +233,9 @@ impl Warp {
             ));
         }
         let mut prev_top = [0u32; 32];
-        for l in 0..32 {
-            prev_top[l] = if on(l) { self.local_top[l] } else { 0 };
-            self.local_top[l] = if on(l) { top as u32 } else { self.local_top[l] };
+        for (l, (p, t)) in prev_top.iter_mut().zip(self.local_top.iter_mut()).enumerate() {
+            *p = if on(l) { *t } else { 0 };
+            *t = if on(l) { top as u32 } else { *t };
         }
         if top > 0 {
             for l in lanes(members) {
