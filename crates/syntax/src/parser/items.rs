@@ -324,6 +324,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.expect_close(Tok::RParen, open, "parameter list")?;
+        // Growth leaves up to 3 spare slots of ~150 bytes (a lone parameter
+        // gets 4): give them back.
+        params.shrink_to_fit();
         Ok(params)
     }
 
@@ -449,7 +452,9 @@ impl<'a> Parser<'a> {
         let ty = self.ty()?;
         // `.ptr` is only meaningful on parameters, but some producers also put alignment after the type.
         self.decl_attrs(&mut align, &mut vector, Some(&mut attributes))?;
-        let mut declarators = Vec::new();
+        // Most declarations name one variable (`.reg .b32 %r<10>;`): no spare
+        // slots for the common case.
+        let mut declarators = Vec::with_capacity(1);
         loop {
             declarators.push(self.declarator()?);
             if self.eat(Tok::Comma).is_none() {
