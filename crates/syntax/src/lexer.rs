@@ -189,7 +189,7 @@ fn space_mask(w: u64) -> u64 {
 }
 
 /// End of the run of identifier characters starting at `i`.
-#[inline(always)]
+#[inline(never)]
 fn ident_end(b: &[u8], mut i: usize) -> usize {
     while i + 8 <= b.len() {
         let stop = !ident_mask(load8(b, i)) & HI;
@@ -205,7 +205,7 @@ fn ident_end(b: &[u8], mut i: usize) -> usize {
 }
 
 /// End of the run of whitespace starting at `i`.
-#[inline(always)]
+#[inline(never)]
 fn space_end(b: &[u8], mut i: usize) -> usize {
     while i + 8 <= b.len() {
         let stop = !space_mask(load8(b, i)) & HI;
@@ -240,87 +240,135 @@ impl<'a> Lexer<'a> {
         Lexer { src: src.as_bytes(), pos: 0 }
     }
 
-    #[inline]
+    #[inline(always)]
     pub fn next_token(&mut self) -> (Tok, Span) {
         let b = self.src;
         let len = b.len();
         let mut i = self.pos;
-        // Whitespace and comments.
         loop {
-            if i >= len {
+            let Some(&c) = b.get(i) else {
                 self.pos = len;
                 return (Tok::Eof, Span::new(len, len));
-            }
-            match b[i] {
-                b' ' | b'\t' | b'\r' | b'\n' | 0x0C => {
+            };
+            let (tok, end) = match START[c as usize] {
+                S_IDENT => (Tok::Ident, ident_end(b, i + 1)),
+                S_PUNCT => (PUNCT[c as usize], i + 1),
+                S_SPACE => {
                     // Most runs are one or two bytes (`, ` and `\n\t`): look
                     // at the next byte before scanning a word at a time.
                     i += 1;
-                    if i < len && matches!(b[i], b' ' | b'\t' | b'\r' | b'\n' | 0x0C) {
+                    if i < len && is_space(b[i]) {
                         i = space_end(b, i + 1);
                     }
+                    continue;
                 }
-                b'/' if i + 1 < len && b[i + 1] == b'/' => {
-                    i = match b[i + 2..].iter().position(|&c| c == b'\n') {
-                        Some(k) => i + 2 + k,
-                        None => len,
-                    };
-                }
-                b'/' if i + 1 < len && b[i + 1] == b'*' => match find_comment_end(&b[i + 2..]) {
-                    Some(k) => i = i + 2 + k + 2,
-                    None => {
-                        self.pos = len;
-                        return (Tok::UnterminatedComment, Span::new(i, len));
+                S_DOT => {
+                    let mut j = ident_end(b, i + 1);
+                    if j == i + 1 {
+                        (Tok::Error, i + 1)
+                    } else {
+                        while j + 2 < len && b[j] == b':' && b[j + 1] == b':' && is_ident(b[j + 2]) {
+                            j = ident_end(b, j + 2);
+                        }
+                        (Tok::Dot, j)
                     }
+                }
+                S_DIGIT => number(b, i),
+                S_SLASH => match b.get(i + 1) {
+                    Some(b'/') => {
+                        i = match b[i + 2..].iter().position(|&c| c == b'\n') {
+                            Some(k) => i + 2 + k,
+                            None => len,
+                        };
+                        continue;
+                    }
+                    Some(b'*') => match find_comment_end(&b[i + 2..]) {
+                        Some(k) => {
+                            i = i + 2 + k + 2;
+                            continue;
+                        }
+                        None => (Tok::UnterminatedComment, len),
+                    },
+                    _ => (Tok::Slash, i + 1),
                 },
-                _ => break,
-            }
+                S_QUOTE => string(b, i),
+                _ => (Tok::Error, (i + utf8_len(c)).min(len)),
+            };
+            self.pos = end;
+            return (tok, Span::new(i, end));
         }
-        let start = i;
-        let (tok, end) = match b[i] {
-            b'a'..=b'z' | b'A'..=b'Z' | b'_' | b'$' | b'%' => (Tok::Ident, ident_end(b, i + 1)),
-            b'.' => {
-                let mut j = ident_end(b, i + 1);
-                if j == i + 1 {
-                    (Tok::Error, i + 1)
-                } else {
-                    while j + 2 < len && b[j] == b':' && b[j + 1] == b':' && is_ident(b[j + 2]) {
-                        j = ident_end(b, j + 2);
-                    }
-                    (Tok::Dot, j)
-                }
-            }
-            b'0'..=b'9' => number(b, i),
-            b'"' => string(b, i),
-            b',' => (Tok::Comma, i + 1),
-            b';' => (Tok::Semi, i + 1),
-            b':' => (Tok::Colon, i + 1),
-            b'{' => (Tok::LBrace, i + 1),
-            b'}' => (Tok::RBrace, i + 1),
-            b'[' => (Tok::LBracket, i + 1),
-            b']' => (Tok::RBracket, i + 1),
-            b'(' => (Tok::LParen, i + 1),
-            b')' => (Tok::RParen, i + 1),
-            b'<' => (Tok::Lt, i + 1),
-            b'>' => (Tok::Gt, i + 1),
-            b'+' => (Tok::Plus, i + 1),
-            b'-' => (Tok::Minus, i + 1),
-            b'*' => (Tok::Star, i + 1),
-            b'/' => (Tok::Slash, i + 1),
-            b'!' => (Tok::Bang, i + 1),
-            b'|' => (Tok::Pipe, i + 1),
-            b'&' => (Tok::Amp, i + 1),
-            b'^' => (Tok::Caret, i + 1),
-            b'~' => (Tok::Tilde, i + 1),
-            b'@' => (Tok::At, i + 1),
-            b'=' => (Tok::Eq, i + 1),
-            b'?' => (Tok::Question, i + 1),
-            c => (Tok::Error, i + utf8_len(c)),
-        };
-        let end = end.min(len);
-        self.pos = end;
-        (tok, Span::new(start, end))
     }
+}
+
+// Classes of a token's first byte.
+const S_ERROR: u8 = 0;
+const S_IDENT: u8 = 1;
+const S_PUNCT: u8 = 2;
+const S_SPACE: u8 = 3;
+const S_DOT: u8 = 4;
+const S_DIGIT: u8 = 5;
+const S_SLASH: u8 = 6;
+const S_QUOTE: u8 = 7;
+
+/// The one-byte tokens, by byte (`Error` where the byte is none).
+static PUNCT: [Tok; 256] = {
+    let mut t = [Tok::Error; 256];
+    t[b',' as usize] = Tok::Comma;
+    t[b';' as usize] = Tok::Semi;
+    t[b':' as usize] = Tok::Colon;
+    t[b'{' as usize] = Tok::LBrace;
+    t[b'}' as usize] = Tok::RBrace;
+    t[b'[' as usize] = Tok::LBracket;
+    t[b']' as usize] = Tok::RBracket;
+    t[b'(' as usize] = Tok::LParen;
+    t[b')' as usize] = Tok::RParen;
+    t[b'<' as usize] = Tok::Lt;
+    t[b'>' as usize] = Tok::Gt;
+    t[b'+' as usize] = Tok::Plus;
+    t[b'-' as usize] = Tok::Minus;
+    t[b'*' as usize] = Tok::Star;
+    t[b'!' as usize] = Tok::Bang;
+    t[b'|' as usize] = Tok::Pipe;
+    t[b'&' as usize] = Tok::Amp;
+    t[b'^' as usize] = Tok::Caret;
+    t[b'~' as usize] = Tok::Tilde;
+    t[b'@' as usize] = Tok::At;
+    t[b'=' as usize] = Tok::Eq;
+    t[b'?' as usize] = Tok::Question;
+    t
+};
+
+/// What a token starting with each byte is.
+static START: [u8; 256] = {
+    let mut t = [S_ERROR; 256];
+    let mut c = 0;
+    while c < 256 {
+        let b = c as u8;
+        t[c] = if b.is_ascii_alphabetic() || b == b'_' || b == b'$' || b == b'%' {
+            S_IDENT
+        } else if b.is_ascii_digit() {
+            S_DIGIT
+        } else if matches!(b, b' ' | b'\t' | b'\r' | b'\n' | 0x0C) {
+            S_SPACE
+        } else if b == b'.' {
+            S_DOT
+        } else if b == b'/' {
+            S_SLASH
+        } else if b == b'"' {
+            S_QUOTE
+        } else if !matches!(PUNCT[c], Tok::Error) {
+            S_PUNCT
+        } else {
+            S_ERROR
+        };
+        c += 1;
+    }
+    t
+};
+
+#[inline(always)]
+fn is_space(c: u8) -> bool {
+    START[c as usize] == S_SPACE
 }
 
 /// Length of the UTF-8 character starting with byte `c` (1 for a stray byte).
