@@ -601,13 +601,13 @@ fn group_body(
                 let mut r = [0u64; 32];
                 let sz = *size as u64;
                 let off = addr.offset as u64;
-                if let Some(al) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut span_cache[p as usize % SPAN_CACHE]) {
+                if let Some((al, dense)) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut span_cache[p as usize % SPAN_CACHE]) {
                     // Every lane inside one allocation, aligned: no per-lane
                     // checks. Two neighbouring lanes that read the halves of
                     // one aligned word with 4-byte loads read it once.
                     let ab = al.base;
                     let mut rest = m;
-                    if let Some(w0) = crate::span::dense(al, base, off, m, sz) {
+                    if let Some(w0) = dense {
                         // A whole warp of consecutive elements: whole words.
                         rest = 0;
                         if sz == 4 {
@@ -727,11 +727,11 @@ fn group_body(
                 let sz = *size as u64;
                 *stores += 1;
                 let off = addr.offset as u64;
-                if let Some(al) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut span_cache[p as usize % SPAN_CACHE]) {
+                if let Some((al, dense)) = crate::span::warp_span(ctx.global, base, off, m, sz, &mut span_cache[p as usize % SPAN_CACHE]) {
                     // Every lane inside one allocation, aligned: no per-lane checks.
                     let ab = al.base;
                     let mut rest = m;
-                    if let Some(w0) = crate::span::dense(al, base, off, m, sz) {
+                    if let Some(w0) = dense {
                         // A whole warp of consecutive elements: whole words.
                         rest = 0;
                         if sz == 4 {

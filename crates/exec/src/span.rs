@@ -12,60 +12,59 @@ use crate::memory::{Allocation, GlobalMemory};
 /// lane `l` of `m` (non-empty), if there is one and every access is
 /// aligned to `sz` (a power of two up to 8). `cache` remembers the last
 /// allocation found.
+///
+/// With it comes the word index of the first lane's access when the warp
+/// is dense: all 32 lanes active, lane `l` at `first + l * sz` with `first`
+/// 8-byte aligned and `sz` 4 or 8, so the access moves as `4 * sz` whole
+/// words.
 #[inline]
-pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: u32, sz: u64, cache: &mut usize) -> Option<&'g Allocation> {
+pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: u32, sz: u64, cache: &mut usize) -> Option<(&'g Allocation, Option<usize>)> {
     if m == 0 || sz > 8 || !sz.is_power_of_two() {
         return None;
     }
-    let (mut lo, mut hi, mut bits) = (u64::MAX, 0u64, 0u64);
-    for (l, b) in base.iter().enumerate() {
-        let a = b.wrapping_add(off);
-        let on = m >> l & 1 != 0;
-        lo = lo.min(if on { a } else { u64::MAX });
-        hi = hi.max(if on { a } else { 0 });
-        bits |= if on { a } else { 0 };
+    // Consecutive lanes (the common case) give the bounds without a
+    // min/max pass.
+    let first = base[0].wrapping_add(off);
+    let last = first.wrapping_add(31 * sz);
+    let mut consecutive = m == u32::MAX && first <= last;
+    if consecutive {
+        for (l, b) in base.iter().enumerate() {
+            consecutive &= b.wrapping_add(off) == first.wrapping_add(l as u64 * sz);
+        }
     }
+    let (lo, hi, bits) = if consecutive {
+        (first, last, first)
+    } else {
+        let (mut lo, mut hi, mut bits) = (u64::MAX, 0u64, 0u64);
+        for (l, b) in base.iter().enumerate() {
+            let a = b.wrapping_add(off);
+            let on = m >> l & 1 != 0;
+            lo = lo.min(if on { a } else { u64::MAX });
+            hi = hi.max(if on { a } else { 0 });
+            bits |= if on { a } else { 0 };
+        }
+        (lo, hi, bits)
+    };
     if bits & (sz - 1) != 0 {
         return None;
     }
     // `lo <= hi`; the span [lo, hi + sz) must lie inside the allocation.
     let inside = |al: &Allocation| lo >= al.base && hi - al.base < al.size && al.size - (hi - al.base) >= sz;
-    if let Some(al) = g.allocs.get(*cache) {
-        if inside(al) {
-            return Some(al);
+    let al = match g.allocs.get(*cache) {
+        Some(al) if inside(al) => al,
+        _ => {
+            let i = g.find(lo, 1)?;
+            let al = &g.allocs[i];
+            if !inside(al) {
+                return None;
+            }
+            *cache = i;
+            al
         }
-    }
-    let i = g.find(lo, 1)?;
-    let al = &g.allocs[i];
-    if inside(al) {
-        *cache = i;
-        Some(al)
-    } else {
-        None
-    }
-}
-
-/// The word index in `al` of the first lane's access when all 32 lanes are
-/// active and lane `l` accesses `first + l * sz` with `first` 8-byte
-/// aligned: a whole warp reading or writing consecutive 4- or 8-byte
-/// elements, which then moves as `4 * sz` whole words. `al` must hold every
-/// lane's access ([`warp_span`]).
-#[inline]
-pub(crate) fn dense(al: &Allocation, base: &[u64; 32], off: u64, m: u32, sz: u64) -> Option<usize> {
-    if m != u32::MAX || !(sz == 4 || sz == 8) {
-        return None;
-    }
-    let first = base[0].wrapping_add(off);
-    let mut ok = true;
-    for (l, b) in base.iter().enumerate() {
-        ok &= b.wrapping_add(off) == first.wrapping_add(l as u64 * sz);
-    }
-    let o = first - al.base;
-    if ok && o & 7 == 0 {
-        Some((o >> 3) as usize)
-    } else {
-        None
-    }
+    };
+    let o = first.wrapping_sub(al.base);
+    let dense = (consecutive && (sz == 4 || sz == 8) && o & 7 == 0).then_some((o >> 3) as usize);
+    Some((al, dense))
 }
 
 #[cfg(test)]
