@@ -70,8 +70,8 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        let mut stmts = Vec::with_capacity(self.scratch.len() - base);
-        stmts.extend(self.scratch.drain(base..));
+        // One copy into an exactly sized vector.
+        let stmts = self.scratch.split_off(base);
         self.expect(Tok::RBrace)?;
         Ok(Block { stmts, span: self.since(start) })
     }
@@ -199,15 +199,21 @@ impl<'a> Parser<'a> {
         Ok(Loc { file, line, column, attrs, span: self.since(start) })
     }
 
-    /// Parses an instruction and pushes it onto the statement stack.
-    fn instruction_onto_stack(&mut self) -> PResult<()> {
-        let i = self.instruction()?;
-        self.scratch.push(Statement::Instr(i));
-        Ok(())
+    /// Parses an instruction (not pushed anywhere: the statement stack is
+    /// left as it was).
+    pub(crate) fn instruction(&mut self) -> PResult<Instruction<'a>> {
+        self.instruction_onto_stack()?;
+        match self.scratch.pop() {
+            Some(Statement::Instr(i)) => Ok(i),
+            _ => unreachable!("instruction_onto_stack pushes an instruction"),
+        }
     }
 
+    /// Parses an instruction straight into a slot on the statement stack:
+    /// building it apart and pushing it would copy its 300-odd bytes two or
+    /// three times. On an error the slot is removed again.
     #[inline(always)]
-    pub(crate) fn instruction(&mut self) -> PResult<Instruction<'a>> {
+    fn instruction_onto_stack(&mut self) -> PResult<()> {
         let start = self.span;
         let guard = if let Some(at) = self.eat(Tok::At) {
             let negated = self.eat(Tok::Bang).is_some();
@@ -242,25 +248,56 @@ impl<'a> Parser<'a> {
         }
         let opcode = self.name("an instruction")?;
         self.in_call = opcode.text == "call";
-        let mut modifiers = SmallVec::new();
+        let at = self.scratch.len();
+        self.scratch.resize_with(at + 1, || {
+            Statement::Instr(Instruction {
+                guard,
+                opcode,
+                modifiers: SmallVec::new(),
+                operands: SmallVec::new(),
+                span: start,
+            })
+        });
+        let r = self.instruction_rest(at, start);
+        if r.is_err() {
+            self.scratch.truncate(at);
+        }
+        r
+    }
+
+    /// The instruction in slot `at` of the statement stack.
+    #[inline(always)]
+    fn stacked(&mut self, at: usize) -> &mut Instruction<'a> {
+        match self.scratch.get_mut(at) {
+            Some(Statement::Instr(i)) => i,
+            _ => unreachable!("slot {at} holds the instruction being parsed"),
+        }
+    }
+
+    /// Modifiers, operands and `;` of the instruction in slot `at`.
+    #[inline(always)]
+    fn instruction_rest(&mut self, at: usize, start: Span) -> PResult<()> {
         while self.tok == Tok::Dot {
             let s = self.bump();
-            modifiers.push(Name { text: self.text(s), span: s });
+            let m = Name { text: self.text(s), span: s };
+            self.stacked(at).modifiers.push(m);
         }
-        let mut operands = SmallVec::new();
         // An instruction without operands (`ret`, `exit`) whose `;` is missing
         // must not take the next line's label or instruction, or the `}`
         // closing the block, as an operand: `expect_semi` reports the `;`.
         if !self.at(Tok::Semi) && !self.at(Tok::RBrace) && !self.starts_statement_on_new_line(false) {
             loop {
-                operands.push(self.operand()?);
+                let op = self.operand()?;
+                self.stacked(at).operands.push(op);
                 if self.eat(Tok::Comma).is_none() {
                     break;
                 }
             }
         }
         self.expect_semi()?;
-        Ok(Instruction { guard, opcode, modifiers, operands, span: self.since(start) })
+        let span = self.since(start);
+        self.stacked(at).span = span;
+        Ok(())
     }
 
     /// One operand. Operands nest (`[t, {a, b}]`, `(a, (b))`), so each level
