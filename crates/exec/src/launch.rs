@@ -124,33 +124,53 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             }
         }
     };
-    let results: Vec<Result<Stats, (u64, RunError)>> = match cfg.threads {
+    // Cluster results fold into one total as they come (no vector of them).
+    let total = match cfg.threads {
         Some(1) => {
             let mut pool = Vec::new();
-            (0..nclusters).map(|ci| run_one(&mut pool, ci)).collect()
+            (0..nclusters).fold(Total::default(), |t, ci| t.add(run_one(&mut pool, ci)))
         }
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| invalid(format!("cannot start {n} threads: {e}")))?;
-            pool.install(|| (0..nclusters).into_par_iter().map_init(Vec::new, run_one).collect())
+            pool.install(|| (0..nclusters).into_par_iter().map_init(Vec::new, run_one).fold(Total::default, Total::add).reduce(Total::default, Total::join))
         }
-        None => (0..nclusters).into_par_iter().map_init(Vec::new, run_one).collect(),
+        None => (0..nclusters).into_par_iter().map_init(Vec::new, run_one).fold(Total::default, Total::add).reduce(Total::default, Total::join),
     };
-    let mut stats = Stats::default();
-    let mut err: Option<(u64, RunError)> = None;
-    for r in results {
-        match r {
-            Ok(s) => stats.merge(&s),
-            Err((ci, e)) => {
-                if err.as_ref().map(|(c, _)| ci < *c).unwrap_or(true) {
-                    err = Some((ci, e));
-                }
-            }
-        }
-    }
+    let Total { stats, err } = total;
     if let Some((_, e)) = err {
         return Err(e);
     }
     Ok(LaunchStats::from_stats(&stats, prog))
+}
+
+/// The launch's statistics so far, and the error of the lowest-numbered
+/// failing cluster.
+#[derive(Default)]
+struct Total {
+    stats: Stats,
+    err: Option<(u64, RunError)>,
+}
+
+impl Total {
+    fn add(mut self, r: Result<Stats, (u64, RunError)>) -> Total {
+        match r {
+            Ok(s) => self.stats.merge(&s),
+            Err((ci, e)) => {
+                if self.err.as_ref().map(|(c, _)| ci < *c).unwrap_or(true) {
+                    self.err = Some((ci, e));
+                }
+            }
+        }
+        self
+    }
+
+    fn join(mut self, o: Total) -> Total {
+        self.stats.merge(&o.stats);
+        match o.err {
+            Some(e) => self.add(Err(e)),
+            None => self,
+        }
+    }
 }
 
 /// Makes `cta` a fresh CTA `env` of kernel `kid`, reusing its buffers.
@@ -164,20 +184,33 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
     cta.shared.resize(smem, 0);
     cta.warps.truncate(nwarps as usize);
     for wi in 0..nwarps {
-        let mut tid = [[0u64; 32]; 3];
-        let mut valid = 0u32;
-        // The first lane's (x, y, z), then step through the block in x-major
-        // order (no division per lane).
         let t0 = wi * 32;
-        let (mut x, mut y, mut z) = (t0 % b[0], (t0 / b[0]) % b[1], t0 / (b[0] * b[1]));
-        for l in 0..32 {
-            if t0 + l >= threads {
-                break;
+        let n = (threads - t0).min(32);
+        let valid = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let w = match cta.warps.get_mut(wi as usize) {
+            Some(w) => {
+                w.reset(wi, valid, local_limit);
+                w
             }
-            valid |= 1 << l;
-            tid[0][l as usize] = x as u64;
-            tid[1][l as usize] = y as u64;
-            tid[2][l as usize] = z as u64;
+            None => {
+                cta.warps.push(Warp::new(wi, valid, [[0u64; 32]; 3], local_limit));
+                cta.warps.last_mut().expect("just pushed")
+            }
+        };
+        // Thread ids, filled in place: the first lane's (x, y, z), then step
+        // through the block in x-major order (no division per lane); lanes
+        // past the block's end read 0.
+        let (mut x, mut y, mut z) = (t0 % b[0], (t0 / b[0]) % b[1], t0 / (b[0] * b[1]));
+        for l in 0..32usize {
+            if (l as u32) >= n {
+                w.tid[0][l] = 0;
+                w.tid[1][l] = 0;
+                w.tid[2][l] = 0;
+                continue;
+            }
+            w.tid[0][l] = x as u64;
+            w.tid[1][l] = y as u64;
+            w.tid[2][l] = z as u64;
             x += 1;
             if x == b[0] {
                 x = 0;
@@ -188,16 +221,6 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
                 }
             }
         }
-        let w = match cta.warps.get_mut(wi as usize) {
-            Some(w) => {
-                w.reset(wi, valid, tid, local_limit);
-                w
-            }
-            None => {
-                cta.warps.push(Warp::new(wi, valid, tid, local_limit));
-                cta.warps.last_mut().expect("just pushed")
-            }
-        };
         // A whole warp in stack mode runs the entry code together: the
         // registers it writes first need no zeroing.
         let keep: &[bool] = if valid == u32::MAX && mode == Scheduling::Stack { keep } else { &[] };

@@ -171,14 +171,14 @@ impl Warp {
     /// return, keeping its buffers (frames, register files, local memory,
     /// stack) for reuse: a rayon worker runs CTA after CTA in the same
     /// warps. Frames come back in index order, local memory reads as zeros.
-    pub fn reset(&mut self, id: u32, valid: u32, tid: [[u64; 32]; 3], local_limit: u32) {
+    /// The caller sets `tid` (in place).
+    pub fn reset(&mut self, id: u32, valid: u32, local_limit: u32) {
         for (l, s) in self.lane_state.iter_mut().enumerate() {
             *s = if valid >> l & 1 == 1 { LaneState::Ready } else { LaneState::Absent };
         }
         self.id = id;
         self.valid = valid;
         self.exited = 0;
-        self.tid = tid;
         for f in &mut self.frames {
             f.alive = false;
         }
