@@ -70,8 +70,18 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        // One copy into an exactly sized vector.
-        let stmts = self.scratch.split_off(base);
+        let stmts = if base == 0 {
+            // An outermost block (a function body) takes the stack itself,
+            // trimmed in place, rather than a copy of it; the next body starts
+            // on a fresh stack as large as this one was.
+            let fresh = Vec::with_capacity(self.scratch.len());
+            let mut stmts = std::mem::replace(&mut self.scratch, fresh);
+            stmts.shrink_to_fit();
+            stmts
+        } else {
+            // One copy into an exactly sized vector.
+            self.scratch.split_off(base)
+        };
         self.expect(Tok::RBrace)?;
         Ok(Block { stmts, span: self.since(start) })
     }
