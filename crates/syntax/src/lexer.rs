@@ -188,9 +188,23 @@ fn space_mask(w: u64) -> u64 {
     ascii & (in_range(x, b'\t', b'\n') | in_range(x, 0x0C, b'\r') | in_range(x, b' ', b' '))
 }
 
-/// End of the run of identifier characters starting at `i`.
+/// End of the run of identifier characters starting at `i`. Nearly all runs
+/// end within the first word: that case is inline, without a loop (so that
+/// its constants need no registers kept across iterations).
+#[inline(always)]
+fn ident_end(b: &[u8], i: usize) -> usize {
+    if i + 8 <= b.len() {
+        let stop = !ident_mask(load8(b, i)) & HI;
+        if stop != 0 {
+            return i + (stop.trailing_zeros() / 8) as usize;
+        }
+        return ident_end_long(b, i + 8);
+    }
+    ident_end_long(b, i)
+}
+
 #[inline(never)]
-fn ident_end(b: &[u8], mut i: usize) -> usize {
+fn ident_end_long(b: &[u8], mut i: usize) -> usize {
     while i + 8 <= b.len() {
         let stop = !ident_mask(load8(b, i)) & HI;
         if stop != 0 {
@@ -254,11 +268,14 @@ impl<'a> Lexer<'a> {
                 S_IDENT => (Tok::Ident, ident_end(b, i + 1)),
                 S_PUNCT => (PUNCT[c as usize], i + 1),
                 S_SPACE => {
-                    // Most runs are one or two bytes (`, ` and `\n\t`): look
-                    // at the next byte before scanning a word at a time.
+                    // Nearly all runs are one or two bytes (`, ` and `\n\t`):
+                    // look at those before scanning a word at a time.
                     i += 1;
                     if i < len && is_space(b[i]) {
-                        i = space_end(b, i + 1);
+                        i += 1;
+                        if i < len && is_space(b[i]) {
+                            i = space_end(b, i + 1);
+                        }
                     }
                     continue;
                 }
