@@ -347,7 +347,7 @@ impl<'a> Parser<'a> {
         gap.contains('\n')
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn name(&mut self, what: &str) -> PResult<Name<'a>> {
         if self.tok == Tok::Ident {
             let span = self.bump();

@@ -297,6 +297,25 @@ impl<'a> Parser<'a> {
         // closing the block, as an operand: `expect_semi` reports the `;`.
         if !self.at(Tok::Semi) && !self.at(Tok::RBrace) && !self.starts_statement_on_new_line(false) {
             loop {
+                // The common operand, a lone name (`%r1` in `%r1,` or `%r1;`),
+                // goes straight into place; it is what `operand` makes of it.
+                if self.tok == Tok::Ident
+                    && matches!(self.next, Tok::Comma | Tok::Semi)
+                    && self.depth < super::MAX_DEPTH
+                {
+                    let span = self.bump();
+                    let text = self.text(span);
+                    let kind = if text == "_" {
+                        OperandKind::Sink
+                    } else {
+                        OperandKind::Name { name: Name { text, span }, component: None }
+                    };
+                    self.stacked(at).operands.push(Operand { kind, span });
+                    if self.eat(Tok::Comma).is_none() {
+                        break;
+                    }
+                    continue;
+                }
                 let op = self.operand()?;
                 self.stacked(at).operands.push(op);
                 if self.eat(Tok::Comma).is_none() {
