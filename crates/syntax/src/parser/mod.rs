@@ -133,7 +133,7 @@ impl<'a> Parser<'a> {
         self.tok == Tok::Dot && self.cur_text() == text
     }
 
-    #[inline]
+    #[inline(always)]
     pub(crate) fn eat(&mut self, t: Tok) -> Option<Span> {
         if self.tok == t {
             Some(self.bump())
@@ -286,10 +286,18 @@ impl<'a> Parser<'a> {
         }
     }
 
+    #[inline(always)]
     pub(crate) fn expect_semi(&mut self) -> PResult<Span> {
         if let Some(s) = self.eat(Tok::Semi) {
             return Ok(s);
         }
+        self.missing_semi()
+    }
+
+    /// Reports the missing `;` that [`expect_semi`](Parser::expect_semi) did not find.
+    #[cold]
+    #[inline(never)]
+    fn missing_semi(&mut self) -> PResult<Span> {
         if let Some(d) = self.lexical_error() {
             self.error(d);
             return Err(Recover);
