@@ -268,6 +268,8 @@ impl<'a> Lexer<'a> {
                 S_IDENT => (Tok::Ident, ident_end(b, i + 1)),
                 S_PUNCT => (PUNCT[c as usize], i + 1),
                 S_SPACE => {
+                    // At the start of the text and after a comment (the
+                    // whitespace after a token is skipped with the token).
                     // Nearly all runs are one or two bytes (`, ` and `\n\t`):
                     // look at those before scanning a word at a time.
                     i += 1;
@@ -311,7 +313,9 @@ impl<'a> Lexer<'a> {
                 S_QUOTE => string(b, i),
                 _ => (Tok::Error, (i + utf8_len(c)).min(len)),
             };
-            self.pos = end;
+            // Skip the whitespace after the token now, while its first byte
+            // is at hand: the next call then starts on a token.
+            self.pos = skip_space(b, end);
             return (tok, Span::new(i, end));
         }
     }
@@ -382,6 +386,21 @@ static START: [u8; 256] = {
     }
     t
 };
+
+/// Past the whitespace starting at `i` (nearly always zero to two bytes).
+#[inline(always)]
+fn skip_space(b: &[u8], mut i: usize) -> usize {
+    if i < b.len() && is_space(b[i]) {
+        i += 1;
+        if i < b.len() && is_space(b[i]) {
+            i += 1;
+            if i < b.len() && is_space(b[i]) {
+                i = space_end(b, i + 1);
+            }
+        }
+    }
+    i
+}
 
 #[inline(always)]
 fn is_space(c: u8) -> bool {
