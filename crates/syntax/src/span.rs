@@ -7,7 +7,12 @@
 use std::ops::Range;
 
 /// A half-open byte range `[start, end)` into one source text.
+///
+/// Aligned as one 8-byte word: the compiler then moves a span as a single
+/// word instead of two halves, which parses measurably faster (a span written
+/// as two 4-byte halves and read back as one word stalls the load).
 #[derive(Clone, Copy, Default, Eq)]
+#[repr(C, align(8))]
 pub struct Span {
     pub start: u32,
     pub end: u32,
