@@ -48,7 +48,7 @@ impl<'a> Parser<'a> {
             let before = self.span.start;
             // Instructions, the common case, go straight onto the stack rather
             // than through `statement`'s `Result<Option<Statement>>`: each
-            // move of a statement copies 440 bytes.
+            // move of a statement copies 328 bytes.
             let is_instr = self.tok == Tok::At || (self.tok == Tok::Ident && self.next != Tok::Colon);
             let r = if is_instr {
                 self.instruction_onto_stack()
@@ -316,7 +316,37 @@ impl<'a> Parser<'a> {
                     }
                     continue;
                 }
-                let op = self.operand()?;
+                // Next most common: an integer literal, and an address.
+                if self.tok == Tok::Int
+                    && matches!(self.next, Tok::Comma | Tok::Semi)
+                    && self.depth < super::MAX_DEPTH
+                {
+                    if let Some(l) = parse_int(self.cur_text()) {
+                        let span = self.bump();
+                        self.stacked(at).operands.push(Operand { kind: OperandKind::Int(l), span });
+                        if self.eat(Tok::Comma).is_none() {
+                            break;
+                        }
+                        continue;
+                    }
+                }
+                let op = if self.tok == Tok::LBracket && self.depth < super::MAX_DEPTH {
+                    let open = self.bump();
+                    if self.tok == Tok::Ident && self.next == Tok::RBracket {
+                        let span = self.bump();
+                        let base = Name { text: self.text(span), span };
+                        self.bump();
+                        let kind = OperandKind::Address(Address { base: Some(base), offset: 0 });
+                        Operand { kind, span: self.since(open) }
+                    } else {
+                        self.depth += 1;
+                        let r = self.address_after(open);
+                        self.leave();
+                        Operand { kind: r?, span: self.since(open) }
+                    }
+                } else {
+                    self.operand()?
+                };
                 self.stacked(at).operands.push(op);
                 if self.eat(Tok::Comma).is_none() {
                     break;
@@ -419,6 +449,11 @@ impl<'a> Parser<'a> {
 
     fn address(&mut self) -> PResult<OperandKind<'a>> {
         let open = self.bump();
+        self.address_after(open)
+    }
+
+    /// An address or bracketed list whose `[` (at `open`) was just consumed.
+    fn address_after(&mut self, open: Span) -> PResult<OperandKind<'a>> {
         if self.tok == Tok::Ident {
             // `[name]`, `[name+off]`, `[name-off]`, or a bracket list `[tex, sampler, {..}]`.
             let base = self.name("an address base")?;
