@@ -1,6 +1,7 @@
 //! `cargo bench -p ptxsim-exec`: thread-instructions per second of the SIMT
 //! engine on a uniform arithmetic loop, a divergent Collatz kernel (64K
-//! threads) and vector add (1M elements), on 1 and 2 worker threads, with
+//! threads), a divergent loop ptoxide can run, and vector add (1M elements),
+//! on 1 and 2 worker threads, with
 //! the same kernels run on `ptoxide` (a crates.io PTX emulator) side by side.
 //! ptoxide's rate uses ptxsim's count of thread instructions for the same
 //! launch (same PTX, same dynamic instruction stream).
@@ -79,6 +80,40 @@ $L_done:
 }
 "#;
 
+/// A divergent loop that ptoxide can run (it has no `div` or `shr`, so it
+/// cannot run the Collatz kernel): every thread iterates `(gid & 255) + 1`
+/// times, so the lanes of a warp leave the loop one after another.
+const DIVLOOP: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry div_loop(.param .u64 out)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mad.lo.s32 %r5, %r3, %r4, %r2;
+    and.b32 %r1, %r5, 255;
+    add.s32 %r1, %r1, 1;
+    mov.u32 %r6, 0;
+    mov.u32 %r7, %r5;
+$L_loop:
+    mad.lo.s32 %r7, %r7, 1664525, 1013904223;
+    add.s32 %r6, %r6, 1;
+    setp.lt.u32 %p1, %r6, %r1;
+    @%p1 bra $L_loop;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r5, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    st.global.u32 [%rd2], %r7;
+    ret;
+}
+"#;
+
 const VADD: &str = r#"
 .version 7.0
 .target sm_70
@@ -128,7 +163,9 @@ struct Case {
     u64s: Vec<u64>,
 }
 
-fn ptxsim_run(c: &Case, threads: usize) -> (f64, u64) {
+/// Best time, thread instructions, and the bytes of the last buffer argument
+/// after the run (the kernel's output).
+fn ptxsim_run(c: &Case, threads: usize) -> (f64, u64, Vec<u8>) {
     let mut dev = Device::new();
     let m = dev.load(c.src).expect("load");
     let mut args = Vec::new();
@@ -152,10 +189,15 @@ fn ptxsim_run(c: &Case, threads: usize) -> (f64, u64) {
         best = best.min(t.elapsed().as_secs_f64());
         ti = s.thread_instructions;
     }
-    (best, ti)
+    let out = match args.iter().rev().find_map(|a| if let KernelArg::Ptr(p) = a { Some(*p) } else { None }) {
+        Some(p) => dev.read(p, *c.bufs.last().unwrap_or(&0) as u64 * 4).expect("read"),
+        None => Vec::new(),
+    };
+    (best, ti, out)
 }
 
-fn ptoxide_run(c: &Case) -> Option<f64> {
+/// Best time and the bytes of the last buffer (to compare with ptxsim's).
+fn ptoxide_run(c: &Case) -> Option<(f64, Vec<u8>)> {
     use ptoxide::{Argument, Context, LaunchParams};
     let mut ctx = match Context::new_with_module(c.src) { Ok(x) => x, Err(e) => { println!("  ptoxide load {}: {e:?}", c.kernel); return None; } };
     let mut ptrs = Vec::new();
@@ -172,9 +214,18 @@ fn ptoxide_run(c: &Case) -> Option<f64> {
     for v in &c.u64s {
         args.push(Argument::U64(*v));
     }
-    let t = Instant::now();
-    if let Err(e) = ctx.run(LaunchParams::func_id(0).grid1d(c.grid).block1d(c.block), &args) { println!("  ptoxide run {}: {e:?}", c.kernel); return None; }
-    Some(t.elapsed().as_secs_f64())
+    // Best of 3, as for ptxsim.
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        let t = Instant::now();
+        if let Err(e) = ctx.run(LaunchParams::func_id(0).grid1d(c.grid).block1d(c.block), &args) { println!("  ptoxide run {}: {e:?}", c.kernel); return None; }
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    let mut out = vec![0f32; c.bufs.last().copied().unwrap_or(0)];
+    if let Some(p) = ptrs.last() {
+        ctx.read(*p, &mut out);
+    }
+    Some((best, out.iter().flat_map(|v| v.to_le_bytes()).collect()))
 }
 
 fn main() {
@@ -188,16 +239,22 @@ fn main() {
     let cases = vec![
         Case { name: "uniform loop (16K threads x 1000 iters)", src: UNIFORM, kernel: "uniform_loop", grid: 64 / scale, block: 256, bufs: vec![16384], u32s: vec![1000], u64s: vec![] },
         Case { name: "divergent Collatz (64K threads)", src: COLLATZ, kernel: "collatz", grid: 256 / scale, block: 256, bufs: vec![65536], u32s: vec![], u64s: vec![] },
+        Case { name: "divergent loop (64K threads, 1-256 iters)", src: DIVLOOP, kernel: "div_loop", grid: 256 / scale, block: 256, bufs: vec![65536], u32s: vec![], u64s: vec![] },
         Case { name: "vector add (1M elements)", src: VADD, kernel: "vec_add", grid: 4096 / scale, block: 256, bufs: vec![1 << 20, 1 << 20, 1 << 20], u32s: vec![], u64s: vec![1 << 20] },
     ];
     println!("{:<42} {:>14} {:>14} {:>8} {:>14} {:>9}", "kernel", "1 core", "2 cores", "scaling", "ptoxide", "speedup");
     for c in cases.iter().filter(|c| filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str()))) {
-        let (t1, ti) = ptxsim_run(c, 1);
-        let (t2, _) = ptxsim_run(c, 2);
+        let (t1, ti, out1) = ptxsim_run(c, 1);
+        let (t2, _, out2) = ptxsim_run(c, 2);
+        assert!(out1 == out2, "{}: 1- and 2-core runs differ", c.name);
         let r1 = ti as f64 / t1;
         let r2 = ti as f64 / t2;
         let pt = if no_ptoxide { None } else { ptoxide_run(c) };
-        let (pr, sp) = match pt {
+        // Same work: both emulators must leave the same output buffer.
+        if let Some((_, theirs)) = &pt {
+            assert!(*theirs == out1, "{}: ptoxide's output differs from ptxsim's", c.name);
+        }
+        let (pr, sp) = match pt.map(|(t, _)| t) {
             Some(t) => (format!("{:.3e}", ti as f64 / t), format!("{:.0}x", t / t1)),
             None => ("unsupported".into(), "-".into()),
         };
