@@ -222,6 +222,7 @@ pub fn gate(f: Feature) -> &'static Gate {
 }
 
 #[cfg(test)]
+#[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
 

@@ -172,13 +172,13 @@ pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp,
                 for l in lanes(m & !mask) {
                     w.pc[l] = pc + 1;
                 }
-                return Ok(TurnEnd::ClusterArrive { pc, mask });
+                return Ok(TurnEnd::ClusterArrive { mask });
             }
             Event::ClusterWait { mask } => {
                 for l in lanes(m & !mask) {
                     w.pc[l] = pc + 1;
                 }
-                return Ok(TurnEnd::ClusterWait { pc, mask });
+                return Ok(TurnEnd::ClusterWait { mask });
             }
             Event::Sleep { ns } => {
                 w.sleep_ns += ns;

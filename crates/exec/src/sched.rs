@@ -30,8 +30,8 @@ pub(crate) enum TurnEnd {
     Done,
     Exited { mask: u32 },
     Bar { frame: u32, pc: u32, mask: u32 },
-    ClusterArrive { pc: u32, mask: u32 },
-    ClusterWait { pc: u32, mask: u32 },
+    ClusterArrive { mask: u32 },
+    ClusterWait { mask: u32 },
 }
 
 /// Creates the callee frame of a call group and passes the arguments.
@@ -389,7 +389,7 @@ fn handle_end(ctx: &Ctx<'_>, ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, 
             check_barrier(ctx, cta, idv as usize, mode);
             Ok(())
         }
-        TurnEnd::ClusterArrive { pc: _, mask } => {
+        TurnEnd::ClusterArrive { mask } => {
             let w = &mut ctas[ci].warps[wi];
             for l in lanes(mask) {
                 if w.cluster_arrived[l] != cs.phase {
@@ -401,7 +401,7 @@ fn handle_end(ctx: &Ctx<'_>, ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, 
             check_cluster(ctas, cs, mode);
             Ok(())
         }
-        TurnEnd::ClusterWait { pc: _, mask } => {
+        TurnEnd::ClusterWait { mask } => {
             let w = &mut ctas[ci].warps[wi];
             let waiting: u32 = lanes(mask).filter(|&l| w.cluster_arrived[l] == cs.phase).fold(0, |a, l| a | 1 << l);
             if waiting == 0 {

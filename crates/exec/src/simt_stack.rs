@@ -137,8 +137,8 @@ pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Wa
             Event::Bar { mask } => {
                 return Ok(TurnEnd::Bar { frame: top.frame, pc, mask });
             }
-            Event::ClusterArrive { mask } => return Ok(TurnEnd::ClusterArrive { pc, mask }),
-            Event::ClusterWait { mask } => return Ok(TurnEnd::ClusterWait { pc, mask }),
+            Event::ClusterArrive { mask } => return Ok(TurnEnd::ClusterArrive { mask }),
+            Event::ClusterWait { mask } => return Ok(TurnEnd::ClusterWait { mask }),
             Event::Sleep { ns } => {
                 warp.sleep_ns += ns;
                 if let Some(t) = warp.stack.last_mut() {

@@ -6,7 +6,7 @@
 //! A predicate register is one `u32` lane mask.
 
 use crate::error::{Trap, TrapKind};
-use crate::memory::{read_le, write_le};
+use crate::memory::read_le;
 use crate::program::*;
 
 pub const FULL: u32 = u32::MAX;
@@ -379,21 +379,6 @@ impl Warp {
             }
         }
         Ok(())
-    }
-
-    /// Writes `size` bytes into lane `l`'s local memory (bounds-checked against its stack top).
-    pub fn local_write(&mut self, l: usize, addr: u64, size: u32, v: u64) -> bool {
-        if addr + size as u64 > self.local_top[l] as u64 {
-            return false;
-        }
-        write_le(&mut self.local[l], addr, size, v)
-    }
-
-    pub fn local_read(&self, l: usize, addr: u64, size: u32) -> Option<u64> {
-        if addr + size as u64 > self.local_top[l] as u64 {
-            return None;
-        }
-        read_le(&self.local[l], addr, size)
     }
 }
 

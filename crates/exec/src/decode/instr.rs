@@ -100,12 +100,12 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         self.m.syms.get(name).copied()
     }
 
-    fn new_reg(&mut self, bits: u32) -> R<Sym> {
+    fn new_reg(&mut self) -> R<Sym> {
         self.nregs += 1;
         if self.nregs + self.npreds > MAX_REGS {
             return Err(format!("more than {MAX_REGS} registers in one function"));
         }
-        Ok(Sym::Reg { slot: (self.nregs - 1) as u32, bits })
+        Ok(Sym::Reg { slot: (self.nregs - 1) as u32 })
     }
 
     fn new_frame(&mut self, size: u64, align: u64) -> R<u32> {
@@ -125,8 +125,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 if s == ScalarType::Pred {
                     return Err("predicate parameters are not supported yet".into());
                 }
-                let Sym::Reg { slot, .. } = self.new_reg(s.bits())? else { unreachable!() };
-                self.scope_insert(p.name.text, Sym::Reg { slot, bits: s.bits() });
+                let Sym::Reg { slot, .. } = self.new_reg()? else { unreachable!() };
+                self.scope_insert(p.name.text, Sym::Reg { slot });
                 Ok(Formal::Reg { slot, size })
             }
             _ => {
@@ -200,7 +200,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                             }
                             Sym::Pred((self.npreds - 1) as u32)
                         } else {
-                            self.new_reg(s.bits()).map_err(|e| format!("line {line}: {e}"))?
+                            self.new_reg().map_err(|e| format!("line {line}: {e}"))?
                         };
                         self.scope_insert(&name, sym);
                     }
@@ -233,7 +233,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         if let Some(s) = self.scratch {
             return Ok(s);
         }
-        let Sym::Reg { slot, .. } = self.new_reg(64)? else { unreachable!() };
+        let Sym::Reg { slot, .. } = self.new_reg()? else { unreachable!() };
         self.scratch = Some(slot);
         Ok(slot)
     }
@@ -291,7 +291,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Sym::Shared(o) | Sym::Const(o) => Src::Imm(o),
             Sym::Func(id) => Src::Imm(FUNC_BASE + FUNC_STRIDE * id as u64),
             Sym::Local(o) | Sym::FrameParam(o, _) => Src::LocalAddr(o),
-            Sym::KernelParam(o, _) => Src::Imm(o as u64),
+            Sym::KernelParam(o) => Src::Imm(o as u64),
         })
     }
 
@@ -369,7 +369,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 Some(Sym::Global(a)) => Ok(a),
                 Some(Sym::Shared(o) | Sym::Const(o)) => Ok(o),
                 Some(Sym::Func(id)) => Ok(FUNC_BASE + FUNC_STRIDE * id as u64),
-                Some(Sym::KernelParam(o, _)) => Ok(o as u64),
+                Some(Sym::KernelParam(o)) => Ok(o as u64),
                 _ => Err(format!("`{}` is not a constant", n.text)),
             },
             Expr::Generic(n, _) => match self.lookup(n.text) {
@@ -467,7 +467,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             (Sym::FrameParam(p, _), Space::FrameParam | Space::Generic | Space::Local) => {
                 (Space::FrameParam, Addr { base: AddrBase::Frame, offset: p as i64 + off })
             }
-            (Sym::KernelParam(p, _), Space::FrameParam | Space::KernelParam) => (Space::KernelParam, abs(p as u64)),
+            (Sym::KernelParam(p), Space::FrameParam | Space::KernelParam) => (Space::KernelParam, abs(p as u64)),
             _ => return Err(format!("`{}` is not addressable in this state space", base.text)),
         })
     }

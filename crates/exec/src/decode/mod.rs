@@ -16,7 +16,7 @@ use crate::alu::ITy;
 use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Reconvergence};
-use ptxsim_syntax::ast::{self, Expr, FunctionKind, Init, Item, ScalarType, StateSpace, Statement, Type};
+use ptxsim_syntax::ast::{self, Expr, FunctionKind, Init, Item, ScalarType, StateSpace, Type};
 use ptxsim_syntax::LineIndex;
 use std::collections::HashMap;
 
@@ -32,7 +32,7 @@ pub const MAX_FRAME_BYTES: u64 = 1 << 20;
 /// What a name means in an instruction operand.
 #[derive(Clone, Copy, Debug)]
 pub(crate) enum Sym {
-    Reg { slot: u32, bits: u32 },
+    Reg { slot: u32 },
     Pred(u32),
     /// Absolute global address.
     Global(u64),
@@ -43,7 +43,8 @@ pub(crate) enum Sym {
     Local(u32),
     /// Frame `.param` storage: frame offset, size.
     FrameParam(u32, u32),
-    KernelParam(u32, u32),
+    /// Kernel parameter: offset in the parameter block.
+    KernelParam(u32),
 }
 
 /// Decodes `module` (already parsed and checked). `alloc_global(size, align)`
@@ -376,7 +377,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                     let off = func.kparam_bytes.div_ceil(align) * align;
                     func.kparams.push((off, size));
                     func.kparam_bytes = off + size;
-                    fd.scope_insert(p.name.text, Sym::KernelParam(off, size));
+                    fd.scope_insert(p.name.text, Sym::KernelParam(off));
                 } else {
                     let formal = fd.declare_formal(p, size, align)?;
                     func.params.push(formal);
@@ -457,6 +458,3 @@ pub(crate) fn is_bits_type(s: ScalarType) -> bool {
     matches!(s, ScalarType::B8 | ScalarType::B16 | ScalarType::B32 | ScalarType::B64)
 }
 
-pub(crate) fn stmt_is_instr(s: &Statement<'_>) -> bool {
-    matches!(s, Statement::Instr(_))
-}
