@@ -133,11 +133,10 @@ fn init_names(i: &Init<'_>, funcs: &BTreeSet<&str>, out: &mut BTreeSet<String>) 
 
 fn expr_names(e: &Expr<'_>, funcs: &BTreeSet<&str>, out: &mut BTreeSet<String>) {
     match e {
-        Expr::Name(n) | Expr::Generic(n, _) => {
-            if funcs.contains(n.text) {
+        Expr::Name(n) | Expr::Generic(n, _)
+            if funcs.contains(n.text) => {
                 out.insert(n.text.to_string());
             }
-        }
         Expr::Unary(_, a, _) => expr_names(a, funcs, out),
         Expr::Binary(_, a, b, _) => {
             expr_names(a, funcs, out);

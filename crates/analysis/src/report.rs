@@ -77,7 +77,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
     pub fn label_at(&self, k: usize) -> Option<&'a str> {
         let mut best: Option<&'a str> = None;
         for (&l, &t) in &self.flat.labels {
-            if t == k && best.map_or(true, |b| l < b) {
+            if t == k && best.is_none_or(|b| l < b) {
                 best = Some(l);
             }
         }

@@ -290,8 +290,8 @@ impl Analysis for UniAnalysis<'_> {
                 _ => None,
             };
             if let Some(r) = decider {
-                if !self.branch_why.contains_key(&k) {
-                    self.branch_why.insert(k, r);
+                if let std::collections::hash_map::Entry::Vacant(e) = self.branch_why.entry(k) {
+                    e.insert(r);
                     if matches!(self.cfg.terms[k], Terminator::Branch { .. } | Terminator::IndirectBranch { .. }) {
                         self.sync_effects(k, b, fx);
                     }

@@ -111,7 +111,7 @@ fn launch(l: &Launch) -> RunResult {
 }
 
 /// Finds buffer `arg` in the `buffers` array of a successful run.
-fn buffer<'v>(v: &'v Value, arg: u64) -> Option<&'v Value> {
+fn buffer(v: &Value, arg: u64) -> Option<&Value> {
     v.get("buffers")?.as_array()?.iter().find(|b| b.get("arg").and_then(Value::as_u64) == Some(arg))
 }
 

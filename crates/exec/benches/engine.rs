@@ -236,12 +236,10 @@ fn main() {
     let no_ptoxide = std::env::args().any(|a| a == "--no-ptoxide");
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let scale = if quick { 8 } else { 1 };
-    let cases = vec![
-        Case { name: "uniform loop (16K threads x 1000 iters)", src: UNIFORM, kernel: "uniform_loop", grid: 64 / scale, block: 256, bufs: vec![16384], u32s: vec![1000], u64s: vec![] },
+    let cases = [Case { name: "uniform loop (16K threads x 1000 iters)", src: UNIFORM, kernel: "uniform_loop", grid: 64 / scale, block: 256, bufs: vec![16384], u32s: vec![1000], u64s: vec![] },
         Case { name: "divergent Collatz (64K threads)", src: COLLATZ, kernel: "collatz", grid: 256 / scale, block: 256, bufs: vec![65536], u32s: vec![], u64s: vec![] },
         Case { name: "divergent loop (64K threads, 1-256 iters)", src: DIVLOOP, kernel: "div_loop", grid: 256 / scale, block: 256, bufs: vec![65536], u32s: vec![], u64s: vec![] },
-        Case { name: "vector add (1M elements)", src: VADD, kernel: "vec_add", grid: 4096 / scale, block: 256, bufs: vec![1 << 20, 1 << 20, 1 << 20], u32s: vec![], u64s: vec![1 << 20] },
-    ];
+        Case { name: "vector add (1M elements)", src: VADD, kernel: "vec_add", grid: 4096 / scale, block: 256, bufs: vec![1 << 20, 1 << 20, 1 << 20], u32s: vec![], u64s: vec![1 << 20] }];
     println!("{:<42} {:>14} {:>14} {:>8} {:>14} {:>9}", "kernel", "1 core", "2 cores", "scaling", "ptoxide", "speedup");
     for c in cases.iter().filter(|c| filters.is_empty() || filters.iter().any(|f| c.name.contains(f.as_str()))) {
         let (t1, ti, out1) = ptxsim_run(c, 1);

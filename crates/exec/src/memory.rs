@@ -208,7 +208,7 @@ pub fn write_le(bytes: &mut [u8], off: u64, size: u32, v: u64) -> bool {
 
 /// The function a function-pointer value names, if any.
 pub fn func_id(v: u64, nfuncs: usize) -> Option<u32> {
-    if v < FUNC_BASE || (v - FUNC_BASE) % FUNC_STRIDE != 0 {
+    if v < FUNC_BASE || !(v - FUNC_BASE).is_multiple_of(FUNC_STRIDE) {
         return None;
     }
     let i = (v - FUNC_BASE) / FUNC_STRIDE;

@@ -172,7 +172,7 @@ pub(crate) fn run_cluster(
     let mut rounds: u64 = 0;
     loop {
         rounds += 1;
-        if rounds % 64 == 0 && abort.load(Ordering::Relaxed) < my_index {
+        if rounds.is_multiple_of(64) && abort.load(Ordering::Relaxed) < my_index {
             fuel.give_back(budget);
             return Ok(stats);
         }
@@ -201,7 +201,7 @@ pub(crate) fn run_cluster(
                             &ctas[ci],
                             wi as u32,
                             Located {
-                                trap: Trap::new(TrapKind::FuelExhausted, format!("fuel exhausted: the launch ran out of its warp-instruction budget")),
+                                trap: Trap::new(TrapKind::FuelExhausted, "fuel exhausted: the launch ran out of its warp-instruction budget".to_string()),
                                 func,
                                 pc,
                             },

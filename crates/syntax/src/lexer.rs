@@ -488,15 +488,11 @@ fn number(b: &[u8], i: usize) -> (Tok, usize) {
                     consider(Tok::Int, u(j));
                 }
             }
-            b'f' | b'F' => {
-                if run(b, i + 2, |c| c.is_ascii_hexdigit()) >= i + 10 {
-                    consider(Tok::HexF32, i + 10);
-                }
+            b'f' | b'F' if run(b, i + 2, |c| c.is_ascii_hexdigit()) >= i + 10 => {
+                consider(Tok::HexF32, i + 10);
             }
-            b'd' | b'D' => {
-                if run(b, i + 2, |c| c.is_ascii_hexdigit()) >= i + 18 {
-                    consider(Tok::HexF64, i + 18);
-                }
+            b'd' | b'D' if run(b, i + 2, |c| c.is_ascii_hexdigit()) >= i + 18 => {
+                consider(Tok::HexF64, i + 18);
             }
             _ => {}
         }

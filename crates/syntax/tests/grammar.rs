@@ -173,7 +173,7 @@ fn version_two_digit_minor() {
 
 #[test]
 fn module_level_pragma_and_alias() {
-    let m = ok(&format!("{HEADER}.pragma \"nounroll\";\n.func f();\n.func g();\n.alias g2, g;\n"));
+    let m = ok(format!("{HEADER}.pragma \"nounroll\";\n.func f();\n.func g();\n.alias g2, g;\n"));
     assert!(matches!(&m.items[3], Item::Pragma(p) if p.strings == ["\"nounroll\""]));
     assert!(matches!(&m.items[6], Item::Alias { alias, aliasee, .. } if alias.text == "g2" && aliasee.text == "g"));
 }
@@ -195,7 +195,7 @@ fn linkage_on_functions() {
 
 #[test]
 fn common_linkage_on_variables() {
-    let m = ok(&format!("{HEADER}.common .global .align 8 .u64 c;\n"));
+    let m = ok(format!("{HEADER}.common .global .align 8 .u64 c;\n"));
     let v = vars(&m)[0];
     assert_eq!(v.linkage.map(|l| l.value), Some(Linkage::Common));
     assert_eq!(v.align.map(|a| a.value), Some(8));
@@ -228,14 +228,14 @@ fn return_and_parameter_lists() {
 
 #[test]
 fn function_without_parameter_list_and_with_empty_list() {
-    let m = ok(&format!("{HEADER}.func f\n{{\n ret;\n}}\n.func g()\n{{\n ret;\n}}\n"));
+    let m = ok(format!("{HEADER}.func f\n{{\n ret;\n}}\n.func g()\n{{\n ret;\n}}\n"));
     assert!(func(&m, 0).params.is_none());
     assert_eq!(func(&m, 1).params.as_ref().map(|p| p.len()), Some(0));
 }
 
 #[test]
 fn vector_parameter() {
-    let m = ok(&format!("{HEADER}.func f(.param .v4 .f32 v, .param .align 16 .v2 .u64 w) {{ ret; }}\n"));
+    let m = ok(format!("{HEADER}.func f(.param .v4 .f32 v, .param .align 16 .v2 .u64 w) {{ ret; }}\n"));
     let ps = func(&m, 0).params.as_ref().unwrap();
     assert_eq!(ps[0].vector.map(|v| v.value), Some(4));
     assert_eq!(ps[1].vector.map(|v| v.value), Some(2));
@@ -282,7 +282,7 @@ fn noreturn_and_performance_directives() {
 
 #[test]
 fn extern_vprintf_declaration() {
-    let m = ok(&format!(
+    let m = ok(format!(
         "{HEADER}.extern .func (.param .b32 func_retval0) vprintf\n(\n\t.param .b64 vprintf_param_0,\n\t.param .b64 vprintf_param_1\n)\n;\n"
     ));
     let f = func(&m, 0);
@@ -350,7 +350,7 @@ fn vector_types_arrays_and_alignment() {
 
 #[test]
 fn several_declarators_and_register_ranges() {
-    let m = ok(&kernel(".reg .b32 %r<100>, %s<5>, x;\n.reg .v4 .f32 %v<4>;\nret;"));
+    let m = ok(kernel(".reg .b32 %r<100>, %s<5>, x;\n.reg .v4 .f32 %v<4>;\nret;"));
     let Statement::Var(v) = &body(&m)[0] else { panic!() };
     let d: Vec<_> = v.declarators.iter().map(|d| (d.name.text, d.count.map(|c| c.value))).collect();
     assert_eq!(d, [("%r", Some(100)), ("%s", Some(5)), ("x", None)]);
@@ -396,13 +396,13 @@ fn initialisers() {
 
 #[test]
 fn jump_table_in_a_function_body() {
-    let m = ok(&kernel(".global .u32 tbl[2] = {k, k};\nret;"));
+    let m = ok(kernel(".global .u32 tbl[2] = {k, k};\nret;"));
     assert!(matches!(&body(&m)[0], Statement::Var(v) if v.space.value == StateSpace::Global));
 }
 
 #[test]
 fn managed_attribute() {
-    let m = ok(&format!("{HEADER}.global .attribute(.managed) .align 4 .u32 x;\n"));
+    let m = ok(format!("{HEADER}.global .attribute(.managed) .align 4 .u32 x;\n"));
     let v = vars(&m)[0];
     assert_eq!(v.attributes.iter().map(|a| a.text).collect::<Vec<_>>(), [".attribute", ".managed"]);
 }
@@ -493,7 +493,7 @@ fn branchtargets_calltargets_callprototype() {
 #[test]
 fn callprototype_written_without_spaces() {
     // LLVM prints `prototype_0 : .callprototype ()_ (.param .b64 _);`.
-    let m = ok(&kernel("prototype_0 : .callprototype ()_ (.param .b64 _);\nret;"));
+    let m = ok(kernel("prototype_0 : .callprototype ()_ (.param .b64 _);\nret;"));
     assert!(matches!(&body(&m)[0], Statement::CallPrototype { returns: Some(r), params, .. } if r.is_empty() && params.len() == 1));
 }
 
@@ -501,7 +501,7 @@ fn callprototype_written_without_spaces() {
 
 #[test]
 fn labels_and_nested_blocks() {
-    let m = ok(&kernel("$L__BB0_1:\n{\n .reg .b32 t;\n {\n  inner: add.s32 t, t, 1;\n }\n}\nbra.uni $L__BB0_1;"));
+    let m = ok(kernel("$L__BB0_1:\n{\n .reg .b32 t;\n {\n  inner: add.s32 t, t, 1;\n }\n}\nbra.uni $L__BB0_1;"));
     let b = body(&m);
     assert!(matches!(&b[0], Statement::Label(n) if n.text == "$L__BB0_1"));
     let Statement::Block(outer) = &b[1] else { panic!() };
@@ -514,14 +514,14 @@ fn labels_and_nested_blocks() {
 
 #[test]
 fn guards() {
-    let m = ok(&kernel("@p bra L;\n@!%p1 ret;\n@ %p2 exit;\nL: ret;"));
+    let m = ok(kernel("@p bra L;\n@!%p1 ret;\n@ %p2 exit;\nL: ret;"));
     let g: Vec<_> = instrs(&m).iter().map(|i| i.guard.map(|g| (g.negated, g.pred.text))).collect();
     assert_eq!(g, [Some((false, "p")), Some((true, "%p1")), Some((false, "%p2")), None]);
 }
 
 #[test]
 fn dotted_modifiers_in_order() {
-    let m = ok(&kernel(
+    let m = ok(kernel(
         "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, {%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f5,%f6,%f7,%f8};\nld.global.nc.L1::no_allocate.L2::256B.v4.f32 {%f1,%f2,%f3,%f4}, [%rd1];\ncp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], %r2, [%r3];\ntex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tex_a, {%f5,%f6}];",
     ));
     let is = instrs(&m);
@@ -535,7 +535,7 @@ fn dotted_modifiers_in_order() {
 
 #[test]
 fn unknown_instructions_still_parse() {
-    let m = ok(&kernel("frobnicate.wide.sat %r1, [%rd2+8], {%r3, _}, 42;\nfoo;\nbar.baz;"));
+    let m = ok(kernel("frobnicate.wide.sat %r1, [%rd2+8], {%r3, _}, 42;\nfoo;\nbar.baz;"));
     let is = instrs(&m);
     assert_eq!(is.iter().map(|i| i.opcode.text).collect::<Vec<_>>(), ["frobnicate", "foo", "bar"]);
     assert_eq!(is[0].operands.len(), 4);
@@ -544,13 +544,13 @@ fn unknown_instructions_still_parse() {
 
 #[test]
 fn instructions_without_operands() {
-    let m = ok(&kernel("ret;\nexit;\ntrap;\nmembar.gl;\nbar.sync 0;\nret.uni;"));
+    let m = ok(kernel("ret;\nexit;\ntrap;\nmembar.gl;\nbar.sync 0;\nret.uni;"));
     assert_eq!(instrs(&m).len(), 6);
 }
 
 #[test]
 fn pragma_in_body() {
-    let m = ok(&kernel(".pragma \"nounroll\";\nret;"));
+    let m = ok(kernel(".pragma \"nounroll\";\nret;"));
     assert!(matches!(&body(&m)[0], Statement::Pragma(p) if p.strings == ["\"nounroll\""]));
     assert_eq!(body(&m).len(), 2);
 }
@@ -566,7 +566,7 @@ fn empty_statements_are_errors() {
 
 #[test]
 fn register_and_special_register_operands() {
-    let m = ok(&kernel("mov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.y;\nmov.u32 %r3, %nctaid.z;\nmov.u64 %rd1, %clock64;\nmov.u32 %r4, %laneid;\nmov.f32 %f1, %v.w;"));
+    let m = ok(kernel("mov.u32 %r1, %tid.x;\nmov.u32 %r2, %ctaid.y;\nmov.u32 %r3, %nctaid.z;\nmov.u64 %rd1, %clock64;\nmov.u32 %r4, %laneid;\nmov.f32 %f1, %v.w;"));
     let comps: Vec<_> = instrs(&m)
         .iter()
         .map(|i| match &i.operands[1].kind {
@@ -589,7 +589,7 @@ fn register_and_special_register_operands() {
 
 #[test]
 fn vector_operands() {
-    let m = ok(&kernel("ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];\nmov.b64 {%r1, _}, %rd1;"));
+    let m = ok(kernel("ld.global.v4.f32 {%f1, %f2, %f3, %f4}, [%rd1];\nmov.b64 {%r1, _}, %rd1;"));
     let is = instrs(&m);
     let OperandKind::Vector(v) = &is[0].operands[0].kind else { panic!() };
     assert_eq!(v.iter().map(name_text).collect::<Vec<_>>(), ["%f1", "%f2", "%f3", "%f4"]);
@@ -599,7 +599,7 @@ fn vector_operands() {
 
 #[test]
 fn predicate_pairs_negation_and_sink() {
-    let m = ok(&kernel(
+    let m = ok(kernel(
         "setp.lt.s32 p|q, %r1, %r2;\nshfl.sync.bfly.b32 %r1|%p1, %r2, 1, 31, -1;\nand.pred %p3, !%p1, %p2;\nsetp.eq.and.s32 _|%p4, %r1, 0, !%p2;\nselp.b32 %r5, 1, 0, !p;",
     ));
     let is = instrs(&m);
@@ -689,7 +689,7 @@ fn addresses() {
 
 #[test]
 fn call_argument_lists() {
-    let m = ok(&kernel(
+    let m = ok(kernel(
         "call.uni (retval0), vprintf, (param0, param1);\ncall foo, ();\ncall bar;\ncall (%r1), %rd1, (%r2), Fproto;\ncall.uni (_), baz, (1, %r2);",
     ));
     let is = instrs(&m);
@@ -708,7 +708,7 @@ fn call_argument_lists() {
 
 #[test]
 fn symbol_and_expression_operands() {
-    let m = ok(&kernel("mov.u64 %rd1, shared_buf;\nmov.u64 %rd2, generic(shared_buf);\nmov.u64 %rd3, arr+8;\nadd.s32 %r1, %r2, (1+2)*3;\nmov.u32 %r3, foo;"));
+    let m = ok(kernel("mov.u64 %rd1, shared_buf;\nmov.u64 %rd2, generic(shared_buf);\nmov.u64 %rd3, arr+8;\nadd.s32 %r1, %r2, (1+2)*3;\nmov.u32 %r3, foo;"));
     let is = instrs(&m);
     assert_eq!(name_text(&is[0].operands[1]), "shared_buf");
     assert!(matches!(&is[1].operands[1].kind, OperandKind::Expr(Expr::Generic(n, _)) if n.text == "shared_buf"));
@@ -720,7 +720,7 @@ fn symbol_and_expression_operands() {
 
 #[test]
 fn texture_and_surface_bracket_operands() {
-    let m = ok(&kernel("tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tex_a, sam, {%f5,%f6}];\nsust.b.2d.v4.b32.trap [surf_a, {%r1, %r2}], {%r3,%r4,%r5,%r6};"));
+    let m = ok(kernel("tex.2d.v4.f32.f32 {%f1,%f2,%f3,%f4}, [tex_a, sam, {%f5,%f6}];\nsust.b.2d.v4.b32.trap [surf_a, {%r1, %r2}], {%r3,%r4,%r5,%r6};"));
     let is = instrs(&m);
     let OperandKind::Bracket(b) = &is[0].operands[1].kind else { panic!() };
     assert_eq!(b.len(), 3);
@@ -730,20 +730,20 @@ fn texture_and_surface_bracket_operands() {
 
 #[test]
 fn comments_are_skipped() {
-    let m = ok(&kernel("// line comment\nadd.s32 %r1, /* inline */ %r2, 1; // trailing\n/* multi\n line */ ret;"));
+    let m = ok(kernel("// line comment\nadd.s32 %r1, /* inline */ %r2, 1; // trailing\n/* multi\n line */ ret;"));
     assert_eq!(instrs(&m).len(), 2);
 }
 
 #[test]
 fn label_and_instruction_on_one_line() {
-    let m = ok(&kernel("L1: add.s32 %r1, %r1, 1; @%p1 bra L1;"));
+    let m = ok(kernel("L1: add.s32 %r1, %r1, 1; @%p1 bra L1;"));
     assert!(matches!(&body(&m)[0], Statement::Label(n) if n.text == "L1"));
     assert_eq!(instrs(&m).len(), 2);
 }
 
 #[test]
 fn identifiers_with_dollar_and_percent() {
-    let m = ok(&kernel("$L__BB0_3:\nmov.u32 %r$1, __cuda_local_var_1$x;\nbra $L__BB0_3;"));
+    let m = ok(kernel("$L__BB0_3:\nmov.u32 %r$1, __cuda_local_var_1$x;\nbra $L__BB0_3;"));
     assert_eq!(name_text(&instrs(&m)[0].operands[0]), "%r$1");
     assert_eq!(name_text(&instrs(&m)[0].operands[1]), "__cuda_local_var_1$x");
 }

@@ -222,7 +222,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                     }
                 }
                 StateSpace::Const => {
-                    let off = (const_bank.len() as u64 + align - 1) / align * align;
+                    let off = (const_bank.len() as u64).div_ceil(align) * align;
                     if off + size > MAX_CONST_BYTES {
                         return Err(format!("line {}: .const space exceeds {MAX_CONST_BYTES} bytes", self.line(decl.span)));
                     }
@@ -236,7 +236,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                     if is_extern || (decl.dims.first().map(|d| d.is_none()).unwrap_or(false) && decl.init.is_none()) {
                         extern_shared.push(name);
                     } else {
-                        let off = (*shared_static + align - 1) / align * align;
+                        let off = (*shared_static).div_ceil(align) * align;
                         if off + size > MAX_SHARED_BYTES {
                             return Err(format!("line {}: .shared space exceeds {MAX_SHARED_BYTES} bytes", self.line(decl.span)));
                         }
