@@ -507,7 +507,7 @@ pub(crate) fn summary(file: &str, kernel: &str, out: &Outcome) -> String {
     let _ = writeln!(s, "SIMT efficiency: {:.1}%", st.simt_efficiency() * 100.0);
     let _ = writeln!(s, "divergent branches: {}", st.divergent_branches);
     for b in st.branches.iter().take(5) {
-        let _ = writeln!(s, "  {file}:{} in `{}`: diverged {} times", b.line, b.function, b.count);
+        let _ = writeln!(s, "  {file}:{} in `{}`: diverged {} time{}", b.line, b.function, b.count, if b.count == 1 { "" } else { "s" });
     }
     s
 }
