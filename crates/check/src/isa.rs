@@ -173,6 +173,26 @@ pub enum Feature {
     ReduxSync,
     AtomAddF64,
     F16Arith,
+    ClusterBarrier,
+    ClusterBarrierSem,
+    ClusterRegisters,
+    Tanh,
+    Ex2Half,
+    Bf16Transcendental,
+    MinMaxHalf,
+    MinMaxNaN,
+    MinMaxXorsignAbs,
+    Bf16AddSubMul,
+    Bf16Arith,
+    Relu,
+    CvtToBf16,
+    CvtFromBf16,
+    Atom16,
+    AtomBf16,
+    Fence,
+    FenceProxy,
+    SzextBmsk,
+    Dp4a,
 }
 
 /// One row of the gating table.
@@ -213,6 +233,29 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::ReduxSync, name: "redux.sync", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.13.11 redux.sync: introduced in 7.0, requires sm_80" },
     Gate { feature: Feature::AtomAddF64, name: "atom.add.f64", min_version: v(5, 0), min_sm: 60, source: "PTX ISA 9.7.13.5 atom: .f64 add introduced in 5.0, requires sm_60" },
     Gate { feature: Feature::F16Arith, name: "f16 arithmetic", min_version: v(4, 2), min_sm: 53, source: "PTX ISA 9.7.4 half precision instructions: introduced in 4.2, require sm_53" },
+    // The rows below were measured with ptxas 12.9 (lowest target accepted
+    // under .version 8.8, then lowest version accepted at that target) and
+    // agree with the manual's PTX ISA notes / target ISA notes.
+    Gate { feature: Feature::ClusterBarrier, name: "barrier.cluster", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.2 barrier.cluster: introduced in 7.8, requires sm_90" },
+    Gate { feature: Feature::ClusterBarrierSem, name: "`.relaxed`/`.release`/`.acquire` on barrier.cluster", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13.2 barrier.cluster: the .sem qualifiers were introduced in 8.0" },
+    Gate { feature: Feature::ClusterRegisters, name: "cluster special registers", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 10 (%clusterid, %nclusterid, %cluster_ctaid, %cluster_nctaid, %cluster_ctarank, %cluster_nctarank, %is_explicit_cluster): introduced in 7.8, require sm_90" },
+    Gate { feature: Feature::Tanh, name: "tanh", min_version: v(7, 0), min_sm: 75, source: "PTX ISA 9.7.3.23 tanh (and 9.7.4.11 for .f16): introduced in 7.0, requires sm_75" },
+    Gate { feature: Feature::Ex2Half, name: "ex2.f16/.f16x2", min_version: v(7, 0), min_sm: 75, source: "PTX ISA 9.7.4.10 ex2 (half precision): introduced in 7.0, requires sm_75" },
+    Gate { feature: Feature::Bf16Transcendental, name: "ex2/tanh on .bf16", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.4.10/9.7.4.11: .bf16 and .bf16x2 introduced in 7.8, require sm_90" },
+    Gate { feature: Feature::MinMaxHalf, name: "min/max on .f16/.bf16", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.4.8/9.7.4.9 min/max (half precision): introduced in 7.0, require sm_80" },
+    Gate { feature: Feature::MinMaxNaN, name: "min/max `.NaN`", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.3.10/9.7.3.11 min/max: .NaN introduced in 7.0, requires sm_80" },
+    Gate { feature: Feature::MinMaxXorsignAbs, name: "min/max `.xorsign.abs`", min_version: v(7, 2), min_sm: 86, source: "PTX ISA 9.7.3.10/9.7.3.11 min/max: .xorsign.abs introduced in 7.2, requires sm_86" },
+    Gate { feature: Feature::Bf16AddSubMul, name: "add/sub/mul on .bf16", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.4.1-9.7.4.3: add/sub/mul .bf16/.bf16x2 introduced in 7.8, require sm_90" },
+    Gate { feature: Feature::Bf16Arith, name: "fma/neg/abs on .bf16", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.4.4-9.7.4.7: fma, neg, abs .bf16/.bf16x2 introduced in 7.0, require sm_80" },
+    Gate { feature: Feature::Relu, name: "`.relu`", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.4.4 fma and 9.7.9.21 cvt: .relu introduced in 7.0, requires sm_80" },
+    Gate { feature: Feature::CvtToBf16, name: "cvt to .bf16/.tf32", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.9.21 cvt: .bf16 and .tf32 results introduced in 7.0, require sm_80" },
+    Gate { feature: Feature::CvtFromBf16, name: "cvt from .bf16", min_version: v(7, 1), min_sm: 80, source: "PTX ISA 9.7.9.21 cvt: conversions from .bf16 introduced in 7.1 (ptxas 12.9), require sm_80" },
+    Gate { feature: Feature::Atom16, name: "16-bit atom/red (`.b16` cas, `.f16` add)", min_version: v(6, 3), min_sm: 70, source: "PTX ISA 9.7.13.5 atom: .b16 cas and .f16 add introduced in 6.3, require sm_70" },
+    Gate { feature: Feature::AtomBf16, name: "atom/red add on .bf16", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.5 atom: .bf16 add introduced in 7.8, requires sm_90" },
+    Gate { feature: Feature::Fence, name: "fence", min_version: v(6, 0), min_sm: 70, source: "PTX ISA 9.7.13.4 membar/fence: fence introduced in 6.0, requires sm_70 (membar has no such requirement)" },
+    Gate { feature: Feature::FenceProxy, name: "fence.proxy", min_version: v(7, 5), min_sm: 70, source: "PTX ISA 9.7.13.4 fence.proxy: introduced in 7.5 (ptxas 12.9 requires sm_70)" },
+    Gate { feature: Feature::SzextBmsk, name: "szext/bmsk", min_version: v(7, 6), min_sm: 70, source: "PTX ISA 9.7.1.x szext, bmsk: introduced in 7.6, require sm_70" },
+    Gate { feature: Feature::Dp4a, name: "dp4a/dp2a", min_version: v(5, 0), min_sm: 61, source: "PTX ISA 9.7.1.23/9.7.1.24 dp4a, dp2a: introduced in 5.0, require sm_61" },
 ];
 
 /// The gating row of a feature.

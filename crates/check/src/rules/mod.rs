@@ -302,27 +302,73 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     }
 }
 
-/// Feature gates that depend on modifiers.
+/// Feature gates that depend on the opcode, its modifiers and its types.
+/// Several can apply to one instruction; each is reported.
 fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) {
     let op = i.opcode.text;
     let has = |m: &str| i.has_modifier(m);
-    let f = match op {
-        "shfl" if has(".sync") => Some(Feature::ShflSync),
-        "vote" if has(".sync") => Some(Feature::VoteSync),
-        "bar" if has(".warp") => Some(Feature::BarWarpSync),
-        "activemask" => Some(Feature::Activemask),
-        "match" => Some(Feature::MatchSync),
-        "redux" => Some(Feature::ReduxSync),
-        "atom" | "red" if has(".add") && d.types.iter().any(|t| t.0 == ScalarType::F64) => Some(Feature::AtomAddF64),
-        "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max"
-            if d.types.iter().any(|t| matches!(t.0, ScalarType::F16 | ScalarType::F16x2)) =>
-        {
-            Some(Feature::F16Arith)
+    let ty = |t: ScalarType| d.types.iter().any(|x| x.0 == t);
+    let half = ty(ScalarType::F16) || ty(ScalarType::F16x2);
+    let bf16 = ty(ScalarType::Bf16) || ty(ScalarType::Bf16x2);
+    let mut fs: SmallVec<[Feature; 2]> = SmallVec::new();
+    match op {
+        "shfl" if has(".sync") => fs.push(Feature::ShflSync),
+        "vote" if has(".sync") => fs.push(Feature::VoteSync),
+        "bar" if has(".warp") => fs.push(Feature::BarWarpSync),
+        "barrier" if has(".cluster") => {
+            fs.push(Feature::ClusterBarrier);
+            if has(".relaxed") || has(".release") || has(".acquire") {
+                fs.push(Feature::ClusterBarrierSem);
+            }
         }
-        _ => None,
-    };
-    if let Some(f) = f {
-        cx.require(f, i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span)));
+        "activemask" => fs.push(Feature::Activemask),
+        "match" => fs.push(Feature::MatchSync),
+        "redux" => fs.push(Feature::ReduxSync),
+        "fence" => fs.push(if has(".proxy") { Feature::FenceProxy } else { Feature::Fence }),
+        "szext" | "bmsk" => fs.push(Feature::SzextBmsk),
+        "dp4a" | "dp2a" => fs.push(Feature::Dp4a),
+        "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
+        "atom" | "red" if bf16 => fs.push(Feature::AtomBf16),
+        "atom" | "red" if half || ty(ScalarType::B16) => fs.push(Feature::Atom16),
+        "tanh" | "ex2" if bf16 => fs.push(Feature::Bf16Transcendental),
+        "tanh" => fs.push(Feature::Tanh),
+        "ex2" if half => fs.push(Feature::Ex2Half),
+        "min" | "max" => {
+            if half || bf16 {
+                fs.push(Feature::MinMaxHalf);
+            }
+            if has(".NaN") {
+                fs.push(Feature::MinMaxNaN);
+            }
+            if has(".xorsign") {
+                fs.push(Feature::MinMaxXorsignAbs);
+            }
+        }
+        "add" | "sub" | "mul" if bf16 => fs.push(Feature::Bf16AddSubMul),
+        "fma" | "neg" | "abs" if bf16 => fs.push(Feature::Bf16Arith),
+        "add" | "sub" | "mul" | "fma" | "neg" | "abs" if half => fs.push(Feature::F16Arith),
+        "cvt" => {
+            // cvt.DTYPE.ATYPE: the first type is the result.
+            match d.types.as_slice() {
+                [(to, _), (from, _), ..] => {
+                    if matches!(to, ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32) {
+                        fs.push(Feature::CvtToBf16);
+                    }
+                    if matches!(from, ScalarType::Bf16 | ScalarType::Bf16x2) {
+                        fs.push(Feature::CvtFromBf16);
+                    }
+                }
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+    if has(".relu") && matches!(op, "fma" | "cvt") {
+        fs.push(Feature::Relu);
+    }
+    let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
+    for f in fs {
+        cx.require(f, span);
     }
 }
 

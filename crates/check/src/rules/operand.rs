@@ -17,6 +17,9 @@ pub enum Role {
     Src,
 }
 
+/// Special registers of thread-block clusters (PTX ISA 7.8, sm_90).
+pub const CLUSTER_REGS: &[&str] = &["%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster"];
+
 /// A special register: whether it has `.x/.y/.z` components, and its width.
 pub fn special(name: &str) -> Option<(bool, u32)> {
     const VEC: &[&str] = &["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
@@ -68,6 +71,9 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
     match &op.kind {
         OperandKind::Name { name, component } => {
             if let Some((vector, bits)) = special(name.text) {
+                if CLUSTER_REGS.contains(&name.text) {
+                    cx.require(crate::isa::Feature::ClusterRegisters, name.span);
+                }
                 if role == Role::Dest {
                     mismatch(cx, op, i, "check/operand-type", format!("special register `{}` cannot be written", name.text), "read-only".into(), None, "rule check/operand-type (PTX ISA 10): special registers are read-only");
                     return false;

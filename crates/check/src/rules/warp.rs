@@ -20,7 +20,9 @@
 //!   `.b32`) or immediates, never a 64-bit, float or predicate register or a
 //!   variable; an immediate barrier id is 0..15, an immediate thread count a
 //!   multiple of the warp size (non-zero for `.arrive`); `.sync` and `.arrive`
-//!   take no type; `c` is a predicate.
+//!   take no type; `c` is a predicate. `barrier.cluster.arrive{.release|
+//!   .relaxed}{.aligned}` and `barrier.cluster.wait{.acquire}{.aligned}` take
+//!   no type and no operands.
 
 use super::operand::{resolve_all, value, Role};
 use super::{opname, Decoded};
@@ -28,9 +30,11 @@ use crate::ctx::{sym_kind, sym_span, Ctx, Sym};
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, Name, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
+use smallvec::SmallVec;
 
 const SHFL_NOTE: &str = "rule check/shfl-operands (PTX ISA 9.7.9.6 shfl.sync): `shfl.sync.mode.b32 d[|p], a, b, c, membermask;` with mode .up/.down/.bfly/.idx; d, a, b, c are 32-bit values, p a predicate, membermask a .u32; `shfl` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4";
 const VOTE_NOTE: &str = "rule check/vote-operands (PTX ISA 9.7.13.9 vote.sync): `vote.sync.mode.pred d, {!}a, membermask;` (mode .all/.any/.uni) or `vote.sync.ballot.b32 d, {!}a, membermask;`; a is a predicate, membermask a .u32; `vote` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4";
+const CLUSTER_NOTE: &str = "rule check/bar-operands (PTX ISA 9.7.13.2 barrier.cluster): `barrier.cluster.arrive{.release|.relaxed}{.aligned};` and `barrier.cluster.wait{.acquire}{.aligned};` take no operands; they need PTX ISA 7.8 and sm_90 (the .release/.relaxed/.acquire qualifiers 8.0)";
 const BAR_NOTE: &str = "rule check/bar-operands (PTX ISA 9.7.13.1 bar/barrier, 9.7.13.3 bar.warp.sync): `bar.sync a{, b}`, `bar.arrive a, b`, `bar.red.popc.u32 d, a{, b}, {!}c`, `bar.red.{and,or}.pred p, a{, b}, {!}c`, `bar.warp.sync membermask`; a (barrier 0..15) and b (thread count, a multiple of the warp size) are .u32 registers or immediates, c a predicate";
 
 fn head(i: &Instruction<'_>) -> Span {
@@ -212,10 +216,62 @@ fn bar_arg<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &Operand<'a>, kind:
     }
 }
 
+/// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` and
+/// `barrier.cluster.wait{.acquire}{.aligned}`: no type, no operands (PTX ISA
+/// 9.7.13.2; gated by `isa::Feature::ClusterBarrier`). `bar.cluster` is not an
+/// instruction (ptxas: "Unknown modifier '.arrive'").
+fn cluster_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    const C: &str = "check/bar-operands";
+    if i.opcode.text != "barrier" {
+        err(cx, C, head(i), "`bar.cluster` is not an instruction; the cluster barrier is `barrier.cluster.arrive` / `barrier.cluster.wait`".into(), "write `barrier.cluster`", CLUSTER_NOTE);
+        return resolve_all(cx, i);
+    }
+    let kind = match one_mode(i, &[".arrive", ".wait"]) {
+        Ok(k) => k,
+        Err(second) => {
+            let (span, msg) = match second {
+                Some(m) => (m.span, format!("`barrier.cluster` takes one of .arrive, .wait; `{}` is a second one", m.text)),
+                None => (head(i), format!("`{}` needs .arrive or .wait", opname(i))),
+            };
+            err(cx, C, span, msg, "cluster barrier operation", CLUSTER_NOTE);
+            return resolve_all(cx, i);
+        }
+    };
+    if let Some((t, s)) = d.types.first() {
+        err(cx, C, *s, format!("`barrier.cluster{}` takes no type, but `{}` is given", kind.text, t.as_str()), "unexpected instruction type", CLUSTER_NOTE);
+        return resolve_all(cx, i);
+    }
+    let allowed: &[&str] = if kind.text == ".arrive" { &[".cluster", ".arrive", ".release", ".relaxed", ".aligned"] } else { &[".cluster", ".wait", ".acquire", ".aligned"] };
+    let mut seen: SmallVec<[&str; 4]> = SmallVec::new();
+    for m in &i.modifiers {
+        if !allowed.contains(&m.text) {
+            err(cx, C, m.span, format!("`{}` is not a modifier of `barrier.cluster{}`", m.text, kind.text), "illegal modifier", CLUSTER_NOTE);
+            return resolve_all(cx, i);
+        }
+        let sem = matches!(m.text, ".release" | ".relaxed");
+        if seen.contains(&m.text) || (sem && seen.iter().any(|x| matches!(*x, ".release" | ".relaxed"))) {
+            err(cx, C, m.span, format!("`barrier.cluster.arrive` takes at most one of .release, .relaxed; `{}` repeats it", m.text), "duplicate modifier", CLUSTER_NOTE);
+            return resolve_all(cx, i);
+        }
+        seen.push(m.text);
+    }
+    if !i.operands.is_empty() {
+        cx.emit(
+            Diagnostic::error(C, i.operands[0].span.to(i.operands[i.operands.len() - 1].span), format!("`{}` takes no operands; {} given", opname(i), i.operands.len()))
+                .with_label("unexpected operands")
+                .with_note(CLUSTER_NOTE),
+        );
+        resolve_all(cx, i);
+    }
+}
+
 /// `bar`/`barrier` `.sync`, `.arrive`, `.red`, and `bar.warp.sync`.
 pub fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     const C: &str = "check/bar-operands";
     let ops = &i.operands;
+    if i.has_modifier(".cluster") {
+        return cluster_barrier(cx, i, d);
+    }
     if i.has_modifier(".warp") {
         if let Some((t, s)) = d.types.first() {
             err(cx, C, *s, format!("`bar.warp.sync` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", BAR_NOTE);
