@@ -953,9 +953,13 @@ fn group_body(
             Op::Nanosleep { t } => {
                 if m != 0 {
                     let tv = fetch!(*t, t0);
-                    // The warp sleeps as long as its longest-requesting lane; each
-                    // request lasts exactly t (within [0, 2t]), capped at 1 ms.
-                    let ns = lanes(m).map(|l| tv[l] & 0xffff_ffff).max().unwrap_or(0).min(1_000_000);
+                    // PTX ISA 9.7.13 nanosleep: each thread sleeps within [0, 2t],
+                    // at most 1 ms, and "the implementation may reduce the sleep
+                    // duration for individual threads within a warp such that all
+                    // sleeping threads in the warp wake up together". The warp
+                    // sleeps for its smallest request: within [0, 2t] for every
+                    // lane, and exactly t when the lanes agree.
+                    let ns = lanes(m).map(|l| tv[l] & 0xffff_ffff).min().unwrap_or(0).min(1_000_000);
                     return Ok(Event::Sleep { ns });
                 }
             }

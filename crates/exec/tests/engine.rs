@@ -205,6 +205,67 @@ fn nanosleep_advances_the_virtual_clock() {
     }
 }
 
+/// Runs `nanosleep.u32 t` between two reads of `clock_reg` and returns each
+/// lane's (t, elapsed) for the given per-lane request `t = base + lane * step`.
+fn sleep_elapsed(clock_reg: &str, base: u32, step: u32, mode: Scheduling) -> Vec<(u64, u64)> {
+    let body = format!(
+        "mad.lo.u32 %b, %t, {step}, {base};\nmov.u64 %x, {clock_reg};\nnanosleep.u32 %b;\nmov.u64 %y, {clock_reg};\nsub.u64 %y, %y, %x;\ncvt.u32.u64 %a, %y;"
+    );
+    let src = kernel(&body, "").replace(".reg .u64 %o, %x;", ".reg .u64 %o, %x, %y;");
+    let out = run(&src, "k", 1, 32, 32, &[], mode).unwrap();
+    out.iter().enumerate().map(|(l, e)| ((base + l as u32 * step) as u64, *e as u64)).collect()
+}
+
+#[test]
+fn nanosleep_stays_within_twice_each_lanes_request_and_the_warp_wakes_together() {
+    // PTX ISA 9.7.13 nanosleep: the duration lies in [0, 2t]; the
+    // implementation may shorten individual threads' sleeps so that the
+    // warp's sleeping threads wake together. Between the two clock reads
+    // there are the sleep and two instructions (the nanosleep and the read),
+    // each advancing the virtual clock by at most a few ns.
+    const OVERHEAD: u64 = 4;
+    for mode in MODES {
+        for reg in ["%clock64", "%globaltimer"] {
+            // Lanes disagree: t = 1000, 1100, ..., 4100.
+            let r = sleep_elapsed(reg, 1000, 100, mode);
+            let first = r[0].1;
+            for (l, (t, e)) in r.iter().enumerate() {
+                assert!(*e <= 2 * t + OVERHEAD, "{mode:?} {reg} lane {l}: slept {e} ns for t = {t}");
+                assert_eq!(*e, first, "{mode:?} {reg}: lane {l} woke apart from lane 0");
+            }
+            // Lanes agree: the sleep is at least t (the engine takes t itself).
+            let r = sleep_elapsed(reg, 5000, 0, mode);
+            for (l, (t, e)) in r.iter().enumerate() {
+                assert!(*e >= *t && *e <= 2 * t + OVERHEAD, "{mode:?} {reg} lane {l}: slept {e} ns for t = {t}");
+            }
+        }
+    }
+}
+
+#[test]
+fn nanosleep_is_capped_at_one_millisecond() {
+    // PTX ISA 9.7.13 nanosleep: "The maximum sleep duration is 1 millisecond."
+    for mode in MODES {
+        let r = sleep_elapsed("%clock64", 50_000_000, 0, mode);
+        for (l, (_, e)) in r.iter().enumerate() {
+            assert!(*e <= 1_000_000 + 4, "{mode:?} lane {l}: slept {e} ns, past the 1 ms cap");
+        }
+    }
+}
+
+#[test]
+fn clock_reads_the_low_32_bits_of_the_virtual_clock() {
+    // %clock is a 32-bit cycle counter and %clock64 its 64-bit form; on the
+    // virtual clock both advance by the sleep.
+    let body = "mov.u32 %b, %clock;\nnanosleep.u32 3000;\nmov.u32 %c, %clock;\nsub.u32 %a, %c, %b;";
+    let src = kernel(body, "");
+    for mode in MODES {
+        for (l, e) in run(&src, "k", 1, 32, 32, &[], mode).unwrap().iter().enumerate() {
+            assert!((3000..=6004).contains(e), "{mode:?} lane {l}: %clock advanced {e} across nanosleep 3000");
+        }
+    }
+}
+
 const SPIN: &str = r#"
 .version 7.8
 .target sm_70
@@ -269,6 +330,17 @@ fn traps_are_located_errors() {
 
     let e = trap(&kernel("mov.u64 %x, 12345;\nft: .calltargets g;\ncall (%a), %x, (%t), ft;", ".func (.reg .u32 r) g(.reg .u32 x) { mov.u32 r, x; ret; }"), 32);
     assert_eq!(e.kind, TrapKind::BadCallTarget);
+
+    // A real function, with the right signature, that is not in the
+    // `.calltargets` list: lanes 4 and up call `h`, lanes 0-3 call `g`.
+    let e = trap(
+        &kernel(
+            "setp.lt.u32 %p, %t, 4;\nmov.u64 %x, h;\n@%p mov.u64 %x, g;\nft: .calltargets g;\ncall (%a), %x, (%t), ft;",
+            ".func (.reg .u32 r) g(.reg .u32 x) { mov.u32 r, x; ret; }\n.func (.reg .u32 r) h(.reg .u32 x) { add.u32 r, x, 1; ret; }",
+        ),
+        32,
+    );
+    assert_eq!((e.kind, e.lane), (TrapKind::BadCallTarget, Some(4)), "{e}");
 
     let e = trap(
         &kernel(
@@ -478,4 +550,106 @@ fn corpus_kernels_run_or_fail_cleanly() {
         }
     }
     eprintln!("corpus: {ok}/{total} kernels ran to completion with zero inputs");
+}
+
+/// Runs a kernel with one u32 buffer of `n` words on a `grid` of CTAs of
+/// `block` threads in clusters of `cluster` CTAs (x only).
+fn run_cluster(src: &str, grid: u32, block: u32, cluster: u32, n: usize, mode: Scheduling) -> Result<Vec<u32>, RunError> {
+    let mut dev = Device::new();
+    let m = dev.load(src)?;
+    let p = dev.alloc(n as u64 * 4)?;
+    let mut cfg = LaunchConfig::new(grid, block);
+    cfg.cluster = Some(cluster.into());
+    cfg.scheduling = mode;
+    cfg.fuel = 5_000_000;
+    dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(p)])?;
+    let b = dev.read(p, n as u64 * 4)?;
+    Ok(b.chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// Every thread stores `ctaid + 1` in its slot of the first half, crosses the
+/// cluster barrier, then copies the slot of the same thread in its partner
+/// CTA (`ctaid ^ 1`, the other CTA of its 2-CTA cluster) into the second
+/// half, and records its cluster coordinates in the third.
+const CLUSTER_EXCHANGE: &str = r#"
+.version 7.8
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .u32 %t, %c, %n, %g, %v, %r<6>;
+    .reg .u64 %o, %a, %b;
+    ld.param.u64 %o, [out];
+    cvta.to.global.u64 %o, %o;
+    mov.u32 %t, %tid.x;
+    mov.u32 %c, %ctaid.x;
+    mov.u32 %n, %ntid.x;
+    mad.lo.u32 %g, %c, %n, %t;
+    mul.wide.u32 %a, %g, 4;
+    add.u64 %a, %o, %a;
+    add.u32 %v, %c, 1;
+    st.global.u32 [%a], %v;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    xor.b32 %r1, %c, 1;
+    mad.lo.u32 %r1, %r1, %n, %t;
+    mul.wide.u32 %b, %r1, 4;
+    add.u64 %b, %o, %b;
+    ld.global.u32 %v, [%b];
+    st.global.u32 [%a+1024], %v;
+    mov.u32 %r1, %cluster_ctarank;
+    mov.u32 %r2, %clusterid.x;
+    mov.u32 %r3, %cluster_nctarank;
+    mov.u32 %r4, %nclusterid.x;
+    mad.lo.u32 %r1, %r2, 10, %r1;
+    mad.lo.u32 %r1, %r3, 100, %r1;
+    mad.lo.u32 %r1, %r4, 1000, %r1;
+    st.global.u32 [%a+2048], %r1;
+    ret;
+}
+"#;
+
+#[test]
+fn cluster_barrier_orders_writes_between_the_ctas_of_a_cluster() {
+    // PTX ISA 9.7.13.2 barrier.cluster: wait blocks until every non-exited
+    // thread of the cluster has arrived, and arrive.release / wait.acquire
+    // (the defaults) order the stores before the barrier with the loads
+    // after it. 4 CTAs of 64 threads in clusters of 2.
+    for mode in MODES {
+        let out = run_cluster(CLUSTER_EXCHANGE, 4, 64, 2, 768, mode).unwrap();
+        for c in 0..4u32 {
+            for t in 0..64u32 {
+                let g = (c * 64 + t) as usize;
+                assert_eq!(out[g], c + 1, "{mode:?} own slot");
+                assert_eq!(out[256 + g], (c ^ 1) + 1, "{mode:?} cta {c} thread {t}: partner's store not seen after the barrier");
+                // rank = c % 2, cluster id = c / 2, 2 CTAs per cluster, 2 clusters.
+                assert_eq!(out[512 + g], (c % 2) + 10 * (c / 2) + 100 * 2 + 1000 * 2, "{mode:?} cta {c}: cluster registers");
+            }
+        }
+    }
+}
+
+#[test]
+fn exited_threads_release_the_cluster_barrier() {
+    // PTX ISA 9.7.12.7 exit / 9.7.13.2: the barrier waits for the
+    // non-exited threads only. In CTA 1 of each cluster, the upper half of
+    // the threads exits first; the others must still get past the barrier.
+    let src = CLUSTER_EXCHANGE.replace(
+        "    barrier.cluster.arrive;",
+        "    and.b32 %r5, %c, 1;\n    setp.ne.u32 %p, %r5, 0;\n    setp.ge.and.u32 %p, %t, 32, %p;\n@%p exit;\n    barrier.cluster.arrive;",
+    )
+    .replace(".reg .u32 %t,", ".reg .pred %p;\n    .reg .u32 %t,");
+    for mode in MODES {
+        let out = run_cluster(&src, 2, 64, 2, 768, mode).unwrap();
+        for t in 0..64usize {
+            assert_eq!(out[256 + t], 2, "{mode:?} cta 0 thread {t}");
+            assert_eq!(out[256 + 64 + t], if t < 32 { 1 } else { 0 }, "{mode:?} cta 1 thread {t}");
+        }
+    }
+}
+
+#[test]
+fn cluster_launch_must_divide_the_grid() {
+    let e = run_cluster(CLUSTER_EXCHANGE, 3, 64, 2, 768, Scheduling::Stack).unwrap_err();
+    assert_eq!(e.kind, TrapKind::InvalidLaunch, "{e}");
 }
