@@ -1,17 +1,20 @@
 //! The call graph of a module: for each function, its call sites and their
-//! callees: direct calls by name, indirect calls through a `.calltargets` list
-//! (`flist`), and indirect calls through a `.callprototype` (any
-//! address-taken function may be called; listed as candidates).
+//! callees: direct calls by name, indirect calls through an `flist` (a
+//! `.calltargets` list or a jump table: a `.global`/`.const` array
+//! initialised with function names), and indirect calls through a
+//! `.callprototype` (any address-taken function may be called; listed as
+//! candidates).
 
 use crate::flat::FlatFunction;
 use ptxsim_syntax::ast::{Expr, Init, Item, Module, OperandKind};
-use std::collections::BTreeSet;
+use std::collections::{BTreeSet, HashMap};
 
 /// The callees of one `call`.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Callees {
     Direct(String),
-    /// Through a `.calltargets` list.
+    /// Through an `flist`: a `.calltargets` list, or a jump table (the
+    /// functions named in its initialiser, in order).
     Targets(Vec<String>),
     /// Through a `.callprototype`: the address-taken functions are candidates.
     Prototype { candidates: Vec<String> },
@@ -44,12 +47,22 @@ impl CallGraph {
             })
             .collect();
         let mut taken = BTreeSet::new();
+        // Jump tables: variables whose initialiser names functions.
+        let mut tables: HashMap<&str, Vec<String>> = HashMap::new();
+        let table = |init: &Init<'_>, taken: &mut BTreeSet<String>| -> Option<Vec<String>> {
+            let mut listed = Vec::new();
+            init_names(init, &funcs, &mut listed);
+            taken.extend(listed.iter().cloned());
+            (!listed.is_empty()).then_some(listed)
+        };
         for it in &m.items {
             match it {
                 Item::Var(v) => {
                     for d in &v.declarators {
                         if let Some(init) = &d.init {
-                            init_names(init, &funcs, &mut taken);
+                            if let Some(l) = table(init, &mut taken) {
+                                tables.insert(d.name.text, l);
+                            }
                         }
                     }
                 }
@@ -70,7 +83,9 @@ impl CallGraph {
                         for (v, _) in &flat.vars {
                             for d in &v.declarators {
                                 if let Some(init) = &d.init {
-                                    init_names(init, &funcs, &mut taken);
+                                    if let Some(l) = table(init, &mut taken) {
+                                        tables.insert(d.name.text, l);
+                                    }
                                 }
                             }
                         }
@@ -105,6 +120,7 @@ impl CallGraph {
                         Some(l) if flat.call_targets.contains_key(l) => Callees::Targets(
                             flat.call_targets[l].iter().map(|n| n.text.to_string()).collect(),
                         ),
+                        Some(l) if tables.contains_key(l) => Callees::Targets(tables[l].clone()),
                         Some(l) if flat.prototypes.contains_key(l) => {
                             Callees::Prototype { candidates: address_taken.clone() }
                         }
@@ -120,7 +136,8 @@ impl CallGraph {
     }
 }
 
-fn init_names(i: &Init<'_>, funcs: &BTreeSet<&str>, out: &mut BTreeSet<String>) {
+/// The function names in an initialiser, in order.
+fn init_names(i: &Init<'_>, funcs: &BTreeSet<&str>, out: &mut Vec<String>) {
     match i {
         Init::Expr(e) => expr_names(e, funcs, out),
         Init::List(l, _) => {
@@ -131,12 +148,9 @@ fn init_names(i: &Init<'_>, funcs: &BTreeSet<&str>, out: &mut BTreeSet<String>) 
     }
 }
 
-fn expr_names(e: &Expr<'_>, funcs: &BTreeSet<&str>, out: &mut BTreeSet<String>) {
+fn expr_names(e: &Expr<'_>, funcs: &BTreeSet<&str>, out: &mut Vec<String>) {
     match e {
-        Expr::Name(n) | Expr::Generic(n, _)
-            if funcs.contains(n.text) => {
-                out.insert(n.text.to_string());
-            }
+        Expr::Name(n) | Expr::Generic(n, _) if funcs.contains(n.text) => out.push(n.text.to_string()),
         Expr::Unary(_, a, _) => expr_names(a, funcs, out),
         Expr::Binary(_, a, b, _) => {
             expr_names(a, funcs, out);
@@ -145,4 +159,3 @@ fn expr_names(e: &Expr<'_>, funcs: &BTreeSet<&str>, out: &mut BTreeSet<String>) 
         _ => {}
     }
 }
-

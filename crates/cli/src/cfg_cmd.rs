@@ -5,6 +5,7 @@
 //! uniform branches that lack `.uni`).
 
 use crate::common::{read_text, use_color, Color, EXIT_INPUT, EXIT_USAGE};
+use ptxsim_analysis::callgraph::{CallGraph, CallSite, Callees};
 use ptxsim_analysis::report::{analyse_module, FunctionReport};
 use ptxsim_analysis::uniformity::CauseStep;
 use ptxsim_analysis::Reconvergence;
@@ -60,6 +61,8 @@ pub fn run(a: Args) -> ExitCode {
         }
     }
     let diags: Vec<Diagnostic> = reports.iter().flat_map(|r| r.diagnostics(a.notes)).collect();
+    let graph = CallGraph::new(&parsed.module);
+    let sites = |r: &FunctionReport<'_, '_>| -> Vec<CallSite> { graph.functions.iter().find(|(n, _)| n == r.name()).map(|(_, s)| s.clone()).unwrap_or_default() };
     match a.format {
         Format::Text => {
             for (i, r) in reports.iter().enumerate() {
@@ -67,6 +70,13 @@ pub fn run(a: Args) -> ExitCode {
                     println!();
                 }
                 print!("{}", r.render_text(&text, &li));
+                let calls = sites(r);
+                if !calls.is_empty() {
+                    println!("calls:");
+                    for c in &calls {
+                        println!("  line {}: {}", li.line(r.instr_span(c.instr).start), callees_text(&c.callees));
+                    }
+                }
             }
             if !diags.is_empty() {
                 println!();
@@ -82,7 +92,17 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
         Format::Json => {
-            let funcs: Vec<Value> = reports.iter().map(|r| function_json(r, &text, &li)).collect();
+            let funcs: Vec<Value> = reports
+                .iter()
+                .map(|r| {
+                    let mut v = function_json(r, &text, &li);
+                    let calls: Vec<Value> = sites(r).iter().map(|c| call_json(c, li.line(r.instr_span(c.instr).start))).collect();
+                    if let Value::Object(o) = &mut v {
+                        o.insert("calls".into(), Value::Array(calls));
+                    }
+                    v
+                })
+                .collect();
             println!("{}", json!({ "file": name, "functions": funcs, "diagnostics": file.to_json(&diags) }));
         }
     }
@@ -152,6 +172,29 @@ fn function_json(r: &FunctionReport<'_, '_>, src: &str, li: &LineIndex) -> Value
         "loops": loops,
         "irreducible": irr,
     })
+}
+
+/// One call site's callees, as `ptxsim cfg` prints them.
+fn callees_text(c: &Callees) -> String {
+    match c {
+        Callees::Direct(f) => format!("calls `{f}`"),
+        Callees::Targets(l) => format!("calls one of {} (its flist)", l.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")),
+        Callees::Prototype { candidates } if candidates.is_empty() => "calls through a prototype; no function of the module has its address taken".into(),
+        Callees::Prototype { candidates } => {
+            format!("calls through a prototype; candidates (address taken): {}", candidates.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", "))
+        }
+        Callees::Unknown => "calls an unresolved target".into(),
+    }
+}
+
+fn call_json(c: &CallSite, line: u32) -> Value {
+    let (kind, callees) = match &c.callees {
+        Callees::Direct(f) => ("direct", vec![f.clone()]),
+        Callees::Targets(l) => ("flist", l.clone()),
+        Callees::Prototype { candidates } => ("prototype", candidates.clone()),
+        Callees::Unknown => ("unknown", vec![]),
+    };
+    json!({ "instr": c.instr, "line": line, "kind": kind, "callees": callees })
 }
 
 fn step_json(s: &CauseStep) -> Value {
