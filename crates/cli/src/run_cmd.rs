@@ -317,7 +317,12 @@ fn fail(json: bool, file: &str, e: &RunError, code: u8) -> ExitCode {
     if json {
         println!("{}", error_json(e));
     } else {
-        eprintln!("error[{}]: {}", e.kind, e.message);
+        if e.message.starts_with("error[") || e.message.starts_with("warning[") {
+            // Rendered diagnostics of the parser or checker: already located.
+            eprintln!("error[{}]: `{file}` does not load:\n{}", e.kind, e.message);
+        } else {
+            eprintln!("error[{}]: {}", e.kind, e.message);
+        }
         let mut at = Vec::new();
         if let Some(l) = e.line {
             at.push(format!("{file}:{l}"));

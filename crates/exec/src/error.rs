@@ -21,6 +21,10 @@ pub enum TrapKind {
     StackDeadlock,
     InvalidLaunch,
     LoadError,
+    /// A memory limit of [`crate::Limits`] was reached: a device allocation
+    /// past `max_device_bytes`, or a thread's local memory (call frames)
+    /// past `local_bytes_per_thread`.
+    OutOfMemory,
 }
 
 impl TrapKind {
@@ -41,6 +45,7 @@ impl TrapKind {
             TrapKind::StackDeadlock => "stack_deadlock",
             TrapKind::InvalidLaunch => "invalid_launch",
             TrapKind::LoadError => "load_error",
+            TrapKind::OutOfMemory => "out_of_memory",
         }
     }
 }

@@ -285,7 +285,7 @@ impl Device {
     /// Allocates `bytes` of zeroed global memory; returns its device address.
     pub fn alloc(&mut self, bytes: u64) -> Result<u64, RunError> {
         self.mem.alloc(bytes, self.limits.max_device_bytes).ok_or_else(|| {
-            RunError::new(TrapKind::InvalidLaunch, format!("cannot allocate {bytes} bytes (device limit {} bytes)", self.limits.max_device_bytes))
+            RunError::new(TrapKind::OutOfMemory, format!("cannot allocate {bytes} bytes: the device's global memory limit is {} bytes (Limits::max_device_bytes)", self.limits.max_device_bytes))
         })
     }
 

@@ -228,8 +228,8 @@ impl Warp {
         let top = base as u64 + f.frame_bytes as u64;
         if top > self.local_limit as u64 {
             return Err(Trap::new(
-                TrapKind::CallDepth,
-                format!("local memory stack exceeds {} bytes per thread calling `{}` (depth {depth})", self.local_limit, f.name),
+                TrapKind::OutOfMemory,
+                format!("local memory exceeds its limit of {} bytes per thread: the frame of `{}` ({} bytes, call depth {depth}) does not fit", self.local_limit, f.name, f.frame_bytes),
             ));
         }
         let mut prev_top = [0u32; 32];

@@ -653,3 +653,37 @@ fn cluster_launch_must_divide_the_grid() {
     let e = run_cluster(CLUSTER_EXCHANGE, 3, 64, 2, 768, Scheduling::Stack).unwrap_err();
     assert_eq!(e.kind, TrapKind::InvalidLaunch, "{e}");
 }
+
+#[test]
+fn memory_limits_are_clean_errors() {
+    use ptxsim_exec::Limits;
+    // A device allocation past the device's limit.
+    let mut dev = Device::with_limits(Limits { max_device_bytes: 1 << 20, ..Limits::default() });
+    assert!(dev.alloc(1 << 19).is_ok());
+    let e = dev.alloc(1 << 20).unwrap_err();
+    assert_eq!(e.kind, TrapKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("1048576"), "{e}");
+
+    // Local memory: each call of `deep` takes a 4 KB `.local` frame; with
+    // 64 KB per thread the recursion to depth 100 cannot fit, and the error
+    // names the function and the limit instead of running past it.
+    let deep = ".func (.reg .u32 r) deep(.reg .u32 x)\n{\n.local .align 4 .b8 buf[4096];\n.reg .pred %p;\n.reg .u32 %y;\nst.local.u32 [buf], x;\nsetp.eq.u32 %p, x, 0;\n@%p bra DONE;\nsub.u32 %y, x, 1;\ncall (r), deep, (%y);\nDONE:\nld.local.u32 r, [buf];\nret;\n}";
+    let src = kernel("mov.u32 %b, 100;\ncall (%a), deep, (%b);", deep);
+    let mut dev = Device::with_limits(Limits { local_bytes_per_thread: 64 * 1024, ..Limits::default() });
+    let m = dev.load(&src).unwrap();
+    let p = dev.alloc(32 * 4).unwrap();
+    let e = dev.launch(&m, "k", &LaunchConfig::new(1, 32), &[KernelArg::Ptr(p)]).unwrap_err();
+    assert_eq!(e.kind, TrapKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("65536") && e.message.contains("`deep`"), "{e}");
+    assert!(e.line.is_some(), "the error is located: {e}");
+
+    // The same recursion fits in the default 512 KB. Each frame reloads its
+    // own `buf` after the inner call returns, so the outermost call returns
+    // its own argument, 100: the 101 frames' local buffers do not overlap.
+    let mut dev = Device::new();
+    let m = dev.load(&src).unwrap();
+    let p = dev.alloc(32 * 4).unwrap();
+    dev.launch(&m, "k", &LaunchConfig::new(1, 32), &[KernelArg::Ptr(p)]).unwrap();
+    let b = dev.read(p, 32 * 4).unwrap();
+    assert!(b.chunks_exact(4).all(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) == 100), "{b:?}");
+}
