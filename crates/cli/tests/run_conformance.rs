@@ -869,6 +869,43 @@ fn setp_f16() {
         vec![format!("u32[{n}]=zeros")], 0, &expected, &describe);
 }
 
+/// bf16 (`setp.bf16`, sm_90): every one of the 65536 bf16 bit patterns as `a`
+/// against b in {+0, smallest subnormal, 1.0}, plus all pairs of 36 special
+/// values. A bf16 is the upper 16 bits of an f32, so the reference compares
+/// `f32::from_bits(h << 16)` with `partial_cmp` (subnormals by value: setp.bf16
+/// has no `.ftz`).
+#[test]
+fn setp_bf16() {
+    let s: Vec<u16> = vec![
+        0x0000, 0x8000, 0x0001, 0x8001, 0x007f, 0x807f, 0x0080, 0x8080, 0x3f80, 0xbf80, 0x3f81, 0x3f7f, 0x7f7f,
+        0xff7f, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x7fbf, 0x3eab, 0xc120, 0x0040, 0x8040, 0x4000, 0x42c8,
+        0x4b80, 0x4b81, 0x1e3c, 0x9e3c, 0x0002, 0x0003, 0x3f00, 0xbf00, 0x7f00, 0x0081,
+    ];
+    let mut pairs: Vec<(u16, u16)> = Vec::new();
+    for &a in &s {
+        for &b in &s {
+            pairs.push((a, b));
+        }
+    }
+    for a in 0..=0xffffu16 {
+        for b in [0x0000u16, 0x0001, 0x3f80] {
+            pairs.push((a, b));
+        }
+    }
+    let bf = |h: u16| f32::from_bits((h as u32) << 16);
+    let dir = tmp_dir("setpbf16");
+    let n = pairs.len();
+    let a = write_bin(&dir, "a.bin", &pairs.iter().flat_map(|p| p.0.to_le_bytes()).collect::<Vec<_>>());
+    let b = write_bin(&dir, "b.bin", &pairs.iter().flat_map(|p| p.1.to_le_bytes()).collect::<Vec<_>>());
+    let expected: Vec<u32> = pairs.iter().map(|&(a, b)| cmp_bits(bf(a).partial_cmp(&bf(b)))).collect();
+    let describe = |i: usize, e: u32, g: u32| {
+        let (a, b) = pairs[i];
+        format!("a=0x{a:04x} ({:e}) b=0x{b:04x} ({:e}): {}", bf(a), bf(b), mask_diff(&FLOAT_OPS, e, g))
+    };
+    run_table("setp_bf16", "setp_bf16.ptx", "setp_bf16", vec![format!("u16[{n}]={a}"), format!("u16[{n}]={b}")],
+        vec![format!("u32[{n}]=zeros")], 0, &expected, &describe);
+}
+
 // ---- BoolOp forms, p|q, predicate logic, selp
 
 const FORM_OPS: [&str; 27] = [
