@@ -118,6 +118,22 @@ pub fn cfg_post_dominators(cfg: &Cfg) -> DomTree {
     })
 }
 
+/// Post-dominators of a CFG whose virtual exit (node `cfg.blocks.len()`) is
+/// joined only to the blocks for which `joins_exit` holds; the other leaving
+/// blocks end there (used for SIMT reconvergence, where threads that `exit`
+/// need not be waited for).
+pub fn cfg_post_dominators_to(cfg: &Cfg, joins_exit: &dyn Fn(BlockId) -> bool) -> DomTree {
+    let nb = cfg.blocks.len();
+    let exit = nb;
+    dominators(nb + 1, exit, &|b: BlockId| {
+        if b == exit {
+            (0..nb).filter(|&x| cfg.blocks[x].exits && joins_exit(x)).collect()
+        } else {
+            cfg.blocks[b].preds.clone()
+        }
+    })
+}
+
 /// Constant-time dominance queries: each node's interval in a depth-first walk
 /// of the tree (`a` dominates `b` iff `b`'s interval nests in `a`'s).
 #[derive(Clone, Debug)]

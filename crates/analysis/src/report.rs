@@ -307,6 +307,11 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
                         let _ = write!(s, " -> reconverges at {} (line {})", self.point_name(r, li), li.line(self.instr_span(t).start));
                     }
                 }
+                // Where the SIMT stack meets the threads that do not exit.
+                if let Some(Reconvergence::At(t)) = self.fa.simt_reconvergence[k].filter(|x| *x != r) {
+                    let p = Reconvergence::At(t);
+                    let _ = write!(s, "; threads that do not exit meet at {} (line {})", self.point_name(p, li), li.line(self.instr_span(t).start));
+                }
             }
             if let Some(v) = v {
                 if v.divergent {

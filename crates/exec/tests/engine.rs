@@ -389,8 +389,27 @@ impl Gen {
         format!("%v{}", self.pick(6))
     }
     fn stmt(&mut self, depth: u32, label: &mut u32, out: &mut String) {
-        let k = if depth > 3 { self.pick(4) } else { self.pick(9) };
+        let k = if depth > 3 { self.pick(4) } else { self.pick(12) };
         match k {
+            9 => {
+                // A divergent early exit (the thread's output stays 0).
+                let a = self.reg();
+                out.push_str(&format!("and.b32 %tmp, {a}, 15;\nsetp.eq.u32 %pp, %tmp, {};\n@%pp exit;\n", self.pick(16)));
+            }
+            10 => {
+                // A per-lane indirect call through a .calltargets list.
+                *label += 1;
+                let l = *label;
+                let (d, a) = (self.reg(), self.reg());
+                out.push_str(&format!(
+                    "mov.u64 %fp, fz;\nand.b32 %tmp, {a}, 1;\nsetp.ne.u32 %pp, %tmp, 0;\n@%pp mov.u64 %fp, fw;\nft{l}: .calltargets fz, fw;\ncall ({d}), %fp, ({a}), ft{l};\n"
+                ));
+            }
+            11 if depth == 0 => {
+                // A CTA barrier outside any divergent region; threads that
+                // exited earlier release it.
+                out.push_str("bar.sync 0;\n");
+            }
             0 | 1 => {
                 let ops = ["add.u32", "sub.u32", "mul.lo.u32", "xor.b32", "and.b32", "or.b32", "shl.b32", "shr.u32", "min.s32", "max.u32"];
                 let op = ops[self.pick(ops.len() as u64) as usize];
@@ -455,8 +474,8 @@ impl Gen {
             self.stmt(0, &mut label, &mut body);
         }
         body.push_str("add.u32 %a, %v0, %v1;\nxor.b32 %a, %a, %v2;\nadd.u32 %a, %a, %v3;\nxor.b32 %a, %a, %v4;\nadd.u32 %a, %a, %v5;\n");
-        let funcs = ".func (.reg .u32 r) fz(.reg .u32 x)\n{\n.reg .pred %q;\nsetp.gt.u32 %q, x, 20;\n@%q mov.u32 r, 3;\n@%q ret;\nmad.lo.u32 r, x, 5, 1;\nret;\n}";
-        let decl = ".reg .u32 %v<6>, %tmp, %c0, %c1, %c2, %c3, %c4, %c5;\n.reg .pred %pp;\n";
+        let funcs = ".func (.reg .u32 r) fz(.reg .u32 x)\n{\n.reg .pred %q;\nsetp.gt.u32 %q, x, 20;\n@%q mov.u32 r, 3;\n@%q ret;\nmad.lo.u32 r, x, 5, 1;\nret;\n}\n.func (.reg .u32 r) fw(.reg .u32 x)\n{\nxor.b32 r, x, 0x55;\nret;\n}";
+        let decl = ".reg .u32 %v<6>, %tmp, %c0, %c1, %c2, %c3, %c4, %c5;\n.reg .pred %pp;\n.reg .u64 %fp;\n";
         kernel(&format!("{decl}{body}"), funcs)
     }
 }
@@ -686,4 +705,21 @@ fn memory_limits_are_clean_errors() {
     dev.launch(&m, "k", &LaunchConfig::new(1, 32), &[KernelArg::Ptr(p)]).unwrap();
     let b = dev.read(p, 32 * 4).unwrap();
     assert!(b.chunks_exact(4).all(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]) == 100), "{b:?}");
+}
+
+#[test]
+fn exit_in_one_arm_does_not_move_the_join_past_a_barrier() {
+    // Threads with t % 4 == 0 take ELSE, where those below 16 exit; the rest
+    // of ELSE and all of THEN meet at JOIN and then at bar.sync, which the
+    // exited threads release (PTX ISA 9.7.12.7 exit). The branch's immediate
+    // post-dominator is the virtual exit (the exit path skips JOIN), so a
+    // SIMT stack that reconverged there would let THEN's threads reach the
+    // barrier alone and wait forever for ELSE's, which sit below them on the
+    // stack: a deadlock ptxas's SSY at JOIN does not have.
+    let body = "and.b32 %b, %t, 3;\nsetp.eq.u32 %p, %b, 0;\n@%p bra ELSE;\nadd.u32 %a, %t, 100;\nbra JOIN;\nELSE:\nsetp.lt.u32 %q, %t, 16;\n@%q exit;\nmov.u32 %a, 7;\nJOIN:\nbar.sync 0;\nadd.u32 %a, %a, 1;";
+    let src = kernel(body, "");
+    let expect: Vec<u32> = (0..64u32).map(|t| if t % 4 != 0 { t + 101 } else if t < 16 { 0 } else { 8 }).collect();
+    for mode in MODES {
+        assert_eq!(run(&src, "k", 1, 64, 64, &[], mode).unwrap(), expect, "{mode:?}");
+    }
 }

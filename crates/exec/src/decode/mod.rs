@@ -411,7 +411,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
             ));
         }
         func.reconv = analysis
-            .reconvergence
+            .simt_reconvergence
             .iter()
             .map(|r| match r {
                 Some(Reconvergence::At(j)) => *j as u32,
