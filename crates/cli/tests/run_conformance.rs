@@ -32,10 +32,32 @@ fn run_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/run").canonicalize().expect("tests/run exists")
 }
 
-fn tmp_dir(tag: &str) -> PathBuf {
+/// A scratch directory for a test's input files, removed when dropped.
+struct TmpDir(PathBuf);
+
+impl std::ops::Deref for TmpDir {
+    type Target = Path;
+    fn deref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl AsRef<Path> for TmpDir {
+    fn as_ref(&self) -> &Path {
+        &self.0
+    }
+}
+
+impl Drop for TmpDir {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn tmp_dir(tag: &str) -> TmpDir {
     let d = std::env::temp_dir().join(format!("ptxsim-run-conf-{}-{tag}", std::process::id()));
     std::fs::create_dir_all(&d).expect("temp dir");
-    d
+    TmpDir(d)
 }
 
 fn ptxsim(args: &[String]) -> Output {
