@@ -203,6 +203,8 @@ impl CmpOp {
 pub struct Decoded<'a> {
     pub types: SmallVec<[(ScalarType, Span); 2]>,
     pub space: Option<(StateSpace, Span)>,
+    /// A second state-space modifier (`st.global.shared`), if any.
+    pub second_space: Option<(StateSpace, Span)>,
     /// A state-space modifier written with a `::` qualifier ptxsim does not decode.
     pub space_other: bool,
     pub cmp: Option<(CmpOp, Span)>,
@@ -220,7 +222,10 @@ pub fn decode<'a>(i: &Instruction<'a>) -> Decoded<'a> {
         if let Some(s) = ScalarType::from_str(t) {
             d.types.push((s, m.span));
         } else if let Some(s) = StateSpace::from_str(t) {
-            d.space = Some((s, m.span));
+            if d.space.is_some() && d.second_space.is_none() {
+                d.second_space = Some((s, m.span));
+            }
+            d.space = d.space.or(Some((s, m.span)));
         } else if t.contains("::") && StateSpace::from_str(t.split("::").next().unwrap_or("")).is_some() {
             d.space_other = true;
         } else if let Some(c) = CmpOp::from_str(t) {
@@ -268,6 +273,32 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
                     .with_label("unexpected directive in an instruction")
                     .with_note("rule check/unknown-instruction: instruction modifiers come from the instruction's own syntax (PTX ISA chapter 9)"),
             );
+        }
+    }
+    // Rule check/state-space: ld, st, atom and red take at most one state space
+    // (ptxas: "Unexpected number of state spaces specified in instruction").
+    if let (Some((first, fs)), Some((second, ss))) = (d.space, d.second_space) {
+        if matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red) {
+            cx.emit(
+                Diagnostic::error("check/state-space", ss, format!("`{}` takes one state space; `{}` is a second one", i.opcode.text, second.as_str()))
+                    .with_label("second state space")
+                    .with_secondary(fs, format!("`{}` given here", first.as_str()))
+                    .with_note("rule check/state-space (PTX ISA 9.7.9.8 ld, 9.7.9.10 st, 9.7.13.5 atom, 9.7.13.6 red): one state space, or none for generic addressing"),
+            );
+            return;
+        }
+    }
+    // The control-flow, predicate and warp forms name no state space either
+    // (the typed forms check it in `typed::typed`); ptxas: "No state space
+    // qualifier expected for instruction".
+    if let Some((sp, span)) = d.space {
+        if matches!(spec.form, Form::Bra | Form::Brx | Form::Call | Form::Ret | Form::Exit | Form::Setp | Form::Selp | Form::Nanosleep | Form::Shfl | Form::Vote | Form::Bar) {
+            cx.emit(
+                Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, sp.as_str()))
+                    .with_label("unexpected state space")
+                    .with_note("rule check/state-space: only memory instructions (ld, st, atom, cvta, ...) name a state space"),
+            );
+            return;
         }
     }
     // Rule check/uni-modifier (PTX ISA 9.7.12, Thread Divergence): `.uni` exists on bra, brx.idx, call and ret only.
