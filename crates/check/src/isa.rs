@@ -193,6 +193,7 @@ pub enum Feature {
     FenceProxy,
     SzextBmsk,
     Dp4a,
+    MinMaxRelu,
 }
 
 /// One row of the gating table.
@@ -255,6 +256,7 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::Fence, name: "fence", min_version: v(6, 0), min_sm: 70, source: "PTX ISA 9.7.13.4 membar/fence: fence introduced in 6.0, requires sm_70 (membar has no such requirement)" },
     Gate { feature: Feature::FenceProxy, name: "fence.proxy", min_version: v(7, 5), min_sm: 70, source: "PTX ISA 9.7.13.4 fence.proxy: introduced in 7.5 (ptxas 12.9 requires sm_70)" },
     Gate { feature: Feature::SzextBmsk, name: "szext/bmsk", min_version: v(7, 6), min_sm: 70, source: "PTX ISA 9.7.1.x szext, bmsk: introduced in 7.6, require sm_70" },
+    Gate { feature: Feature::MinMaxRelu, name: "min/max `.relu`", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.1.10/9.7.1.11 min/max: .relu introduced in 8.0, requires sm_90" },
     Gate { feature: Feature::Dp4a, name: "dp4a/dp2a", min_version: v(5, 0), min_sm: 61, source: "PTX ISA 9.7.1.23/9.7.1.24 dp4a, dp2a: introduced in 5.0, require sm_61" },
 ];
 

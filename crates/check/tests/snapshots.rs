@@ -24,6 +24,8 @@ const REJECTED: &[&str] = &[
     "brx-tlist--plain-label",
     "brx-tlist--table-in-inner-block",
     "brx-gating--target-sm_20",
+    "modifiers--fma-no-rounding-f32",
+    "modifiers--add-rn-u32",
     "feature-gating--barrier-cluster-sem-version-7.8",
     "feature-gating--clusterid-sm_89",
     "call-args--u32-formal-f32-arg",

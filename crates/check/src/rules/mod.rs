@@ -16,6 +16,7 @@ pub mod atomic;
 pub mod branch;
 pub mod call;
 pub mod memory;
+pub mod modifiers;
 pub mod operand;
 pub mod setp;
 pub mod typed;
@@ -313,6 +314,9 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         }
     }
     gates(cx, i, &d);
+    if !modifiers::check(cx, i) {
+        return operand::resolve_all(cx, i);
+    }
     match spec.form {
         Form::Bra => branch::bra(cx, i, &d),
         Form::Brx => branch::brx(cx, i, &d),
@@ -373,6 +377,9 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) {
             }
             if has(".xorsign") {
                 fs.push(Feature::MinMaxXorsignAbs);
+            }
+            if has(".relu") && !(half || bf16) {
+                fs.push(Feature::MinMaxRelu);
             }
         }
         "add" | "sub" | "mul" if bf16 => fs.push(Feature::Bf16AddSubMul),
