@@ -67,7 +67,7 @@
 //! - `check/ret-exit`: `ret{.uni}` and `exit` take no operands or types.
 //! - `check/modifiers`: the rounding, approximation, saturation and mode
 //!   modifiers each arithmetic instruction takes per operand class
-//!   (`rules/modifiers.rs`, checked against ptxas 12.9 over 3,144 combinations).
+//!   (`rules/modifiers.rs`, checked against ptxas 12.9 over 3,192 combinations).
 //! - `check/state-space`: `ld`/`st` address symbols of their state space, no
 //!   `st.const`, input parameters are read-only, address registers are
 //!   32/64-bit integers (64-bit for generic/.global with `.address_size 64`).
