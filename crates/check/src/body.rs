@@ -14,6 +14,9 @@ use ptxsim_syntax::Diagnostic;
 pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: usize) {
     let Some(body) = &f.body else { return };
     cx.current = Some((idx, f.kind));
+    // The parameters and the body's outermost declarations share one scope
+    // (ptxas: "Duplicate definition of variable" for a body variable named
+    // like a parameter); an inner `{ }` block may shadow them.
     cx.frames.push(Default::default());
     let input_role = if f.kind == FunctionKind::Entry { VarRole::KernelParam } else { VarRole::FuncParam };
     for (p, role) in f
@@ -27,7 +30,7 @@ pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: us
         cx.declare(p.name, sym, "parameter");
     }
     let mut uni_seen = false;
-    walk_block(cx, body, &mut uni_seen);
+    walk_block_in(cx, body, &mut uni_seen, false);
     cx.frames.pop();
     if uni_seen {
         crate::ub::uniformity(cx, f);
@@ -36,7 +39,15 @@ pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: us
 }
 
 fn walk_block<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut bool) {
-    cx.frames.push(Default::default());
+    walk_block_in(cx, b, uni_seen, true)
+}
+
+/// Walks a block, in a scope of its own or (the function body) in the
+/// parameters' scope.
+fn walk_block_in<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut bool, own_scope: bool) {
+    if own_scope {
+        cx.frames.push(Default::default());
+    }
     // Labels are visible throughout their block (branches may go forward).
     for s in &b.stmts {
         let (name, kind) = match s {
@@ -117,5 +128,7 @@ fn walk_block<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut boo
             Statement::CallPrototype { span, .. } => cx.require(Feature::CallPrototype, *span),
         }
     }
-    cx.frames.pop();
+    if own_scope {
+        cx.frames.pop();
+    }
 }

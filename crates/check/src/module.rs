@@ -319,6 +319,17 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
             }
         }
     }
+    // A predicate lives in a register: a `.pred` parameter in any other state
+    // space is an error (ptxas: "Predicate variable must be in register state space").
+    for p in f.returns.iter().flatten().chain(f.params.iter().flatten()) {
+        if p.space.value != StateSpace::Reg && p.ty.value == ptxsim_syntax::ast::Type::Scalar(ptxsim_syntax::ast::ScalarType::Pred) {
+            cx.emit(
+                Diagnostic::error("check/state-space", p.ty.span, format!("parameter `{}` is a `.pred`, which must be in the `.reg` state space", p.name.text))
+                    .with_label(format!("`.pred` in `{}`", p.space.value.as_str()))
+                    .with_note("rule check/state-space (PTX ISA 5.1.1, 5.2.3): predicates are registers; pass a predicate as an integer (`selp.u32`, then `setp` in the callee)"),
+            );
+        }
+    }
     // `.param` formals of a `.func` need sm_20 (ptxas: "Function parameter has illegal state space").
     if f.kind == FunctionKind::Func {
         for p in f.returns.iter().flatten().chain(f.params.iter().flatten()) {

@@ -44,6 +44,13 @@ struct Callee<'s, 'a> {
 }
 
 pub fn call<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, d: &Decoded<'a>) {
+    if let Some((t, s)) = d.types.first() {
+        cx.emit(
+            Diagnostic::error("check/call-target", *s, format!("`call` takes no instruction type, but `{}` is given", t.as_str()))
+                .with_label("unexpected instruction type")
+                .with_note("rule check/call-target (PTX ISA 9.7.12.5): `call{.uni} (ret-param), func, (param-list);` the types are those of the parameters"),
+        );
+    }
     for m in &d.other {
         cx.emit(Diagnostic::error("check/call-target", m.span, format!("`{}` is not a modifier of `call`", m.text)).with_label("illegal modifier").with_note("rule check/call-target (PTX ISA 9.7.12.5): `call{.uni}`"));
     }

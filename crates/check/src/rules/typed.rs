@@ -210,6 +210,16 @@ fn cvt<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     if types.len() == 2 && i.operands.len() != 2 && !packed {
         return count_error(cx, i, "two");
     }
+    let vector_form = types.iter().any(|(t, _)| matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2 | ScalarType::E4m3x2 | ScalarType::E5m2x2))
+        || d.other.iter().any(|m| m.text.ends_with("x2") || m.text.ends_with("x4"));
+    if types.len() > 2 && !vector_form {
+        cx.emit(
+            Diagnostic::error("check/instruction-type", types[2].1, format!("`cvt` takes a result type and a source type; `{}` is a third", types[2].0.as_str()))
+                .with_label("unexpected instruction type")
+                .with_note("rule check/instruction-type (PTX ISA 9.7.9.21 cvt): `cvt{.frnd}{.ftz}{.sat}.dtype.atype d, a;`"),
+        );
+        return;
+    }
     if types.len() != 2 || i.operands.len() != 2 {
         // Packing conversions (`cvt.rn.f16x2.f32 d, a, b`) and other shapes are not typed here.
         super::operand::resolve_all(cx, i);
