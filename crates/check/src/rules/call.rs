@@ -19,7 +19,7 @@ use super::Decoded;
 use crate::ctx::{sym_kind, sym_span, Ctx, LabelKind, ParamSig, Sym};
 use crate::isa::Feature;
 use crate::types::{arg_fits, class, Class};
-use ptxsim_syntax::ast::{Expr, FunctionKind, Init, Instruction, Name, Operand, OperandKind, StateSpace};
+use ptxsim_syntax::ast::{Expr, FunctionKind, Init, Instruction, Name, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
 /// CUDA system calls that ptxas resolves without a body in the module.
@@ -266,6 +266,22 @@ fn table_functions<'a>(v: &crate::ctx::VarSym<'_, 'a>) -> Vec<Name<'a>> {
 
 /// Matches a call's returns and arguments against a signature; true if they match.
 fn match_call<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, rets: Option<&[Operand<'a>]>, args: &[Operand<'a>], callee: &Callee<'_, 'a>) -> bool {
+    // ptxas compiles calls with the ABI, which passes no predicate and no
+    // 8- or 16-bit scalar: "In ABI compilation, passing predicate, 8-bit and
+    // 16-bit parameters to device functions is not supported".
+    for f in callee.returns.iter().chain(callee.params) {
+        let narrow = f.elems.is_none() && f.vector.is_none() && f.ty.is_some_and(|t| t == ScalarType::Pred || t.bits() < 32);
+        if narrow {
+            let t = f.ty.map(|t| t.as_str()).unwrap_or("");
+            cx.emit(
+                Diagnostic::error("check/call-args", i.span, format!("{} has the `{t}` parameter `{}`, which a call cannot pass", callee.what, f.name.text))
+                    .with_label("call through the ABI")
+                    .with_secondary(f.span, format!("`{t}` parameter declared here"))
+                    .with_note("rule check/call-args (ptxas ABI): predicates and 8- and 16-bit scalars are not passed to device functions; declare the parameter `.b32` (or `.u32`/`.s32`) and convert, as nvcc does"),
+            );
+            return false;
+        }
+    }
     let nrets = rets.map(|r| r.len()).unwrap_or(0);
     if nrets != callee.returns.len() || args.len() != callee.params.len() {
         let msg = if nrets != callee.returns.len() {
