@@ -853,9 +853,37 @@ fn setp_f64() {
         vec![format!("u32[{n}]=zeros")], 0, &expected, &describe);
 }
 
+/// A 16-bit float `setp` table: all pairs of `specials`, then every 16-bit
+/// pattern as `a` against each of `bs`. The input buffers are declared `u16`
+/// (raw bits); `value` decodes a pattern exactly into an f32 for messages and
+/// `mask` gives the expected operator mask.
+fn setp_16bit_table(group: &str, ptx: &str, kernel: &str, specials: &[u16], bs: [u16; 3], value: fn(u16) -> f32, mask: fn(u16, u16) -> u32) {
+    let mut pairs: Vec<(u16, u16)> = Vec::new();
+    for &a in specials {
+        for &b in specials {
+            pairs.push((a, b));
+        }
+    }
+    for a in 0..=0xffffu16 {
+        for b in bs {
+            pairs.push((a, b));
+        }
+    }
+    let dir = tmp_dir(&group.replace('_', ""));
+    let n = pairs.len();
+    let a = write_bin(&dir, "a.bin", &pairs.iter().flat_map(|p| p.0.to_le_bytes()).collect::<Vec<_>>());
+    let b = write_bin(&dir, "b.bin", &pairs.iter().flat_map(|p| p.1.to_le_bytes()).collect::<Vec<_>>());
+    let expected: Vec<u32> = pairs.iter().map(|&(a, b)| mask(a, b)).collect();
+    let describe = |i: usize, e: u32, g: u32| {
+        let (a, b) = pairs[i];
+        format!("a=0x{a:04x} ({:e}) b=0x{b:04x} ({:e}): {}", value(a), value(b), mask_diff(&FLOAT_OPS, e, g))
+    };
+    run_table(group, ptx, kernel, vec![format!("u16[{n}]={a}"), format!("u16[{n}]={b}")], vec![format!("u32[{n}]=zeros")], 0, &expected, &describe);
+}
+
 /// f16 (`setp.f16`, `setp.ftz.f16`): every one of the 65536 f16 bit patterns as
 /// `a` against b in {+0, smallest subnormal, 1.0}, plus all pairs of 40
-/// special values. The input buffers are declared `u16` (raw bits).
+/// special values.
 /// PTX ISA, half-precision `setp`: "By default, subnormal numbers are
 /// supported. `setp.ftz.{f16,f16x2}` flushes subnormal inputs to
 /// sign-preserving zero."
@@ -867,28 +895,12 @@ fn setp_f16() {
         0x6400, 0x6401, 0x1400, 0x9400, 0x0002, 0x0003, 0x3800, 0xb800, 0x7800, 0x0401, 0x8401, 0x2e66, 0xaaaa,
         0x5555,
     ];
-    let mut pairs: Vec<(u16, u16)> = Vec::new();
-    for &a in &s {
-        for &b in &s {
-            pairs.push((a, b));
-        }
-    }
-    for a in 0..=0xffffu16 {
-        for b in [0x0000u16, 0x0001, 0x3c00] {
-            pairs.push((a, b));
-        }
-    }
-    let dir = tmp_dir("setpf16");
-    let n = pairs.len();
-    let a = write_bin(&dir, "a.bin", &pairs.iter().flat_map(|p| p.0.to_le_bytes()).collect::<Vec<_>>());
-    let b = write_bin(&dir, "b.bin", &pairs.iter().flat_map(|p| p.1.to_le_bytes()).collect::<Vec<_>>());
-    let expected: Vec<u32> = pairs.iter().map(|&(a, b)| f16_mask(a, b)).collect();
-    let describe = |i: usize, e: u32, g: u32| {
-        let (a, b) = pairs[i];
-        format!("a=0x{a:04x} ({:e}) b=0x{b:04x} ({:e}): {}", f16_to_f32(a), f16_to_f32(b), mask_diff(&FLOAT_OPS, e, g))
-    };
-    run_table("setp_f16", "setp_float.ptx", "setp_f16", vec![format!("u16[{n}]={a}"), format!("u16[{n}]={b}")],
-        vec![format!("u32[{n}]=zeros")], 0, &expected, &describe);
+    setp_16bit_table("setp_f16", "setp_float.ptx", "setp_f16", &s, [0x0000, 0x0001, 0x3c00], f16_to_f32, f16_mask);
+}
+
+/// bf16 as the upper half of an f32 (exact).
+fn bf16_to_f32(h: u16) -> f32 {
+    f32::from_bits((h as u32) << 16)
 }
 
 /// bf16 (`setp.bf16`, sm_90): every one of the 65536 bf16 bit patterns as `a`
@@ -903,29 +915,8 @@ fn setp_bf16() {
         0xff7f, 0x7f80, 0xff80, 0x7fc0, 0xffc0, 0x7f81, 0x7fbf, 0x3eab, 0xc120, 0x0040, 0x8040, 0x4000, 0x42c8,
         0x4b80, 0x4b81, 0x1e3c, 0x9e3c, 0x0002, 0x0003, 0x3f00, 0xbf00, 0x7f00, 0x0081,
     ];
-    let mut pairs: Vec<(u16, u16)> = Vec::new();
-    for &a in &s {
-        for &b in &s {
-            pairs.push((a, b));
-        }
-    }
-    for a in 0..=0xffffu16 {
-        for b in [0x0000u16, 0x0001, 0x3f80] {
-            pairs.push((a, b));
-        }
-    }
-    let bf = |h: u16| f32::from_bits((h as u32) << 16);
-    let dir = tmp_dir("setpbf16");
-    let n = pairs.len();
-    let a = write_bin(&dir, "a.bin", &pairs.iter().flat_map(|p| p.0.to_le_bytes()).collect::<Vec<_>>());
-    let b = write_bin(&dir, "b.bin", &pairs.iter().flat_map(|p| p.1.to_le_bytes()).collect::<Vec<_>>());
-    let expected: Vec<u32> = pairs.iter().map(|&(a, b)| cmp_bits(bf(a).partial_cmp(&bf(b)))).collect();
-    let describe = |i: usize, e: u32, g: u32| {
-        let (a, b) = pairs[i];
-        format!("a=0x{a:04x} ({:e}) b=0x{b:04x} ({:e}): {}", bf(a), bf(b), mask_diff(&FLOAT_OPS, e, g))
-    };
-    run_table("setp_bf16", "setp_bf16.ptx", "setp_bf16", vec![format!("u16[{n}]={a}"), format!("u16[{n}]={b}")],
-        vec![format!("u32[{n}]=zeros")], 0, &expected, &describe);
+    let mask = |a: u16, b: u16| cmp_bits(bf16_to_f32(a).partial_cmp(&bf16_to_f32(b)));
+    setp_16bit_table("setp_bf16", "setp_bf16.ptx", "setp_bf16", &s, [0x0000, 0x0001, 0x3f80], bf16_to_f32, mask);
 }
 
 // ---- BoolOp forms, p|q, predicate logic, selp

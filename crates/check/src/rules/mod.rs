@@ -289,11 +289,10 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             return;
         }
     }
-    // The control-flow, predicate and warp forms name no state space either
-    // (the typed forms check it in `typed::typed`); ptxas: "No state space
-    // qualifier expected for instruction".
+    // Only the memory forms name a state space (ptxas: "No state space
+    // qualifier expected for instruction"); `Loose` opcodes are not typed.
     if let Some((sp, span)) = d.space {
-        if matches!(spec.form, Form::Bra | Form::Brx | Form::Call | Form::Ret | Form::Exit | Form::Setp | Form::Selp | Form::Nanosleep | Form::Shfl | Form::Vote | Form::Bar) {
+        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Loose) {
             cx.emit(
                 Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, sp.as_str()))
                     .with_label("unexpected state space")
@@ -385,18 +384,15 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) {
         "add" | "sub" | "mul" if bf16 => fs.push(Feature::Bf16AddSubMul),
         "fma" | "neg" | "abs" if bf16 => fs.push(Feature::Bf16Arith),
         "add" | "sub" | "mul" | "fma" | "neg" | "abs" if half => fs.push(Feature::F16Arith),
+        // cvt.DTYPE.ATYPE: the first type is the result.
         "cvt" => {
-            // cvt.DTYPE.ATYPE: the first type is the result.
-            match d.types.as_slice() {
-                [(to, _), (from, _), ..] => {
-                    if matches!(to, ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32) {
-                        fs.push(Feature::CvtToBf16);
-                    }
-                    if matches!(from, ScalarType::Bf16 | ScalarType::Bf16x2) {
-                        fs.push(Feature::CvtFromBf16);
-                    }
+            if let [(to, _), (from, _), ..] = d.types.as_slice() {
+                if matches!(to, ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32) {
+                    fs.push(Feature::CvtToBf16);
                 }
-                _ => {}
+                if matches!(from, ScalarType::Bf16 | ScalarType::Bf16x2) {
+                    fs.push(Feature::CvtFromBf16);
+                }
             }
         }
         _ => {}

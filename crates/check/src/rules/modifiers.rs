@@ -26,6 +26,7 @@ use super::opname;
 use crate::ctx::Ctx;
 use ptxsim_syntax::ast::{Instruction, Name, ScalarType};
 use ptxsim_syntax::Diagnostic;
+use smallvec::SmallVec;
 
 const NOTE: &str = "rule check/modifiers (PTX ISA 9.7.1, 9.7.3): integer add/sub take .cc and (.s32) .sat; integer mul/mad need one of .lo/.hi/.wide; float add/sub/mul take an optional rounding .rn/.rz/.rm/.rp with .ftz/.sat on .f32; fma and float mad need a rounding; div.f32 needs .approx, .full or a rounding; sqrt/rcp need .approx or a rounding; rsqrt, sin, cos, lg2, ex2 and tanh need .approx";
 
@@ -114,9 +115,10 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
         return err(cx, m, format!("`{op}` has no `.f64` form (it takes `.f32`, and half types)"), "unexpected instruction type");
     }
     let Some(al) = allowed(op, c) else { return true };
-    let what = format!("{op}{}", t.as_str());
+    // `add.u32`, for messages (built only when one is reported).
+    let what = || format!("{op}{}", t.as_str());
     let mut mode: Option<Name<'_>> = None;
-    let mut seen: Vec<&str> = Vec::new();
+    let mut seen: SmallVec<[&str; 4]> = SmallVec::new();
     for m in &i.modifiers {
         let x = m.text;
         if ScalarType::from_str(x).is_some() || x == ".uni" {
@@ -124,21 +126,21 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
         }
         if al.modes.contains(&x) {
             if let Some(prev) = mode {
-                return err(cx, *m, format!("`{what}` takes one of {}; `{}` is a second one after `{}`", al.modes.join(" "), x, prev.text), "second mode");
+                return err(cx, *m, format!("`{}` takes one of {}; `{}` is a second one after `{}`", what(), al.modes.join(" "), x, prev.text), "second mode");
             }
             mode = Some(*m);
         } else if al.flags.contains(&x) {
             if seen.contains(&x) {
-                return err(cx, *m, format!("`{x}` is repeated on `{what}`"), "repeated modifier");
+                return err(cx, *m, format!("`{x}` is repeated on `{}`", what()), "repeated modifier");
             }
             seen.push(x);
         } else {
             let why = if ROUND.contains(&x) && c == Class::Int {
                 "integer arithmetic takes no rounding modifier".to_string()
             } else {
-                format!("`{what}` does not take `{x}`")
+                format!("`{}` does not take `{x}`", what())
             };
-            return err(cx, *m, format!("`{x}` is not a modifier of `{what}`: {why}"), "illegal modifier");
+            return err(cx, *m, format!("`{x}` is not a modifier of `{}`: {why}", what()), "illegal modifier");
         }
     }
     if al.mode_required && mode.is_none() {

@@ -74,14 +74,7 @@ fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &S
 
 /// The typed forms of the table (Binary, Unary, Ternary, Shift, Count, Mov, Cvt, Cvta).
 pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spec: &Spec) {
-    if let (Some((s, span)), false) = (d.space, spec.form == Form::Cvta) {
-        cx.emit(
-            Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, s.as_str()))
-                .with_label("unexpected state space")
-                .with_note("rule check/state-space: only memory instructions (ld, st, atom, cvta, ...) name a state space"),
-        );
-        return;
-    }
+    // A state space on a typed form is reported by `rules::instruction`.
     if spec.form == Form::Cvt {
         return cvt(cx, i, d);
     }
