@@ -30,6 +30,10 @@ CU13_PKGS=(nvidia-cuda-nvcc==13.5.37 nvidia-cuda-crt==13.5.37 nvidia-cuda-runtim
            nvidia-nvvm==13.5.37 nvidia-cuda-cccl==13.3.5.0.6)
 CU12_PKGS=(nvidia-cuda-nvcc-cu12==12.9.86)
 LLVMLITE_PKGS=(llvmlite==0.50.0)
+# Numba's CUDA target with NVVM 12.9 (compile_ptx needs no GPU or driver).
+NUMBA_PKGS=(numba==0.68.1 numba-cuda==0.30.4 llvmlite==0.50.0 numpy==2.4.6 cuda-bindings==12.9.10
+            cuda-core==1.2.2 cuda-pathfinder==1.9.1 nvidia-cuda-nvcc-cu12==12.9.86
+            nvidia-cuda-nvrtc-cu12==12.9.86 nvidia-cuda-runtime-cu12==12.9.79)
 
 log() { printf '[gen_corpus] %s\n' "$*" >&2; }
 
@@ -54,6 +58,7 @@ ensure_tools() {
   ensure_venv cu12 "$SITE/nvidia/cuda_nvcc/bin/ptxas" "${CU12_PKGS[@]}"
   ensure_venv cu13 "$SITE/nvidia/cu13/include/nv/target" "${CU13_PKGS[@]}"
   ensure_venv llvmlite "$SITE/llvmlite/__init__.py" "${LLVMLITE_PKGS[@]}"
+  ensure_venv numba "$SITE/numba_cuda/__init__.py" "${NUMBA_PKGS[@]}"
   if ! command -v clang >/dev/null || ! command -v llc >/dev/null; then
     log "clang/llc not found: apt-get update && apt-get install -y clang llvm"
     if [[ $(id -u) == 0 ]]; then
@@ -70,6 +75,7 @@ NVCC=$CU13/bin/nvcc                # nvcc 13.5.37; finds ../include (cuda_runtim
 PTXAS13=$CU13/bin/ptxas
 PTXAS12=$(compgen -G "$TOOLS/cu12/$SITE/nvidia/cuda_nvcc/bin/ptxas")
 LTPY=$TOOLS/llvmlite/bin/python
+NBPY=$TOOLS/numba/bin/python
 # nvcc's own include directory holds cuda_runtime.h (nvidia-cuda-runtime) and
 # the CCCL headers (nvidia-cuda-cccl, needed by cuda_fp16.h for <nv/target>).
 NVCC_INC=(-I"$CU13/include")
@@ -80,8 +86,8 @@ STAGE=/tmp/ptxsim-corpus/src
 
 generate() {
   rm -rf "$STAGE" && mkdir -p "$STAGE" && cp "$SRC"/* "$STAGE"/
-  rm -f "$CORPUS"/nvcc/*.ptx "$CORPUS"/clang/*.ptx "$CORPUS"/llvmlite/*.ptx
-  mkdir -p "$CORPUS"/nvcc "$CORPUS"/clang "$CORPUS"/llvmlite
+  rm -f "$CORPUS"/nvcc/*.ptx "$CORPUS"/clang/*.ptx "$CORPUS"/llvmlite/*.ptx "$CORPUS"/numba/*.ptx
+  mkdir -p "$CORPUS"/nvcc "$CORPUS"/clang "$CORPUS"/llvmlite "$CORPUS"/numba
   cd "$STAGE"
 
   # ---- nvcc 13.5 ---------------------------------------------------------
@@ -130,6 +136,10 @@ generate() {
     log "llvmlite $ll"
     "$LTPY" lt_compile_ll.py "$ll" "$CORPUS/llvmlite/${ll%.ll}.ptx"
   done
+
+  # ---- Numba (numba-cuda, NVVM 12.9, sm_80) ------------------------------
+  log "numba nb_kernels.py"
+  "$NBPY" nb_kernels.py "$CORPUS/numba" >/dev/null
   cd "$ROOT"
 
   # Dense switches must have become jump tables.

@@ -1,0 +1,142 @@
+"""Numba CUDA kernels for the PTX corpus.
+
+Run with a Python that has numba-cuda and NVVM (PyPI: numba-cuda,
+nvidia-cuda-nvcc-cu12, nvidia-cuda-runtime-cu12, cuda-bindings<13):
+    python nb_kernels.py OUTDIR
+Each kernel is compiled with numba.cuda.compile_ptx for sm_80 (no GPU needed)
+and written to OUTDIR/nb_<name>.ptx.
+"""
+import math
+import sys
+from numba import cuda, float32, float64, int32, uint32, int64
+
+KERNELS = {}
+
+
+def kernel(sig):
+    def wrap(f):
+        KERNELS[f.__name__] = (f, sig)
+        return f
+    return wrap
+
+
+@kernel("void(float32[:], float32, float32[:], float32[:])")
+def saxpy(out, a, x, y):
+    i = cuda.grid(1)
+    if i < out.size:
+        out[i] = a * x[i] + y[i]
+
+
+@kernel("void(int32[:], float32[:], float32[:], int32)")
+def mandel(out, cx, cy, max_iter):
+    i = cuda.grid(1)
+    if i >= out.size:
+        return
+    zr = float32(0.0)
+    zi = float32(0.0)
+    n = 0
+    while n < max_iter and zr * zr + zi * zi <= float32(4.0):
+        t = zr * zr - zi * zi + cx[i]
+        zi = float32(2.0) * zr * zi + cy[i]
+        zr = t
+        n += 1
+    out[i] = n
+
+
+@kernel("void(float32[:], float32[:])")
+def block_sum(out, x):
+    buf = cuda.shared.array(128, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[t] = x[i] if i < x.size else float32(0.0)
+    cuda.syncthreads()
+    s = 64
+    while s > 0:
+        if t < s:
+            buf[t] += buf[t + s]
+        cuda.syncthreads()
+        s //= 2
+    if t == 0:
+        out[cuda.blockIdx.x] = buf[0]
+
+
+@kernel("void(int32[:], int32[:])")
+def histogram(bins, data):
+    i = cuda.grid(1)
+    if i < data.size:
+        cuda.atomic.add(bins, data[i] % bins.size, 1)
+
+
+@kernel("void(float64[:], float64[:])")
+def dmath(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i] = math.exp(v) * math.sin(v) + math.sqrt(abs(v)) - math.log1p(abs(v))
+
+
+@kernel("void(float32[:], float32[:])")
+def fmath(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i] = math.exp(v) + math.tanh(v) + math.pow(abs(v), float32(1.5)) + math.floor(v)
+
+
+@kernel("void(uint32[:], int32[:])")
+def warp_ops(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        b = cuda.ballot_sync(0xffffffff, v > 0)
+        s = cuda.shfl_down_sync(0xffffffff, v, 1)
+        out[i] = b + uint32(s) + uint32(cuda.popc(b)) + uint32(cuda.clz(v))
+
+
+@kernel("void(float32[:,:], float32[:,:], float32[:,:])")
+def matmul(c, a, b):
+    i, j = cuda.grid(2)
+    if i < c.shape[0] and j < c.shape[1]:
+        acc = float32(0.0)
+        for k in range(a.shape[1]):
+            acc += a[i, k] * b[k, j]
+        c[i, j] = acc
+
+
+@kernel("void(int32[:], int32[:])")
+def collatz(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        n = x[i]
+        steps = 0
+        while n > 1 and steps < 1000:
+            if n % 2 == 0:
+                n //= 2
+            else:
+                n = 3 * n + 1
+            steps += 1
+        out[i] = steps
+
+
+@kernel("void(int64[:], int64[:], int64[:])")
+def int64_ops(out, a, b):
+    i = cuda.grid(1)
+    if i < out.size:
+        x = a[i]
+        y = b[i]
+        q = x // y if y != 0 else int64(0)
+        r = x % y if y != 0 else int64(0)
+        out[i] = q * 3 + r - (x >> 3) + (x * y)
+
+
+def main():
+    outdir = sys.argv[1]
+    for name, (f, sig) in KERNELS.items():
+        ptx, _ = cuda.compile_ptx(f, sig, cc=(8, 0))
+        with open(f"{outdir}/nb_{name}.ptx", "w") as fh:
+            fh.write(ptx)
+        print(name, len(ptx))
+
+
+if __name__ == "__main__":
+    main()
