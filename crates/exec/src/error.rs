@@ -25,6 +25,8 @@ pub enum TrapKind {
     /// past `max_device_bytes`, or a thread's local memory (call frames)
     /// past `local_bytes_per_thread`.
     OutOfMemory,
+    /// The launch ran past its wall-clock limit (`LaunchConfig::timeout`).
+    Timeout,
 }
 
 impl TrapKind {
@@ -46,6 +48,7 @@ impl TrapKind {
             TrapKind::InvalidLaunch => "invalid_launch",
             TrapKind::LoadError => "load_error",
             TrapKind::OutOfMemory => "out_of_memory",
+            TrapKind::Timeout => "timeout",
         }
     }
 }

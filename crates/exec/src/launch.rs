@@ -7,7 +7,8 @@
 
 use crate::error::{RunError, TrapKind};
 use crate::exec::{CtaEnv, Ctx, Geom};
-use crate::sched::{run_cluster, Cta, Fuel};
+use crate::fuel::{Fuel, Tank};
+use crate::sched::{run_cluster, Cta};
 use crate::warp::{Stats, Warp, NO_FRAME};
 use crate::{Device, Dim3, KernelArg, LaunchConfig, LaunchStats, Module, Scheduling};
 use rayon::prelude::*;
@@ -90,7 +91,6 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     };
     let epoch = AtomicU64::new(0);
     let ctx = Ctx { prog, global: &dev.mem, kparams: &kparams, consts: &module.consts, geom: &geom, write_epoch: &epoch };
-    let fuel = Fuel { left: AtomicU64::new(cfg.fuel) };
     let abort = AtomicU64::new(u64::MAX);
     let ncl = [g.x / cl.x, g.y / cl.y, g.z / cl.z];
     let nclusters = ncl[0] as u64 * ncl[1] as u64 * ncl[2] as u64;
@@ -99,7 +99,9 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // Each worker keeps the CTAs of its last cluster and refills them for
     // the next one (warps, register files, shared memory), so a big grid
     // costs no allocation per CTA.
-    let run_one = |pool: &mut Vec<Cta>, ci: u64| -> Result<Stats, (u64, RunError)> {
+    let workers = cfg.threads.unwrap_or_else(rayon::current_num_threads);
+    let fuel = Fuel::new(cfg.fuel, workers, cfg.timeout);
+    let run_one = |(pool, tank): &mut (Vec<Cta>, Tank<'_>), ci: u64| -> Result<Stats, (u64, RunError)> {
         let cid = [(ci % ncl[0] as u64) as u32, ((ci / ncl[0] as u64) % ncl[1] as u64) as u32, (ci / (ncl[0] as u64 * ncl[1] as u64)) as u32];
         let mut rank = 0;
         for z in 0..cl.z {
@@ -116,7 +118,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             }
         }
         let ctas = &mut pool[..rank as usize];
-        match run_cluster(&ctx, ctas, cfg.scheduling, &fuel, ci, &abort) {
+        match run_cluster(&ctx, ctas, cfg.scheduling, tank, ci, &abort) {
             Ok(s) => Ok(s),
             Err(e) => {
                 abort.fetch_min(ci, Ordering::Relaxed);
@@ -127,14 +129,14 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // Cluster results fold into one total as they come (no vector of them).
     let total = match cfg.threads {
         Some(1) => {
-            let mut pool = Vec::new();
-            (0..nclusters).fold(Total::default(), |t, ci| t.add(run_one(&mut pool, ci)))
+            let mut state = (Vec::new(), fuel.tank());
+            (0..nclusters).fold(Total::default(), |t, ci| t.add(run_one(&mut state, ci)))
         }
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| invalid(format!("cannot start {n} threads: {e}")))?;
-            pool.install(|| (0..nclusters).into_par_iter().map_init(Vec::new, run_one).fold(Total::default, Total::add).reduce(Total::default, Total::join))
+            pool.install(|| (0..nclusters).into_par_iter().map_init(|| (Vec::new(), fuel.tank()), run_one).fold(Total::default, Total::add).reduce(Total::default, Total::join))
         }
-        None => (0..nclusters).into_par_iter().map_init(Vec::new, run_one).fold(Total::default, Total::add).reduce(Total::default, Total::join),
+        None => (0..nclusters).into_par_iter().map_init(|| (Vec::new(), fuel.tank()), run_one).fold(Total::default, Total::add).reduce(Total::default, Total::join),
     };
     let Total { stats, err } = total;
     if let Some((_, e)) = err {

@@ -12,7 +12,8 @@
 //! Invariants:
 //! - No input (module, launch, kernel behaviour) makes the engine panic;
 //!   every problem is a [`RunError`] with a [`TrapKind`].
-//! - Every run is bounded by fuel (warp instructions) and memory limits.
+//! - Every run is bounded by fuel (warp instructions, exact whatever the
+//!   number of workers), a wall-clock timeout and memory limits.
 //! - The library never prints.
 
 #![forbid(unsafe_code)]
@@ -24,6 +25,7 @@ pub mod cvt;
 mod decode;
 mod error;
 mod exec;
+mod fuel;
 mod its;
 mod lanes;
 mod launch;
@@ -41,6 +43,9 @@ use std::sync::Arc;
 
 /// Default fuel: 10^9 warp instructions per launch.
 pub const DEFAULT_FUEL: u64 = 1_000_000_000;
+/// Default wall-clock limit of a launch: a runaway kernel stops within a
+/// minute.
+pub const DEFAULT_TIMEOUT: std::time::Duration = std::time::Duration::from_secs(60);
 /// Default call-depth limit.
 pub const DEFAULT_MAX_CALL_DEPTH: u32 = 1024;
 
@@ -83,8 +88,13 @@ pub struct LaunchConfig {
     pub cluster: Option<Dim3>,
     pub dynamic_shared_bytes: u32,
     pub scheduling: Scheduling,
-    /// Warp instructions the whole launch may execute.
+    /// Warp instructions the whole launch may execute. Exact: the launch
+    /// fails with `fuel_exhausted` only when it executed this many and needs
+    /// more, whatever the number of worker threads.
     pub fuel: u64,
+    /// Wall-clock limit of the launch (`None`: none); past it the launch
+    /// stops with `timeout`. Default [`DEFAULT_TIMEOUT`].
+    pub timeout: Option<std::time::Duration>,
     pub max_call_depth: u32,
     /// Worker threads (`None`: rayon's default, one per core).
     pub threads: Option<usize>,
@@ -99,6 +109,7 @@ impl LaunchConfig {
             dynamic_shared_bytes: 0,
             scheduling: Scheduling::Stack,
             fuel: DEFAULT_FUEL,
+            timeout: Some(DEFAULT_TIMEOUT),
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             threads: None,
         }

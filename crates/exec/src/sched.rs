@@ -2,10 +2,12 @@
 //! a deterministic round-robin on one core, each for a slice of fuel or
 //! until it blocks. This file owns barriers (`bar.sync/arrive/red`,
 //! `barrier.cluster.arrive/wait`), their release when threads exit,
-//! deadlock detection, stack-mode spin detection, and the fuel pool.
+//! deadlock detection and stack-mode spin detection. Fuel comes from
+//! the worker's [`Tank`] (`fuel`).
 
 use crate::error::{RunError, Trap, TrapKind};
 use crate::exec::{CtaEnv, Ctx};
+use crate::fuel::Tank;
 use crate::program::*;
 use crate::warp::{lanes, LaneState, Stats, Warp, WarpStatus, NO_FRAME};
 use crate::{its, simt_stack, Scheduling};
@@ -72,33 +74,6 @@ pub(crate) fn call_setup(ctx: &Ctx<'_>, w: &mut Warp, caller: u32, pc: u32, f: F
     Ok(nf)
 }
 
-/// Shared fuel: a launch-wide pool of warp instructions.
-pub(crate) struct Fuel {
-    pub left: AtomicU64,
-}
-
-impl Fuel {
-    fn take(&self, want: u64) -> u64 {
-        let mut cur = self.left.load(Ordering::Relaxed);
-        loop {
-            let got = cur.min(want);
-            if got == 0 {
-                return 0;
-            }
-            match self.left.compare_exchange_weak(cur, cur - got, Ordering::Relaxed, Ordering::Relaxed) {
-                Ok(_) => return got,
-                Err(c) => cur = c,
-            }
-        }
-    }
-
-    fn give_back(&self, n: u64) {
-        if n > 0 {
-            self.left.fetch_add(n, Ordering::Relaxed);
-        }
-    }
-}
-
 #[derive(Default, Clone, Debug)]
 struct Waiter {
     warp: u32,
@@ -156,7 +131,7 @@ pub(crate) fn run_cluster(
     ctx: &Ctx<'_>,
     ctas: &mut [Cta],
     mode: Scheduling,
-    fuel: &Fuel,
+    tank: &mut Tank<'_>,
     my_index: u64,
     abort: &AtomicU64,
 ) -> Result<Stats, RunError> {
@@ -168,12 +143,10 @@ pub(crate) fn run_cluster(
             b.reset();
         }
     }
-    let mut budget: u64 = 0;
     let mut rounds: u64 = 0;
     loop {
         rounds += 1;
         if rounds.is_multiple_of(64) && abort.load(Ordering::Relaxed) < my_index {
-            fuel.give_back(budget);
             return Ok(stats);
         }
         let mut any_run = false;
@@ -189,26 +162,13 @@ pub(crate) fn run_cluster(
                     continue;
                 }
                 any_run = true;
-                let mut slice = SLICE.min(budget);
-                if slice == 0 {
-                    budget += fuel.take(1 << 16);
-                    slice = SLICE.min(budget);
-                    if slice == 0 {
-                        let w = &ctas[ci].warps[wi];
-                        let (func, pc) = current(w, mode);
-                        return Err(locate(
-                            ctx,
-                            &ctas[ci],
-                            wi as u32,
-                            Located {
-                                trap: Trap::new(TrapKind::FuelExhausted, "fuel exhausted: the launch ran out of its warp-instruction budget".to_string()),
-                                func,
-                                pc,
-                            },
-                        ));
+                let slice = match tank.slice(SLICE) {
+                    Ok(s) => s,
+                    Err(trap) => {
+                        let (func, pc) = current(&ctas[ci].warps[wi], mode);
+                        return Err(crate::fuel::out_of_budget(ctx, ctas, ci, wi, Located { trap, func, pc }));
                     }
-                }
-                budget -= slice;
+                };
                 let mut left = slice;
                 let stores_before = ctas[ci].warps[wi].stores;
                 let end = {
@@ -221,12 +181,12 @@ pub(crate) fn run_cluster(
                     match r {
                         Ok(e) => e,
                         Err(l) => {
-                            fuel.give_back(left + budget);
+                            tank.refund(left);
                             return Err(locate(ctx, &ctas[ci], wi as u32, l));
                         }
                     }
                 };
-                budget += left;
+                tank.refund(left);
                 if ctas[ci].warps[wi].stores != stores_before {
                     ctx.write_epoch.fetch_add(1, Ordering::Relaxed);
                 }
@@ -237,7 +197,6 @@ pub(crate) fn run_cluster(
             }
         }
         if all_done {
-            fuel.give_back(budget);
             return Ok(stats);
         }
         if !any_run {
@@ -246,7 +205,7 @@ pub(crate) fn run_cluster(
     }
 }
 
-fn current(w: &Warp, mode: Scheduling) -> (FuncId, u32) {
+pub(crate) fn current(w: &Warp, mode: Scheduling) -> (FuncId, u32) {
     match mode {
         Scheduling::Stack => match w.stack.last() {
             Some(e) => (w.frames[e.frame as usize].func, e.pc),
