@@ -1,0 +1,25 @@
+//! ptxsim-sass: the sm_50 (Maxwell, "SPA 5.0") machine form.
+//!
+//! It owns the machine model of control flow ([`isa`]: SSY, SYNC, PBK/BRK,
+//! PCNT/CONT, PRET, CAL/JCAL, RET, EXIT, PEXIT, BRA, BRX, JMP, JMX with guard
+//! predicates, the 32 CC tests, `.U` and `.LMT`), the condition-code flags
+//! ([`cc`]), the code layout in 32-byte bundles ([`layout`]).
+//!
+//! Data flow is never re-implemented here: the machine form carries the
+//! engine's decoded PTX instructions and runs them through its data path.
+//!
+//! Invariants:
+//! - Target arithmetic is done in unbounded precision and checked against the
+//!   seed's window; nothing a machine program does makes this crate panic.
+//! - The library never prints.
+
+#![forbid(unsafe_code)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod cc;
+pub mod isa;
+pub mod layout;
+
+pub use cc::{CcMasks, CcTest, Flags};
+pub use isa::{MFunction, MInstr, MOp, MProgram};
+pub use layout::HwError;
