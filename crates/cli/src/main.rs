@@ -8,6 +8,7 @@ mod cfg_cmd;
 mod check_cmd;
 mod common;
 mod demo;
+mod limits;
 mod run_cmd;
 
 use clap::{Parser, Subcommand};

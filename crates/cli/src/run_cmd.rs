@@ -57,6 +57,9 @@ pub struct Args {
     /// Worker threads (default: one per core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Wall-clock limit of the launch in seconds (0: none).
+    #[arg(long, default_value = "60", allow_hyphen_values = true)]
+    timeout: String,
 }
 
 /// Element types of `--arg`.
@@ -393,7 +396,14 @@ pub fn run(a: Args) -> ExitCode {
     cfg.dynamic_shared_bytes = a.shared;
     cfg.threads = a.threads;
     cfg.scheduling = if a.scheduling == SchedArg::Its { Scheduling::Its } else { Scheduling::Stack };
-    let out = match execute(&file, &src, &a.kernel, &cfg, &specs) {
+    cfg.timeout = match crate::limits::parse_timeout(&a.timeout) {
+        Ok(t) => t,
+        Err(m) => return usage(a.json, m),
+    };
+    let display = crate::limits::progress(&mut cfg, a.json);
+    let out = execute(&file, &src, &a.kernel, &cfg, &specs);
+    drop(display);
+    let out = match out {
         Ok(o) => o,
         Err(e) => return fail(a.json, &file, &e, EXIT_INPUT),
     };

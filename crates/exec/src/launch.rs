@@ -11,8 +11,10 @@ use crate::fuel::{Fuel, Tank};
 use crate::sched::{run_cluster, Cta};
 use crate::warp::{Stats, Warp, NO_FRAME};
 use crate::{Device, Dim3, KernelArg, LaunchConfig, LaunchStats, Module, Scheduling};
-use rayon::prelude::*;
 use std::sync::atomic::{AtomicU64, Ordering};
+
+/// The most worker threads a launch starts.
+pub const MAX_WORKERS: usize = 1024;
 
 fn invalid(msg: impl Into<String>) -> RunError {
     RunError::new(TrapKind::InvalidLaunch, msg)
@@ -96,12 +98,17 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let nclusters = ncl[0] as u64 * ncl[1] as u64 * ncl[2] as u64;
     let local_limit = dev.limits.local_bytes_per_thread;
     let keep = crate::prefix::written_first(kf);
+    // Workers: no more than there are clusters.
+    let workers = cfg.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, nclusters.min(MAX_WORKERS as u64) as usize);
+    let fuel = Fuel::new(cfg.fuel, workers, cfg.timeout);
+    let cluster_ctas = cl.x as u64 * cl.y as u64 * cl.z as u64;
+    if let Some(p) = &cfg.progress {
+        p.start(nclusters * cluster_ctas);
+    }
     // Each worker keeps the CTAs of its last cluster and refills them for
     // the next one (warps, register files, shared memory), so a big grid
     // costs no allocation per CTA.
-    let workers = cfg.threads.unwrap_or_else(rayon::current_num_threads);
-    let fuel = Fuel::new(cfg.fuel, workers, cfg.timeout);
-    let run_one = |(pool, tank): &mut (Vec<Cta>, Tank<'_>), ci: u64| -> Result<Stats, (u64, RunError)> {
+    let run_one = |pool: &mut Vec<Cta>, tank: &mut Tank<'_>, ci: u64| -> Result<Stats, RunError> {
         let cid = [(ci % ncl[0] as u64) as u32, ((ci / ncl[0] as u64) % ncl[1] as u64) as u32, (ci / (ncl[0] as u64 * ncl[1] as u64)) as u32];
         let mut rank = 0;
         for z in 0..cl.z {
@@ -112,31 +119,60 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
                     if pool.len() <= rank as usize {
                         pool.push(Cta::empty(env.clone()));
                     }
-                    fill_cta(&ctx, &mut pool[rank as usize], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize, &keep).map_err(|e| (ci, e))?;
+                    fill_cta(&ctx, &mut pool[rank as usize], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize, &keep)?;
                     rank += 1;
                 }
             }
         }
-        let ctas = &mut pool[..rank as usize];
-        match run_cluster(&ctx, ctas, cfg.scheduling, tank, ci, &abort) {
-            Ok(s) => Ok(s),
-            Err(e) => {
+        run_cluster(&ctx, &mut pool[..rank as usize], cfg.scheduling, tank, ci, &abort)
+    };
+    // Clusters are handed out in increasing order, one at a time. Once
+    // cluster k failed (`abort` = the lowest failing index), no worker
+    // starts a cluster above k and those running above k stop at their next
+    // check; those below k, all started already, run on. So the error
+    // reported, the lowest failing cluster's, is the one a single worker
+    // would report (for a kernel without races, fuel and time aside).
+    let next = AtomicU64::new(0);
+    let work = || -> Total {
+        let mut pool = Vec::new();
+        let mut tank = fuel.tank();
+        let mut total = Total::default();
+        loop {
+            let ci = next.fetch_add(1, Ordering::Relaxed);
+            if ci >= nclusters || abort.load(Ordering::Relaxed) < ci {
+                return total;
+            }
+            let r = run_one(&mut pool, &mut tank, ci);
+            if r.is_err() {
                 abort.fetch_min(ci, Ordering::Relaxed);
-                Err((ci, e))
+            }
+            total = total.add(r.map_err(|e| (ci, e)));
+            if let Some(p) = &cfg.progress {
+                p.done.fetch_add(cluster_ctas, Ordering::Relaxed);
             }
         }
     };
-    // Cluster results fold into one total as they come (no vector of them).
-    let total = match cfg.threads {
-        Some(1) => {
-            let mut state = (Vec::new(), fuel.tank());
-            (0..nclusters).fold(Total::default(), |t, ci| t.add(run_one(&mut state, ci)))
-        }
-        Some(n) => {
-            let pool = rayon::ThreadPoolBuilder::new().num_threads(n).build().map_err(|e| invalid(format!("cannot start {n} threads: {e}")))?;
-            pool.install(|| (0..nclusters).into_par_iter().map_init(|| (Vec::new(), fuel.tank()), run_one).fold(Total::default, Total::add).reduce(Total::default, Total::join))
-        }
-        None => (0..nclusters).into_par_iter().map_init(|| (Vec::new(), fuel.tank()), run_one).fold(Total::default, Total::add).reduce(Total::default, Total::join),
+    let total = if workers == 1 {
+        work()
+    } else {
+        std::thread::scope(|s| {
+            let mut handles = Vec::with_capacity(workers - 1);
+            for i in 1..workers {
+                match std::thread::Builder::new().name(format!("ptxsim-worker-{i}")).spawn_scoped(s, work) {
+                    Ok(h) => handles.push(h),
+                    // Fewer workers run the launch (the first always runs).
+                    Err(_) => break,
+                }
+            }
+            let mut total = work();
+            for h in handles {
+                match h.join() {
+                    Ok(t) => total = total.join(t),
+                    Err(p) => std::panic::resume_unwind(p),
+                }
+            }
+            total
+        })
     };
     let Total { stats, err } = total;
     if let Some((_, e)) = err {

@@ -39,6 +39,7 @@ pub mod softfloat;
 mod warp;
 
 pub use error::{RunError, TrapKind};
+pub use launch::MAX_WORKERS;
 use std::sync::Arc;
 
 /// Default fuel: 10^9 warp instructions per launch.
@@ -96,8 +97,11 @@ pub struct LaunchConfig {
     /// stops with `timeout`. Default [`DEFAULT_TIMEOUT`].
     pub timeout: Option<std::time::Duration>,
     pub max_call_depth: u32,
-    /// Worker threads (`None`: rayon's default, one per core).
+    /// Worker threads (`None`: one per core). At most one per cluster and
+    /// [`MAX_WORKERS`] are started.
     pub threads: Option<usize>,
+    /// Where the launch counts the CTAs it finished, for a progress display.
+    pub progress: Option<Arc<Progress>>,
 }
 
 impl LaunchConfig {
@@ -112,7 +116,38 @@ impl LaunchConfig {
             timeout: Some(DEFAULT_TIMEOUT),
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             threads: None,
+            progress: None,
         }
+    }
+}
+
+/// A launch's progress, read by another thread while it runs: CTAs
+/// finished out of the grid's total. The engine only counts; the caller
+/// draws.
+#[derive(Debug, Default)]
+pub struct Progress {
+    done: std::sync::atomic::AtomicU64,
+    total: std::sync::atomic::AtomicU64,
+}
+
+impl Progress {
+    pub fn new() -> Arc<Progress> {
+        Arc::new(Progress::default())
+    }
+
+    /// CTAs finished (ran to the end or failed) so far.
+    pub fn done(&self) -> u64 {
+        self.done.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    /// CTAs in the grid (0 until the launch has started).
+    pub fn total(&self) -> u64 {
+        self.total.load(std::sync::atomic::Ordering::Relaxed)
+    }
+
+    pub(crate) fn start(&self, total: u64) {
+        self.done.store(0, std::sync::atomic::Ordering::Relaxed);
+        self.total.store(total, std::sync::atomic::Ordering::Relaxed);
     }
 }
 

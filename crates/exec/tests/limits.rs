@@ -80,3 +80,116 @@ fn small_kernel_with_ample_fuel_never_runs_out_on_two_workers() {
         assert_eq!(launch(&dev, &m, &cfg, out).expect("ample fuel"), 400);
     }
 }
+
+/// A kernel that stores its `%ctaid.x` through the pointer argument when
+/// `%ctaid.x` is at least `from` (`from` = 0: every CTA stores).
+fn store_from(from: u32) -> String {
+    format!(
+        "{HEADER}.visible .entry k(.param .u64 out)\n{{\n.reg .pred %p;\n.reg .u32 %c;\n.reg .u64 %o;\n\
+         mov.u32 %c, %ctaid.x;\nsetp.lt.u32 %p, %c, {from};\n@%p bra DONE;\nld.param.u64 %o, [out];\nst.global.u32 [%o], %c;\nDONE:\nret;\n}}\n"
+    )
+}
+
+#[test]
+fn fuel_stops_a_huge_grid_early() {
+    let mut dev = Device::new();
+    let m = dev.load(&store_from(0)).expect("loads");
+    let out = dev.alloc(4).expect("alloc");
+    for threads in [1, 2, 8] {
+        let t0 = Instant::now();
+        let mut cfg = LaunchConfig::new(i32::MAX as u32, 32);
+        cfg.fuel = 1000;
+        cfg.threads = Some(threads);
+        let e = launch(&dev, &m, &cfg, out).expect_err("runs out");
+        assert_eq!(e.kind, TrapKind::FuelExhausted, "{e}");
+        assert!(e.message.contains("1000") && e.message.contains("--fuel"), "{e}");
+        assert!(t0.elapsed() < Duration::from_millis(900), "{threads} workers took {:?}", t0.elapsed());
+    }
+}
+
+#[test]
+fn a_trap_stops_a_huge_grid_early_and_the_lowest_cta_is_reported() {
+    let mut dev = Device::new();
+    let m = dev.load(&store_from(0)).expect("loads");
+    // Every CTA stores through a null pointer: CTA 0's error is reported.
+    for threads in [1, 2, 8] {
+        let t0 = Instant::now();
+        let mut cfg = LaunchConfig::new(i32::MAX as u32, 32);
+        cfg.threads = Some(threads);
+        let e = launch(&dev, &m, &cfg, 0).expect_err("null store");
+        assert_eq!(e.kind, TrapKind::OutOfBounds, "{e}");
+        assert_eq!(e.cta, Some([0, 0, 0]), "{e}");
+        assert!(t0.elapsed() < Duration::from_millis(900), "{threads} workers took {:?}", t0.elapsed());
+    }
+    // Only CTAs from 37 on store: CTA 37's error, whatever the workers.
+    let m = dev.load(&store_from(37)).expect("loads");
+    for threads in [1, 2, 8] {
+        for _ in 0..5 {
+            let t0 = Instant::now();
+            let mut cfg = LaunchConfig::new(i32::MAX as u32, 64);
+            cfg.threads = Some(threads);
+            let e = launch(&dev, &m, &cfg, 0).expect_err("null store");
+            assert_eq!((e.kind, e.cta), (TrapKind::OutOfBounds, Some([37, 0, 0])), "{e}");
+            assert!(t0.elapsed() < Duration::from_millis(900), "{threads} workers took {:?}", t0.elapsed());
+        }
+    }
+}
+
+#[test]
+fn timeout_stops_a_runaway_kernel() {
+    let spin = format!("{HEADER}.visible .entry k(.param .u64 out)\n{{\n.reg .u32 %i;\nmov.u32 %i, 0;\nL:\nadd.u32 %i, %i, 1;\nbra L;\n}}\n");
+    let mut dev = Device::new();
+    let m = dev.load(&spin).expect("loads");
+    for (grid, threads) in [(1, 1), (64, 2), (i32::MAX as u32, 8)] {
+        let t0 = Instant::now();
+        let mut cfg = LaunchConfig::new(grid, 32);
+        cfg.fuel = u64::MAX;
+        cfg.threads = Some(threads);
+        cfg.timeout = Some(Duration::from_millis(300));
+        let e = launch(&dev, &m, &cfg, 0).expect_err("times out");
+        assert_eq!(e.kind, TrapKind::Timeout, "{e}");
+        assert!(e.message.contains("300 ms") && e.message.contains("--timeout"), "{e}");
+        assert!(e.line.is_some() && e.cta.is_some(), "located: {e:?}");
+        let t = t0.elapsed();
+        assert!(t >= Duration::from_millis(300) && t < Duration::from_millis(1500), "grid {grid}: {t:?}");
+    }
+}
+
+#[test]
+fn the_default_timeout_is_a_minute() {
+    assert_eq!(LaunchConfig::new(1, 1).timeout, Some(Duration::from_secs(60)));
+}
+
+#[test]
+fn progress_counts_every_cta() {
+    let mut dev = Device::new();
+    let m = dev.load(&store_from(0)).expect("loads");
+    let out = dev.alloc(4).expect("alloc");
+    let p = ptxsim_exec::Progress::new();
+    let mut cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(50, 3, 2), 32);
+    cfg.progress = Some(p.clone());
+    cfg.threads = Some(2);
+    launch(&dev, &m, &cfg, out).expect("runs");
+    assert_eq!((p.done(), p.total()), (300, 300));
+}
+
+/// A warp that spins on a flag only the other warp sets after the barrier:
+/// the barrier can never complete, and the error says so rather than
+/// `fuel_exhausted`.
+#[test]
+fn a_spin_beside_a_barrier_wait_is_reported_as_the_barrier() {
+    let src = format!(
+        "{HEADER}.visible .entry k(.param .u64 out)\n{{\n.reg .pred %p;\n.reg .u32 %t, %v;\n.reg .u64 %o;\n.shared .u32 flag;\n\
+         mov.u32 %t, %tid.x;\nsetp.lt.u32 %p, %t, 32;\n@%p bra SPIN;\nbar.sync 0;\nmov.u32 %v, 1;\nst.shared.u32 [flag], %v;\nret;\n\
+         SPIN:\nld.volatile.shared.u32 %v, [flag];\nsetp.eq.u32 %p, %v, 0;\n@%p bra SPIN;\nbar.sync 0;\nret;\n}}\n"
+    );
+    let mut dev = Device::new();
+    let m = dev.load(&src).expect("loads");
+    let t0 = Instant::now();
+    let mut cfg = LaunchConfig::new(1, 64);
+    cfg.fuel = 200_000;
+    let e = launch(&dev, &m, &cfg, 0).expect_err("never completes");
+    assert_eq!(e.kind, TrapKind::BarrierDeadlock, "{e}");
+    assert!(e.message.contains("barrier 0") && e.message.contains("warp 1"), "{e}");
+    assert!(t0.elapsed() < Duration::from_secs(5));
+}
