@@ -20,7 +20,16 @@ fn invalid(msg: impl Into<String>) -> RunError {
     RunError::new(TrapKind::InvalidLaunch, msg)
 }
 
-pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<LaunchStats, RunError> {
+/// A validated launch: the kernel, its parameter buffer and the geometry.
+pub(crate) struct Prepared {
+    pub kernel: u32,
+    pub kparams: Vec<u8>,
+    pub geom: Geom,
+}
+
+/// Validates the launch of `kernel` with `cfg` and `args`, and lays out the
+/// kernel parameter buffer.
+pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<Prepared, RunError> {
     let prog = &*module.program;
     let kid = prog
         .functions
@@ -91,6 +100,17 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
         max_depth: cfg.max_call_depth,
         nwarps,
     };
+    Ok(Prepared { kernel: kid, kparams, geom })
+}
+
+pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<LaunchStats, RunError> {
+    let Prepared { kernel: kid, kparams, geom } = prepare(dev, module, kernel, cfg, args)?;
+    let prog = &*module.program;
+    let kf = &prog.functions[kid as usize];
+    let (g, b) = (cfg.grid, cfg.block);
+    let cl = cfg.cluster.unwrap_or(Dim3::new(1, 1, 1));
+    let threads = b.x as u64 * b.y as u64 * b.z as u64;
+    let total_smem = geom.total_smem;
     let epoch = AtomicU64::new(0);
     let ctx = Ctx { prog, global: &dev.mem, kparams: &kparams, consts: &module.consts, geom: &geom, write_epoch: &epoch };
     let abort = AtomicU64::new(u64::MAX);
@@ -214,7 +234,6 @@ impl Total {
 /// Makes `cta` a fresh CTA `env` of kernel `kid`, reusing its buffers.
 #[allow(clippy::too_many_arguments)]
 fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize, keep: &[bool]) -> Result<(), RunError> {
-    let b = ctx.geom.block;
     let nwarps = threads.div_ceil(32);
     cta.env = env;
     cta.live = threads;
@@ -235,30 +254,7 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
                 cta.warps.last_mut().expect("just pushed")
             }
         };
-        // Thread ids, filled in place: the first lane's (x, y, z), then step
-        // through the block in x-major order (no division per lane); lanes
-        // past the block's end read 0.
-        let (mut x, mut y, mut z) = (t0 % b[0], (t0 / b[0]) % b[1], t0 / (b[0] * b[1]));
-        for l in 0..32usize {
-            if (l as u32) >= n {
-                w.tid[0][l] = 0;
-                w.tid[1][l] = 0;
-                w.tid[2][l] = 0;
-                continue;
-            }
-            w.tid[0][l] = x as u64;
-            w.tid[1][l] = y as u64;
-            w.tid[2][l] = z as u64;
-            x += 1;
-            if x == b[0] {
-                x = 0;
-                y += 1;
-                if y == b[1] {
-                    y = 0;
-                    z += 1;
-                }
-            }
-        }
+        w.fill_tid(ctx.geom.block, t0);
         // A whole warp in stack mode runs the entry code together: the
         // registers it writes first need no zeroing.
         let keep: &[bool] = if valid == u32::MAX && mode == Scheduling::Stack { keep } else { &[] };

@@ -4,7 +4,9 @@
 //! [`KernelArg`], [`RunError`]), the decoder from the checked AST to a flat
 //! register-machine [`program::Program`] (`decode/`), the lane-wise
 //! semantics (`alu`, `cvt`, `atomics`), memory (`memory`), warp state
-//! (`warp`), the dispatch loop (`exec`), the two scheduling modes
+//! (`warp`), the data path (`datapath`: one data-flow instruction for a
+//! warp under a mask, public so another executor loop can call it), the
+//! PTX dispatch loop (`exec`), the two scheduling modes
 //! (`simt_stack`: a reconvergence stack per warp; `its`: independent thread
 //! scheduling), CTA/cluster scheduling with barriers (`sched`) and the
 //! parallel launch (`launch`).
@@ -22,11 +24,13 @@
 pub mod alu;
 mod atomics;
 pub mod cvt;
+pub mod datapath;
 mod decode;
 mod error;
 mod exec;
 mod fuel;
 mod its;
+mod lanemem;
 mod lanes;
 mod launch;
 mod prefix;
@@ -35,6 +39,7 @@ pub mod program;
 mod sched;
 mod simt_stack;
 mod span;
+mod sreg;
 pub mod softfloat;
 mod warp;
 

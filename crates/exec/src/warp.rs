@@ -9,7 +9,6 @@ use crate::error::{Trap, TrapKind};
 use crate::memory::read_le;
 use crate::program::*;
 
-pub const FULL: u32 = u32::MAX;
 /// Entries of [`Warp::span_cache`].
 pub const SPAN_CACHE: usize = 8;
 /// Sentinel frame index.
@@ -167,6 +166,37 @@ impl Warp {
         }
     }
 
+    /// Sets the thread ids of the warp whose first lane is thread `t0` of a
+    /// block of size `block` (x fastest); lanes past the block's end read 0.
+    pub fn fill_tid(&mut self, block: [u32; 3], t0: u32) {
+        let b = block;
+        let threads = b[0] * b[1] * b[2];
+        let n = threads.saturating_sub(t0).min(32);
+        // The first lane's (x, y, z), then step through the block (no
+        // division per lane).
+        let (mut x, mut y, mut z) = (t0 % b[0], (t0 / b[0]) % b[1], t0 / (b[0] * b[1]));
+        for l in 0..32usize {
+            if (l as u32) >= n {
+                self.tid[0][l] = 0;
+                self.tid[1][l] = 0;
+                self.tid[2][l] = 0;
+                continue;
+            }
+            self.tid[0][l] = x as u64;
+            self.tid[1][l] = y as u64;
+            self.tid[2][l] = z as u64;
+            x += 1;
+            if x == b[0] {
+                x = 0;
+                y += 1;
+                if y == b[1] {
+                    y = 0;
+                    z += 1;
+                }
+            }
+        }
+    }
+
     /// Makes this warp what `Warp::new(id, valid, tid, local_limit)` would
     /// return, keeping its buffers (frames, register files, local memory,
     /// stack) for reuse: a rayon worker runs CTA after CTA in the same
@@ -208,14 +238,14 @@ impl Warp {
     }
 
     /// Creates a frame for `func` entered by `members`; returns its index.
-    pub fn push_frame(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32) -> Result<u32, Trap> {
+    pub(crate) fn push_frame(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32) -> Result<u32, Trap> {
         self.push_frame_keeping(prog, func, members, caller, call_pc, depth, &[])
     }
 
     /// [`Warp::push_frame`], leaving unzeroed the registers `r` with
     /// `keep[r]` (see [`crate::prefix`]: the entry code writes them first).
     #[allow(clippy::too_many_arguments)]
-    pub fn push_frame_keeping(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32, keep: &[bool]) -> Result<u32, Trap> {
+    pub(crate) fn push_frame_keeping(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32, keep: &[bool]) -> Result<u32, Trap> {
         let f = &prog.functions[func as usize];
         // (Lane loops over all 32 lanes with the mask as a select: they
         // vectorise.)
@@ -292,7 +322,7 @@ impl Warp {
     }
 
     /// Copies call arguments from the caller frame into a new callee frame.
-    pub fn pass_args(&mut self, prog: &Program, caller: u32, callee: u32, args: &[CallArg], mask: u32) -> Result<(), Trap> {
+    pub(crate) fn pass_args(&mut self, prog: &Program, caller: u32, callee: u32, args: &[CallArg], mask: u32) -> Result<(), Trap> {
         let cf = self.frames[callee as usize].func;
         let formals = &prog.functions[cf as usize].params;
         for (arg, formal) in args.iter().zip(formals.iter()) {
@@ -304,7 +334,7 @@ impl Warp {
     }
 
     /// Copies return values of `callee` into the caller's bindings for lanes `mask`.
-    pub fn pass_rets(&mut self, prog: &Program, callee: u32, mask: u32) -> Result<(), Trap> {
+    pub(crate) fn pass_rets(&mut self, prog: &Program, callee: u32, mask: u32) -> Result<(), Trap> {
         let fr = &self.frames[callee as usize];
         let (caller, call_pc, cf) = (fr.caller, fr.call_pc, fr.func);
         if caller == NO_FRAME {

@@ -1,0 +1,442 @@
+//! Lane-wise ALU handlers: moves, integer and float arithmetic, bit-field
+//! operations, comparisons and selects, predicate logic, packing and
+//! conversions. Each computes through [`crate::alu`] / [`crate::cvt`];
+//! where a handler has its own fast lane function for a common case (a
+//! 32-bit add or multiply, a plain integer `setp`, native-width division)
+//! the tests at the end of this file check it against the `alu` function
+//! on random operands.
+#![allow(clippy::too_many_arguments)]
+
+use super::{fetch, opnd, psrc, set_pred, Lanes};
+use crate::alu::{self, CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
+use crate::error::{Trap, TrapKind};
+use crate::lanes::{apply1, apply2, apply3, splat, store, test2, Opnd};
+use crate::memory::{CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
+use crate::program::*;
+use crate::warp::{lanes, Frame};
+
+/// The mask of the low `bits` bits.
+#[inline(always)]
+pub(crate) fn bits_mask(bits: u32) -> u64 {
+    if bits >= 64 {
+        u64::MAX
+    } else {
+        (1u64 << bits) - 1
+    }
+}
+
+#[inline(always)]
+fn ib(op: IBinOp, ty: ITy, a: u64, b: u64) -> u64 {
+    alu::ibin(op, ty, a, b).unwrap_or(0)
+}
+
+#[inline(always)]
+pub(super) fn mov(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, a: &Src, bits: u32) {
+    let mk = bits_mask(bits);
+    let t0;
+    match opnd!(cx, a, t0) {
+        Opnd::Imm(v) => splat(&mut fr.regs, d as usize, m, v & mk),
+        a => apply1(&mut fr.regs, d as usize, m, a, |x| x & mk),
+    }
+}
+
+/// Fast lane functions of the common integer operations: the same values
+/// as [`alu::ibin`] (tested below).
+pub(crate) mod fast {
+    /// `add` cut to `mk`.
+    #[inline(always)]
+    pub fn add(x: u64, y: u64, mk: u64) -> u64 {
+        x.wrapping_add(y) & mk
+    }
+    /// `mul.lo` of types up to 32 bits: the operands cut to 32 bits first,
+    /// so the product of two zero-extended halves vectorises as one `pmuludq`.
+    #[inline(always)]
+    pub fn mul_lo32(x: u64, y: u64, mk: u64) -> u64 {
+        (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff) & mk
+    }
+    /// `mad.lo` of types up to 32 bits.
+    #[inline(always)]
+    pub fn mad_lo32(x: u64, y: u64, z: u64, mk: u64) -> u64 {
+        (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff).wrapping_add(z) & mk
+    }
+    /// Native-width `div` / `rem` (no 128-bit arithmetic), `None` for a zero
+    /// divisor; wrapping MIN / -1 as `alu::ibin`.
+    #[inline(always)]
+    pub fn divrem(div: bool, signed: bool, bits: u32, x: u64, y: u64) -> Option<u64> {
+        let mk = super::bits_mask(bits);
+        if y & mk == 0 {
+            return None;
+        }
+        Some(if signed {
+            let (x, y) = (crate::alu::sext(x, bits), crate::alu::sext(y, bits));
+            (if div { x.wrapping_div(y) } else { x.wrapping_rem(y) }) as u64 & mk
+        } else {
+            let (x, y) = (x & mk, y & mk);
+            if div {
+                x / y
+            } else {
+                x % y
+            }
+        })
+    }
+}
+
+fn div_by_zero(op: IBinOp, l: usize) -> Trap {
+    let what = if op == IBinOp::Div { "division" } else { "remainder" };
+    Trap::lane(TrapKind::DivideByZero, l as u32, format!("integer {what} by zero (the result is unspecified in PTX)"))
+}
+
+#[inline(always)]
+pub(super) fn ibin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src) -> Result<(), Trap> {
+    if matches!(op, IBinOp::Div | IBinOp::Rem) {
+        return divrem(cx, fr, m, op, ty, d, a, b);
+    }
+    let (t0, t1);
+    let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
+    let mk = ty.mask();
+    let (regs, d) = (&mut fr.regs, d as usize);
+    match op {
+        IBinOp::Add => apply2(regs, d, m, av, bv, |x, y| fast::add(x, y, mk)),
+        IBinOp::Sub => apply2(regs, d, m, av, bv, |x, y| x.wrapping_sub(y) & mk),
+        IBinOp::MulLo if ty.bits <= 32 => apply2(regs, d, m, av, bv, |x, y| fast::mul_lo32(x, y, mk)),
+        IBinOp::MulLo => apply2(regs, d, m, av, bv, |x, y| x.wrapping_mul(y) & mk),
+        IBinOp::MulWide if ty.bits <= 32 && !ty.signed => apply2(regs, d, m, av, bv, |x, y| (x & mk) * (y & mk)),
+        IBinOp::And => apply2(regs, d, m, av, bv, |x, y| x & y & mk),
+        IBinOp::Or => apply2(regs, d, m, av, bv, |x, y| (x | y) & mk),
+        IBinOp::Xor => apply2(regs, d, m, av, bv, |x, y| (x ^ y) & mk),
+        IBinOp::Shl => match bv {
+            Opnd::Imm(s) if s < ty.bits as u64 => apply1(regs, d, m, av, |x| (x << s) & mk),
+            _ => apply2(regs, d, m, av, bv, |x, y| ib(IBinOp::Shl, ty, x, y)),
+        },
+        other => apply2(regs, d, m, av, bv, |x, y| ib(other, ty, x, y)),
+    }
+    Ok(())
+}
+
+/// `div` / `rem`: a trap on the first active lane with a zero divisor.
+fn divrem(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src) -> Result<(), Trap> {
+    let (t0, t1);
+    let (av, bv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1));
+    let mut r = [0u64; 32];
+    let div = op == IBinOp::Div;
+    for l in lanes(m) {
+        r[l] = if ty.bits <= 64 {
+            fast::divrem(div, ty.signed, ty.bits, av[l], bv[l])
+        } else {
+            alu::ibin(op, ty, av[l], bv[l]).ok()
+        }
+        .ok_or_else(|| div_by_zero(op, l))?;
+    }
+    store(&mut fr.regs[d as usize], &r, m);
+    Ok(())
+}
+
+#[inline(always)]
+pub(super) fn iun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IUnOp, ty: ITy, d: u32, a: &Src) {
+    let t0;
+    let av = opnd!(cx, a, t0);
+    apply1(&mut fr.regs, d as usize, m, av, |x| alu::iun(op, ty, x));
+}
+
+#[inline(always)]
+pub(super) fn mad(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (hi, wide, sat): (bool, bool, bool), ty: ITy, d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    let (regs, d, mk) = (&mut fr.regs, d as usize, ty.mask());
+    if !hi && !wide && ty.bits <= 32 {
+        apply3(regs, d, m, av, bv, cv, |x, y, z| fast::mad_lo32(x, y, z, mk))
+    } else if !hi && !wide {
+        apply3(regs, d, m, av, bv, cv, |x, y, z| x.wrapping_mul(y).wrapping_add(z) & mk)
+    } else {
+        apply3(regs, d, m, av, bv, cv, |x, y, z| alu::mad(hi, wide, sat, ty, x, y, z))
+    }
+}
+
+#[inline(always)]
+pub(super) fn bfe(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ty: ITy, d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    apply3(&mut fr.regs, d as usize, m, av, bv, cv, |x, y, z| alu::bfe(ty, x, y, z));
+}
+
+#[inline(always)]
+pub(super) fn bfi(cx: &Lanes<'_>, fr: &mut Frame, m: u32, bits: u32, d: u32, [f, b, c, e]: [&Src; 4]) {
+    let (t0, t1, t2, t3);
+    let (fv, bv, cv, ev) = (fetch!(cx, fr.regs, f, t0), fetch!(cx, fr.regs, b, t1), fetch!(cx, fr.regs, c, t2), fetch!(cx, fr.regs, e, t3));
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = alu::bfi(bits, fv[l], bv[l], cv[l], ev[l]);
+    }
+    store(&mut fr.regs[d as usize], &r, m);
+}
+
+#[inline(always)]
+pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    apply3(&mut fr.regs, d as usize, m, av, bv, cv, alu::prmt);
+}
+
+#[inline(always)]
+pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
+    let (t0, t1);
+    let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
+    let (regs, d) = (&mut fr.regs, d as usize);
+    match (op, ty, ftz, sat) {
+        _ if !matches!(rnd, None | Some(Rounding::Rn)) => apply2(regs, d, m, av, bv, |x, y| alu::fbin_rnd(op, ty, ftz, sat, rnd, x, y)),
+        // The common cases get their own monomorphic lane loop.
+        (FBinOp::Add, FTy::F32, false, false) => apply2(regs, d, m, av, bv, |x, y| alu::fbin(FBinOp::Add, FTy::F32, false, false, x, y)),
+        (FBinOp::Mul, FTy::F32, false, false) => apply2(regs, d, m, av, bv, |x, y| alu::fbin(FBinOp::Mul, FTy::F32, false, false, x, y)),
+        _ => apply2(regs, d, m, av, bv, |x, y| alu::fbin(op, ty, ftz, sat, x, y)),
+    }
+}
+
+#[inline(always)]
+pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
+    let t0;
+    let av = opnd!(cx, a, t0);
+    apply1(&mut fr.regs, d as usize, m, av, |x| alu::fun_rnd(op, ty, ftz, rnd, x));
+}
+
+#[inline(always)]
+pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    apply3(&mut fr.regs, d as usize, m, av, bv, cv, |x, y, z| alu::fma_rnd(ty, ftz, sat, rnd, x, y, z));
+}
+
+/// The lanes where `a cmp b` holds (all 32 computed).
+#[inline(always)]
+fn compare(regs: &[[u64; 32]], cmp: CmpOp, ty: ITyOrF, ftz: bool, av: Opnd<'_>, bv: Opnd<'_>) -> u32 {
+    let it = match ty {
+        ITyOrF::F(f) => return test2(regs, av, bv, |x, y| alu::fcmp(cmp, f, ftz, x, y)),
+        ITyOrF::I(it) => it,
+    };
+    // Integer comparisons with the operator inlined per case (the same
+    // truth as `alu::icmp`, tested below).
+    let mk = it.mask();
+    macro_rules! cmpu {
+        ($op:tt) => {
+            test2(regs, av, bv, |x, y| (x & mk) $op (y & mk))
+        };
+    }
+    macro_rules! cmps {
+        ($op:tt) => {
+            test2(regs, av, bv, |x, y| alu::sext(x, it.bits) $op alu::sext(y, it.bits))
+        };
+    }
+    use CmpOp as C;
+    match (cmp, it.signed) {
+        (C::Eq, _) => cmpu!(==),
+        (C::Ne, _) => cmpu!(!=),
+        (C::Lt, true) => cmps!(<),
+        (C::Le, true) => cmps!(<=),
+        (C::Gt, true) => cmps!(>),
+        (C::Ge, true) => cmps!(>=),
+        (C::Lt, false) | (C::Lo, _) => cmpu!(<),
+        (C::Le, false) | (C::Ls, _) => cmpu!(<=),
+        (C::Gt, false) | (C::Hi, _) => cmpu!(>),
+        (C::Ge, false) | (C::Hs, _) => cmpu!(>=),
+        _ => test2(regs, av, bv, |x, y| alu::icmp(cmp, it, x, y)),
+    }
+}
+
+/// `t` combined with predicate `c` by `op` (`setp`/`set`'s `.and/.or/.xor`),
+/// and the same for `!t`.
+#[inline(always)]
+fn combine(t: u32, comb: Option<(BoolOp, PSrc)>, preds: &[u32]) -> (u32, u32) {
+    match comb {
+        None => (t, !t),
+        Some((op, c)) => {
+            let cv = psrc(preds, c);
+            match op {
+                BoolOp::And => (t & cv, !t & cv),
+                BoolOp::Or => (t | cv, !t | cv),
+                BoolOp::Xor => (t ^ cv, !t ^ cv),
+            }
+        }
+    }
+}
+
+#[inline(always)]
+pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+    let (t0, t1);
+    let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
+    let t = compare(&fr.regs, cmp, ty, ftz, av, bv);
+    let (pv, qv) = combine(t, comb, &fr.preds);
+    if let Some(p) = p {
+        set_pred(&mut fr.preds, p, pv, m);
+    }
+    if let Some(q) = q {
+        set_pred(&mut fr.preds, q, qv, m);
+    }
+}
+
+pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), float_dst: bool, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+    let (t0, t1);
+    let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
+    let t = compare(&fr.regs, cmp, ty, ftz, av, bv);
+    let (v, _) = combine(t, comb, &fr.preds);
+    let one = if float_dst { 1.0f32.to_bits() as u64 } else { 0xffff_ffff };
+    let r: [u64; 32] = std::array::from_fn(|l| if v >> l & 1 != 0 { one } else { 0 });
+    store(&mut fr.regs[d as usize], &r, m);
+}
+
+pub(super) fn selp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, bits: u32, d: u32, a: &Src, b: &Src, c: PSrc) {
+    let (t0, t1);
+    let (av, bv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1));
+    let cv = psrc(&fr.preds, c);
+    let mk = bits_mask(bits);
+    let r: [u64; 32] = std::array::from_fn(|l| if cv >> l & 1 == 1 { av[l] } else { bv[l] } & mk);
+    store(&mut fr.regs[d as usize], &r, m);
+}
+
+pub(super) fn slct(cx: &Lanes<'_>, fr: &mut Frame, m: u32, bits: u32, cf: Option<bool>, d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    let mk = bits_mask(bits);
+    apply3(&mut fr.regs, d as usize, m, av, bv, cv, |x, y, z| {
+        let ge = match cf {
+            Some(ftz) => {
+                let mut f = f32::from_bits(z as u32);
+                if ftz {
+                    f = alu::ftz32(f);
+                }
+                f >= 0.0
+            }
+            None => (z as u32 as i32) >= 0,
+        };
+        if ge {
+            x & mk
+        } else {
+            y & mk
+        }
+    });
+}
+
+pub(super) fn pred_logic(fr: &mut Frame, m: u32, op: PredOp, d: u32, a: PSrc, b: PSrc) {
+    let (av, bv) = (psrc(&fr.preds, a), psrc(&fr.preds, b));
+    let v = match op {
+        PredOp::And => av & bv,
+        PredOp::Or => av | bv,
+        PredOp::Xor => av ^ bv,
+        PredOp::Not => !av,
+        PredOp::Mov => av,
+    };
+    set_pred(&mut fr.preds, d, v, m);
+}
+
+pub(super) fn pack(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, parts: &[Src], part_bits: u32) {
+    let mut r = [0u64; 32];
+    let mk = bits_mask(part_bits);
+    for (k, s) in parts.iter().enumerate() {
+        let t0;
+        let v = fetch!(cx, fr.regs, s, t0);
+        for l in 0..32 {
+            r[l] |= (v[l] & mk) << (k as u32 * part_bits);
+        }
+    }
+    store(&mut fr.regs[d as usize], &r, m);
+}
+
+pub(super) fn unpack(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ds: &[Option<u32>], a: &Src, part_bits: u32) {
+    let t0;
+    let v = *fetch!(cx, fr.regs, a, t0);
+    let mk = bits_mask(part_bits);
+    for (k, d) in ds.iter().enumerate() {
+        if let Some(d) = d {
+            let r = v.map(|x| (x >> (k as u32 * part_bits)) & mk);
+            store(&mut fr.regs[*d as usize], &r, m);
+        }
+    }
+}
+
+#[inline(always)]
+pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (dst, src): (CvtTy, CvtTy), (rnd, sat, ftz): (Option<Rounding>, bool, bool), d: u32, a: &Src) {
+    let t0;
+    let av = opnd!(cx, a, t0);
+    let (regs, d) = (&mut fr.regs, d as usize);
+    match (dst, src, sat) {
+        // Integer to integer without saturation: sign- or zero-extend by
+        // the source type, cut to the destination (as `cvt::cvt`).
+        (CvtTy::I(dt), CvtTy::I(st), false) => {
+            let (dm, sm, sb) = (dt.mask(), st.mask(), st.bits);
+            if st.signed {
+                apply1(regs, d, m, av, |x| alu::sext(x, sb) as u64 & dm)
+            } else {
+                apply1(regs, d, m, av, |x| x & sm & dm)
+            }
+        }
+        _ => apply1(regs, d, m, av, |x| crate::cvt::cvt(dst, src, rnd, sat, ftz, x)),
+    }
+}
+
+pub(super) fn cvta(cx: &Lanes<'_>, fr: &mut Frame, m: u32, to: bool, space: Space, bits: u32, d: u32, a: &Src) {
+    let t0;
+    let av = opnd!(cx, a, t0);
+    let win = match space {
+        Space::Shared => SHARED_WINDOW,
+        Space::Local => LOCAL_WINDOW,
+        Space::Const => CONST_WINDOW,
+        Space::KernelParam => PARAM_WINDOW,
+        _ => 0,
+    };
+    let mk = bits_mask(bits);
+    if to {
+        apply1(&mut fr.regs, d as usize, m, av, |x| x.wrapping_sub(win) & mk);
+    } else {
+        apply1(&mut fr.regs, d as usize, m, av, |x| x.wrapping_add(win) & mk);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The fast lane functions against the `alu` / `cvt` functions they
+    //! stand for, on random operands and the edge values.
+    use super::fast;
+    use crate::alu::{self, CmpOp, IBinOp, ITy};
+    use proptest::prelude::*;
+
+    fn ity() -> impl Strategy<Value = ITy> {
+        (prop_oneof![Just(8u32), Just(16), Just(32), Just(64)], any::<bool>()).prop_map(|(bits, signed)| ITy { bits, signed })
+    }
+
+    fn val() -> impl Strategy<Value = u64> {
+        prop_oneof![any::<u64>(), Just(0), Just(1), Just(u64::MAX), Just(0x8000_0000), Just(0xffff_ffff), Just(1 << 63), Just(0x80), Just(0x8000)]
+    }
+
+    proptest! {
+        #[test]
+        fn fast_int_ops_equal_alu(ty in ity(), x in val(), y in val(), z in val()) {
+            let mk = ty.mask();
+            // The engine keeps register values cut to their type.
+            let (x, y, z) = (x & mk, y & mk, z & mk);
+            prop_assert_eq!(fast::add(x, y, mk), alu::ibin(IBinOp::Add, ty, x, y).unwrap());
+            if ty.bits <= 32 {
+                prop_assert_eq!(fast::mul_lo32(x, y, mk), alu::ibin(IBinOp::MulLo, ty, x, y).unwrap());
+                prop_assert_eq!(fast::mad_lo32(x, y, z, mk), alu::mad(false, false, false, ty, x, y, z));
+                if !ty.signed {
+                    prop_assert_eq!((x & mk) * (y & mk), alu::ibin(IBinOp::MulWide, ty, x, y).unwrap());
+                }
+            }
+            for (op, div) in [(IBinOp::Div, true), (IBinOp::Rem, false)] {
+                prop_assert_eq!(fast::divrem(div, ty.signed, ty.bits, x, y), alu::ibin(op, ty, x, y).ok());
+            }
+            for s in 0..ty.bits as u64 {
+                prop_assert_eq!((x << s) & mk, alu::ibin(IBinOp::Shl, ty, x, s).unwrap());
+            }
+        }
+
+        #[test]
+        fn fast_compares_equal_icmp(ty in ity(), x in val(), y in val()) {
+            use crate::lanes::Opnd;
+            use crate::program::ITyOrF;
+            let regs = vec![[x; 32], [y; 32]];
+            for cmp in [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Lo, CmpOp::Ls, CmpOp::Hi, CmpOp::Hs] {
+                let t = super::compare(&regs, cmp, ITyOrF::I(ty), false, Opnd::Reg(0), Opnd::Reg(1));
+                let want = if alu::icmp(cmp, ty, x, y) { u32::MAX } else { 0 };
+                prop_assert_eq!(t, want, "{:?} {:?}", cmp, ty);
+            }
+        }
+    }
+}

@@ -1,0 +1,295 @@
+//! Loads, stores and atomics: per-lane addresses from an address operand,
+//! each access through [`LaneMem`](crate::lanemem::LaneMem), with two fast
+//! paths. A scalar global or generic access whose lanes all fall aligned in
+//! one allocation (`span.rs`) moves the warp's values with no per-lane
+//! checks (whole words for a dense warp); a kernel-parameter or constant
+//! load at a fixed address reads once for the warp. Both give what the
+//! lane-by-lane path gives, which reports the first failing lane.
+#![allow(clippy::too_many_arguments)]
+
+use super::{fetch, Lanes};
+use crate::alu;
+use crate::error::Trap;
+use crate::lanemem::check_align;
+use crate::lanes::store;
+use crate::memory::Allocation;
+use crate::program::*;
+use crate::warp::{lanes, Frame, SPAN_CACHE};
+use std::sync::atomic::Ordering::Relaxed;
+
+/// The per-lane base addresses of `addr`, borrowed from the frame or
+/// materialised in `$t`.
+macro_rules! abase {
+    ($cx:expr, $fr:expr, $addr:expr, $t:ident) => {
+        match $addr.base {
+            AddrBase::Reg(r) => &$fr.regs[r as usize],
+            AddrBase::None => {
+                $t = [0; 32];
+                &$t
+            }
+            AddrBase::Frame => {
+                $t = [$cx.local_base; 32];
+                &$t
+            }
+        }
+    };
+}
+
+#[inline(always)]
+fn extend(v: u64, size: u32, signed: bool) -> u64 {
+    if signed {
+        alu::sext(v, size * 8) as u64
+    } else {
+        v
+    }
+}
+
+#[inline(always)]
+pub(super) fn ld(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Space, (size, signed): (u32, bool), ds: &[Option<u32>], addr: Addr) -> Result<(), Trap> {
+    if ds.len() != 1 {
+        return ld_vector(cx, fr, m, space, (size, signed), ds, addr);
+    }
+    let uniform_addr = m != 0 && matches!(space, Space::KernelParam | Space::Const) && matches!(addr.base, AddrBase::None);
+    let r = if matches!(space, Space::Global | Space::Generic) {
+        ld_global(cx, fr, m, pc, space, size, addr)?
+    } else if uniform_addr {
+        // A kernel parameter or constant at a fixed address: the same value
+        // for every lane, read once.
+        let a = addr.offset as u64;
+        let l = m.trailing_zeros() as usize;
+        check_align(a, size, l)?;
+        let bytes = if space == Space::KernelParam { cx.mem.kparams } else { cx.mem.consts };
+        let v = match crate::memory::read_le(bytes, a, size) {
+            Some(v) => v,
+            None => cx.mem.read(space, l, a, size, &mut { usize::MAX })?,
+        };
+        [v; 32]
+    } else {
+        let t3;
+        let base = abase!(cx, fr, addr, t3);
+        let mut r = [0u64; 32];
+        let mut cache = usize::MAX;
+        for l in lanes(m) {
+            let a = base[l].wrapping_add(addr.offset as u64);
+            check_align(a, size, l)?;
+            r[l] = cx.mem.read(space, l, a, size, &mut cache)?;
+        }
+        r
+    };
+    if let Some(d) = ds[0] {
+        let r = if signed { r.map(|v| extend(v, size, true)) } else { r };
+        store(&mut fr.regs[d as usize], &r, m);
+    }
+    Ok(())
+}
+
+/// A scalar global or generic load: whole-warp when it can, else lane by lane.
+#[inline(always)]
+fn ld_global(cx: &mut Lanes<'_>, fr: &Frame, m: u32, pc: u32, space: Space, size: u32, addr: Addr) -> Result<[u64; 32], Trap> {
+    let t3;
+    let base = abase!(cx, fr, addr, t3);
+    let mut r = [0u64; 32];
+    let sz = size as u64;
+    let off = addr.offset as u64;
+    if let Some((al, dense)) = crate::span::warp_span(cx.mem.global, base, off, m, sz, &mut cx.span_cache[pc as usize % SPAN_CACHE]) {
+        span_read(al, dense, base, off, m, size, &mut r);
+        return Ok(r);
+    }
+    let mut cache = usize::MAX;
+    for l in lanes(m) {
+        let a = base[l].wrapping_add(off);
+        if a & (sz - 1) != 0 {
+            check_align(a, size, l)?;
+        }
+        r[l] = match cx.mem.global.allocs.get(cache) {
+            Some(al) if a >= al.base && a - al.base + sz <= al.size => al.read(a - al.base, size),
+            _ => cx.mem.read(space, l, a, size, &mut cache)?,
+        };
+    }
+    Ok(r)
+}
+
+/// Reads the lanes of `m` from allocation `al`, which holds every lane's
+/// aligned access: whole words for a dense warp; two neighbouring lanes
+/// that read the halves of one aligned word with 4-byte loads read it once.
+#[inline(always)]
+fn span_read(al: &Allocation, dense: Option<usize>, base: &[u64; 32], off: u64, m: u32, size: u32, r: &mut [u64; 32]) {
+    let (ab, sz) = (al.base, size as u64);
+    let mut rest = m;
+    if let Some(w0) = dense {
+        rest = 0;
+        if sz == 4 {
+            for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
+                let w = w.load(Relaxed);
+                r[2 * k] = w & 0xffff_ffff;
+                r[2 * k + 1] = w >> 32;
+            }
+        } else {
+            for (k, w) in al.words[w0..w0 + 32].iter().enumerate() {
+                r[k] = w.load(Relaxed);
+            }
+        }
+    }
+    while rest != 0 {
+        let l = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let o = base[l].wrapping_add(off) - ab;
+        if sz == 4 && o & 7 == 0 && l < 31 && rest >> (l + 1) & 1 != 0 && base[l + 1].wrapping_add(off) - ab == o + 4 {
+            let w = al.read(o, 8);
+            r[l] = w & 0xffff_ffff;
+            r[l + 1] = w >> 32;
+            rest &= !(1u32 << (l + 1));
+        } else {
+            r[l] = al.read(o, size);
+        }
+    }
+}
+
+/// `ld.v2/.v4`: the whole vector's alignment checked per lane.
+fn ld_vector(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, (size, signed): (u32, bool), ds: &[Option<u32>], addr: Addr) -> Result<(), Trap> {
+    let t3;
+    let base = *abase!(cx, fr, addr, t3);
+    let n = ds.len() as u32;
+    let mut vals = vec![[0u64; 32]; ds.len()];
+    let mut cache = usize::MAX;
+    for l in lanes(m) {
+        let a = base[l].wrapping_add(addr.offset as u64);
+        check_align(a, size * n, l)?;
+        for k in 0..n {
+            let v = cx.mem.read(space, l, a + (k * size) as u64, size, &mut cache)?;
+            vals[k as usize][l] = extend(v, size, signed);
+        }
+    }
+    for (k, d) in ds.iter().enumerate() {
+        if let Some(d) = d {
+            store(&mut fr.regs[*d as usize], &vals[k], m);
+        }
+    }
+    Ok(())
+}
+
+#[inline(always)]
+pub(super) fn st(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Space, size: u32, srcs: &[Src], addr: Addr) -> Result<(), Trap> {
+    *cx.stores += 1;
+    if srcs.len() != 1 {
+        return st_vector(cx, fr, m, space, size, srcs, addr);
+    }
+    let (t0, t3);
+    let base = abase!(cx, fr, addr, t3);
+    let v = fetch!(cx, fr.regs, &srcs[0], t0);
+    let (sz, off) = (size as u64, addr.offset as u64);
+    if !matches!(space, Space::Global | Space::Generic) {
+        let mut cache = usize::MAX;
+        for l in lanes(m) {
+            let a = base[l].wrapping_add(off);
+            check_align(a, size, l)?;
+            cx.mem.write(space, l, a, size, v[l], &mut cache)?;
+        }
+        return Ok(());
+    }
+    if let Some((al, dense)) = crate::span::warp_span(cx.mem.global, base, off, m, sz, &mut cx.span_cache[pc as usize % SPAN_CACHE]) {
+        span_write(al, dense, base, off, m, size, v);
+        return Ok(());
+    }
+    // Lane by lane, through the last allocation found; two neighbouring
+    // lanes that fill one aligned 8-byte word with 4-byte stores write it
+    // at once.
+    let mut cache = usize::MAX;
+    let mut rest = m;
+    while rest != 0 {
+        let l = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let a = base[l].wrapping_add(off);
+        if a & (sz - 1) != 0 {
+            check_align(a, size, l)?;
+        }
+        match cx.mem.global.allocs.get(cache) {
+            Some(al) if a >= al.base && a - al.base + sz <= al.size => {
+                let o = a - al.base;
+                let pair = l < 31 && rest >> (l + 1) & 1 != 0;
+                if sz == 4 && o & 7 == 0 && o + 8 <= al.size && pair && base[l + 1].wrapping_add(off) == a + 4 {
+                    al.write(o, 8, (v[l] & 0xffff_ffff) | (v[l + 1] << 32));
+                    rest &= !(1u32 << (l + 1));
+                } else {
+                    al.write(o, size, v[l]);
+                }
+            }
+            _ => cx.mem.write(space, l, a, size, v[l], &mut cache)?,
+        }
+    }
+    Ok(())
+}
+
+/// Writes the lanes of `m` into allocation `al`, which holds every lane's
+/// aligned access (whole words for a dense warp, pairs of 4-byte stores
+/// filling one aligned word at once).
+#[inline(always)]
+fn span_write(al: &Allocation, dense: Option<usize>, base: &[u64; 32], off: u64, m: u32, size: u32, v: &[u64; 32]) {
+    let (ab, sz) = (al.base, size as u64);
+    let mut rest = m;
+    if let Some(w0) = dense {
+        rest = 0;
+        if sz == 4 {
+            for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
+                w.store((v[2 * k] & 0xffff_ffff) | (v[2 * k + 1] << 32), Relaxed);
+            }
+        } else {
+            for (k, w) in al.words[w0..w0 + 32].iter().enumerate() {
+                w.store(v[k], Relaxed);
+            }
+        }
+    }
+    while rest != 0 {
+        let l = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        let o = base[l].wrapping_add(off) - ab;
+        let pair = l < 31 && rest >> (l + 1) & 1 != 0;
+        if sz == 4 && o & 7 == 0 && pair && o + 8 <= al.size && base[l + 1].wrapping_add(off) - ab == o + 4 {
+            al.write(o, 8, (v[l] & 0xffff_ffff) | (v[l + 1] << 32));
+            rest &= !(1u32 << (l + 1));
+        } else {
+            al.write(o, size, v[l]);
+        }
+    }
+}
+
+/// `st.v2/.v4`.
+fn st_vector(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, size: u32, srcs: &[Src], addr: Addr) -> Result<(), Trap> {
+    let t3;
+    let base = *abase!(cx, fr, addr, t3);
+    let n = srcs.len() as u32;
+    let vals: Vec<[u64; 32]> = srcs.iter().map(|s| super::src_lanes(cx, &fr.regs, s)).collect();
+    let mut cache = usize::MAX;
+    for l in lanes(m) {
+        let a = base[l].wrapping_add(addr.offset as u64);
+        check_align(a, size * n, l)?;
+        for k in 0..n {
+            cx.mem.write(space, l, a + (k * size) as u64, size, vals[k as usize][l], &mut cache)?;
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn atom(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, op: AtomOp, ty: ITyOrF, d: Option<u32>, addr: Addr, [b, c]: [&Src; 2]) -> Result<(), Trap> {
+    let (t0, t1, t3);
+    let base = abase!(cx, fr, addr, t3);
+    let (bv, cv) = (fetch!(cx, fr.regs, b, t0), fetch!(cx, fr.regs, c, t1));
+    let size = match ty {
+        ITyOrF::I(t) => t.bits / 8,
+        ITyOrF::F(f) => f.bits() / 8,
+    };
+    let mut r = [0u64; 32];
+    for l in lanes(m) {
+        let a = base[l].wrapping_add(addr.offset as u64);
+        check_align(a, size, l)?;
+        let (old, changed) = crate::atomics::atom(&mut cx.mem, space, l, a, size, op, ty, bv[l], cv[l])?;
+        r[l] = old;
+        if changed {
+            *cx.stores += 1;
+        }
+    }
+    if let Some(d) = d {
+        store(&mut fr.regs[d as usize], &r, m);
+    }
+    Ok(())
+}

@@ -1,0 +1,359 @@
+//! The data path: executing one decoded data-flow instruction (integer and
+//! float arithmetic, comparisons, moves and conversions, loads, stores,
+//! atomics, warp-wide votes and shuffles) for a warp under a lane mask.
+//!
+//! It is shared by every loop that runs a [`Program`]: the engine's PTX
+//! dispatch loop (`exec.rs`) calls [`exec_data`] for every instruction that
+//! is not control flow or synchronisation, and another executor (the sm_50
+//! machine-form loop, a test loop) uses the public API below, which needs no
+//! scheduler:
+//!
+//! - [`Setup::new`] validates a launch and lays out its parameters, as
+//!   [`crate::Device::launch`] does; [`Setup::cta`] / [`Setup::ctas`] give the
+//!   CTAs, [`Setup::new_warp`] a warp of a CTA with its thread ids and the
+//!   kernel's entry frame (index 0), [`Setup::shared`] a CTA's shared memory,
+//!   [`Setup::env`] the [`DataEnv`] the instructions read.
+//! - [`op_class`] says which instructions are data flow ([`OpClass::Data`]):
+//!   those [`step_data`] runs; control flow and synchronisation belong to the
+//!   calling loop.
+//! - [`guard_mask`] evaluates an instruction's guard predicate per lane.
+//! - [`step_data`] executes one data-flow instruction for the lanes of an
+//!   active mask (its guard applied) and advances the warp's clock by one.
+//!
+//! Inside the crate, family handlers live in `arith.rs` (lane-wise ALU),
+//! `mem.rs` (loads, stores, atomics, with the whole-warp fast paths) and
+//! `warpops.rs` (`activemask`, `vote`, `shfl`); every lane-wise result is
+//! computed by the functions of [`crate::alu`] / [`crate::cvt`], or by a
+//! fast path property-tested against them (`arith.rs`'s tests).
+
+mod arith;
+mod mem;
+mod warpops;
+
+use crate::error::{RunError, Trap, TrapKind};
+use crate::lanemem::LaneMem;
+use crate::memory::GlobalMemory;
+use crate::program::*;
+use crate::sreg::SregEnv;
+use crate::warp::SPAN_CACHE;
+pub use crate::warp::{Frame, Warp};
+use crate::{Device, KernelArg, LaunchConfig, Module};
+use std::sync::Arc;
+
+/// Launch geometry.
+#[derive(Clone, Debug)]
+pub struct Geom {
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    /// Cluster dimensions (1,1,1 without an explicit cluster).
+    pub cluster: [u32; 3],
+    pub explicit_cluster: bool,
+    /// Dynamic shared memory bytes per CTA.
+    pub dyn_smem: u32,
+    /// Static plus dynamic shared memory bytes per CTA.
+    pub total_smem: u32,
+    /// Call-depth limit.
+    pub max_depth: u32,
+    /// Warps per CTA.
+    pub nwarps: u32,
+}
+
+/// One CTA's place in the grid and its cluster (what `%ctaid`,
+/// `%clusterid`, `%cluster_ctaid` and `%cluster_ctarank` read).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CtaEnv {
+    pub ctaid: [u32; 3],
+    pub cluster_id: [u32; 3],
+    pub cluster_ctaid: [u32; 3],
+    pub rank: u32,
+}
+
+/// What a data-flow instruction reads besides its warp and its CTA's
+/// shared memory: global memory, the launch's parameters and constant
+/// bank, the geometry and the CTA.
+#[derive(Clone, Copy)]
+pub struct DataEnv<'a> {
+    pub global: &'a GlobalMemory,
+    pub kparams: &'a [u8],
+    pub consts: &'a [u8],
+    pub geom: &'a Geom,
+    pub cta: &'a CtaEnv,
+}
+
+/// What kind of work an instruction is, for the loop that runs it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum OpClass {
+    /// Lane-wise data flow, memory and warp operations: [`step_data`] runs it.
+    Data,
+    /// Changes the pc or the set of running lanes: `bra`, `brx.idx`, `call`,
+    /// `ret`, `exit`, `trap`, and an instruction the engine cannot run.
+    Control,
+    /// Waits for other warps or time: `bar*`, `barrier.cluster.*`, `nanosleep`.
+    Sync,
+}
+
+/// The class of `op`.
+pub fn op_class(op: &Op) -> OpClass {
+    match op {
+        Op::Bra { .. } | Op::Brx { .. } | Op::Call { .. } | Op::Ret { .. } | Op::Exit | Op::Trap | Op::Unsupported(_) => OpClass::Control,
+        Op::Bar { .. } | Op::ClusterArrive | Op::ClusterWait | Op::Nanosleep { .. } => OpClass::Sync,
+        _ => OpClass::Data,
+    }
+}
+
+/// The lanes of `active` on which guard `g` holds (all of them without one).
+#[inline(always)]
+pub fn guard_mask(frame: &Frame, g: Option<Guard>, active: u32) -> u32 {
+    match g {
+        None => active,
+        Some(g) => {
+            let v = frame.preds[g.slot as usize];
+            if g.neg {
+                active & !v
+            } else {
+                active & v
+            }
+        }
+    }
+}
+
+/// A validated launch: the program, the kernel, its parameter buffer and
+/// the geometry, with which a loop builds CTAs and warps.
+pub struct Setup {
+    pub program: Arc<Program>,
+    pub kernel: FuncId,
+    pub kparams: Vec<u8>,
+    pub consts: Arc<Vec<u8>>,
+    pub geom: Geom,
+    /// Local memory bytes per thread.
+    pub local_limit: u32,
+}
+
+impl Setup {
+    /// Validates `cfg` and `args` for `kernel` of `module` exactly as
+    /// [`Device::launch`] does, and lays out the parameters.
+    pub fn new(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<Setup, RunError> {
+        let p = crate::launch::prepare(dev, module, kernel, cfg, args)?;
+        Ok(Setup {
+            program: module.program.clone(),
+            kernel: p.kernel,
+            kparams: p.kparams,
+            consts: module.consts.clone(),
+            geom: p.geom,
+            local_limit: dev.limits.local_bytes_per_thread,
+        })
+    }
+
+    /// The CTA at `ctaid` (which must lie inside the grid).
+    pub fn cta(&self, ctaid: [u32; 3]) -> CtaEnv {
+        let cl = self.geom.cluster.map(|c| c.max(1));
+        let cluster_id = [ctaid[0] / cl[0], ctaid[1] / cl[1], ctaid[2] / cl[2]];
+        let cluster_ctaid = [ctaid[0] % cl[0], ctaid[1] % cl[1], ctaid[2] % cl[2]];
+        let rank = cluster_ctaid[0] + cl[0] * (cluster_ctaid[1] + cl[1] * cluster_ctaid[2]);
+        CtaEnv { ctaid, cluster_id, cluster_ctaid, rank }
+    }
+
+    /// Every CTA of the grid, x fastest.
+    pub fn ctas(&self) -> impl Iterator<Item = CtaEnv> + '_ {
+        let g = self.geom.grid;
+        (0..g[2]).flat_map(move |z| (0..g[1]).flat_map(move |y| (0..g[0]).map(move |x| self.cta([x, y, z]))))
+    }
+
+    /// A CTA's shared memory, zeroed.
+    pub fn shared(&self) -> Vec<u8> {
+        vec![0; self.geom.total_smem as usize]
+    }
+
+    /// Warp `index` of a CTA: its lanes' thread ids, and the kernel's entry
+    /// frame (frame 0) with zeroed registers. Lanes past the end of the
+    /// block are not in [`Warp::valid`].
+    pub fn new_warp(&self, index: u32) -> Result<Warp, RunError> {
+        let b = self.geom.block;
+        let threads = b[0] * b[1] * b[2];
+        let t0 = index.checked_mul(32).filter(|t| *t < threads).ok_or_else(|| RunError::new(TrapKind::InvalidLaunch, format!("a CTA has {} warps; there is no warp {index}", self.geom.nwarps)))?;
+        let n = (threads - t0).min(32);
+        let valid = if n == 32 { u32::MAX } else { (1u32 << n) - 1 };
+        let mut w = Warp::new(index, valid, [[0; 32]; 3], self.local_limit);
+        w.fill_tid(b, t0);
+        w.push_frame(&self.program, self.kernel, valid, crate::warp::NO_FRAME, 0, 0).map_err(|t| RunError::new(t.kind, t.message))?;
+        Ok(w)
+    }
+
+    /// What the instructions of a warp of `cta` read, on device `dev`.
+    pub fn env<'a>(&'a self, dev: &'a Device, cta: &'a CtaEnv) -> DataEnv<'a> {
+        DataEnv { global: &dev.mem, kparams: &self.kparams, consts: &self.consts, geom: &self.geom, cta }
+    }
+}
+
+/// Executes the data-flow instruction `ins` for the lanes of `active` (its
+/// guard applied) in frame `frame` of `warp`, whose CTA's shared memory is
+/// `shared`, and counts one instruction on the warp's clock.
+///
+/// An instruction that is not [`OpClass::Data`] is an error: the calling
+/// loop runs control flow and synchronisation itself. A trap (an
+/// out-of-bounds access, a division by zero) is a [`RunError`] with the
+/// lane it happened in.
+pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, ins: &Instr, active: u32) -> Result<(), RunError> {
+    let to_err = |t: Trap| RunError::new(t.kind, t.message).with_lane(t.lane);
+    if op_class(&ins.op) != OpClass::Data {
+        return Err(RunError::new(TrapKind::Unsupported, "not a data-flow instruction: the calling loop runs control flow and synchronisation"));
+    }
+    let clock = warp.instrs + warp.sleep_ns;
+    let Warp { frames, local, local_top, tid, stores, id, span_cache, .. } = warp;
+    let fr = frames.get_mut(frame as usize).filter(|f| f.alive).ok_or_else(|| RunError::new(TrapKind::Unsupported, format!("frame {frame} is not a live frame of the warp")))?;
+    let m = guard_mask(fr, ins.guard, active);
+    let mut cx = Lanes {
+        mem: LaneMem { global: env.global, consts: env.consts, kparams: env.kparams, shared, local, local_top },
+        sregs: SregEnv { geom: env.geom, cta: env.cta, tid, warp_id: *id },
+        local_base: fr.local_base as u64,
+        clock,
+        stores,
+        span_cache,
+    };
+    let r = exec_data(&mut cx, fr, &ins.op, 0, active, m).map_err(to_err);
+    warp.instrs += 1;
+    r.map(|_| ())
+}
+
+/// The state a data-flow instruction works on besides its frame's
+/// registers: memory, special-register inputs, the frame's local base, the
+/// clock, and the warp's store counter and whole-warp access cache.
+pub(crate) struct Lanes<'a> {
+    pub mem: LaneMem<'a>,
+    pub sregs: SregEnv<'a>,
+    pub local_base: u64,
+    /// The warp's virtual clock at this instruction.
+    pub clock: u64,
+    /// Stores and changing atomics of the warp (spin detection).
+    pub stores: &'a mut u64,
+    pub span_cache: &'a mut [usize; SPAN_CACHE],
+}
+
+/// A source operand (`&Src`) as a 32-lane array: borrows a register in place, or
+/// materialises an immediate, frame address or special register into the
+/// scratch array `$t` (left unset until needed: zeroing costs stores).
+macro_rules! fetch {
+    ($cx:expr, $regs:expr, $s:expr, $t:ident) => {
+        match $s {
+            Src::Reg(r) => &$regs[*r as usize],
+            Src::Imm(v) => {
+                $t = [*v; 32];
+                &$t
+            }
+            Src::LocalAddr(o) => {
+                $t = [$cx.local_base + *o as u64; 32];
+                &$t
+            }
+            Src::Sreg(s) => {
+                $t = crate::sreg::lanes(*s, &$cx.sregs, $cx.clock);
+                &$t
+            }
+        }
+    };
+}
+
+/// A source operand (`&Src`) for the lane kernels of `lanes.rs`: registers by slot,
+/// immediates, frame addresses and warp-uniform special registers as
+/// values, `%tid` borrowed, other special registers materialised in `$t`.
+macro_rules! opnd {
+    ($cx:expr, $s:expr, $t:ident) => {
+        match $s {
+            Src::Reg(r) => Opnd::Reg(*r as usize),
+            Src::Imm(v) => Opnd::Imm(*v),
+            Src::LocalAddr(o) => Opnd::Imm($cx.local_base + *o as u64),
+            Src::Sreg(Sreg::Tid(d)) => Opnd::Arr(&$cx.sregs.tid[*d as usize]),
+            Src::Sreg(s) => match crate::sreg::uniform(*s, &$cx.sregs) {
+                Some(v) => Opnd::Imm(v),
+                None => {
+                    $t = crate::sreg::lanes(*s, &$cx.sregs, $cx.clock);
+                    Opnd::Arr(&$t)
+                }
+            },
+        }
+    };
+}
+pub(crate) use {fetch, opnd};
+
+/// One source operand's per-lane values (for loops outside the hot path).
+#[inline]
+pub(crate) fn src_lanes(cx: &Lanes<'_>, regs: &[[u64; 32]], s: &Src) -> [u64; 32] {
+    let t;
+    *fetch!(cx, regs, s, t)
+}
+
+/// The lanes on which predicate source `p` is true.
+#[inline(always)]
+pub(crate) fn psrc(preds: &[u32], p: PSrc) -> u32 {
+    match p {
+        PSrc::Reg { slot, neg } => {
+            let v = preds[slot as usize];
+            if neg {
+                !v
+            } else {
+                v
+            }
+        }
+        PSrc::Const(b) => {
+            if b {
+                u32::MAX
+            } else {
+                0
+            }
+        }
+    }
+}
+
+/// Sets predicate `slot` to `val` on the lanes of `m`.
+#[inline(always)]
+pub(crate) fn set_pred(preds: &mut [u32], slot: u32, val: u32, m: u32) {
+    let p = &mut preds[slot as usize];
+    *p = (*p & !m) | (val & m);
+}
+
+/// Executes data-flow instruction `op` at `pc` of frame `fr` on the lanes of
+/// `m` (guard-true lanes of the running lanes `active`); `Ok(false)` when
+/// `op` is not data flow (the caller runs it). One match serves both, so
+/// the PTX loop dispatches a data-flow instruction with one jump.
+#[inline(always)]
+pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, active: u32, m: u32) -> Result<bool, Trap> {
+    match op {
+        Op::Mov { d, a, bits } => arith::mov(cx, fr, m, *d, a, *bits),
+        Op::IBin { op, ty, d, a, b } => arith::ibin(cx, fr, m, *op, *ty, *d, a, b)?,
+        Op::IUn { op, ty, d, a } => arith::iun(cx, fr, m, *op, *ty, *d, a),
+        Op::Mad { hi, wide, sat, ty, d, a, b, c } => arith::mad(cx, fr, m, (*hi, *wide, *sat), *ty, *d, [a, b, c]),
+        Op::Bfe { ty, d, a, b, c } => arith::bfe(cx, fr, m, *ty, *d, [a, b, c]),
+        Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),
+        Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
+        Op::FBin { op, ty, ftz, sat, rnd, d, a, b } => arith::fbin(cx, fr, m, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
+        Op::FUn { op, ty, ftz, rnd, d, a } => arith::fun(cx, fr, m, *op, *ty, *ftz, *rnd, *d, a),
+        Op::Fma { ty, ftz, sat, rnd, d, a, b, c } => arith::fma(cx, fr, m, *ty, (*ftz, *sat, *rnd), *d, [a, b, c]),
+        Op::Setp { cmp, ty, ftz, p, q, a, b, comb } => arith::setp(cx, fr, m, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
+        Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb } => arith::set(cx, fr, m, (*cmp, *ty, *ftz), *float_dst, *d, a, b, *comb),
+        Op::Selp { bits, d, a, b, c } => arith::selp(cx, fr, m, *bits, *d, a, b, *c),
+        Op::Slct { bits, cf, d, a, b, c } => arith::slct(cx, fr, m, *bits, *cf, *d, [a, b, c]),
+        Op::PredLogic { op, d, a, b } => arith::pred_logic(fr, m, *op, *d, *a, *b),
+        Op::Pack { d, parts, part_bits } => arith::pack(cx, fr, m, *d, parts, *part_bits),
+        Op::Unpack { ds, a, part_bits } => arith::unpack(cx, fr, m, ds, a, *part_bits),
+        Op::Cvt { dst, src, rnd, sat, ftz, d, a } => arith::cvt(cx, fr, m, (*dst, *src), (*rnd, *sat, *ftz), *d, a),
+        Op::Cvta { to, space, bits, d, a } => arith::cvta(cx, fr, m, *to, *space, *bits, *d, a),
+        Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?,
+        Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,
+        Op::Atom { space, op, ty, d, addr, b, c } => mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?,
+        Op::Activemask { d } => warpops::activemask(fr, active, m, *d),
+        Op::Vote { mode, d, a, .. } => warpops::vote(fr, m, *mode, *d, *a),
+        Op::Shfl { mode, d, p, a, b, c, .. } => warpops::shfl(cx, fr, m, *mode, (*d, *p), [a, b, c]),
+        Op::Nop => {}
+        Op::Bra { .. }
+        | Op::Brx { .. }
+        | Op::Call { .. }
+        | Op::Ret { .. }
+        | Op::Exit
+        | Op::Trap
+        | Op::Bar { .. }
+        | Op::ClusterArrive
+        | Op::ClusterWait
+        | Op::Nanosleep { .. }
+        | Op::Unsupported(_) => return Ok(false),
+    }
+    Ok(true)
+}
