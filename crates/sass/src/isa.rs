@@ -194,6 +194,11 @@ pub struct MFunction {
     pub start: usize,
     /// Number of instructions, padding included (a multiple of 3).
     pub len: usize,
+    /// The PTX text of its header (linkage, kind, name, parameters, directives).
+    pub ptx_header: Vec<String>,
+    /// The PTX declarations of its body (`.reg`, `.local`, `.shared`, ...,
+    /// `.calltargets` and `.callprototype` lists) that its data instructions use.
+    pub ptx_decls: Vec<String>,
 }
 
 /// A whole machine program: every function laid out in one address space,
@@ -208,6 +213,11 @@ pub struct MProgram {
     pub bank2: Vec<u8>,
     /// Label names at instruction indices, for printing.
     pub labels: Vec<(usize, String)>,
+    /// The jump tables in bank 2, each with the BRX that reads it.
+    pub tables: Vec<TableRef>,
+    /// The PTX module items other than function bodies (`.version`, `.target`,
+    /// variables, function declarations), one line each.
+    pub ptx_module: Vec<String>,
 }
 
 impl MProgram {
@@ -219,4 +229,13 @@ impl MProgram {
     pub fn function_by_name(&self, name: &str) -> Option<usize> {
         self.functions.iter().position(|f| f.name == name)
     }
+}
+
+/// A `brx.idx` jump table: `len` 4-byte absolute addresses at `offset` of
+/// bank 2, read by the `LDC` before the BRX at index `brx`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TableRef {
+    pub brx: usize,
+    pub offset: u32,
+    pub len: u32,
 }

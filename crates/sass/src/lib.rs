@@ -19,7 +19,18 @@
 pub mod cc;
 pub mod isa;
 pub mod layout;
+pub mod lower;
+pub mod text;
 
 pub use cc::{CcMasks, CcTest, Flags};
 pub use isa::{MFunction, MInstr, MOp, MProgram};
 pub use layout::HwError;
+
+/// Loads a PTX module into `dev` (parse, check, decode, allocate globals) and
+/// lowers it to the machine form.
+pub fn load_and_lower(dev: &mut ptxsim_exec::Device, name: &str, src: &str) -> Result<(ptxsim_exec::Module, lower::Lowered), String> {
+    let module = dev.load_named(name, src).map_err(|e| e.message)?;
+    let parsed = ptxsim_syntax::parse(src);
+    let lowered = lower::lower(src, &parsed.module, &module.program)?;
+    Ok((module, lowered))
+}

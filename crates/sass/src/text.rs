@@ -1,0 +1,207 @@
+//! The SASS text form, in nvdisasm's style: one line per 8-byte slot with its
+//! address (`/*0008*/`), the control word of each bundle (`.ctrl`), labels
+//! (`.L_x_N:`), targets as `` `(.L_x_N) `` or function names, and the PTX line
+//! of each instruction as a `// line N` comment.
+//!
+//! Data-flow instructions are printed as their PTX text (lower-case opcodes);
+//! machine instructions in upper case. Guards name PTX predicates (`@!%p1`)
+//! because the data path's registers are the PTX ones; `R0..R255` are the
+//! machine scratch registers. PTX declarations that the data instructions need
+//! are carried in `.ptx` (module items and function headers) and `.decl`
+//! (function body declarations) lines. `parse` reads this text back.
+
+use crate::cc::CcTest;
+use crate::isa::*;
+use crate::layout;
+use std::fmt::Write;
+
+/// The absolute byte address an instruction with an immediate target goes to
+/// (`None` for register and constant-bank forms, or a target outside the window).
+pub fn static_target(_p: &MProgram, i: usize, ins: &MInstr) -> Option<u64> {
+    let pc = layout::addr_of(i);
+    match &ins.op {
+        MOp::Ssy { off } | MOp::Pbk { off } | MOp::Pcnt { off } | MOp::Pret { off } | MOp::Pexit { off } | MOp::Cal { off, .. } => {
+            layout::relative(pc, *off, 0).ok()
+        }
+        MOp::Bra { dest: Dest::Imm(off), .. } => layout::relative(pc, *off, 0).ok(),
+        MOp::Jmp { dest: Dest::Imm(a), .. } => layout::absolute(0, *a).ok(),
+        MOp::Jcal { addr, .. } => Some(*addr as u64),
+        _ => None,
+    }
+}
+
+fn hex(v: i64) -> String {
+    if v < 0 {
+        format!("-0x{:x}", v.unsigned_abs())
+    } else {
+        format!("0x{v:x}")
+    }
+}
+
+fn signed_hex(v: i64) -> String {
+    if v < 0 {
+        format!("-0x{:x}", v.unsigned_abs())
+    } else {
+        format!("+0x{v:x}")
+    }
+}
+
+/// How a target address is written: a label or function name where one sits
+/// exactly there, else the hex address.
+fn target_text(p: &MProgram, addr: u64) -> String {
+    if let Ok(m) = layout::index_of(addr, p.code.len()) {
+        if layout::addr_of(m) == addr {
+            if let Some(f) = p.functions.iter().find(|f| f.start == m) {
+                return format!("`({})", f.name);
+            }
+            if let Some((_, l)) = p.labels.iter().find(|(i, _)| *i == m) {
+                return format!("`({l})");
+            }
+        }
+    }
+    format!("0x{addr:x}")
+}
+
+fn rel_text(p: &MProgram, i: usize, off: i64) -> String {
+    match layout::relative(layout::addr_of(i), off, 0) {
+        Ok(a) => target_text(p, a),
+        Err(_) => format!("REL:{}", hex(off)),
+    }
+}
+
+fn cc_prefix(cc: CcTest) -> String {
+    if cc == CcTest::T {
+        String::new()
+    } else {
+        format!("CC.{}, ", cc.name())
+    }
+}
+
+fn cc_suffix(cc: CcTest) -> String {
+    if cc == CcTest::T {
+        String::new()
+    } else {
+        format!(" CC.{}", cc.name())
+    }
+}
+
+fn reg(r: &AnyReg) -> String {
+    match r {
+        AnyReg::R(n) => format!("R{n}"),
+        AnyReg::Ptx { name, .. } => name.clone(),
+    }
+}
+
+fn src(s: &MSrc) -> String {
+    match s {
+        MSrc::R(n) => format!("R{n}"),
+        MSrc::Imm(v) => format!("0x{v:x}"),
+    }
+}
+
+fn mods(u: bool, lmt: bool) -> String {
+    format!("{}{}", if u { ".U" } else { "" }, if lmt { ".LMT" } else { "" })
+}
+
+fn dest_text(p: &MProgram, i: usize, d: &Dest, relative: bool) -> String {
+    match d {
+        Dest::Const { bank, offset } => format!("c[0x{bank:x}][0x{offset:x}]"),
+        Dest::Imm(v) if relative => rel_text(p, i, *v),
+        Dest::Imm(v) => target_text(p, *v as u64),
+    }
+}
+
+fn binding(c: &Option<CallBinding>) -> String {
+    match c {
+        Some(b) => format!(" {{{}}}", b.text),
+        None => String::new(),
+    }
+}
+
+/// The text of one instruction (without guard, address or `;`).
+pub fn body(p: &MProgram, i: usize, ins: &MInstr) -> String {
+    match &ins.op {
+        MOp::Data { text, .. } => text.clone(),
+        MOp::Nop => "NOP".into(),
+        MOp::Ssy { off } => format!("SSY {}", rel_text(p, i, *off)),
+        MOp::Pbk { off } => format!("PBK {}", rel_text(p, i, *off)),
+        MOp::Pcnt { off } => format!("PCNT {}", rel_text(p, i, *off)),
+        MOp::Pret { off } => format!("PRET {}", rel_text(p, i, *off)),
+        MOp::Pexit { off } => format!("PEXIT {}", rel_text(p, i, *off)),
+        MOp::Sync { cc } => format!("SYNC{}", cc_suffix(*cc)),
+        MOp::Brk { cc } => format!("BRK{}", cc_suffix(*cc)),
+        MOp::Cont { cc } => format!("CONT{}", cc_suffix(*cc)),
+        MOp::Ret { cc } => format!("RET{}", cc_suffix(*cc)),
+        MOp::Exit { cc } => format!("EXIT{}", cc_suffix(*cc)),
+        MOp::Bra { cc, u, lmt, dest } => format!("BRA{} {}{}", mods(*u, *lmt), cc_prefix(*cc), dest_text(p, i, dest, true)),
+        MOp::Jmp { cc, u, lmt, dest } => format!("JMP{} {}{}", mods(*u, *lmt), cc_prefix(*cc), dest_text(p, i, dest, false)),
+        MOp::Brx { cc, lmt, ra, imm, call } => format!("BRX{} {}{} {}{}", mods(false, *lmt), cc_prefix(*cc), reg(ra), signed_hex(*imm), binding(call)),
+        MOp::Jmx { cc, lmt, ra, imm } => format!("JMX{} {}{} {}", mods(false, *lmt), cc_prefix(*cc), reg(ra), signed_hex(*imm)),
+        MOp::Cal { off, call } => format!("CAL {}{}", rel_text(p, i, *off), binding(call)),
+        MOp::Jcal { addr, call } => format!("JCAL {}{}", target_text(p, *addr as u64), binding(call)),
+        MOp::Mov32i { d, imm } => format!("MOV32I R{d}, 0x{imm:x}"),
+        MOp::Iadd { x, cc, d, a, b } => format!("IADD{} R{d}{}, R{a}, {}", if *x { ".X" } else { "" }, if *cc { ".CC" } else { "" }, src(b)),
+        MOp::Fadd { cc, d, a, b } => format!("FADD R{d}{}, R{a}, {}", if *cc { ".CC" } else { "" }, src(b)),
+        MOp::Iset { cmp, unsigned, cc, d, a, b } => {
+            format!("ISET.{}{}.BM R{d}{}, R{a}, {}", cmp.name(), if *unsigned { ".U32" } else { "" }, if *cc { ".CC" } else { "" }, src(b))
+        }
+        MOp::Fset { test, cc, d, a, b } => format!("FSET.{}.BM R{d}{}, R{a}, {}", test.name(), if *cc { ".CC" } else { "" }, src(b)),
+        MOp::Shl { d, a, sh } => format!("SHL R{d}, {}, 0x{sh:x}", reg(a)),
+        MOp::Ldc { d, bank, a, imm } => format!("LDC R{d}, c[0x{bank:x}][{}{}]", reg(a), signed_hex(*imm as i64)),
+    }
+}
+
+/// The guard as written (`@!%p1`), or nothing.
+pub fn guard_text(g: &Option<Guard>) -> String {
+    match g {
+        Some(g) => format!("@{}{}", if g.neg { "!" } else { "" }, g.name),
+        None => String::new(),
+    }
+}
+
+/// Prints a whole program.
+pub fn print(p: &MProgram) -> String {
+    let mut s = String::new();
+    s.push_str("// sm_50 machine form (ptxsim sass). Data instructions are PTX; R0..R255 are machine scratch registers.\n");
+    for l in &p.ptx_module {
+        let _ = writeln!(s, ".ptx {l}");
+    }
+    if !p.bank2.is_empty() {
+        s.push_str("\n// constant bank 2: jump tables (absolute addresses)\n");
+        for t in &p.tables {
+            let _ = writeln!(s, ".table 0x{:x} {}", t.offset, t.len);
+        }
+        for (o, w) in p.bank2.chunks(4).enumerate() {
+            let mut b = [0u8; 4];
+            b[..w.len()].copy_from_slice(w);
+            let v = u32::from_le_bytes(b) as u64;
+            let _ = writeln!(s, ".bank2 /*{:04x}*/ {}", o * 4, target_text(p, v));
+        }
+    }
+    for f in &p.functions {
+        let _ = writeln!(s, "\n.function {} {}", f.name, if f.is_kernel { "kernel" } else { "func" });
+        for l in &f.ptx_header {
+            let _ = writeln!(s, ".ptx {l}");
+        }
+        for l in &f.ptx_decls {
+            let _ = writeln!(s, ".decl {l}");
+        }
+        for i in f.start..f.start + f.len {
+            if i % 3 == 0 {
+                let c = p.control.get(i / 3).copied().unwrap_or(0);
+                let _ = writeln!(s, "        /*{:04x}*/ {:>18} .ctrl 0x{c:016x} ;", layout::addr_of(i) - 8, "");
+            }
+            if let Some((_, l)) = p.labels.iter().find(|(m, _)| *m == i) {
+                let _ = writeln!(s, "{l}:");
+            }
+            let ins = &p.code[i];
+            let line = format!("        /*{:04x}*/ {:>18} {} ;", layout::addr_of(i), guard_text(&ins.guard), body(p, i, ins));
+            if ins.line != 0 {
+                let _ = writeln!(s, "{line:<80} // line {}", ins.line);
+            } else {
+                let _ = writeln!(s, "{line}");
+            }
+        }
+    }
+    s
+}
