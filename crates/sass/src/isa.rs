@@ -197,8 +197,10 @@ pub struct MFunction {
     /// The PTX text of its header (linkage, kind, name, parameters, directives).
     pub ptx_header: Vec<String>,
     /// The PTX declarations of its body (`.reg`, `.local`, `.shared`, ...,
-    /// `.calltargets` and `.callprototype` lists) that its data instructions use.
-    pub ptx_decls: Vec<String>,
+    /// `.calltargets` and `.callprototype` lists, and the braces of nested
+    /// blocks) that its data instructions use, each with the function-relative
+    /// machine index it precedes.
+    pub ptx_decls: Vec<(usize, String)>,
 }
 
 /// A whole machine program: every function laid out in one address space,

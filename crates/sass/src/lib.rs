@@ -20,6 +20,7 @@ pub mod cc;
 pub mod isa;
 pub mod layout;
 pub mod lower;
+pub mod parse;
 pub mod text;
 
 pub use cc::{CcMasks, CcTest, Flags};

@@ -113,7 +113,7 @@ fn text_of(src: &str, sp: ptxsim_syntax::Span) -> String {
 }
 
 fn lines_of(t: &str) -> Vec<String> {
-    t.lines().map(|l| l.trim_end().to_string()).filter(|l| !l.trim().is_empty()).collect()
+    t.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect()
 }
 
 /// Lowers every defined function of `module` (whose decoded form is `prog`).
@@ -172,14 +172,27 @@ fn header_text(src: &str, f: &ast::Function<'_>) -> String {
     t.trim().trim_end_matches(';').trim_end().to_string()
 }
 
-fn collect_decls(src: &str, b: &ast::Block<'_>, out: &mut Vec<String>) {
+/// The body's declarations and nested-block braces, each with the PTX
+/// instruction index it precedes.
+fn collect_decls(src: &str, b: &ast::Block<'_>, count: &mut usize, out: &mut Vec<(usize, String)>) {
     for s in &b.stmts {
         match s {
-            Statement::Var(v) => out.extend(lines_of(&format!("{};", src.get(v.span.range()).unwrap_or("").trim().trim_end_matches(';')))),
-            Statement::CallTargets { span, .. } | Statement::CallPrototype { span, .. } => {
-                out.extend(lines_of(&format!("{};", text_of(src, *span))))
+            Statement::Instr(_) => *count += 1,
+            Statement::Var(v) => {
+                for l in lines_of(&format!("{};", src.get(v.span.range()).unwrap_or("").trim().trim_end_matches(';'))) {
+                    out.push((*count, l));
+                }
             }
-            Statement::Block(inner) => collect_decls(src, inner, out),
+            Statement::CallTargets { span, .. } | Statement::CallPrototype { span, .. } => {
+                for l in lines_of(&format!("{};", text_of(src, *span))) {
+                    out.push((*count, l));
+                }
+            }
+            Statement::Block(inner) => {
+                out.push((*count, "{".into()));
+                collect_decls(src, inner, count, out);
+                out.push((*count, "}".into()));
+            }
             _ => {}
         }
     }
@@ -519,6 +532,10 @@ fn lower_function(
                     emit(code_out, MOp::Sync { cc: CcTest::T }, neg(&g), Some(k));
                 }
                 match callee {
+                    Callee::Direct(t) if !prog.functions[*t as usize].defined => {
+                        // An `.extern .func`: ptxas emits JCAL to a relocated address.
+                        emit(code_out, MOp::Jcal { addr: 0, call: binding }, None, Some(k));
+                    }
                     Callee::Direct(t) => {
                         let i = emit(code_out, MOp::Cal { off: 0, call: binding }, None, Some(k));
                         fpending.push((i, Sym::Func(*t)));
@@ -563,10 +580,11 @@ fn lower_function(
     }
     let len = code_out.len() - fstart;
     // Record the function and map local symbols to program-wide ones.
-    let mut ptx_decls = Vec::new();
+    let mut decls = Vec::new();
     if let Some(b) = &f.body {
-        collect_decls(src, b, &mut ptx_decls);
+        collect_decls(src, b, &mut 0, &mut decls);
     }
+    let ptx_decls = decls.into_iter().map(|(k, t)| (at.get(&Sym::Code(k)).copied().unwrap_or(fstart) - fstart, t)).collect();
     out.prog.functions.push(MFunction {
         name: name.clone(),
         is_kernel,

@@ -183,10 +183,11 @@ pub fn print(p: &MProgram) -> String {
         for l in &f.ptx_header {
             let _ = writeln!(s, ".ptx {l}");
         }
-        for l in &f.ptx_decls {
-            let _ = writeln!(s, ".decl {l}");
-        }
+        let mut decls = f.ptx_decls.iter().peekable();
         for i in f.start..f.start + f.len {
+            while let Some((_, l)) = decls.next_if(|(k, _)| *k <= i - f.start) {
+                let _ = writeln!(s, ".decl {l}");
+            }
             if i % 3 == 0 {
                 let c = p.control.get(i / 3).copied().unwrap_or(0);
                 let _ = writeln!(s, "        /*{:04x}*/ {:>18} .ctrl 0x{c:016x} ;", layout::addr_of(i) - 8, "");
@@ -201,6 +202,9 @@ pub fn print(p: &MProgram) -> String {
             } else {
                 let _ = writeln!(s, "{line}");
             }
+        }
+        for (_, l) in decls {
+            let _ = writeln!(s, ".decl {l}");
         }
     }
     s
