@@ -34,6 +34,8 @@ LLVMLITE_PKGS=(llvmlite==0.50.0)
 NUMBA_PKGS=(numba==0.68.1 numba-cuda==0.30.4 llvmlite==0.50.0 numpy==2.4.6 cuda-bindings==12.9.10
             cuda-core==1.2.2 cuda-pathfinder==1.9.1 nvidia-cuda-nvcc-cu12==12.9.86
             nvidia-cuda-nvrtc-cu12==12.9.86 nvidia-cuda-runtime-cu12==12.9.79)
+# Triton's ahead-of-time compiler (no GPU, driver or torch needed).
+TRITON_PKGS=(triton==3.3.1)
 
 log() { printf '[gen_corpus] %s\n' "$*" >&2; }
 
@@ -59,6 +61,7 @@ ensure_tools() {
   ensure_venv cu13 "$SITE/nvidia/cu13/include/nv/target" "${CU13_PKGS[@]}"
   ensure_venv llvmlite "$SITE/llvmlite/__init__.py" "${LLVMLITE_PKGS[@]}"
   ensure_venv numba "$SITE/numba_cuda/__init__.py" "${NUMBA_PKGS[@]}"
+  ensure_venv triton "$SITE/triton/__init__.py" "${TRITON_PKGS[@]}"
   if ! command -v clang >/dev/null || ! command -v llc >/dev/null; then
     log "clang/llc not found: apt-get update && apt-get install -y clang llvm"
     if [[ $(id -u) == 0 ]]; then
@@ -76,6 +79,8 @@ PTXAS13=$CU13/bin/ptxas
 PTXAS12=$(compgen -G "$TOOLS/cu12/$SITE/nvidia/cuda_nvcc/bin/ptxas")
 LTPY=$TOOLS/llvmlite/bin/python
 NBPY=$TOOLS/numba/bin/python
+TRPY=$TOOLS/triton/bin/python
+PENDING=$ROOT/tests/corpus_pending
 # nvcc's own include directory holds cuda_runtime.h (nvidia-cuda-runtime) and
 # the CCCL headers (nvidia-cuda-cccl, needed by cuda_fp16.h for <nv/target>).
 NVCC_INC=(-I"$CU13/include")
@@ -86,8 +91,9 @@ STAGE=/tmp/ptxsim-corpus/src
 
 generate() {
   rm -rf "$STAGE" && mkdir -p "$STAGE" && cp "$SRC"/* "$STAGE"/
-  rm -f "$CORPUS"/nvcc/*.ptx "$CORPUS"/clang/*.ptx "$CORPUS"/llvmlite/*.ptx "$CORPUS"/numba/*.ptx
-  mkdir -p "$CORPUS"/nvcc "$CORPUS"/clang "$CORPUS"/llvmlite "$CORPUS"/numba
+  rm -f "$CORPUS"/nvcc/*.ptx "$CORPUS"/clang/*.ptx "$CORPUS"/llvmlite/*.ptx "$CORPUS"/numba/*.ptx \
+    "$CORPUS"/triton/*.ptx "$PENDING"/triton/*.ptx
+  mkdir -p "$CORPUS"/nvcc "$CORPUS"/clang "$CORPUS"/llvmlite "$CORPUS"/numba "$CORPUS"/triton "$PENDING"/triton
   cd "$STAGE"
 
   # ---- nvcc 13.5 ---------------------------------------------------------
@@ -140,6 +146,11 @@ generate() {
   # ---- Numba (numba-cuda, NVVM 12.9, sm_80) ------------------------------
   log "numba nb_kernels.py"
   "$NBPY" nb_kernels.py "$CORPUS/numba" >/dev/null
+
+  # ---- Triton 3.3.1 (sm_80); kernels the engine cannot run yet go to
+  # tests/corpus_pending/triton --------------------------------------------
+  log "triton tr_kernels.py"
+  "$TRPY" tr_kernels.py "$CORPUS/triton" "$PENDING/triton"
   cd "$ROOT"
 
   # Dense switches must have become jump tables.

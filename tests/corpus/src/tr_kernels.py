@@ -1,0 +1,168 @@
+"""Triton kernels for the PTX corpus.
+
+Run with a Python that has triton==3.3.1 (PyPI; no GPU, driver or torch
+needed):
+    python tr_kernels.py OUTDIR PENDING_DIR
+Each kernel is compiled ahead of time with triton.compile for an sm_80 target
+(GPUTarget("cuda", 80, 32), num_warps=4) and its PTX is written to
+OUTDIR/tr_<name>.ptx, or PENDING_DIR/tr_<name>.ptx for the kernels in
+PENDING. Each directory gets a launch.tsv with the kernel name, num_warps
+and the dynamic shared memory size that Triton computed. Triton's compilation cache goes to a temporary
+directory, so the output does not depend on earlier runs.
+"""
+import atexit
+import os
+import shutil
+import sys
+import tempfile
+
+_CACHE = tempfile.mkdtemp(prefix="tr_kernels_cache_")
+atexit.register(shutil.rmtree, _CACHE, ignore_errors=True)
+os.environ["TRITON_CACHE_DIR"] = _CACHE
+
+import triton  # noqa: E402
+import triton.language as tl  # noqa: E402
+from triton.backends.compiler import GPUTarget  # noqa: E402
+from triton.compiler import ASTSource  # noqa: E402
+
+
+@triton.jit
+def vector_add(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def softmax_row(out_ptr, in_ptr, in_stride, out_stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * in_stride + cols, mask=mask, other=-float("inf"))
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    den = tl.sum(num, axis=0)
+    tl.store(out_ptr + row * out_stride + cols, num / den, mask=mask)
+
+
+@triton.jit
+def layer_norm(x_ptr, y_ptr, w_ptr, b_ptr, stride, n_cols, eps, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(x_ptr + row * stride + cols, mask=mask, other=0.0)
+    mean = tl.sum(x, axis=0) / n_cols
+    d = tl.where(mask, x - mean, 0.0)
+    var = tl.sum(d * d, axis=0) / n_cols
+    rstd = 1.0 / tl.sqrt(var + eps)
+    w = tl.load(w_ptr + cols, mask=mask)
+    b = tl.load(b_ptr + cols, mask=mask)
+    tl.store(y_ptr + row * stride + cols, d * rstd * w + b, mask=mask)
+
+
+@triton.jit
+def block_sum(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + pid, tl.sum(x, axis=0))
+
+
+@triton.jit
+def block_sum_f32(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.store(out_ptr + pid, tl.sum(x, axis=0))
+
+
+@triton.jit
+def max_abs(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0.0)
+    tl.atomic_max(out_ptr, tl.max(tl.abs(x), axis=0))
+
+
+@triton.jit
+def matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
+           BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
+    pid_m = tl.program_id(0)
+    pid_n = tl.program_id(1)
+    rm = pid_m * BM + tl.arange(0, BM)
+    rn = pid_n * BN + tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    acc = tl.zeros((BM, BN), dtype=tl.float32)
+    for k in range(0, K, BK):
+        a = tl.load(a_ptr + rm[:, None] * sam + (k + rk)[None, :] * sak,
+                    mask=(rm[:, None] < M) & ((k + rk)[None, :] < K), other=0.0)
+        b = tl.load(b_ptr + (k + rk)[:, None] * sbk + rn[None, :] * sbn,
+                    mask=((k + rk)[:, None] < K) & (rn[None, :] < N), other=0.0)
+        acc += tl.dot(a, b, input_precision=PRECISION)
+    tl.store(c_ptr + rm[:, None] * scm + rn[None, :] * scn, acc,
+             mask=(rm[:, None] < M) & (rn[None, :] < N))
+
+
+def MM_SIG(t):
+    return {"a_ptr": "*" + t, "b_ptr": "*" + t, "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
+            "sam": "i32", "sak": "i32", "sbk": "i32", "sbn": "i32", "scm": "i32", "scn": "i32",
+            "BM": "constexpr", "BN": "constexpr", "BK": "constexpr", "PRECISION": "constexpr"}
+
+
+# name: (kernel, signature, constexprs[, extra compile options])
+KERNELS = {
+    "vector_add": (vector_add, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+                                "BLOCK": "constexpr"}, {"BLOCK": 1024}),
+    "softmax_row": (softmax_row, {"out_ptr": "*fp32", "in_ptr": "*fp32", "in_stride": "i32",
+                                  "out_stride": "i32", "n_cols": "i32", "BLOCK": "constexpr"},
+                    {"BLOCK": 256}),
+    "layer_norm": (layer_norm, {"x_ptr": "*fp32", "y_ptr": "*fp32", "w_ptr": "*fp32", "b_ptr": "*fp32",
+                                "stride": "i32", "n_cols": "i32", "eps": "fp32", "BLOCK": "constexpr"},
+                   {"BLOCK": 256}),
+    "block_sum_i32": (block_sum, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
+                      {"BLOCK": 512}),
+    "block_sum_f32": (block_sum_f32, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+                      {"BLOCK": 512}),
+    "max_abs": (max_abs, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
+                {"BLOCK": 512}),
+    # tl.dot on f16 (mma.sync m16n8k16 + ldmatrix), on f32 as tf32 (Triton's
+    # default: mma.sync tf32 + cp.async), and on f32 with IEEE precision
+    # (FMAs), without and with Triton's default software pipelining
+    # (num_stages=3: cp.async into shared memory).
+    "matmul_f16": (matmul, MM_SIG("fp16"), {"BM": 32, "BN": 32, "BK": 32, "PRECISION": "tf32"}),
+    "matmul_tf32": (matmul, MM_SIG("fp32"), {"BM": 32, "BN": 32, "BK": 32, "PRECISION": "tf32"}),
+    "matmul_f32_ieee": (matmul, MM_SIG("fp32"), {"BM": 32, "BN": 32, "BK": 16, "PRECISION": "ieee"},
+                        {"num_stages": 1}),
+    "matmul_f32_ieee_pipelined": (matmul, MM_SIG("fp32"), {"BM": 32, "BN": 32, "BK": 16, "PRECISION": "ieee"}),
+}
+
+
+# Kernels whose PTX the engine cannot run yet (an instruction it does not
+# support): written to PENDING_DIR instead of OUTDIR.
+PENDING = {"block_sum_i32", "matmul_f16", "matmul_tf32", "matmul_f32_ieee_pipelined"}
+
+
+def main():
+    outdir, pending_dir = sys.argv[1], sys.argv[2]
+    target = GPUTarget("cuda", 80, 32)
+    tables = {outdir: [], pending_dir: []}
+    for name, (fn, sig, consts, *extra) in KERNELS.items():
+        src = ASTSource(fn=fn, signature=sig, constexprs=consts)
+        k = triton.compile(src, target=target, options={"num_warps": 4, **(extra[0] if extra else {})})
+        d = pending_dir if name in PENDING else outdir
+        with open(f"{d}/tr_{name}.ptx", "w") as fh:
+            fh.write(k.asm["ptx"])
+        tables[d].append(f"tr_{name}.ptx\t{k.metadata.name}\t{k.metadata.num_warps}\t{k.metadata.shared}\n")
+    # The launch parameters Triton computed: block = 32 * num_warps threads,
+    # dynamic shared memory (the `.extern .shared` array) in bytes.
+    for d, rows in tables.items():
+        with open(f"{d}/launch.tsv", "w") as fh:
+            fh.write("file\tkernel\tnum_warps\tshared_bytes\n")
+            fh.writelines(rows)
+
+
+if __name__ == "__main__":
+    main()
