@@ -36,7 +36,7 @@ struct Nb {
 
 impl Nb {
     fn open(file: &str) -> Result<Nb, Failure> {
-        Ok(Nb { l: Loaded::open(&format!("numba/{file}"))?, args: Vec::new() })
+        Ok(Nb { l: Loaded::open(&format!("corpus/numba/{file}"))?, args: Vec::new() })
     }
 
     /// Appends a C-ordered array argument holding `data` with `shape`.
@@ -521,14 +521,7 @@ fn numba_pending_launches_still_stop_at_their_instruction() {
 /// Every kernel file of the Numba corpus is launched by a test above.
 #[test]
 fn every_numba_file_is_launched() {
-    let dir = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/numba");
-    let mut files: Vec<String> = std::fs::read_dir(&dir)
-        .expect("tests/corpus/numba")
-        .flatten()
-        .map(|e| e.file_name().to_string_lossy().into_owned())
-        .filter(|f| f.ends_with(".ptx"))
-        .collect();
-    files.sort();
+    let files = ptx_files("corpus/numba");
     let launched = [
         "nb_block_sum.ptx",
         "nb_collatz.ptx",

@@ -68,10 +68,27 @@ pub fn assert_ok(what: &str, outcome: Outcome) {
     }
 }
 
-/// Reads `tests/corpus/<rel>`.
-pub fn corpus_text(rel: &str) -> String {
-    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus").join(rel);
+/// The path of `tests/<rel>` in the repository.
+pub fn tests_path(rel: &str) -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests").join(rel)
+}
+
+/// Reads `tests/<rel>`.
+pub fn tests_text(rel: &str) -> String {
+    let p = tests_path(rel);
     std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()))
+}
+
+/// The `.ptx` file names of `tests/<dir>`, sorted.
+pub fn ptx_files(dir: &str) -> Vec<String> {
+    let mut files: Vec<String> = std::fs::read_dir(tests_path(dir))
+        .unwrap_or_else(|e| panic!("tests/{dir}: {e}"))
+        .flatten()
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .filter(|f| f.ends_with(".ptx"))
+        .collect();
+    files.sort();
+    files
 }
 
 /// A loaded corpus module with its only kernel.
@@ -82,9 +99,9 @@ pub struct Loaded {
 }
 
 impl Loaded {
-    /// Loads `tests/corpus/<rel>`, which must define exactly one kernel.
+    /// Loads `tests/<rel>`, which must define exactly one kernel.
     pub fn open(rel: &str) -> Result<Loaded, Failure> {
-        let text = corpus_text(rel);
+        let text = tests_text(rel);
         let mut dev = Device::new();
         let module = dev.load_named(rel, &text)?;
         let kernels = module.kernels();

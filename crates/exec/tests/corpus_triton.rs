@@ -1,0 +1,445 @@
+//! Launches every Triton kernel of `tests/corpus/triton` and
+//! `tests/corpus_pending/triton` (source: `tests/corpus/src/tr_kernels.py`)
+//! through the library API with real inputs, and compares every output
+//! element with a reference computed here, independently of the engine.
+//!
+//! Triton kernels take the pointers and scalars of the Python signature, then
+//! a global-scratch pointer (unused here: 0). Each launch uses the warps and
+//! dynamic shared memory that Triton computed (`launch.tsv` beside the
+//! files). Masked stores must leave the elements outside the mask alone:
+//! outputs start as NaN sentinels and the padding is checked too.
+//!
+//! Exact kernels (additions, max, integer sums, matmuls whose products and
+//! partial sums are exact in f32) are compared bit for bit. The others are
+//! compared within a bound derived at each comparison from the PTX ISA's
+//! accuracy of the approximate instructions the PTX uses (`ex2.approx.f32`
+//! and `div.full.f32`: 2 ulp; `sqrt.approx.ftz.f32`: taken as 2 ulp), the
+//! half-ulp rounding of every `add`/`mul`/`fma`, and the standard bound
+//! gamma(k) * sum|x_i| (gamma(k) = k u / (1 - k u), u = 2^-24) of a sum of
+//! k + 1 terms in any order.
+//!
+//! [`PENDING`] lists the launches that stop at an instruction the engine
+//! does not support yet, with the exact instruction the error must name;
+//! when one starts to work its test fails and says to move the file from
+//! `tests/corpus_pending/triton` to `tests/corpus/triton` and the launch to
+//! the checked tests.
+
+mod corpus_launch;
+
+use corpus_launch::*;
+use ptxsim_exec::{Dim3, KernelArg};
+
+const U: f64 = 1.0 / 16_777_216.0; // 2^-24, the unit roundoff of f32
+
+/// gamma(k) = k u / (1 - k u).
+fn gamma(k: usize) -> f64 {
+    let ku = k as f64 * U;
+    ku / (1.0 - ku)
+}
+
+/// A Triton kernel with its launch parameters from `launch.tsv`.
+struct Tr {
+    l: Loaded,
+    threads: u32,
+    shared: u32,
+    args: Vec<KernelArg>,
+}
+
+impl Tr {
+    /// Opens `tests/<dir>/<file>` (dir: `corpus/triton` or `corpus_pending/triton`).
+    fn open(dir: &str, file: &str) -> Result<Tr, Failure> {
+        let table = tests_text(&format!("{dir}/launch.tsv"));
+        let row = table
+            .lines()
+            .skip(1)
+            .map(|l| l.split('\t').collect::<Vec<_>>())
+            .find(|c| c.first() == Some(&file))
+            .unwrap_or_else(|| panic!("{dir}/launch.tsv has no row for {file}"));
+        let warps: u32 = row[2].parse().expect("num_warps");
+        let shared: u32 = row[3].parse().expect("shared_bytes");
+        let l = Loaded::open(&format!("{dir}/{file}"))?;
+        assert_eq!(l.kernel, row[1], "{file}: kernel name differs from launch.tsv");
+        Ok(Tr { l, threads: 32 * warps, shared, args: Vec::new() })
+    }
+
+    fn buffer<T: Elem>(&mut self, data: &[T]) -> Result<u64, Failure> {
+        let a = self.l.buffer(data)?;
+        self.args.push(KernelArg::Ptr(a));
+        Ok(a)
+    }
+
+    fn scalar(&mut self, a: KernelArg) {
+        self.args.push(a);
+    }
+
+    /// Appends the global-scratch pointer and launches `grid` programs.
+    fn launch(&mut self, grid: impl Into<Dim3>) -> Outcome {
+        self.args.push(KernelArg::U64(0));
+        self.l.launch(grid, self.threads, self.shared, &self.args)
+    }
+
+    fn read<T: Elem>(&self, addr: u64, n: usize) -> Result<Vec<T>, Failure> {
+        self.l.read(addr, n)
+    }
+}
+
+const DIR: &str = "corpus/triton";
+const PENDING_DIR: &str = "corpus_pending/triton";
+
+/// NaN sentinels are compared by bits, so an element outside the mask must
+/// still hold the sentinel.
+fn is_sentinel(x: f32) -> bool {
+    x.to_bits() == f32::NAN.to_bits()
+}
+
+// ---------------------------------------------------------------------------
+// vector_add: out = x + y for i < n (BLOCK = 1024).
+
+fn vector_add() -> Outcome {
+    let (n, cap) = (3000usize, 3072usize);
+    let mut r = Rng::new(21);
+    let x: Vec<f32> = (0..n).map(|_| r.f32_wide(-20, 20)).collect();
+    let y: Vec<f32> = (0..n).map(|_| r.f32_wide(-20, 20)).collect();
+    let mut want: Vec<f32> = (0..n).map(|i| x[i] + y[i]).collect();
+    want.resize(cap, f32::NAN);
+
+    let mut k = Tr::open(DIR, "tr_vector_add.ptx")?;
+    k.buffer(&x)?;
+    k.buffer(&y)?;
+    let out = k.buffer(&vec![f32::NAN; cap])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(1024) as u32)?;
+    compare("vector_add out", &k.read::<f32>(out, cap)?, &want, same_bits_f32)
+}
+
+// ---------------------------------------------------------------------------
+// softmax_row: out[r, c] = exp(x - max) / sum(exp(x - max)) for c < n_cols.
+
+fn softmax_row() -> Outcome {
+    let (rows, n_cols, in_stride, out_stride) = (5usize, 200usize, 256usize, 208usize);
+    let mut r = Rng::new(22);
+    let offsets = [0.0f32, 3.0, -5.0, 1000.0, 0.25];
+    let mut x = vec![f32::NAN; rows * in_stride];
+    for row in 0..rows {
+        for c in 0..n_cols {
+            x[row * in_stride + c] = offsets[row] + r.f32_in(-8.0, 8.0);
+        }
+    }
+    let mut want = vec![f32::NAN; rows * out_stride];
+    let mut tol = vec![0f64; rows * out_stride];
+    for row in 0..rows {
+        let xs: Vec<f64> = (0..n_cols).map(|c| x[row * in_stride + c] as f64).collect();
+        let m = xs.iter().cloned().fold(f64::NEG_INFINITY, f64::max);
+        let e: Vec<f64> = xs.iter().map(|&v| (v - m).exp()).collect();
+        let s: f64 = e.iter().sum();
+        // exp(d) as ex2.approx(fl(fl(d) * fl(log2 e))): the rounded argument
+        // moves the result by at most 2.5 u |d| (relative), ex2 by 2 ulp (4 u).
+        let rel_e = |d: f64| 2.5 * U * d.abs() + 4.0 * U;
+        let max_rel_e = xs.iter().map(|&v| rel_e(v - m)).fold(0.0, f64::max);
+        // The sum of n_cols positive terms; div.full: 2 ulp.
+        let rel_s = max_rel_e + gamma(n_cols - 1);
+        for c in 0..n_cols {
+            let y = e[c] / s;
+            want[row * out_stride + c] = y as f32;
+            tol[row * out_stride + c] = 1.1 * y * (rel_e(xs[c] - m) + rel_s + 4.0 * U);
+        }
+    }
+
+    let mut k = Tr::open(DIR, "tr_softmax_row.ptx")?;
+    let out = k.buffer(&vec![f32::NAN; rows * out_stride])?;
+    k.buffer(&x)?;
+    k.scalar(KernelArg::S32(in_stride as i32));
+    k.scalar(KernelArg::S32(out_stride as i32));
+    k.scalar(KernelArg::S32(n_cols as i32));
+    k.launch(rows as u32)?;
+    let got = k.read::<f32>(out, rows * out_stride)?;
+    compare("softmax_row out", &got, &want, |i, g, w| {
+        if is_sentinel(w) {
+            is_sentinel(g)
+        } else {
+            (g as f64 - w as f64).abs() <= tol[i] + ulp_f32(w as f64) / 2.0
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// layer_norm: y = (x - mean) / sqrt(var + eps) * w + b over each row.
+
+fn layer_norm() -> Outcome {
+    let (rows, n, stride) = (6usize, 200usize, 256usize);
+    let eps = 1e-5f32;
+    let mut r = Rng::new(23);
+    let offsets = [0.0f32, 0.5, -3.0, 10.0, 0.0, 2.0];
+    let spreads = [2.0f32, 1.0, 4.0, 2.0, 0.01, 100.0];
+    let mut x = vec![f32::NAN; rows * stride];
+    for row in 0..rows {
+        for c in 0..n {
+            x[row * stride + c] = offsets[row] + r.f32_in(-spreads[row], spreads[row]);
+        }
+    }
+    let w: Vec<f32> = (0..n).map(|_| r.f32_in(0.5, 1.5)).collect();
+    let b: Vec<f32> = (0..n).map(|_| r.f32_in(-1.0, 1.0)).collect();
+
+    let mut want = vec![f32::NAN; rows * stride];
+    let mut tol = vec![0f64; rows * stride];
+    for row in 0..rows {
+        let xs: Vec<f64> = (0..n).map(|c| x[row * stride + c] as f64).collect();
+        let mean = xs.iter().sum::<f64>() / n as f64;
+        let var = xs.iter().map(|v| (v - mean) * (v - mean)).sum::<f64>() / n as f64;
+        let sigma = (var + eps as f64).sqrt();
+        let a = xs.iter().map(|v| v.abs()).sum::<f64>() / n as f64;
+        // Mean: a sum of n terms, then div.full (2 ulp).
+        let err_mean = gamma(n - 1) * a + 4.0 * U * mean.abs();
+        // Variance: the common error of the mean cancels to first order
+        // (the d_i sum to 0); each d_i rounds (u, doubled in d^2), each
+        // square rounds (u), the sum gamma(n-1), div.full 4u; the mean's
+        // error enters squared.
+        let rel_var = 3.0 * U + gamma(n - 1) + 4.0 * U + err_mean * err_mean / var;
+        // var + eps rounds (u); sqrt.approx and the division each 2 ulp.
+        let rel_rstd = (rel_var * var / (var + eps as f64) + U) / 2.0 + 8.0 * U;
+        for c in 0..n {
+            let d = xs[c] - mean;
+            let z = d / sigma;
+            let y = z * w[c] as f64 + b[c] as f64;
+            let err_d = err_mean + U * (d.abs() + err_mean);
+            let err_z = err_d / sigma + z.abs() * (rel_rstd + U);
+            want[row * stride + c] = y as f32;
+            tol[row * stride + c] = 1.1 * (w[c] as f64 * err_z) + ulp_f32(y) / 2.0;
+        }
+    }
+
+    let mut k = Tr::open(DIR, "tr_layer_norm.ptx")?;
+    k.buffer(&x)?;
+    let y = k.buffer(&vec![f32::NAN; rows * stride])?;
+    k.buffer(&w)?;
+    k.buffer(&b)?;
+    k.scalar(KernelArg::S32(stride as i32));
+    k.scalar(KernelArg::S32(n as i32));
+    k.scalar(KernelArg::F32(eps));
+    k.launch(rows as u32)?;
+    let got = k.read::<f32>(y, rows * stride)?;
+    compare("layer_norm y", &got, &want, |i, g, w| {
+        if is_sentinel(w) {
+            is_sentinel(g)
+        } else {
+            (g as f64 - w as f64).abs() <= tol[i] + ulp_f32(w as f64) / 2.0
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// block_sum_f32: out[p] = sum of x[p*512 .. p*512+512] (masked past n).
+
+fn block_sum_f32_with(x: &[f32], exact: bool) -> Outcome {
+    let n = x.len();
+    let programs = n.div_ceil(512);
+    let mut k = Tr::open(DIR, "tr_block_sum_f32.ptx")?;
+    k.buffer(x)?;
+    let out = k.buffer(&vec![f32::NAN; programs])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(programs as u32)?;
+    let got = k.read::<f32>(out, programs)?;
+    let chunks: Vec<&[f32]> = x.chunks(512).collect();
+    let want: Vec<f32> = chunks.iter().map(|c| c.iter().map(|&v| v as f64).sum::<f64>() as f32).collect();
+    let what = if exact { "block_sum_f32 (exact inputs) out" } else { "block_sum_f32 out" };
+    compare(what, &got, &want, |p, g, w| {
+        if exact {
+            g.to_bits() == w.to_bits()
+        } else {
+            let exact_sum: f64 = chunks[p].iter().map(|&v| v as f64).sum();
+            let abs_sum: f64 = chunks[p].iter().map(|&v| (v as f64).abs()).sum();
+            (g as f64 - exact_sum).abs() <= gamma(511) * abs_sum
+        }
+    })
+}
+
+fn block_sum_f32() -> Outcome {
+    let mut r = Rng::new(24);
+    // Multiples of 1/256 below 64 in magnitude: every partial sum of 512 of
+    // them is exact in f32, so any summation order gives the exact sum.
+    let exact: Vec<f32> = (0..3000).map(|_| r.i64_in(-16384, 16384) as f32 / 256.0).collect();
+    block_sum_f32_with(&exact, true)?;
+    let wide: Vec<f32> = (0..3000).map(|_| r.f32_wide(-10, 10)).collect();
+    block_sum_f32_with(&wide, false)
+}
+
+// ---------------------------------------------------------------------------
+// max_abs: atomic_max(out, max |x|) over all programs (exact).
+
+fn max_abs() -> Outcome {
+    let n: usize = 5000;
+    let mut r = Rng::new(25);
+    let mut x: Vec<f32> = (0..n).map(|_| r.f32_in(-100.0, 100.0)).collect();
+    x[4321] = -1234.5; // the largest magnitude is negative
+    x[17] = -0.0;
+    let want = x.iter().fold(0f32, |m, v| m.max(v.abs()));
+    assert_eq!(want, 1234.5);
+
+    let mut k = Tr::open(DIR, "tr_max_abs.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&[0f32])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(512) as u32)?;
+    compare("max_abs out", &k.read::<f32>(out, 1)?, &[want], same_bits_f32)
+}
+
+// ---------------------------------------------------------------------------
+// matmul: c[m, n] = sum_k a[m, k] * b[k, n] over 32x32 tiles (grid: M/32 x
+// N/32); b is passed transposed (strides sbk = 1, sbn = K) and c with a row
+// pitch larger than N.
+
+#[derive(Clone, Copy, PartialEq)]
+enum MmIn {
+    F16,
+    F32,
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum MmValues {
+    /// Multiples of 1/4 in [-4, 4]: exact in f16 and tf32; products and
+    /// every partial sum are exact in f32, so any order gives one result.
+    Exact,
+    /// Wide-range f32 values; the reference is a k-ordered chain of
+    /// `fma.rn.f32`, as the FMA lowering of `tl.dot` computes it.
+    Wide,
+}
+
+fn matmul(dir: &str, file: &str, input: MmIn, values: MmValues) -> Outcome {
+    let (m, n, kk) = (37usize, 45usize, 50usize);
+    let pitch = n + 3;
+    let mut r = Rng::new(26);
+    let mut val = || match values {
+        MmValues::Exact => r.i64_in(-16, 16) as f32 / 4.0,
+        MmValues::Wide => r.f32_wide(-4, 4),
+    };
+    let a: Vec<f32> = (0..m * kk).map(|_| val()).collect();
+    let bt: Vec<f32> = (0..kk * n).map(|_| val()).collect(); // b[k, j] at bt[j * kk + k]
+    let mut want = vec![f32::NAN; m * pitch];
+    for i in 0..m {
+        for j in 0..n {
+            want[i * pitch + j] = match values {
+                MmValues::Exact => (0..kk).map(|k| a[i * kk + k] as f64 * bt[j * kk + k] as f64).sum::<f64>() as f32,
+                MmValues::Wide => (0..kk).fold(0f32, |acc, k| a[i * kk + k].mul_add(bt[j * kk + k], acc)),
+            };
+        }
+    }
+
+    let mut k = Tr::open(dir, file)?;
+    match input {
+        MmIn::F32 => {
+            k.buffer(&a)?;
+            k.buffer(&bt)?;
+        }
+        MmIn::F16 => {
+            let h = |v: &[f32]| v.iter().map(|&x| half::f16::from_f32(x).to_bits()).collect::<Vec<u16>>();
+            k.buffer(&h(&a))?;
+            k.buffer(&h(&bt))?;
+        }
+    }
+    let c = k.buffer(&vec![f32::NAN; m * pitch])?;
+    for s in [m, n, kk, kk, 1, 1, kk, pitch, 1] {
+        k.scalar(KernelArg::S32(s as i32));
+    }
+    k.launch(Dim3::new(m.div_ceil(32) as u32, n.div_ceil(32) as u32, 1))?;
+    compare(&format!("{file} c"), &k.read::<f32>(c, m * pitch)?, &want, same_bits_f32)
+}
+
+fn matmul_f32_ieee() -> Outcome {
+    matmul(DIR, "tr_matmul_f32_ieee.ptx", MmIn::F32, MmValues::Exact)?;
+    matmul(DIR, "tr_matmul_f32_ieee.ptx", MmIn::F32, MmValues::Wide)
+}
+
+// ---------------------------------------------------------------------------
+// Pending kernels.
+
+/// block_sum on i32 (wrapping sums), lowered to `redux.sync.add.s32`.
+fn block_sum_i32() -> Outcome {
+    let n: usize = 3000;
+    let mut r = Rng::new(27);
+    let x: Vec<i32> = (0..n).map(|i| if i % 5 == 0 { r.next() as i32 } else { r.i64_in(-1000, 1000) as i32 }).collect();
+    let want: Vec<i32> = x.chunks(512).map(|c| c.iter().fold(0i32, |s, &v| s.wrapping_add(v))).collect();
+    let programs = want.len();
+    let mut k = Tr::open(PENDING_DIR, "tr_block_sum_i32.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&vec![0x5a5a_5a5ai32; programs])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(programs as u32)?;
+    compare("block_sum_i32 out", &k.read::<i32>(out, programs)?, &want, |_, a, b| a == b)
+}
+
+fn matmul_f16() -> Outcome {
+    matmul(PENDING_DIR, "tr_matmul_f16.ptx", MmIn::F16, MmValues::Exact)
+}
+
+fn matmul_tf32() -> Outcome {
+    matmul(PENDING_DIR, "tr_matmul_tf32.ptx", MmIn::F32, MmValues::Exact)
+}
+
+fn matmul_f32_ieee_pipelined() -> Outcome {
+    matmul(PENDING_DIR, "tr_matmul_f32_ieee_pipelined.ptx", MmIn::F32, MmValues::Exact)?;
+    matmul(PENDING_DIR, "tr_matmul_f32_ieee_pipelined.ptx", MmIn::F32, MmValues::Wide)
+}
+
+/// Launches that stop at an instruction the engine does not support yet
+/// (the first such instruction each executes).
+const PENDING: &[Pending] = &[
+    ("tr_block_sum_i32 (tl.sum on i32)", "redux.sync.add.s32", block_sum_i32),
+    ("tr_matmul_f16 (tl.dot on f16)", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", matmul_f16),
+    ("tr_matmul_tf32 (tl.dot on f32 as tf32)", "cp.async.ca.shared.global", matmul_tf32),
+    ("tr_matmul_f32_ieee_pipelined (num_stages=3)", "cp.async.ca.shared.global", matmul_f32_ieee_pipelined),
+];
+
+#[test]
+fn triton_vector_add() {
+    assert_ok("tr_vector_add", vector_add());
+}
+
+#[test]
+fn triton_softmax_row() {
+    assert_ok("tr_softmax_row", softmax_row());
+}
+
+#[test]
+fn triton_layer_norm() {
+    assert_ok("tr_layer_norm", layer_norm());
+}
+
+#[test]
+fn triton_block_sum_f32() {
+    assert_ok("tr_block_sum_f32", block_sum_f32());
+}
+
+#[test]
+fn triton_max_abs() {
+    assert_ok("tr_max_abs", max_abs());
+}
+
+#[test]
+fn triton_matmul_f32_ieee() {
+    assert_ok("tr_matmul_f32_ieee", matmul_f32_ieee());
+}
+
+#[test]
+fn triton_pending_launches_still_stop_at_their_instruction() {
+    assert_pending(PENDING);
+}
+
+/// Every file of both Triton directories has a launch above.
+#[test]
+fn every_triton_file_is_launched() {
+    assert_eq!(
+        ptx_files(DIR),
+        [
+            "tr_block_sum_f32.ptx",
+            "tr_layer_norm.ptx",
+            "tr_matmul_f32_ieee.ptx",
+            "tr_max_abs.ptx",
+            "tr_softmax_row.ptx",
+            "tr_vector_add.ptx"
+        ]
+    );
+    assert_eq!(
+        ptx_files(PENDING_DIR),
+        ["tr_block_sum_i32.ptx", "tr_matmul_f16.ptx", "tr_matmul_f32_ieee_pipelined.ptx", "tr_matmul_tf32.ptx"]
+    );
+}
