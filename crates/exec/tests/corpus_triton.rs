@@ -350,6 +350,186 @@ fn matmul_f32_ieee() -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
+// cumsum_i32: inclusive prefix sums (wrapping) within each 256-element program.
+
+fn cumsum_i32() -> Outcome {
+    let (n, cap) = (1000usize, 1024usize);
+    let mut r = Rng::new(28);
+    let x: Vec<i32> = (0..n).map(|i| if i % 4 == 0 { r.next() as i32 } else { r.i64_in(-500, 500) as i32 }).collect();
+    let mut want = vec![0x5a5a_5a5ai32; cap];
+    for (p, chunk) in x.chunks(256).enumerate() {
+        let mut s = 0i32;
+        for (j, &v) in chunk.iter().enumerate() {
+            s = s.wrapping_add(v);
+            want[p * 256 + j] = s;
+        }
+    }
+    let mut k = Tr::open(DIR, "tr_cumsum_i32.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&vec![0x5a5a_5a5ai32; cap])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(256) as u32)?;
+    compare("cumsum_i32 out", &k.read::<i32>(out, cap)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// argmax_row: index of the largest of the first n_cols elements of each row.
+
+fn argmax_row() -> Outcome {
+    let (rows, n_cols, stride) = (7usize, 200usize, 256usize);
+    let mut r = Rng::new(29);
+    let mut x = vec![f32::NAN; rows * stride];
+    let mut want = Vec::new();
+    for row in 0..rows {
+        // Distinct values (no ties); row 3 all negative; the padding holds
+        // larger values that the mask must hide.
+        let mut vals: Vec<f32> = (0..n_cols).map(|c| (c as f32 - 100.0) * 0.37 + r.f32_in(0.0, 0.3)).collect();
+        if row == 3 {
+            vals.iter_mut().for_each(|v| *v = -v.abs() - 1.0);
+        }
+        // A random permutation of the values, so the maximum moves.
+        for c in (1..n_cols).rev() {
+            let j = r.i64_in(0, c as i64) as usize;
+            vals.swap(c, j);
+        }
+        x[row * stride..row * stride + n_cols].copy_from_slice(&vals);
+        for c in n_cols..stride {
+            x[row * stride + c] = 1.0e6;
+        }
+        let best = (0..n_cols).max_by(|&a, &b| vals[a].partial_cmp(&vals[b]).expect("no NaN")).expect("non-empty");
+        assert_eq!(vals.iter().filter(|&&v| v == vals[best]).count(), 1, "argmax_row inputs must have no ties");
+        want.push(best as i32);
+    }
+    let mut k = Tr::open(DIR, "tr_argmax_row.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&vec![-1i32; rows])?;
+    k.scalar(KernelArg::S32(stride as i32));
+    k.scalar(KernelArg::S32(n_cols as i32));
+    k.launch(rows as u32)?;
+    compare("argmax_row out", &k.read::<i32>(out, rows)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// randint: tl.randint(seed, offset) is the first word of Philox4x32-10 with
+// counter (offset, 0, 0, 0) and key (seed mod 2^32, seed >> 32).
+
+/// Philox4x32 (Salmon et al., "Parallel random numbers: as easy as 1, 2,
+/// 3", SC'11) with `rounds` rounds.
+fn philox4x32(mut c: [u32; 4], mut k: [u32; 2], rounds: usize) -> [u32; 4] {
+    for _ in 0..rounds {
+        let p0 = 0xD251_1F53u64 * c[0] as u64;
+        let p1 = 0xCD9E_8D57u64 * c[2] as u64;
+        c = [(p1 >> 32) as u32 ^ c[1] ^ k[0], p1 as u32, (p0 >> 32) as u32 ^ c[3] ^ k[1], p0 as u32];
+        k = [k[0].wrapping_add(0x9E37_79B9), k[1].wrapping_add(0xBB67_AE85)];
+    }
+    c
+}
+
+fn randint() -> Outcome {
+    // The reference against the known-answer vectors of the Random123
+    // library (philox4x32_10).
+    assert_eq!(philox4x32([0; 4], [0; 2], 10), [0x6627_e8d5, 0xe169_c58d, 0xbc57_ac4c, 0x9b00_dbd8]);
+    assert_eq!(philox4x32([u32::MAX; 4], [u32::MAX; 2], 10), [0x408f_276d, 0x41c8_3b0e, 0xa20b_c7c6, 0x6d54_51fd]);
+    assert_eq!(
+        philox4x32([0x243f_6a88, 0x85a3_08d3, 0x1319_8a2e, 0x0370_7344], [0xa409_3822, 0x299f_31d0], 10),
+        [0xd16c_fe09, 0x94fd_cceb, 0x5001_e420, 0x2412_6ea1]
+    );
+    let (n, cap) = (3000usize, 3072usize);
+    let seed: i64 = 0x1234_5678_9abc_def0;
+    let mut want: Vec<u32> = (0..n).map(|i| philox4x32([i as u32, 0, 0, 0], [seed as u32, (seed >> 32) as u32], 10)[0]).collect();
+    want.resize(cap, 0xdead_beef);
+    let mut k = Tr::open(DIR, "tr_randint.ptx")?;
+    let out = k.buffer(&vec![0xdead_beefu32; cap])?;
+    k.scalar(KernelArg::S64(seed));
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(512) as u32)?;
+    compare("randint out", &k.read::<u32>(out, cap)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// add_f16: out = x + y in half precision (`add.f16`, round to nearest even).
+
+fn add_f16() -> Outcome {
+    use half::f16;
+    let (n, cap) = (2500usize, 3072usize);
+    let mut r = Rng::new(30);
+    let mut pick = || -> u16 {
+        match r.next() % 8 {
+            // any finite half (normal or subnormal), either sign
+            0..=4 => loop {
+                let b = r.next() as u16;
+                if f16::from_bits(b).is_finite() {
+                    break b;
+                }
+            },
+            5 => f16::from_f32(r.f32_in(60000.0, 65504.0)).to_bits(), // sums that overflow to inf
+            6 => r.next() as u16 & 0x83ff,                             // subnormals and zeros
+            _ => f16::from_f32(r.f32_in(-2.0, 2.0)).to_bits(),
+        }
+    };
+    let x: Vec<u16> = (0..n).map(|_| pick()).collect();
+    let y: Vec<u16> = (0..n).map(|_| pick()).collect();
+    // The exact sum of two halves fits in an f64 (at most 50 significant
+    // bits), so one rounding f64 -> f16 gives the correctly rounded sum.
+    let mut want: Vec<u16> = (0..n).map(|i| f16::from_f64(f16::from_bits(x[i]).to_f64() + f16::from_bits(y[i]).to_f64()).to_bits()).collect();
+    want.resize(cap, 0x7e01);
+    let mut k = Tr::open(DIR, "tr_add_f16.ptx")?;
+    k.buffer(&x)?;
+    k.buffer(&y)?;
+    let out = k.buffer(&vec![0x7e01u16; cap])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(1024) as u32)?;
+    compare("add_f16 out", &k.read::<u16>(out, cap)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// gelu: 0.5 x (1 + erf(x / sqrt 2)), erf from libdevice (`__nv_erff`).
+
+/// erf(z) from its Taylor series in f64 (|z| <= 3: relative error below
+/// 1e-11, far under an f32 ulp).
+fn erf_series(z: f64) -> f64 {
+    let mut term = z;
+    let mut sum = z;
+    let mut n = 0.0;
+    while term.abs() > 1e-17 * sum.abs() {
+        n += 1.0;
+        term *= -z * z / n;
+        sum += term / (2.0 * n + 1.0);
+    }
+    sum * 2.0 / std::f64::consts::PI.sqrt()
+}
+
+fn gelu() -> Outcome {
+    let n = 2000usize;
+    let mut r = Rng::new(31);
+    let mut x: Vec<f32> = (0..n - 6).map(|_| r.f32_in(-4.0, 4.0)).collect();
+    x.extend([0.0, -0.0, 1.0e-3, -1.0e-3, 4.0, -4.0]);
+    let reference = |v: f32| -> (f64, f64) {
+        let v = v as f64;
+        let z = v / std::f64::consts::SQRT_2;
+        let e = erf_series(z);
+        let y = 0.5 * v * (1.0 + e);
+        // erff within 2 ulp (CUDA); its argument x * 0.70710677f rounds once
+        // (u) and the constant differs from 1/sqrt 2 by below u, moving erf
+        // by at most (2/sqrt pi) |z| 2u; 1 + erf rounds (u), and so do the
+        // two products.
+        let err_e = 2.0 * ulp_f32(e) + 1.13 * z.abs() * 2.0 * U;
+        let tol = 0.5 * v.abs() * (err_e + ulp_f32(1.0 + e) / 2.0) * 1.1 + ulp_f32(y);
+        (y, tol)
+    };
+    let want: Vec<f32> = x.iter().map(|&v| reference(v).0 as f32).collect();
+    let mut k = Tr::open(DIR, "tr_gelu.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&vec![f32::NAN; n])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(512) as u32)?;
+    compare("gelu out", &k.read::<f32>(out, n)?, &want, |i, g, _| {
+        let (w, tol) = reference(x[i]);
+        (g as f64 - w).abs() <= tol
+    })
+}
+
+// ---------------------------------------------------------------------------
 // Pending kernels.
 
 /// block_sum on i32 (wrapping sums), lowered to `redux.sync.add.s32`.
@@ -420,6 +600,31 @@ fn triton_matmul_f32_ieee() {
 }
 
 #[test]
+fn triton_cumsum_i32() {
+    assert_ok("tr_cumsum_i32", cumsum_i32());
+}
+
+#[test]
+fn triton_argmax_row() {
+    assert_ok("tr_argmax_row", argmax_row());
+}
+
+#[test]
+fn triton_randint() {
+    assert_ok("tr_randint", randint());
+}
+
+#[test]
+fn triton_add_f16() {
+    assert_ok("tr_add_f16", add_f16());
+}
+
+#[test]
+fn triton_gelu() {
+    assert_ok("tr_gelu", gelu());
+}
+
+#[test]
 fn triton_pending_launches_still_stop_at_their_instruction() {
     assert_pending(PENDING);
 }
@@ -430,10 +635,15 @@ fn every_triton_file_is_launched() {
     assert_eq!(
         ptx_files(DIR),
         [
+            "tr_add_f16.ptx",
+            "tr_argmax_row.ptx",
             "tr_block_sum_f32.ptx",
+            "tr_cumsum_i32.ptx",
+            "tr_gelu.ptx",
             "tr_layer_norm.ptx",
             "tr_matmul_f32_ieee.ptx",
             "tr_max_abs.ptx",
+            "tr_randint.ptx",
             "tr_softmax_row.ptx",
             "tr_vector_add.ptx"
         ]

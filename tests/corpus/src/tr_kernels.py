@@ -88,6 +88,46 @@ def max_abs(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def cumsum_i32(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.store(out_ptr + offs, tl.cumsum(x, axis=0), mask=offs < n)
+
+
+@triton.jit
+def argmax_row(x_ptr, out_ptr, stride, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * stride + cols, mask=cols < n_cols, other=-float("inf"))
+    tl.store(out_ptr + row, tl.argmax(x, axis=0))
+
+
+@triton.jit
+def randint(out_ptr, seed, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.randint(seed, offs), mask=offs < n)
+
+
+@triton.jit
+def add_f16(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = tl.load(y_ptr + offs, mask=mask)
+    tl.store(out_ptr + offs, x + y, mask=mask)
+
+
+@triton.jit
+def gelu(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask)
+    y = 0.5 * x * (1.0 + tl.math.erf(x * 0.7071067811865476))
+    tl.store(out_ptr + offs, y, mask=mask)
+
+
+@triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
     pid_m = tl.program_id(0)
@@ -128,6 +168,14 @@ KERNELS = {
                       {"BLOCK": 512}),
     "max_abs": (max_abs, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"},
                 {"BLOCK": 512}),
+    "cumsum_i32": (cumsum_i32, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
+                   {"BLOCK": 256}),
+    "argmax_row": (argmax_row, {"x_ptr": "*fp32", "out_ptr": "*i32", "stride": "i32", "n_cols": "i32",
+                                "BLOCK": "constexpr"}, {"BLOCK": 256}),
+    "randint": (randint, {"out_ptr": "*u32", "seed": "i64", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 512}),
+    "add_f16": (add_f16, {"x_ptr": "*fp16", "y_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32",
+                          "BLOCK": "constexpr"}, {"BLOCK": 1024}),
+    "gelu": (gelu, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 512}),
     # tl.dot on f16 (mma.sync m16n8k16 + ldmatrix), on f32 as tf32 (Triton's
     # default: mma.sync tf32 + cp.async), and on f32 with IEEE precision
     # (FMAs), without and with Triton's default software pipelining
