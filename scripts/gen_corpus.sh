@@ -90,10 +90,11 @@ NVCC_INC=(-I"$CU13/include")
 STAGE=/tmp/ptxsim-corpus/src
 
 generate() {
-  rm -rf "$STAGE" && mkdir -p "$STAGE" && cp "$SRC"/* "$STAGE"/
+  rm -rf "$STAGE" && mkdir -p "$STAGE" && cp -r "$SRC"/* "$STAGE"/
   rm -f "$CORPUS"/nvcc/*.ptx "$CORPUS"/clang/*.ptx "$CORPUS"/llvmlite/*.ptx "$CORPUS"/numba/*.ptx \
-    "$CORPUS"/triton/*.ptx "$PENDING"/triton/*.ptx
-  mkdir -p "$CORPUS"/nvcc "$CORPUS"/clang "$CORPUS"/llvmlite "$CORPUS"/numba "$CORPUS"/triton "$PENDING"/triton
+    "$CORPUS"/triton/*.ptx "$PENDING"/triton/*.ptx "$PENDING"/nvcc_rdc/*.ptx
+  mkdir -p "$CORPUS"/nvcc "$CORPUS"/clang "$CORPUS"/llvmlite "$CORPUS"/numba "$CORPUS"/triton \
+    "$PENDING"/triton "$PENDING"/nvcc_rdc
   cd "$STAGE"
 
   # ---- nvcc 13.5 ---------------------------------------------------------
@@ -108,6 +109,12 @@ generate() {
   "$NVCC" -ptx -arch=compute_75 -rdc=true "${NVCC_INC[@]}" funcptr.cu -o "$CORPUS/nvcc/rdc_funcptr.ptx"
   "$NVCC" -ptx -arch=compute_75 -G "${NVCC_INC[@]}" collatz.cu -o "$CORPUS/nvcc/debug_collatz.ptx"
   "$NVCC" -ptx -arch=compute_75 -G "${NVCC_INC[@]}" recursion.cu -o "$CORPUS/nvcc/debug_recursion.ptx"
+  # Separate compilation: a kernel module and the device library it calls
+  # (tests/corpus_pending/nvcc_rdc: ptxsim cannot link modules yet).
+  local m
+  for m in rdc_main rdc_lib; do
+    "$NVCC" -ptx -rdc=true -arch=compute_80 "${NVCC_INC[@]}" "rdc/$m.cu" -o "$PENDING/nvcc_rdc/$m.ptx"
+  done
 
   # ---- Debian clang / llc (LLVM 14) --------------------------------------
   # -nocudainc -nocudalib: no CUDA headers or libdevice; compat.h supplies the
@@ -195,8 +202,29 @@ validate() {
   return $rc
 }
 
+# The separately compiled pair: each module alone with `ptxas -c` (13.5 as
+# written, 12.9 with .version lowered to 8.8), then both linked by nvlink.
+validate_rdc() {
+  local dir=$PENDING/nvcc_rdc tmp out m ver
+  tmp=$(mktemp -d)
+  out=$dir/verdicts.txt
+  : >"$out"
+  for m in rdc_lib rdc_main; do
+    ver=$(sed -n 's/^[[:space:]]*\.version[[:space:]]*\([0-9.]*\).*/\1/p' "$dir/$m.ptx" | head -1)
+    "$PTXAS13" -arch=sm_80 -c "$dir/$m.ptx" -o "$tmp/$m.cubin" || { log "REJECTED by ptxas 13.5 -c: $m"; return 1; }
+    sed "s/^\.version $ver\$/.version 8.8/" "$dir/$m.ptx" >"$tmp/low.ptx"
+    "$PTXAS12" -arch=sm_80 -c "$tmp/low.ptx" -o "$tmp/low.cubin" || { log "REJECTED by ptxas 12.9 -c: $m"; return 1; }
+    printf 'nvcc_rdc/%s.ptx\taccepted by ptxas 13.5 -arch=sm_80 -c; accepted by ptxas 12.9 -arch=sm_80 -c with .version %s lowered to 8.8\n' "$m" "$ver" >>"$out"
+  done
+  "$CU13/bin/nvlink" -arch=sm_80 "$tmp/rdc_main.cubin" "$tmp/rdc_lib.cubin" -o "$tmp/linked.cubin" \
+    || { log "nvlink failed on the rdc pair"; return 1; }
+  printf 'nvcc_rdc/rdc_main.ptx + nvcc_rdc/rdc_lib.ptx\tlinked by nvlink 13.5 -arch=sm_80\n' >>"$out"
+  rm -rf "$tmp"
+}
+
 if [[ $CHECK_ONLY == 0 ]]; then
   generate
 fi
 validate
+validate_rdc
 log "done: $(wc -l <"$CORPUS/expected_accept.txt") files accepted"
