@@ -20,8 +20,10 @@
 //! derived at each comparison.
 //!
 //! [`PENDING`] lists the launches that stop at an instruction the engine
-//! does not support yet, with the exact instruction the error must name;
-//! when one starts to work, its test fails and says to move it here.
+//! does not support yet, with the exact instruction the error must name
+//! (their files are in `tests/corpus_pending/numba`, except `nb_dmath`,
+//! which runs on smaller arguments); when one starts to work, its test fails
+//! and says to move it to the checked tests.
 
 mod corpus_launch;
 
@@ -37,6 +39,11 @@ struct Nb {
 impl Nb {
     fn open(file: &str) -> Result<Nb, Failure> {
         Ok(Nb { l: Loaded::open(&format!("corpus/numba/{file}"))?, args: Vec::new() })
+    }
+
+    /// Opens a file of `tests/corpus_pending/numba`.
+    fn open_pending(file: &str) -> Result<Nb, Failure> {
+        Ok(Nb { l: Loaded::open(&format!("corpus_pending/numba/{file}"))?, args: Vec::new() })
     }
 
     /// Appends a C-ordered array argument holding `data` with `shape`.
@@ -455,13 +462,162 @@ fn int64_ops() -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
+// atomics: float max/min (Numba: a compare-and-swap loop), float add of
+// 1/4 (exact in any order), int min/max/add, compare-and-swap slot claims.
+
+fn atomics() -> Outcome {
+    let n = 1000usize;
+    let mut r = Rng::new(40);
+    let x: Vec<f32> = (0..n).map(|_| r.f32_in(-100.0, 100.0)).collect();
+    let fmax = x.iter().cloned().fold(f32::NEG_INFINITY, f32::max);
+    let fmin = x.iter().cloned().fold(f32::INFINITY, f32::min);
+    // int32(v * 16): the product is exact, the conversion truncates (cvt.rzi).
+    let scaled: Vec<i32> = x.iter().map(|&v| (v * 16.0).trunc() as i32).collect();
+    let want_f = [fmax, fmin, 0.25 * n as f32];
+    let want_i = [*scaled.iter().min().expect("n > 0"), *scaled.iter().max().expect("n > 0"), n as i32];
+    let want_slots: Vec<i32> = (0..8).map(|k| k + 100).collect();
+
+    let mut k = Nb::open("nb_atomics.ptx")?;
+    let fs = k.array(&[f32::NEG_INFINITY, f32::INFINITY, 0.0], &[3])?;
+    let is = k.array(&[i32::MAX, i32::MIN, 0], &[3])?;
+    let slots = k.array(&[-1i32; 8], &[8])?;
+    k.array(&x, &[n])?;
+    k.launch(n.div_ceil(128) as u32, 128u32)?;
+    compare("atomics fstats", &k.read::<f32>(fs, 3)?, &want_f, same_bits_f32)?;
+    compare("atomics istats", &k.read::<i32>(is, 3)?, &want_i, |_, a, b| a == b)?;
+    compare("atomics slots", &k.read::<i32>(slots, 8)?, &want_slots, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// local_sort: each thread insertion-sorts 8 values in a local array.
+
+fn local_sort() -> Outcome {
+    let threads = 300usize;
+    let n = threads * 8;
+    let mut r = Rng::new(41);
+    let x: Vec<i32> = (0..n).map(|i| if i % 16 == 3 { 7 } else { r.next() as i32 }).collect();
+    let mut want = x.clone();
+    want.chunks_mut(8).for_each(|c| c.sort());
+    let mut k = Nb::open("nb_local_sort.ptx")?;
+    let out = k.array(&vec![0x5a5a_5a5ai32; n], &[n])?;
+    k.array(&x, &[n])?;
+    k.launch(threads.div_ceil(64) as u32, 64u32)?;
+    compare("local_sort out", &k.read::<i32>(out, n)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// block_vote: syncthreads_count / _and / _or (bar.red.popc / .and / .or).
+
+fn block_vote() -> Outcome {
+    let n = 1000usize;
+    let blocks = n.div_ceil(128);
+    let mut r = Rng::new(42);
+    let x: Vec<i32> = (0..n)
+        .map(|i| match i / 128 {
+            0 => r.i64_in(1, 1000) as i32,  // all positive
+            1 => r.i64_in(-1000, 0) as i32, // none positive
+            _ => r.i64_in(-1000, 1000) as i32,
+        })
+        .collect();
+    let mut want = Vec::new();
+    for b in 0..blocks {
+        // Threads past the end vote 0.
+        let votes: Vec<bool> = (0..128).map(|t| x.get(b * 128 + t).is_some_and(|&v| v > 0)).collect();
+        want.push(votes.iter().filter(|&&v| v).count() as i32);
+        want.push(votes.iter().all(|&v| v) as i32);
+        want.push(votes.iter().any(|&v| v) as i32);
+    }
+    assert!(want[1] == 1 && want[5] == 0, "block_vote inputs should make one block all-true and one all-false");
+    let mut k = Nb::open("nb_block_vote.ptx")?;
+    let out = k.array(&vec![-1i32; 3 * blocks], &[3 * blocks])?;
+    k.array(&x, &[n])?;
+    k.launch(blocks as u32, 128u32)?;
+    compare("block_vote out", &k.read::<i32>(out, 3 * blocks)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// special: hypot(v, 3) + expm1(v/10) + atan2(v, 1.5) + log2(|v| + 1) + asinh(v)
+// in double (libdevice).
+
+/// The reference and the allowed absolute error: CUDA's double `hypot` and
+/// `atan2` are within 2 ulp, `expm1` and `log2` within 1 ulp, `asinh`
+/// within 3 ulp; the reference's libm adds at most 1 ulp each. The
+/// arguments v * 0.1 and |v| + 1 round once (moving expm1 by e^(v/10) |v/10|
+/// eps and log2 by eps / ln 2 at most), and the four additions of the
+/// device and of the reference round by half an ulp of their partial sums,
+/// below 4 eps times the sum of the magnitudes.
+fn special_ref(v: f64) -> (f64, f64) {
+    let t = [v.hypot(3.0), (v * 0.1).exp_m1(), v.atan2(1.5), (v.abs() + 1.0).log2(), v.asinh()];
+    let ulps = [3.0, 2.0, 3.0, 2.0, 4.0];
+    let s = t.iter().sum::<f64>();
+    let eps = f64::EPSILON;
+    let tol = t.iter().zip(ulps).map(|(x, k)| k * ulp_f64(*x)).sum::<f64>()
+        + (v * 0.1).exp() * (v * 0.1).abs() * eps
+        + eps / std::f64::consts::LN_2
+        + 4.0 * eps * t.iter().map(|x| x.abs()).sum::<f64>();
+    (s, 1.5 * tol)
+}
+
+fn special() -> Outcome {
+    let mut r = Rng::new(43);
+    let mut x: Vec<f64> = (0..600).map(|_| r.f64_in(-50.0, 50.0)).collect();
+    x.extend((0..40).map(|_| r.f64_in(-1e-3, 1e-3)));
+    x.extend([0.0, -0.0, 1e-300, 1.0, -1.0, 3.0, 700.0, -700.0, 1e6, -1e6, f64::NAN]);
+    let n = x.len();
+    let want: Vec<f64> = x.iter().map(|&v| special_ref(v).0).collect();
+    let mut k = Nb::open("nb_special.ptx")?;
+    let out = k.array(&vec![f64::NAN; n], &[n])?;
+    k.array(&x, &[n])?;
+    k.launch(n.div_ceil(128) as u32, 128u32)?;
+    compare("special out", &k.read::<f64>(out, n)?, &want, |i, g, w| {
+        if w.is_nan() {
+            g.is_nan()
+        } else if w.is_infinite() {
+            g == w
+        } else {
+            (g - w).abs() <= special_ref(x[i]).1
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// warp_match (pending): match.any.sync.b32 on the value, match.all.sync.b64
+// on its parity.
+
+fn warp_match() -> Outcome {
+    let n = 128usize; // whole warps: the full-mask match needs every lane
+    let mut r = Rng::new(44);
+    let x: Vec<i32> = (0..n)
+        .map(|i| match i / 32 {
+            0 => r.i64_in(0, 4) as i32,          // few distinct values
+            1 => 2 * r.i64_in(-50, 50) as i32,   // all even: match.all holds
+            2 => r.next() as i32,                // distinct values
+            _ => -7,                             // all equal
+        })
+        .collect();
+    let want: Vec<u32> = (0..n)
+        .map(|i| {
+            let w = i / 32 * 32;
+            let any = (0..32).filter(|&l| x[w + l] == x[i]).fold(0u32, |m, l| m | 1 << l);
+            let parity = |v: i32| (v as i64).rem_euclid(2);
+            let all_same = (0..32).all(|l| parity(x[w + l]) == parity(x[w]));
+            any ^ if all_same { u32::MAX } else { 0x8000_0000 }
+        })
+        .collect();
+    let mut k = Nb::open_pending("nb_warp_match.ptx")?;
+    let out = k.array(&vec![0u32; n], &[n])?;
+    k.array(&x, &[n])?;
+    k.launch(2u32, 64u32)?;
+    compare("warp_match out", &k.read::<u32>(out, n)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
 
 /// Launches that stop at an instruction the engine does not support yet.
-const PENDING: &[Pending] = &[(
-    "nb_dmath with |v| >= 2^31 (sin's Payne-Hanek reduction)",
-    "mad.lo.cc.u32",
-    dmath_large_argument,
-)];
+const PENDING: &[Pending] = &[
+    ("nb_dmath with |v| >= 2^31 (sin's Payne-Hanek reduction)", "mad.lo.cc.u32", dmath_large_argument),
+    ("nb_warp_match (tests/corpus_pending/numba)", "match.any.sync.b32", warp_match),
+];
 
 #[test]
 fn numba_saxpy() {
@@ -514,6 +670,26 @@ fn numba_int64_ops() {
 }
 
 #[test]
+fn numba_atomics() {
+    assert_ok("nb_atomics", atomics());
+}
+
+#[test]
+fn numba_local_sort() {
+    assert_ok("nb_local_sort", local_sort());
+}
+
+#[test]
+fn numba_block_vote() {
+    assert_ok("nb_block_vote", block_vote());
+}
+
+#[test]
+fn numba_special() {
+    assert_ok("nb_special", special());
+}
+
+#[test]
 fn numba_pending_launches_still_stop_at_their_instruction() {
     assert_pending(PENDING);
 }
@@ -523,16 +699,21 @@ fn numba_pending_launches_still_stop_at_their_instruction() {
 fn every_numba_file_is_launched() {
     let files = ptx_files("corpus/numba");
     let launched = [
+        "nb_atomics.ptx",
         "nb_block_sum.ptx",
+        "nb_block_vote.ptx",
         "nb_collatz.ptx",
         "nb_dmath.ptx",
         "nb_fmath.ptx",
         "nb_histogram.ptx",
         "nb_int64_ops.ptx",
+        "nb_local_sort.ptx",
         "nb_mandel.ptx",
         "nb_matmul.ptx",
         "nb_saxpy.ptx",
+        "nb_special.ptx",
         "nb_warp_ops.ptx",
     ];
     assert_eq!(files, launched, "a Numba corpus file without a launch test (or a test for a removed file)");
+    assert_eq!(ptx_files("corpus_pending/numba"), ["nb_warp_match.ptx"]);
 }

@@ -1,5 +1,5 @@
 //! The gap survey of the Numba and Triton corpora: for every `.ptx` under
-//! `tests/corpus/{numba,triton}` and `tests/corpus_pending/triton`, whether
+//! `tests/corpus/{numba,triton}` and `tests/corpus_pending/{numba,triton}`, whether
 //! the checker rejects it (its errors), and every instruction the engine
 //! decodes as not supported yet (wherever it is in the module, executed by
 //! the launch tests or not), with its line. Prints a Markdown report:
@@ -27,7 +27,7 @@ fn short(msg: &str) -> String {
 #[test]
 #[ignore]
 fn survey_numba_and_triton() {
-    let dirs = ["corpus/numba", "corpus/triton", "corpus_pending/triton"];
+    let dirs = ["corpus/numba", "corpus/triton", "corpus_pending/numba", "corpus_pending/triton"];
     // Unsupported message -> files using it.
     let mut by_insn: BTreeMap<String, Vec<String>> = BTreeMap::new();
     let mut rejected: Vec<(String, String)> = Vec::new();

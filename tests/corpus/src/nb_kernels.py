@@ -2,9 +2,10 @@
 
 Run with a Python that has numba-cuda and NVVM (PyPI: numba-cuda,
 nvidia-cuda-nvcc-cu12, nvidia-cuda-runtime-cu12, cuda-bindings<13):
-    python nb_kernels.py OUTDIR
+    python nb_kernels.py OUTDIR PENDING_DIR
 Each kernel is compiled with numba.cuda.compile_ptx for sm_80 (no GPU needed)
-and written to OUTDIR/nb_<name>.ptx.
+and written to OUTDIR/nb_<name>.ptx, or PENDING_DIR/nb_<name>.ptx for the
+kernels in PENDING (the engine cannot run them yet).
 """
 import math
 import sys
@@ -129,11 +130,87 @@ def int64_ops(out, a, b):
         out[i] = q * 3 + r - (x >> 3) + (x * y)
 
 
+@kernel("void(float32[:], int32[:], int32[:], float32[:])")
+def atomics(fstats, istats, slots, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        cuda.atomic.max(fstats, 0, v)
+        cuda.atomic.min(fstats, 1, v)
+        cuda.atomic.add(fstats, 2, float32(0.25))
+        cuda.atomic.min(istats, 0, int32(v * float32(16.0)))
+        cuda.atomic.max(istats, 1, int32(v * float32(16.0)))
+        cuda.atomic.add(istats, 2, 1)
+        # The first thread to arrive claims slot i % 8 (compare-and-swap).
+        cuda.atomic.compare_and_swap(slots[i % 8:], -1, i % 8 + 100)
+
+
+@kernel("void(int32[:], int32[:])")
+def local_sort(out, x):
+    # Each thread sorts its own 8 values in a local array (insertion sort).
+    i = cuda.grid(1)
+    if (i + 1) * 8 <= x.size:
+        buf = cuda.local.array(8, int32)
+        for k in range(8):
+            buf[k] = x[i * 8 + k]
+        for k in range(1, 8):
+            v = buf[k]
+            j = k - 1
+            while j >= 0 and buf[j] > v:
+                buf[j + 1] = buf[j]
+                j -= 1
+            buf[j + 1] = v
+        for k in range(8):
+            out[i * 8 + k] = buf[k]
+
+
+@kernel("void(int32[:], int32[:])")
+def block_vote(out, x):
+    # Block-wide votes: how many threads see a positive value, whether all or
+    # any do.
+    i = cuda.grid(1)
+    v = int32(1) if i < x.size and x[i] > 0 else int32(0)
+    n = cuda.syncthreads_count(v)
+    a = cuda.syncthreads_and(v)
+    o = cuda.syncthreads_or(v)
+    if cuda.threadIdx.x == 0:
+        b = cuda.blockIdx.x
+        out[3 * b] = n
+        out[3 * b + 1] = a
+        out[3 * b + 2] = o
+
+
+@kernel("void(uint32[:], int32[:])")
+def warp_match(out, x):
+    # Lanes holding equal values (match.any) and whether all lanes agree
+    # (match.all).
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        m = cuda.match_any_sync(0xffffffff, v)
+        a, p = cuda.match_all_sync(0xffffffff, v % 2)
+        out[i] = m ^ (a if p else uint32(0x80000000))
+
+
+@kernel("void(float64[:], float64[:])")
+def special(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        out[i] = (math.hypot(v, 3.0) + math.expm1(v * 0.1) + math.atan2(v, 1.5)
+                  + math.log2(abs(v) + 1.0) + math.asinh(v))
+
+
+# Kernels the engine cannot run yet: written to PENDING_DIR.
+PENDING = {"warp_match"}
+
+
 def main():
-    outdir = sys.argv[1]
+    outdir, pending_dir = sys.argv[1], sys.argv[2]
     for name, (f, sig) in KERNELS.items():
         ptx, _ = cuda.compile_ptx(f, sig, cc=(8, 0))
-        with open(f"{outdir}/nb_{name}.ptx", "w") as fh:
+        d = pending_dir if name in PENDING else outdir
+        with open(f"{d}/nb_{name}.ptx", "w") as fh:
             fh.write(ptx)
         print(name, len(ptx))
 
