@@ -530,6 +530,151 @@ fn gelu() -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
+// sort_i32: tl.sort of each 128-element program (a bitonic network over
+// shfl.sync.bfly).
+
+fn sort_i32() -> Outcome {
+    let n = 128 * 5;
+    let mut r = Rng::new(32);
+    let mut x: Vec<i32> = (0..n).map(|i| if i % 9 == 0 { r.i64_in(-3, 3) as i32 } else { r.next() as i32 }).collect();
+    x[5] = i32::MIN;
+    x[6] = i32::MAX;
+    let mut want = x.clone();
+    want.chunks_mut(128).for_each(|c| c.sort());
+    let mut k = Tr::open(DIR, "tr_sort_i32.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&vec![0x5a5a_5a5ai32; n])?;
+    k.launch((n / 128) as u32)?;
+    compare("sort_i32 out", &k.read::<i32>(out, n)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// histogram: tl.histogram of each program's 512 values into 16 bins,
+// atomically added to the output.
+
+fn histogram() -> Outcome {
+    let n = 512 * 6;
+    let mut r = Rng::new(33);
+    // Skewed: bin 3 is frequent, bin 15 is never hit.
+    let x: Vec<i32> = (0..n).map(|i| if i % 3 == 0 { 3 } else { r.i64_in(0, 14) as i32 }).collect();
+    let mut want = vec![0i32; 16];
+    x.iter().for_each(|&v| want[v as usize] += 1);
+    let mut k = Tr::open(DIR, "tr_histogram.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&[0i32; 16])?;
+    k.launch((n / 512) as u32)?;
+    compare("histogram out", &k.read::<i32>(out, 16)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// atomic_add_f32: out[idx[i]] += x[i] (atom.add.f32); the values are
+// multiples of 1/4 with small sums, exact in any order.
+
+fn atomic_add_f32() -> Outcome {
+    let n = 3000usize;
+    let mut r = Rng::new(34);
+    let x: Vec<f32> = (0..n).map(|_| r.i64_in(-40, 40) as f32 / 4.0).collect();
+    let idx: Vec<i32> = (0..n).map(|i| if i % 5 == 0 { 7 } else { r.i64_in(0, 31) as i32 }).collect();
+    let mut want = vec![0f32; 32];
+    for i in 0..n {
+        want[idx[i] as usize] += x[i];
+    }
+    let mut k = Tr::open(DIR, "tr_atomic_add_f32.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&[0f32; 32])?;
+    k.buffer(&idx)?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(512) as u32)?;
+    compare("atomic_add_f32 out", &k.read::<f32>(out, 32)?, &want, same_bits_f32)
+}
+
+// ---------------------------------------------------------------------------
+// to_bf16: f32 -> bf16 with cvt.rn.bf16.f32 (round to nearest even).
+
+fn to_bf16() -> Outcome {
+    use half::bf16;
+    let (n, cap) = (2000usize, 2048usize);
+    let mut r = Rng::new(35);
+    let mut x: Vec<f32> = (0..n - 12).map(|i| if i % 2 == 0 { f32::from_bits(r.next() as u32) } else { r.f32_wide(-130, 127) }).collect();
+    // Ties (round to even), overflow to infinity, subnormals, zeros, NaN.
+    x.extend([
+        f32::from_bits(0x3f80_8000),
+        f32::from_bits(0x3f81_8000),
+        f32::MAX,
+        -f32::MAX,
+        f32::from_bits(0x7f7f_7fff),
+        f32::from_bits(1),
+        f32::from_bits(0x0000_8000),
+        0.0,
+        -0.0,
+        f32::INFINITY,
+        f32::NEG_INFINITY,
+        f32::NAN,
+    ]);
+    let mut want: Vec<u16> = x.iter().map(|&v| bf16::from_f32(v).to_bits()).collect();
+    want.resize(cap, 0x7e01);
+    let mut k = Tr::open(DIR, "tr_to_bf16.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&vec![0x7e01u16; cap])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(512) as u32)?;
+    let is_nan = |b: u16| b & 0x7f80 == 0x7f80 && b & 0x007f != 0;
+    compare("to_bf16 out", &k.read::<u16>(out, cap)?, &want, |i, g, w| {
+        if i < n && x[i].is_nan() {
+            is_nan(g)
+        } else {
+            g == w
+        }
+    })
+}
+
+// ---------------------------------------------------------------------------
+// quant_i8: clamp(rint(x * scale), -128, 127) stored as int8.
+
+fn quant_i8() -> Outcome {
+    let (n, cap) = (2000usize, 2048usize);
+    let scale = 12.5f32;
+    let mut r = Rng::new(36);
+    let mut x: Vec<f32> = (0..n - 4).map(|_| r.f32_in(-12.0, 12.0)).collect();
+    x.extend([0.5 / scale, 1.5 / scale, -2.5 / scale, 0.0]); // ties round to even
+    let mut want: Vec<u8> = x.iter().map(|&v| (v * scale).round_ties_even().clamp(-128.0, 127.0) as i8 as u8).collect();
+    want.resize(cap, 0xa5);
+    let mut k = Tr::open(DIR, "tr_quant_i8.ptx")?;
+    k.buffer(&x)?;
+    let out = k.buffer(&vec![0xa5u8; cap])?;
+    k.scalar(KernelArg::F32(scale));
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(512) as u32)?;
+    compare("quant_i8 out", &k.read::<u8>(out, cap)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// max_nan (pending): tl.maximum(x, y, propagate_nan=ALL) is max.NaN.f32: NaN if
+// either input is NaN, else the larger.
+
+fn max_nan() -> Outcome {
+    let (n, cap) = (2000usize, 2048usize);
+    let mut r = Rng::new(37);
+    let mut pick = || match r.next() % 10 {
+        0 => f32::NAN,
+        1 => f32::INFINITY,
+        2 => f32::NEG_INFINITY,
+        _ => r.f32_wide(-20, 20),
+    };
+    let x: Vec<f32> = (0..n).map(|_| pick()).collect();
+    let y: Vec<f32> = (0..n).map(|_| pick()).collect();
+    let mut want: Vec<f32> = (0..n).map(|i| if x[i].is_nan() || y[i].is_nan() { f32::NAN } else { x[i].max(y[i]) }).collect();
+    want.resize(cap, -1.0);
+    let mut k = Tr::open(PENDING_DIR, "tr_max_nan.ptx")?;
+    k.buffer(&x)?;
+    k.buffer(&y)?;
+    let out = k.buffer(&vec![-1.0f32; cap])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(512) as u32)?;
+    compare("max_nan out", &k.read::<f32>(out, cap)?, &want, |_, g, w| if w.is_nan() { g.is_nan() } else { g.to_bits() == w.to_bits() })
+}
+
+// ---------------------------------------------------------------------------
 // Pending kernels.
 
 /// block_sum on i32 (wrapping sums), lowered to `redux.sync.add.s32`.
@@ -567,6 +712,7 @@ const PENDING: &[Pending] = &[
     ("tr_matmul_f16 (tl.dot on f16)", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", matmul_f16),
     ("tr_matmul_tf32 (tl.dot on f32 as tf32)", "cp.async.ca.shared.global", matmul_tf32),
     ("tr_matmul_f32_ieee_pipelined (num_stages=3)", "cp.async.ca.shared.global", matmul_f32_ieee_pipelined),
+    ("tr_max_nan (tl.maximum with propagate_nan=ALL)", "max.NaN.f32", max_nan),
 ];
 
 #[test]
@@ -625,6 +771,31 @@ fn triton_gelu() {
 }
 
 #[test]
+fn triton_sort_i32() {
+    assert_ok("tr_sort_i32", sort_i32());
+}
+
+#[test]
+fn triton_histogram() {
+    assert_ok("tr_histogram", histogram());
+}
+
+#[test]
+fn triton_atomic_add_f32() {
+    assert_ok("tr_atomic_add_f32", atomic_add_f32());
+}
+
+#[test]
+fn triton_to_bf16() {
+    assert_ok("tr_to_bf16", to_bf16());
+}
+
+#[test]
+fn triton_quant_i8() {
+    assert_ok("tr_quant_i8", quant_i8());
+}
+
+#[test]
 fn triton_pending_launches_still_stop_at_their_instruction() {
     assert_pending(PENDING);
 }
@@ -637,19 +808,30 @@ fn every_triton_file_is_launched() {
         [
             "tr_add_f16.ptx",
             "tr_argmax_row.ptx",
+            "tr_atomic_add_f32.ptx",
             "tr_block_sum_f32.ptx",
             "tr_cumsum_i32.ptx",
             "tr_gelu.ptx",
+            "tr_histogram.ptx",
             "tr_layer_norm.ptx",
             "tr_matmul_f32_ieee.ptx",
             "tr_max_abs.ptx",
+            "tr_quant_i8.ptx",
             "tr_randint.ptx",
             "tr_softmax_row.ptx",
+            "tr_sort_i32.ptx",
+            "tr_to_bf16.ptx",
             "tr_vector_add.ptx"
         ]
     );
     assert_eq!(
         ptx_files(PENDING_DIR),
-        ["tr_block_sum_i32.ptx", "tr_matmul_f16.ptx", "tr_matmul_f32_ieee_pipelined.ptx", "tr_matmul_tf32.ptx"]
+        [
+            "tr_block_sum_i32.ptx",
+            "tr_matmul_f16.ptx",
+            "tr_matmul_f32_ieee_pipelined.ptx",
+            "tr_matmul_tf32.ptx",
+            "tr_max_nan.ptx"
+        ]
     );
 }

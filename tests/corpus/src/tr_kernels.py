@@ -128,6 +128,44 @@ def gelu(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def sort_i32(x_ptr, out_ptr, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    tl.store(out_ptr + offs, tl.sort(tl.load(x_ptr + offs)))
+
+@triton.jit
+def histogram(x_ptr, out_ptr, BLOCK: tl.constexpr, BINS: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    h = tl.histogram(tl.load(x_ptr + offs), BINS)
+    tl.atomic_add(out_ptr + tl.arange(0, BINS), h)
+
+@triton.jit
+def atomic_add_f32(x_ptr, out_ptr, idx_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.atomic_add(out_ptr + tl.load(idx_ptr + offs, mask=m, other=0), tl.load(x_ptr + offs, mask=m, other=0.0), mask=m)
+
+@triton.jit
+def to_bf16(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    tl.store(out_ptr + offs, tl.load(x_ptr + offs, mask=m).to(tl.bfloat16), mask=m)
+
+@triton.jit
+def quant_i8(x_ptr, out_ptr, scale, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    q = tl.clamp(tl.extra.cuda.libdevice.rint(tl.load(x_ptr + offs, mask=m) * scale), -128.0, 127.0)
+    tl.store(out_ptr + offs, q.to(tl.int8), mask=m)
+
+@triton.jit
+def max_nan(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    z = tl.maximum(tl.load(x_ptr + offs, mask=m), tl.load(y_ptr + offs, mask=m), propagate_nan=tl.PropagateNan.ALL)
+    tl.store(out_ptr + offs, z, mask=m)
+
+
+@triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
     pid_m = tl.program_id(0)
@@ -176,6 +214,16 @@ KERNELS = {
     "add_f16": (add_f16, {"x_ptr": "*fp16", "y_ptr": "*fp16", "out_ptr": "*fp16", "n": "i32",
                           "BLOCK": "constexpr"}, {"BLOCK": 1024}),
     "gelu": (gelu, {"x_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 512}),
+    "sort_i32": (sort_i32, {"x_ptr": "*i32", "out_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 128}),
+    "histogram": (histogram, {"x_ptr": "*i32", "out_ptr": "*i32", "BLOCK": "constexpr", "BINS": "constexpr"},
+                  {"BLOCK": 512, "BINS": 16}),
+    "atomic_add_f32": (atomic_add_f32, {"x_ptr": "*fp32", "out_ptr": "*fp32", "idx_ptr": "*i32", "n": "i32",
+                                        "BLOCK": "constexpr"}, {"BLOCK": 512}),
+    "to_bf16": (to_bf16, {"x_ptr": "*fp32", "out_ptr": "*bf16", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 512}),
+    "quant_i8": (quant_i8, {"x_ptr": "*fp32", "out_ptr": "*i8", "scale": "fp32", "n": "i32", "BLOCK": "constexpr"},
+                 {"BLOCK": 512}),
+    "max_nan": (max_nan, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
+                          "BLOCK": "constexpr"}, {"BLOCK": 512}),
     # tl.dot on f16 (mma.sync m16n8k16 + ldmatrix), on f32 as tf32 (Triton's
     # default: mma.sync tf32 + cp.async), and on f32 with IEEE precision
     # (FMAs), without and with Triton's default software pipelining
@@ -190,7 +238,7 @@ KERNELS = {
 
 # Kernels whose PTX the engine cannot run yet (an instruction it does not
 # support): written to PENDING_DIR instead of OUTDIR.
-PENDING = {"block_sum_i32", "matmul_f16", "matmul_tf32", "matmul_f32_ieee_pipelined"}
+PENDING = {"block_sum_i32", "matmul_f16", "matmul_tf32", "matmul_f32_ieee_pipelined", "max_nan"}
 
 
 def main():

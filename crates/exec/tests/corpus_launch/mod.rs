@@ -158,7 +158,7 @@ macro_rules! elem {
         }
     )*};
 }
-elem!(u16, i32, u32, i64, u64, f32, f64);
+elem!(u8, u16, i32, u32, i64, u64, f32, f64);
 
 pub fn to_bytes<T: Elem>(data: &[T]) -> Vec<u8> {
     let mut out = Vec::with_capacity(data.len() * T::SIZE);
