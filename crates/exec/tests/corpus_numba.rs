@@ -1,7 +1,8 @@
 //! Launches every Numba kernel of `tests/corpus/numba` (source:
 //! `tests/corpus/src/nb_kernels.py`) through the library API with real,
 //! non-trivial inputs, and compares every output element with a reference
-//! computed here, independently of the engine.
+//! computed here, independently of the engine. Each check runs under both
+//! scheduling modes (`Scheduling::Stack` and `Scheduling::Its`).
 //!
 //! Numba passes each array as `meminfo, parent, nitems, itemsize, data,
 //! shape[ndim], strides[ndim]` (strides in bytes); [`Nb::array`] builds that
@@ -621,72 +622,72 @@ const PENDING: &[Pending] = &[
 
 #[test]
 fn numba_saxpy() {
-    assert_ok("nb_saxpy", saxpy());
+    assert_ok("nb_saxpy", saxpy);
 }
 
 #[test]
 fn numba_mandel() {
-    assert_ok("nb_mandel", mandel());
+    assert_ok("nb_mandel", mandel);
 }
 
 #[test]
 fn numba_block_sum() {
-    assert_ok("nb_block_sum", block_sum());
+    assert_ok("nb_block_sum", block_sum);
 }
 
 #[test]
 fn numba_histogram() {
-    assert_ok("nb_histogram", histogram());
+    assert_ok("nb_histogram", histogram);
 }
 
 #[test]
 fn numba_dmath() {
-    assert_ok("nb_dmath", dmath());
+    assert_ok("nb_dmath", dmath);
 }
 
 #[test]
 fn numba_fmath() {
-    assert_ok("nb_fmath", fmath());
+    assert_ok("nb_fmath", fmath);
 }
 
 #[test]
 fn numba_warp_ops() {
-    assert_ok("nb_warp_ops", warp_ops());
+    assert_ok("nb_warp_ops", warp_ops);
 }
 
 #[test]
 fn numba_matmul() {
-    assert_ok("nb_matmul", matmul());
+    assert_ok("nb_matmul", matmul);
 }
 
 #[test]
 fn numba_collatz() {
-    assert_ok("nb_collatz", collatz());
+    assert_ok("nb_collatz", collatz);
 }
 
 #[test]
 fn numba_int64_ops() {
-    assert_ok("nb_int64_ops", int64_ops());
+    assert_ok("nb_int64_ops", int64_ops);
 }
 
 #[test]
 fn numba_atomics() {
-    assert_ok("nb_atomics", atomics());
+    assert_ok("nb_atomics", atomics);
 }
 
 #[test]
 fn numba_local_sort() {
-    assert_ok("nb_local_sort", local_sort());
+    assert_ok("nb_local_sort", local_sort);
 }
 
 #[test]
 fn numba_block_vote() {
-    assert_ok("nb_block_vote", block_vote());
+    assert_ok("nb_block_vote", block_vote);
 }
 
 #[test]
 fn numba_special() {
-    assert_ok("nb_special", special());
+    assert_ok("nb_special", special);
 }
 
 #[test]

@@ -2,6 +2,8 @@
 //! `tests/corpus_pending/triton` (source: `tests/corpus/src/tr_kernels.py`)
 //! through the library API with real inputs, and compares every output
 //! element with a reference computed here, independently of the engine.
+//! Each check runs under both scheduling modes (`Scheduling::Stack` and
+//! `Scheduling::Its`).
 //!
 //! Triton kernels take the pointers and scalars of the Python signature, then
 //! a global-scratch pointer (unused here: 0). Each launch uses the warps and
@@ -717,82 +719,82 @@ const PENDING: &[Pending] = &[
 
 #[test]
 fn triton_vector_add() {
-    assert_ok("tr_vector_add", vector_add());
+    assert_ok("tr_vector_add", vector_add);
 }
 
 #[test]
 fn triton_softmax_row() {
-    assert_ok("tr_softmax_row", softmax_row());
+    assert_ok("tr_softmax_row", softmax_row);
 }
 
 #[test]
 fn triton_layer_norm() {
-    assert_ok("tr_layer_norm", layer_norm());
+    assert_ok("tr_layer_norm", layer_norm);
 }
 
 #[test]
 fn triton_block_sum_f32() {
-    assert_ok("tr_block_sum_f32", block_sum_f32());
+    assert_ok("tr_block_sum_f32", block_sum_f32);
 }
 
 #[test]
 fn triton_max_abs() {
-    assert_ok("tr_max_abs", max_abs());
+    assert_ok("tr_max_abs", max_abs);
 }
 
 #[test]
 fn triton_matmul_f32_ieee() {
-    assert_ok("tr_matmul_f32_ieee", matmul_f32_ieee());
+    assert_ok("tr_matmul_f32_ieee", matmul_f32_ieee);
 }
 
 #[test]
 fn triton_cumsum_i32() {
-    assert_ok("tr_cumsum_i32", cumsum_i32());
+    assert_ok("tr_cumsum_i32", cumsum_i32);
 }
 
 #[test]
 fn triton_argmax_row() {
-    assert_ok("tr_argmax_row", argmax_row());
+    assert_ok("tr_argmax_row", argmax_row);
 }
 
 #[test]
 fn triton_randint() {
-    assert_ok("tr_randint", randint());
+    assert_ok("tr_randint", randint);
 }
 
 #[test]
 fn triton_add_f16() {
-    assert_ok("tr_add_f16", add_f16());
+    assert_ok("tr_add_f16", add_f16);
 }
 
 #[test]
 fn triton_gelu() {
-    assert_ok("tr_gelu", gelu());
+    assert_ok("tr_gelu", gelu);
 }
 
 #[test]
 fn triton_sort_i32() {
-    assert_ok("tr_sort_i32", sort_i32());
+    assert_ok("tr_sort_i32", sort_i32);
 }
 
 #[test]
 fn triton_histogram() {
-    assert_ok("tr_histogram", histogram());
+    assert_ok("tr_histogram", histogram);
 }
 
 #[test]
 fn triton_atomic_add_f32() {
-    assert_ok("tr_atomic_add_f32", atomic_add_f32());
+    assert_ok("tr_atomic_add_f32", atomic_add_f32);
 }
 
 #[test]
 fn triton_to_bf16() {
-    assert_ok("tr_to_bf16", to_bf16());
+    assert_ok("tr_to_bf16", to_bf16);
 }
 
 #[test]
 fn triton_quant_i8() {
-    assert_ok("tr_quant_i8", quant_i8());
+    assert_ok("tr_quant_i8", quant_i8);
 }
 
 #[test]

@@ -6,8 +6,14 @@
 
 #![allow(dead_code)]
 
-use ptxsim_exec::{Device, KernelArg, LaunchConfig, Module, RunError, TrapKind};
+use ptxsim_exec::{Device, KernelArg, LaunchConfig, Module, RunError, Scheduling, TrapKind};
+use std::cell::Cell;
 use std::path::PathBuf;
+
+thread_local! {
+    /// The scheduling mode of the launches of the current check.
+    static MODE: Cell<Scheduling> = const { Cell::new(Scheduling::Stack) };
+}
 
 /// Warp instructions one launch may execute: far more than any launch of
 /// these tests needs, so running out (a `fuel_exhausted` trap) fails.
@@ -61,10 +67,16 @@ pub fn assert_pending(pending: &[Pending]) {
     assert!(problems.is_empty(), "{}", problems.join("\n"));
 }
 
-/// Unwraps a checked launch, with the error rendered.
-pub fn assert_ok(what: &str, outcome: Outcome) {
-    if let Err(e) = outcome {
-        panic!("{what}: {e}");
+/// Runs a check under both scheduling modes (a reconvergence stack per
+/// warp, and independent thread scheduling): each must match the reference.
+pub fn assert_ok(what: &str, check: fn() -> Outcome) {
+    for mode in [Scheduling::Stack, Scheduling::Its] {
+        MODE.with(|m| m.set(mode));
+        let outcome = check();
+        MODE.with(|m| m.set(Scheduling::Stack));
+        if let Err(e) = outcome {
+            panic!("{what} ({mode:?} scheduling): {e}");
+        }
     }
 }
 
@@ -131,6 +143,7 @@ impl Loaded {
         let mut cfg = LaunchConfig::new(grid, block);
         cfg.fuel = FUEL;
         cfg.dynamic_shared_bytes = shared;
+        cfg.scheduling = MODE.with(|m| m.get());
         self.dev.launch(&self.module, &self.kernel, &cfg, args)?;
         Ok(())
     }
