@@ -27,6 +27,10 @@ pub(crate) enum Opnd<'t> {
 /// Stores `r` into `dst` on the lanes of `m`.
 #[inline(always)]
 pub(crate) fn store(dst: &mut [u64; 32], r: &[u64; 32], m: u32) {
+    if m == u32::MAX {
+        *dst = *r;
+        return;
+    }
     for c in 0..4 {
         let mb = (m >> (c * 8)) as u8;
         let (d, s) = (&mut dst[c * 8..c * 8 + 8], &r[c * 8..c * 8 + 8]);

@@ -114,18 +114,23 @@ pub(super) fn ibin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IBinOp, ty: ITy, 
 }
 
 /// `div` / `rem`: a trap on the first active lane with a zero divisor.
+#[inline(always)]
 fn divrem(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src) -> Result<(), Trap> {
     let (t0, t1);
     let (av, bv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1));
     let mut r = [0u64; 32];
     let div = op == IBinOp::Div;
-    for l in lanes(m) {
-        r[l] = if ty.bits <= 64 {
-            fast::divrem(div, ty.signed, ty.bits, av[l], bv[l])
-        } else {
-            alu::ibin(op, ty, av[l], bv[l]).ok()
+    if ty.bits <= 64 {
+        for l in lanes(m) {
+            let Some(v) = fast::divrem(div, ty.signed, ty.bits, av[l], bv[l]) else {
+                return Err(div_by_zero(op, l));
+            };
+            r[l] = v;
         }
-        .ok_or_else(|| div_by_zero(op, l))?;
+    } else {
+        for l in lanes(m) {
+            r[l] = alu::ibin(op, ty, av[l], bv[l]).map_err(|_| div_by_zero(op, l))?;
+        }
     }
     store(&mut fr.regs[d as usize], &r, m);
     Ok(())
