@@ -30,9 +30,24 @@ pub(crate) struct Ctx<'a> {
     pub write_epoch: &'a AtomicU64,
 }
 
-/// Why the dispatch loop stopped.
+/// A barrier instruction's operands, evaluated (for the scheduler).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct BarArgs {
+    pub kind: BarKind,
+    /// The barrier (0..16), the same in every lane.
+    pub id: u32,
+    /// The expected thread count, if given (read in the first lane).
+    pub count: Option<u32>,
+    /// `bar.red`'s predicate operand (all lanes).
+    pub pred: Option<u32>,
+    /// Where `bar.red` writes its result.
+    pub dst: Option<Dst>,
+}
+
+/// Why the dispatch loop stopped. Operands the scheduler needs come
+/// evaluated, or borrowed from the program (`'p`).
 #[derive(Debug)]
-pub(crate) enum Event {
+pub(crate) enum Event<'p> {
     Stop,
     Yield,
     /// Taken branch while other lanes wait elsewhere (ITS rescheduling point);
@@ -40,23 +55,25 @@ pub(crate) enum Event {
     Branched,
     Diverge { taken: u32, target: u32 },
     Brx { groups: Vec<(u32, u32)> },
-    Call { groups: Vec<(FuncId, u32)> },
+    /// A call: the lanes grouped by callee, the call's arguments and its
+    /// number of return values.
+    Call { groups: Vec<(FuncId, u32)>, args: &'p [CallArg], nrets: usize },
     Ret { mask: u32 },
     Exit { mask: u32 },
-    Bar { mask: u32 },
+    Bar { mask: u32, args: BarArgs },
     ClusterArrive { mask: u32 },
     ClusterWait { mask: u32 },
     Sleep { ns: u64 },
 }
 
 /// Where the group goes after a control-flow instruction.
-enum Flow {
+enum Flow<'p> {
     /// The next instruction.
     Next,
     /// The whole group jumps.
     Goto(u32),
     /// The scheduler takes over (the pc stays at the instruction).
-    Event(Event),
+    Event(Event<'p>),
 }
 
 /// Runs lanes `mask` of `warp` in frame `fi` from `*pc`.
@@ -66,8 +83,8 @@ enum Flow {
 /// settled once at the end from the fuel it used: one warp instruction per
 /// unit of fuel.
 #[allow(clippy::too_many_arguments)]
-pub(crate) fn run_group(
-    ctx: &Ctx<'_>,
+pub(crate) fn run_group<'p>(
+    ctx: &Ctx<'p>,
     env: &CtaEnv,
     shared: &mut [u8],
     warp: &mut Warp,
@@ -78,7 +95,7 @@ pub(crate) fn run_group(
     budget: &mut u64,
     stats: &mut Stats,
     yield_on_branch: bool,
-) -> Result<Event, Trap> {
+) -> Result<Event<'p>, Trap> {
     let start = *budget;
     let (mut left, mut lpc) = (start, *pc);
     let r = group_body(ctx, env, shared, warp, fi, &mut lpc, mask, stop, &mut left, yield_on_branch);
@@ -96,8 +113,8 @@ pub(crate) fn run_group(
 /// the group plus what the group used, plus the time it slept.
 #[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn group_body(
-    ctx: &Ctx<'_>,
+fn group_body<'p>(
+    ctx: &Ctx<'p>,
     env: &CtaEnv,
     shared: &mut [u8],
     warp: &mut Warp,
@@ -107,7 +124,7 @@ fn group_body(
     stop: u32,
     budget: &mut u64,
     yield_on_branch: bool,
-) -> Result<Event, Trap> {
+) -> Result<Event<'p>, Trap> {
     let clock0 = warp.instrs + warp.sleep_ns + *budget;
     let Warp { frames, local, local_top, tid, stores, id, span_cache, .. } = warp;
     let fr = &mut frames[fi as usize];
@@ -141,11 +158,11 @@ fn group_body(
         let flow = match &ins.op {
             Op::Bra { target, uni } => bra(mask, m, *target, *uni)?,
             Op::Brx { index, targets, table, uni } => brx(&cx, fr, p, (mask, m), index, targets, table, *uni)?,
-            Op::Call { callee, uni, .. } => call(ctx.prog, &cx, fr, (mask, m), callee, *uni)?,
+            Op::Call { callee, uni, args, rets } => call(ctx.prog, &cx, fr, (mask, m), callee, *uni, (args, rets.len()))?,
             Op::Ret { uni } => ret(mask, m, *uni)?,
             Op::Exit => on_lanes(m, Event::Exit { mask: m }),
             Op::Trap => trap(m)?,
-            Op::Bar { .. } => on_lanes(m, Event::Bar { mask: m }),
+            Op::Bar { kind, id, count, d, pred_in, .. } => bar(&cx, fr, m, *kind, (id, count.as_ref()), *d, *pred_in)?,
             Op::ClusterArrive => on_lanes(m, Event::ClusterArrive { mask: m }),
             Op::ClusterWait => on_lanes(m, Event::ClusterWait { mask: m }),
             Op::Nanosleep { t } => nanosleep(&cx, fr, m, t),
@@ -167,7 +184,7 @@ fn group_body(
 
 /// `e` when some lane runs the instruction, else the next instruction.
 #[inline(always)]
-fn on_lanes(m: u32, e: Event) -> Flow {
+fn on_lanes(m: u32, e: Event<'_>) -> Flow<'_> {
     if m != 0 {
         Flow::Event(e)
     } else {
@@ -177,7 +194,7 @@ fn on_lanes(m: u32, e: Event) -> Flow {
 
 /// `bra[.uni] target` with guard-true lanes `taken` of the running `mask`.
 #[inline(always)]
-fn bra(mask: u32, taken: u32, target: u32, uni: bool) -> Result<Flow, Trap> {
+fn bra(mask: u32, taken: u32, target: u32, uni: bool) -> Result<Flow<'static>, Trap> {
     if taken == mask {
         Ok(Flow::Goto(target))
     } else if taken == 0 {
@@ -191,7 +208,7 @@ fn bra(mask: u32, taken: u32, target: u32, uni: bool) -> Result<Flow, Trap> {
 
 /// `brx.idx[.uni] index, table`: the lanes grouped by target.
 #[allow(clippy::too_many_arguments)]
-fn brx(cx: &Lanes<'_>, fr: &Frame, p: u32, (mask, m): (u32, u32), index: &Src, targets: &[u32], table: &str, uni: bool) -> Result<Flow, Trap> {
+fn brx(cx: &Lanes<'_>, fr: &Frame, p: u32, (mask, m): (u32, u32), index: &Src, targets: &[u32], table: &str, uni: bool) -> Result<Flow<'static>, Trap> {
     if m == 0 {
         return Ok(Flow::Next);
     }
@@ -229,7 +246,7 @@ fn brx(cx: &Lanes<'_>, fr: &Frame, p: u32, (mask, m): (u32, u32), index: &Src, t
 }
 
 /// `call[.uni]`: the lanes grouped by the function they call.
-fn call(prog: &Program, cx: &Lanes<'_>, fr: &Frame, (mask, m): (u32, u32), callee: &Callee, uni: bool) -> Result<Flow, Trap> {
+fn call<'p>(prog: &Program, cx: &Lanes<'_>, fr: &Frame, (mask, m): (u32, u32), callee: &Callee, uni: bool, (args, nrets): (&'p [CallArg], usize)) -> Result<Flow<'p>, Trap> {
     if m == 0 {
         return Ok(Flow::Next);
     }
@@ -258,11 +275,11 @@ fn call(prog: &Program, cx: &Lanes<'_>, fr: &Frame, (mask, m): (u32, u32), calle
             groups
         }
     };
-    Ok(Flow::Event(Event::Call { groups }))
+    Ok(Flow::Event(Event::Call { groups, args, nrets }))
 }
 
 #[inline(always)]
-fn ret(mask: u32, m: u32, uni: bool) -> Result<Flow, Trap> {
+fn ret(mask: u32, m: u32, uni: bool) -> Result<Flow<'static>, Trap> {
     if uni && m != 0 && m != mask {
         return Err(non_uniform("ret.uni", mask, m));
     }
@@ -270,7 +287,7 @@ fn ret(mask: u32, m: u32, uni: bool) -> Result<Flow, Trap> {
 }
 
 /// `trap` executed by lanes `m`.
-fn trap(m: u32) -> Result<Flow, Trap> {
+fn trap(m: u32) -> Result<Flow<'static>, Trap> {
     if m == 0 {
         return Ok(Flow::Next);
     }
@@ -282,7 +299,7 @@ fn trap(m: u32) -> Result<Flow, Trap> {
 /// individual threads within a warp such that all sleeping threads in the
 /// warp wake up together". The warp sleeps for its smallest request:
 /// within [0, 2t] for every lane, and exactly t when the lanes agree.
-fn nanosleep(cx: &Lanes<'_>, fr: &Frame, m: u32, t: &Src) -> Flow {
+fn nanosleep(cx: &Lanes<'_>, fr: &Frame, m: u32, t: &Src) -> Flow<'static> {
     if m == 0 {
         return Flow::Next;
     }
@@ -290,6 +307,31 @@ fn nanosleep(cx: &Lanes<'_>, fr: &Frame, m: u32, t: &Src) -> Flow {
     let tv = fetch!(cx, fr.regs, t, t0);
     let ns = lanes(m).map(|l| tv[l] & 0xffff_ffff).min().unwrap_or(0).min(1_000_000);
     Flow::Event(Event::Sleep { ns })
+}
+
+/// `bar.{sync,arrive,red}` / `barrier.*`: the operands evaluated for the
+/// scheduler. The barrier id must be below 16 and the same in every lane.
+fn bar(cx: &Lanes<'_>, fr: &Frame, m: u32, kind: BarKind, (id, count): (&Src, Option<&Src>), dst: Option<Dst>, pred_in: Option<PSrc>) -> Result<Flow<'static>, Trap> {
+    if m == 0 {
+        return Ok(Flow::Next);
+    }
+    let first = m.trailing_zeros() as usize;
+    let t0;
+    let iv = fetch!(cx, fr.regs, id, t0);
+    let idv = iv[first];
+    if idv >= 16 {
+        return Err(Trap::new(TrapKind::Unsupported, format!("barrier id {idv} is out of range (0..15)")));
+    }
+    if let Some(l) = lanes(m).find(|&l| iv[l] != idv) {
+        return Err(Trap::lane(TrapKind::NonUniform, l as u32, format!("barrier id differs across lanes ({} vs {idv})", iv[l])));
+    }
+    let count = count.map(|c| {
+        let t1;
+        fetch!(cx, fr.regs, c, t1)[first] as u32
+    });
+    let pred = pred_in.map(|p| crate::datapath::psrc(&fr.preds, p));
+    let args = BarArgs { kind, id: idv as u32, count, pred, dst };
+    Ok(Flow::Event(Event::Bar { mask: m, args }))
 }
 
 fn non_uniform(what: &str, active: u32, agree: u32) -> Trap {

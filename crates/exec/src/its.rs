@@ -7,14 +7,80 @@
 //! has returned (or exited).
 
 use crate::exec::{run_group, CtaEnv, Ctx, Event};
+use crate::policy::{Located, Policy, TurnEnd, Wait};
 use crate::program::*;
-use crate::sched::{call_setup, Located, TurnEnd};
 use crate::warp::{lanes, LaneState, Stats, Warp, WarpStatus, NO_FRAME};
+
+/// The independent-thread-scheduling policy.
+pub(crate) struct Its;
+
+/// The lane state of lanes waiting for `on`.
+fn wait_state(on: Wait) -> LaneState {
+    match on {
+        Wait::Bar(_) => LaneState::Barrier,
+        Wait::Cluster(phase) => LaneState::ClusterWait(phase),
+    }
+}
+
+impl Policy for Its {
+    fn enter(&self, w: &mut Warp, frame: u32) {
+        for l in lanes(w.valid) {
+            w.lane_frame[l] = frame;
+        }
+    }
+
+    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+        turn(ctx, env, shared, w, budget, stats)
+    }
+
+    fn current(&self, w: &Warp) -> (FuncId, u32) {
+        for l in 0..32 {
+            if w.lane_state[l] == LaneState::Ready && w.lane_frame[l] != NO_FRAME {
+                return (w.frames[w.lane_frame[l] as usize].func, w.pc[l]);
+            }
+        }
+        (0, 0)
+    }
+
+    fn advance(&self, w: &mut Warp, mask: u32) {
+        for l in lanes(mask) {
+            w.pc[l] += 1;
+        }
+    }
+
+    /// The waiting lanes park; the warp blocks once no lane is ready.
+    fn block(&self, w: &mut Warp, mask: u32, waiting: u32, on: Wait) {
+        for l in lanes(mask) {
+            if waiting >> l & 1 == 1 {
+                w.lane_state[l] = wait_state(on);
+            } else {
+                w.pc[l] += 1;
+            }
+        }
+        if ready_mask(w) == 0 {
+            w.status = on.status();
+        }
+    }
+
+    fn release(&self, w: &mut Warp, on: Wait, mask: u32) {
+        let mut released = 0u32;
+        for l in lanes(mask) {
+            if w.lane_state[l] == wait_state(on) {
+                w.lane_state[l] = LaneState::Ready;
+                w.pc[l] += 1;
+                released |= 1 << l;
+            }
+        }
+        if released != 0 && w.status != WarpStatus::Done {
+            w.status = WarpStatus::Runnable;
+        }
+    }
+}
 
 /// Quanta a spinning group may take before another group gets a turn.
 const SPIN_ROTATE: u32 = 8;
 
-pub(crate) fn ready_mask(w: &Warp) -> u32 {
+fn ready_mask(w: &Warp) -> u32 {
     let mut m = 0;
     for l in 0..32 {
         if w.lane_state[l] == LaneState::Ready {
@@ -69,7 +135,7 @@ fn try_complete(w: &mut Warp, fi: u32) {
     w.free_frame(fi);
 }
 
-pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
     let prog = ctx.prog;
     loop {
         let ready = ready_mask(w);
@@ -126,12 +192,12 @@ pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp,
                 stats.divergent_branches += 1;
                 *stats.divergence.entry((func, pc)).or_insert(0) += 1;
             }
-            Event::Call { groups } => {
+            Event::Call { groups, args, nrets } => {
                 for l in lanes(m) {
                     w.pc[l] = pc + 1;
                 }
                 for &(f, gm) in &groups {
-                    let nf = call_setup(ctx, w, fi, pc, f, gm).map_err(|t| Located { trap: t, func, pc })?;
+                    let nf = w.call(prog, ctx.geom.max_depth, fi, pc, f, gm, args, nrets).map_err(|t| Located { trap: t, func, pc })?;
                     for l in lanes(gm) {
                         w.pc[l] = 0;
                         w.lane_frame[l] = nf;
@@ -162,11 +228,11 @@ pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp,
                 }
                 return Ok(exit(w, mask));
             }
-            Event::Bar { mask } => {
+            Event::Bar { mask, args } => {
                 for l in lanes(m & !mask) {
                     w.pc[l] = pc + 1;
                 }
-                return Ok(TurnEnd::Bar { frame: fi, pc, mask });
+                return Ok(TurnEnd::Bar { frame: fi, pc, mask, args });
             }
             Event::ClusterArrive { mask } => {
                 for l in lanes(m & !mask) {
@@ -207,17 +273,4 @@ fn exit(w: &mut Warp, mask: u32) -> TurnEnd {
         w.status = WarpStatus::Done;
     }
     TurnEnd::Exited { mask }
-}
-
-/// Moves lanes past the barrier they waited at.
-pub(crate) fn release(w: &mut Warp, mask: u32) {
-    for l in lanes(mask) {
-        if matches!(w.lane_state[l], LaneState::Barrier | LaneState::ClusterWait(_)) {
-            w.lane_state[l] = LaneState::Ready;
-            w.pc[l] += 1;
-        }
-    }
-    if w.status != WarpStatus::Done {
-        w.status = WarpStatus::Runnable;
-    }
 }

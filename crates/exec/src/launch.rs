@@ -259,16 +259,7 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
         // registers it writes first need no zeroing.
         let keep: &[bool] = if valid == u32::MAX && mode == Scheduling::Stack { keep } else { &[] };
         let fi = w.push_frame_keeping(ctx.prog, kid, valid, NO_FRAME, 0, 0, keep).map_err(|t| RunError::new(t.kind, t.message))?;
-        match mode {
-            Scheduling::Stack => w.stack.push(crate::warp::Entry { pc: 0, mask: valid, rpc: crate::program::PC_EXIT, frame: fi }),
-            Scheduling::Its => {
-                for l in 0..32 {
-                    if valid >> l & 1 == 1 {
-                        w.lane_frame[l] = fi;
-                    }
-                }
-            }
-        }
+        crate::sched::policy(mode).enter(w, fi);
     }
     Ok(())
 }

@@ -33,6 +33,7 @@ mod its;
 mod lanemem;
 mod lanes;
 mod launch;
+mod policy;
 mod prefix;
 pub mod memory;
 pub mod program;

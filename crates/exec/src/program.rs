@@ -168,6 +168,13 @@ pub struct Signature {
     pub params: Vec<u32>,
 }
 
+/// A destination that is a register or a predicate.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Dst {
+    Reg(u32),
+    Pred(u32),
+}
+
 /// Barrier kinds.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum BarKind {
@@ -217,11 +224,13 @@ pub enum Op {
     Ret { uni: bool },
     Exit,
     Trap,
-    Bar { kind: BarKind, id: Src, count: Option<Src>, d: Option<u32>, pred_in: Option<PSrc>, aligned: bool },
+    /// `d`: `bar.red.popc`'s register, `bar.red.and/.or`'s predicate.
+    Bar { kind: BarKind, id: Src, count: Option<Src>, d: Option<Dst>, pred_in: Option<PSrc>, aligned: bool },
     ClusterArrive,
     ClusterWait,
     Nanosleep { t: Src },
-    Vote { mode: VoteMode, d: u32, a: PSrc, membermask: Src },
+    /// `d`: a register for `.ballot`, a predicate otherwise.
+    Vote { mode: VoteMode, d: Dst, a: PSrc, membermask: Src },
     Activemask { d: u32 },
     Shfl { mode: ShflMode, d: u32, p: Option<u32>, a: Src, b: Src, c: Src, membermask: Src },
     /// An instruction this engine does not run yet: traps `unsupported` if reached.

@@ -2,84 +2,33 @@
 //! a deterministic round-robin on one core, each for a slice of fuel or
 //! until it blocks. This file owns barriers (`bar.sync/arrive/red`,
 //! `barrier.cluster.arrive/wait`), their release when threads exit,
-//! deadlock detection and stack-mode spin detection. Fuel comes from
-//! the worker's [`Tank`] (`fuel`).
+//! deadlock detection and spin detection. Fuel comes from the worker's
+//! [`Tank`] (`fuel`). The warps themselves run through a [`Policy`]
+//! (`policy.rs`): this file never looks inside a warp's reconvergence state
+//! nor at the program's instructions.
 
 use crate::error::{RunError, Trap, TrapKind};
 use crate::exec::{CtaEnv, Ctx};
 use crate::fuel::Tank;
+pub(crate) use crate::policy::Located;
+use crate::policy::{BarArgs, Policy, TurnEnd, Wait};
 use crate::program::*;
-use crate::warp::{lanes, LaneState, Stats, Warp, WarpStatus, NO_FRAME};
-use crate::{its, simt_stack, Scheduling};
+use crate::warp::{lanes, Stats, Warp, WarpStatus};
+use crate::Scheduling;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Warp instructions a warp runs before the next warp gets a turn.
 const SLICE: u64 = 4096;
 
-/// A trap with the function and pc it happened at.
-#[derive(Debug)]
-pub(crate) struct Located {
-    pub trap: Trap,
-    pub func: FuncId,
-    pub pc: u32,
-}
-
-/// How a warp's turn ended.
-#[derive(Debug)]
-pub(crate) enum TurnEnd {
-    Yield,
-    Sleep,
-    Done,
-    Exited { mask: u32 },
-    Bar { frame: u32, pc: u32, mask: u32 },
-    ClusterArrive { mask: u32 },
-    ClusterWait { mask: u32 },
-}
-
-/// Creates the callee frame of a call group and passes the arguments.
-pub(crate) fn call_setup(ctx: &Ctx<'_>, w: &mut Warp, caller: u32, pc: u32, f: FuncId, m: u32) -> Result<u32, Trap> {
-    let prog = ctx.prog;
-    let callee = &prog.functions[f as usize];
-    let depth = w.frames[caller as usize].depth + 1;
-    if depth > ctx.geom.max_depth {
-        return Err(Trap::lane(
-            TrapKind::CallDepth,
-            m.trailing_zeros(),
-            format!("call depth exceeds the limit of {} calling `{}`", ctx.geom.max_depth, callee.name),
-        ));
-    }
-    if !callee.defined {
-        return Err(Trap::new(TrapKind::Unsupported, format!("call to external function `{}` is not supported yet", callee.name)));
-    }
-    let cf = w.frames[caller as usize].func;
-    let Op::Call { args, rets, .. } = &prog.functions[cf as usize].code[pc as usize].op else {
-        return Err(Trap::new(TrapKind::Unsupported, "internal: call event at a non-call"));
-    };
-    if args.len() != callee.params.len() || rets.len() != callee.rets.len() {
-        return Err(Trap::lane(
-            TrapKind::PrototypeMismatch,
-            m.trailing_zeros(),
-            format!(
-                "call passes {} arguments and {} return values but `{}` takes {} and returns {}",
-                args.len(),
-                rets.len(),
-                callee.name,
-                callee.params.len(),
-                callee.rets.len()
-            ),
-        ));
-    }
-    let nf = w.push_frame(prog, f, m, caller, pc, depth)?;
-    w.pass_args(prog, caller, nf, args, m)?;
-    Ok(nf)
-}
-
-#[derive(Default, Clone, Debug)]
+#[derive(Clone, Debug)]
 struct Waiter {
     warp: u32,
     frame: u32,
     pc: u32,
     mask: u32,
+    /// The instruction, and where a `bar.red` writes its result.
+    kind: BarKind,
+    dst: Option<Dst>,
 }
 
 #[derive(Default, Clone, Debug)]
@@ -126,6 +75,14 @@ struct ClusterSync {
     live: u32,
 }
 
+/// The policy of a scheduling mode.
+pub(crate) fn policy(mode: Scheduling) -> &'static dyn Policy {
+    match mode {
+        Scheduling::Stack => &crate::simt_stack::Stack,
+        Scheduling::Its => &crate::its::Its,
+    }
+}
+
 /// Runs one cluster of CTAs to completion.
 pub(crate) fn run_cluster(
     ctx: &Ctx<'_>,
@@ -135,6 +92,7 @@ pub(crate) fn run_cluster(
     my_index: u64,
     abort: &AtomicU64,
 ) -> Result<Stats, RunError> {
+    let pol = policy(mode);
     let mut stats = Stats::default();
     let mut cs = ClusterSync { phase: 0, arrived: 0, live: ctas.iter().map(|c| c.live).sum() };
     for c in ctas.iter_mut() {
@@ -165,7 +123,7 @@ pub(crate) fn run_cluster(
                 let slice = match tank.slice(SLICE) {
                     Ok(s) => s,
                     Err(trap) => {
-                        let (func, pc) = current(&ctas[ci].warps[wi], mode);
+                        let (func, pc) = pol.current(&ctas[ci].warps[wi]);
                         return Err(crate::fuel::out_of_budget(ctx, ctas, ci, wi, Located { trap, func, pc }));
                     }
                 };
@@ -174,11 +132,7 @@ pub(crate) fn run_cluster(
                 let end = {
                     let cta = &mut ctas[ci];
                     let w = &mut cta.warps[wi];
-                    let r = match mode {
-                        Scheduling::Stack => simt_stack::turn(ctx, &cta.env, &mut cta.shared, w, &mut left, &mut stats),
-                        Scheduling::Its => its::turn(ctx, &cta.env, &mut cta.shared, w, &mut left, &mut stats),
-                    };
-                    match r {
+                    match pol.turn(ctx, &cta.env, &mut cta.shared, w, &mut left, &mut stats) {
                         Ok(e) => e,
                         Err(l) => {
                             tank.refund(left);
@@ -190,34 +144,15 @@ pub(crate) fn run_cluster(
                 if ctas[ci].warps[wi].stores != stores_before {
                     ctx.write_epoch.fetch_add(1, Ordering::Relaxed);
                 }
-                handle_end(ctx, ctas, &mut cs, ci, wi, end, mode).map_err(|(w, l)| locate(ctx, &ctas[ci], w, l))?;
-                if mode == Scheduling::Stack {
-                    spin_check(ctx, ctas, ci, wi)?;
-                }
+                handle_end(ctas, &mut cs, ci, wi, end, pol);
+                spin_check(ctx, ctas, ci, wi, pol)?;
             }
         }
         if all_done {
             return Ok(stats);
         }
         if !any_run {
-            return Err(deadlock(ctx, ctas, mode));
-        }
-    }
-}
-
-pub(crate) fn current(w: &Warp, mode: Scheduling) -> (FuncId, u32) {
-    match mode {
-        Scheduling::Stack => match w.stack.last() {
-            Some(e) => (w.frames[e.frame as usize].func, e.pc),
-            None => (0, 0),
-        },
-        Scheduling::Its => {
-            for l in 0..32 {
-                if w.lane_state[l] == LaneState::Ready && w.lane_frame[l] != NO_FRAME {
-                    return (w.frames[w.lane_frame[l] as usize].func, w.pc[l]);
-                }
-            }
-            (0, 0)
+            return Err(deadlock(ctx, ctas, pol));
         }
     }
 }
@@ -237,19 +172,11 @@ pub(crate) fn locate(ctx: &Ctx<'_>, cta: &Cta, warp: u32, l: Located) -> RunErro
     }
 }
 
-fn src_value(w: &Warp, frame: u32, s: Src, lane: usize) -> u64 {
-    match s {
-        Src::Reg(r) => w.frames[frame as usize].regs[r as usize][lane],
-        Src::Imm(v) => v,
-        _ => 0,
-    }
-}
-
-type EndErr = (u32, Located);
-
-fn handle_end(ctx: &Ctx<'_>, ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end: TurnEnd, mode: Scheduling) -> Result<(), EndErr> {
+/// Acts on how a warp's turn ended: exits release barriers, barrier
+/// arrivals are counted and their lanes parked through the policy.
+fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end: TurnEnd, pol: &dyn Policy) {
     match end {
-        TurnEnd::Yield | TurnEnd::Sleep | TurnEnd::Done => Ok(()),
+        TurnEnd::Yield | TurnEnd::Sleep | TurnEnd::Done => {}
         TurnEnd::Exited { mask } => {
             let n = mask.count_ones();
             let cta = &mut ctas[ci];
@@ -263,91 +190,12 @@ fn handle_end(ctx: &Ctx<'_>, ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, 
             }
             for id in 0..16 {
                 if ctas[ci].barriers[id].arrived != 0 {
-                    check_barrier(ctx, &mut ctas[ci], id, mode);
+                    check_barrier(&mut ctas[ci], id, pol);
                 }
             }
-            check_cluster(ctas, cs, mode);
-            Ok(())
+            check_cluster(ctas, cs, pol);
         }
-        TurnEnd::Bar { frame, pc, mask } => {
-            let cta = &mut ctas[ci];
-            let w = &mut cta.warps[wi];
-            let func = w.frames[frame as usize].func;
-            let Op::Bar { kind, id, count, pred_in, .. } = ctx.prog.functions[func as usize].code[pc as usize].op.clone() else {
-                return Ok(());
-            };
-            let first = mask.trailing_zeros() as usize;
-            let idv = src_value(w, frame, id, first);
-            let cnt = count.map(|c| src_value(w, frame, c, first) as u32);
-            let err = |msg: String| (wi as u32, Located { trap: Trap::new(TrapKind::Unsupported, msg), func, pc });
-            if idv >= 16 {
-                return Err(err(format!("barrier id {idv} is out of range (0..15)")));
-            }
-            for l in lanes(mask) {
-                if src_value(w, frame, id, l) != idv {
-                    return Err((
-                        wi as u32,
-                        Located {
-                            trap: Trap::lane(TrapKind::NonUniform, l as u32, format!("barrier id differs across lanes ({} vs {idv})", src_value(w, frame, id, l))),
-                            func,
-                            pc,
-                        },
-                    ));
-                }
-            }
-            let pv = pred_in.map(|p| match p {
-                PSrc::Reg { slot, neg } => {
-                    let v = w.frames[frame as usize].preds[slot as usize];
-                    if neg {
-                        !v
-                    } else {
-                        v
-                    }
-                }
-                PSrc::Const(b) => {
-                    if b {
-                        u32::MAX
-                    } else {
-                        0
-                    }
-                }
-            });
-            let b = &mut cta.barriers[idv as usize];
-            if b.arrived == 0 && b.waiters.is_empty() {
-                b.all = true;
-                b.any = false;
-                b.popc = 0;
-                b.reduce = false;
-            }
-            b.arrived += mask.count_ones();
-            if let Some(c) = cnt {
-                b.expected = Some(c);
-            }
-            if let Some(pv) = pv {
-                b.reduce = true;
-                b.popc += (pv & mask).count_ones();
-                b.all &= pv & mask == mask;
-                b.any |= pv & mask != 0;
-            }
-            if kind == BarKind::Arrive {
-                advance(w, mode, mask);
-            } else {
-                b.waiters.push(Waiter { warp: wi as u32, frame, pc, mask });
-                match mode {
-                    Scheduling::Stack => w.status = WarpStatus::Barrier(idv as u32),
-                    Scheduling::Its => {
-                        for l in lanes(mask) {
-                            w.lane_state[l] = LaneState::Barrier;
-                        }
-                        if its::ready_mask(w) == 0 {
-                            w.status = WarpStatus::Barrier(idv as u32);
-                        }
-                    }
-                }
-            }
-            check_barrier(ctx, cta, idv as usize, mode);
-            Ok(())
-        }
+        TurnEnd::Bar { frame, pc, mask, args } => arrive(&mut ctas[ci], wi, Waiter { warp: wi as u32, frame, pc, mask, kind: args.kind, dst: args.dst }, args, pol),
         TurnEnd::ClusterArrive { mask } => {
             let w = &mut ctas[ci].warps[wi];
             for l in lanes(mask) {
@@ -356,54 +204,54 @@ fn handle_end(ctx: &Ctx<'_>, ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, 
                     cs.arrived += 1;
                 }
             }
-            advance(w, mode, mask);
-            check_cluster(ctas, cs, mode);
-            Ok(())
+            pol.advance(w, mask);
+            check_cluster(ctas, cs, pol);
         }
         TurnEnd::ClusterWait { mask } => {
             let w = &mut ctas[ci].warps[wi];
             let waiting: u32 = lanes(mask).filter(|&l| w.cluster_arrived[l] == cs.phase).fold(0, |a, l| a | 1 << l);
             if waiting == 0 {
-                advance(w, mode, mask);
-                return Ok(());
-            }
-            match mode {
-                Scheduling::Stack => w.status = WarpStatus::ClusterWait(cs.phase),
-                Scheduling::Its => {
-                    for l in lanes(mask) {
-                        if waiting >> l & 1 == 1 {
-                            w.lane_state[l] = LaneState::ClusterWait(cs.phase);
-                        } else {
-                            w.pc[l] += 1;
-                        }
-                    }
-                    if its::ready_mask(w) == 0 {
-                        w.status = WarpStatus::ClusterWait(cs.phase);
-                    }
-                }
-            }
-            Ok(())
-        }
-    }
-}
-
-/// Moves lanes (ITS) or the warp (stack) past a non-blocking instruction.
-fn advance(w: &mut Warp, mode: Scheduling, mask: u32) {
-    match mode {
-        Scheduling::Stack => {
-            if let Some(t) = w.stack.last_mut() {
-                t.pc += 1;
-            }
-        }
-        Scheduling::Its => {
-            for l in lanes(mask) {
-                w.pc[l] += 1;
+                pol.advance(w, mask);
+            } else {
+                pol.block(w, mask, waiting, Wait::Cluster(cs.phase));
             }
         }
     }
 }
 
-fn check_barrier(ctx: &Ctx<'_>, cta: &mut Cta, id: usize, mode: Scheduling) {
+/// Lanes of warp `wi` arrive at barrier `args.id`: counted, and parked
+/// unless the instruction only arrives.
+fn arrive(cta: &mut Cta, wi: usize, waiter: Waiter, args: BarArgs, pol: &dyn Policy) {
+    let (mask, w) = (waiter.mask, &mut cta.warps[wi]);
+    let b = &mut cta.barriers[args.id as usize];
+    if b.arrived == 0 && b.waiters.is_empty() {
+        b.all = true;
+        b.any = false;
+        b.popc = 0;
+        b.reduce = false;
+    }
+    b.arrived += mask.count_ones();
+    if let Some(c) = args.count {
+        b.expected = Some(c);
+    }
+    if let Some(pv) = args.pred {
+        b.reduce = true;
+        b.popc += (pv & mask).count_ones();
+        b.all &= pv & mask == mask;
+        b.any |= pv & mask != 0;
+    }
+    if args.kind == BarKind::Arrive {
+        pol.advance(w, mask);
+    } else {
+        b.waiters.push(waiter);
+        pol.block(w, mask, mask, Wait::Bar(args.id));
+    }
+    check_barrier(cta, args.id as usize, pol);
+}
+
+/// Releases barrier `id` once the expected number of threads arrived,
+/// writing `bar.red`'s result to each waiter.
+fn check_barrier(cta: &mut Cta, id: usize, pol: &dyn Policy) {
     let b = &cta.barriers[id];
     if b.arrived == 0 {
         return;
@@ -416,29 +264,28 @@ fn check_barrier(ctx: &Ctx<'_>, cta: &mut Cta, id: usize, mode: Scheduling) {
     for wt in &b.waiters {
         let w = &mut cta.warps[wt.warp as usize];
         if b.reduce {
-            let func = w.frames[wt.frame as usize].func;
-            if let Op::Bar { kind, d: Some(d), .. } = &ctx.prog.functions[func as usize].code[wt.pc as usize].op {
-                let fr = &mut w.frames[wt.frame as usize];
-                if *kind == BarKind::RedPopc {
+            let fr = &mut w.frames[wt.frame as usize];
+            match wt.dst {
+                Some(Dst::Reg(d)) => {
                     for l in lanes(wt.mask) {
-                        fr.regs[*d as usize][l] = b.popc as u64;
+                        fr.regs[d as usize][l] = b.popc as u64;
                     }
-                } else {
-                    let v = if *kind == BarKind::RedAnd { b.all } else { b.any };
-                    let slot = (*d & 0x7fff_ffff) as usize;
-                    let p = &mut fr.preds[slot];
+                }
+                Some(Dst::Pred(p)) => {
+                    let p = &mut fr.preds[p as usize];
+                    let v = if wt.kind == BarKind::RedAnd { b.all } else { b.any };
                     *p = if v { *p | wt.mask } else { *p & !wt.mask };
                 }
+                None => {}
             }
         }
-        match mode {
-            Scheduling::Stack => simt_stack::release(w),
-            Scheduling::Its => its::release(w, wt.mask),
-        }
+        pol.release(w, Wait::Bar(id as u32), wt.mask);
     }
 }
 
-fn check_cluster(ctas: &mut [Cta], cs: &mut ClusterSync, mode: Scheduling) {
+/// Completes the cluster barrier's phase once every live thread of the
+/// cluster arrived, releasing the lanes that wait for it.
+fn check_cluster(ctas: &mut [Cta], cs: &mut ClusterSync, pol: &dyn Policy) {
     if cs.arrived == 0 || cs.arrived < cs.live {
         return;
     }
@@ -447,24 +294,12 @@ fn check_cluster(ctas: &mut [Cta], cs: &mut ClusterSync, mode: Scheduling) {
     cs.arrived = 0;
     for c in ctas.iter_mut() {
         for w in c.warps.iter_mut() {
-            match mode {
-                Scheduling::Stack => {
-                    if w.status == WarpStatus::ClusterWait(done) {
-                        simt_stack::release(w);
-                    }
-                }
-                Scheduling::Its => {
-                    let m: u32 = (0..32).filter(|&l| w.lane_state[l] == LaneState::ClusterWait(done)).fold(0, |a, l| a | 1 << l);
-                    if m != 0 {
-                        its::release(w, m);
-                    }
-                }
-            }
+            pol.release(w, Wait::Cluster(done), u32::MAX);
         }
     }
 }
 
-fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], mode: Scheduling) -> RunError {
+fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], pol: &dyn Policy) -> RunError {
     for cta in ctas {
         for (id, b) in cta.barriers.iter().enumerate() {
             if let Some(wt) = b.waiters.first() {
@@ -494,7 +329,7 @@ fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], mode: Scheduling) -> RunError {
         }
         for (wi, w) in cta.warps.iter().enumerate() {
             if let WarpStatus::ClusterWait(_) = w.status {
-                let (func, pc) = current(w, mode);
+                let (func, pc) = pol.current(w);
                 return locate(
                     ctx,
                     cta,
@@ -518,15 +353,16 @@ fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], mode: Scheduling) -> RunError {
 /// Stack mode: detects a warp that spins forever while some of its lanes
 /// are parked on the SIMT stack (the state repeats exactly with no memory
 /// write anywhere, and no other warp of the cluster can run).
-fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize) -> Result<(), RunError> {
+fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize, pol: &dyn Policy) -> Result<(), RunError> {
     let epoch = ctx.write_epoch.load(Ordering::Relaxed);
-    {
+    let st = {
         let w = &mut ctas[ci].warps[wi];
         if w.status != WarpStatus::Runnable {
             w.spin_same = 0;
             return Ok(());
         }
-        let h = simt_stack::state_hash(w);
+        let Some(st) = pol.spin_state(w) else { return Ok(()) };
+        let h = st.hash;
         if epoch != w.spin_epoch || w.stores != w.spin_stores {
             w.spin_epoch = epoch;
             w.spin_stores = w.stores;
@@ -546,10 +382,11 @@ fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize) -> Result<(
             }
             return Ok(());
         }
-        if w.stack.len() < 2 || w.spin_same < 3 {
+        if !st.nested || w.spin_same < 3 {
             return Ok(());
         }
-    }
+        st
+    };
     // Every other runnable warp of the cluster must be cycling too, with no
     // store anywhere since: then nothing can ever change.
     let all_cycling = ctas.iter().enumerate().all(|(c, cta)| {
@@ -560,10 +397,7 @@ fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize) -> Result<(
     if !all_cycling {
         return Ok(());
     }
-    let w = &ctas[ci].warps[wi];
-    let parked: u32 = w.stack[..w.stack.len() - 1].iter().fold(0, |a, e| a | e.mask) & !w.stack.last().map(|e| e.mask).unwrap_or(0);
-    let top = *w.stack.last().unwrap_or(&crate::warp::Entry { pc: 0, mask: 0, rpc: 0, frame: 0 });
-    let func = w.frames[top.frame as usize].func;
+    let (running, parked, (func, pc)) = (st.running, st.parked, st.at);
     let mut e = locate(
         ctx,
         &ctas[ci],
@@ -572,14 +406,13 @@ fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize) -> Result<(
             trap: Trap::new(
                 TrapKind::StackDeadlock,
                 format!(
-                    "stack-mode scheduling cannot make progress: lanes {:#010x} loop forever waiting for lanes {parked:#010x}, which are parked at a reconvergence point (a spin lock?); --scheduling its runs it",
-                    top.mask
+                    "stack-mode scheduling cannot make progress: lanes {running:#010x} loop forever waiting for lanes {parked:#010x}, which are parked at a reconvergence point (a spin lock?); --scheduling its runs it",
                 ),
             ),
             func,
-            pc: top.pc,
+            pc,
         },
     );
-    e.lane = Some(top.mask.trailing_zeros());
+    e.lane = Some(running.trailing_zeros());
     Err(e)
 }

@@ -11,19 +11,65 @@
 //! only when all lanes of the call have returned. Exited lanes leave every
 //! entry.
 
-use crate::error::{Trap, TrapKind};
+use crate::error::Trap;
 use crate::exec::{run_group, CtaEnv, Ctx, Event};
+use crate::policy::{Located, Policy, SpinState, TurnEnd, Wait};
 use crate::program::*;
-use crate::sched::{call_setup, Located, TurnEnd};
 use crate::warp::{Entry, Stats, Warp, WarpStatus, NO_FRAME};
 
-fn loc(warp: &Warp, prog: &Program, t: Trap) -> Located {
-    let (func, pc) = match warp.stack.last() {
+/// The reconvergence-stack policy.
+pub(crate) struct Stack;
+
+fn loc(warp: &Warp, t: Trap) -> Located {
+    let (func, pc) = current(warp);
+    Located { trap: t, func, pc }
+}
+
+fn current(warp: &Warp) -> (FuncId, u32) {
+    match warp.stack.last() {
         Some(e) => (warp.frames[e.frame as usize].func, e.pc),
         None => (0, 0),
-    };
-    let _ = prog;
-    Located { trap: t, func, pc }
+    }
+}
+
+impl Policy for Stack {
+    fn enter(&self, w: &mut Warp, frame: u32) {
+        w.stack.push(Entry { pc: 0, mask: w.valid, rpc: PC_EXIT, frame });
+    }
+
+    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+        turn(ctx, env, shared, w, budget, stats)
+    }
+
+    fn current(&self, w: &Warp) -> (FuncId, u32) {
+        current(w)
+    }
+
+    fn advance(&self, w: &mut Warp, _mask: u32) {
+        if let Some(t) = w.stack.last_mut() {
+            t.pc += 1;
+        }
+    }
+
+    /// The whole warp waits (its other lanes go on with it once released).
+    fn block(&self, w: &mut Warp, _mask: u32, _waiting: u32, on: Wait) {
+        w.status = on.status();
+    }
+
+    fn release(&self, w: &mut Warp, on: Wait, _mask: u32) {
+        if w.status == on.status() {
+            if let Some(t) = w.stack.last_mut() {
+                t.pc += 1;
+            }
+            w.status = WarpStatus::Runnable;
+        }
+    }
+
+    fn spin_state(&self, w: &Warp) -> Option<SpinState> {
+        let top = *w.stack.last()?;
+        let parked: u32 = w.stack[..w.stack.len() - 1].iter().fold(0, |a, e| a | e.mask) & !top.mask;
+        Some(SpinState { hash: state_hash(w), running: top.mask, parked, nested: w.stack.len() >= 2, at: current(w) })
+    }
 }
 
 /// Pops finished entries; frees frames whose last entry went.
@@ -71,7 +117,7 @@ fn diverge(warp: &mut Warp, prog: &Program, stats: &mut Stats, pc: u32, groups: 
 }
 
 /// Runs the warp until its slice ends or an event the CTA must see.
-pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
     let prog = ctx.prog;
     loop {
         normalize(warp);
@@ -87,7 +133,7 @@ pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Wa
         if let Some(t) = warp.stack.last_mut() {
             t.pc = pc;
         }
-        let ev = ev.map_err(|t| loc(warp, prog, t))?;
+        let ev = ev.map_err(|t| loc(warp, t))?;
         match ev {
             Event::Stop | Event::Branched => {}
             Event::Yield => return Ok(TurnEnd::Yield),
@@ -99,13 +145,13 @@ pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Wa
                 groups.sort_by_key(|g| g.0);
                 diverge(warp, prog, stats, pc, &groups);
             }
-            Event::Call { groups } => {
+            Event::Call { groups, args, nrets } => {
                 if let Some(t) = warp.stack.last_mut() {
                     t.pc = pc + 1;
                 }
                 let mut new = Vec::with_capacity(groups.len());
                 for &(f, m) in &groups {
-                    let fi = call_setup(ctx, warp, top.frame, pc, f, m).map_err(|t| Located {
+                    let fi = warp.call(prog, ctx.geom.max_depth, top.frame, pc, f, m, args, nrets).map_err(|t| Located {
                         trap: t,
                         func: warp.frames[top.frame as usize].func,
                         pc,
@@ -134,8 +180,8 @@ pub(crate) fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Wa
                 leave_frame(warp, fi, mask);
             }
             Event::Exit { mask } => return Ok(exit(warp, mask, pc)),
-            Event::Bar { mask } => {
-                return Ok(TurnEnd::Bar { frame: top.frame, pc, mask });
+            Event::Bar { mask, args } => {
+                return Ok(TurnEnd::Bar { frame: top.frame, pc, mask, args });
             }
             Event::ClusterArrive { mask } => return Ok(TurnEnd::ClusterArrive { mask }),
             Event::ClusterWait { mask } => return Ok(TurnEnd::ClusterWait { mask }),
@@ -165,16 +211,8 @@ fn exit(warp: &mut Warp, mask: u32, pc: u32) -> TurnEnd {
     TurnEnd::Exited { mask }
 }
 
-/// Moves the warp past a barrier it was blocked on.
-pub(crate) fn release(warp: &mut Warp) {
-    if let Some(t) = warp.stack.last_mut() {
-        t.pc += 1;
-    }
-    warp.status = WarpStatus::Runnable;
-}
-
 /// A hash of the warp's architectural state for spin detection.
-pub(crate) fn state_hash(warp: &Warp) -> u64 {
+fn state_hash(warp: &Warp) -> u64 {
     #[inline(always)]
     fn mix(h: u64, v: u64) -> u64 {
         (h.rotate_left(5) ^ v).wrapping_mul(0x51_7cc1_b727_220a_95)
@@ -197,6 +235,3 @@ pub(crate) fn state_hash(warp: &Warp) -> u64 {
     }
     h
 }
-
-#[allow(dead_code)]
-fn _kind(_: TrapKind) {}

@@ -321,6 +321,39 @@ impl Warp {
         self.free.push(idx);
     }
 
+    /// Enters function `f` for lanes `m` calling from instruction `pc` of
+    /// frame `caller` with `args` and `nrets` return bindings: checks the
+    /// call depth (`max_depth`), that `f` has a body and that the call
+    /// matches its parameters, creates the callee's frame and passes the
+    /// arguments. Returns the new frame.
+    #[allow(clippy::too_many_arguments)]
+    pub(crate) fn call(&mut self, prog: &Program, max_depth: u32, caller: u32, pc: u32, f: FuncId, m: u32, args: &[CallArg], nrets: usize) -> Result<u32, Trap> {
+        let callee = &prog.functions[f as usize];
+        let depth = self.frames[caller as usize].depth + 1;
+        if depth > max_depth {
+            return Err(Trap::lane(TrapKind::CallDepth, m.trailing_zeros(), format!("call depth exceeds the limit of {max_depth} calling `{}`", callee.name)));
+        }
+        if !callee.defined {
+            return Err(Trap::new(TrapKind::Unsupported, format!("call to external function `{}` is not supported yet", callee.name)));
+        }
+        if args.len() != callee.params.len() || nrets != callee.rets.len() {
+            return Err(Trap::lane(
+                TrapKind::PrototypeMismatch,
+                m.trailing_zeros(),
+                format!(
+                    "call passes {} arguments and {nrets} return values but `{}` takes {} and returns {}",
+                    args.len(),
+                    callee.name,
+                    callee.params.len(),
+                    callee.rets.len()
+                ),
+            ));
+        }
+        let nf = self.push_frame(prog, f, m, caller, pc, depth)?;
+        self.pass_args(prog, caller, nf, args, m)?;
+        Ok(nf)
+    }
+
     /// Copies call arguments from the caller frame into a new callee frame.
     pub(crate) fn pass_args(&mut self, prog: &Program, caller: u32, callee: u32, args: &[CallArg], mask: u32) -> Result<(), Trap> {
         let cf = self.frames[callee as usize].func;

@@ -12,15 +12,18 @@ pub(super) fn activemask(fr: &mut Frame, active: u32, m: u32, d: u32) {
 }
 
 /// `vote.{all,any,uni}.pred` and `vote.ballot.b32` over the lanes of `m`.
-pub(super) fn vote(fr: &mut Frame, m: u32, mode: VoteMode, d: u32, a: PSrc) {
+pub(super) fn vote(fr: &mut Frame, m: u32, mode: VoteMode, d: Dst, a: PSrc) {
     let av = super::psrc(&fr.preds, a) & m;
     let v = match mode {
-        VoteMode::Ballot => return store(&mut fr.regs[d as usize], &[av as u64; 32], m),
-        VoteMode::All => av == m,
-        VoteMode::Any => av != 0,
-        VoteMode::Uni => av == m || av == 0,
+        VoteMode::Ballot => av as u64,
+        VoteMode::All => (av == m) as u64,
+        VoteMode::Any => (av != 0) as u64,
+        VoteMode::Uni => (av == m || av == 0) as u64,
     };
-    set_pred(&mut fr.preds, d & 0x7fff_ffff, if v { u32::MAX } else { 0 }, m);
+    match d {
+        Dst::Reg(r) => store(&mut fr.regs[r as usize], &[v; 32], m),
+        Dst::Pred(p) => set_pred(&mut fr.preds, p, if v != 0 { u32::MAX } else { 0 }, m),
+    }
 }
 
 /// `shfl.sync.{up,down,bfly,idx}.b32 d[|p], a, b, c`: each lane of `m`

@@ -997,12 +997,11 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 };
                 if matches!(kind, BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr) {
                     need(3)?;
-                    let (d, pd) = if kind == BarKind::RedPopc { (Some(self.dst(&ops[0])?), None) } else { (None, self.pdst(&ops[0])?) };
+                    let d = if kind == BarKind::RedPopc { Some(Dst::Reg(self.dst(&ops[0])?)) } else { self.pdst(&ops[0])?.map(Dst::Pred) };
                     let id = self.src(&ops[1], ImmKind::Int(32))?;
                     let (count, c) = if n >= 4 { (Some(self.src(&ops[2], ImmKind::Int(32))?), &ops[3]) } else { (None, &ops[2]) };
                     let pin = self.psrc(c)?;
-                    // For .and/.or the destination is a predicate: encode it in `d` as None and pass via pred slot.
-                    return Ok(Op::Bar { kind, id, count, d: d.or(pd.map(|p| p | 0x8000_0000)), pred_in: Some(pin), aligned });
+                    return Ok(Op::Bar { kind, id, count, d, pred_in: Some(pin), aligned });
                 }
                 need(1)?;
                 let id = self.src(&ops[0], ImmKind::Int(32))?;
@@ -1032,9 +1031,9 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 };
                 let membermask = if n >= 3 { self.src(&ops[2], ImmKind::Int(32))? } else { Src::Imm(0xffff_ffff) };
                 let d = if mode == VoteMode::Ballot {
-                    self.dst(&ops[0])?
+                    Dst::Reg(self.dst(&ops[0])?)
                 } else {
-                    self.pdst(&ops[0])?.ok_or("sink destination")? | 0x8000_0000
+                    Dst::Pred(self.pdst(&ops[0])?.ok_or("sink destination")?)
                 };
                 Ok(Op::Vote { mode, d, a: self.psrc(&ops[1])?, membermask })
             }
