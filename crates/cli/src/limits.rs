@@ -22,7 +22,6 @@ pub fn parse_timeout(s: &str) -> Result<Option<Duration>, String> {
 
 /// `--max-memory`: bytes, with an optional K, M, G or T suffix (powers of
 /// 1024; `KiB`, `MB` and the like are read the same way).
-#[allow(dead_code)] // used by --max-memory
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
     let err = || format!("--max-memory takes a size such as 4G, 512M or 1048576, not `{s}`");

@@ -60,6 +60,10 @@ pub struct Args {
     /// Wall-clock limit of the launch in seconds (0: none).
     #[arg(long, default_value = "60", allow_hyphen_values = true)]
     timeout: String,
+    /// Cap on all memory: global buffers and variables, and each worker's
+    /// shared memory, registers and local frames (4G, 512M, bytes).
+    #[arg(long, default_value = "4G", allow_hyphen_values = true)]
+    max_memory: String,
 }
 
 /// Element types of `--arg`.
@@ -400,8 +404,12 @@ pub fn run(a: Args) -> ExitCode {
         Ok(t) => t,
         Err(m) => return usage(a.json, m),
     };
+    let limits = match crate::limits::parse_bytes(&a.max_memory) {
+        Ok(n) => ptxsim_exec::Limits { max_memory: n, ..Default::default() },
+        Err(m) => return usage(a.json, m),
+    };
     let display = crate::limits::progress(&mut cfg, a.json);
-    let out = execute(&file, &src, &a.kernel, &cfg, &specs);
+    let out = execute(&file, &src, &a.kernel, &cfg, &specs, &limits);
     drop(display);
     let out = match out {
         Ok(o) => o,
@@ -455,8 +463,8 @@ pub(crate) fn stats_json(s: &LaunchStats) -> Value {
 }
 
 /// Loads, allocates buffers, launches and reads every buffer back.
-fn execute(file: &str, src: &str, kernel: &str, cfg: &LaunchConfig, specs: &[Spec]) -> Result<Outcome, RunError> {
-    let mut dev = Device::new();
+fn execute(file: &str, src: &str, kernel: &str, cfg: &LaunchConfig, specs: &[Spec], limits: &ptxsim_exec::Limits) -> Result<Outcome, RunError> {
+    let mut dev = Device::with_limits(limits.clone());
     let module = dev.load_named(file, src)?;
     let mut args = Vec::new();
     let mut bufs = Vec::new();
@@ -544,7 +552,7 @@ pub(crate) fn run_source(
     }
     let mut cfg = LaunchConfig::new(grid, block);
     cfg.scheduling = mode;
-    let out = execute(file, src, kernel, &cfg, &specs)?;
+    let out = execute(file, src, kernel, &cfg, &specs, &Default::default())?;
     let raw = out.buffers.iter().map(|b| b.3.clone()).collect();
     Ok((summary(file, kernel, &out), raw))
 }

@@ -72,3 +72,23 @@ fn a_bad_timeout_is_a_usage_error() {
         assert!(!o.status.success());
     }
 }
+
+#[test]
+fn max_memory_caps_global_variables_by_name() {
+    let f = module(
+        "big.ptx",
+        ".global .u8 a[1000000000];\n.global .u8 b[1000000000];\n.global .u8 c[1000000000];\n.visible .entry k()\n{\nret;\n}\n",
+    );
+    let (o, t) = ptxsim(&["run", &f, "--kernel", "k", "--max-memory", "2G", "--json"]);
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).expect("one JSON object");
+    assert_eq!(v["error"]["kind"], "out_of_memory", "{v}");
+    let m = v["error"]["message"].as_str().unwrap_or("");
+    assert!(m.contains("`c`") && m.contains("--max-memory") && m.contains("2147483648"), "{v}");
+    assert!(t < Duration::from_secs(2), "{t:?}");
+    // Under the default 4 GiB the three fit, lazily: the run is quick.
+    let (o, t) = ptxsim(&["run", &f, "--kernel", "k"]);
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    assert!(t < Duration::from_secs(2), "{t:?}");
+    let (o, _) = ptxsim(&["run", &f, "--kernel", "k", "--max-memory", "lots"]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--max-memory") && !o.status.success());
+}

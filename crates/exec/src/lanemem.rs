@@ -24,7 +24,7 @@ pub(crate) struct LaneMem<'a> {
 
 /// The trap for an access outside every allocation of its space.
 pub(crate) fn oob(l: usize, space: &str, a: u64, size: u32) -> Trap {
-    Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: {size}-byte access at {space} address {a:#x} is outside every allocation"))
+    crate::memory::oob(l, space, a, size)
 }
 
 /// A `Misaligned` trap unless `a` is a multiple of `size` (a power of two).

@@ -11,7 +11,10 @@ use crate::fuel::{Fuel, Tank};
 use crate::sched::{run_cluster, Cta};
 use crate::warp::{Stats, Warp, NO_FRAME};
 use crate::{Device, Dim3, KernelArg, LaunchConfig, LaunchStats, Module, Scheduling};
+use crate::memory::{self, MemMap};
+use crate::program::{Function, Program};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
 
 /// The most worker threads a launch starts.
 pub const MAX_WORKERS: usize = 1024;
@@ -120,6 +123,24 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let keep = crate::prefix::written_first(kf);
     // Workers: no more than there are clusters.
     let workers = cfg.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, nclusters.min(MAX_WORKERS as u64) as usize);
+    // The memory cap: what the device holds, plus what each worker keeps
+    // for its cluster in flight. Fewer workers run when not all fit.
+    let need = worker_bytes(prog, kf, threads, cl.x as u64 * cl.y as u64 * cl.z as u64, total_smem, local_limit);
+    let cap = dev.limits.max_memory;
+    let room = cap.saturating_sub(dev.mem.total);
+    if need.total > room {
+        return Err(RunError::new(
+            TrapKind::OutOfMemory,
+            format!(
+                "the launch needs {} bytes for each cluster in flight ({}) beside the {} bytes of global memory allocated, more than the memory limit of {cap} bytes (--max-memory)",
+                need.total,
+                need.parts,
+                dev.mem.total
+            ),
+        ));
+    }
+    let workers = workers.min((room / need.total.max(1)).max(1) as usize);
+    let map = Arc::new(mem_map(dev, prog, args, kf.kparam_bytes as u64, total_smem, cfg.dynamic_shared_bytes as u64));
     let fuel = Fuel::new(cfg.fuel, workers, cfg.timeout);
     let cluster_ctas = cl.x as u64 * cl.y as u64 * cl.z as u64;
     if let Some(p) = &cfg.progress {
@@ -153,7 +174,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // reported, the lowest failing cluster's, is the one a single worker
     // would report (for a kernel without races, fuel and time aside).
     let next = AtomicU64::new(0);
-    let work = || -> Total {
+    let work = || memory::with_map(&map, || {
         let mut pool = Vec::new();
         let mut tank = fuel.tank();
         let mut total = Total::default();
@@ -171,7 +192,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
                 p.done.fetch_add(cluster_ctas, Ordering::Relaxed);
             }
         }
-    };
+    });
     let total = if workers == 1 {
         work()
     } else {
@@ -258,8 +279,62 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
         // A whole warp in stack mode runs the entry code together: the
         // registers it writes first need no zeroing.
         let keep: &[bool] = if valid == u32::MAX && mode == Scheduling::Stack { keep } else { &[] };
-        let fi = w.push_frame_keeping(ctx.prog, kid, valid, NO_FRAME, 0, 0, keep).map_err(|t| RunError::new(t.kind, t.message))?;
+        let fi = w.push_frame_keeping(ctx.prog, kid, valid, NO_FRAME, 0, 0, keep).map_err(|t| {
+            let f = &ctx.prog.functions[kid as usize];
+            RunError { function: Some(f.name.clone()), line: Some(f.line), cta: Some(cta.env.ctaid), warp: Some(wi), ..RunError::new(t.kind, t.message) }
+        })?;
         crate::sched::policy(mode).enter(w, fi);
     }
     Ok(())
+}
+
+/// What one worker keeps for a cluster in flight, an upper estimate.
+struct WorkerBytes {
+    total: u64,
+    /// The parts, in words.
+    parts: String,
+}
+
+/// Shared memory, register files and local frames of a cluster of `ctas`
+/// CTAs of `threads` threads. Local frames count the kernel's own, and when
+/// the module has other functions, their frames too (a call chain without
+/// recursion holds each at most once), within the per-thread limit.
+fn worker_bytes(prog: &Program, kf: &Function, threads: u64, ctas: u64, smem: u64, local_limit: u32) -> WorkerBytes {
+    let others = prog.functions.iter().filter(|f| f.defined && !f.is_kernel);
+    let (mut frames, mut regs) = (kf.frame_bytes as u64, kf.num_regs as u64 * 256 + kf.num_preds as u64 * 4);
+    for f in others {
+        frames += f.frame_bytes as u64;
+        regs += f.num_regs as u64 * 256 + f.num_preds as u64 * 4;
+    }
+    let local = frames.min(local_limit as u64) * threads;
+    let warps = threads.div_ceil(32);
+    let regs = warps * (regs + std::mem::size_of::<crate::warp::Warp>() as u64);
+    let per_cta = smem + regs + local;
+    WorkerBytes {
+        total: per_cta.saturating_mul(ctas),
+        parts: format!(
+            "{ctas} CTA(s) of {threads} threads, each {smem} bytes of shared memory, {regs} bytes of registers and warp state, {local} bytes of local frames"
+        ),
+    }
+}
+
+/// The launch's memory for out-of-bounds messages: each global allocation
+/// named by what it is (a kernel argument, a module variable).
+fn mem_map(dev: &Device, prog: &Program, args: &[KernelArg], kparam_bytes: u64, smem: u64, dyn_smem: u64) -> MemMap {
+    let _ = prog;
+    let global = dev
+        .mem
+        .allocs
+        .iter()
+        .map(|a| {
+            let arg = args.iter().position(|k| matches!(k, KernelArg::Ptr(p) | KernelArg::U64(p) if *p >= a.base && *p < a.base + a.size));
+            let what = match (arg, dev.names.get(&a.base)) {
+                (Some(i), _) => format!("kernel argument {i}"),
+                (None, Some(n)) => n.clone(),
+                (None, None) => "a device allocation".to_string(),
+            };
+            (a.base, a.size, what)
+        })
+        .collect();
+    MemMap { global, kparam_bytes, shared_bytes: smem, dynamic_shared_bytes: dyn_smem }
 }

@@ -194,28 +194,50 @@ impl KernelArg {
     }
 }
 
+/// Default cap on the memory of a device and its launches: 4 GiB.
+pub const DEFAULT_MAX_MEMORY: u64 = 4 << 30;
+/// Default local memory per thread (and largest frame of one function):
+/// 512 KiB, CUDA's limit.
+pub const DEFAULT_LOCAL_BYTES_PER_THREAD: u32 = 512 * 1024;
+
 /// Resource limits of a device.
 #[derive(Clone, Debug)]
 pub struct Limits {
-    /// Total bytes of global allocations (module variables included).
+    /// One cap on all the memory the device and a launch use: global
+    /// allocations (module variables included), and what each worker of a
+    /// launch keeps for its CTAs in flight (shared memory, register files,
+    /// local frames). Default [`DEFAULT_MAX_MEMORY`]; `--max-memory`.
+    pub max_memory: u64,
+    /// A separate cap on global allocations alone (default: none beyond
+    /// `max_memory`).
     pub max_device_bytes: u64,
     /// Shared memory per CTA, static plus dynamic.
     pub max_shared_bytes: u32,
-    /// Local memory (call frames) per thread.
+    /// Local memory (call frames) per thread, checked for each function's
+    /// frame when a module is loaded and for the call chain at run time.
     pub local_bytes_per_thread: u32,
+}
+
+impl Limits {
+    /// The cap on global allocations: the smaller of the two.
+    pub fn global_cap(&self) -> u64 {
+        self.max_memory.min(self.max_device_bytes)
+    }
 }
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_device_bytes: 8 << 30, max_shared_bytes: 228 * 1024, local_bytes_per_thread: 512 * 1024 }
+        Limits { max_memory: DEFAULT_MAX_MEMORY, max_device_bytes: u64::MAX, max_shared_bytes: 228 * 1024, local_bytes_per_thread: DEFAULT_LOCAL_BYTES_PER_THREAD }
     }
 }
 
 /// The emulated device: global memory and limits.
 #[derive(Debug)]
 pub struct Device {
-    mem: memory::GlobalMemory,
+    pub(crate) mem: memory::GlobalMemory,
     pub limits: Limits,
+    /// What each module variable's allocation is (base → "`.global` variable `x`").
+    pub(crate) names: std::collections::HashMap<u64, String>,
 }
 
 /// A loaded module: the decoded program, with its globals allocated on the device.
@@ -302,7 +324,7 @@ impl Device {
     }
 
     pub fn with_limits(limits: Limits) -> Device {
-        Device { mem: memory::GlobalMemory::new(), limits }
+        Device { mem: memory::GlobalMemory::new(), limits, names: Default::default() }
     }
 
     /// Parses, checks and decodes a module, and allocates its `.global` variables.
@@ -317,17 +339,59 @@ impl Device {
         if diags.iter().any(|d| d.is_error()) {
             return Err(RunError::new(TrapKind::LoadError, file.render(&diags, false)));
         }
-        let limit = self.limits.max_device_bytes;
+        let limit = self.limits.global_cap();
         let mem = &mut self.mem;
-        let mut alloc = |size: u64, _align: u64| mem.alloc(size, limit);
-        let (prog, inits) = decode::decode(src, &parsed.module, &mut alloc).map_err(|m| RunError::new(TrapKind::LoadError, m))?;
+        let mut addrs = Vec::new();
+        let mut refused = false;
+        let mut alloc = |size: u64, _align: u64| {
+            let a = mem.alloc(size, limit);
+            refused |= a.is_none();
+            addrs.extend(a);
+            a
+        };
+        let decoded = decode::decode(src, &parsed.module, &mut alloc);
+        let (prog, inits) = match decoded {
+            Ok(d) => d,
+            Err(m) if refused => {
+                return Err(RunError::new(
+                    TrapKind::OutOfMemory,
+                    format!("{name}: {m}: {} bytes of global memory are allocated and the limit is {limit} bytes (--max-memory)", self.mem.total),
+                ))
+            }
+            Err(m) => return Err(RunError::new(TrapKind::LoadError, format!("{name}: {m}"))),
+        };
+        // Module variables are allocated in declaration order.
+        let vars = parsed.module.items.iter().filter_map(|i| match i {
+            ptxsim_syntax::ast::Item::Var(v) if v.space.value == ptxsim_syntax::ast::StateSpace::Global => Some(v),
+            _ => None,
+        });
+        let names: Vec<String> = vars.flat_map(|v| v.declarators.iter().map(|d| d.name.text.to_string())).collect();
+        let globals: Vec<(String, u64)> = if names.len() == addrs.len() { names.into_iter().zip(addrs).collect() } else { Vec::new() };
+        for (n, a) in &globals {
+            self.names.insert(*a, format!("`.global` variable `{n}`"));
+        }
+        // One limit on local storage, at load as at run time.
+        let cap = self.limits.local_bytes_per_thread;
+        if let Some(f) = prog.functions.iter().find(|f| f.defined && f.frame_bytes > cap) {
+            return Err(RunError {
+                function: Some(f.name.clone()),
+                line: Some(f.line),
+                ..RunError::new(
+                    TrapKind::OutOfMemory,
+                    format!(
+                        "{name}:{}: `{}` needs {} bytes of local storage per thread (its `.local` and `.param` variables); the limit is {cap} bytes (Limits::local_bytes_per_thread)",
+                        f.line, f.name, f.frame_bytes
+                    ),
+                )
+            });
+        }
         for (addr, bytes) in &inits {
             if !self.mem.write_bytes(*addr, bytes) {
                 return Err(RunError::new(TrapKind::LoadError, "internal: initialiser outside its allocation"));
             }
         }
         let consts = Arc::new(prog.const_init.clone());
-        Ok(Module { program: Arc::new(prog), consts, globals: Vec::new() })
+        Ok(Module { program: Arc::new(prog), consts, globals })
     }
 
     pub fn load(&mut self, src: &str) -> Result<Module, RunError> {
@@ -336,8 +400,12 @@ impl Device {
 
     /// Allocates `bytes` of zeroed global memory; returns its device address.
     pub fn alloc(&mut self, bytes: u64) -> Result<u64, RunError> {
-        self.mem.alloc(bytes, self.limits.max_device_bytes).ok_or_else(|| {
-            RunError::new(TrapKind::OutOfMemory, format!("cannot allocate {bytes} bytes: the device's global memory limit is {} bytes (Limits::max_device_bytes)", self.limits.max_device_bytes))
+        let cap = self.limits.global_cap();
+        self.mem.alloc(bytes, cap).ok_or_else(|| {
+            RunError::new(
+                TrapKind::OutOfMemory,
+                format!("cannot allocate {bytes} bytes of global memory: {} bytes are allocated and the limit is {cap} bytes (--max-memory)", self.mem.total),
+            )
         })
     }
 

@@ -7,11 +7,22 @@
 //! undefined behaviour in the emulator. Natural alignment is enforced by the
 //! engine, so an access of up to 8 bytes never straddles two words.
 //!
+//! Allocations are zeroed by the allocator (calloc): the operating system
+//! hands out zero pages on first touch, so a large `.global` variable or
+//! buffer costs resident memory only where it is written or read.
+//!
+//! An out-of-bounds trap names the nearest allocation and the distance past
+//! its end ([`oob`]), from the [`MemMap`] the launch installs on each of its
+//! worker threads.
+//!
 //! Generic addresses are split into windows: shared, local, const and kernel
 //! param spaces each have a 4 GiB window; everything else is global.
 //! Function "addresses" are small tagged integers in `FUNC_BASE..`.
 
+use crate::error::{Trap, TrapKind};
+use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::Arc;
 
 /// First global allocation address.
 pub const GLOBAL_BASE: u64 = 0x0000_1000_0000_0000;
@@ -124,7 +135,8 @@ impl GlobalMemory {
         GlobalMemory { allocs: Vec::new(), next: GLOBAL_BASE, total: 0 }
     }
 
-    /// Allocates `size` bytes (zeroed), 256-byte aligned, with a guard gap.
+    /// Allocates `size` bytes (zeroed, lazily backed), 256-byte aligned,
+    /// with a guard gap.
     pub fn alloc(&mut self, size: u64, limit: u64) -> Option<u64> {
         let size = size.max(1);
         let new_total = self.total.checked_add(size)?;
@@ -133,14 +145,13 @@ impl GlobalMemory {
         }
         let words = usize::try_from(size.div_ceil(8)).ok()?;
         let base = self.next;
-        let mut v = Vec::new();
-        v.try_reserve_exact(words).ok()?;
-        v.resize_with(words, || AtomicU64::new(0));
-        self.allocs.push(Allocation { base, size, words: v });
-        self.next = (base + size + 256 + 255) & !255;
-        if self.next >= PARAM_WINDOW {
+        let next = base.checked_add(size)?.checked_add(256 + 255)? & !255;
+        if next >= PARAM_WINDOW {
             return None;
         }
+        let v: Vec<AtomicU64> = bytemuck::allocation::try_zeroed_vec(words).ok()?;
+        self.allocs.push(Allocation { base, size, words: v });
+        self.next = next;
         self.total = new_total;
         Some(base)
     }
@@ -216,5 +227,90 @@ pub fn func_id(v: u64, nfuncs: usize) -> Option<u32> {
         Some(i as u32)
     } else {
         None
+    }
+}
+
+/// What a launch's memory holds, for the messages of out-of-bounds traps:
+/// the global allocations with what they are, and the sizes of the
+/// per-launch spaces.
+#[derive(Debug, Default)]
+pub(crate) struct MemMap {
+    /// (base, size, what), sorted by base.
+    pub global: Vec<(u64, u64, String)>,
+    pub kparam_bytes: u64,
+    pub shared_bytes: u64,
+    pub dynamic_shared_bytes: u64,
+}
+
+thread_local! {
+    static MAP: RefCell<Option<Arc<MemMap>>> = const { RefCell::new(None) };
+}
+
+/// Runs `f` with `map` describing memory to [`oob`] on this thread.
+pub(crate) fn with_map<R>(map: &Arc<MemMap>, f: impl FnOnce() -> R) -> R {
+    let old = MAP.with(|m| m.borrow_mut().replace(map.clone()));
+    let r = f();
+    MAP.with(|m| *m.borrow_mut() = old);
+    r
+}
+
+/// The trap of lane `l`'s `size`-byte access at address `a` of `space`
+/// that no memory holds: it names the nearest allocation and how far past
+/// its end (or before its start) the access is, or the read-only parameter
+/// window it falls in.
+pub(crate) fn oob(l: usize, space: &str, a: u64, size: u32) -> Trap {
+    let head = format!("lane {l}: {size}-byte access at {space} address {a:#x}");
+    let why = MAP.with(|m| m.borrow().as_ref().map(|map| explain(map, space, a, size as u64))).unwrap_or_else(|| "is outside every allocation".to_string());
+    Trap::lane(TrapKind::OutOfBounds, l as u32, format!("{head} {why}"))
+}
+
+fn explain(map: &MemMap, space: &str, a: u64, size: u64) -> String {
+    let window = if space == "generic" { classify(a) } else { Window::Global };
+    let past = |what: &str, off: u64, len: u64| {
+        if off >= len {
+            format!("is {} bytes past the end of {what} ({len} bytes)", off - len)
+        } else {
+            format!("runs {} bytes past the end of {what} ({len} bytes)", off + size - len)
+        }
+    };
+    match (space, window) {
+        ("shared", _) | (_, Window::Shared(_)) => {
+            let off = if let Window::Shared(o) = window { o } else { a };
+            let mut s = past("the CTA's shared memory", off, map.shared_bytes);
+            if map.dynamic_shared_bytes == 0 {
+                s.push_str("; no dynamic shared memory was given (--shared)");
+            }
+            s
+        }
+        ("kernel param", _) | (_, Window::Param(_)) => {
+            let off = if let Window::Param(o) = window { o } else { a };
+            if off + size <= map.kparam_bytes {
+                "is in the kernel's parameter window, which is read-only".to_string()
+            } else {
+                past("the kernel's parameter window", off, map.kparam_bytes)
+            }
+        }
+        ("local" | "param", _) | (_, Window::Local(_)) => "is outside the thread's local frames".to_string(),
+        ("const", _) | (_, Window::Const(_)) => "is outside the module's `.const` bank".to_string(),
+        _ => explain_global(map, a, size),
+    }
+}
+
+fn explain_global(map: &MemMap, a: u64, size: u64) -> String {
+    if a < 4096 {
+        return format!("is outside every allocation (a null pointer{})", if a == 0 { String::new() } else { format!(" plus {a}") });
+    }
+    let i = map.global.partition_point(|g| g.0 <= a);
+    let below = i.checked_sub(1).and_then(|j| map.global.get(j));
+    let above = map.global.get(i);
+    let d_below = below.map(|g| a.saturating_sub(g.0 + g.1));
+    let d_above = above.map(|g| g.0 - a);
+    match (below, above) {
+        (Some(g), _) if a < g.0 + g.1 => format!("runs {} bytes past the end of {} ({} bytes at {:#x})", a + size - (g.0 + g.1), g.2, g.1, g.0),
+        (Some(g), _) if d_above.map_or(true, |d| d_below.unwrap_or(u64::MAX) <= d) => {
+            format!("is {} bytes past the end of {} ({} bytes at {:#x})", a - (g.0 + g.1), g.2, g.1, g.0)
+        }
+        (_, Some(g)) => format!("is {} bytes before the start of {} ({} bytes at {:#x})", g.0 - a, g.2, g.1, g.0),
+        _ => "is outside every allocation (there are none)".to_string(),
     }
 }

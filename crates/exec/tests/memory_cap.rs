@@ -1,0 +1,129 @@
+//! Memory under hostile and careless use: `.global` variables cost no
+//! resident memory until touched, one cap (`Limits::max_memory`) covers
+//! global memory and each worker's CTA state, local storage has one limit
+//! at load and run time, and out-of-bounds traps name the nearest
+//! allocation. Resident memory is read from `/proc/self/status` (Linux).
+
+use ptxsim_exec::{Device, KernelArg, LaunchConfig, Limits, TrapKind};
+
+const HEADER: &str = ".version 7.8\n.target sm_70\n.address_size 64\n";
+
+/// A field of `/proc/self/status` in KiB (None off Linux).
+fn status_kib(field: &str) -> Option<u64> {
+    let s = std::fs::read_to_string("/proc/self/status").ok()?;
+    let line = s.lines().find(|l| l.starts_with(field))?;
+    line.split_whitespace().nth(1)?.parse().ok()
+}
+
+/// Everything that measures resident memory runs in this one test, in
+/// order, so no other test of this binary allocates meanwhile.
+#[test]
+fn resident_memory_stays_bounded() {
+    // 1. Workers holding big `.local` frames: 64 KiB per thread, 1024
+    //    threads, so 64 MiB per CTA in flight. Under a 200 MiB cap, 8
+    //    requested workers shrink to what fits, and resident memory grows by
+    //    no more than the cap.
+    let src = format!(
+        "{HEADER}.visible .entry k(.param .u64 out)\n{{\n.local .align 4 .b8 buf[65536];\n.reg .u32 %t;\n.reg .u64 %o;\n\
+         mov.u32 %t, %tid.x;\nst.local.u32 [buf+65532], %t;\nld.local.u32 %t, [buf+65532];\nld.param.u64 %o, [out];\nst.global.u32 [%o], %t;\nret;\n}}\n"
+    );
+    let before = status_kib("VmRSS:");
+    let mut dev = Device::with_limits(Limits { max_memory: 200 << 20, ..Limits::default() });
+    let m = dev.load(&src).expect("loads");
+    let out = dev.alloc(4).expect("alloc");
+    let mut cfg = LaunchConfig::new(16, 1024);
+    cfg.threads = Some(8);
+    let t0 = std::time::Instant::now();
+    dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out)]).expect("runs with fewer workers");
+    assert!(t0.elapsed() < std::time::Duration::from_secs(30));
+    if let (Some(b), Some(peak)) = (before, status_kib("VmHWM:")) {
+        assert!(peak < b + 260 * 1024, "peak RSS {peak} KiB from {b} KiB");
+    }
+    // The same launch under a cap smaller than one CTA's frames.
+    let mut dev = Device::with_limits(Limits { max_memory: 32 << 20, ..Limits::default() });
+    let m = dev.load(&src).expect("loads");
+    let out = dev.alloc(4).expect("alloc");
+    let e = dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out)]).expect_err("does not fit");
+    assert_eq!(e.kind, TrapKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("local frames") && e.message.contains("--max-memory") && e.message.contains(&format!("{}", 32u64 << 20)), "{e}");
+
+    // 2. Three 1 GB `.global` variables: allocated, not resident.
+    let src = format!(
+        "{HEADER}.global .u8 a[1000000000];\n.global .u8 b[1000000000];\n.global .u8 c[1000000000];\n\
+         .visible .entry k()\n{{\n.reg .u16 %v;\nld.global.u8 %v, [b+999999999];\nst.global.u8 [c+999999999], %v;\nret;\n}}\n"
+    );
+    let before = status_kib("VmRSS:");
+    let mut dev = Device::with_limits(Limits { max_memory: 4 << 30, ..Limits::default() });
+    let m = dev.load(&src).expect("3 GB fits under 4 GiB");
+    dev.launch(&m, "k", &LaunchConfig::new(1, 1), &[]).expect("runs");
+    if let (Some(b), Some(a)) = (before, status_kib("VmRSS:")) {
+        assert!(a < b + 64 * 1024, "RSS {a} KiB after load, {b} KiB before");
+    }
+    assert_eq!(m.globals.iter().map(|g| g.0.as_str()).collect::<Vec<_>>(), ["a", "b", "c"]);
+
+    // 3. The same module under a 2 GiB cap: the third variable is refused,
+    //    by name.
+    let mut dev = Device::with_limits(Limits { max_memory: 2 << 30, ..Limits::default() });
+    let e = dev.load(&src).expect_err("over the cap");
+    assert_eq!(e.kind, TrapKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("`c`") && e.message.contains("--max-memory") && e.message.contains("line 6"), "{e}");
+    // A host allocation past the cap names the limit too.
+    let mut dev = Device::with_limits(Limits { max_memory: 1 << 20, ..Limits::default() });
+    let e = dev.alloc(2 << 20).expect_err("over the cap");
+    assert!(e.kind == TrapKind::OutOfMemory && e.message.contains("1048576") && e.message.contains("--max-memory"), "{e}");
+}
+
+#[test]
+fn local_storage_has_one_limit_located_at_load_and_at_run_time() {
+    // A frame over the per-thread limit is refused at load, with its line.
+    let src = format!("{HEADER}.visible .entry k()\n{{\n.local .align 4 .b8 buf[600000];\n.reg .u32 %t;\nst.local.u32 [buf], %t;\nret;\n}}\n");
+    let mut dev = Device::new();
+    let e = dev.load(&src).expect_err("600000 > 512 KiB");
+    assert_eq!(e.kind, TrapKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("524288") && e.message.contains("`k`"), "{e}");
+    assert_eq!((e.function.as_deref(), e.line), (Some("k"), Some(4)), "{e:?}");
+    // The limit lowered after load: the launch reports it at the kernel.
+    let src = format!("{HEADER}.visible .entry k()\n{{\n.local .align 4 .b8 buf[4096];\n.reg .u32 %t;\nst.local.u32 [buf], %t;\nret;\n}}\n");
+    let mut dev = Device::new();
+    let m = dev.load(&src).expect("loads");
+    dev.limits.local_bytes_per_thread = 1024;
+    let e = dev.launch(&m, "k", &LaunchConfig::new(1, 32), &[]).expect_err("4096 > 1024");
+    assert_eq!(e.kind, TrapKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("1024"), "{e}");
+    assert_eq!((e.function.as_deref(), e.line, e.cta), (Some("k"), Some(4), Some([0, 0, 0])), "{e:?}");
+}
+
+fn oob(body: &str, decls: &str, nargs: usize) -> ptxsim_exec::RunError {
+    let params: Vec<String> = (0..nargs).map(|i| format!(".param .u64 p{i}")).collect();
+    let src = format!("{HEADER}{decls}.visible .entry k({})\n{{\n.reg .u32 %v;\n.reg .u64 %a, %b;\n{body}\nret;\n}}\n", params.join(", "));
+    let mut dev = Device::new();
+    let m = dev.load(&src).expect("loads");
+    let mut args = Vec::new();
+    for _ in 0..nargs {
+        args.push(KernelArg::Ptr(dev.alloc(400).expect("alloc")));
+    }
+    let e = dev.launch(&m, "k", &LaunchConfig::new(1, 1), &args).expect_err("out of bounds");
+    assert_eq!(e.kind, TrapKind::OutOfBounds, "{e}");
+    e
+}
+
+#[test]
+fn out_of_bounds_traps_name_the_nearest_allocation() {
+    // 400 bytes at p1: [p1+400] is 0 bytes past its end, [p1+408] 8.
+    let e = oob("ld.param.u64 %a, [p1];\nst.global.u32 [%a+400], 1;", "", 3);
+    assert!(e.message.contains("0 bytes past the end of kernel argument 1 (400 bytes"), "{e}");
+    let e = oob("ld.param.u64 %a, [p2];\nld.global.u32 %v, [%a+408];", "", 3);
+    assert!(e.message.contains("8 bytes past the end of kernel argument 2 (400 bytes"), "{e}");
+    // A module variable, by name; a null pointer.
+    let e = oob("mov.u64 %a, tab;\nld.global.u32 %v, [%a+64];", ".global .u32 tab[16];\n", 0);
+    assert!(e.message.contains("0 bytes past the end of `.global` variable `tab` (64 bytes"), "{e}");
+    let e = oob("mov.u64 %a, 0;\nld.global.u32 %v, [%a];", "", 1);
+    assert!(e.message.contains("null pointer"), "{e}");
+    // A store into the kernel's parameter window.
+    let e = oob("mov.u64 %a, p0;\ncvta.param.u64 %b, %a;\nst.u32 [%b], 1;", "", 1);
+    assert!(e.message.contains("parameter window, which is read-only"), "{e}");
+    assert!(!e.message.contains("outside every allocation"), "{e}");
+    // Dynamic shared memory used without any given.
+    let e = oob("mov.u64 %a, dyn;\nld.shared.u32 %v, [%a];", ".extern .shared .align 4 .b8 dyn[];\n", 0);
+    assert!(e.message.contains("shared memory") && e.message.contains("--shared"), "{e}");
+}
