@@ -125,7 +125,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let workers = cfg.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, nclusters.min(MAX_WORKERS as u64) as usize);
     // The memory cap: what the device holds, plus what each worker keeps
     // for its cluster in flight. Fewer workers run when not all fit.
-    let need = worker_bytes(prog, kf, threads, cl.x as u64 * cl.y as u64 * cl.z as u64, total_smem, local_limit);
+    let need = worker_bytes(prog, kf, threads, cl.x as u64 * cl.y as u64 * cl.z as u64, total_smem as u64, local_limit);
     let cap = dev.limits.max_memory;
     let room = cap.saturating_sub(dev.mem.total);
     if need.total > room {
@@ -140,7 +140,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
         ));
     }
     let workers = workers.min((room / need.total.max(1)).max(1) as usize);
-    let map = Arc::new(mem_map(dev, prog, args, kf.kparam_bytes as u64, total_smem, cfg.dynamic_shared_bytes as u64));
+    let map = Arc::new(mem_map(dev, prog, args, kf.kparam_bytes as u64, total_smem as u64, cfg.dynamic_shared_bytes as u64));
     let fuel = Fuel::new(cfg.fuel, workers, cfg.timeout);
     let cluster_ctas = cl.x as u64 * cl.y as u64 * cl.z as u64;
     if let Some(p) = &cfg.progress {
