@@ -17,8 +17,14 @@ use crate::error::{RunError, Trap, TrapKind};
 use crate::exec::Ctx;
 use crate::sched::{locate, Cta, Located};
 use crate::warp::{LaneState, WarpStatus};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
 use std::time::{Duration, Instant};
+
+/// Warp instructions a worker may still run after another cluster failed
+/// (a cluster below the failing one may be about to fail itself, or may
+/// wait forever on the failed one).
+pub(crate) const GRACE: u64 = 1 << 22;
 
 /// The largest chunk a tank draws at once.
 pub(crate) const MAX_CHUNK: u64 = 1 << 16;
@@ -40,6 +46,8 @@ pub(crate) struct Fuel {
     workers: u64,
     start: Instant,
     timeout: Option<Duration>,
+    /// A cluster of the launch failed.
+    failed: AtomicBool,
 }
 
 impl Fuel {
@@ -53,12 +61,19 @@ impl Fuel {
             workers: workers.max(1) as u64,
             start: Instant::now(),
             timeout,
+            failed: AtomicBool::new(false),
         }
+    }
+
+    /// Notes that a cluster failed: from now on, each worker runs at most
+    /// [`GRACE`] more warp instructions before its tank cuts it off.
+    pub fn note_failure(&self) {
+        self.failed.store(true, Ordering::Relaxed);
     }
 
     /// A worker's tank, empty.
     pub fn tank(&self) -> Tank<'_> {
-        Tank { fuel: self, budget: 0, taken: 0 }
+        Tank { fuel: self, budget: 0, taken: 0, after_failure: 0, cut: false }
     }
 
     /// The timeout trap if the deadline has passed.
@@ -108,6 +123,10 @@ pub(crate) struct Tank<'a> {
     fuel: &'a Fuel,
     budget: u64,
     taken: u64,
+    /// Warp instructions used since another cluster failed.
+    after_failure: u64,
+    /// The tank refused fuel because the grace after a failure ran out.
+    cut: bool,
 }
 
 impl Tank<'_> {
@@ -124,6 +143,13 @@ impl Tank<'_> {
         Ok(s)
     }
 
+    /// Whether the last error came from the grace after another cluster's
+    /// failure running out (the caller drops it: it is not the cluster's
+    /// own); clears it.
+    pub fn take_cut(&mut self) -> bool {
+        std::mem::take(&mut self.cut)
+    }
+
     /// Returns the unused part of a slice.
     pub fn refund(&mut self, n: u64) {
         self.budget += n;
@@ -135,6 +161,15 @@ impl Tank<'_> {
         let mut p = f.lock();
         // Everything drawn before is used now.
         p.held -= self.taken;
+        if f.failed.load(Ordering::Relaxed) {
+            self.after_failure += self.taken;
+            if self.after_failure >= GRACE {
+                self.taken = 0;
+                self.cut = true;
+                f.changed.notify_all();
+                return Err(Trap::new(TrapKind::Timeout, "stopped: another cluster of the launch failed"));
+            }
+        }
         self.taken = 0;
         loop {
             if p.left > 0 {

@@ -170,9 +170,12 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // Clusters are handed out in increasing order, one at a time. Once
     // cluster k failed (`abort` = the lowest failing index), no worker
     // starts a cluster above k and those running above k stop at their next
-    // check; those below k, all started already, run on. So the error
-    // reported, the lowest failing cluster's, is the one a single worker
-    // would report (for a kernel without races, fuel and time aside).
+    // check; those below k, all started already, run on for a grace of
+    // `fuel::GRACE` warp instructions per worker (they may fail themselves,
+    // or wait forever on cluster k), then stop without an error of their
+    // own. So the error reported, the lowest failing cluster's, is the one a
+    // single worker would report, for a kernel without races whose clusters
+    // fail within the grace (fuel and time aside).
     let next = AtomicU64::new(0);
     let work = || memory::with_map(&map, || {
         let mut pool = Vec::new();
@@ -184,8 +187,13 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
                 return total;
             }
             let r = run_one(&mut pool, &mut tank, ci);
+            if tank.take_cut() {
+                // Stopped after another cluster failed: not an error of its own.
+                continue;
+            }
             if r.is_err() {
                 abort.fetch_min(ci, Ordering::Relaxed);
+                fuel.note_failure();
             }
             total = total.add(r.map_err(|e| (ci, e)));
             if let Some(p) = &cfg.progress {

@@ -193,3 +193,28 @@ fn a_spin_beside_a_barrier_wait_is_reported_as_the_barrier() {
     assert!(e.message.contains("barrier 0") && e.message.contains("warp 1"), "{e}");
     assert!(t0.elapsed() < Duration::from_secs(5));
 }
+
+/// CTA 0 waits forever for a flag that CTA 1 would set after its `trap`:
+/// once CTA 1 failed, CTA 0 runs on only for a grace, and the launch
+/// reports CTA 1's trap at once instead of running to the fuel or time
+/// limit.
+#[test]
+fn a_cluster_waiting_on_a_failed_one_stops_after_a_grace() {
+    let src = format!(
+        "{HEADER}.visible .entry k(.param .u64 out)\n{{\n.reg .pred %p;\n.reg .u32 %c, %v;\n.reg .u64 %o;\n\
+         ld.param.u64 %o, [out];\nmov.u32 %c, %ctaid.x;\nsetp.eq.u32 %p, %c, 0;\n@%p bra WAIT;\ntrap;\nmov.u32 %v, 1;\nst.volatile.global.u32 [%o], %v;\nret;\n\
+         WAIT:\nld.volatile.global.u32 %v, [%o];\nsetp.eq.u32 %p, %v, 0;\n@%p bra WAIT;\nret;\n}}\n"
+    );
+    let mut dev = Device::new();
+    let m = dev.load(&src).expect("loads");
+    let out = dev.alloc(4).expect("alloc");
+    for threads in [2, 8] {
+        let t0 = Instant::now();
+        let mut cfg = LaunchConfig::new(2, 32);
+        cfg.threads = Some(threads);
+        cfg.fuel = u64::MAX;
+        let e = launch(&dev, &m, &cfg, out).expect_err("traps");
+        assert_eq!((e.kind, e.cta), (TrapKind::Trap, Some([1, 0, 0])), "{e}");
+        assert!(t0.elapsed() < Duration::from_secs(3), "{threads} workers: {:?}", t0.elapsed());
+    }
+}
