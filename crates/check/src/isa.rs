@@ -194,6 +194,10 @@ pub enum Feature {
     SzextBmsk,
     Dp4a,
     MinMaxRelu,
+    CarryAdd,
+    CarrySub,
+    MadCarry,
+    Carry64,
 }
 
 /// One row of the gating table.
@@ -257,6 +261,13 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::FenceProxy, name: "fence.proxy", min_version: v(7, 5), min_sm: 70, source: "PTX ISA 9.7.13.4 fence.proxy: introduced in 7.5 (ptxas 12.9 requires sm_70)" },
     Gate { feature: Feature::SzextBmsk, name: "szext/bmsk", min_version: v(7, 6), min_sm: 70, source: "PTX ISA 9.7.1.x szext, bmsk: introduced in 7.6, require sm_70" },
     Gate { feature: Feature::MinMaxRelu, name: "min/max `.relu`", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.1.10/9.7.1.11 min/max: .relu introduced in 8.0, requires sm_90" },
+    // The carry chain, measured with ptxas 12.9 (the manual's notes give the
+    // same versions: add.cc/addc 1.2, sub.cc/subc 1.3, mad.cc/madc 3.0 on
+    // sm_20, 64-bit types with .cc 4.3 on sm_20).
+    Gate { feature: Feature::CarryAdd, name: "add.cc/addc", min_version: v(1, 2), min_sm: 0, source: "PTX ISA 9.7.2.1 add.cc, 9.7.2.2 addc: introduced in 1.2" },
+    Gate { feature: Feature::CarrySub, name: "sub.cc/subc", min_version: v(1, 3), min_sm: 0, source: "PTX ISA 9.7.2.3 sub.cc, 9.7.2.4 subc: introduced in 1.3" },
+    Gate { feature: Feature::MadCarry, name: "mad.cc/madc", min_version: v(3, 0), min_sm: 20, source: "PTX ISA 9.7.2.5 mad.cc, 9.7.2.6 madc: introduced in 3.0, require sm_20" },
+    Gate { feature: Feature::Carry64, name: ".cc with a 64-bit type", min_version: v(4, 3), min_sm: 20, source: "PTX ISA 9.7.2: 64-bit add.cc, addc.cc, sub.cc, subc.cc, mad.cc, madc.cc introduced in 4.3, require sm_20" },
     Gate { feature: Feature::Dp4a, name: "dp4a/dp2a", min_version: v(5, 0), min_sm: 61, source: "PTX ISA 9.7.1.23/9.7.1.24 dp4a, dp2a: introduced in 5.0, require sm_61" },
 ];
 

@@ -6,6 +6,7 @@
 //! `ptxsim_analysis::FlatFunction` (so reconvergence points line up). It has
 //! no lifetime: names are copied out of the source.
 
+use crate::alu::ext::CarryKind;
 use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 
 /// Index of a function in [`Program::functions`].
@@ -200,6 +201,11 @@ pub enum Op {
     /// `mad.lo/.hi/.wide`: `d = (a*b).part + c`. `wide` doubles the width of c and d.
     Mad { hi: bool, wide: bool, sat: bool, ty: ITy, d: u32, a: Src, b: Src, c: Src },
     Bfe { ty: ITy, d: u32, a: Src, b: Src, c: Src },
+    /// The carry chain (`add.cc`, `addc`, `sub.cc`, `subc`, `mad.cc`, `madc`):
+    /// `cin` reads and `cout` writes the thread's CC.CF, which the decoder
+    /// keeps in the function's hidden predicate slot `cf`; `c` is the addend
+    /// of the `mad` forms.
+    Carry { kind: CarryKind, ty: ITy, cin: bool, cout: bool, cf: u32, d: u32, a: Src, b: Src, c: Src },
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
     Prmt { d: u32, a: Src, b: Src, c: Src },
     FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src },

@@ -346,6 +346,16 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) {
     let bf16 = ty(ScalarType::Bf16) || ty(ScalarType::Bf16x2);
     let mut fs: SmallVec<[Feature; 2]> = SmallVec::new();
     match op {
+        "add" | "addc" | "sub" | "subc" | "mad" | "madc" if has(".cc") || op.ends_with('c') => {
+            fs.push(match op {
+                "add" | "addc" => Feature::CarryAdd,
+                "sub" | "subc" => Feature::CarrySub,
+                _ => Feature::MadCarry,
+            });
+            if has(".cc") && d.types.iter().any(|x| x.0.bits() == 64) {
+                fs.push(Feature::Carry64);
+            }
+        }
         "shfl" if has(".sync") => fs.push(Feature::ShflSync),
         "vote" if has(".sync") => fs.push(Feature::VoteSync),
         "bar" if has(".warp") => fs.push(Feature::BarWarpSync),

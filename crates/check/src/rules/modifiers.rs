@@ -6,9 +6,12 @@
 //! sm_90 (`scripts/modifier_matrix.py` reruns the comparison;
 //! `tests/check/*/modifiers--*.ptx` keep a sample):
 //!
-//! - integer `add`/`sub`: `.cc` (32 and 64 bits), `.sat` (`.s32` only);
+//! - integer `add`/`sub`/`addc`/`subc`: `.cc` (32 and 64 bits), `.sat`
+//!   (`.s32` only), never both;
 //!   `mul`: one of `.lo .hi .wide` (`.wide` on 16/32 bits); `mad`: the same,
-//!   `.sat` with `.hi.s32` only, `.cc` with 32/64-bit `.lo` only; `div`, `rem`, `abs`, `neg`:
+//!   `.sat` with `.hi.s32` only, `.cc` with 32/64-bit `.lo`/`.hi` only;
+//!   `madc`: one of `.lo .hi`, with `.cc` or `.sat` as `mad`
+//!   (ptxas 12.9 accepts 16-bit `addc`/`subc`/`madc` without `.cc`); `div`, `rem`, `abs`, `neg`:
 //!   nothing; `min`/`max`: `.relu` (`.s32`, gated separately);
 //! - `.f32` `add`/`sub`/`mul`: an optional rounding `.rn .rz .rm .rp`, `.ftz`,
 //!   `.sat`; `.f64`: an optional rounding;
@@ -28,7 +31,7 @@ use ptxsim_syntax::ast::{Instruction, Name, ScalarType};
 use ptxsim_syntax::Diagnostic;
 use smallvec::SmallVec;
 
-const NOTE: &str = "rule check/modifiers (PTX ISA 9.7.1, 9.7.3): integer add/sub take .cc and (.s32) .sat; integer mul/mad need one of .lo/.hi/.wide; float add/sub/mul take an optional rounding .rn/.rz/.rm/.rp with .ftz/.sat on .f32; fma and float mad need a rounding; div.f32 needs .approx, .full or a rounding; sqrt/rcp need .approx or a rounding; rsqrt, sin, cos, lg2, ex2 and tanh need .approx";
+const NOTE: &str = "rule check/modifiers (PTX ISA 9.7.1, 9.7.2, 9.7.3): integer add/sub/addc/subc take .cc or (.s32) .sat; madc needs .lo or .hi; integer mul/mad need one of .lo/.hi/.wide; float add/sub/mul take an optional rounding .rn/.rz/.rm/.rp with .ftz/.sat on .f32; fma and float mad need a rounding; div.f32 needs .approx, .full or a rounding; sqrt/rcp need .approx or a rounding; rsqrt, sin, cos, lg2, ex2 and tanh need .approx";
 
 const ROUND: &[&str] = &[".rn", ".rz", ".rm", ".rp"];
 
@@ -58,7 +61,8 @@ fn allowed(op: &str, c: Class) -> Option<Allowed> {
     const INT_MUL: &[&str] = &[".lo", ".hi", ".wide"];
     const APPROX: &[&str] = &[".approx"];
     match (op, c) {
-        ("add" | "sub", Int) => a(&[], false, &[".cc", ".sat"]),
+        ("add" | "sub" | "addc" | "subc", Int) => a(&[], false, &[".cc", ".sat"]),
+        ("madc", Int) => a(&[".lo", ".hi"], true, &[".sat", ".cc"]),
         ("add" | "sub" | "mul", F32) => a(ROUND, false, &[".ftz", ".sat"]),
         ("add" | "sub" | "mul", F64) => a(ROUND, false, &[]),
         ("mul", Int) => a(INT_MUL, true, &[]),
@@ -155,10 +159,11 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
     let mode_is = |s: &str| mode.is_some_and(|m| m.text == s);
     // Combinations the table above cannot say by itself.
     let bad = match (op, c) {
-        ("add" | "sub", Class::Int) if has(".sat") && t != ScalarType::S32 => Some((".sat", format!("`.sat` applies to `{op}.s32` only"))),
-        ("add" | "sub", Class::Int) if has(".cc") && t.bits() < 32 => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}` only"))),
-        ("mad", Class::Int) if has(".sat") && !(mode_is(".hi") && t == ScalarType::S32) => Some((".sat", "`.sat` applies to `mad.hi.s32` only".to_string())),
-        ("mad", Class::Int) if has(".cc") && !(mode_is(".lo") && t.bits() >= 32) => Some((".cc", "`.cc` applies to 32- and 64-bit `mad.lo` only".to_string())),
+        ("add" | "sub" | "addc" | "subc" | "mad" | "madc", Class::Int) if has(".cc") && has(".sat") => Some((".sat", "`.cc` cannot be combined with `.sat`".to_string())),
+        ("add" | "sub" | "addc" | "subc", Class::Int) if has(".sat") && t != ScalarType::S32 => Some((".sat", format!("`.sat` applies to `{op}.s32` only"))),
+        ("add" | "sub" | "addc" | "subc", Class::Int) if has(".cc") && t.bits() < 32 => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}` only"))),
+        ("mad" | "madc", Class::Int) if has(".sat") && !(mode_is(".hi") && t == ScalarType::S32) => Some((".sat", format!("`.sat` applies to `{op}.hi.s32` only"))),
+        ("mad" | "madc", Class::Int) if has(".cc") && (mode_is(".wide") || t.bits() < 32) => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}.lo` and `{op}.hi` only"))),
         ("mul" | "mad", Class::Int) if mode_is(".wide") && t.bits() == 64 => Some((".wide", format!("`{op}.wide` takes 16- and 32-bit sources only"))),
         ("min" | "max", Class::Int) if has(".relu") && t != ScalarType::S32 => Some((".relu", format!("`.relu` applies to `{op}.s32` only"))),
         ("min" | "max", Class::F32) if has(".xorsign") != has(".abs") => Some((if has(".abs") { ".abs" } else { ".xorsign" }, "`.xorsign` and `.abs` go together".to_string())),

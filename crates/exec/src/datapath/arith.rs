@@ -157,6 +157,25 @@ pub(super) fn mad(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (hi, wide, sat): (bool
     }
 }
 
+/// One carry-chain step: CC.CF (predicate slot `cf`) is read when `cin`
+/// and written on the lanes of `m` when `cout`.
+pub(super) fn carry(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (kind, ty): (alu::ext::CarryKind, ITy), (cin, cout, cf): (bool, bool, u32), d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1), fetch!(cx, fr.regs, c, t2));
+    let flags = if cin { fr.preds[cf as usize] } else { 0 };
+    let mut r = [0u64; 32];
+    let mut out = 0u32;
+    for l in lanes(m) {
+        let (v, co) = alu::ext::carry(kind, ty, av[l], bv[l], cv[l], flags >> l & 1 == 1);
+        r[l] = v;
+        out |= (co as u32) << l;
+    }
+    store(&mut fr.regs[d as usize], &r, m);
+    if cout {
+        set_pred(&mut fr.preds, cf, out, m);
+    }
+}
+
 #[inline(always)]
 pub(super) fn bfe(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ty: ITy, d: u32, [a, b, c]: [&Src; 3]) {
     let (t0, t1, t2);

@@ -322,6 +322,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::IUn { op, ty, d, a } => arith::iun(cx, fr, m, *op, *ty, *d, a),
         Op::Mad { hi, wide, sat, ty, d, a, b, c } => arith::mad(cx, fr, m, (*hi, *wide, *sat), *ty, *d, [a, b, c]),
         Op::Bfe { ty, d, a, b, c } => arith::bfe(cx, fr, m, *ty, *d, [a, b, c]),
+        Op::Carry { kind, ty, cin, cout, cf, d, a, b, c } => arith::carry(cx, fr, m, (*kind, *ty), (*cin, *cout, *cf), *d, [a, b, c]),
         Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
         Op::FBin { op, ty, ftz, sat, rnd, d, a, b } => arith::fbin(cx, fr, m, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),

@@ -14,6 +14,8 @@ use ptxsim_analysis::FlatFunction;
 use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType, StateSpace, Statement};
 use std::collections::HashMap;
 
+mod ext;
+
 type R<T> = Result<T, String>;
 
 #[derive(Clone, Copy)]
@@ -33,6 +35,8 @@ pub(crate) struct FuncDecoder<'d, 's, 'f, 'a, 'x> {
     shared_cursor: &'x mut u64,
     code: Vec<Instr>,
     scratch: Option<u32>,
+    /// The hidden predicate slot holding CC.CF, once an instruction uses it.
+    carry: Option<u32>,
     labels: HashMap<String, u32>,
     branch_targets: HashMap<String, Vec<String>>,
     call_targets: HashMap<String, Vec<String>>,
@@ -52,6 +56,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             shared_cursor,
             code: Vec::new(),
             scratch: None,
+            carry: None,
             labels: HashMap::new(),
             branch_targets: HashMap::new(),
             call_targets: HashMap::new(),
@@ -513,6 +518,9 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     // ---- instructions ----
 
     fn instr(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        if let Some(r) = self.ext_instr(i) {
+            return r;
+        }
         let opc = i.opcode.text;
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let types: Vec<ScalarType> = mods.iter().filter_map(|m| ScalarType::from_str(m)).collect();

@@ -1,0 +1,186 @@
+//! The scalar instructions beyond the basic integer and float ALU, run
+//! through the engine (kernels in `tests/isa/`) and compared with values
+//! computed here from the PTX ISA manual's definitions, independently of
+//! the engine: Rust's native 128-bit integers for the carry chain.
+//!
+//! Inputs mix edge cases (all-ones limbs that carry through every word,
+//! zero, sign boundaries) with pseudo-random values.
+#![allow(clippy::unwrap_used)]
+
+use ptxsim_exec::{Device, KernelArg, LaunchConfig};
+use std::path::PathBuf;
+
+fn isa_text(name: &str) -> String {
+    let p = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/isa").join(name);
+    std::fs::read_to_string(&p).unwrap_or_else(|e| panic!("cannot read {}: {e}", p.display()))
+}
+
+/// splitmix64
+struct Rng(u64);
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
+        let mut z = self.0;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
+    }
+}
+
+/// Launches `kernel` of `tests/isa/<file>` on `threads` threads (one CTA
+/// per 64) with a u32 input buffer and a u32 output buffer of `out_words`
+/// words (filled with 0xdeadbeef); returns the output.
+fn run_u32(file: &str, kernel: &str, threads: u32, input: &[u32], out_words: usize) -> Vec<u32> {
+    let mut dev = Device::new();
+    let module = dev.load_named(file, &isa_text(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let pin = dev.alloc((input.len() * 4).max(4) as u64).unwrap();
+    dev.write(pin, &bytes(input)).unwrap();
+    let pout = dev.alloc((out_words * 4) as u64).unwrap();
+    dev.write(pout, &bytes(&vec![0xdead_beef; out_words])).unwrap();
+    let block = threads.min(64);
+    let cfg = LaunchConfig::new(threads.div_ceil(block), block);
+    dev.launch(&module, kernel, &cfg, &[KernelArg::Ptr(pin), KernelArg::Ptr(pout)]).unwrap_or_else(|e| panic!("{file} {kernel}: {e}"));
+    dev.read(pout, (out_words * 4) as u64).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+fn limbs(v: u128) -> [u32; 4] {
+    [v as u32, (v >> 32) as u32, (v >> 64) as u32, (v >> 96) as u32]
+}
+
+fn words64(v: u64) -> [u32; 2] {
+    [v as u32, (v >> 32) as u32]
+}
+
+/// Compares `got` with `want` word by word, skipping `None`s; reports the thread and word.
+fn compare(what: &str, stride: usize, got: &[u32], want: &[Option<u32>]) {
+    let mut bad = Vec::new();
+    for (i, (g, w)) in got.iter().zip(want).enumerate() {
+        if let Some(w) = w {
+            if g != w {
+                bad.push(format!("thread {} word {}: got {g:#010x}, want {w:#010x}", i / stride, i % stride));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{what}: {} mismatches:\n{}", bad.len(), bad.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+// ---------------------------------------------------------------------------
+// The carry chain (PTX ISA 9.7.2).
+
+fn carry_inputs(n: usize) -> Vec<(u128, u128)> {
+    let m = u128::MAX;
+    let mut v = vec![
+        (m, 1),
+        (1, m),
+        (m, m),
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (0xffff_ffff, 1),
+        (0xffff_ffff_ffff_ffff, 1),
+        (1 << 127, 1 << 127),
+        ((1 << 127) - 1, 1),
+        (0x8000_0000_8000_0000_8000_0000_8000_0000, 0x8000_0000_8000_0000_8000_0000_8000_0000),
+        (0x7fff_ffff_7fff_ffff_7fff_ffff_7fff_ffff, 0xffff_ffff_ffff_ffff_ffff_ffff_ffff_ffff),
+        (5, 7),
+        (0xffff_ffff_0000_0000_ffff_ffff_0000_0000, 0x0000_0000_ffff_ffff_0000_0000_ffff_ffff),
+        (0x1_0000_0000, 1),
+        (0x0000_0001_0000_0000_0000_0000_0000_0000, 0x0000_0000_0000_0000_0000_0000_0000_0001),
+    ];
+    let mut r = Rng(11);
+    while v.len() < n {
+        let a = ((r.next() as u128) << 64) | r.next() as u128;
+        let b = ((r.next() as u128) << 64) | r.next() as u128;
+        v.push((a, b));
+    }
+    v
+}
+
+/// The 44 words `tests/isa/carry.ptx` writes for one thread (see its header).
+fn carry_reference(lane: usize, x: u128, y: u128) -> Vec<Option<u32>> {
+    let mut w: Vec<Option<u32>> = vec![None; 44];
+    let mut put = |at: usize, vals: &[u32]| {
+        for (k, v) in vals.iter().enumerate() {
+            w[at + k] = Some(*v);
+        }
+    };
+    let (xa, xb) = (limbs(x), limbs(y));
+    // 32-bit chains: the 128-bit sum and difference with carry / borrow out.
+    let (s, c) = x.overflowing_add(y);
+    put(0, &limbs(s));
+    put(4, &[c as u32]);
+    let (dif, b) = x.overflowing_sub(y);
+    put(5, &limbs(dif));
+    put(9, &[if b { u32::MAX } else { 0 }]);
+    // 64x64 -> 128 product of the low halves.
+    let (xl, xh, yl, yh) = (x as u64, (x >> 64) as u64, y as u64, (y >> 64) as u64);
+    put(10, &limbs(xl as u128 * yl as u128));
+    // u64 limbs: same sum and difference, carry / borrow out as u64.
+    put(14, &[limbs(s)[0], limbs(s)[1], limbs(s)[2], limbs(s)[3]]);
+    put(18, &words64(c as u64));
+    put(20, &limbs(dif));
+    put(24, &words64(if b { u64::MAX } else { 0 }));
+    // mad.lo.cc.u64 + madc.hi.u64
+    let p = xl as u128 * yl as u128;
+    let (lo, c1) = (p as u64).overflowing_add(xh);
+    let hi = ((p >> 64) as u64).wrapping_add(yh).wrapping_add(c1 as u64);
+    put(26, &words64(lo));
+    put(28, &words64(hi));
+    // signed 32-bit high halves: the carry is that of the unsigned 32-bit addition.
+    let hi32 = |a: u32, b: u32| ((a as i32 as i64 * b as i32 as i64) >> 32) as u32;
+    let t0 = hi32(xa[0], xb[0]) as u64 + xa[1] as u64;
+    let t1 = hi32(xa[2], xb[2]) as u64 + xb[3] as u64 + (t0 >> 32);
+    put(30, &[t0 as u32, t1 as u32, (t1 >> 32) as u32]);
+    // signed 64-bit: mad.hi.cc.s64 then madc.lo.s64.
+    let hi64 = ((xl as i64 as i128 * yl as i64 as i128) >> 64) as u64;
+    let (q0, c2) = hi64.overflowing_add(xh);
+    let q1 = xh.wrapping_mul(yh).wrapping_add(yl).wrapping_add(c2 as u64);
+    put(34, &words64(q0));
+    put(36, &words64(q1));
+    // Guarded carry: only odd lanes set CF.
+    let odd = (lane & 1) as u64;
+    put(38, &[odd as u32]);
+    let t = (xa[0] as u64 * xb[0] as u64 & 0xffff_ffff) + xa[1] as u64 + odd;
+    put(39, &[t as u32, (t >> 32) as u32]);
+    w
+}
+
+#[test]
+fn carry_chain() {
+    const N: usize = 192;
+    let ins = carry_inputs(N);
+    let mut input = Vec::new();
+    for (x, y) in &ins {
+        input.extend(limbs(*x));
+        input.extend(limbs(*y));
+    }
+    let got = run_u32("carry.ptx", "carry", N as u32, &input, N * 44);
+    let want: Vec<Option<u32>> = ins.iter().enumerate().flat_map(|(t, (x, y))| carry_reference(t % 32, *x, *y)).collect();
+    compare("carry chain", 44, &got, &want);
+}
+
+#[test]
+fn carry_semantics_edge_cases() {
+    use ptxsim_exec::alu::ext::{carry, CarryKind::*};
+    use ptxsim_exec::alu::ITy;
+    let (u32t, s32, u64t) = (ITy::U32, ITy { bits: 32, signed: true }, ITy::U64);
+    // add: carry out of the unsigned sum, the same for signed types.
+    assert_eq!(carry(Add, u32t, 0xffff_ffff, 0, 0, true), (0, true));
+    assert_eq!(carry(Add, s32, 0x7fff_ffff, 1, 0, false), (0x8000_0000, false));
+    assert_eq!(carry(Add, s32, 0xffff_ffff, 1, 0, false), (0, true));
+    assert_eq!(carry(Add, u64t, u64::MAX, u64::MAX, 0, true), (u64::MAX, true));
+    // sub: d = a - (b + CF), CF out = borrow.
+    assert_eq!(carry(Sub, u32t, 0, 0, 0, true), (0xffff_ffff, true));
+    assert_eq!(carry(Sub, u32t, 5, 5, 0, false), (0, false));
+    assert_eq!(carry(Sub, u32t, 5, 0xffff_ffff, 0, true), (5, true));
+    assert_eq!(carry(Sub, u64t, 1, u64::MAX, 0, true), (1, true));
+    // mad.hi on signed types takes the high half of the signed product.
+    assert_eq!(carry(MadHi, s32, 0xffff_ffff, 0xffff_ffff, 0, false), (0, false));
+    assert_eq!(carry(MadHi, s32, 0xffff_ffff, 1, 1, false), (0, true));
+    assert_eq!(carry(MadHi, ITy { bits: 64, signed: true }, u64::MAX, 2, 0, false), (u64::MAX, false));
+    // (2^64-1)^2 = 2^128 - 2^65 + 1: high half 2^64 - 2; + 1 + CF = 2^64.
+    assert_eq!(carry(MadHi, u64t, u64::MAX, u64::MAX, 1, true), (0, true));
+    // 0x10001 * 0xffff = 0xffff_ffff; + 0xffff_ffff + 1 = 0x1_ffff_ffff.
+    assert_eq!(carry(MadLo, u32t, 0x1_0001, 0xffff, 0xffff_ffff, true), (0xffff_ffff, true));
+}
