@@ -26,6 +26,8 @@ const REJECTED: &[&str] = &[
     "brx-gating--target-sm_20",
     "modifiers--fma-no-rounding-f32",
     "modifiers--add-rn-u32",
+    "carry-chain--madc-lo-sat",
+    "carry-chain--add-cc-u64-4.2",
     "feature-gating--barrier-cluster-sem-version-7.8",
     "feature-gating--clusterid-sm_89",
     "call-args--u32-formal-f32-arg",
