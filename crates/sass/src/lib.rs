@@ -19,6 +19,7 @@
 pub mod cc;
 pub mod isa;
 pub mod layout;
+pub mod engine;
 pub mod lower;
 pub mod parse;
 pub mod text;
