@@ -10,6 +10,7 @@ mod common;
 mod demo;
 mod limits;
 mod run_cmd;
+mod sass_cmd;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -31,6 +32,8 @@ enum Command {
     Cfg(cfg_cmd::Args),
     /// Run a kernel on the SIMT emulator.
     Run(run_cmd::Args),
+    /// Print the sm_50 machine form (SSY/SYNC, BRA/BRX, CAL/RET) of a PTX module in nvdisasm's style.
+    Sass(sass_cmd::Args),
 }
 
 /// Restores the default SIGPIPE action, so that `ptxsim cfg x.ptx | head` ends
@@ -62,5 +65,6 @@ fn main() -> ExitCode {
         Some(Command::Fmt(a)) => check_cmd::fmt(a),
         Some(Command::Cfg(a)) => cfg_cmd::run(a),
         Some(Command::Run(a)) => run_cmd::run(a),
+        Some(Command::Sass(a)) => sass_cmd::run(a),
     }
 }

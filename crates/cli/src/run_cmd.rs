@@ -48,6 +48,9 @@ pub struct Args {
     /// Reconvergence model.
     #[arg(long, value_enum, default_value = "stack")]
     scheduling: SchedArg,
+    /// The executor: the PTX engine, or the sm_50 machine form (`ptxsim sass`) on the CRS stack.
+    #[arg(long, value_enum, default_value = "ptx")]
+    engine: crate::sass_cmd::EngineArg,
     /// Warp-instruction budget of the launch.
     #[arg(long, default_value_t = DEFAULT_FUEL)]
     fuel: u64,
@@ -408,8 +411,11 @@ pub fn run(a: Args) -> ExitCode {
         Ok(n) => ptxsim_exec::Limits { max_memory: n, ..Default::default() },
         Err(m) => return usage(a.json, m),
     };
+    if a.engine == crate::sass_cmd::EngineArg::Sass && a.scheduling == SchedArg::Its {
+        return usage(a.json, "--engine sass runs the sm_50 machine form, which has no independent thread scheduling: drop --scheduling its".into());
+    }
     let display = crate::limits::progress(&mut cfg, a.json);
-    let out = execute(&file, &src, &a.kernel, &cfg, &specs, &limits);
+    let out = execute(&file, &src, &a.kernel, &cfg, &specs, &limits, a.engine);
     drop(display);
     let out = match out {
         Ok(o) => o,
@@ -463,9 +469,12 @@ pub(crate) fn stats_json(s: &LaunchStats) -> Value {
 }
 
 /// Loads, allocates buffers, launches and reads every buffer back.
-fn execute(file: &str, src: &str, kernel: &str, cfg: &LaunchConfig, specs: &[Spec], limits: &ptxsim_exec::Limits) -> Result<Outcome, RunError> {
+fn execute(file: &str, src: &str, kernel: &str, cfg: &LaunchConfig, specs: &[Spec], limits: &ptxsim_exec::Limits, engine: crate::sass_cmd::EngineArg) -> Result<Outcome, RunError> {
     let mut dev = Device::with_limits(limits.clone());
-    let module = dev.load_named(file, src)?;
+    let (module, machine) = match engine {
+        crate::sass_cmd::EngineArg::Sass => crate::sass_cmd::load_machine(&mut dev, file, src).map(|(m, p)| (m, Some(p)))?,
+        crate::sass_cmd::EngineArg::Ptx => (dev.load_named(file, src)?, None),
+    };
     let mut args = Vec::new();
     let mut bufs = Vec::new();
     for (i, s) in specs.iter().enumerate() {
@@ -490,7 +499,10 @@ fn execute(file: &str, src: &str, kernel: &str, cfg: &LaunchConfig, specs: &[Spe
             }
         }
     }
-    let stats = dev.launch(&module, kernel, cfg, &args)?;
+    let stats = match &machine {
+        Some(mp) => crate::sass_cmd::launch(&dev, &module, mp, kernel, cfg, &args)?,
+        None => dev.launch(&module, kernel, cfg, &args)?,
+    };
     let mut buffers = Vec::new();
     for (i, ty, addr, len) in bufs {
         let bytes = if len == 0 { Vec::new() } else { dev.read(addr, len)? };
@@ -552,7 +564,7 @@ pub(crate) fn run_source(
     }
     let mut cfg = LaunchConfig::new(grid, block);
     cfg.scheduling = mode;
-    let out = execute(file, src, kernel, &cfg, &specs, &Default::default())?;
+    let out = execute(file, src, kernel, &cfg, &specs, &Default::default(), crate::sass_cmd::EngineArg::Ptx)?;
     let raw = out.buffers.iter().map(|b| b.3.clone()).collect();
     Ok((summary(file, kernel, &out), raw))
 }

@@ -161,6 +161,11 @@ pub fn guard_text(g: &Option<Guard>) -> String {
 
 /// Prints a whole program.
 pub fn print(p: &MProgram) -> String {
+    print_only(p, None)
+}
+
+/// Prints the program's preamble and one function (`Some(name)`) or all of them.
+pub fn print_only(p: &MProgram, only: Option<&str>) -> String {
     let mut s = String::new();
     s.push_str("// sm_50 machine form (ptxsim sass). Data instructions are PTX; R0..R255 are machine scratch registers.\n");
     for l in &p.ptx_module {
@@ -178,7 +183,7 @@ pub fn print(p: &MProgram) -> String {
             let _ = writeln!(s, ".bank2 /*{:04x}*/ {}", o * 4, target_text(p, v));
         }
     }
-    for f in &p.functions {
+    for f in p.functions.iter().filter(|f| only.is_none_or(|n| n == f.name)) {
         let _ = writeln!(s, "\n.function {} {}", f.name, if f.is_kernel { "kernel" } else { "func" });
         for l in &f.ptx_header {
             let _ = writeln!(s, ".ptx {l}");
