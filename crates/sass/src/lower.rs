@@ -257,6 +257,14 @@ fn lower_function(
             s.branches.push(k);
             continue;
         }
+        // A branch inside a live region with the same meeting point needs no
+        // SSY of its own (ptxas: short-circuit chains, an `if` whose join is
+        // the enclosing one's): its DIV token sits above that SSY, and the
+        // SYNC at the join runs the other side first.
+        if let Some(s) = sites.iter_mut().find(|s| s.join == j && s.region[kb] && matches!(pos, Pos::Before(_))) {
+            s.branches.push(k);
+            continue;
+        }
         let start = match pos {
             Pos::Before(_) => kb,
             Pos::Pre(h) => cfg.block_of[h],
@@ -302,8 +310,15 @@ fn lower_function(
             out.fallbacks.push(Fallback { function: name.clone(), branch: k, line: line(k), reason: r.into() });
             continue;
         }
-        let contains_loop = loops.loops.iter().any(|l| l.blocks.iter().all(|&b| region[b]) && !(matches!(pos, Pos::Pre(_)) && l.header == start));
-        let kind = if contains_loop && matches!(pos, Pos::Before(_)) { SiteKind::Pbk } else { SiteKind::Ssy };
+        // ptxas (observed): PBK when the region holds a loop that is left
+        // by a break (more than one exit edge), SSY otherwise.
+        let breaks = |l: &ptxsim_analysis::loops::Loop| l.exits.len() > 1;
+        let kind = match (pos, &outer) {
+            (Pos::Pre(_), Some(l)) if breaks(&loops.loops[*l]) => SiteKind::Pbk,
+            (Pos::Pre(_), _) => SiteKind::Ssy,
+            (Pos::Before(_), _) if loops.loops.iter().any(|l| l.blocks.iter().all(|&b| region[b]) && breaks(l)) => SiteKind::Pbk,
+            _ => SiteKind::Ssy,
+        };
         let size = region.iter().filter(|&&x| x).count();
         sites.push(Site { pos, join: j, branches: vec![k], region, size, kind, lp, alive: true });
     }
