@@ -32,7 +32,7 @@ use crate::cc::{bm_flags, float_flags, iadd_flags, CcMasks, CcTest};
 use crate::isa::*;
 use crate::layout::{self, HwError};
 use ptxsim_exec::datapath::{op_class, step_data, DataEnv, OpClass, Setup, Warp};
-use ptxsim_exec::program::{BarKind, Op};
+use ptxsim_exec::program::{BarKind, Op, Src};
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, Module, RunError, TrapKind};
 use std::fmt;
 
@@ -137,12 +137,19 @@ struct MWarp {
     lmt: bool,
     api_depth: u32,
     done: bool,
-    at_barrier: bool,
+    /// The barrier this warp waits at.
+    at_barrier: Option<u32>,
+    /// Spin detection: the checkpointed state hash, how often it recurred,
+    /// checkpoints since the last move, and the CTA's store count then.
+    spin_hash: u64,
+    spin_same: u32,
+    spin_count: u64,
+    spin_stores: u64,
 }
 
 enum Stop {
     Yield,
-    Barrier,
+    Barrier(u32),
     Done,
 }
 
@@ -189,31 +196,58 @@ pub fn launch(
         for i in 0..setup.geom.nwarps {
             let w = setup.new_warp(i)?;
             let active = w.valid;
-            warps.push(MWarp { w, pc: kf.start, active, frame: 0, crs: Vec::new(), cc: CcMasks::default(), scratch: vec![[0; 32]; 16], lmt: false, api_depth: 0, done: false, at_barrier: false });
+            warps.push(MWarp {
+                w,
+                pc: kf.start,
+                active,
+                frame: 0,
+                crs: Vec::new(),
+                cc: CcMasks::default(),
+                scratch: vec![[0; 32]; 16],
+                lmt: false,
+                api_depth: 0,
+                done: false,
+                at_barrier: None,
+                spin_hash: 0,
+                spin_same: 0,
+                spin_count: 0,
+                spin_stores: u64::MAX,
+            });
         }
         let mut run = Run { mp, setup: &setup, env: setup.env(dev, &cta), cfg: mcfg, func_of: &func_of, fuel: &mut fuel, stats: &mut stats };
         loop {
             let mut progressed = false;
-            for mw in warps.iter_mut() {
-                if mw.done || mw.at_barrier {
+            for wi in 0..warps.len() {
+                let mw = &mut warps[wi];
+                if mw.done || mw.at_barrier.is_some() {
                     continue;
                 }
                 progressed = true;
                 match run.turn(mw, &mut shared).map_err(|e| locate(e, &cta.ctaid, mw, mp))? {
-                    Stop::Yield | Stop::Done => {}
-                    Stop::Barrier => mw.at_barrier = true,
+                    Stop::Done => {}
+                    Stop::Yield => spin_check(&mut warps, wi).map_err(|e| locate(e, &cta.ctaid, &warps[wi], mp))?,
+                    Stop::Barrier(id) => mw.at_barrier = Some(id),
                 }
             }
             if warps.iter().all(|w| w.done) {
                 break;
             }
-            // A barrier opens when every warp that is not done waits at it.
-            if warps.iter().all(|w| w.done || w.at_barrier) {
-                for w in warps.iter_mut().filter(|w| w.at_barrier) {
-                    w.at_barrier = false;
-                    w.pc += 1;
+            // A barrier opens when every warp that is not done waits at it;
+            // warps that wait at different barriers can never go on.
+            if warps.iter().all(|w| w.done || w.at_barrier.is_some()) {
+                let ids: Vec<u32> = warps.iter().filter_map(|w| w.at_barrier).collect();
+                if ids.iter().all(|&i| i == ids[0]) {
+                    for w in warps.iter_mut().filter(|w| w.at_barrier.is_some()) {
+                        w.at_barrier = None;
+                        w.pc += 1;
+                    }
+                    continue;
                 }
-                continue;
+                let low = ids.iter().copied().min().unwrap_or(0);
+                let Some(wt) = warps.iter().find(|w| w.at_barrier == Some(low)) else { break };
+                let arrived: u32 = warps.iter().filter(|w| w.at_barrier == Some(low)).map(|w| w.active.count_ones()).sum();
+                let e = RunError::new(TrapKind::BarrierDeadlock, format!("barrier {low} can never complete: {arrived} threads arrived, the others wait at another barrier"));
+                return Err(locate(Fault::Run(e), &cta.ctaid, wt, mp));
             }
             if !progressed {
                 break;
@@ -480,8 +514,14 @@ impl Run<'_> {
                             mw.pc += 1;
                         }
                         OpClass::Sync => match &pi.op {
-                            Op::Bar { kind: BarKind::Sync, count: None, d: None, .. } => {
-                                return Ok(Stop::Barrier);
+                            Op::Bar { kind: BarKind::Sync, count: None, d: None, id, .. } => {
+                                let fr = &mw.w.frames[mw.frame as usize];
+                                let id = match id {
+                                    Src::Imm(v) => *v as u32,
+                                    Src::Reg(r) => fr.regs.get(*r as usize).map(|x| x[mw.active.trailing_zeros() as usize & 31] as u32).unwrap_or(0),
+                                    _ => 0,
+                                };
+                                return Ok(Stop::Barrier(id));
                             }
                             Op::Nanosleep { .. } => mw.pc += 1,
                             _ => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "this barrier form (arrive, red, a thread count, cluster barriers) is not supported by the sass engine yet"))),
@@ -597,6 +637,9 @@ impl Run<'_> {
                         (Dest::Const { bank, offset }, false) => layout::absolute(self.const_word(*bank, *offset)? as u64, 0),
                     };
                     let t = self.target_index(addr, if is_bra { "BRA" } else { "JMP" })?;
+                    if m != mw.active {
+                        self.check_uni(mw, ins)?;
+                    }
                     self.branch(mw, m, t)?;
                 }
                 MOp::Brx { cc, lmt, ra, imm, call: None } | MOp::Jmx { cc, lmt, ra, imm } => {
@@ -618,6 +661,9 @@ impl Run<'_> {
                             Some(g) => g.1 |= 1 << l,
                             None => groups.push((t, 1 << l)),
                         }
+                    }
+                    if groups.len() > 1 || (m != mw.active && m != 0) {
+                        self.check_uni(mw, ins)?;
                     }
                     self.branch_lanes(mw, m, &groups)?;
                 }
@@ -727,6 +773,22 @@ impl Run<'_> {
         }
     }
 
+    /// A machine branch lowered from a PTX `.uni` branch that splits the warp:
+    /// the PTX-level trap `non_uniform` at the PTX line.
+    fn check_uni(&self, mw: &MWarp, ins: &MInstr) -> Result<(), Fault> {
+        let Origin::Ptx(k) = ins.origin else { return Ok(()) };
+        let f = &self.mp.functions[self.func_of[mw.pc]];
+        let uni = match self.setup.program.functions[f.ptx as usize].code.get(k as usize).map(|i| &i.op) {
+            Some(Op::Bra { uni, .. }) | Some(Op::Brx { uni, .. }) => *uni,
+            _ => false,
+        };
+        if uni {
+            let what = if matches!(ins.op, MOp::Brx { .. }) { "brx.idx.uni" } else { "bra.uni" };
+            return Err(Fault::Run(RunError::new(TrapKind::NonUniform, format!("{what} is not uniform: the active lanes {:#010x} do not all go the same way", mw.active))));
+        }
+        Ok(())
+    }
+
     fn exit(&mut self, mw: &mut MWarp, m: u32) -> Result<(), Fault> {
         mw.w.exited |= m;
         for t in mw.crs.iter_mut() {
@@ -740,4 +802,79 @@ impl Run<'_> {
 
 fn unreachable_target() -> Result<usize, Fault> {
     Err(Fault::Run(RunError::new(TrapKind::Unsupported, "internal: call form")))
+}
+
+fn mix(h: u64, v: u64) -> u64 {
+    (h.rotate_left(5) ^ v).wrapping_mul(0x51_7cc1_b727_220a_95)
+}
+
+/// The architectural state of a warp: pc, masks, tokens, flags and the
+/// registers of its active lanes.
+fn state_hash(mw: &MWarp) -> u64 {
+    let mut h = mix(0xcbf2_9ce4_8422_2325, ((mw.pc as u64) << 32) | mw.active as u64);
+    for t in &mw.crs {
+        h = mix(h, ((t.target as u64) << 32) | t.mask as u64);
+        h = mix(h, ((t.kind as u64) << 32) | t.frame as u64);
+    }
+    h = mix(h, ((mw.cc.z as u64) << 32) | mw.cc.s as u64);
+    h = mix(h, ((mw.cc.c as u64) << 32) | mw.cc.o as u64);
+    let fr = &mw.w.frames[mw.frame as usize];
+    for r in &fr.regs {
+        for l in lanes(mw.active) {
+            h = mix(h, r[l]);
+        }
+    }
+    for p in &fr.preds {
+        h = mix(h, (p & mw.active) as u64);
+    }
+    for r in &mw.scratch {
+        for l in lanes(mw.active) {
+            h = mix(h, r[l] as u64);
+        }
+    }
+    h
+}
+
+/// Detects a warp that spins forever while some of its lanes wait on the CRS
+/// stack (a spin lock under stack scheduling): its state recurs (Brent-style
+/// checkpoints at powers of two) with no store in the CTA since, and every
+/// other running warp of the CTA is cycling too. The PTX-level trap
+/// `stack_deadlock`, as the PTX engine reports it.
+fn spin_check(warps: &mut [MWarp], wi: usize) -> Result<(), Fault> {
+    let stores: u64 = warps.iter().map(|w| w.w.stores).sum();
+    let mw = &mut warps[wi];
+    let h = state_hash(mw);
+    if stores != mw.spin_stores {
+        mw.spin_stores = stores;
+        mw.spin_hash = h;
+        mw.spin_count = 1;
+        mw.spin_same = 0;
+        return Ok(());
+    }
+    if h == mw.spin_hash {
+        mw.spin_same += 1;
+    } else {
+        mw.spin_count += 1;
+        if mw.spin_count.is_power_of_two() {
+            mw.spin_hash = h;
+            mw.spin_same = 0;
+        }
+        return Ok(());
+    }
+    let parked: u32 = mw.crs.iter().fold(0, |a, t| a | t.mask) & !mw.active;
+    if parked == 0 || mw.spin_same < 3 {
+        return Ok(());
+    }
+    let all_cycling = warps.iter().enumerate().all(|(i, w)| i == wi || w.done || w.at_barrier.is_some() || (w.spin_same >= 1 && w.spin_stores == stores));
+    if !all_cycling {
+        return Ok(());
+    }
+    let mw = &warps[wi];
+    Err(Fault::Run(RunError::new(
+        TrapKind::StackDeadlock,
+        format!(
+            "stack scheduling cannot make progress: lanes {:#010x} loop forever waiting for lanes {parked:#010x}, which wait on the CRS stack (a spin lock?)",
+            mw.active
+        ),
+    ).with_lane(Some(mw.active.trailing_zeros()))))
 }
