@@ -582,6 +582,92 @@ fn special() -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
+// bits64: brev, popc, clz, ffs on uint64, and unsigned division and modulo
+// by constants (compiled to multiply-high sequences).
+
+fn bits64() -> Outcome {
+    let mut r = Rng::new(45);
+    let mut x: Vec<u64> = (0..700).map(|i| if i % 3 == 0 { r.next() >> (r.next() % 64) } else { r.next() }).collect();
+    x.extend([0, 1, u64::MAX, 1 << 63, 7, 1_000_003, 1_000_002, 0x8000_0000]);
+    let n = x.len();
+    let want: Vec<u64> = x
+        .iter()
+        .map(|&v| {
+            // ffs (libdevice __nv_ffsll): 1-based index of the lowest set bit, 0 for 0.
+            let ffs = if v == 0 { 0 } else { v.trailing_zeros() as u64 + 1 };
+            let r = v.reverse_bits() ^ v.count_ones() as u64;
+            r.wrapping_add(v.leading_zeros() as u64 + ffs).wrapping_add(v / 7).wrapping_add(v % 1_000_003)
+        })
+        .collect();
+    let mut k = Nb::open("nb_bits64.ptx")?;
+    let out = k.array(&vec![0u64; n], &[n])?;
+    k.array(&x, &[n])?;
+    k.launch(n.div_ceil(128) as u32, 128u32)?;
+    compare("bits64 out", &k.read::<u64>(out, n)?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// lanes: activemask, lanemask_lt and laneid of every thread; blocks of 48
+// threads end in a 16-lane warp.
+
+fn lanes() -> Outcome {
+    let (blocks, threads) = (3usize, 48usize);
+    let want: Vec<u32> = (0..blocks * threads)
+        .flat_map(|i| {
+            let t = i % threads;
+            let lane = (t % 32) as u32;
+            let warp_lanes = (threads - t / 32 * 32).min(32) as u32;
+            let active = if warp_lanes == 32 { u32::MAX } else { (1u32 << warp_lanes) - 1 };
+            [active, (1u32 << lane) - 1, lane]
+        })
+        .collect();
+    let mut k = Nb::open("nb_lanes.ptx")?;
+    let out = k.array(&vec![0xdead_beefu32; want.len()], &[want.len()])?;
+    k.launch(blocks as u32, threads as u32)?;
+    compare("lanes out", &k.read::<u32>(out, want.len())?, &want, |_, a, b| a == b)
+}
+
+// ---------------------------------------------------------------------------
+// shared_reverse: each block reverses its slice through dynamic shared
+// memory (`cuda.shared.array(0, float32)`: 4 bytes per thread at launch).
+
+fn shared_reverse() -> Outcome {
+    let (blocks, threads) = (10usize, 64usize);
+    let n = blocks * threads;
+    let mut r = Rng::new(46);
+    let x: Vec<f32> = (0..n).map(|_| r.f32_wide(-10, 10)).collect();
+    let want: Vec<f32> = (0..n).map(|i| x[i / threads * threads + threads - 1 - i % threads]).collect();
+    let mut k = Nb::open("nb_shared_reverse.ptx")?;
+    let out = k.array(&vec![f32::NAN; n], &[n])?;
+    k.array(&x, &[n])?;
+    k.l.launch(blocks as u32, threads as u32, (threads * 4) as u32, &k.args)?;
+    compare("shared_reverse out", &k.read::<f32>(out, n)?, &want, same_bits_f32)
+}
+
+// ---------------------------------------------------------------------------
+// last_block_sum: block partial sums, threadfence, an atomic ticket
+// (atomic.inc), and the last block adds the partials. The inputs are
+// multiples of 1/4 with small sums: every sum is exact in any order.
+
+fn last_block_sum() -> Outcome {
+    let n = 1000usize;
+    let blocks = n.div_ceil(128);
+    let mut r = Rng::new(47);
+    let x: Vec<f32> = (0..n).map(|_| r.i64_in(-400, 400) as f32 / 4.0).collect();
+    let partials: Vec<f32> = x.chunks(128).map(|c| c.iter().sum()).collect();
+    let total: f32 = x.iter().sum();
+    let mut k = Nb::open("nb_last_block_sum.ptx")?;
+    let t = k.array(&[f32::NAN], &[1])?;
+    let p = k.array(&vec![f32::NAN; blocks], &[blocks])?;
+    let c = k.array(&[0u32], &[1])?;
+    k.array(&x, &[n])?;
+    k.launch(blocks as u32, 128u32)?;
+    compare("last_block_sum partial", &k.read::<f32>(p, blocks)?, &partials, same_bits_f32)?;
+    compare("last_block_sum counter", &k.read::<u32>(c, 1)?, &[blocks as u32], |_, a, b| a == b)?;
+    compare("last_block_sum total", &k.read::<f32>(t, 1)?, &[total], same_bits_f32)
+}
+
+// ---------------------------------------------------------------------------
 // warp_match (pending): match.any.sync.b32 on the value, match.all.sync.b64
 // on its parity.
 
@@ -695,6 +781,26 @@ fn numba_special() {
 }
 
 #[test]
+fn numba_bits64() {
+    assert_ok("nb_bits64", bits64);
+}
+
+#[test]
+fn numba_lanes() {
+    assert_ok("nb_lanes", lanes);
+}
+
+#[test]
+fn numba_shared_reverse() {
+    assert_ok("nb_shared_reverse", shared_reverse);
+}
+
+#[test]
+fn numba_last_block_sum() {
+    assert_ok("nb_last_block_sum", last_block_sum);
+}
+
+#[test]
 fn numba_pending_launches_still_stop_at_their_instruction() {
     assert_pending(PENDING);
 }
@@ -705,6 +811,7 @@ fn every_numba_file_is_launched() {
     let files = ptx_files("corpus/numba");
     let launched = [
         "nb_atomics.ptx",
+        "nb_bits64.ptx",
         "nb_block_sum.ptx",
         "nb_block_vote.ptx",
         "nb_collatz.ptx",
@@ -712,10 +819,13 @@ fn every_numba_file_is_launched() {
         "nb_fmath.ptx",
         "nb_histogram.ptx",
         "nb_int64_ops.ptx",
+        "nb_lanes.ptx",
+        "nb_last_block_sum.ptx",
         "nb_local_sort.ptx",
         "nb_mandel.ptx",
         "nb_matmul.ptx",
         "nb_saxpy.ptx",
+        "nb_shared_reverse.ptx",
         "nb_special.ptx",
         "nb_warp_ops.ptx",
     ];

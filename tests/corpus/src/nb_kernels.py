@@ -9,7 +9,7 @@ kernels in PENDING (the engine cannot run them yet).
 """
 import math
 import sys
-from numba import cuda, float32, float64, int32, uint32, int64
+from numba import cuda, float32, float64, int32, uint32, int64, uint64
 
 KERNELS = {}
 
@@ -199,6 +199,69 @@ def special(out, x):
         v = x[i]
         out[i] = (math.hypot(v, 3.0) + math.expm1(v * 0.1) + math.atan2(v, 1.5)
                   + math.log2(abs(v) + 1.0) + math.asinh(v))
+
+
+@kernel("void(uint64[:], uint64[:])")
+def bits64(out, x):
+    i = cuda.grid(1)
+    if i < x.size:
+        v = x[i]
+        r = cuda.brev(v) ^ uint64(cuda.popc(v))
+        r += uint64(cuda.clz(v)) + uint64(cuda.ffs(v))
+        out[i] = r + v // uint64(7) + v % uint64(1000003)
+
+
+@kernel("void(uint32[:])")
+def lanes(out):
+    # Outside any branch: every launched thread is active.
+    m = cuda.activemask()
+    lt = cuda.lanemask_lt()
+    lane = cuda.laneid
+    i = cuda.grid(1)
+    out[3 * i] = m
+    out[3 * i + 1] = lt
+    out[3 * i + 2] = lane
+
+
+@kernel("void(float32[:], float32[:])")
+def shared_reverse(out, x):
+    # Dynamic shared memory: reverse each block's slice.
+    buf = cuda.shared.array(0, float32)
+    t = cuda.threadIdx.x
+    n = cuda.blockDim.x
+    i = cuda.grid(1)
+    buf[t] = x[i]
+    cuda.syncthreads()
+    out[i] = buf[n - 1 - t]
+
+
+@kernel("void(float32[:], float32[:], uint32[:], float32[:])")
+def last_block_sum(total, partial, counter, x):
+    # Each block stores its partial sum; the last block to finish (found
+    # with threadfence + an atomic ticket) adds the partial sums.
+    buf = cuda.shared.array(128, float32)
+    t = cuda.threadIdx.x
+    i = cuda.grid(1)
+    buf[t] = x[i] if i < x.size else float32(0.0)
+    cuda.syncthreads()
+    s = 64
+    while s > 0:
+        if t < s:
+            buf[t] += buf[t + s]
+        cuda.syncthreads()
+        s //= 2
+    is_last = cuda.shared.array(1, int32)
+    if t == 0:
+        partial[cuda.blockIdx.x] = buf[0]
+        cuda.threadfence()
+        ticket = cuda.atomic.inc(counter, 0, uint32(0xffffffff))
+        is_last[0] = 1 if ticket == cuda.gridDim.x - 1 else 0
+    cuda.syncthreads()
+    if is_last[0] == 1 and t == 0:
+        acc = float32(0.0)
+        for b in range(cuda.gridDim.x):
+            acc += partial[b]
+        total[0] = acc
 
 
 # Kernels the engine cannot run yet: written to PENDING_DIR.
