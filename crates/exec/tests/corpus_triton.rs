@@ -29,7 +29,7 @@
 mod corpus_launch;
 
 use corpus_launch::*;
-use ptxsim_exec::{Dim3, KernelArg};
+use ptxsim_exec::{Dim3, KernelArg, TrapKind};
 
 const U: f64 = 1.0 / 16_777_216.0; // 2^-24, the unit roundoff of f32
 
@@ -677,6 +677,86 @@ fn max_nan() -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
+// checked_copy: a copy guarded by tl.device_assert(x >= 0) (compiled with
+// debug=True: a call to `__assertfail` on the failing lanes).
+
+fn checked_copy_run(x: &[i32]) -> Result<Vec<i32>, Failure> {
+    let n = x.len();
+    let mut k = Tr::open(DIR, "tr_checked_copy.ptx")?;
+    k.buffer(x)?;
+    let out = k.buffer(&vec![-1i32; n])?;
+    k.scalar(KernelArg::S32(n as i32));
+    k.launch(n.div_ceil(512) as u32)?;
+    k.read::<i32>(out, n)
+}
+
+fn checked_copy() -> Outcome {
+    let mut r = Rng::new(38);
+    let x: Vec<i32> = (0..1500).map(|_| r.i64_in(0, i32::MAX as i64) as i32).collect();
+    compare("checked_copy out", &checked_copy_run(&x)?, &x, |_, a, b| a == b)
+}
+
+/// A failing assertion: on a GPU the kernel stops (the assertion's message,
+/// file and line are printed) and the launch reports an error.
+fn checked_copy_failing_assert() -> Outcome {
+    let mut x: Vec<i32> = (0..1500).collect();
+    x[1234] = -5;
+    match checked_copy_run(&x) {
+        Ok(_) => Err(Failure::Mismatch("the launch completed although `tl.device_assert(x >= 0)` fails for x[1234]".into())),
+        Err(Failure::Run(e)) if e.kind == TrapKind::Unsupported => Err(Failure::Run(e)),
+        Err(Failure::Run(e)) if e.kind == TrapKind::Trap && e.message.contains("negative input") => Ok(()),
+        Err(e) => Err(Failure::Mismatch(format!("expected a trap reporting the assertion \"negative input\", got: {e}"))),
+    }
+}
+
+// ---------------------------------------------------------------------------
+// matmul_small (pending): one 32x32x32 tl.dot on int8 (-> int32) or bf16
+// (-> f32) tiles, row-major, exact values.
+
+fn matmul_small_i8() -> Outcome {
+    let mut r = Rng::new(39);
+    let a: Vec<u8> = (0..32 * 32).map(|_| r.i64_in(-128, 127) as i8 as u8).collect();
+    let b: Vec<u8> = (0..32 * 32).map(|_| r.i64_in(-128, 127) as i8 as u8).collect();
+    let want: Vec<i32> = (0..32 * 32)
+        .map(|ij| (0..32).map(|k| a[ij / 32 * 32 + k] as i8 as i32 * b[k * 32 + ij % 32] as i8 as i32).sum())
+        .collect();
+    let mut k = Tr::open(PENDING_DIR, "tr_matmul_i8.ptx")?;
+    k.buffer(&a)?;
+    k.buffer(&b)?;
+    let c = k.buffer(&vec![0x5a5a_5a5ai32; 32 * 32])?;
+    k.launch(1u32)?;
+    compare("matmul_i8 c", &k.read::<i32>(c, 32 * 32)?, &want, |_, a, b| a == b)
+}
+
+fn matmul_small_bf16() -> Outcome {
+    use half::bf16;
+    let mut r = Rng::new(40);
+    // Multiples of 1/4 in [-4, 4]: exact in bf16, products and sums exact in f32.
+    let a: Vec<f32> = (0..32 * 32).map(|_| r.i64_in(-16, 16) as f32 / 4.0).collect();
+    let b: Vec<f32> = (0..32 * 32).map(|_| r.i64_in(-16, 16) as f32 / 4.0).collect();
+    let want: Vec<f32> = (0..32 * 32).map(|ij| (0..32).map(|k| a[ij / 32 * 32 + k] * b[k * 32 + ij % 32]).sum()).collect();
+    let h = |v: &[f32]| v.iter().map(|&x| bf16::from_f32(x).to_bits()).collect::<Vec<u16>>();
+    let mut k = Tr::open(PENDING_DIR, "tr_matmul_bf16.ptx")?;
+    k.buffer(&h(&a))?;
+    k.buffer(&h(&b))?;
+    let c = k.buffer(&vec![f32::NAN; 32 * 32])?;
+    k.launch(1u32)?;
+    compare("matmul_bf16 c", &k.read::<f32>(c, 32 * 32)?, &want, same_bits_f32)
+}
+
+// ---------------------------------------------------------------------------
+// print_values (pending): tl.device_print of 128 values (`vprintf`). Its
+// output is text on the host; once the launch runs, the test must compare
+// the printed lines ("pid (0, 0, 0) idx (  i) x: v" in Triton's format).
+
+fn print_values() -> Outcome {
+    let x: Vec<i32> = (0..128).map(|i| i * 3 - 100).collect();
+    let mut k = Tr::open(PENDING_DIR, "tr_print_values.ptx")?;
+    k.buffer(&x)?;
+    k.launch(1u32)
+}
+
+// ---------------------------------------------------------------------------
 // Pending kernels.
 
 /// block_sum on i32 (wrapping sums), lowered to `redux.sync.add.s32`.
@@ -715,6 +795,10 @@ const PENDING: &[Pending] = &[
     ("tr_matmul_tf32 (tl.dot on f32 as tf32)", "cp.async.ca.shared.global", matmul_tf32),
     ("tr_matmul_f32_ieee_pipelined (num_stages=3)", "cp.async.ca.shared.global", matmul_f32_ieee_pipelined),
     ("tr_max_nan (tl.maximum with propagate_nan=ALL)", "max.NaN.f32", max_nan),
+    ("tr_matmul_i8 (tl.dot on int8)", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", matmul_small_i8),
+    ("tr_matmul_bf16 (tl.dot on bf16)", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", matmul_small_bf16),
+    ("tr_print_values (tl.device_print)", "vprintf", print_values),
+    ("tr_checked_copy with a failing tl.device_assert", "__assertfail", checked_copy_failing_assert),
 ];
 
 #[test]
@@ -798,6 +882,11 @@ fn triton_quant_i8() {
 }
 
 #[test]
+fn triton_checked_copy() {
+    assert_ok("tr_checked_copy", checked_copy);
+}
+
+#[test]
 fn triton_pending_launches_still_stop_at_their_instruction() {
     assert_pending(PENDING);
 }
@@ -812,6 +901,7 @@ fn every_triton_file_is_launched() {
             "tr_argmax_row.ptx",
             "tr_atomic_add_f32.ptx",
             "tr_block_sum_f32.ptx",
+            "tr_checked_copy.ptx",
             "tr_cumsum_i32.ptx",
             "tr_gelu.ptx",
             "tr_histogram.ptx",
@@ -830,10 +920,13 @@ fn every_triton_file_is_launched() {
         ptx_files(PENDING_DIR),
         [
             "tr_block_sum_i32.ptx",
+            "tr_matmul_bf16.ptx",
             "tr_matmul_f16.ptx",
             "tr_matmul_f32_ieee_pipelined.ptx",
+            "tr_matmul_i8.ptx",
             "tr_matmul_tf32.ptx",
-            "tr_max_nan.ptx"
+            "tr_max_nan.ptx",
+            "tr_print_values.ptx"
         ]
     );
 }

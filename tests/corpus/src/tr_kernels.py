@@ -7,8 +7,9 @@ Each kernel is compiled ahead of time with triton.compile for an sm_80 target
 (GPUTarget("cuda", 80, 32), num_warps=4) and its PTX is written to
 OUTDIR/tr_<name>.ptx, or PENDING_DIR/tr_<name>.ptx for the kernels in
 PENDING. Each directory gets a launch.tsv with the kernel name, num_warps
-and the dynamic shared memory size that Triton computed. Triton's compilation cache goes to a temporary
-directory, so the output does not depend on earlier runs.
+and the dynamic shared memory size that Triton computed. Triton's
+compilation cache goes to a temporary directory, so the output does not
+depend on earlier runs.
 """
 import atexit
 import os
@@ -166,6 +167,29 @@ def max_nan(x_ptr, y_ptr, out_ptr, n, BLOCK: tl.constexpr):
 
 
 @triton.jit
+def matmul_small(a_ptr, b_ptr, c_ptr, BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr):
+    rm = tl.arange(0, BM)
+    rn = tl.arange(0, BN)
+    rk = tl.arange(0, BK)
+    a = tl.load(a_ptr + rm[:, None] * BK + rk[None, :])
+    b = tl.load(b_ptr + rk[:, None] * BN + rn[None, :])
+    c = tl.dot(a, b, out_dtype=c_ptr.dtype.element_ty)
+    tl.store(c_ptr + rm[:, None] * BN + rn[None, :], c)
+
+@triton.jit
+def print_values(x_ptr, BLOCK: tl.constexpr):
+    x = tl.load(x_ptr + tl.arange(0, BLOCK))
+    tl.device_print("x", x)
+
+@triton.jit
+def checked_copy(x_ptr, out_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + offs, mask=offs < n, other=0)
+    tl.device_assert(x >= 0, "negative input")
+    tl.store(out_ptr + offs, x, mask=offs < n)
+
+
+@triton.jit
 def matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
            BM: tl.constexpr, BN: tl.constexpr, BK: tl.constexpr, PRECISION: tl.constexpr):
     pid_m = tl.program_id(0)
@@ -224,6 +248,14 @@ KERNELS = {
                  {"BLOCK": 512}),
     "max_nan": (max_nan, {"x_ptr": "*fp32", "y_ptr": "*fp32", "out_ptr": "*fp32", "n": "i32",
                           "BLOCK": "constexpr"}, {"BLOCK": 512}),
+    # device_assert needs debug=True (a call to __assertfail where it fails).
+    "checked_copy": (checked_copy, {"x_ptr": "*i32", "out_ptr": "*i32", "n": "i32", "BLOCK": "constexpr"},
+                     {"BLOCK": 512}, {"debug": True}),
+    "print_values": (print_values, {"x_ptr": "*i32", "BLOCK": "constexpr"}, {"BLOCK": 128}),
+    "matmul_i8": (matmul_small, {"a_ptr": "*i8", "b_ptr": "*i8", "c_ptr": "*i32", "BM": "constexpr",
+                                 "BN": "constexpr", "BK": "constexpr"}, {"BM": 32, "BN": 32, "BK": 32}),
+    "matmul_bf16": (matmul_small, {"a_ptr": "*bf16", "b_ptr": "*bf16", "c_ptr": "*fp32", "BM": "constexpr",
+                                   "BN": "constexpr", "BK": "constexpr"}, {"BM": 32, "BN": 32, "BK": 32}),
     # tl.dot on f16 (mma.sync m16n8k16 + ldmatrix), on f32 as tf32 (Triton's
     # default: mma.sync tf32 + cp.async), and on f32 with IEEE precision
     # (FMAs), without and with Triton's default software pipelining
@@ -238,7 +270,8 @@ KERNELS = {
 
 # Kernels whose PTX the engine cannot run yet (an instruction it does not
 # support): written to PENDING_DIR instead of OUTDIR.
-PENDING = {"block_sum_i32", "matmul_f16", "matmul_tf32", "matmul_f32_ieee_pipelined", "max_nan"}
+PENDING = {"block_sum_i32", "matmul_f16", "matmul_tf32", "matmul_f32_ieee_pipelined", "max_nan", "print_values",
+           "matmul_i8", "matmul_bf16"}
 
 
 def main():
