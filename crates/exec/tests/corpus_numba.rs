@@ -22,9 +22,8 @@
 //!
 //! [`PENDING`] lists the launches that stop at an instruction the engine
 //! does not support yet, with the exact instruction the error must name
-//! (their files are in `tests/corpus_pending/numba`, except `nb_dmath`,
-//! which runs on smaller arguments); when one starts to work, its test fails
-//! and says to move it to the checked tests.
+//! (their files are in `tests/corpus_pending/numba`); when one starts to
+//! work, its test fails and says to move it to the checked tests.
 
 mod corpus_launch;
 
