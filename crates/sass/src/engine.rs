@@ -603,8 +603,12 @@ impl Run<'_> {
                     for t in &mut mw.crs[at + 1..] {
                         t.mask &= !m;
                     }
+                    if m != mw.active {
+                        self.check_uni(mw, ins)?;
+                    }
                     if mw.crs[at].frame != mw.frame {
-                        return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "returning from a PTX call needs the engine's call path, which the sass engine does not have yet")));
+                        // Returning from a PTX call: its return values go back now.
+                        calls::leave(self.setup, &mut mw.w, mw.frame, m).map_err(Fault::Run)?;
                     }
                     self.park(mw, m)?;
                 }
@@ -667,8 +671,10 @@ impl Run<'_> {
                     }
                     self.branch_lanes(mw, m, &groups)?;
                 }
-                MOp::Brx { .. } | MOp::Cal { call: Some(_), .. } | MOp::Jcal { call: Some(_), .. } => {
-                    return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "a PTX call needs the engine's call path (argument passing, callee frames), which the sass engine does not have yet")));
+                MOp::Brx { call: Some(c), .. } | MOp::Cal { call: Some(c), .. } | MOp::Jcal { call: Some(c), .. } => {
+                    let k = c.pc;
+                    let m = Self::guard(mw, &ins.guard);
+                    self.ptx_call(mw, shared, ins, k, m)?;
                 }
                 MOp::Cal { call: None, .. } | MOp::Jcal { call: None, .. } => {
                     let t = match &ins.op {
@@ -773,17 +779,86 @@ impl Run<'_> {
         }
     }
 
+    /// A CAL/JCAL/BRX that performs the PTX `call` at index `k` of the
+    /// current function for lanes `m`: the engine's call path resolves the
+    /// callees (with its traps), creates their frames and passes the
+    /// arguments; the lanes go to each callee's machine entry, lowest address
+    /// first, the other groups waiting in DIV tokens. A CAL pushes its return
+    /// token; an indirect call's PRET pushed it already, and the new frames
+    /// end when that token is popped.
+    fn ptx_call(&mut self, mw: &mut MWarp, shared: &mut [u8], ins: &MInstr, k: u32, m: u32) -> Result<(), Fault> {
+        if m == 0 {
+            mw.pc += 1;
+            return Ok(());
+        }
+        let groups = calls::groups(self.setup, &self.env, shared, &mut mw.w, mw.frame, k, m).map_err(Fault::Run)?;
+        if groups.is_empty() {
+            mw.pc += 1;
+            return Ok(());
+        }
+        let mut entries = Vec::with_capacity(groups.len());
+        for &(f, gm) in &groups {
+            let Some(mf) = self.mp.functions.iter().find(|x| x.ptx == f) else {
+                return Err(Fault::Run(RunError::new(TrapKind::Unsupported, format!("the machine program has no code for `{}`", self.setup.program.functions[f as usize].name))));
+            };
+            let nf = calls::enter(self.setup, &mut mw.w, mw.frame, k, f, gm).map_err(Fault::Run)?;
+            entries.push((mf.start, gm, nf));
+        }
+        entries.sort_by_key(|e| e.0);
+        let frames: Vec<u32> = entries.iter().map(|e| e.2).collect();
+        let rest = mw.active & !m;
+        match &ins.op {
+            MOp::Cal { .. } | MOp::Jcal { .. } => {
+                if rest != 0 {
+                    let tok = Self::token(TokenKind::Div, mw.pc + 1, rest, mw.frame);
+                    self.push(mw, tok)?;
+                }
+                let mut tok = Self::token(TokenKind::Cal, mw.pc + 1, m, mw.frame);
+                tok.callees = frames;
+                tok.counted = true;
+                self.push(mw, tok)?;
+                mw.api_depth += 1;
+            }
+            _ => {
+                match mw.crs.iter_mut().rev().find(|t| t.kind == TokenKind::Pret) {
+                    Some(t) => t.callees.extend(frames),
+                    None => return hw(HwError::RetEmptyStackError, "an indirect call (BRX to a function) with no PRET token to return to"),
+                }
+                if rest != 0 {
+                    let tok = Self::token(TokenKind::Div, mw.pc + 1, rest, mw.frame);
+                    self.push(mw, tok)?;
+                }
+            }
+        }
+        if entries.len() > 1 || rest != 0 {
+            self.stats.divergent_branches += 1;
+        }
+        for &(start, gm, nf) in entries.iter().skip(1).rev() {
+            let tok = Self::token(TokenKind::Div, start, gm, nf);
+            self.push(mw, tok)?;
+        }
+        let (start, gm, nf) = entries[0];
+        mw.pc = start;
+        mw.active = gm;
+        mw.frame = nf;
+        Ok(())
+    }
+
     /// A machine branch lowered from a PTX `.uni` branch that splits the warp:
     /// the PTX-level trap `non_uniform` at the PTX line.
     fn check_uni(&self, mw: &MWarp, ins: &MInstr) -> Result<(), Fault> {
         let Origin::Ptx(k) = ins.origin else { return Ok(()) };
         let f = &self.mp.functions[self.func_of[mw.pc]];
         let uni = match self.setup.program.functions[f.ptx as usize].code.get(k as usize).map(|i| &i.op) {
-            Some(Op::Bra { uni, .. }) | Some(Op::Brx { uni, .. }) => *uni,
+            Some(Op::Bra { uni, .. }) | Some(Op::Brx { uni, .. }) | Some(Op::Ret { uni }) => *uni,
             _ => false,
         };
         if uni {
-            let what = if matches!(ins.op, MOp::Brx { .. }) { "brx.idx.uni" } else { "bra.uni" };
+            let what = match ins.op {
+                MOp::Brx { .. } => "brx.idx.uni",
+                MOp::Ret { .. } => "ret.uni",
+                _ => "bra.uni",
+            };
             return Err(Fault::Run(RunError::new(TrapKind::NonUniform, format!("{what} is not uniform: the active lanes {:#010x} do not all go the same way", mw.active))));
         }
         Ok(())
@@ -877,4 +952,28 @@ fn spin_check(warps: &mut [MWarp], wi: usize) -> Result<(), Fault> {
             mw.active
         ),
     ).with_lane(Some(mw.active.trailing_zeros()))))
+}
+
+/// The engine's call path (argument passing, callee frames, function-pointer
+/// resolution), not public to other executors yet.
+mod calls {
+    use ptxsim_exec::datapath::{DataEnv, Setup, Warp};
+    use ptxsim_exec::program::FuncId;
+    use ptxsim_exec::{RunError, TrapKind};
+
+    fn missing() -> RunError {
+        RunError::new(TrapKind::Unsupported, "a PTX call needs the engine's call path (argument passing, callee frames), which the sass engine does not have yet")
+    }
+
+    pub fn groups(_s: &Setup, _e: &DataEnv<'_>, _sh: &mut [u8], _w: &mut Warp, _f: u32, _pc: u32, _m: u32) -> Result<Vec<(FuncId, u32)>, RunError> {
+        Err(missing())
+    }
+
+    pub fn enter(_s: &Setup, _w: &mut Warp, _caller: u32, _pc: u32, _f: FuncId, _m: u32) -> Result<u32, RunError> {
+        Err(missing())
+    }
+
+    pub fn leave(_s: &Setup, _w: &mut Warp, _callee: u32, _m: u32) -> Result<(), RunError> {
+        Err(missing())
+    }
 }
