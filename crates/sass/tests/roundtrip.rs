@@ -138,3 +138,37 @@ proptest! {
         prop_assert_eq!(text::print(&p2), t1);
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 128, .. ProptestConfig::default() })]
+    /// Random machine programs run to an end or a located error, never a
+    /// panic or a hang (fuel bounds them).
+    #[test]
+    fn random_machine_programs_never_panic(ops in (1usize..20).prop_flat_map(|n| proptest::collection::vec((arb_op(n), any::<bool>()), n)), block in 1u32..70) {
+        let p = build(ops);
+        let t = text::print(&p);
+        let mut dev = ptxsim_exec::Device::new();
+        let (m, p2) = parse::parse(&mut dev, "random.sass", &t).map_err(TestCaseError::fail)?;
+        let mut cfg = ptxsim_exec::LaunchConfig::new(2, block);
+        cfg.fuel = 20_000;
+        cfg.max_call_depth = 8;
+        let mc = ptxsim_sass::engine::MachineConfig { crs_capacity: 64, api_call_limit: Some(3) };
+        let _ = ptxsim_sass::engine::launch(&dev, &m, &p2, "k", &cfg, &[], &mc);
+    }
+
+    /// Mutated text (a line dropped, duplicated or cut) is parsed or refused
+    /// with a message, never a panic.
+    #[test]
+    fn mutated_text_never_panics(ops in (1usize..12).prop_flat_map(|n| proptest::collection::vec((arb_op(n), any::<bool>()), n)), cut in any::<proptest::sample::Index>(), how in 0u8..3) {
+        let t = text::print(&build(ops));
+        let mut lines: Vec<String> = t.lines().map(String::from).collect();
+        let i = cut.index(lines.len());
+        match how {
+            0 => { lines.remove(i); }
+            1 => { let l = lines[i].clone(); lines.insert(i, l); }
+            _ => { let l = &lines[i]; let c = l.char_indices().nth(l.chars().count() / 2).map(|x| x.0).unwrap_or(0); lines[i] = l[..c].to_string(); }
+        }
+        let mut dev = ptxsim_exec::Device::new();
+        let _ = parse::parse(&mut dev, "mutated.sass", &lines.join("\n"));
+    }
+}
