@@ -379,8 +379,8 @@ impl Device {
                 ..RunError::new(
                     TrapKind::OutOfMemory,
                     format!(
-                        "{name}:{}: `{}` needs {} bytes of local storage per thread (its `.local` and `.param` variables); the limit is {cap} bytes (Limits::local_bytes_per_thread)",
-                        f.line, f.name, f.frame_bytes
+                        "local memory exceeds its limit of {cap} bytes per thread: the frame of `{}` ({} bytes of `.local` and `.param` variables) does not fit",
+                        f.name, f.frame_bytes
                     ),
                 )
             });

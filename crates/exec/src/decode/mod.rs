@@ -26,8 +26,9 @@ pub const MAX_REGS: u64 = 1 << 14;
 pub const MAX_VAR_BYTES: u64 = 1 << 30;
 pub const MAX_CONST_BYTES: u64 = 1 << 20;
 pub const MAX_SHARED_BYTES: u64 = 1 << 20;
-/// Most frame-local bytes per thread per function.
-pub const MAX_FRAME_BYTES: u64 = 1 << 20;
+/// A bound on one function's frame offsets only: the limit users meet is
+/// `Limits::local_bytes_per_thread`, checked when the module is loaded.
+pub const MAX_FRAME_BYTES: u64 = 1 << 30;
 
 /// What a name means in an instruction operand.
 #[derive(Clone, Copy, Debug)]
