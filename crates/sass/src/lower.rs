@@ -310,10 +310,13 @@ fn lower_function(
             out.fallbacks.push(Fallback { function: name.clone(), branch: k, line: line(k), reason: r.into() });
             continue;
         }
-        // ptxas (observed): PBK when the region holds a loop that is left
-        // by a break (more than one exit edge), SSY otherwise.
+        // ptxas (observed): PBK for a switch and when the region holds a
+        // loop that is left by a break (more than one exit edge), SSY otherwise.
         let breaks = |l: &ptxsim_analysis::loops::Loop| l.exits.len() > 1;
         let kind = match (pos, &outer) {
+            // A `brx.idx` switch: its cases end in BRK to a PBK, as ptxas
+            // lowers a C switch whose cases end in `break`.
+            (Pos::Before(_), _) if matches!(cfg.terms[k], Terminator::IndirectBranch { .. }) => SiteKind::Pbk,
             (Pos::Pre(_), Some(l)) if breaks(&loops.loops[*l]) => SiteKind::Pbk,
             (Pos::Pre(_), _) => SiteKind::Ssy,
             (Pos::Before(_), _) if loops.loops.iter().any(|l| l.blocks.iter().all(|&b| region[b]) && breaks(l)) => SiteKind::Pbk,

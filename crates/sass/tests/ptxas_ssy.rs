@@ -145,5 +145,5 @@ fn ssy_and_pbk_placement_against_ptxas() {
     assert!(unexplained.is_empty(), "target differences without a recorded reason:\n{unexplained:#?}");
     // Figures recorded in LOWERING.md; they may only improve.
     assert!(agree >= 53, "{agree}");
-    assert!(kind_agree >= 52, "{kind_agree}");
+    assert!(kind_agree >= 53, "{kind_agree}");
 }
