@@ -2,7 +2,8 @@
 //! test on flags from integer and float results (NaN included), `.U`,
 //! `.LMT` with PRET past the ApiCallLimit, JMP/JMX in and out of range, a
 //! target on a control word, BRK/CONT out of nested divergence, RET on an
-//! empty stack, and each hardware error. Expected values come from the seed
+//! empty stack, and each hardware error. (`machine_files.rs` runs the same
+//! kind of programs from text files in `tests/sass/machine/`.) Expected values come from the seed
 //! and the fact sheet (`sass-sm50-control-flow.md`), derived by hand in each
 //! test, never from a run of the engine.
 
@@ -214,13 +215,6 @@ fn jmp_and_jmx_in_and_out_of_range() {
 }
 
 #[test]
-fn target_on_a_control_word_is_the_first_instruction_of_its_bundle() {
-    // 0x20 is the control word of the second bundle; its first instruction is at 0x28.
-    let p = "MOV32I R5, 0x0 ;\nBRA 0x20 ;\nMOV32I R5, 0x1 ;\nMOV32I R5, 0x2 ;\nEXIT ;\n";
-    assert_eq!(r5(p), 2);
-}
-
-#[test]
 fn brk_and_cont_out_of_nested_divergence() {
     // PBK, then lanes 0..15 and 16..31 diverge under an SSY; lanes < 8 BRK from
     // inside the SSY region. Everybody meets at the PBK target with the full mask.
@@ -279,24 +273,4 @@ fn api_stack_error_past_the_hardware_call_depth() {
     let w = run_with("MOV32I R5, 0x0 ;\n.L_f:\nIADD R5, R5, 0x1 ;\nCAL `(.L_f) ;\nEXIT ;\n", &mc, 4).unwrap();
     // Three passes through the body: the entry, two calls; the third CAL is a NOP.
     assert_eq!(w[0].scratch[5][0], 3);
-}
-
-#[test]
-fn pc_overflow_and_wrap() {
-    // Falling off the end of the code.
-    let (e, pc) = hw_error(run("MOV32I R5, 0x0 ;\n"));
-    assert_eq!(e, HwError::PcOverflow);
-    // The code is one bundle (0x08, 0x10, 0x18); the next instruction slot is
-    // 0x28 (0x20 is the next bundle's control word).
-    assert_eq!(pc, 0x28);
-    // A relative branch before address 0.
-    let (e, _) = hw_error(run("BRA REL:-0x40 ;\nEXIT ;\n"));
-    assert_eq!(e, HwError::PcWrap);
-}
-
-#[test]
-fn pexit_runs_after_the_whole_warp_exits() {
-    let p = format!("{LANE_SPLIT}PEXIT `(.L_h) ;\n@%p1 EXIT ;\nMOV32I R6, 0x1 ;\nEXIT ;\n.L_h:\nMOV32I R5, 0x5 ;\nEXIT ;\n");
-    let w = &run(&p).unwrap()[0];
-    assert!((0..32).all(|l| w.scratch[5][l] == 5 && w.scratch[6][l] == (l >= 16) as u32));
 }
