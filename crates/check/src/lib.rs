@@ -14,6 +14,8 @@
 //! - `check/inconsistent-prototype`: a prototype and the definition agree.
 //! - `check/call-table`: call-table initialisers name functions declared
 //!   before them, never labels.
+//! - `check/alignment`, `check/initializer` ([`decl`]): `.align` is a power
+//!   of two; an array initialiser is no longer than the array.
 //!
 //! **Resolution and scopes** ([`ctx`], [`body`])
 //! - `check/unknown-symbol`: every name resolves in its `{}` scope; a name
@@ -85,6 +87,7 @@
 
 pub mod body;
 pub mod ctx;
+pub mod decl;
 pub mod isa;
 pub mod module;
 pub mod rules;
