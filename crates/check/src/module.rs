@@ -49,7 +49,9 @@ pub fn check<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) {
         }
     }
     let deferred = std::mem::take(&mut cx.deferred);
-    cx.diags.extend(deferred);
+    for d in deferred {
+        cx.emit(d);
+    }
 }
 
 /// Rule `check/version-target`: the module starts with a `.version` ptxsim
