@@ -290,6 +290,16 @@ impl<'s> Excerpt<'s> {
             cut.push((li, start, end));
         }
         lines.sort_by_key(|l| l.0);
+        // codespan shows the one line between two quoted lines two apart: quote it too.
+        let gaps: Vec<usize> = lines.windows(2).filter(|w| w[1].0 == w[0].0 + 2).map(|w| w[0].0 + 1).collect();
+        for li in gaps {
+            let line_start = src.index.line_start(li).unwrap_or(len).min(len);
+            let line_end = src.index.line_start(li + 1).map(|e| e.saturating_sub(1)).unwrap_or(len).clamp(line_start, len);
+            let line_end = if line_end > line_start && text.as_bytes()[line_end - 1] == b'\r' { line_end - 1 } else { line_end };
+            let we = ceil_char(text, (line_start + SNIPPET_WINDOW).min(line_end));
+            lines.push((li, line_start, line_start, we));
+        }
+        lines.sort_by_key(|l| l.0);
         let mut ex = Excerpt { name: src.name, text: String::new(), pieces: Vec::with_capacity(lines.len()) };
         for &(li, line_start, ws, we) in &lines {
             let p0 = ex.text.len();
