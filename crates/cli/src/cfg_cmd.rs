@@ -6,11 +6,12 @@
 
 use crate::common::{read_text, use_color, Color, EXIT_INPUT, EXIT_USAGE};
 use ptxsim_analysis::callgraph::{CallGraph, CallSite, Callees};
-use ptxsim_analysis::report::{analyse_module, FunctionReport};
+use ptxsim_analysis::report::{analyse_module, render_dot_module, FunctionReport};
 use ptxsim_analysis::uniformity::CauseStep;
 use ptxsim_analysis::Reconvergence;
 use ptxsim_syntax::{Diagnostic, LineIndex, SourceFile};
 use serde_json::{json, Value};
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -62,7 +63,12 @@ pub fn run(a: Args) -> ExitCode {
     }
     let diags: Vec<Diagnostic> = reports.iter().flat_map(|r| r.diagnostics(a.notes)).collect();
     let graph = CallGraph::new(&parsed.module);
-    let sites = |r: &FunctionReport<'_, '_>| -> Vec<CallSite> { graph.functions.iter().find(|(n, _)| n == r.name()).map(|(_, s)| s.clone()).unwrap_or_default() };
+    // Call sites by function name, looked up once per function (not a scan per lookup).
+    let mut by_name: HashMap<&str, &[CallSite]> = HashMap::with_capacity(graph.functions.len());
+    for (n, s) in &graph.functions {
+        by_name.entry(n.as_str()).or_insert(s.as_slice());
+    }
+    let sites = |r: &FunctionReport<'_, '_>| -> &[CallSite] { by_name.get(r.name()).copied().unwrap_or(&[]) };
     match a.format {
         Format::Text => {
             for (i, r) in reports.iter().enumerate() {
@@ -73,7 +79,7 @@ pub fn run(a: Args) -> ExitCode {
                 let calls = sites(r);
                 if !calls.is_empty() {
                     println!("calls:");
-                    for c in &calls {
+                    for c in calls {
                         println!("  line {}: {}", li.line(r.instr_span(c.instr).start), callees_text(&c.callees));
                     }
                 }
@@ -84,8 +90,10 @@ pub fn run(a: Args) -> ExitCode {
             }
         }
         Format::Dot => {
-            for r in &reports {
-                print!("{}", r.render_dot(&text, &li));
+            // One graph whatever the number of functions: a cluster per function.
+            match reports.as_slice() {
+                [one] => print!("{}", one.render_dot(&text, &li)),
+                many => print!("{}", render_dot_module(many, &text, &li)),
             }
             if !diags.is_empty() {
                 eprint!("{}", file.render(&diags, use_color(a.color)));
