@@ -454,20 +454,36 @@ fn dot_escape(s: &str) -> String {
     s.replace('\\', "\\\\").replace('"', "\\\"").replace('{', "\\{").replace('}', "\\}").replace('<', "\\<").replace('>', "\\>").replace('|', "\\|")
 }
 
+/// The opening of one Graphviz digraph for `n` functions, each then a
+/// cluster ([`FunctionReport::render_dot_cluster`]); close it with `}`.
+pub fn dot_module_header(n: usize) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "digraph \"module\" {{");
+    let _ = writeln!(o, "  node [shape=box, fontname=\"monospace\", fontsize=10];");
+    let _ = writeln!(o, "  label=\"{n} functions (red: divergent branch; doubleoctagon: reconvergence point)\";");
+    o
+}
+
 /// Several functions' CFGs as ONE Graphviz digraph, with a cluster
 /// (`subgraph cluster_N`) per function and node names prefixed `fN_`, so that
 /// `dot -Tsvg` draws one picture.
 pub fn render_dot_module(reports: &[FunctionReport<'_, '_>], src: &str, li: &LineIndex) -> String {
-    let mut o = String::new();
-    let _ = writeln!(o, "digraph \"module\" {{");
-    let _ = writeln!(o, "  node [shape=box, fontname=\"monospace\", fontsize=10];");
-    let _ = writeln!(o, "  label=\"{} functions (red: divergent branch; doubleoctagon: reconvergence point)\";", reports.len());
+    let mut o = dot_module_header(reports.len());
     for (i, r) in reports.iter().enumerate() {
-        let _ = writeln!(o, "  subgraph cluster_{i} {{");
-        let _ = writeln!(o, "    label=\"{}\";", dot_escape(r.name()));
-        r.dot_body(src, li, &mut o, &format!("f{i}_"), "    ");
-        let _ = writeln!(o, "  }}");
+        o.push_str(&r.render_dot_cluster(i, src, li));
     }
     let _ = writeln!(o, "}}");
     o
+}
+
+impl FunctionReport<'_, '_> {
+    /// The function's CFG as cluster `i` of a module digraph (see [`dot_module_header`]).
+    pub fn render_dot_cluster(&self, i: usize, src: &str, li: &LineIndex) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "  subgraph cluster_{i} {{");
+        let _ = writeln!(o, "    label=\"{}\";", dot_escape(self.name()));
+        self.dot_body(src, li, &mut o, &format!("f{i}_"), "    ");
+        let _ = writeln!(o, "  }}");
+        o
+    }
 }

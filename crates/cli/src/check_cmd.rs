@@ -212,7 +212,7 @@ pub fn fmt(a: FmtArgs) -> ExitCode {
     }
     drop(report);
     let parsed = ptxsim_syntax::parse(&text);
-    let printed = ptxsim_syntax::print_module(&parsed.module);
+    let printed = ptxsim_syntax::print_module_with_comments(&parsed.module, &text);
     drop(parsed);
     use std::io::Write;
     let mut out = std::io::stdout().lock();
