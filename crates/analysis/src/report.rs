@@ -14,6 +14,7 @@ use crate::reconv::{FunctionAnalysis, Reconvergence};
 use crate::uniformity::{CauseStep, Uniformity};
 use ptxsim_syntax::ast::{Function, FunctionKind, Item, Module};
 use ptxsim_syntax::{Diagnostic, LineIndex, Span};
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// Every analysis of one function.
@@ -25,6 +26,9 @@ pub struct FunctionReport<'f, 'a> {
     pub uni: Uniformity,
     /// Blocks not reachable from the entry.
     pub unreachable: Vec<BlockId>,
+    /// The label naming each labelled instruction (the smallest name where
+    /// several do), built once so that rendering is linear in the labels.
+    label_index: HashMap<usize, &'a str>,
 }
 
 /// Analyses every function with a body.
@@ -51,7 +55,14 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
         let loops = LoopForest::new(&fa.cfg, &dom);
         let uni = Uniformity::with(&flat, &fa, &dom, &loops);
         let unreachable = (0..fa.cfg.blocks.len()).filter(|&b| dom.idom[b].is_none()).collect();
-        Some(FunctionReport { flat, fa, dom, loops, uni, unreachable })
+        let mut label_index: HashMap<usize, &'a str> = HashMap::with_capacity(flat.labels.len());
+        for (&l, &t) in &flat.labels {
+            let e = label_index.entry(t).or_insert(l);
+            if l < *e {
+                *e = l;
+            }
+        }
+        Some(FunctionReport { flat, fa, dom, loops, uni, unreachable, label_index })
     }
 
     pub fn name(&self) -> &str {
@@ -73,15 +84,14 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
         }
     }
 
-    /// A label naming instruction `k`, if one does.
+    /// A label naming instruction `k`, if one does (the smallest name where several do).
     pub fn label_at(&self, k: usize) -> Option<&'a str> {
-        let mut best: Option<&'a str> = None;
-        for (&l, &t) in &self.flat.labels {
-            if t == k && best.is_none_or(|b| l < b) {
-                best = Some(l);
-            }
-        }
-        best
+        self.label_index.get(&k).copied()
+    }
+
+    /// Whether block `b` is unreachable from the entry.
+    pub fn is_unreachable(&self, b: BlockId) -> bool {
+        self.dom.idom.get(b).is_none_or(|d| d.is_none())
     }
 
     /// A name for a reconvergence point: its label, `exit`, or `line N`.
@@ -268,7 +278,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
                 "  B{b}{label} {} -> {}{}",
                 self.block_lines(b, li),
                 if succs.is_empty() { "(none)".to_string() } else { succs.join(", ") },
-                if self.unreachable.contains(&b) { "  [unreachable]" } else { "" }
+                if self.is_unreachable(b) { "  [unreachable]" } else { "" }
             );
         }
         if !self.unreachable.is_empty() {
@@ -355,7 +365,20 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
 
     /// Graphviz DOT: divergent branches in red, reconvergence points as
     /// double octagons, uniform conditional branches in blue.
+    /// The function's CFG as one Graphviz digraph.
     pub fn render_dot(&self, src: &str, li: &LineIndex) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "digraph \"{}\" {{", dot_escape(self.name()));
+        let _ = writeln!(o, "  node [shape=box, fontname=\"monospace\", fontsize=10];");
+        let _ = writeln!(o, "  label=\"{} (red: divergent branch; doubleoctagon: reconvergence point)\";", dot_escape(self.name()));
+        self.dot_body(src, li, &mut o, "", "  ");
+        let _ = writeln!(o, "}}");
+        o
+    }
+
+    /// The nodes and edges of the function's CFG, node names prefixed with
+    /// `prefix`, each line indented by `indent`.
+    fn dot_body(&self, src: &str, li: &LineIndex, o: &mut String, prefix: &str, indent: &str) {
         let cfg = &self.fa.cfg;
         let mut reconv_blocks = vec![false; cfg.blocks.len()];
         let mut exit_reconv = false;
@@ -372,11 +395,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
                 }
             }
         }
-        let esc = |s: &str| s.replace('\\', "\\\\").replace('"', "\\\"").replace('{', "\\{").replace('}', "\\}").replace('<', "\\<").replace('>', "\\>").replace('|', "\\|");
-        let mut o = String::new();
-        let _ = writeln!(o, "digraph \"{}\" {{", esc(self.name()));
-        let _ = writeln!(o, "  node [shape=box, fontname=\"monospace\", fontsize=10];");
-        let _ = writeln!(o, "  label=\"{} (red: divergent branch; doubleoctagon: reconvergence point)\";", esc(self.name()));
+        let esc = dot_escape;
         for (b, blk) in cfg.blocks.iter().enumerate() {
             let mut text = format!("B{b} {}\\l", self.block_lines(b, li));
             for k in blk.start..blk.end.min(blk.start + 12) {
@@ -403,15 +422,15 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
             if reconv_blocks[b] {
                 attrs.push("shape=doubleoctagon, style=filled, fillcolor=lightyellow".to_string());
             }
-            if self.unreachable.contains(&b) {
+            if self.is_unreachable(b) {
                 attrs.push("style=dashed".to_string());
             }
             let extra = if attrs.is_empty() { String::new() } else { format!(", {}", attrs.join(", ")) };
-            let _ = writeln!(o, "  B{b} [label=\"{text}\"{extra}];");
+            let _ = writeln!(o, "{indent}{prefix}B{b} [label=\"{text}\"{extra}];");
         }
         let _ = writeln!(
             o,
-            "  exit [label=\"virtual exit\", shape=ellipse{}];",
+            "{indent}{prefix}exit [label=\"virtual exit\", shape=ellipse{}];",
             if exit_reconv { ", style=filled, fillcolor=lightyellow" } else { "" }
         );
         let order = crate::dom::DomOrder::new(&self.dom);
@@ -421,13 +440,50 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
             for &s in &blk.succs {
                 let back = order.dominates(s, b);
                 let bs = if back { " [style=dashed, constraint=false]" } else { style };
-                let _ = writeln!(o, "  B{b} -> B{s}{bs};");
+                let _ = writeln!(o, "{indent}{prefix}B{b} -> {prefix}B{s}{bs};");
             }
             if blk.exits {
-                let _ = writeln!(o, "  B{b} -> exit [style=dotted];");
+                let _ = writeln!(o, "{indent}{prefix}B{b} -> {prefix}exit [style=dotted];");
             }
         }
-        let _ = writeln!(o, "}}");
+    }
+}
+
+/// Escapes a string for a Graphviz record-free label.
+fn dot_escape(s: &str) -> String {
+    s.replace('\\', "\\\\").replace('"', "\\\"").replace('{', "\\{").replace('}', "\\}").replace('<', "\\<").replace('>', "\\>").replace('|', "\\|")
+}
+
+/// The opening of one Graphviz digraph for `n` functions, each then a
+/// cluster ([`FunctionReport::render_dot_cluster`]); close it with `}`.
+pub fn dot_module_header(n: usize) -> String {
+    let mut o = String::new();
+    let _ = writeln!(o, "digraph \"module\" {{");
+    let _ = writeln!(o, "  node [shape=box, fontname=\"monospace\", fontsize=10];");
+    let _ = writeln!(o, "  label=\"{n} functions (red: divergent branch; doubleoctagon: reconvergence point)\";");
+    o
+}
+
+/// Several functions' CFGs as ONE Graphviz digraph, with a cluster
+/// (`subgraph cluster_N`) per function and node names prefixed `fN_`, so that
+/// `dot -Tsvg` draws one picture.
+pub fn render_dot_module(reports: &[FunctionReport<'_, '_>], src: &str, li: &LineIndex) -> String {
+    let mut o = dot_module_header(reports.len());
+    for (i, r) in reports.iter().enumerate() {
+        o.push_str(&r.render_dot_cluster(i, src, li));
+    }
+    let _ = writeln!(o, "}}");
+    o
+}
+
+impl FunctionReport<'_, '_> {
+    /// The function's CFG as cluster `i` of a module digraph (see [`dot_module_header`]).
+    pub fn render_dot_cluster(&self, i: usize, src: &str, li: &LineIndex) -> String {
+        let mut o = String::new();
+        let _ = writeln!(o, "  subgraph cluster_{i} {{");
+        let _ = writeln!(o, "    label=\"{}\";", dot_escape(self.name()));
+        self.dot_body(src, li, &mut o, &format!("f{i}_"), "    ");
+        let _ = writeln!(o, "  }}");
         o
     }
 }

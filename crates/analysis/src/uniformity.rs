@@ -1,9 +1,14 @@
 //! Uniformity analysis: which branches (and calls) may diverge, and why.
 //!
-//! A forward data-flow problem on the [`crate::dataflow`] framework. The state
-//! at each point is the set of registers that may hold different values in the
-//! threads of a warp, pruned to the live registers (so states stay as small as
-//! register pressure). Sources of divergence are `%tid`, `%laneid`,
+//! A forward data-flow problem, solved sparsely: the facts are "register `r`
+//! may hold different values in the threads of a warp from point `p` on", and
+//! each new fact walks only the occurrences of `r` up to its next
+//! unconditional write (or the block's end, from where it enters the
+//! successors in which `r` is live). Every occurrence is walked at most once,
+//! so the work is linear in the number of register occurrences plus the
+//! facts injected at joins, whatever the shape of the dependence chains (a
+//! dense block-by-block solver re-walks a whole block each time one more
+//! register of a loop-carried chain turns divergent: quadratic). Sources of divergence are `%tid`, `%laneid`,
 //! `%lanemask_*`, atomics, lane-dependent warp operations, loads from local or
 //! generic memory, call results and parameters of non-kernel functions (see
 //! [`crate::insn`]). Divergence flows through data dependence, through guards
@@ -23,7 +28,7 @@
 //! diverge, for the sources above); states only grow, so it terminates.
 
 use crate::cfg::{BlockId, Cfg, Terminator};
-use crate::dataflow::{solve, Analysis, Direction, Effects, GenKill, Liveness, SparseSet};
+use crate::dataflow::{Effects, GenKill, Liveness, SparseSet};
 use crate::dom::{cfg_dominators, DomTree};
 use crate::flat::FlatFunction;
 use crate::insn::{InsnInfo, Reg, RegTable, ResultKind};
@@ -85,7 +90,7 @@ pub struct Uniformity {
     /// Verdicts for every conditional branch, guarded leave, `brx.idx` and call, by instruction.
     pub verdicts: Vec<BranchVerdict>,
     by_instr: HashMap<usize, usize>,
-    /// How many block transfers the solver needed.
+    /// How many facts (a register turning divergent at a point) the solver walked.
     pub transfers: usize,
 }
 
@@ -162,7 +167,7 @@ impl Uniformity {
         for r in entry_div.iter() {
             a.reg_first.insert(r, Site::Param);
         }
-        let res = solve(cfg, &mut a);
+        let res = a.solve(regs.len());
         // Verdicts.
         let mut verdicts = Vec::new();
         let mut by_instr = HashMap::new();
@@ -225,6 +230,20 @@ struct Scratch {
     gen: u32,
 }
 
+/// The solver's working state.
+struct Walk {
+    heap: std::collections::BinaryHeap<std::cmp::Reverse<Fact>>,
+    /// (block, register) divergent at the block's entry / end.
+    entry: std::collections::HashSet<(BlockId, Reg)>,
+    out: std::collections::HashSet<(BlockId, Reg)>,
+    /// Per instruction: its result is divergent; its divergent guard; its
+    /// first operand found divergent; whether its first operand is divergent.
+    div: Vec<bool>,
+    gdiv: Vec<Option<Reg>>,
+    udiv: Vec<Option<Reg>>,
+    first_use_div: Vec<bool>,
+}
+
 struct UniAnalysis<'x> {
     cfg: &'x Cfg,
     fa: &'x FunctionAnalysis,
@@ -242,63 +261,89 @@ struct UniAnalysis<'x> {
     scratch: Scratch,
 }
 
-impl Analysis for UniAnalysis<'_> {
-    type State = SparseSet;
-    const DIRECTION: Direction = Direction::Forward;
-    fn bottom(&self) -> SparseSet {
-        SparseSet::new()
-    }
-    fn boundary(&self) -> SparseSet {
-        self.entry_div.clone()
-    }
-    fn join(&self, target: BlockId, into: &mut SparseSet, from: &SparseSet) -> bool {
-        let live = &self.live.live_in[target];
-        into.union_filtered(from, |r| live.contains(r))
-    }
-    fn transfer(&mut self, b: BlockId, state: &mut SparseSet, fx: &mut Effects<SparseSet>) {
-        let blk = &self.cfg.blocks[b];
-        for k in blk.start..blk.end {
-            let info = &self.infos[k];
-            let gdiv = info.guard.filter(|&g| state.contains(g));
-            let udiv = info.uses.iter().copied().find(|&u| state.contains(u));
-            let (result, why) = match &info.kind {
-                ResultKind::Source(s) => (true, Some(Why::Source(s.clone()))),
-                ResultKind::Uniform => (false, None),
-                ResultKind::Data => (udiv.is_some(), udiv.map(Why::Data)),
-            };
-            let (new, why) = match (info.guard, gdiv) {
-                (_, Some(g)) if !result => (true, Some(Why::Guard(g))),
-                _ => (result, why),
-            };
-            for &d in &info.defs {
-                if new {
-                    state.insert(d);
-                    self.reg_first.entry(d).or_insert(Site::Def(k));
-                } else if info.guard.is_none() {
-                    state.remove(d);
-                }
+/// Occurrence flags of a register at one instruction.
+const OCC_USE: u8 = 1;
+const OCC_GUARD: u8 = 2;
+const OCC_KILL: u8 = 4;
+
+/// Every register's occurrences in instruction order (grouped by register:
+/// `occ[start[r]..end[r]]`), each with a flag saying it has been walked.
+struct Occurrences {
+    start: Vec<u32>,
+    end: Vec<u32>,
+    occ: Vec<(u32, u8)>,
+    walked: Vec<bool>,
+}
+
+impl Occurrences {
+    fn new(infos: &[InsnInfo], nregs: usize) -> Occurrences {
+        fn each(info: &InsnInfo, f: &mut dyn FnMut(Reg, u8)) {
+            for &u in &info.uses {
+                f(u, OCC_USE);
             }
-            if new && !info.defs.is_empty() {
-                if let Some(w) = why {
-                    self.def_why.entry(k).or_insert(w);
-                }
+            if let Some(g) = info.guard {
+                f(g, OCC_GUARD);
             }
-            let decider = match &self.cfg.terms[k] {
-                Terminator::Branch { conditional: true, .. } | Terminator::Leave { conditional: true } => gdiv,
-                Terminator::IndirectBranch { .. } => info.uses.first().copied().filter(|&u| state.contains(u)).or(gdiv),
-                Terminator::None if self.fa.cfg.terms.len() > k && is_call(info) => gdiv.or(udiv),
-                _ => None,
-            };
-            if let Some(r) = decider {
-                if let std::collections::hash_map::Entry::Vacant(e) = self.branch_why.entry(k) {
-                    e.insert(r);
-                    if matches!(self.cfg.terms[k], Terminator::Branch { .. } | Terminator::IndirectBranch { .. }) {
-                        self.sync_effects(k, b, fx);
-                    }
+            // A guarded write keeps the old value in some threads: no kill.
+            if info.guard.is_none() {
+                for &d in &info.defs {
+                    f(d, OCC_KILL);
                 }
             }
         }
+        let mut start = vec![0u32; nregs + 1];
+        for info in infos {
+            each(info, &mut |r, _| {
+                if let Some(c) = start.get_mut(r as usize + 1) {
+                    *c += 1;
+                }
+            });
+        }
+        for i in 1..start.len() {
+            start[i] += start[i - 1];
+        }
+        let total = start.last().copied().unwrap_or(0) as usize;
+        let mut end: Vec<u32> = start[..nregs].to_vec();
+        let mut occ = vec![(u32::MAX, 0u8); total];
+        for (k, info) in infos.iter().enumerate() {
+            each(info, &mut |r, flag| {
+                let r = r as usize;
+                if r >= nregs {
+                    return;
+                }
+                let at = end[r] as usize;
+                // The same register twice in one instruction: one occurrence.
+                if at > start[r] as usize && occ[at - 1].0 == k as u32 {
+                    occ[at - 1].1 |= flag;
+                    return;
+                }
+                occ[at] = (k as u32, flag);
+                end[r] += 1;
+            });
+        }
+        start.truncate(nregs);
+        Occurrences { start, end, walked: vec![false; total], occ }
     }
+}
+
+/// A fact to walk: register `reg` is divergent from instruction `from` of
+/// block `block` on. Ordered by the block's reverse post-order position, then
+/// the instruction, so facts are found in about the order a forward pass
+/// would find them (which decides the first reason each register records).
+#[derive(Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+struct Fact {
+    rpo: usize,
+    from: usize,
+    reg: Reg,
+    block: BlockId,
+    /// A fact at the block's entry (recorded in the entry state), not after a write.
+    entry: bool,
+}
+
+/// The solution: each block's divergent registers at entry.
+struct Solution {
+    entry: Vec<SparseSet>,
+    transfers: usize,
 }
 
 fn is_call(info: &InsnInfo) -> bool {
@@ -306,6 +351,185 @@ fn is_call(info: &InsnInfo) -> bool {
 }
 
 impl UniAnalysis<'_> {
+    /// Solves the analysis sparsely (see the module documentation).
+    fn solve(&mut self, nregs: usize) -> Solution {
+        use std::cmp::Reverse;
+        use std::collections::{BinaryHeap, HashSet};
+        let cfg = self.cfg;
+        let nb = cfg.blocks.len();
+        let n = self.infos.len();
+        let mut occ = Occurrences::new(self.infos, nregs);
+        let mut st = Walk {
+            heap: BinaryHeap::new(),
+            entry: HashSet::new(),
+            out: HashSet::new(),
+            div: vec![false; n],
+            gdiv: vec![None; n],
+            udiv: vec![None; n],
+            first_use_div: vec![false; n],
+        };
+        let reachable = |b: BlockId| self.rpo_idx.get(b).is_some_and(|&i| i != usize::MAX);
+        if nb > 0 && reachable(0) {
+            for r in self.entry_div.iter() {
+                st.heap.push(Reverse(Fact { rpo: self.rpo_idx[0], from: cfg.blocks[0].start, reg: r, block: 0, entry: true }));
+            }
+        }
+        // Sources of divergence in reachable blocks.
+        for (b, blk) in cfg.blocks.iter().enumerate() {
+            if !reachable(b) {
+                continue;
+            }
+            for k in blk.start..blk.end.min(n) {
+                if let ResultKind::Source(s) = &self.infos[k].kind {
+                    let why = Why::Source(s.clone());
+                    self.set_divergent(k, b, why, &mut st);
+                }
+            }
+        }
+        let mut fx = Effects { inject: Vec::new() };
+        let mut transfers = 0;
+        while let Some(Reverse(f)) = st.heap.pop() {
+            if f.entry {
+                // Entry states are pruned to the live registers.
+                if !self.live.live_in[f.block].contains(f.reg) {
+                    continue;
+                }
+                if !st.entry.insert((f.block, f.reg)) {
+                    continue;
+                }
+            }
+            transfers += 1;
+            self.walk(f, &mut occ, &mut st, &mut fx);
+            for (t, set) in fx.inject.drain(..) {
+                if t < nb && reachable(t) {
+                    for r in set.iter() {
+                        st.heap.push(Reverse(Fact { rpo: self.rpo_idx[t], from: cfg.blocks[t].start, reg: r, block: t, entry: true }));
+                    }
+                }
+            }
+        }
+        let mut entry: Vec<Vec<Reg>> = vec![Vec::new(); nb];
+        for (b, r) in st.entry {
+            entry[b].push(r);
+        }
+        Solution { entry: entry.into_iter().map(SparseSet::from_unsorted).collect(), transfers }
+    }
+
+    /// Walks one fact: the occurrences of its register from its point to the
+    /// next unconditional write or the block's end, stopping early at an
+    /// occurrence an earlier fact already walked (which went on from there).
+    fn walk(&mut self, f: Fact, occ: &mut Occurrences, st: &mut Walk, fx: &mut Effects<SparseSet>) {
+        let cfg = self.cfg;
+        let blk = &cfg.blocks[f.block];
+        let r = f.reg as usize;
+        let (lo, hi) = match (occ.start.get(r), occ.end.get(r)) {
+            (Some(&a), Some(&z)) => (a as usize, z as usize),
+            _ => (0, 0),
+        };
+        let list = &occ.occ[lo..hi];
+        let mut i = lo + list.partition_point(|o| (o.0 as usize) < f.from);
+        loop {
+            if i >= hi || occ.occ[i].0 as usize >= blk.end {
+                // Divergent at the block's end: into the successors.
+                if st.out.insert((f.block, f.reg)) {
+                    for &s in &blk.succs {
+                        if let Some(&rpo) = self.rpo_idx.get(s).filter(|&&x| x != usize::MAX) {
+                            st.heap.push(std::cmp::Reverse(Fact { rpo, from: cfg.blocks[s].start, reg: f.reg, block: s, entry: true }));
+                        }
+                    }
+                }
+                return;
+            }
+            if occ.walked[i] {
+                return;
+            }
+            occ.walked[i] = true;
+            let (k, flags) = occ.occ[i];
+            let k = k as usize;
+            if flags & OCC_USE != 0 {
+                self.touch(k, f.block, f.reg, false, st, fx);
+            }
+            if flags & OCC_GUARD != 0 {
+                self.touch(k, f.block, f.reg, true, st, fx);
+            }
+            if flags & OCC_KILL != 0 {
+                return;
+            }
+            i += 1;
+        }
+    }
+
+    /// Instruction `k` (in block `b`) reads the divergent register `r`, as an
+    /// operand or as its guard: its result, and the branch it decides, may
+    /// become divergent.
+    fn touch(&mut self, k: usize, b: BlockId, r: Reg, guard: bool, st: &mut Walk, fx: &mut Effects<SparseSet>) {
+        let infos = self.infos;
+        let info = &infos[k];
+        if guard {
+            st.gdiv[k].get_or_insert(r);
+        } else {
+            st.udiv[k].get_or_insert(r);
+            if info.uses.first() == Some(&r) {
+                st.first_use_div[k] = true;
+            }
+        }
+        if !st.div[k] {
+            let result = match &info.kind {
+                ResultKind::Source(_) => true,
+                ResultKind::Uniform => false,
+                ResultKind::Data => st.udiv[k].is_some(),
+            };
+            let why = if result {
+                st.udiv[k].map(Why::Data)
+            } else {
+                st.gdiv[k].map(Why::Guard)
+            };
+            if let Some(why) = why {
+                self.set_divergent(k, b, why, st);
+            }
+        }
+        if self.branch_why.contains_key(&k) {
+            return;
+        }
+        let decider = match &self.cfg.terms[k] {
+            Terminator::Branch { conditional: true, .. } | Terminator::Leave { conditional: true } => st.gdiv[k],
+            Terminator::IndirectBranch { .. } => {
+                if st.first_use_div[k] {
+                    info.uses.first().copied()
+                } else {
+                    st.gdiv[k]
+                }
+            }
+            Terminator::None if is_call(info) => st.gdiv[k].or(st.udiv[k]),
+            _ => None,
+        };
+        if let Some(d) = decider {
+            self.branch_why.insert(k, d);
+            if matches!(self.cfg.terms[k], Terminator::Branch { .. } | Terminator::IndirectBranch { .. }) {
+                self.sync_effects(k, b, fx);
+            }
+        }
+    }
+
+    /// Instruction `k` writes a divergent value: its destinations are
+    /// divergent from the next instruction on.
+    fn set_divergent(&mut self, k: usize, b: BlockId, why: Why, st: &mut Walk) {
+        if st.div[k] {
+            return;
+        }
+        st.div[k] = true;
+        let infos = self.infos;
+        let info = &infos[k];
+        if info.defs.is_empty() {
+            return;
+        }
+        self.def_why.entry(k).or_insert(why);
+        for &d in &info.defs {
+            self.reg_first.entry(d).or_insert(Site::Def(k));
+            st.heap.push(std::cmp::Reverse(Fact { rpo: self.rpo_idx[b], from: k + 1, reg: d, block: b, entry: false }));
+        }
+    }
+
     /// A branch at `k` in block `b` has just been found divergent: mark the
     /// registers written on its divergent paths divergent at its join blocks,
     /// and the registers of loops it lets threads leave at those loops' exits.

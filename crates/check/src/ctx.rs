@@ -200,6 +200,13 @@ pub fn sym_span(s: &Sym<'_, '_>, funcs: &[FuncInfo<'_>]) -> Span {
 /// The checker's state.
 pub struct Ctx<'f, 'a> {
     pub diags: Vec<Diagnostic>,
+    /// Most errors, and separately most warnings, kept in `diags`.
+    pub limit: usize,
+    /// Errors and warnings found past `limit`: counted, not kept.
+    pub errors_not_shown: usize,
+    pub warnings_not_shown: usize,
+    kept_errors: usize,
+    kept_warnings: usize,
     pub version: Option<(PtxVersion, Span)>,
     pub sm: Option<(Sm, Span)>,
     pub addr64: bool,
@@ -221,6 +228,11 @@ impl<'f, 'a> Ctx<'f, 'a> {
     pub fn new() -> Ctx<'f, 'a> {
         Ctx {
             diags: Vec::new(),
+            limit: usize::MAX,
+            errors_not_shown: 0,
+            warnings_not_shown: 0,
+            kept_errors: 0,
+            kept_warnings: 0,
             version: None,
             sm: None,
             addr64: false,
@@ -234,7 +246,18 @@ impl<'f, 'a> Ctx<'f, 'a> {
         }
     }
 
+    /// Records a diagnostic; past `limit` errors (or warnings) it is only counted.
     pub fn emit(&mut self, d: Diagnostic) {
+        let (kept, dropped) = if d.is_error() {
+            (&mut self.kept_errors, &mut self.errors_not_shown)
+        } else {
+            (&mut self.kept_warnings, &mut self.warnings_not_shown)
+        };
+        if *kept >= self.limit {
+            *dropped += 1;
+            return;
+        }
+        *kept += 1;
         self.diags.push(d);
     }
 

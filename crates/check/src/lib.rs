@@ -14,6 +14,8 @@
 //! - `check/inconsistent-prototype`: a prototype and the definition agree.
 //! - `check/call-table`: call-table initialisers name functions declared
 //!   before them, never labels.
+//! - `check/alignment`, `check/initializer` ([`decl`]): `.align` is a power
+//!   of two; an array initialiser is no longer than the array.
 //!
 //! **Resolution and scopes** ([`ctx`], [`body`])
 //! - `check/unknown-symbol`: every name resolves in its `{}` scope; a name
@@ -85,6 +87,7 @@
 
 pub mod body;
 pub mod ctx;
+pub mod decl;
 pub mod isa;
 pub mod module;
 pub mod rules;
@@ -98,7 +101,24 @@ use ptxsim_syntax::Diagnostic;
 /// order ptxas would report them (source order, except that a `.version`
 /// that does not support the `.target` is reported last).
 pub fn check_module(module: &Module<'_>) -> Vec<Diagnostic> {
+    check_module_limited(module, usize::MAX).diagnostics
+}
+
+/// What [`check_module_limited`] found: the diagnostics kept, and how many
+/// errors and warnings were found beyond the limit.
+#[derive(Debug, Default)]
+pub struct Checked {
+    pub diagnostics: Vec<Diagnostic>,
+    pub errors_not_shown: usize,
+    pub warnings_not_shown: usize,
+}
+
+/// Checks a parsed module, keeping at most `limit` errors and `limit`
+/// warnings (the check goes on to the end and counts the rest), so that a
+/// module with millions of problems costs memory for `limit` of them.
+pub fn check_module_limited(module: &Module<'_>, limit: usize) -> Checked {
     let mut cx = ctx::Ctx::new();
+    cx.limit = limit;
     module::check(&mut cx, module);
-    cx.diags
+    Checked { diagnostics: cx.diags, errors_not_shown: cx.errors_not_shown, warnings_not_shown: cx.warnings_not_shown }
 }

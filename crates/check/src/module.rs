@@ -49,7 +49,9 @@ pub fn check<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) {
         }
     }
     let deferred = std::mem::take(&mut cx.deferred);
-    cx.diags.extend(deferred);
+    for d in deferred {
+        cx.emit(d);
+    }
 }
 
 /// Rule `check/version-target`: the module starts with a `.version` ptxsim
@@ -207,8 +209,10 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
 /// be declared prior to being referenced in a call table initializer", PTX ISA
 /// 9.7.12.5; labels are not initial values).
 pub fn declare_var<'f, 'a>(cx: &mut Ctx<'f, 'a>, v: &'f VarDecl<'a>, role: VarRole) {
+    crate::decl::alignment(cx, v.align);
     for (k, d) in v.declarators.iter().enumerate() {
         if let Some(init) = &d.init {
+            crate::decl::initializer(cx, d);
             check_init(cx, init);
         }
         let sig = ParamSig {
@@ -308,6 +312,9 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
         params: f.params.iter().flatten().map(ParamSig::from_param).collect(),
         decl_span: f.name.span,
     };
+    for p in f.returns.iter().flatten().chain(f.params.iter().flatten()) {
+        crate::decl::alignment(cx, p.align);
+    }
     if f.kind == FunctionKind::Entry {
         for p in f.params.iter().flatten() {
             if p.space.value != StateSpace::Param {

@@ -6,11 +6,14 @@
 
 use crate::common::{read_text, use_color, Color, EXIT_INPUT, EXIT_USAGE};
 use ptxsim_analysis::callgraph::{CallGraph, CallSite, Callees};
-use ptxsim_analysis::report::{analyse_module, FunctionReport};
+use ptxsim_analysis::report::{dot_module_header, FunctionReport};
 use ptxsim_analysis::uniformity::CauseStep;
 use ptxsim_analysis::Reconvergence;
 use ptxsim_syntax::{Diagnostic, LineIndex, SourceFile};
+use ptxsim_syntax::ast::{Function, Item};
 use serde_json::{json, Value};
+use std::io::Write;
+use std::collections::HashMap;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -52,60 +55,88 @@ pub fn run(a: Args) -> ExitCode {
         return ExitCode::from(EXIT_INPUT);
     }
     let li = LineIndex::new(&text);
-    let mut reports = analyse_module(&parsed.module);
-    if let Some(f) = &a.function {
-        reports.retain(|r| r.name() == f);
-        if reports.is_empty() {
-            eprintln!("error: {name}: no function named `{f}` with a body");
-            return ExitCode::from(EXIT_USAGE);
-        }
+    // The functions to report, in module order; each is analysed, printed
+    // and dropped in turn, so memory holds one function's analyses at a time.
+    let funcs: Vec<&Function<'_>> = parsed
+        .module
+        .items
+        .iter()
+        .filter_map(|i| match i {
+            Item::Function(f) if f.body.is_some() && a.function.as_deref().is_none_or(|n| f.name.text == n) => Some(&**f),
+            _ => None,
+        })
+        .collect();
+    if let (Some(f), true) = (&a.function, funcs.is_empty()) {
+        eprintln!("error: {name}: no function named `{f}` with a body");
+        return ExitCode::from(EXIT_USAGE);
     }
-    let diags: Vec<Diagnostic> = reports.iter().flat_map(|r| r.diagnostics(a.notes)).collect();
     let graph = CallGraph::new(&parsed.module);
-    let sites = |r: &FunctionReport<'_, '_>| -> Vec<CallSite> { graph.functions.iter().find(|(n, _)| n == r.name()).map(|(_, s)| s.clone()).unwrap_or_default() };
+    // Call sites by function name, looked up once per function (not a scan per lookup).
+    let mut by_name: HashMap<&str, &[CallSite]> = HashMap::with_capacity(graph.functions.len());
+    for (n, s) in &graph.functions {
+        by_name.entry(n.as_str()).or_insert(s.as_slice());
+    }
+    let sites = |r: &FunctionReport<'_, '_>| -> &[CallSite] { by_name.get(r.name()).copied().unwrap_or(&[]) };
+    let mut diags: Vec<Diagnostic> = Vec::new();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let reports = funcs.iter().filter_map(|f| FunctionReport::new(f));
     match a.format {
         Format::Text => {
-            for (i, r) in reports.iter().enumerate() {
+            for (i, r) in reports.enumerate() {
                 if i > 0 {
-                    println!();
+                    let _ = writeln!(out);
                 }
-                print!("{}", r.render_text(&text, &li));
-                let calls = sites(r);
+                let _ = write!(out, "{}", r.render_text(&text, &li));
+                let calls = sites(&r);
                 if !calls.is_empty() {
-                    println!("calls:");
-                    for c in &calls {
-                        println!("  line {}: {}", li.line(r.instr_span(c.instr).start), callees_text(&c.callees));
+                    let _ = writeln!(out, "calls:");
+                    for c in calls {
+                        let _ = writeln!(out, "  line {}: {}", li.line(r.instr_span(c.instr).start), callees_text(&c.callees));
                     }
                 }
+                diags.extend(r.diagnostics(a.notes));
             }
             if !diags.is_empty() {
-                println!();
-                print!("{}", file.render(&diags, use_color(a.color)));
+                let _ = writeln!(out);
+                let _ = write!(out, "{}", file.render(&diags, use_color(a.color)));
             }
         }
         Format::Dot => {
-            for r in &reports {
-                print!("{}", r.render_dot(&text, &li));
+            // One graph whatever the number of functions: a cluster per function.
+            if funcs.len() == 1 {
+                for r in reports {
+                    let _ = write!(out, "{}", r.render_dot(&text, &li));
+                    diags.extend(r.diagnostics(a.notes));
+                }
+            } else {
+                let _ = write!(out, "{}", dot_module_header(funcs.len()));
+                for (i, r) in reports.enumerate() {
+                    let _ = write!(out, "{}", r.render_dot_cluster(i, &text, &li));
+                    diags.extend(r.diagnostics(a.notes));
+                }
+                let _ = writeln!(out, "}}");
             }
+            let _ = out.flush();
             if !diags.is_empty() {
                 eprint!("{}", file.render(&diags, use_color(a.color)));
             }
         }
         Format::Json => {
-            let funcs: Vec<Value> = reports
-                .iter()
-                .map(|r| {
-                    let mut v = function_json(r, &text, &li);
-                    let calls: Vec<Value> = sites(r).iter().map(|c| call_json(c, li.line(r.instr_span(c.instr).start))).collect();
-                    if let Value::Object(o) = &mut v {
-                        o.insert("calls".into(), Value::Array(calls));
-                    }
-                    v
-                })
-                .collect();
-            println!("{}", json!({ "file": name, "functions": funcs, "diagnostics": file.to_json(&diags) }));
+            let _ = write!(out, "{{\"file\":{},\"functions\":[", Value::String(name.clone()));
+            for (i, r) in reports.enumerate() {
+                let mut v = function_json(&r, &text, &li);
+                let calls: Vec<Value> = sites(&r).iter().map(|c| call_json(c, li.line(r.instr_span(c.instr).start))).collect();
+                if let Value::Object(o) = &mut v {
+                    o.insert("calls".into(), Value::Array(calls));
+                }
+                let _ = write!(out, "{}{v}", if i > 0 { "," } else { "" });
+                diags.extend(r.diagnostics(a.notes));
+            }
+            let _ = writeln!(out, "],\"diagnostics\":{}}}", Value::Array(file.to_json(&diags)));
         }
     }
+    let _ = out.flush();
     ExitCode::SUCCESS
 }
 

@@ -1,7 +1,8 @@
 //! `ptxsim check` and `ptxsim fmt`.
 
 use crate::common::{read_text, use_color, Color, EXIT_INPUT, EXIT_USAGE};
-use ptxsim_syntax::{Diagnostic, SourceFile};
+use codespan_reporting::term::termcolor;
+use ptxsim_syntax::{Diagnostic, Severity, SourceFile};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -16,6 +17,10 @@ pub struct Args {
     /// Colour the text output (auto: when standard output is a terminal).
     #[arg(long, value_enum, default_value = "auto")]
     color: Color,
+    /// Most errors (and, separately, warnings) shown per file; the rest are
+    /// counted ("N more errors not shown").
+    #[arg(long, default_value_t = DEFAULT_MAX_ERRORS, value_parser = clap::value_parser!(u32).range(1..))]
+    max_errors: u32,
 }
 
 #[derive(clap::Args)]
@@ -29,66 +34,188 @@ enum Format {
     Json,
 }
 
-/// Parses and checks one module's text: syntax errors first; the checker runs
-/// only on a module that parsed cleanly.
-pub fn diagnose(text: &str) -> Vec<Diagnostic> {
-    let parsed = ptxsim_syntax::parse(text);
-    let mut diags = parsed.diagnostics;
-    if !diags.iter().any(Diagnostic::is_error) {
-        diags.extend(ptxsim_check::check_module(&parsed.module));
+/// Default of `--max-errors`.
+pub const DEFAULT_MAX_ERRORS: u32 = 100;
+
+/// The diagnostics kept for one module, and how many more were found.
+pub struct Report {
+    pub diags: Vec<Diagnostic>,
+    pub errors_not_shown: usize,
+    pub warnings_not_shown: usize,
+}
+
+impl Report {
+    pub fn errors(&self) -> usize {
+        self.diags.iter().filter(|d| d.is_error()).count() + self.errors_not_shown
     }
-    diags
+
+    pub fn warnings(&self) -> usize {
+        self.diags.iter().filter(|d| d.severity == Severity::Warning).count() + self.warnings_not_shown
+    }
+}
+
+/// Parses and checks one module's text, keeping at most `max` errors and
+/// `max` warnings: syntax errors first; the checker runs only on a module
+/// that parsed cleanly.
+pub fn diagnose(text: &str, max: usize) -> Report {
+    let parsed = ptxsim_syntax::parse_with_limit(text, max);
+    let mut r = Report { errors_not_shown: parsed.errors_not_shown, warnings_not_shown: 0, diags: parsed.diagnostics };
+    if !r.diags.iter().any(Diagnostic::is_error) {
+        let checked = ptxsim_check::check_module_limited(&parsed.module, max);
+        drop(parsed.module);
+        r.diags.extend(checked.diagnostics);
+        r.errors_not_shown += checked.errors_not_shown;
+        r.warnings_not_shown += checked.warnings_not_shown;
+    }
+    r
+}
+
+fn plural(n: usize, what: &str) -> String {
+    format!("{n} {what}{}", if n == 1 { "" } else { "s" })
+}
+
+/// "N more errors and M more warnings not shown (--max-errors K)", if any.
+fn not_shown(r: &Report, max: u32) -> Option<String> {
+    let mut parts = Vec::new();
+    if r.errors_not_shown > 0 {
+        parts.push(format!("{} more {}", r.errors_not_shown, if r.errors_not_shown == 1 { "error" } else { "errors" }));
+    }
+    if r.warnings_not_shown > 0 {
+        parts.push(format!("{} more {}", r.warnings_not_shown, if r.warnings_not_shown == 1 { "warning" } else { "warnings" }));
+    }
+    if parts.is_empty() {
+        None
+    } else {
+        Some(format!("{} not shown (--max-errors {max})", parts.join(" and ")))
+    }
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let mut any_error = false;
-    let mut io_error = false;
-    let mut json = Vec::new();
+    use std::io::Write;
+    let max = a.max_errors as usize;
+    let (mut errors, mut warnings, mut not_shown_total) = (0usize, 0usize, 0usize);
+    let mut io_errors = 0usize;
+    let color = use_color(a.color);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    let mut json_first = true;
+    if matches!(a.format, Format::Json) {
+        let _ = write!(out, "{{\"diagnostics\":[");
+    }
+    let mut json_item = |out: &mut std::io::BufWriter<std::io::StdoutLock<'_>>, v: serde_json::Value| {
+        let _ = write!(out, "{}{v}", if json_first { "" } else { "," });
+        json_first = false;
+    };
     for path in &a.files {
-        let text = match read_text(path) {
+        let name = path.display().to_string();
+        let text = match read_text_quiet(path) {
             Ok(t) => t,
-            Err(_) => {
-                io_error = true;
+            Err(msg) => {
+                io_errors += 1;
+                match a.format {
+                    Format::Text => eprintln!("error: {msg}"),
+                    Format::Json => json_item(
+                        &mut out,
+                        serde_json::json!({"file": name, "severity": "error", "code": "io/read", "message": msg, "line": null, "column": null}),
+                    ),
+                }
                 continue;
             }
         };
-        let name = path.display().to_string();
-        let diags = diagnose(&text);
-        any_error |= diags.iter().any(Diagnostic::is_error);
+        let report = diagnose(&text, max);
+        errors += report.errors();
+        warnings += report.warnings();
+        not_shown_total += report.errors_not_shown + report.warnings_not_shown;
         let file = SourceFile::new(&name, &text);
         match a.format {
-            Format::Text => print!("{}", file.render(&diags, use_color(a.color))),
-            Format::Json => json.extend(file.to_json(&diags)),
-        }
-    }
-    match a.format {
-        Format::Json => println!("{}", serde_json::json!({ "diagnostics": json })),
-        Format::Text => {
-            if !any_error && !io_error {
-                eprintln!("ok: {} file(s) checked, no errors", a.files.len());
+            Format::Text => {
+                let mut buf = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
+                for d in &report.diags {
+                    buf.clear();
+                    file.render_one(&mut buf, d);
+                    let _ = out.write_all(buf.as_slice());
+                }
+                if let Some(m) = not_shown(&report, a.max_errors) {
+                    let _ = writeln!(out, "{name}: {m}\n");
+                }
+            }
+            Format::Json => {
+                for v in file.to_json(&report.diags) {
+                    json_item(&mut out, v);
+                }
             }
         }
     }
-    if io_error {
+    let files = a.files.len();
+    match a.format {
+        Format::Json => {
+            let summary = serde_json::json!({
+                "files": files,
+                "errors": errors + io_errors,
+                "warnings": warnings,
+                "not_shown": not_shown_total,
+                "unreadable_files": io_errors,
+            });
+            let _ = writeln!(out, "],\"summary\":{summary}}}");
+            let _ = out.flush();
+        }
+        Format::Text => {
+            let _ = out.flush();
+            drop(out);
+            if errors == 0 && io_errors == 0 {
+                if warnings == 0 {
+                    eprintln!("ok: {} checked, no errors", plural(files, "file"));
+                } else {
+                    eprintln!("ok: {} checked, no errors, {}", plural(files, "file"), plural(warnings, "warning"));
+                }
+            } else {
+                let mut what = vec![plural(errors, "error"), plural(warnings, "warning")];
+                if io_errors > 0 {
+                    what.push(format!("{} not read", plural(io_errors, "file")));
+                }
+                eprintln!("{} checked: {}", plural(files, "file"), what.join(", "));
+            }
+        }
+    }
+    if io_errors > 0 {
         ExitCode::from(EXIT_USAGE)
-    } else if any_error {
+    } else if errors > 0 {
         ExitCode::from(EXIT_INPUT)
     } else {
         ExitCode::SUCCESS
     }
 }
 
+/// Reads a file as text, returning the reason on failure instead of printing it.
+fn read_text_quiet(path: &std::path::Path) -> Result<String, String> {
+    crate::common::read_text_msg(path)
+}
+
+/// `ptxsim fmt`: prints the module back as normalised PTX, comments kept.
+/// A module with syntax or check errors is not printed: its diagnostics go to
+/// standard error and the exit status is 1.
 pub fn fmt(a: FmtArgs) -> ExitCode {
     let text = match read_text(&a.file) {
         Ok(t) => t,
         Err(code) => return code,
     };
-    let parsed = ptxsim_syntax::parse(&text);
-    if parsed.has_errors() {
-        let name = a.file.display().to_string();
-        eprint!("{}", SourceFile::new(&name, &text).render(&parsed.diagnostics, false));
+    let name = a.file.display().to_string();
+    let report = diagnose(&text, DEFAULT_MAX_ERRORS as usize);
+    if report.errors() > 0 {
+        let errors: Vec<Diagnostic> = report.diags.into_iter().filter(Diagnostic::is_error).collect();
+        eprint!("{}", SourceFile::new(&name, &text).render(&errors, false));
+        if report.errors_not_shown > 0 {
+            eprintln!("{name}: {} more not shown", plural(report.errors_not_shown, "error"));
+        }
+        eprintln!("error: `{name}` has {}; not formatted", plural(errors.len() + report.errors_not_shown, "error"));
         return ExitCode::from(EXIT_INPUT);
     }
-    print!("{}", ptxsim_syntax::print_module(&parsed.module));
+    drop(report);
+    let parsed = ptxsim_syntax::parse(&text);
+    let printed = ptxsim_syntax::print_module_with_comments(&parsed.module, &text);
+    drop(parsed);
+    use std::io::Write;
+    let mut out = std::io::stdout().lock();
+    let _ = out.write_all(printed.as_bytes());
     ExitCode::SUCCESS
 }

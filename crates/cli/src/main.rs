@@ -9,7 +9,10 @@ mod check_cmd;
 mod common;
 mod demo;
 mod limits;
+mod npy;
+mod run_args;
 mod run_cmd;
+mod run_out;
 mod sass_cmd;
 
 use clap::{Parser, Subcommand};

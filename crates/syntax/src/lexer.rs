@@ -321,6 +321,40 @@ impl<'a> Lexer<'a> {
     }
 }
 
+/// The comments of `src` (`// ...` to the end of the line, `/* ... */`), in
+/// order, as spans: found in the gaps between the tokens the lexer returns,
+/// so text inside a string is never taken for a comment.
+pub fn comments(src: &str) -> Vec<Span> {
+    let b = src.as_bytes();
+    let mut out = Vec::new();
+    let mut lx = Lexer::new(src);
+    let mut gap_start = 0usize;
+    loop {
+        let (tok, span) = lx.next_token();
+        let gap_end = (span.start as usize).min(b.len());
+        let mut i = gap_start;
+        while i + 1 < gap_end {
+            if b[i] == b'/' && b[i + 1] == b'/' {
+                let end = b[i..gap_end].iter().position(|&c| c == b'\n').map_or(gap_end, |k| i + k);
+                let end = if end > i && b[end - 1] == b'\r' { end - 1 } else { end };
+                out.push(Span::new(i, end));
+                i = end;
+            } else if b[i] == b'/' && b[i + 1] == b'*' {
+                let end = find_comment_end(&b[i + 2..gap_end]).map_or(gap_end, |k| i + 2 + k + 2);
+                out.push(Span::new(i, end));
+                i = end;
+            } else {
+                i += 1;
+            }
+        }
+        if tok == Tok::Eof || tok == Tok::UnterminatedComment {
+            break;
+        }
+        gap_start = span.end as usize;
+    }
+    out
+}
+
 // Classes of a token's first byte.
 const S_ERROR: u8 = 0;
 const S_IDENT: u8 = 1;

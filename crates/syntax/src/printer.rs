@@ -5,37 +5,133 @@
 //! patterns in upper-case hex), so printing is a fixed point after one round.
 
 use crate::ast::*;
+use crate::span::Span;
 use std::fmt::Write;
 
 /// Prints a whole module.
 pub fn print_module(m: &Module<'_>) -> String {
-    let mut p = Printer { out: String::new(), indent: 0 };
+    let mut p = Printer { out: String::new(), indent: 0, notes: None };
     for item in &m.items {
         p.item(item);
     }
     p.out
 }
 
+/// Prints a module as [`print_module`] does, keeping the comments of `src`
+/// (the text it was parsed from): each comment is printed before the item or
+/// statement that follows it, at that statement's indentation, and a comment
+/// that shared a line with the end of a statement stays at the end of that
+/// statement's line.
+pub fn print_module_with_comments(m: &Module<'_>, src: &str) -> String {
+    let notes = Comments { src, spans: crate::lexer::comments(src), next: 0, index: crate::span::LineIndex::new(src), last_end: None };
+    let mut p = Printer { out: String::with_capacity(src.len()), indent: 0, notes: Some(notes) };
+    for item in &m.items {
+        p.comments_before(item_start(item));
+        p.item(item);
+        p.ended(item_end(item));
+    }
+    p.comments_before(None);
+    p.out
+}
+
+/// The comments still to print, and where the last printed construct ended.
+struct Comments<'s> {
+    src: &'s str,
+    spans: Vec<Span>,
+    next: usize,
+    index: crate::span::LineIndex,
+    last_end: Option<u32>,
+}
+
+fn item_start(item: &Item<'_>) -> Option<u32> {
+    item_span(item).map(|s| s.start)
+}
+
+fn item_end(item: &Item<'_>) -> Option<u32> {
+    item_span(item).map(|s| s.end)
+}
+
+fn item_span(item: &Item<'_>) -> Option<Span> {
+    Some(match item {
+        Item::Version(v) => v.span,
+        Item::Target(t) => t.span,
+        Item::AddressSize(a) => a.span,
+        Item::Function(f) => f.span,
+        Item::Var(v) => v.span,
+        Item::File(f) => f.span,
+        Item::Section(s) => s.span,
+        Item::Pragma(p) => p.span,
+        Item::Alias { span, .. } => *span,
+    })
+}
+
+fn stmt_span(s: &Statement<'_>) -> Option<Span> {
+    Some(match s {
+        Statement::Label(n) => n.span,
+        Statement::Instr(i) => i.span,
+        Statement::Var(v) => v.span,
+        Statement::Block(b) => b.span,
+        Statement::BranchTargets { span, .. } | Statement::CallTargets { span, .. } | Statement::CallPrototype { span, .. } => *span,
+        Statement::Pragma(p) => p.span,
+        Statement::Loc(l) => l.span,
+    })
+}
+
 /// Prints one instruction without a trailing newline (as in `@p bra $L1;`).
 pub fn print_instruction(i: &Instruction<'_>) -> String {
-    let mut p = Printer { out: String::new(), indent: 0 };
+    let mut p = Printer { out: String::new(), indent: 0, notes: None };
     p.instr(i);
     p.out
 }
 
 /// Prints an operand.
 pub fn print_operand(o: &Operand<'_>) -> String {
-    let mut p = Printer { out: String::new(), indent: 0 };
+    let mut p = Printer { out: String::new(), indent: 0, notes: None };
     p.operand(o);
     p.out
 }
 
-struct Printer {
+struct Printer<'s> {
     out: String,
     indent: usize,
+    notes: Option<Comments<'s>>,
 }
 
-impl Printer {
+impl Printer<'_> {
+    /// Prints the comments that start before `at` (all that are left for `None`).
+    fn comments_before(&mut self, at: Option<u32>) {
+        let Some(mut n) = self.notes.take() else { return };
+        while let Some(&c) = n.spans.get(n.next) {
+            if at.is_some_and(|a| c.start >= a) {
+                break;
+            }
+            n.next += 1;
+            let text = n.src.get(c.range()).unwrap_or("").trim_end();
+            let trailing = n.last_end.is_some_and(|e| e <= c.start && n.index.line(e.saturating_sub(1)) == n.index.line(c.start)) && self.out.ends_with('\n');
+            if trailing {
+                self.out.pop();
+                self.out.push(' ');
+                self.out.push_str(text);
+                self.out.push('\n');
+            } else {
+                if !self.out.is_empty() && !self.out.ends_with('\n') {
+                    self.out.push('\n');
+                }
+                self.line_start();
+                self.out.push_str(text);
+                self.out.push('\n');
+            }
+        }
+        self.notes = Some(n);
+    }
+
+    /// Records where the construct just printed ended in the source.
+    fn ended(&mut self, end: Option<u32>) {
+        if let (Some(n), Some(e)) = (self.notes.as_mut(), end) {
+            n.last_end = Some(e);
+        }
+    }
+
     fn line_start(&mut self) {
         for _ in 0..self.indent {
             self.out.push_str("    ");
@@ -265,8 +361,13 @@ impl Printer {
         self.out.push_str("{\n");
         self.indent += 1;
         for s in &b.stmts {
+            let sp = stmt_span(s);
+            self.comments_before(sp.map(|x| x.start));
             self.statement(s);
+            self.ended(sp.map(|x| x.end));
         }
+        // Comments before the closing brace belong inside the block.
+        self.comments_before(Some(b.span.end.saturating_sub(1)));
         self.indent -= 1;
         self.line_start();
         self.out.push('}');

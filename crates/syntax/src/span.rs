@@ -93,6 +93,11 @@ impl LineIndex {
         (line as u32 + 1, offset - self.line_starts[line] + 1)
     }
 
+    /// The byte offset where the 0-based line `index` starts, if it exists.
+    pub fn line_start(&self, index: usize) -> Option<usize> {
+        self.line_starts.get(index).map(|&s| s as usize)
+    }
+
     pub fn line(&self, offset: u32) -> u32 {
         self.line_col(offset).0
     }

@@ -25,7 +25,7 @@ const FUNC_PERF_DIRECTIVES: &[&str] = &[
 impl<'a> Parser<'a> {
     pub(crate) fn module(&mut self) -> Module<'a> {
         let mut items = Vec::new();
-        while !self.at(Tok::Eof) && !self.stopped {
+        while !self.at(Tok::Eof) {
             let before = self.span.start;
             match self.item() {
                 Ok(Some(item)) => items.push(item),

@@ -20,15 +20,18 @@ use crate::span::Span;
 
 /// Most nested `{}` blocks, initialiser lists or expression levels accepted.
 pub const MAX_DEPTH: u32 = 200;
-/// Parsing stops after this many errors (with a note saying so).
+/// Most errors [`parse`] keeps; later ones are counted in
+/// [`Parsed::errors_not_shown`] (see [`parse_with_limit`]).
 pub const MAX_ERRORS: usize = 200;
 
 /// The result of parsing: the module (with whatever could be recovered) and
-/// every diagnostic. The module is trustworthy only when there are no errors.
+/// the diagnostics kept. The module is trustworthy only when there are no errors.
 #[derive(Debug)]
 pub struct Parsed<'a> {
     pub module: Module<'a>,
     pub diagnostics: Vec<Diagnostic>,
+    /// Errors found after the limit was reached: counted, not kept.
+    pub errors_not_shown: usize,
 }
 
 impl<'a> Parsed<'a> {
@@ -37,8 +40,14 @@ impl<'a> Parsed<'a> {
     }
 }
 
-/// Parses a whole PTX module.
+/// Parses a whole PTX module, keeping at most [`MAX_ERRORS`] errors.
 pub fn parse(src: &str) -> Parsed<'_> {
+    parse_with_limit(src, MAX_ERRORS)
+}
+
+/// Parses a whole PTX module, keeping at most `max_errors` errors (at least
+/// one); the parse goes on to the end, and later errors are only counted.
+pub fn parse_with_limit(src: &str, max_errors: usize) -> Parsed<'_> {
     if src.len() > u32::MAX as usize {
         return Parsed {
             module: Module { items: Vec::new() },
@@ -47,11 +56,14 @@ pub fn parse(src: &str) -> Parsed<'_> {
                 Span::DUMMY,
                 "the module is larger than 4 GiB, which ptxsim does not accept",
             )],
+            errors_not_shown: 0,
         };
     }
     let mut p = Parser::new(src);
+    p.max_errors = max_errors.max(1);
     let module = p.module();
-    Parsed { module, diagnostics: p.diags }
+    let errors_not_shown = p.errors.saturating_sub(p.max_errors);
+    Parsed { module, diagnostics: p.diags, errors_not_shown }
 }
 
 /// Marks that an error was reported and the caller should recover.
@@ -73,7 +85,7 @@ pub(crate) struct Parser<'a> {
     scratch: Vec<Statement<'a>>,
     pub(crate) diags: Vec<Diagnostic>,
     errors: usize,
-    stopped: bool,
+    max_errors: usize,
     /// Where statement recovery should resume instead of skipping to the next
     /// `;`: the start of a line that begins a new statement, right after a
     /// statement whose `;` is missing (see [`Parser::expect_semi`]).
@@ -98,7 +110,7 @@ impl<'a> Parser<'a> {
             scratch: Vec::new(),
             diags: Vec::new(),
             errors: 0,
-            stopped: false,
+            max_errors: MAX_ERRORS,
             resync_at: None,
         }
     }
@@ -155,22 +167,16 @@ impl<'a> Parser<'a> {
         Span { start: start.start, end: self.prev_end.max(start.start) }
     }
 
-    /// Reports an error (bounded by [`MAX_ERRORS`]).
+    /// Reports an error; past `max_errors` errors, diagnostics are only counted.
     pub(crate) fn error(&mut self, d: Diagnostic) {
-        if self.stopped {
+        if self.errors >= self.max_errors {
+            if d.is_error() {
+                self.errors += 1;
+            }
             return;
         }
         if d.is_error() {
             self.errors += 1;
-            if self.errors > MAX_ERRORS {
-                self.stopped = true;
-                self.diags.push(Diagnostic::note(
-                    "syntax/too-many-errors",
-                    d.primary.span,
-                    format!("stopped after {MAX_ERRORS} errors"),
-                ));
-                return;
-            }
         }
         self.diags.push(d);
     }

@@ -25,9 +25,6 @@ impl<'a> Parser<'a> {
         // exactly sized vector at the `}`: no growth copies, no spare capacity.
         let base = self.scratch.len();
         loop {
-            if self.stopped {
-                break;
-            }
             match self.tok {
                 Tok::RBrace => break,
                 Tok::Eof => {
