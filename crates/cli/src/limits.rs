@@ -14,7 +14,7 @@ use std::time::Duration;
 /// `--timeout`: seconds (a decimal number), 0 for none.
 pub fn parse_timeout(s: &str) -> Result<Option<Duration>, String> {
     let v: f64 = s.trim().parse().map_err(|_| format!("--timeout takes seconds (for example 60 or 2.5; 0 for none), not `{s}`"))?;
-    if !v.is_finite() || v < 0.0 || v > 1e9 {
+    if !v.is_finite() || !(0.0..=1e9).contains(&v) {
         return Err(format!("--timeout takes seconds from 0 (none) to 10^9, not `{s}`"));
     }
     Ok(if v == 0.0 { None } else { Some(Duration::from_secs_f64(v)) })

@@ -110,7 +110,7 @@ fn show_duration(d: Duration) -> String {
     let ms = d.as_millis();
     if ms < 1000 {
         format!("{ms} ms")
-    } else if ms % 1000 == 0 {
+    } else if ms.is_multiple_of(1000) {
         format!("{} s", ms / 1000)
     } else {
         format!("{:.3} s", d.as_secs_f64())
@@ -192,9 +192,7 @@ impl Tank<'_> {
                 Ok((g, _)) => g,
                 Err(e) => e.into_inner().0,
             };
-            if let Err(t) = f.check_deadline() {
-                return Err(t);
-            }
+            f.check_deadline()?;
         }
     }
 }

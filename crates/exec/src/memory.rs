@@ -307,7 +307,7 @@ fn explain_global(map: &MemMap, a: u64, size: u64) -> String {
     let d_above = above.map(|g| g.0 - a);
     match (below, above) {
         (Some(g), _) if a < g.0 + g.1 => format!("runs {} bytes past the end of {} ({} bytes at {:#x})", a + size - (g.0 + g.1), g.2, g.1, g.0),
-        (Some(g), _) if d_above.map_or(true, |d| d_below.unwrap_or(u64::MAX) <= d) => {
+        (Some(g), _) if d_above.is_none_or(|d| d_below.unwrap_or(u64::MAX) <= d) => {
             format!("is {} bytes past the end of {} ({} bytes at {:#x})", a - (g.0 + g.1), g.2, g.1, g.0)
         }
         (_, Some(g)) => format!("is {} bytes before the start of {} ({} bytes at {:#x})", g.0 - a, g.2, g.1, g.0),
