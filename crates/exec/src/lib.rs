@@ -414,7 +414,7 @@ impl Device {
         if self.mem.write_bytes(addr, bytes) {
             Ok(())
         } else {
-            Err(RunError::new(TrapKind::OutOfBounds, format!("host write of {} bytes at {addr:#x} is outside every allocation", bytes.len())))
+            Err(RunError::new(TrapKind::OutOfBounds, format!("host write of {} bytes at {addr:#x} {}", bytes.len(), self.explain(addr, bytes.len() as u64))))
         }
     }
 
@@ -422,7 +422,14 @@ impl Device {
     pub fn read(&self, addr: u64, len: u64) -> Result<Vec<u8>, RunError> {
         self.mem
             .read_bytes(addr, len)
-            .ok_or_else(|| RunError::new(TrapKind::OutOfBounds, format!("host read of {len} bytes at {addr:#x} is outside every allocation")))
+            .ok_or_else(|| RunError::new(TrapKind::OutOfBounds, format!("host read of {len} bytes at {addr:#x} {}", self.explain(addr, len))))
+    }
+
+    /// Where a host access misses: the nearest allocation and the distance.
+    fn explain(&self, addr: u64, len: u64) -> String {
+        let global: Vec<(u64, u64, String)> =
+            self.mem.allocs.iter().map(|a| (a.base, a.size, self.names.get(&a.base).cloned().unwrap_or_else(|| "a device allocation".to_string()))).collect();
+        memory::explain_global(&global, addr, len)
     }
 
     /// Runs `kernel` of `module` over the grid.

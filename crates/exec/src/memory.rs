@@ -292,17 +292,19 @@ fn explain(map: &MemMap, space: &str, a: u64, size: u64) -> String {
         }
         ("local" | "param", _) | (_, Window::Local(_)) => "is outside the thread's local frames".to_string(),
         ("const", _) | (_, Window::Const(_)) => "is outside the module's `.const` bank".to_string(),
-        _ => explain_global(map, a, size),
+        _ => explain_global(&map.global, a, size),
     }
 }
 
-fn explain_global(map: &MemMap, a: u64, size: u64) -> String {
+/// Where `[a, a+size)` lies against `global` ((base, size, what), sorted):
+/// how far past the end of the nearest allocation, or before its start.
+pub(crate) fn explain_global(global: &[(u64, u64, String)], a: u64, size: u64) -> String {
     if a < 4096 {
         return format!("is outside every allocation (a null pointer{})", if a == 0 { String::new() } else { format!(" plus {a}") });
     }
-    let i = map.global.partition_point(|g| g.0 <= a);
-    let below = i.checked_sub(1).and_then(|j| map.global.get(j));
-    let above = map.global.get(i);
+    let i = global.partition_point(|g| g.0 <= a);
+    let below = i.checked_sub(1).and_then(|j| global.get(j));
+    let above = global.get(i);
     let d_below = below.map(|g| a.saturating_sub(g.0 + g.1));
     let d_above = above.map(|g| g.0 - a);
     match (below, above) {

@@ -130,3 +130,18 @@ fn out_of_bounds_traps_name_the_nearest_allocation() {
     let e = oob("mov.u64 %a, dyn;\nld.shared.u32 %v, [%a];", ".extern .shared .align 4 .b8 dyn[];\n", 0);
     assert!(e.message.contains("shared memory") && e.message.contains("--shared"), "{e}");
 }
+
+#[test]
+fn host_copies_out_of_bounds_name_the_allocation() {
+    let mut dev = Device::new();
+    let p = dev.alloc(400).expect("alloc");
+    let e = dev.read(p + 396, 8).expect_err("past the end");
+    assert_eq!(e.kind, TrapKind::OutOfBounds, "{e}");
+    assert!(e.message.contains("runs 4 bytes past the end of a device allocation (400 bytes"), "{e}");
+    let e = dev.write(p + 410, &[1, 2]).expect_err("past the end");
+    assert!(e.message.contains("10 bytes past the end of a device allocation (400 bytes"), "{e}");
+    let m = dev.load(&format!("{HEADER}.global .u32 tab[4];\n.visible .entry k()\n{{\nret;\n}}\n")).expect("loads");
+    let tab = m.globals[0].1;
+    let e = dev.read(tab + 16, 4).expect_err("past the end");
+    assert!(e.message.contains("0 bytes past the end of `.global` variable `tab` (16 bytes"), "{e}");
+}
