@@ -1,9 +1,10 @@
 //! Kernel launch: validates the configuration and arguments, lays out the
 //! kernel parameter buffer, splits the grid into clusters (one CTA each
-//! unless `--cluster` is given) and runs them in parallel on a rayon pool.
-//! Clusters share nothing but global memory. The error reported is the one
-//! of the lowest-numbered failing cluster, so it does not depend on timing
-//! (fuel exhaustion aside).
+//! unless `--cluster` is given) and hands them out in increasing order to
+//! scoped worker threads, as many as the memory cap allows. Clusters share
+//! nothing but global memory. Once one fails no worker starts another; the
+//! error reported is the one of the lowest-numbered failing cluster (see
+//! the comment at the dispatch for when that depends on timing).
 
 use crate::error::{RunError, TrapKind};
 use crate::exec::{CtaEnv, Ctx, Geom};
