@@ -198,6 +198,13 @@ pub enum Feature {
     CarrySub,
     MadCarry,
     Carry64,
+    Testp,
+    Fns,
+    Prefetch,
+    CacheEviction,
+    PrefetchTensormap,
+    CvtPack,
+    CvtPackSubByte,
 }
 
 /// One row of the gating table.
@@ -268,6 +275,15 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::CarrySub, name: "sub.cc/subc", min_version: v(1, 3), min_sm: 0, source: "PTX ISA 9.7.2.3 sub.cc, 9.7.2.4 subc: introduced in 1.3" },
     Gate { feature: Feature::MadCarry, name: "mad.cc/madc", min_version: v(3, 0), min_sm: 20, source: "PTX ISA 9.7.2.5 mad.cc, 9.7.2.6 madc: introduced in 3.0, require sm_20" },
     Gate { feature: Feature::Carry64, name: ".cc with a 64-bit type", min_version: v(4, 3), min_sm: 20, source: "PTX ISA 9.7.2: 64-bit add.cc, addc.cc, sub.cc, subc.cc, mad.cc, madc.cc introduced in 4.3, require sm_20" },
+    // Measured with ptxas 12.9 (each at its minimum, one version and one
+    // target below).
+    Gate { feature: Feature::Testp, name: "testp", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 9.7.3 testp: introduced in 2.0, requires sm_20" },
+    Gate { feature: Feature::Fns, name: "fns", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.1 fns: introduced in 6.0, requires sm_30" },
+    Gate { feature: Feature::Prefetch, name: "prefetch/prefetchu", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 9.7.9 prefetch, prefetchu: introduced in 2.0, require sm_20" },
+    Gate { feature: Feature::CacheEviction, name: "cache eviction priority (applypriority, discard, createpolicy, prefetch .L2::evict_*)", min_version: v(7, 4), min_sm: 80, source: "PTX ISA 9.7.9 applypriority, discard, createpolicy and the .level::eviction_priority of prefetch: introduced in 7.4, require sm_80" },
+    Gate { feature: Feature::PrefetchTensormap, name: "prefetch.tensormap", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.9 prefetch: .tensormap introduced in 8.0, requires sm_90" },
+    Gate { feature: Feature::CvtPack, name: "cvt.pack", min_version: v(6, 5), min_sm: 72, source: "PTX ISA 9.7.9 cvt.pack: introduced in 6.5, requires sm_72" },
+    Gate { feature: Feature::CvtPackSubByte, name: "cvt.pack with a sub-byte type", min_version: v(6, 5), min_sm: 75, source: "PTX ISA 9.7.9 cvt.pack: .u4/.s4 (and, in ptxas 12.9, .u2/.s2) require sm_75" },
     Gate { feature: Feature::Dp4a, name: "dp4a/dp2a", min_version: v(5, 0), min_sm: 61, source: "PTX ISA 9.7.1.23/9.7.1.24 dp4a, dp2a: introduced in 5.0, require sm_61" },
 ];
 

@@ -126,6 +126,7 @@ fn group_body<'p>(
     yield_on_branch: bool,
 ) -> Result<Event<'p>, Trap> {
     let clock0 = warp.instrs + warp.sleep_ns + *budget;
+    let live = warp.valid & !warp.exited;
     let Warp { frames, local, local_top, tid, stores, id, span_cache, .. } = warp;
     let fr = &mut frames[fi as usize];
     let code = &ctx.prog.functions[fr.func as usize].code;
@@ -136,6 +137,7 @@ fn group_body<'p>(
         clock: 0,
         stores,
         span_cache,
+        live,
     };
     loop {
         let p = *pc;

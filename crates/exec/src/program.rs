@@ -6,7 +6,7 @@
 //! `ptxsim_analysis::FlatFunction` (so reconvergence points line up). It has
 //! no lifetime: names are copied out of the source.
 
-use crate::alu::ext::CarryKind;
+use crate::alu::ext::{CarryKind, Lane3Op, ReduxOp, TestpOp};
 use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 
 /// Index of a function in [`Program::functions`].
@@ -206,6 +206,12 @@ pub enum Op {
     /// keeps in the function's hidden predicate slot `cf`; `c` is the addend
     /// of the `mad` forms.
     Carry { kind: CarryKind, ty: ITy, cin: bool, cout: bool, cf: u32, d: u32, a: Src, b: Src, c: Src },
+    /// `sad`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack.sat`: `d = op(a, b, c)` lane by lane.
+    Lane3 { op: Lane3Op, d: u32, a: Src, b: Src, c: Src },
+    /// `testp.op.f32/.f64 p, a`.
+    Testp { op: TestpOp, f64: bool, p: u32, a: Src },
+    /// `createpolicy`: writes the 64-bit cache policy `d` (a fixed value: the engine has no caches).
+    CreatePolicy { d: u32 },
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
     Prmt { d: u32, a: Src, b: Src, c: Src },
     FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src },
@@ -239,6 +245,12 @@ pub enum Op {
     Vote { mode: VoteMode, d: Dst, a: PSrc, membermask: Src },
     Activemask { d: u32 },
     Shfl { mode: ShflMode, d: u32, p: Option<u32>, a: Src, b: Src, c: Src, membermask: Src },
+    /// `match.any.sync` / `match.all.sync` on `bits`-bit values, with the
+    /// predicate `p` of `match.all`.
+    MatchSync { all: bool, bits: u32, d: u32, p: Option<u32>, a: Src, membermask: Src },
+    ReduxSync { op: ReduxOp, d: u32, a: Src, membermask: Src },
+    /// `elect.sync d|p, membermask` (`_` leaves either out).
+    ElectSync { d: Option<u32>, p: Option<u32>, membermask: Src },
     /// An instruction this engine does not run yet: traps `unsupported` if reached.
     Unsupported(String),
 }

@@ -184,3 +184,159 @@ fn carry_semantics_edge_cases() {
     // 0x10001 * 0xffff = 0xffff_ffff; + 0xffff_ffff + 1 = 0x1_ffff_ffff.
     assert_eq!(carry(MadLo, u32t, 0x1_0001, 0xffff, 0xffff_ffff, true), (0xffff_ffff, true));
 }
+
+// ---------------------------------------------------------------------------
+// sad, dp4a, dp2a, bmsk, szext, fns, cvt.pack, testp (PTX ISA 9.7.1, 9.7.3, 9.7.9).
+
+fn intops_inputs(n: usize) -> Vec<[u32; 3]> {
+    let f32s = [0u32, 0x8000_0000, 1, 0x807f_ffff, 0x0080_0000, 0x3f80_0000, 0x7f7f_ffff, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_0001, 0x7f80_0001];
+    // (a, b) as f64 bits b:a: zero, -0, smallest subnormal, largest subnormal, smallest normal, 1.0, inf, -inf, qNaN, sNaN
+    let f64s: [(u32, u32); 10] = [(0, 0), (0, 0x8000_0000), (1, 0), (0xffff_ffff, 0x000f_ffff), (0, 0x0010_0000), (0, 0x3ff0_0000), (0, 0x7ff0_0000), (0, 0xfff0_0000), (0, 0x7ff8_0000), (1, 0x7ff0_0000)];
+    let mut v = Vec::new();
+    for (k, a) in f32s.iter().enumerate() {
+        v.push([*a, k as u32 * 3, 0xffff_ff00 | k as u32]);
+    }
+    for (k, (a, b)) in f64s.iter().enumerate() {
+        v.push([*a, *b, 40 + k as u32]);
+    }
+    let edges = [0u32, 1, 2, 15, 16, 31, 32, 33, 63, 64, 0x7f, 0x80, 0xff, 0x7fff, 0x8000, 0xffff, 0x7fff_ffff, 0x8000_0000, 0xffff_fffe, 0xffff_ffff, 0x8080_8080, 0x7f7f_7f7f, 0x0102_0304, 0xfffe_0002];
+    for (k, a) in edges.iter().enumerate() {
+        for b in [edges[(k * 7 + 3) % edges.len()], edges[(k * 5 + 11) % edges.len()]] {
+            v.push([*a, b, edges[(k * 3 + 1) % edges.len()]]);
+        }
+    }
+    let mut r = Rng(5);
+    while v.len() < n {
+        let x = r.next();
+        let y = r.next();
+        v.push([x as u32, (x >> 32) as u32, y as u32]);
+    }
+    v.truncate(n);
+    v
+}
+
+/// The 52 words `tests/isa/intops.ptx` writes for one thread (see its header),
+/// computed from the manual's definitions with native integers and floats.
+fn intops_reference([a, b, c]: [u32; 3]) -> Vec<Option<u32>> {
+    let mut w: Vec<Option<u32>> = vec![None; 52];
+    let mut put = |at: usize, vals: &[u32]| {
+        for (k, v) in vals.iter().enumerate() {
+            w[at + k] = Some(*v);
+        }
+    };
+    // sad: c + |a - b|
+    put(0, &[a.abs_diff(b).wrapping_add(c), (a as i32).abs_diff(b as i32).wrapping_add(c)]);
+    let (ha, hb, hc) = (a as u16, b as u16, c as u16);
+    put(2, &[ha.abs_diff(hb).wrapping_add(hc) as u32, (ha as i16).abs_diff(hb as i16).wrapping_add(hc) as u32]);
+    let x = (b as u64) << 32 | a as u64;
+    let y = (a as u64) << 32 | c as u64;
+    let z = (c as u64) << 32 | b as u64;
+    put(4, &words64((x as i64).abs_diff(y as i64).wrapping_add(z)));
+    put(6, &words64(x.abs_diff(y).wrapping_add(z)));
+    // dp4a / dp2a: byte and half-word products, extended per type.
+    let byte = |v: u32, i: u32, s: bool| if s { (v >> (8 * i)) as u8 as i8 as i64 } else { (v >> (8 * i)) as u8 as i64 };
+    let half = |v: u32, i: u32, s: bool| if s { (v >> (16 * i)) as u16 as i16 as i64 } else { (v >> (16 * i)) as u16 as i64 };
+    let combos = [(false, false), (false, true), (true, false), (true, true)];
+    for (k, (sa, sb)) in combos.iter().enumerate() {
+        let d4: i64 = (0..4).map(|i| byte(a, i, *sa) * byte(b, i, *sb)).sum::<i64>() + c as i64;
+        put(8 + k, &[d4 as u32]);
+        for (hi, at) in [(false, 12), (true, 16)] {
+            let sel = if hi { 2 } else { 0 };
+            let d2: i64 = (0..2).map(|i| half(a, i, *sa) * byte(b, sel + i, *sb)).sum::<i64>() + c as i64;
+            put(at + k, &[d2 as u32]);
+        }
+    }
+    // bmsk: bits [pos, pos + width) below 32; .wrap takes both modulo 32,
+    // .clamp gives no bits for pos >= 32 and lets a width >= 32 reach bit 31.
+    let bmsk = |clamp: bool, pos: u32, width: u32| -> u32 {
+        let (pos, width) = if clamp { (pos as u64, width as u64) } else { ((pos % 32) as u64, (width % 32) as u64) };
+        (0..32u64).filter(|i| *i >= pos && *i < pos + width).fold(0u32, |m, i| m | 1 << i)
+    };
+    put(20, &[bmsk(true, a & 63, b & 63), bmsk(false, a & 63, b & 63), bmsk(true, a, b), bmsk(false, a, b)]);
+    // szext: the low n bits extended; n = 0 gives 0, n >= 32 (.clamp) gives a.
+    let szext = |clamp: bool, signed: bool, v: u32, n: u32| -> u32 {
+        let n = if clamp { n.min(32) } else { n % 32 };
+        match n {
+            0 => 0,
+            32 => v,
+            n if signed => (((v << (32 - n)) as i32) >> (32 - n)) as u32,
+            n => v & ((1u32 << n) - 1),
+        }
+    };
+    let c6 = c & 63;
+    put(24, &[szext(true, false, a, c6), szext(false, false, a, c6), szext(true, true, a, c6), szext(false, true, a, c6)]);
+    // fns: the |offset|-th set bit from base upwards (offset > 0) or downwards.
+    let (base, off) = ((b & 31) as i64, c6 as i64 - 32);
+    let set = |p: i64| (0..32).contains(&p) && a >> p & 1 == 1;
+    let fns = if off == 0 {
+        if set(base) { base as u32 } else { u32::MAX }
+    } else {
+        let step = off.signum();
+        let positions: Vec<i64> = (0..64).map(|k| base + step * k).filter(|p| set(*p)).collect();
+        positions.get(off.unsigned_abs() as usize - 1).map(|p| *p as u32).unwrap_or(u32::MAX)
+    };
+    put(28, &[fns]);
+    // cvt.pack.sat: clamp a and b to the type; b low, a above it, c's low bits above both.
+    let pack = |bits: u32, signed: bool, c: u32| -> u32 {
+        let (lo, hi) = if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+        let m = (1u64 << bits) - 1;
+        let s = |v: u32| ((v as i32 as i64).clamp(lo, hi) as u64 & m) as u64;
+        ((s(b) | s(a) << bits | (c as u64) << (2 * bits)) & 0xffff_ffff) as u32
+    };
+    put(29, &[pack(16, false, 0), pack(16, true, 0), pack(8, false, c), pack(8, true, c), pack(4, false, c), pack(4, true, c), pack(2, false, c), pack(2, true, c)]);
+    // testp: +-0 count as normal numbers.
+    let f = f32::from_bits(a);
+    let t = |v: bool| v as u32;
+    put(37, &[t(f.is_finite()), t(f.is_infinite()), t(!f.is_nan()), t(f.is_nan()), t(f.is_normal() || f == 0.0), t(f.is_subnormal())]);
+    let g = f64::from_bits(x);
+    put(43, &[t(g.is_finite()), t(g.is_infinite()), t(!g.is_nan()), t(g.is_nan()), t(g.is_normal() || g == 0.0), t(g.is_subnormal())]);
+    w
+}
+
+#[test]
+fn integer_helpers_and_testp() {
+    const N: usize = 192;
+    let ins = intops_inputs(N);
+    let input: Vec<u32> = ins.iter().flatten().copied().collect();
+    let got = run_u32("intops.ptx", "intops", N as u32, &input, N * 52);
+    let want: Vec<Option<u32>> = ins.iter().flat_map(|v| intops_reference(*v)).collect();
+    compare("sad/dp4a/dp2a/bmsk/szext/fns/cvt.pack/testp", 52, &got, &want);
+}
+
+/// The manual's own examples.
+#[test]
+fn manual_examples() {
+    use ptxsim_exec::alu::ext::{bmsk, fns, szext};
+    assert_eq!(bmsk(false, 1, 2), 0x6);
+    assert_eq!(szext(false, false, 0xffff_ffff, 0), 0);
+    assert_eq!(fns(0xaaaa_aaaa, 3, 1), Some(3));
+    assert_eq!(fns(0xaaaa_aaaa, 3, (-1i32) as u32 as u64), Some(3));
+    assert_eq!(fns(0xaaaa_aaaa, 2, 1), Some(3));
+    assert_eq!(fns(0xaaaa_aaaa, 2, (-1i32) as u32 as u64), Some(1));
+}
+
+/// `fns` with a base above 31 is undefined in the manual: a located trap.
+#[test]
+fn fns_base_above_31_traps() {
+    let mut dev = Device::new();
+    let module = dev.load_named("intops.ptx", &isa_text("intops.ptx")).unwrap();
+    let buf = dev.alloc(64).unwrap();
+    let cfg = LaunchConfig::new(1u32, 32u32);
+    let e = dev.launch(&module, "fns_bad_base", &cfg, &[KernelArg::Ptr(buf), KernelArg::Ptr(buf)]).unwrap_err();
+    assert_eq!(e.kind, ptxsim_exec::TrapKind::Trap, "{e}");
+    assert!(e.message.contains("fns.b32") && e.message.contains("32"), "{e}");
+    assert_eq!(e.lane, Some(3), "{e}");
+}
+
+/// Cache hints change nothing; `createpolicy` gives a policy `ld` accepts.
+#[test]
+fn cache_hints_are_no_ops() {
+    let mut dev = Device::new();
+    let module = dev.load_named("intops.ptx", &isa_text("intops.ptx")).unwrap();
+    let pin = dev.alloc(128).unwrap();
+    dev.write(pin, &21u32.to_le_bytes()).unwrap();
+    let pout = dev.alloc(4).unwrap();
+    dev.launch(&module, "hints", &LaunchConfig::new(1u32, 1u32), &[KernelArg::Ptr(pin), KernelArg::Ptr(pout)]).unwrap();
+    assert_eq!(dev.read(pout, 4).unwrap(), 42u32.to_le_bytes());
+    assert_eq!(dev.read(pin, 4).unwrap(), 21u32.to_le_bytes(), "discard leaves the data");
+}

@@ -8,6 +8,8 @@
 //! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`,
 //! `nanosleep`), [`memory`] (`ld`, `st`, addresses and state spaces),
 //! [`atomic`] (`atom`, `red`), [`warp`] (`shfl`, `vote`, `bar`/`barrier`),
+//! [`scalar`] (`testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack`,
+//! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
 //! but only their names are resolved.
@@ -18,6 +20,7 @@ pub mod call;
 pub mod memory;
 pub mod modifiers;
 pub mod operand;
+pub mod scalar;
 pub mod setp;
 pub mod typed;
 pub mod warp;
@@ -70,6 +73,9 @@ pub enum Form {
     Vote,
     /// `bar`, `barrier` ([`warp`]).
     Bar,
+    /// `testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `prefetch`,
+    /// `prefetchu`, `applypriority`, `discard`, `createpolicy` ([`scalar`]).
+    Scalar,
     /// Known opcode; operands are resolved but not typed.
     Loose,
 }
@@ -135,14 +141,14 @@ table! {
     "atom" => Atom, ANY; "red" => Red, ANY; "shfl" => Shfl, ANY; "vote" => Vote, ANY;
     "bar" => Bar, ANY; "barrier" => Bar, ANY; "membar" => Loose, ANY; "fence" => Loose, ANY;
     "activemask" => Loose, ANY; "prmt" => Prmt, ts::B32; "bfe" => Bfe, I3264; "bfi" => Bfi, B3264;
-    "bmsk" => Loose, ANY; "szext" => Loose, ANY; "dp4a" => Loose, ANY; "dp2a" => Loose, ANY;
+    "bmsk" => Scalar, ANY; "szext" => Scalar, ANY; "dp4a" => Scalar, ANY; "dp2a" => Scalar, ANY;
     "lop3" => Loose, ANY; "shf" => Loose, ANY; "slct" => Loose, ANY; "set" => Loose, ANY;
-    "testp" => Loose, ANY; "fns" => Loose, ANY; "match" => Loose, ANY; "redux" => Loose, ANY;
+    "testp" => Scalar, ANY; "fns" => Scalar, ANY; "match" => Loose, ANY; "redux" => Loose, ANY;
     "elect" => Loose, ANY; "trap" => Loose, ANY; "brkpt" => Loose, ANY; "pmevent" => Loose, ANY;
     "tex" => Loose, ANY; "tld4" => Loose, ANY; "txq" => Loose, ANY; "suld" => Loose, ANY;
     "sust" => Loose, ANY; "sured" => Loose, ANY; "suq" => Loose, ANY; "isspacep" => Loose, ANY;
-    "prefetch" => Loose, ANY; "prefetchu" => Loose, ANY; "applypriority" => Loose, ANY;
-    "discard" => Loose, ANY; "createpolicy" => Loose, ANY; "cp" => Loose, ANY; "mma" => Loose, ANY;
+    "prefetch" => Scalar, ANY; "prefetchu" => Scalar, ANY; "applypriority" => Scalar, ANY;
+    "discard" => Scalar, ANY; "createpolicy" => Scalar, ANY; "cp" => Loose, ANY; "mma" => Loose, ANY;
     "wmma" => Loose, ANY; "ldmatrix" => Loose, ANY; "stmatrix" => Loose, ANY; "movmatrix" => Loose, ANY;
     "mbarrier" => Loose, ANY; "griddepcontrol" => Loose, ANY; "setmaxnreg" => Loose, ANY;
     "tcgen05" => Loose, ANY; "wgmma" => Loose, ANY; "stackrestore" => Loose, ANY; "stacksave" => Loose, ANY;
@@ -292,7 +298,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     // Only the memory forms name a state space (ptxas: "No state space
     // qualifier expected for instruction"); `Loose` opcodes are not typed.
     if let Some((sp, span)) = d.space {
-        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Loose) {
+        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Scalar | Form::Loose) {
             cx.emit(
                 Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, sp.as_str()))
                     .with_label("unexpected state space")
@@ -331,6 +337,8 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Shfl => warp::shfl(cx, i, &d),
         Form::Vote => warp::vote(cx, i, &d),
         Form::Bar => warp::bar(cx, i, &d),
+        Form::Scalar => scalar::scalar(cx, i, &d),
+        Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
         Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
     }

@@ -61,3 +61,257 @@ fn add_n(x: u64, y: u64, cin: u128, n: u32) -> (u64, bool) {
     let mk = if n >= 64 { u64::MAX as u128 } else { (1u128 << n) - 1 };
     ((s & mk) as u64, s >> n != 0)
 }
+
+/// `sad.type d, a, b, c`: `d = c + |a - b|`, the difference taken in the
+/// type's signedness, the sum wrapping at its width (PTX ISA 9.7.1.x sad).
+pub fn sad(ty: ITy, a: u64, b: u64, c: u64) -> u64 {
+    let diff = (ty.ext(a) - ty.ext(b)).unsigned_abs() as u64;
+    diff.wrapping_add(c) & ty.mask()
+}
+
+/// Sign- or zero-extends the `bits`-bit field of `v` at `at`.
+fn field(v: u64, at: u32, bits: u32, signed: bool) -> i64 {
+    let x = (v >> at) & ((1u64 << bits) - 1);
+    if signed {
+        super::sext(x, bits)
+    } else {
+        x as i64
+    }
+}
+
+/// `dp4a.atype.btype d, a, b, c`: the four byte products of `a` and `b`
+/// (each byte extended per its type) added to `c`, wrapping at 32 bits.
+pub fn dp4a(a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) -> u64 {
+    let mut d = c as u32 as i64;
+    for i in 0..4 {
+        d = d.wrapping_add(field(a, 8 * i, 8, a_signed) * field(b, 8 * i, 8, b_signed));
+    }
+    d as u64 & 0xffff_ffff
+}
+
+/// `dp2a.mode.atype.btype d, a, b, c`: the two 16-bit halves of `a` times
+/// bytes 0, 1 (`.lo`) or 2, 3 (`.hi`) of `b`, added to `c`.
+pub fn dp2a(hi: bool, a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) -> u64 {
+    let sel = if hi { 2 } else { 0 };
+    let mut d = c as u32 as i64;
+    for i in 0..2 {
+        d = d.wrapping_add(field(a, 16 * i, 16, a_signed) * field(b, 8 * (sel + i), 8, b_signed));
+    }
+    d as u64 & 0xffff_ffff
+}
+
+/// `bmsk.mode.b32 d, a, b`: a mask of `b` one bits starting at bit `a`
+/// (PTX ISA 9.7.1.x bmsk). `.clamp`: a position of 32 or more gives 0, a
+/// width of 32 or more reaches bit 31; `.wrap`: both are taken modulo 32.
+/// Bits past 31 are cut in both modes.
+pub fn bmsk(clamp: bool, a: u64, b: u64) -> u64 {
+    let (a, b) = (a as u32, b as u32);
+    let (a1, b1) = (a & 31, b & 31);
+    let sum = a1 + b1;
+    let mut mask0 = u32::MAX << a1;
+    let mut overflow = sum >= 32;
+    if clamp {
+        if a >= 32 {
+            mask0 = 0;
+            overflow = true;
+        }
+        if b >= 32 {
+            overflow = true;
+        }
+    }
+    let mask1 = if overflow {
+        0
+    } else if b1 == 0 {
+        u32::MAX
+    } else {
+        u32::MAX << sum
+    };
+    (mask0 & !mask1) as u64
+}
+
+/// `szext.mode.type d, a, b`: the low `b` bits of `a`, sign-extended
+/// (`.s32`) or zero-extended (`.u32`) to 32 bits (PTX ISA 9.7.1.x szext).
+/// A width of 0 gives 0; one of 32 or more gives `a` with `.clamp` and
+/// counts modulo 32 with `.wrap`.
+pub fn szext(clamp: bool, signed: bool, a: u64, b: u64) -> u64 {
+    let (a, b) = (a as u32, b as u32);
+    let b1 = b & 31;
+    let too_large = b >= 32 && clamp;
+    let mask = if too_large { 0 } else { u32::MAX << b1 };
+    let sign = signed && b1 != 0 && !too_large && (a >> ((b1 - 1) & 31)) & 1 == 1;
+    ((a & !mask) | if sign { mask } else { 0 }) as u64
+}
+
+/// `fns.b32 d, mask, base, offset`: the position of the `offset`-th set
+/// bit of `mask` counted from bit `base` upwards (`offset > 0`) or
+/// downwards (`offset < 0`), bit `base` itself for `offset == 0` when it is
+/// set; 0xffffffff when there is none. `None` when `base` is above 31,
+/// which the manual leaves undefined.
+pub fn fns(mask: u64, base: u64, offset: u64) -> Option<u64> {
+    let (mask, base, offset) = (mask as u32, base as u32, offset as u32 as i32);
+    if base > 31 {
+        return None;
+    }
+    if offset == 0 {
+        return Some(if mask >> base & 1 == 1 { base as u64 } else { 0xffff_ffff });
+    }
+    let mut count = offset.unsigned_abs() - 1;
+    let mut pos = base as i32;
+    let step = if offset > 0 { 1 } else { -1 };
+    while (0..32).contains(&pos) {
+        if mask >> pos & 1 == 1 {
+            if count == 0 {
+                return Some(pos as u64);
+            }
+            count -= 1;
+        }
+        pos += step;
+    }
+    Some(0xffff_ffff)
+}
+
+/// The property `testp` tests.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum TestpOp {
+    Finite,
+    Infinite,
+    Number,
+    NotANumber,
+    Normal,
+    Subnormal,
+}
+
+impl TestpOp {
+    pub fn from_mod(m: &str) -> Option<TestpOp> {
+        Some(match m {
+            ".finite" => TestpOp::Finite,
+            ".infinite" => TestpOp::Infinite,
+            ".number" => TestpOp::Number,
+            ".notanumber" => TestpOp::NotANumber,
+            ".normal" => TestpOp::Normal,
+            ".subnormal" => TestpOp::Subnormal,
+            _ => return None,
+        })
+    }
+}
+
+/// `testp.op.type p, a` on the bits of an `.f32` (`f64 == false`) or
+/// `.f64`: classified from the exponent and fraction fields. As the manual
+/// says, +0 and -0 count as normal numbers.
+pub fn testp(op: TestpOp, f64: bool, a: u64) -> bool {
+    let (exp, frac) = if f64 { ((a >> 52) & 0x7ff, a & ((1 << 52) - 1)) } else { ((a >> 23) & 0xff, a & ((1 << 23) - 1)) };
+    let max_exp = if f64 { 0x7ff } else { 0xff };
+    let nan = exp == max_exp && frac != 0;
+    let inf = exp == max_exp && frac == 0;
+    let sub = exp == 0 && frac != 0;
+    match op {
+        TestpOp::Finite => exp != max_exp,
+        TestpOp::Infinite => inf,
+        TestpOp::Number => !nan,
+        TestpOp::NotANumber => nan,
+        TestpOp::Normal => exp != max_exp && !sub,
+        TestpOp::Subnormal => sub,
+    }
+}
+
+/// `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}`: `a` and `b`
+/// saturated to the `bits`-bit type (signed or not), `b` in the low field,
+/// `a` above it, and the rest of `d` taken from the low bits of `c` (the
+/// 16-bit forms have no `c`).
+pub fn cvt_pack(bits: u32, signed: bool, a: u64, b: u64, c: u64) -> u64 {
+    let (lo, hi) = if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+    let sat = |v: u64| (v as u32 as i32 as i64).clamp(lo, hi) as u64 & ((1u64 << bits) - 1);
+    let packed = sat(b) | sat(a) << bits;
+    (packed | (c << (2 * bits))) & 0xffff_ffff
+}
+
+/// The lane-wise instructions of this module with up to three sources.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Lane3Op {
+    Sad(ITy),
+    Dp4a { a_signed: bool, b_signed: bool },
+    Dp2a { hi: bool, a_signed: bool, b_signed: bool },
+    Bmsk { clamp: bool },
+    Szext { clamp: bool, signed: bool },
+    Fns,
+    /// `cvt.pack.sat` to a `bits`-bit type.
+    CvtPack { bits: u32, signed: bool },
+}
+
+/// One lane of a [`Lane3Op`]; `None` where the manual leaves the result
+/// undefined (`fns` with a base above 31).
+pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
+    Some(match op {
+        Lane3Op::Sad(ty) => sad(ty, a, b, c),
+        Lane3Op::Dp4a { a_signed, b_signed } => dp4a(a_signed, b_signed, a, b, c),
+        Lane3Op::Dp2a { hi, a_signed, b_signed } => dp2a(hi, a_signed, b_signed, a, b, c),
+        Lane3Op::Bmsk { clamp } => bmsk(clamp, a, b),
+        Lane3Op::Szext { clamp, signed } => szext(clamp, signed, a, b),
+        Lane3Op::Fns => return fns(a, b, c),
+        Lane3Op::CvtPack { bits, signed } => cvt_pack(bits, signed, a, b, c),
+    })
+}
+
+/// The 64-bit cache policy `createpolicy` writes. The engine has no caches,
+/// so every policy is this one value and instructions that take a
+/// `.L2::cache_hint` policy ignore it.
+pub const CACHE_POLICY: u64 = 0;
+
+/// The operation of `redux.sync`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ReduxOp {
+    Add,
+    /// Integer minimum / maximum, signed or not.
+    Min { signed: bool },
+    Max { signed: bool },
+    And,
+    Or,
+    Xor,
+    /// `.f32` minimum / maximum with `.abs` and `.NaN`.
+    FMin { abs: bool, nan: bool },
+    FMax { abs: bool, nan: bool },
+}
+
+/// The canonical NaN of `.f32` results.
+pub const CANONICAL_NAN_F32: u32 = 0x7fff_ffff;
+
+/// `redux.sync` over the members' values `vals` (32-bit patterns): `.add`
+/// wraps at 32 bits; `.f32` min/max order -0 below +0, take absolute
+/// values with `.abs`, and give the canonical NaN when any input is NaN
+/// (`.NaN`) or, without `.NaN`, ignore NaN inputs and give the canonical
+/// NaN when all are NaN.
+pub fn redux(op: ReduxOp, vals: impl Iterator<Item = u32>) -> u32 {
+    match op {
+        ReduxOp::Add => vals.fold(0u32, |a, v| a.wrapping_add(v)),
+        ReduxOp::And => vals.fold(u32::MAX, |a, v| a & v),
+        ReduxOp::Or => vals.fold(0, |a, v| a | v),
+        ReduxOp::Xor => vals.fold(0, |a, v| a ^ v),
+        ReduxOp::Min { signed: true } => vals.map(|v| v as i32).min().unwrap_or(i32::MAX) as u32,
+        ReduxOp::Max { signed: true } => vals.map(|v| v as i32).max().unwrap_or(i32::MIN) as u32,
+        ReduxOp::Min { signed: false } => vals.min().unwrap_or(u32::MAX),
+        ReduxOp::Max { signed: false } => vals.max().unwrap_or(0),
+        ReduxOp::FMin { abs, nan } | ReduxOp::FMax { abs, nan } => {
+            let is_max = matches!(op, ReduxOp::FMax { .. });
+            // A total order on non-NaN values with -0 < +0: the sign-magnitude key.
+            let key = |v: u32| if v >> 31 == 1 { -((v & 0x7fff_ffff) as i64) - 1 } else { v as i64 };
+            let mut best: Option<u32> = None;
+            let mut any_nan = false;
+            for v in vals {
+                let v = if abs { v & 0x7fff_ffff } else { v };
+                if (v & 0x7fff_ffff) > 0x7f80_0000 {
+                    any_nan = true;
+                    continue;
+                }
+                best = Some(match best {
+                    None => v,
+                    Some(b) if (key(v) > key(b)) == is_max && key(v) != key(b) => v,
+                    Some(b) => b,
+                });
+            }
+            match best {
+                Some(b) if !(nan && any_nan) => b,
+                _ => CANONICAL_NAN_F32,
+            }
+        }
+    }
+}

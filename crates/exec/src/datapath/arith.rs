@@ -176,6 +176,32 @@ pub(super) fn carry(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (kind, ty): (alu::ex
     }
 }
 
+/// A [`alu::ext::Lane3Op`] on the lanes of `m`; the undefined case (`fns`
+/// with a base above 31) traps naming the lane.
+pub(super) fn lane3(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: alu::ext::Lane3Op, d: u32, [a, b, c]: [&Src; 3]) -> Result<(), Trap> {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1), fetch!(cx, fr.regs, c, t2));
+    let mut r = [0u64; 32];
+    for l in lanes(m) {
+        r[l] = alu::ext::lane3(op, av[l], bv[l], cv[l]).ok_or_else(|| {
+            Trap::lane(TrapKind::Trap, l as u32, format!("undefined behaviour: `fns.b32` with base {} (the manual requires a base of at most 31)", bv[l] as u32 as i32))
+        })?;
+    }
+    store(&mut fr.regs[d as usize], &r, m);
+    Ok(())
+}
+
+/// `testp.op p, a` on the lanes of `m`.
+pub(super) fn testp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (op, f64): (alu::ext::TestpOp, bool), p: u32, a: &Src) {
+    let t0;
+    let av = fetch!(cx, fr.regs, a, t0);
+    let mut v = 0u32;
+    for l in lanes(m) {
+        v |= (alu::ext::testp(op, f64, av[l]) as u32) << l;
+    }
+    set_pred(&mut fr.preds, p, v, m);
+}
+
 #[inline(always)]
 pub(super) fn bfe(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ty: ITy, d: u32, [a, b, c]: [&Src; 3]) {
     let (t0, t1, t2);

@@ -199,6 +199,7 @@ pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u
         return Err(RunError::new(TrapKind::Unsupported, "not a data-flow instruction: the calling loop runs control flow and synchronisation"));
     }
     let clock = warp.instrs + warp.sleep_ns;
+    let live = warp.valid & !warp.exited;
     let Warp { frames, local, local_top, tid, stores, id, span_cache, .. } = warp;
     let fr = frames.get_mut(frame as usize).filter(|f| f.alive).ok_or_else(|| RunError::new(TrapKind::Unsupported, format!("frame {frame} is not a live frame of the warp")))?;
     let m = guard_mask(fr, ins.guard, active);
@@ -209,6 +210,7 @@ pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u
         clock,
         stores,
         span_cache,
+        live,
     };
     let r = exec_data(&mut cx, fr, &ins.op, 0, active, m).map_err(to_err);
     warp.instrs += 1;
@@ -227,6 +229,9 @@ pub(crate) struct Lanes<'a> {
     /// Stores and changing atomics of the warp (spin detection).
     pub stores: &'a mut u64,
     pub span_cache: &'a mut [usize; SPAN_CACHE],
+    /// The warp's lanes that have not exited (inside the block): the lanes
+    /// a `.sync` collective's membermask may name.
+    pub live: u32,
 }
 
 /// A source operand (`&Src`) as a 32-lane array: borrows a register in place, or
@@ -323,6 +328,9 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Mad { hi, wide, sat, ty, d, a, b, c } => arith::mad(cx, fr, m, (*hi, *wide, *sat), *ty, *d, [a, b, c]),
         Op::Bfe { ty, d, a, b, c } => arith::bfe(cx, fr, m, *ty, *d, [a, b, c]),
         Op::Carry { kind, ty, cin, cout, cf, d, a, b, c } => arith::carry(cx, fr, m, (*kind, *ty), (*cin, *cout, *cf), *d, [a, b, c]),
+        Op::Lane3 { op, d, a, b, c } => arith::lane3(cx, fr, m, *op, *d, [a, b, c])?,
+        Op::Testp { op, f64, p, a } => arith::testp(cx, fr, m, (*op, *f64), *p, a),
+        Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(crate::alu::ext::CACHE_POLICY), 64),
         Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
         Op::FBin { op, ty, ftz, sat, rnd, d, a, b } => arith::fbin(cx, fr, m, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
@@ -343,6 +351,9 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Activemask { d } => warpops::activemask(fr, active, m, *d),
         Op::Vote { mode, d, a, .. } => warpops::vote(fr, m, *mode, *d, *a),
         Op::Shfl { mode, d, p, a, b, c, .. } => warpops::shfl(cx, fr, m, *mode, (*d, *p), [a, b, c]),
+        Op::MatchSync { all, bits, d, p, a, membermask } => warpops::match_sync(cx, fr, m, *all, *bits, (*d, *p), a, membermask)?,
+        Op::ReduxSync { op, d, a, membermask } => warpops::redux_sync(cx, fr, m, *op, *d, a, membermask)?,
+        Op::ElectSync { d, p, membermask } => warpops::elect_sync(cx, fr, m, (*d, *p), membermask)?,
         Op::Nop => {}
         Op::Bra { .. }
         | Op::Brx { .. }

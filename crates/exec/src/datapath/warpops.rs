@@ -1,7 +1,9 @@
-//! Warp-wide operations: `activemask`, `vote` and `shfl`, whose lanes read
-//! each other's values (or the warp's active mask).
+//! Warp-wide operations: `activemask`, `vote`, `shfl`, `match.sync`,
+//! `redux.sync` and `elect.sync`, whose lanes read each other's values (or
+//! the warp's active mask).
 
 use super::{fetch, set_pred, Lanes};
+use crate::error::{Trap, TrapKind};
 use crate::lanes::store;
 use crate::program::*;
 use crate::warp::{lanes, Frame};
@@ -61,4 +63,92 @@ pub(super) fn shfl(cx: &Lanes<'_>, fr: &mut Frame, m: u32, mode: ShflMode, (d, p
     if let Some(pd) = pd {
         set_pred(&mut fr.preds, pd, pv, m);
     }
+}
+
+/// The lanes a `.sync` warp collective runs over, after the checks the
+/// manual's undefined cases call for: every executing lane must be in
+/// `membermask` and pass the same mask, and every live (not exited) lane
+/// of the mask must execute the instruction with them (the engine runs a
+/// collective when the lanes reach it together and cannot wait for lanes
+/// elsewhere).
+fn members(cx: &Lanes<'_>, fr: &Frame, m: u32, what: &str, membermask: &Src) -> Result<u32, Trap> {
+    let t0;
+    let mv = fetch!(cx, fr.regs, membermask, t0);
+    let Some(first) = lanes(m).next() else { return Ok(0) };
+    let mask = mv[first] as u32;
+    for l in lanes(m) {
+        if mv[l] as u32 != mask {
+            return Err(Trap::lane(TrapKind::NonUniform, l as u32, format!("`{what}`: lane {l} passes membermask {:#010x}, lane {first} {mask:#010x} (the manual requires the same mask)", mv[l] as u32)));
+        }
+        if mask >> l & 1 == 0 {
+            return Err(Trap::lane(TrapKind::NonUniform, l as u32, format!("`{what}`: lane {l} executes it but is not in membermask {mask:#010x} (undefined in the manual)")));
+        }
+    }
+    let missing = mask & cx.live & !m;
+    if missing != 0 {
+        return Err(Trap::lane(
+            TrapKind::NonUniform,
+            first as u32,
+            format!("`{what}`: membermask {mask:#010x} names lanes {missing:#010x} that have not exited and do not execute it with lanes {m:#010x}"),
+        ));
+    }
+    Ok(mask & m)
+}
+
+/// `match.any.sync.b32/.b64 d, a, membermask`: each lane gets the mask of
+/// the members whose `a` equals its own; `match.all.sync.b32/.b64 d{|p}, a,
+/// membermask`: the members' mask when all their `a` are equal, else 0, and
+/// `p` says whether they were (PTX ISA 9.7.13 match.sync).
+pub(super) fn match_sync(cx: &Lanes<'_>, fr: &mut Frame, m: u32, all: bool, bits: u32, (d, p): (u32, Option<u32>), a: &Src, membermask: &Src) -> Result<(), Trap> {
+    let what = if all { "match.all.sync" } else { "match.any.sync" };
+    let set = members(cx, fr, m, what, membermask)?;
+    let t0;
+    let av = fetch!(cx, fr.regs, a, t0);
+    let mk = super::arith::bits_mask(bits);
+    let mut r = [0u64; 32];
+    let first = lanes(set).next().map(|l| av[l] & mk);
+    let same = lanes(set).all(|l| Some(av[l] & mk) == first);
+    for l in lanes(set) {
+        r[l] = if all {
+            if same {
+                set as u64
+            } else {
+                0
+            }
+        } else {
+            lanes(set).filter(|&k| av[k] & mk == av[l] & mk).fold(0u64, |acc, k| acc | 1 << k)
+        };
+    }
+    store(&mut fr.regs[d as usize], &r, set);
+    if let Some(p) = p {
+        set_pred(&mut fr.preds, p, if same { u32::MAX } else { 0 }, set);
+    }
+    Ok(())
+}
+
+/// `redux.sync.op.type d, a, membermask` over the members' `a`
+/// ([`crate::alu::ext::redux`]), written to every member.
+pub(super) fn redux_sync(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: crate::alu::ext::ReduxOp, d: u32, a: &Src, membermask: &Src) -> Result<(), Trap> {
+    let set = members(cx, fr, m, "redux.sync", membermask)?;
+    let t0;
+    let av = fetch!(cx, fr.regs, a, t0);
+    let v = crate::alu::ext::redux(op, lanes(set).map(|l| av[l] as u32));
+    store(&mut fr.regs[d as usize], &[v as u64; 32], set);
+    Ok(())
+}
+
+/// `elect.sync d|p, membermask`: the member with the lowest lane id is the
+/// leader (the manual leaves the choice to the implementation but requires
+/// it to be deterministic); `d` gets its lane id on every member, `p` is
+/// true on the leader only.
+pub(super) fn elect_sync(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (d, p): (Option<u32>, Option<u32>), membermask: &Src) -> Result<(), Trap> {
+    let set = members(cx, fr, m, "elect.sync", membermask)?;
+    let leader = set.trailing_zeros();
+    if let Some(d) = d {
+        store(&mut fr.regs[d as usize], &[leader as u64; 32], set);
+    }
+    if let Some(p) = p {
+        set_pred(&mut fr.preds, p, if set == 0 { 0 } else { 1 << leader }, set);
+    }
+    Ok(())
 }

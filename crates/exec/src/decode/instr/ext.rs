@@ -1,13 +1,17 @@
-//! Decoding the less common scalar instructions (the carry chain; see
-//! [`crate::alu::ext`] for their semantics) into [`Op`]s. The main decoder
+//! Decoding the less common scalar instructions (the carry chain, `sad`,
+//! `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `testp`, `cvt.pack`; see
+//! [`crate::alu::ext`] for their semantics), and the cache hints
+//! (`prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`),
+//! into [`Op`]s. The main decoder
 //! (`instr.rs`) asks [`FuncDecoder::ext_instr`] first; `None` means the
 //! instruction is not one of these.
 
 use super::{FuncDecoder, ImmKind, R};
-use crate::alu::ext::CarryKind;
+use crate::alu::ext::{CarryKind, Lane3Op, ReduxOp, TestpOp};
+use crate::alu::FTy;
 use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
-use ptxsim_syntax::ast::{self, ScalarType};
+use ptxsim_syntax::ast::{self, Name, Operand, OperandKind, ScalarType};
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// The instruction `i` decoded, if it is one of this file's.
@@ -17,8 +21,100 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         match opc {
             "add" | "sub" | "mad" if has(".cc") => Some(self.carry_chain(i)),
             "addc" | "subc" | "madc" => Some(self.carry_chain(i)),
+            "sad" | "dp4a" | "dp2a" | "bmsk" | "szext" | "fns" => Some(self.lane3(i)),
+            "cvt" if has(".pack") => Some(self.lane3(i)),
+            "testp" => Some(self.testp(i)),
+            "match" | "redux" | "elect" => Some(self.warp_collective(i)),
+            // Cache hints: the engine has no caches, so they do nothing
+            // (`discard` leaves the line's data as it was, one of the
+            // values the manual allows after it).
+            "prefetch" | "prefetchu" | "applypriority" | "discard" => Some(Ok(Op::Nop)),
+            "createpolicy" => Some(match i.operands.first() {
+                Some(o) => self.dst(o).map(|d| Op::CreatePolicy { d }),
+                None => Err("`createpolicy` needs a destination".into()),
+            }),
             _ => None,
         }
+    }
+
+    /// `sad.type d, a, b, c`, `dp4a.atype.btype d, a, b, c`,
+    /// `dp2a.mode.atype.btype d, a, b, c`, `bmsk.mode.b32 d, a, b`,
+    /// `szext.mode.type d, a, b`, `fns.b32 d, mask, base, offset` and
+    /// `cvt.pack.sat.ctype.s32{.b32} d, a, b{, c}`.
+    fn lane3(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let opc = i.opcode.text;
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let has = |m: &str| mods.contains(&m);
+        let full = format!("{opc}{}", mods.concat());
+        let unsupported = || format!("instruction `{full}` is not supported yet");
+        let types: Vec<ScalarType> = mods.iter().filter_map(|m| ScalarType::from_str(m)).collect();
+        let signed = |k: usize| match types.get(k) {
+            Some(ScalarType::S32) => Ok(true),
+            Some(ScalarType::U32) => Ok(false),
+            _ => Err(unsupported()),
+        };
+        let clamp = || match (has(".clamp"), has(".wrap")) {
+            (true, false) => Ok(true),
+            (false, true) => Ok(false),
+            _ => Err(unsupported()),
+        };
+        let (op, n) = match opc {
+            "sad" => (Lane3Op::Sad(types.last().copied().and_then(ity).ok_or_else(unsupported)?), 4),
+            "dp4a" => (Lane3Op::Dp4a { a_signed: signed(0)?, b_signed: signed(1)? }, 4),
+            "dp2a" => {
+                let hi = match (has(".lo"), has(".hi")) {
+                    (true, false) => false,
+                    (false, true) => true,
+                    _ => return Err(unsupported()),
+                };
+                (Lane3Op::Dp2a { hi, a_signed: signed(0)?, b_signed: signed(1)? }, 4)
+            }
+            "bmsk" => (Lane3Op::Bmsk { clamp: clamp()? }, 3),
+            "szext" => (Lane3Op::Szext { clamp: clamp()?, signed: signed(0)? }, 3),
+            "fns" => (Lane3Op::Fns, 4),
+            _ => {
+                // cvt.pack.sat.ctype.s32{.b32}
+                if !has(".sat") {
+                    return Err(unsupported());
+                }
+                let (bits, signed, n) = match mods.iter().find(|m| matches!(**m, ".u16" | ".s16" | ".u8" | ".s8" | ".u4" | ".s4" | ".u2" | ".s2")) {
+                    Some(t) => (t[2..].parse::<u32>().map_err(|_| unsupported())?, t.starts_with(".s"), if t.ends_with("16") { 3 } else { 4 }),
+                    None => return Err(unsupported()),
+                };
+                (Lane3Op::CvtPack { bits, signed }, n)
+            }
+        };
+        if i.operands.len() != n {
+            return Err(format!("`{full}` needs {n} operands"));
+        }
+        let bits = match op {
+            Lane3Op::Sad(t) => t.bits,
+            _ => 32,
+        };
+        let k = ImmKind::Int(bits);
+        let d = self.dst(&i.operands[0])?;
+        let a = self.src(&i.operands[1], k)?;
+        let b = self.src(&i.operands[2], k)?;
+        let c = if n == 4 { self.src(&i.operands[3], k)? } else { Src::Imm(0) };
+        Ok(Op::Lane3 { op, d, a, b, c })
+    }
+
+    /// `testp.op.type p, a` with type `.f32`/`.f64`.
+    fn testp(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let full = format!("testp{}", i.modifiers.iter().map(|m| m.text).collect::<String>());
+        let unsupported = || format!("instruction `{full}` is not supported yet");
+        let op = i.modifiers.iter().find_map(|m| TestpOp::from_mod(m.text)).ok_or_else(unsupported)?;
+        let f64 = match i.modifiers.iter().filter_map(|m| ScalarType::from_str(m.text)).next_back() {
+            Some(ScalarType::F32) => false,
+            Some(ScalarType::F64) => true,
+            _ => return Err(unsupported()),
+        };
+        if i.operands.len() != 2 {
+            return Err(format!("`{full}` needs 2 operands"));
+        }
+        let p = self.pdst(&i.operands[0])?.ok_or("sink destination")?;
+        let a = self.src(&i.operands[1], ImmKind::Float(if f64 { FTy::F64 } else { FTy::F32 }))?;
+        Ok(Op::Testp { op, f64, p, a })
     }
 
     /// The hidden predicate slot that holds the thread's CC.CF in this function.
@@ -69,5 +165,95 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let c = if is_mad { self.src(&i.operands[3], k)? } else { Src::Imm(0) };
         let cf = self.carry_flag()?;
         Ok(Op::Carry { kind, ty, cin, cout, cf, d, a, b, c })
+    }
+
+    /// A destination register or `_` (None) written as one half of `d|p`.
+    fn opt_dst(&mut self, n: Name<'_>, span: ptxsim_syntax::Span) -> R<Option<u32>> {
+        if n.text == "_" {
+            return Ok(None);
+        }
+        self.dst(&Operand { kind: OperandKind::Name { name: n, component: None }, span }).map(Some)
+    }
+
+    /// A predicate destination or `_` written as one half of `d|p`.
+    fn opt_pdst(&mut self, n: Name<'_>, span: ptxsim_syntax::Span) -> R<Option<u32>> {
+        if n.text == "_" {
+            return Ok(None);
+        }
+        self.pdst(&Operand { kind: OperandKind::Name { name: n, component: None }, span })
+    }
+
+    /// `match.{any,all}.sync.{b32,b64} d{|p}, a, membermask`,
+    /// `redux.sync.op.type d, a, membermask`, `elect.sync d|p, membermask`
+    /// (PTX ISA 9.7.13).
+    fn warp_collective(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let opc = i.opcode.text;
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let has = |m: &str| mods.contains(&m);
+        let full = format!("{opc}{}", mods.concat());
+        let unsupported = || format!("instruction `{full}` is not supported yet");
+        let ops = &i.operands;
+        let need = |n: usize| if ops.len() == n { Ok(()) } else { Err(format!("`{full}` needs {n} operands")) };
+        if !has(".sync") {
+            return Err(unsupported());
+        }
+        let ty = mods.iter().filter_map(|m| ScalarType::from_str(m)).next_back();
+        match opc {
+            "match" => {
+                need(3)?;
+                let all = match (has(".any"), has(".all")) {
+                    (true, false) => false,
+                    (false, true) => true,
+                    _ => return Err(unsupported()),
+                };
+                let bits = match ty {
+                    Some(ScalarType::B32) => 32,
+                    Some(ScalarType::B64) => 64,
+                    _ => return Err(unsupported()),
+                };
+                let (d, p) = match &ops[0].kind {
+                    OperandKind::PredPair(d, p) if all => (self.opt_dst(*d, ops[0].span)?, self.opt_pdst(*p, ops[0].span)?),
+                    _ => (Some(self.dst(&ops[0])?), None),
+                };
+                let d = match d {
+                    Some(d) => d,
+                    None => self.scratch()?,
+                };
+                let a = self.src(&ops[1], ImmKind::Int(bits))?;
+                let membermask = self.src(&ops[2], ImmKind::Int(32))?;
+                Ok(Op::MatchSync { all, bits, d, p, a, membermask })
+            }
+            "redux" => {
+                need(3)?;
+                let abs = has(".abs");
+                let nan = has(".NaN");
+                let op = match (ty, mods.iter().find(|m| matches!(**m, ".add" | ".min" | ".max" | ".and" | ".or" | ".xor")).copied()) {
+                    (Some(ScalarType::U32 | ScalarType::S32), Some(".add")) => ReduxOp::Add,
+                    (Some(t @ (ScalarType::U32 | ScalarType::S32)), Some(".min")) => ReduxOp::Min { signed: t == ScalarType::S32 },
+                    (Some(t @ (ScalarType::U32 | ScalarType::S32)), Some(".max")) => ReduxOp::Max { signed: t == ScalarType::S32 },
+                    (Some(ScalarType::B32), Some(".and")) => ReduxOp::And,
+                    (Some(ScalarType::B32), Some(".or")) => ReduxOp::Or,
+                    (Some(ScalarType::B32), Some(".xor")) => ReduxOp::Xor,
+                    (Some(ScalarType::F32), Some(".min")) => ReduxOp::FMin { abs, nan },
+                    (Some(ScalarType::F32), Some(".max")) => ReduxOp::FMax { abs, nan },
+                    _ => return Err(unsupported()),
+                };
+                if (abs || nan) && !matches!(op, ReduxOp::FMin { .. } | ReduxOp::FMax { .. }) {
+                    return Err(unsupported());
+                }
+                let d = self.dst(&ops[0])?;
+                let k = if ty == Some(ScalarType::F32) { ImmKind::Float(FTy::F32) } else { ImmKind::Int(32) };
+                let a = self.src(&ops[1], k)?;
+                let membermask = self.src(&ops[2], ImmKind::Int(32))?;
+                Ok(Op::ReduxSync { op, d, a, membermask })
+            }
+            _ => {
+                need(2)?;
+                let OperandKind::PredPair(d, p) = &ops[0].kind else { return Err(format!("`{full}` writes `d|p`")) };
+                let (d, p) = (self.opt_dst(*d, ops[0].span)?, self.opt_pdst(*p, ops[0].span)?);
+                let membermask = self.src(&ops[1], ImmKind::Int(32))?;
+                Ok(Op::ElectSync { d, p, membermask })
+            }
+        }
     }
 }
