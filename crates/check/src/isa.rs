@@ -205,6 +205,8 @@ pub enum Feature {
     PrefetchTensormap,
     CvtPack,
     CvtPackSubByte,
+    ElectSync,
+    ReduxF32,
 }
 
 /// One row of the gating table.
@@ -284,6 +286,8 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::PrefetchTensormap, name: "prefetch.tensormap", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.9 prefetch: .tensormap introduced in 8.0, requires sm_90" },
     Gate { feature: Feature::CvtPack, name: "cvt.pack", min_version: v(6, 5), min_sm: 72, source: "PTX ISA 9.7.9 cvt.pack: introduced in 6.5, requires sm_72" },
     Gate { feature: Feature::CvtPackSubByte, name: "cvt.pack with a sub-byte type", min_version: v(6, 5), min_sm: 75, source: "PTX ISA 9.7.9 cvt.pack: .u4/.s4 (and, in ptxas 12.9, .u2/.s2) require sm_75" },
+    Gate { feature: Feature::ElectSync, name: "elect.sync", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13 elect.sync: introduced in 8.0, requires sm_90" },
+    Gate { feature: Feature::ReduxF32, name: "redux.sync on .f32", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.13 redux.sync: .f32 min/max introduced in 8.6, require sm_100a/sm_100f/sm_103a/sm_103f (ptxas 12.9)" },
     Gate { feature: Feature::Dp4a, name: "dp4a/dp2a", min_version: v(5, 0), min_sm: 61, source: "PTX ISA 9.7.1.23/9.7.1.24 dp4a, dp2a: introduced in 5.0, require sm_61" },
 ];
 

@@ -700,7 +700,7 @@ fn warp_match() -> Outcome {
 // ---------------------------------------------------------------------------
 
 /// Launches that stop at an instruction the engine does not support yet.
-const PENDING: &[Pending] = &[("nb_warp_match (tests/corpus_pending/numba)", "match.any.sync.b32", warp_match)];
+const PENDING: &[Pending] = &[];
 
 #[test]
 fn numba_saxpy() {
@@ -732,6 +732,11 @@ fn numba_dmath() {
 #[test]
 fn numba_dmath_large_argument() {
     assert_ok("nb_dmath with |v| >= 2^31 (sin's Payne-Hanek reduction)", dmath_large_argument);
+}
+
+#[test]
+fn numba_warp_match() {
+    assert_ok("nb_warp_match (tests/corpus_pending/numba)", warp_match);
 }
 
 #[test]

@@ -7,7 +7,7 @@
 //! zero, sign boundaries) with pseudo-random values.
 #![allow(clippy::unwrap_used)]
 
-use ptxsim_exec::{Device, KernelArg, LaunchConfig};
+use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling};
 use std::path::PathBuf;
 
 fn isa_text(name: &str) -> String {
@@ -339,4 +339,180 @@ fn cache_hints_are_no_ops() {
     dev.launch(&module, "hints", &LaunchConfig::new(1u32, 1u32), &[KernelArg::Ptr(pin), KernelArg::Ptr(pout)]).unwrap();
     assert_eq!(dev.read(pout, 4).unwrap(), 42u32.to_le_bytes());
     assert_eq!(dev.read(pin, 4).unwrap(), 21u32.to_le_bytes(), "discard leaves the data");
+}
+
+// ---------------------------------------------------------------------------
+// match.sync, redux.sync, elect.sync (PTX ISA 9.7.13).
+
+/// Launches `kernel` of `tests/isa/<file>` with `args` on one CTA of `block` threads.
+fn launch(file: &str, kernel: &str, block: u32, args: &[KernelArg]) -> Result<(), ptxsim_exec::RunError> {
+    let mut dev = Device::new();
+    let module = dev.load_named(file, &isa_text(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    dev.launch(&module, kernel, &LaunchConfig::new(1u32, block), args).map(|_| ())
+}
+
+/// A device with `words` u32 of 0xdeadbeef at the returned address, and a
+/// closure-free reader.
+struct Buf {
+    dev: Device,
+    addr: u64,
+    words: usize,
+}
+
+impl Buf {
+    fn new(words: usize) -> Buf {
+        let mut dev = Device::new();
+        let addr = dev.alloc((words * 4) as u64).unwrap();
+        dev.write(addr, &vec![0xefu8, 0xbe, 0xad, 0xde].repeat(words)).unwrap();
+        Buf { dev, addr, words }
+    }
+    fn put(&mut self, data: &[u8]) -> u64 {
+        let a = self.dev.alloc(data.len() as u64).unwrap();
+        self.dev.write(a, data).unwrap();
+        a
+    }
+    /// Runs the kernel under both scheduling modes; both must write the same words.
+    fn run(&mut self, file: &str, kernel: &str, block: u32, args: &[KernelArg]) -> Vec<u32> {
+        let module = self.dev.load_named(file, &isa_text(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let mut outs = Vec::new();
+        for mode in [Scheduling::Stack, Scheduling::Its] {
+            self.dev.write(self.addr, &[0xefu8, 0xbe, 0xad, 0xde].repeat(self.words)).unwrap();
+            let mut cfg = LaunchConfig::new(1u32, block);
+            cfg.scheduling = mode;
+            self.dev.launch(&module, kernel, &cfg, args).unwrap_or_else(|e| panic!("{file} {kernel} ({mode:?}): {e}"));
+            outs.push(self.dev.read(self.addr, (self.words * 4) as u64).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect::<Vec<u32>>());
+        }
+        assert_eq!(outs[0], outs[1], "{file} {kernel}: the stack and ITS schedules differ");
+        outs.swap_remove(0)
+    }
+}
+
+#[test]
+fn match_redux_elect_full_warps() {
+    let pat = [0u32, 0xffff_ffff, 0x8000_0000, 7, 0x7fff_ffff];
+    let a: Vec<u32> = (0..64).map(|t| if t < 32 { pat[t % 5] } else { 0x1234_5678 }).collect();
+    // Equal low words; warp 0's high words split the lanes in three groups.
+    let b: Vec<u64> = (0..64u64).map(|t| if t < 32 { (t % 3) << 40 | 0x55 } else { 0xdead_0000_0000_0055 }).collect();
+    let mut buf = Buf::new(64 * 16);
+    let pa = buf.put(&a.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
+    let pb = buf.put(&b.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
+    let got = buf.run("warp.ptx", "warp_ops", 64, &[KernelArg::Ptr(pa), KernelArg::Ptr(pb), KernelArg::Ptr(buf.addr)]);
+    let mut want = Vec::new();
+    for t in 0..64 {
+        let w = t / 32 * 32;
+        let (wa, wb) = (&a[w..w + 32], &b[w..w + 32]);
+        let same32 = |x: u32| (0..32).filter(|&k| wa[k] == x).fold(0u32, |m, k| m | 1 << k);
+        let same64 = |x: u64| (0..32).filter(|&k| wb[k] == x).fold(0u32, |m, k| m | 1 << k);
+        let all32 = wa.iter().all(|x| *x == wa[0]);
+        let all64 = wb.iter().all(|x| *x == wb[0]);
+        let full = |b: bool| if b { u32::MAX } else { 0 };
+        let sum = wa.iter().fold(0u32, |s, x| s.wrapping_add(*x));
+        let lane = t % 32;
+        want.extend([
+            same32(a[t]),
+            same64(b[t]),
+            full(all32),
+            all32 as u32,
+            full(all64),
+            all64 as u32,
+            sum,
+            *wa.iter().min().unwrap(),
+            *wa.iter().max().unwrap(),
+            wa.iter().map(|x| *x as i32).min().unwrap() as u32,
+            wa.iter().map(|x| *x as i32).max().unwrap() as u32,
+            wa.iter().fold(u32::MAX, |s, x| s & x),
+            wa.iter().fold(0, |s, x| s | x),
+            wa.iter().fold(0, |s, x| s ^ x),
+            0,
+            (lane == 0) as u32,
+        ]);
+    }
+    let want: Vec<Option<u32>> = want.into_iter().map(Some).collect();
+    compare("match/redux/elect", 16, &got, &want);
+}
+
+#[test]
+fn collectives_over_a_partial_membermask_and_exited_lanes() {
+    let mut buf = Buf::new(32 * 4);
+    let got = buf.run("warp.ptx", "partial", 32, &[KernelArg::Ptr(buf.addr)]);
+    let want: Vec<Option<u32>> = (0..32u32)
+        .flat_map(|l| if l < 16 { [Some(120), Some(0xf << (4 * (l / 4))), Some(0), Some((l == 0) as u32)] } else { [None; 4] })
+        .collect();
+    compare("membermask 0x0000ffff", 4, &got, &want);
+    assert!(got[16 * 4..].iter().all(|w| *w == 0xdead_beef), "lanes outside the membermask wrote");
+
+    let mut buf = Buf::new(32 * 4);
+    let got = buf.run("warp.ptx", "exited", 32, &[KernelArg::Ptr(buf.addr)]);
+    // match.all's mask over a membermask with exited lanes is left unchecked
+    // (the manual does not say whether it names the exited lanes).
+    let want: Vec<Option<u32>> = (0..32u32).flat_map(|l| if l < 20 { [Some(190), Some(0), Some((l == 0) as u32), None] } else { [None; 4] }).collect();
+    compare("lanes 20..31 exited", 4, &got, &want);
+}
+
+#[test]
+fn collectives_with_undefined_membermasks_trap() {
+    let e = launch("warp.ptx", "not_member", 32, &[KernelArg::U64(0)]).unwrap_err();
+    assert_eq!(e.kind, ptxsim_exec::TrapKind::NonUniform, "{e}");
+    assert_eq!(e.lane, Some(16), "{e}");
+    assert!(e.message.contains("not in membermask"), "{e}");
+    let e = launch("warp.ptx", "absent_member", 32, &[KernelArg::U64(0)]).unwrap_err();
+    assert_eq!(e.kind, ptxsim_exec::TrapKind::NonUniform, "{e}");
+    assert!(e.message.contains("0xffff0000"), "{e}");
+}
+
+/// The reference of `redux.sync.{min,max}{.abs}{.NaN}.f32` over `v`, from
+/// the manual's words: -0 orders below +0; `.abs` compares magnitudes;
+/// without `.NaN` NaN inputs are skipped (all NaN: the canonical NaN), with
+/// it any NaN input gives the canonical NaN 0x7fffffff.
+fn redux_f32_ref(v: &[f32], max: bool, abs: bool, nan: bool) -> u32 {
+    let v: Vec<f32> = v.iter().map(|x| if abs { x.abs() } else { *x }).collect();
+    if nan && v.iter().any(|x| x.is_nan()) {
+        return 0x7fff_ffff;
+    }
+    let less = |x: f32, y: f32| x < y || (x == y && x.is_sign_negative() && !y.is_sign_negative());
+    let mut best: Option<f32> = None;
+    for x in v.into_iter().filter(|x| !x.is_nan()) {
+        best = Some(match best {
+            None => x,
+            Some(b) => {
+                if (max && less(b, x)) || (!max && less(x, b)) {
+                    x
+                } else {
+                    b
+                }
+            }
+        });
+    }
+    best.map(f32::to_bits).unwrap_or(0x7fff_ffff)
+}
+
+#[test]
+fn redux_f32_min_max_abs_nan() {
+    let mut r = Rng(23);
+    let mut input: Vec<f32> = Vec::new();
+    let base = [-3.5f32, 2.0, -0.0, 0.0, 1e30, -1e-40, f32::MAX, -f32::MAX, f32::INFINITY, f32::NEG_INFINITY, 1.0, -1.0];
+    // warp 0: no NaN; warp 1: NaNs of both signs among numbers; warp 2: all NaN; warp 3: +0 and -0 only.
+    for k in 0..32 {
+        input.push(if k < base.len() { base[k] } else { f32::from_bits(r.next() as u32 & 0xbfff_ffff) });
+    }
+    for k in 0..32 {
+        input.push(match k % 8 {
+            0 => f32::from_bits(0x7fc0_1234),
+            5 => f32::from_bits(0xff80_0001),
+            _ => base[k % base.len()],
+        });
+    }
+    input.extend((0..32).map(|k| f32::from_bits(0x7f80_0001 + k as u32 * 77 | if k % 2 == 0 { 0x8000_0000 } else { 0 })));
+    input.extend((0..32).map(|k| if k % 3 == 0 { -0.0f32 } else { 0.0 }));
+    let mut buf = Buf::new(128 * 8);
+    let pin = buf.put(&input.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>());
+    let got = buf.run("redux_f32.ptx", "redux_f32", 128, &[KernelArg::Ptr(pin), KernelArg::Ptr(buf.addr)]);
+    let mut want = Vec::new();
+    for t in 0..128 {
+        let w = &input[t / 32 * 32..t / 32 * 32 + 32];
+        for (max, abs, nan) in [(false, false, false), (true, false, false), (false, true, false), (true, true, false), (false, false, true), (true, false, true), (false, true, true), (true, true, true)] {
+            want.push(Some(redux_f32_ref(w, max, abs, nan)));
+        }
+    }
+    compare("redux.sync f32", 8, &got, &want);
 }

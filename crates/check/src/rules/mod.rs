@@ -8,7 +8,7 @@
 //! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`,
 //! `nanosleep`), [`memory`] (`ld`, `st`, addresses and state spaces),
 //! [`atomic`] (`atom`, `red`), [`warp`] (`shfl`, `vote`, `bar`/`barrier`),
-//! [`scalar`] (`testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack`,
+//! [`collective`] (`match.sync`, `redux.sync`, `elect.sync`), [`scalar`] (`testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack`,
 //! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
@@ -17,6 +17,7 @@
 pub mod atomic;
 pub mod branch;
 pub mod call;
+pub mod collective;
 pub mod memory;
 pub mod modifiers;
 pub mod operand;
@@ -76,6 +77,8 @@ pub enum Form {
     /// `testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `prefetch`,
     /// `prefetchu`, `applypriority`, `discard`, `createpolicy` ([`scalar`]).
     Scalar,
+    /// `match.sync`, `redux.sync`, `elect.sync` ([`collective`]).
+    Collective,
     /// Known opcode; operands are resolved but not typed.
     Loose,
 }
@@ -143,8 +146,8 @@ table! {
     "activemask" => Loose, ANY; "prmt" => Prmt, ts::B32; "bfe" => Bfe, I3264; "bfi" => Bfi, B3264;
     "bmsk" => Scalar, ANY; "szext" => Scalar, ANY; "dp4a" => Scalar, ANY; "dp2a" => Scalar, ANY;
     "lop3" => Loose, ANY; "shf" => Loose, ANY; "slct" => Loose, ANY; "set" => Loose, ANY;
-    "testp" => Scalar, ANY; "fns" => Scalar, ANY; "match" => Loose, ANY; "redux" => Loose, ANY;
-    "elect" => Loose, ANY; "trap" => Loose, ANY; "brkpt" => Loose, ANY; "pmevent" => Loose, ANY;
+    "testp" => Scalar, ANY; "fns" => Scalar, ANY; "match" => Collective, ANY; "redux" => Collective, ANY;
+    "elect" => Collective, ANY; "trap" => Loose, ANY; "brkpt" => Loose, ANY; "pmevent" => Loose, ANY;
     "tex" => Loose, ANY; "tld4" => Loose, ANY; "txq" => Loose, ANY; "suld" => Loose, ANY;
     "sust" => Loose, ANY; "sured" => Loose, ANY; "suq" => Loose, ANY; "isspacep" => Loose, ANY;
     "prefetch" => Scalar, ANY; "prefetchu" => Scalar, ANY; "applypriority" => Scalar, ANY;
@@ -338,6 +341,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Vote => warp::vote(cx, i, &d),
         Form::Bar => warp::bar(cx, i, &d),
         Form::Scalar => scalar::scalar(cx, i, &d),
+        Form::Collective => collective::collective(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
         Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
