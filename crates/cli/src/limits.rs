@@ -67,7 +67,8 @@ fn draw(p: &Progress, stop: &AtomicBool) {
         if stop.load(Ordering::Relaxed) {
             return;
         }
-        std::thread::sleep(tick);
+        // Woken at once when the launch ends (see `Drop`).
+        std::thread::park_timeout(tick);
     }
     let bar = ProgressBar::with_draw_target(Some(p.total()), ProgressDrawTarget::stderr());
     let style = ProgressStyle::with_template("{elapsed_precise} [{bar:30}] {human_pos}/{human_len} CTAs, {rate}, eta {eta}")
@@ -81,7 +82,7 @@ fn draw(p: &Progress, stop: &AtomicBool) {
     while !stop.load(Ordering::Relaxed) {
         bar.set_length(p.total());
         bar.set_position(p.done());
-        std::thread::sleep(tick);
+        std::thread::park_timeout(tick);
     }
     bar.finish_and_clear();
 }
@@ -90,6 +91,7 @@ impl Drop for Display {
     fn drop(&mut self) {
         self.stop.store(true, Ordering::Relaxed);
         if let Some(t) = self.thread.take() {
+            t.thread().unpark();
             let _ = t.join();
         }
     }
