@@ -276,11 +276,12 @@ fn explain(map: &MemMap, space: &str, a: u64, size: u64) -> String {
     match (space, window) {
         ("shared", _) | (_, Window::Shared(_)) => {
             let off = if let Window::Shared(o) = window { o } else { a };
-            let mut s = past("the CTA's shared memory", off, map.shared_bytes);
+            let s = past("the CTA's shared memory", off, map.shared_bytes);
             if map.dynamic_shared_bytes == 0 {
-                s.push_str("; no dynamic shared memory was given (--shared)");
+                s
+            } else {
+                format!("{s}, {} of them dynamic (--shared)", map.dynamic_shared_bytes)
             }
-            s
         }
         ("kernel param", _) | (_, Window::Param(_)) => {
             let off = if let Window::Param(o) = window { o } else { a };
