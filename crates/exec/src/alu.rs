@@ -101,11 +101,33 @@ impl FTy {
     pub fn from_f64(self, x: f64) -> u64 {
         match self {
             FTy::F16 => f16::from_f64(x).to_bits() as u64,
-            FTy::BF16 => bf16::from_f64(x).to_bits() as u64,
+            FTy::BF16 => bf16_from_f64(x) as u64,
             FTy::F32 => (x as f32).to_bits() as u64,
             FTy::F64 => x.to_bits(),
         }
     }
+}
+
+/// `x` rounded to nearest even into bfloat16 bits: rounded to `f32` by
+/// round-to-odd (truncate, and set the last bit when inexact), then to
+/// bfloat16 by round-to-nearest-even on the bits. Round-to-odd to 24 bits
+/// keeps enough information for the final 8-bit rounding to be the correct
+/// one (a tie is a tie of `x` itself), which a direct `f64` to `bf16` or a
+/// double rounding through `f32` do not guarantee.
+pub fn bf16_from_f64(x: f64) -> u16 {
+    if x.is_nan() {
+        return 0x7fc0;
+    }
+    let f = x as f32;
+    let odd = if f as f64 == x || f.is_infinite() && x.is_infinite() {
+        f.to_bits()
+    } else {
+        // f is x rounded to nearest: step back toward zero when it rounded away.
+        let t = if (f as f64).abs() > x.abs() { f.to_bits() - 1 } else { f.to_bits() };
+        t | 1
+    };
+    let r = odd.wrapping_add(0x7fff + ((odd >> 16) & 1));
+    (r >> 16) as u16
 }
 
 /// Flushes an f16 subnormal (magnitude below 2^-14), held as f64, to a
@@ -454,8 +476,8 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
             // Sums and products of 11-bit (8-bit) significands are exact in f64
             // except for add with a huge exponent gap, where rounding f64 then
             // f16 still gives the correctly rounded result (f64 has > 2p+2 bits).
-            let x = ty.to_f64(a);
-            let y = ty.to_f64(b);
+            let x = ty.to_f64(ftz_half(ty, ftz, a));
+            let y = ty.to_f64(ftz_half(ty, ftz, b));
             let r = match op {
                 FBinOp::Add => x + y,
                 FBinOp::Sub => x - y,
@@ -471,9 +493,20 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
             if r.is_nan() {
                 0x7fff
             } else {
-                ty.from_f64(r)
+                ftz_half(ty, ftz, ty.from_f64(r))
             }
         }
+    }
+}
+
+/// With `ftz`, a subnormal f16/bf16 (bits) becomes the zero of its sign.
+#[inline(always)]
+pub fn ftz_half(ty: FTy, ftz: bool, v: u64) -> u64 {
+    let (exp, frac) = if ty == FTy::F16 { ((v >> 10) & 0x1f, v & 0x3ff) } else { ((v >> 7) & 0xff, v & 0x7f) };
+    if ftz && exp == 0 && frac != 0 {
+        v & 0x8000
+    } else {
+        v & 0xffff
     }
 }
 
@@ -528,12 +561,13 @@ pub fn fma(ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
             }
         }
         FTy::F16 | FTy::BF16 => {
-            let r = ty.to_f64(a).mul_add(ty.to_f64(b), ty.to_f64(c));
+            let f = |v: u64| ty.to_f64(ftz_half(ty, ftz, v));
+            let r = f(a).mul_add(f(b), f(c));
             let r = if sat { sat01(r) } else { r };
             if r.is_nan() {
                 0x7fff
             } else {
-                ty.from_f64(r)
+                ftz_half(ty, ftz, ty.from_f64(r))
             }
         }
     }
@@ -556,7 +590,8 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
             }
         }
         _ => {
-            let mut x = ty.to_f64(a);
+            let half = matches!(ty, FTy::F16 | FTy::BF16);
+            let mut x = ty.to_f64(if half { ftz_half(ty, ftz, a) } else { a });
             if ftz && ty == FTy::F32 {
                 x = ftz32(x as f32) as f64;
             }
@@ -596,7 +631,7 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
                     if r.is_nan() {
                         0x7fff
                     } else {
-                        ty.from_f64(r)
+                        ftz_half(ty, ftz, ty.from_f64(r))
                     }
                 }
             }

@@ -6,7 +6,7 @@
 //! `ptxsim_analysis::FlatFunction` (so reconvergence points line up). It has
 //! no lifetime: names are copied out of the source.
 
-use crate::alu::ext::{CarryKind, Lane3Op, ReduxOp, TestpOp};
+use crate::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
 use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 
 /// Index of a function in [`Program::functions`].
@@ -208,6 +208,9 @@ pub enum Op {
     Carry { kind: CarryKind, ty: ITy, cin: bool, cout: bool, cf: u32, d: u32, a: Src, b: Src, c: Src },
     /// `sad`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack.sat`: `d = op(a, b, c)` lane by lane.
     Lane3 { op: Lane3Op, d: u32, a: Src, b: Src, c: Src },
+    /// `.f16x2`/`.bf16x2` arithmetic on both halves (`ty` is the half type),
+    /// and `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`.
+    Half2 { op: H2Op, ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src, c: Src },
     /// `testp.op.f32/.f64 p, a`.
     Testp { op: TestpOp, f64: bool, p: u32, a: Src },
     /// `createpolicy`: writes the 64-bit cache policy `d` (a fixed value: the engine has no caches).

@@ -516,3 +516,323 @@ fn redux_f32_min_max_abs_nan() {
     }
     compare("redux.sync f32", 8, &got, &want);
 }
+
+// ---------------------------------------------------------------------------
+// .f16x2 / .bf16x2 arithmetic and cvt (PTX ISA 9.7.4, 9.7.9).
+
+/// A half-precision format: significand bits (without the hidden one) and exponent bits.
+#[derive(Clone, Copy)]
+struct Half {
+    mbits: u32,
+    ebits: u32,
+}
+const F16: Half = Half { mbits: 10, ebits: 5 };
+const BF16: Half = Half { mbits: 7, ebits: 8 };
+
+impl Half {
+    fn bias(self) -> i32 {
+        (1 << (self.ebits - 1)) - 1
+    }
+    fn exp_all(self) -> u32 {
+        (1 << self.ebits) - 1
+    }
+    fn is_nan(self, v: u32) -> bool {
+        (v >> self.mbits) & self.exp_all() == self.exp_all() && v & ((1 << self.mbits) - 1) != 0
+    }
+    fn is_sub(self, v: u32) -> bool {
+        (v >> self.mbits) & self.exp_all() == 0 && v & ((1 << self.mbits) - 1) != 0
+    }
+    /// The value of 16-bit pattern `v`, decoded field by field.
+    fn value(self, v: u32) -> f64 {
+        let sign = if v & 0x8000 != 0 { -1.0 } else { 1.0 };
+        let e = (v >> self.mbits) & self.exp_all();
+        let f = (v & ((1 << self.mbits) - 1)) as f64;
+        let emin = 1 - self.bias();
+        sign * if e == self.exp_all() {
+            if f == 0.0 {
+                f64::INFINITY
+            } else {
+                f64::NAN
+            }
+        } else if e == 0 {
+            f * 2f64.powi(emin - self.mbits as i32)
+        } else {
+            (f + (1u32 << self.mbits) as f64) * 2f64.powi(e as i32 - self.bias() - self.mbits as i32)
+        }
+    }
+    /// `x` rounded to nearest even into this format (NaN: 0x7fff), by
+    /// integer arithmetic on the exact binary expansion of `x`.
+    fn round(self, x: f64) -> u32 {
+        if x.is_nan() {
+            return 0x7fff;
+        }
+        let sign = if x.is_sign_negative() { 0x8000 } else { 0 };
+        let inf = sign | self.exp_all() << self.mbits;
+        let a = x.abs();
+        if a == 0.0 {
+            return sign;
+        }
+        if a.is_infinite() {
+            return inf;
+        }
+        let bits = a.to_bits();
+        let (e64, frac) = ((bits >> 52) as i32, bits & ((1u64 << 52) - 1));
+        let (m, e) = if e64 == 0 { (frac, -1074) } else { (frac | 1 << 52, e64 - 1075) };
+        let ea = e + 63 - m.leading_zeros() as i32;
+        let emin = 1 - self.bias();
+        let mut q = ea.max(emin) - self.mbits as i32;
+        let shift = e - q;
+        let mut n: u128 = if shift >= 0 {
+            (m as u128) << shift
+        } else if -shift > 60 {
+            0
+        } else {
+            let s = -shift as u32;
+            let (t, half) = (m as u128, 1u128 << (s - 1));
+            let (q0, rem) = (t >> s, t & ((1 << s) - 1));
+            if rem > half || (rem == half && q0 & 1 == 1) {
+                q0 + 1
+            } else {
+                q0
+            }
+        };
+        if n == 0 {
+            return sign;
+        }
+        if n >= 1 << (self.mbits + 1) {
+            n >>= 1;
+            q += 1;
+        }
+        let exp = if n < 1 << self.mbits { 0 } else { q + self.mbits as i32 + self.bias() };
+        if exp >= self.exp_all() as i32 {
+            return inf;
+        }
+        sign | (exp as u32) << self.mbits | (n as u32 & ((1 << self.mbits) - 1))
+    }
+    /// The correctly rounded `x + y` (a TwoSum corrects the one f64 rounding
+    /// of the sum where it could move a rounding tie).
+    fn round_sum(self, x: f64, y: f64) -> u32 {
+        let s = x + y;
+        if !s.is_finite() {
+            return self.round(s);
+        }
+        let bb = s - x;
+        let err = (x - (s - bb)) + (y - bb);
+        let s2 = if err == 0.0 {
+            s
+        } else if s == 0.0 {
+            err
+        } else {
+            let up = (err > 0.0) == (s > 0.0);
+            f64::from_bits(if up { s.to_bits() + 1 } else { s.to_bits() - 1 })
+        };
+        self.round(s2)
+    }
+    fn flush(self, ftz: bool, v: u32) -> u32 {
+        if ftz && self.is_sub(v) {
+            v & 0x8000
+        } else {
+            v
+        }
+    }
+}
+
+fn halves(v: u32) -> [u32; 2] {
+    [v & 0xffff, v >> 16]
+}
+
+/// The reference of one packed instruction, half by half (None: a half the
+/// manual leaves unspecified, a NaN from neg/abs or min/max of +0 and -0).
+fn packed(_h: Half, a: u32, b: u32, f: impl Fn(u32, u32) -> Option<u32>) -> Option<u32> {
+    let (ha, hb) = (halves(a), halves(b));
+    Some(f(ha[0], hb[0])? | f(ha[1], hb[1])? << 16)
+}
+
+fn half2_reference(a: u32, b: u32, c: u32) -> Vec<Option<u32>> {
+    let mut w = Vec::new();
+    for (h, ops) in [(F16, 0), (BF16, 1)] {
+        let v = |x: u32| h.value(x);
+        let bin = |op: char, ftz: bool| {
+            packed(h, a, b, move |x, y| {
+                let (x, y) = (h.flush(ftz, x), h.flush(ftz, y));
+                let r = match op {
+                    '+' => h.round_sum(v(x), v(y)),
+                    '-' => h.round_sum(v(x), -v(y)),
+                    _ => h.round(v(x) * v(y)),
+                };
+                Some(if h.is_nan(r) { 0x7fff } else { h.flush(ftz, r) })
+            })
+        };
+        let hc = halves(c);
+        let fma = |sat: bool| {
+            let (ha, hb) = (halves(a), halves(b));
+            let one = |k: usize| {
+                let r = h.round_sum(v(ha[k]) * v(hb[k]), v(hc[k]));
+                if h.is_nan(r) {
+                    if sat {
+                        0
+                    } else {
+                        0x7fff
+                    }
+                } else if sat && r & 0x8000 != 0 {
+                    0
+                } else if sat && v(r) > 1.0 {
+                    h.round(1.0)
+                } else {
+                    r
+                }
+            };
+            Some(one(0) | one(1) << 16)
+        };
+        let minmax = |max: bool| {
+            packed(h, a, b, move |x, y| match (h.is_nan(x), h.is_nan(y)) {
+                (true, true) => Some(0x7fff),
+                (true, false) => Some(y),
+                (false, true) => Some(x),
+                _ if v(x) == 0.0 && v(y) == 0.0 && x != y => None,
+                _ => Some(if (v(x) < v(y)) == max { y } else { x }),
+            })
+        };
+        let un = |neg: bool| packed(h, a, 0, move |x, _| if h.is_nan(x) { None } else { Some(if neg { x ^ 0x8000 } else { x & 0x7fff }) });
+        if ops == 0 {
+            w.extend([bin('+', false), bin('-', false), bin('*', false), fma(false), minmax(false), minmax(true), un(true), un(false), bin('+', true), fma(true)]);
+        } else {
+            w.extend([bin('+', false), bin('-', false), bin('*', false), fma(false), minmax(false), minmax(true), un(true), un(false)]);
+        }
+    }
+    // 18, 19: ex2 (checked within the manual's bound separately)
+    w.extend([None, None]);
+    let cvt = |h: Half, relu: bool, x: u32| {
+        let f = f32::from_bits(x) as f64;
+        let r = h.round(f);
+        if relu && !f.is_nan() && r & 0x8000 != 0 {
+            0
+        } else {
+            r
+        }
+    };
+    for (h, relu) in [(F16, false), (BF16, false), (F16, true), (BF16, true)] {
+        w.push(Some(cvt(h, relu, a) << 16 | cvt(h, relu, b)));
+    }
+    // 24, 25: scalar ex2 (checked separately); 26, 27 not written
+    w.extend([None, None, Some(0xdead_beef), Some(0xdead_beef)]);
+    w
+}
+
+fn half2_inputs(n: usize) -> Vec<[u32; 3]> {
+    let f16s = [0x0000u32, 0x8000, 0x0001, 0x8001, 0x03ff, 0x0400, 0x3c00, 0xbc00, 0x3555, 0x7bff, 0xfbff, 0x7c00, 0xfc00, 0x7e00, 0x7c01, 0x4000, 0x3800, 0x1400];
+    let bf16s = [0x0000u32, 0x8000, 0x0001, 0x807f, 0x0080, 0x3f80, 0xbf80, 0x3eab, 0x7f7f, 0xff7f, 0x7f80, 0xff80, 0x7fc0, 0x7f81, 0x4000, 0x3f00, 0x0d00];
+    let mut v = Vec::new();
+    let mut r = Rng(31);
+    let pick = |r: &mut Rng, set: &[u32]| set[(r.next() % set.len() as u64) as usize];
+    while v.len() < n {
+        let k = v.len();
+        let word = |r: &mut Rng| -> u32 {
+            match k % 4 {
+                0 => pick(r, &f16s) | pick(r, &f16s) << 16,
+                1 => pick(r, &bf16s) | pick(r, &bf16s) << 16,
+                2 => r.next() as u32,
+                _ => {
+                    // moderate values: exponent fields near the bias in both formats
+                    let x = r.next() as u32;
+                    (x & 0x83ff) | 0x3800 | ((x >> 16) & 0x83ff | 0x3800) << 16
+                }
+            }
+        };
+        v.push([word(&mut r), word(&mut r), word(&mut r)]);
+    }
+    v
+}
+
+#[test]
+fn packed_half_arithmetic_and_cvt() {
+    const N: usize = 256;
+    let ins = half2_inputs(N);
+    let input: Vec<u32> = ins.iter().flatten().copied().collect();
+    let got = run_u32("half2.ptx", "half2", N as u32, &input, N * 28);
+    let want: Vec<Option<u32>> = ins.iter().flat_map(|[a, b, c]| half2_reference(*a, *b, *c)).collect();
+    compare(".f16x2/.bf16x2", 28, &got, &want);
+    // ex2.approx: within the manual's relative error (f16 2^-9.9, bf16 2^-7);
+    // .ftz on bf16 flushes subnormal inputs and results.
+    let mut bad = Vec::new();
+    for (t, [a, _, _]) in ins.iter().enumerate() {
+        for (word, h, bound, ftz, nk) in [(18, F16, 2f64.powf(-9.9), false, 2), (19, BF16, 2f64.powi(-7), true, 2), (24, F16, 2f64.powf(-9.9), false, 1), (25, BF16, 2f64.powi(-7), true, 1)] {
+            let g = got[t * 28 + word];
+            for k in 0..nk {
+                let (x, y) = (halves(*a)[k], halves(g)[k]);
+                let xv = h.value(h.flush(ftz, x));
+                let exact = xv.exp2();
+                let yv = h.value(y);
+                let ok = if xv.is_nan() {
+                    h.is_nan(y)
+                } else if exact.is_infinite() || h.round(exact) == h.exp_all() << h.mbits {
+                    yv == f64::INFINITY || (yv - exact).abs() <= bound * exact
+                } else if ftz && h.is_sub(h.round(exact)) {
+                    y == 0 || (yv - exact).abs() <= bound * exact
+                } else if exact < h.value(1 << h.mbits) {
+                    // a subnormal result: within one subnormal step
+                    (yv - exact).abs() <= h.value(1)
+                } else {
+                    (yv - exact).abs() <= bound * exact
+                };
+                if !ok {
+                    bad.push(format!("thread {t} word {word} half {k}: ex2({x:#06x}) = {y:#06x} ({yv}), exact {exact}"));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "ex2.approx:\n{}", bad.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}
+
+#[test]
+fn half_rounding_reference_agrees_with_known_values() {
+    // The reference's own rounding, against values from the IEEE 754 binary16
+    // and bfloat16 definitions.
+    assert_eq!(F16.round(1.0), 0x3c00);
+    assert_eq!(F16.round(65504.0), 0x7bff);
+    assert_eq!(F16.round(65520.0), 0x7c00); // halfway to 2^16 rounds up to inf
+    assert_eq!(F16.round(2f64.powi(-24)), 0x0001);
+    assert_eq!(F16.round(2f64.powi(-25)), 0x0000); // tie to even: 0
+    assert_eq!(F16.round(3.0 * 2f64.powi(-25)), 0x0002); // tie between 1 and 2: even
+    assert_eq!(BF16.round(1.0), 0x3f80);
+    assert_eq!(BF16.round(1.0 + 2f64.powi(-8)), 0x3f80); // tie to even
+    assert_eq!(BF16.round(1.0 + 3.0 * 2f64.powi(-8)), 0x3f82);
+    assert_eq!(F16.round_sum(1.0, 2f64.powi(-11)), 0x3c00);
+    assert_eq!(F16.round_sum(1.0, 2f64.powi(-11) + 2f64.powi(-60)), 0x3c01);
+}
+
+/// The engine's rounding of an exact value into f16 and bf16 (every half
+/// result goes through it) against the reference's, on values just above,
+/// at and just below rounding ties, and random doubles.
+#[test]
+fn engine_half_rounding_matches_the_reference() {
+    use ptxsim_exec::alu::FTy;
+    let mut r = Rng(77);
+    let mut bad = Vec::new();
+    for k in 0..20000 {
+        let x = match k % 4 {
+            0 => f64::from_bits(r.next()),
+            1 => f32::from_bits(r.next() as u32) as f64,
+            2 => {
+                // a tie of bf16 plus or minus a little
+                let b = (r.next() as u32) & 0xffff_0000 | 0x8000;
+                let d = [0i64, 1, -1][(r.next() % 3) as usize];
+                f32::from_bits((b as i64 + d) as u32) as f64
+            }
+            _ => {
+                let h = (r.next() as u32 & 0x7bff) as f64;
+                (1.0 + h / 2048.0 + 1.0 / 4096.0) * [1.0, 1.0 + 1e-15, 1.0 - 1e-15][(r.next() % 3) as usize] * 2f64.powi((r.next() % 40) as i32 - 25)
+            }
+        };
+        if x.is_nan() {
+            continue;
+        }
+        for (ty, h) in [(FTy::F16, F16), (FTy::BF16, BF16)] {
+            let (got, want) = (ty.from_f64(x) as u32, h.round(x));
+            if got != want {
+                bad.push(format!("{ty:?} {x:e} ({:#018x}): engine {got:#06x}, reference {want:#06x}", x.to_bits()));
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
+}

@@ -1,14 +1,16 @@
 //! Lane-wise semantics of the less common scalar instructions, on raw bits
 //! like the rest of [`crate::alu`]: the carry chain (`add.cc`, `addc`,
 //! `sub.cc`, `subc`, `mad.cc`, `madc`), and the integer helpers `sad`,
-//! `dp4a`, `dp2a`, `bmsk`, `szext`, `fns` and the float class test `testp`.
+//! `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, the float class test `testp`,
+//! `cvt.pack`, the reduction of `redux.sync`, and the packed half-precision
+//! arithmetic (`.f16x2`, `.bf16x2`) with the `cvt` that packs two `.f32`.
 //!
 //! Each function follows the semantics block of its PTX ISA section
 //! (9.7.1 integer arithmetic, 9.7.2 extended-precision integer arithmetic,
 //! 9.7.3 floating point); the tests in `crates/exec/tests/isa_scalar.rs`
 //! check them against independent computations.
 
-use super::ITy;
+use super::{FBinOp, FTy, FUnOp, ITy};
 
 /// Which operation a carry-chain instruction performs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -313,5 +315,54 @@ pub fn redux(op: ReduxOp, vals: impl Iterator<Item = u32>) -> u32 {
                 _ => CANONICAL_NAN_F32,
             }
         }
+    }
+}
+
+/// An operation on the two halves of a `.f16x2`/`.bf16x2` value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum H2Op {
+    Bin(FBinOp),
+    Fma,
+    Un(FUnOp),
+    /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`: `a` (an `.f32`) to the
+    /// upper half, `b` to the lower.
+    FromF32 { relu: bool },
+}
+
+/// One packed half-precision instruction: the scalar operation of
+/// [`crate::alu`] on the low halves of `a`, `b`, `c` gives the low half of
+/// the result, on the high halves the high half (PTX ISA 9.7.4: each half
+/// is computed as the scalar instruction would).
+pub fn half2(op: H2Op, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
+    if let H2Op::FromF32 { relu } = op {
+        return cvt_half(ty, relu, a) << 16 | cvt_half(ty, relu, b);
+    }
+    let mut d = 0;
+    for k in [0, 16] {
+        let (x, y, z) = ((a >> k) & 0xffff, (b >> k) & 0xffff, (c >> k) & 0xffff);
+        let r = match op {
+            H2Op::Bin(o) => super::fbin(o, ty, ftz, sat, x, y),
+            H2Op::Fma => super::fma(ty, ftz, sat, x, y, z),
+            H2Op::Un(o) => super::fun(o, ty, ftz, x),
+            H2Op::FromF32 { .. } => 0,
+        };
+        d |= (r & 0xffff) << k;
+    }
+    d
+}
+
+/// `.f32` bits rounded to nearest even into `.f16`/`.bf16` bits; NaN gives
+/// the canonical NaN 0x7fff; with `relu` a negative result (-0 included)
+/// becomes +0.
+fn cvt_half(ty: FTy, relu: bool, v: u64) -> u64 {
+    let x = f32::from_bits(v as u32) as f64;
+    if x.is_nan() {
+        return 0x7fff;
+    }
+    let r = ty.from_f64(x) & 0xffff;
+    if relu && r & 0x8000 != 0 {
+        0
+    } else {
+        r
     }
 }

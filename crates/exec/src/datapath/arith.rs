@@ -191,6 +191,17 @@ pub(super) fn lane3(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: alu::ext::Lane3O
     Ok(())
 }
 
+/// A packed half-precision instruction ([`alu::ext::half2`]) on the lanes of `m`.
+pub(super) fn half2(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (op, ty, ftz, sat): (alu::ext::H2Op, FTy, bool, bool), d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1), fetch!(cx, fr.regs, c, t2));
+    let mut r = [0u64; 32];
+    for l in lanes(m) {
+        r[l] = alu::ext::half2(op, ty, ftz, sat, av[l], bv[l], cv[l]);
+    }
+    store(&mut fr.regs[d as usize], &r, m);
+}
+
 /// `testp.op p, a` on the lanes of `m`.
 pub(super) fn testp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (op, f64): (alu::ext::TestpOp, bool), p: u32, a: &Src) {
     let t0;

@@ -7,8 +7,8 @@
 //! instruction is not one of these.
 
 use super::{FuncDecoder, ImmKind, R};
-use crate::alu::ext::{CarryKind, Lane3Op, ReduxOp, TestpOp};
-use crate::alu::FTy;
+use crate::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
+use crate::alu::{FBinOp, FTy, FUnOp};
 use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Name, Operand, OperandKind, ScalarType};
@@ -25,6 +25,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             "cvt" if has(".pack") => Some(self.lane3(i)),
             "testp" => Some(self.testp(i)),
             "match" | "redux" | "elect" => Some(self.warp_collective(i)),
+            "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs" | "ex2" | "cvt" if has(".f16x2") || has(".bf16x2") => Some(self.half2(i)),
+            "ex2" if has(".approx") && (has(".f16") || has(".bf16")) => Some(self.ex2_half(i)),
             // Cache hints: the engine has no caches, so they do nothing
             // (`discard` leaves the line's data as it was, one of the
             // values the manual allows after it).
@@ -255,5 +257,57 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 Ok(Op::ElectSync { d, p, membermask })
             }
         }
+    }
+
+    /// `add sub mul fma min max neg abs ex2` on `.f16x2`/`.bf16x2`, and
+    /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.4, 9.7.9).
+    fn half2(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let opc = i.opcode.text;
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let has = |m: &str| mods.contains(&m);
+        let full = format!("{opc}{}", mods.concat());
+        let unsupported = || format!("instruction `{full}` is not supported yet");
+        let ty = if has(".bf16x2") { FTy::BF16 } else { FTy::F16 };
+        let (ftz, sat) = (has(".ftz"), has(".sat"));
+        let allowed = |extra: &[&str]| mods.iter().all(|m| matches!(*m, ".f16x2" | ".bf16x2" | ".rn") || extra.contains(m));
+        let (op, n) = match opc {
+            "add" | "sub" | "mul" if allowed(&[".ftz", ".sat"]) => (H2Op::Bin(match opc {
+                "add" => FBinOp::Add,
+                "sub" => FBinOp::Sub,
+                _ => FBinOp::Mul,
+            }), 3),
+            "min" | "max" if allowed(&[".ftz"]) => (H2Op::Bin(if opc == "min" { FBinOp::Min } else { FBinOp::Max }), 3),
+            "fma" if has(".rn") && allowed(&[".ftz", ".sat"]) => (H2Op::Fma, 4),
+            "neg" | "abs" if allowed(&[".ftz"]) => (H2Op::Un(if opc == "neg" { FUnOp::Neg } else { FUnOp::Abs }), 2),
+            "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
+            "cvt" if has(".rn") && has(".f32") && allowed(&[".relu", ".f32"]) => (H2Op::FromF32 { relu: has(".relu") }, 3),
+            _ => return Err(unsupported()),
+        };
+        if i.operands.len() != n {
+            return Err(format!("`{full}` needs {n} operands"));
+        }
+        let k = if matches!(op, H2Op::FromF32 { .. }) { ImmKind::Float(FTy::F32) } else { ImmKind::Int(32) };
+        let d = self.dst(&i.operands[0])?;
+        let a = self.src(&i.operands[1], k)?;
+        let b = if n >= 3 { self.src(&i.operands[2], k)? } else { Src::Imm(0) };
+        let c = if n == 4 { self.src(&i.operands[3], k)? } else { Src::Imm(0) };
+        Ok(Op::Half2 { op, ty, ftz, sat, d, a, b, c })
+    }
+
+    /// `ex2.approx.f16 d, a` and `ex2.approx.ftz.bf16 d, a`: computed
+    /// exactly rounded, inside the manual's error bound.
+    fn ex2_half(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let full = format!("ex2{}", mods.concat());
+        if !mods.iter().all(|m| matches!(*m, ".approx" | ".ftz" | ".f16" | ".bf16")) {
+            return Err(format!("instruction `{full}` is not supported yet"));
+        }
+        if i.operands.len() != 2 {
+            return Err(format!("`{full}` needs 2 operands"));
+        }
+        let ty = if mods.contains(&".bf16") { FTy::BF16 } else { FTy::F16 };
+        let d = self.dst(&i.operands[0])?;
+        let a = self.src(&i.operands[1], ImmKind::Int(16))?;
+        Ok(Op::FUn { op: FUnOp::Ex2, ty, ftz: mods.contains(&".ftz"), rnd: None, d, a })
     }
 }
