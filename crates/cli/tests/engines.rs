@@ -12,20 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// (file, case, reason): cases the sass engine does not run yet.
-const CALLS: &str = "PTX calls: the engine's call path (argument passing, callee frames, function-pointer resolution) is not public to other executors yet";
-
 const NOT_YET: &[(&str, &str, &str)] = &[
-    ("calls", "grid1_block32", CALLS),
-    ("calls", "grid2_block80", CALLS),
-    ("guards", "grid1_block64", CALLS),
-    ("guards", "grid2_block48", CALLS),
-    ("indirect_call", "grid1_block32", CALLS),
-    ("indirect_call", "grid3_block50", CALLS),
-    ("traps", "bad_call_target", CALLS),
-    ("traps", "prototype_mismatch", CALLS),
-    ("traps", "call_uni_non_uniform", CALLS),
-    ("traps", "ret_uni_non_uniform", CALLS),
-    ("traps", "call_depth", CALLS),
     ("barriers", "named_barriers", "bar.arrive / bar.sync with a thread count: the sass engine's CTA scheduler only has the full-CTA bar.sync"),
 ];
 

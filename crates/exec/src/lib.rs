@@ -437,3 +437,50 @@ impl Device {
         launch::launch(self, module, kernel, cfg, args)
     }
 }
+
+/// The PTX engine's call path, for executor loops other than the PTX one
+/// (the sm_50 machine form in `ptxsim-sass`): the engine's own `call`
+/// handler (guard, `.uni`, per-lane function-pointer resolution and their
+/// traps), callee frames with the arguments passed, and the return values
+/// passed back, so that no other loop copies them.
+pub mod callpath {
+    use crate::datapath::{DataEnv, Setup, Warp};
+    use crate::error::Trap;
+    use crate::exec::{run_group, Ctx, Event};
+    use crate::program::{FuncId, Op};
+    use crate::RunError;
+
+    fn err(t: Trap) -> RunError {
+        RunError::new(t.kind, t.message).with_lane(t.lane)
+    }
+
+    /// Runs the `call` at `pc` of frame `frame` for the lanes of `mask` with
+    /// the PTX engine's handler, and returns the calling lanes grouped by
+    /// callee (empty when the guard holds on none). Counts one instruction.
+    pub fn groups(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, pc: u32, mask: u32) -> Result<Vec<(FuncId, u32)>, RunError> {
+        let epoch = std::sync::atomic::AtomicU64::new(0);
+        let ctx = Ctx { prog: &setup.program, global: env.global, kparams: env.kparams, consts: env.consts, geom: env.geom, write_epoch: &epoch };
+        let (mut at, mut budget, mut stats) = (pc, 1u64, crate::warp::Stats::default());
+        match run_group(&ctx, env.cta, shared, warp, frame, &mut at, mask, u32::MAX, &mut budget, &mut stats, false).map_err(err)? {
+            Event::Call { groups, .. } => Ok(groups),
+            _ => Ok(Vec::new()),
+        }
+    }
+
+    /// Enters `callee` for lanes `mask` from the `call` at `pc` of frame
+    /// `caller`: a new frame with the call's arguments passed (call depth and
+    /// signature checked as in the PTX engine). Returns the new frame.
+    pub fn enter(setup: &Setup, warp: &mut Warp, caller: u32, pc: u32, callee: FuncId, mask: u32) -> Result<u32, RunError> {
+        let cf = warp.frames[caller as usize].func;
+        let Some(Op::Call { args, rets, .. }) = setup.program.functions[cf as usize].code.get(pc as usize).map(|i| &i.op) else {
+            return Err(RunError::new(crate::TrapKind::Unsupported, "internal: not a call instruction"));
+        };
+        warp.call(&setup.program, setup.geom.max_depth, caller, pc, callee, mask, args, rets.len()).map_err(err)
+    }
+
+    /// Passes the return values of frame `callee` back to its caller's
+    /// bindings for lanes `mask`.
+    pub fn leave(setup: &Setup, warp: &mut Warp, callee: u32, mask: u32) -> Result<(), RunError> {
+        warp.pass_rets(&setup.program, callee, mask).map_err(err)
+    }
+}

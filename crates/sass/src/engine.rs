@@ -791,11 +791,14 @@ impl Run<'_> {
             mw.pc += 1;
             return Ok(());
         }
-        let groups = calls::groups(self.setup, &self.env, shared, &mut mw.w, mw.frame, k, m).map_err(Fault::Run)?;
+        // The engine's handler applies the call's guard to the active lanes
+        // itself (and checks `.uni` against them).
+        let groups = calls::groups(self.setup, &self.env, shared, &mut mw.w, mw.frame, k, mw.active).map_err(Fault::Run)?;
         if groups.is_empty() {
             mw.pc += 1;
             return Ok(());
         }
+        let m = groups.iter().fold(0, |a, g| a | g.1);
         let mut entries = Vec::with_capacity(groups.len());
         for &(f, gm) in &groups {
             let Some(mf) = self.mp.functions.iter().find(|x| x.ptx == f) else {
@@ -955,25 +958,5 @@ fn spin_check(warps: &mut [MWarp], wi: usize) -> Result<(), Fault> {
 }
 
 /// The engine's call path (argument passing, callee frames, function-pointer
-/// resolution), not public to other executors yet.
-mod calls {
-    use ptxsim_exec::datapath::{DataEnv, Setup, Warp};
-    use ptxsim_exec::program::FuncId;
-    use ptxsim_exec::{RunError, TrapKind};
-
-    fn missing() -> RunError {
-        RunError::new(TrapKind::Unsupported, "a PTX call needs the engine's call path (argument passing, callee frames), which the sass engine does not have yet")
-    }
-
-    pub fn groups(_s: &Setup, _e: &DataEnv<'_>, _sh: &mut [u8], _w: &mut Warp, _f: u32, _pc: u32, _m: u32) -> Result<Vec<(FuncId, u32)>, RunError> {
-        Err(missing())
-    }
-
-    pub fn enter(_s: &Setup, _w: &mut Warp, _caller: u32, _pc: u32, _f: FuncId, _m: u32) -> Result<u32, RunError> {
-        Err(missing())
-    }
-
-    pub fn leave(_s: &Setup, _w: &mut Warp, _callee: u32, _m: u32) -> Result<(), RunError> {
-        Err(missing())
-    }
-}
+/// resolution and their traps), shared with the PTX engine.
+use ptxsim_exec::callpath as calls;

@@ -541,7 +541,12 @@ fn lower_function(
                     None => text,
                 };
                 let binding = Some(CallBinding { pc: k as u32, text });
-                let wrap = g.is_some();
+                // A guarded call is wrapped in SSY/SYNC as ptxas does; a
+                // guarded `call.uni` keeps its guard on the CAL (no SSY), so
+                // that lanes disagreeing on it are the PTX trap `non_uniform`.
+                let uni_call = matches!(code[k].op, Op::Call { uni: true, .. });
+                let wrap = g.is_some() && !uni_call;
+                let cg = if uni_call { g.clone() } else { None };
                 let lid = locals.len();
                 if wrap {
                     locals.push(0);
@@ -552,10 +557,10 @@ fn lower_function(
                 match callee {
                     Callee::Direct(t) if !prog.functions[*t as usize].defined => {
                         // An `.extern .func`: ptxas emits JCAL to a relocated address.
-                        emit(code_out, MOp::Jcal { addr: 0, call: binding }, None, Some(k));
+                        emit(code_out, MOp::Jcal { addr: 0, call: binding }, cg.clone(), Some(k));
                     }
                     Callee::Direct(t) => {
-                        let i = emit(code_out, MOp::Cal { off: 0, call: binding }, None, Some(k));
+                        let i = emit(code_out, MOp::Cal { off: 0, call: binding }, cg.clone(), Some(k));
                         fpending.push((i, Sym::Func(*t)));
                     }
                     Callee::Indirect { .. } => {
@@ -564,7 +569,7 @@ fn lower_function(
                         let i = emit(code_out, MOp::Pret { off: 0 }, None, Some(k));
                         fpending.push((i, Sym::Local(rid)));
                         let fp = flat.instrs[k].operands.iter().find(|o| matches!(o.kind, ast::OperandKind::Name { .. })).map(|o| text_of(src, o.span)).unwrap_or_default();
-                        emit(code_out, MOp::Brx { cc: CcTest::T, lmt: false, ra: AnyReg::Ptx { name: fp, slot: 0 }, imm: 0, call: binding }, None, Some(k));
+                        emit(code_out, MOp::Brx { cc: CcTest::T, lmt: false, ra: AnyReg::Ptx { name: fp, slot: 0 }, imm: 0, call: binding }, cg.clone(), Some(k));
                         at.insert(Sym::Local(rid), code_out.len());
                     }
                 }

@@ -87,8 +87,6 @@ fn compare(a: &Outcome, b: &Outcome, skip: Option<&Skip>) -> Option<String> {
 /// Why a launch does not run on the machine form yet (matched on the sass
 /// engine's error message).
 const NOT_YET: &[(&str, &str)] = &[
-    ("a PTX call needs the engine's call path", "PTX calls: the engine's argument passing is not public to other executors yet"),
-    ("returning from a PTX call", "PTX calls: the engine's argument passing is not public to other executors yet"),
     ("this barrier form", "barriers other than a full-CTA bar.sync (bar.red, bar.arrive, a thread count)"),
 ];
 
@@ -136,5 +134,5 @@ fn ptx_and_sass_engines_agree_on_the_corpus() {
         eprintln!("  {} launches: {why}", v.len());
     }
     assert!(fails.is_empty(), "{} launches differ:\n{}", fails.len(), fails.join("\n"));
-    assert!(same >= 100, "only {same} identical launches");
+    assert!(same >= 299, "only {same} identical launches");
 }
