@@ -4,9 +4,11 @@
 //! where a handler has its own fast lane function for a common case (a
 //! 32-bit add or multiply, a plain integer `setp`, native-width division)
 //! the tests at the end of this file check it against the `alu` function
-//! on random operands.
+//! on random operands. The common float forms run the kernels of
+//! `flanes.rs`, chosen per instruction from its modifiers.
 #![allow(clippy::too_many_arguments)]
 
+use super::flanes::{self, Path};
 use super::{fetch, opnd, psrc, set_pred, Lanes};
 use crate::alu::{self, CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 use crate::error::{Trap, TrapKind};
@@ -240,6 +242,12 @@ pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&
 
 #[inline(always)]
 pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
+    if let Some(k) = flanes::select_fbin(op, ty, ftz, sat, rnd) {
+        let (t0, t1);
+        let r = k(Path::detect(), fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1));
+        store(&mut fr.regs[d as usize], &r, m);
+        return;
+    }
     let (t0, t1);
     let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
     let (regs, d) = (&mut fr.regs, d as usize);
@@ -254,6 +262,12 @@ pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FBinOp, ty: FTy, 
 
 #[inline(always)]
 pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
+    if let Some(k) = flanes::select_fun(op, ty, ftz, rnd) {
+        let t0;
+        let r = k(Path::detect(), fetch!(cx, fr.regs, a, t0));
+        store(&mut fr.regs[d as usize], &r, m);
+        return;
+    }
     let t0;
     let av = opnd!(cx, a, t0);
     apply1(&mut fr.regs, d as usize, m, av, |x| alu::fun_rnd(op, ty, ftz, rnd, x));
@@ -261,6 +275,12 @@ pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FUnOp, ty: FTy, ft
 
 #[inline(always)]
 pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
+    if let Some(k) = flanes::select_fma(ty, ftz, sat, rnd) {
+        let (t0, t1, t2);
+        let r = k(Path::detect(), fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1), fetch!(cx, fr.regs, c, t2));
+        store(&mut fr.regs[d as usize], &r, m);
+        return;
+    }
     let (t0, t1, t2);
     let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
     apply3(&mut fr.regs, d as usize, m, av, bv, cv, |x, y, z| alu::fma_rnd(ty, ftz, sat, rnd, x, y, z));
@@ -302,6 +322,16 @@ fn compare(regs: &[[u64; 32]], cmp: CmpOp, ty: ITyOrF, ftz: bool, av: Opnd<'_>, 
     }
 }
 
+/// The lanes where float comparison `a cmp b` holds, through a kernel of
+/// `flanes.rs` where there is one.
+#[inline(always)]
+fn fast_fcmp(cx: &Lanes<'_>, regs: &[[u64; 32]], cmp: CmpOp, ty: ITyOrF, ftz: bool, a: &Src, b: &Src) -> Option<u32> {
+    let ITyOrF::F(f) = ty else { return None };
+    let k = flanes::select_fcmp(cmp, f, ftz)?;
+    let (t0, t1);
+    Some(k(Path::detect(), fetch!(cx, regs, a, t0), fetch!(cx, regs, b, t1)))
+}
+
 /// `t` combined with predicate `c` by `op` (`setp`/`set`'s `.and/.or/.xor`),
 /// and the same for `!t`.
 #[inline(always)]
@@ -321,9 +351,11 @@ fn combine(t: u32, comb: Option<(BoolOp, PSrc)>, preds: &[u32]) -> (u32, u32) {
 
 #[inline(always)]
 pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
-    let (t0, t1);
-    let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
-    let t = compare(&fr.regs, cmp, ty, ftz, av, bv);
+    let t = fast_fcmp(cx, &fr.regs, cmp, ty, ftz, a, b).unwrap_or_else(|| {
+        let (t0, t1);
+        let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
+        compare(&fr.regs, cmp, ty, ftz, av, bv)
+    });
     let (pv, qv) = combine(t, comb, &fr.preds);
     if let Some(p) = p {
         set_pred(&mut fr.preds, p, pv, m);
@@ -334,9 +366,11 @@ pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (cmp, ty, ftz): (CmpO
 }
 
 pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), float_dst: bool, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
-    let (t0, t1);
-    let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
-    let t = compare(&fr.regs, cmp, ty, ftz, av, bv);
+    let t = fast_fcmp(cx, &fr.regs, cmp, ty, ftz, a, b).unwrap_or_else(|| {
+        let (t0, t1);
+        let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
+        compare(&fr.regs, cmp, ty, ftz, av, bv)
+    });
     let (v, _) = combine(t, comb, &fr.preds);
     let one = if float_dst { 1.0f32.to_bits() as u64 } else { 0xffff_ffff };
     let r: [u64; 32] = std::array::from_fn(|l| if v >> l & 1 != 0 { one } else { 0 });
@@ -428,7 +462,22 @@ pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (dst, src): (CvtTy, Cv
                 apply1(regs, d, m, av, |x| x & sm & dm)
             }
         }
-        _ => apply1(regs, d, m, av, |x| crate::cvt::cvt(dst, src, rnd, sat, ftz, x)),
+        _ => match flanes::select_cvt(dst, src, rnd, sat, ftz) {
+            Some(k) => {
+                let t1;
+                let x = match av {
+                    Opnd::Reg(r) => &regs[r],
+                    Opnd::Arr(x) => x,
+                    Opnd::Imm(v) => {
+                        t1 = [v; 32];
+                        &t1
+                    }
+                };
+                let r = k(Path::detect(), x);
+                store(&mut regs[d], &r, m);
+            }
+            None => apply1(regs, d, m, av, |x| crate::cvt::cvt(dst, src, rnd, sat, ftz, x)),
+        },
     }
 }
 

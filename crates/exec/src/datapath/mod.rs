@@ -20,13 +20,15 @@
 //! - [`step_data`] executes one data-flow instruction for the lanes of an
 //!   active mask (its guard applied) and advances the warp's clock by one.
 //!
-//! Inside the crate, family handlers live in `arith.rs` (lane-wise ALU),
+//! Inside the crate, family handlers live in `arith.rs` (lane-wise ALU,
+//! with the float lane kernels of `flanes.rs`),
 //! `mem.rs` (loads, stores, atomics, with the whole-warp fast paths) and
 //! `warpops.rs` (`activemask`, `vote`, `shfl`); every lane-wise result is
 //! computed by the functions of [`crate::alu`] / [`crate::cvt`], or by a
 //! fast path property-tested against them (`arith.rs`'s tests).
 
 mod arith;
+mod flanes;
 mod mem;
 mod warpops;
 

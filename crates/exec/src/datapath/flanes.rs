@@ -1,0 +1,637 @@
+//! Float lane kernels: the common float instructions as straight loops over
+//! the 32 lanes of a warp, one kernel per (operation, type, `.ftz`, `.sat`,
+//! rounding), chosen once per instruction by the `select_*` functions.
+//!
+//! Each kernel computes all 32 lanes with no data-dependent branch: `.ftz`
+//! is a mask on the bits, NaN canonicalisation and `.sat` are selects, so
+//! the compiler vectorises the loop. Forms without a kernel here (other
+//! roundings, f16/bf16, `.sat` on f64, the approximate functions) return
+//! `None` and run through [`crate::alu`] lane by lane.
+//!
+//! Fused multiply-add is exact on every path. Where the CPU has FMA (x86-64
+//! checked at run time, [`Path::detect`]) the kernels run in a copy compiled
+//! with `avx2,fma`, where `mul_add` is the hardware instruction; elsewhere
+//! `mul_add` is the exact software `fma` of the C library. The tests below
+//! compare every kernel with the `alu`/`cvt` function it stands for, on both
+//! paths, NaN payloads, subnormals and signed zeros included.
+
+use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, Rounding, F32_CANON_NAN, F64_CANON_NAN};
+use crate::program::CvtTy;
+
+/// The 32 lanes of a register.
+pub(crate) type L = [u64; 32];
+/// A binary kernel: `(path, a, b) -> d`.
+pub(crate) type K2 = fn(Path, &L, &L) -> L;
+/// A ternary kernel: `(path, a, b, c) -> d`.
+pub(crate) type K3 = fn(Path, &L, &L, &L) -> L;
+/// A unary kernel: `(path, a) -> d`.
+pub(crate) type K1 = fn(Path, &L) -> L;
+/// A comparison kernel: the lanes where it holds.
+pub(crate) type KCmp = fn(Path, &L, &L) -> u32;
+
+/// Which copy of a kernel runs: the hardware-FMA one (only constructed
+/// where the CPU has it) or the portable one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Path {
+    hw: bool,
+}
+
+impl Path {
+    /// The portable copy (software `fma`), on every CPU.
+    #[cfg(test)]
+    pub(crate) const SOFTWARE: Path = Path { hw: false };
+
+    /// The hardware-FMA copy where this CPU has FMA and AVX2, else the
+    /// portable one. (The check is a cached load in the standard library.)
+    #[inline(always)]
+    pub(crate) fn detect() -> Path {
+        #[cfg(target_arch = "x86_64")]
+        {
+            Path { hw: std::arch::is_x86_feature_detected!("fma") && std::arch::is_x86_feature_detected!("avx2") }
+        }
+        #[cfg(not(target_arch = "x86_64"))]
+        {
+            Path { hw: false }
+        }
+    }
+
+    /// Whether this is the hardware-FMA copy.
+    #[cfg(test)]
+    pub(crate) fn is_hw(self) -> bool {
+        self.hw
+    }
+}
+
+#[inline(always)]
+fn map1(x: &L, f: impl Fn(u64) -> u64) -> L {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = f(x[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map2(x: &L, y: &L, f: impl Fn(u64, u64) -> u64) -> L {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = f(x[l], y[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn map3(x: &L, y: &L, z: &L, f: impl Fn(u64, u64, u64) -> u64) -> L {
+    let mut r = [0u64; 32];
+    for l in 0..32 {
+        r[l] = f(x[l], y[l], z[l]);
+    }
+    r
+}
+
+#[inline(always)]
+fn mask2(x: &L, y: &L, f: impl Fn(u64, u64) -> bool) -> u32 {
+    let mut t = 0u32;
+    for l in 0..32 {
+        t |= (f(x[l], y[l]) as u32) << l;
+    }
+    t
+}
+
+/// The same loops compiled for CPUs with AVX2 and FMA.
+#[cfg(target_arch = "x86_64")]
+mod hw {
+    use super::L;
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn map1(x: &L, f: impl Fn(u64) -> u64) -> L {
+        super::map1(x, f)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn map2(x: &L, y: &L, f: impl Fn(u64, u64) -> u64) -> L {
+        super::map2(x, y, f)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn map3(x: &L, y: &L, z: &L, f: impl Fn(u64, u64, u64) -> u64) -> L {
+        super::map3(x, y, z, f)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn mask2(x: &L, y: &L, f: impl Fn(u64, u64) -> bool) -> u32 {
+        super::mask2(x, y, f)
+    }
+}
+
+macro_rules! run {
+    ($map:ident, $p:expr, $($arg:expr),+) => {{
+        #[cfg(target_arch = "x86_64")]
+        if $p.hw {
+            // SAFETY: a `Path` with `hw` set is only made by `Path::detect`
+            // after the CPU reported AVX2 and FMA.
+            #[allow(unsafe_code)]
+            return unsafe { hw::$map($($arg),+) };
+        }
+        let _ = $p;
+        $map($($arg),+)
+    }};
+}
+
+/// An f32 subnormal flushed to a zero of the same sign, on the bits,
+/// without a branch (`alu::ftz32`).
+#[inline(always)]
+pub(crate) fn ftz_bits(b: u32) -> u32 {
+    // All ones unless the exponent field is zero (zero or subnormal).
+    let keep = (((b & 0x7f80_0000) != 0) as u32).wrapping_neg();
+    b & (keep | 0x8000_0000)
+}
+
+#[inline(always)]
+fn f32in<const Z: bool>(x: u64) -> f32 {
+    let b = x as u32;
+    f32::from_bits(if Z { ftz_bits(b) } else { b })
+}
+
+/// An f32 result: flushed with `.ftz`, clamped to [0, 1] with `.sat` (NaN
+/// to 0), NaN canonicalised (`alu`'s `f32_out`).
+#[inline(always)]
+fn out32<const Z: bool, const S: bool>(r: f32) -> u64 {
+    let r = if Z { f32::from_bits(ftz_bits(r.to_bits())) } else { r };
+    let r = if S {
+        let r = if r.is_nan() { 0.0 } else { r };
+        let r = if r < 0.0 { 0.0 } else { r };
+        if r > 1.0 {
+            1.0
+        } else {
+            r
+        }
+    } else {
+        r
+    };
+    (if r.is_nan() { F32_CANON_NAN } else { r.to_bits() }) as u64
+}
+
+#[inline(always)]
+fn out64(r: f64) -> u64 {
+    if r.is_nan() {
+        F64_CANON_NAN
+    } else {
+        r.to_bits()
+    }
+}
+
+fn add32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) + f32in::<Z>(b)))
+}
+
+fn sub32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) - f32in::<Z>(b)))
+}
+
+fn mul32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) * f32in::<Z>(b)))
+}
+
+fn fma32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L, z: &L) -> L {
+    run!(map3, p, x, y, z, |a, b, c| out32::<Z, S>(f32in::<Z>(a).mul_add(f32in::<Z>(b), f32in::<Z>(c))))
+}
+
+/// `min`/`max.f32`: a NaN operand gives the other one, two NaNs the
+/// canonical NaN, and -0 is below +0.
+#[inline(always)]
+fn minmax32<const Z: bool, const MAX: bool>(a: u64, b: u64) -> u64 {
+    let (x, y) = (f32in::<Z>(a), f32in::<Z>(b));
+    let tie = (x == y) & (x.is_sign_negative() != MAX);
+    let wins = if MAX { x > y } else { x < y };
+    let pick_x = wins | tie | y.is_nan();
+    let r = if pick_x { x } else { y };
+    if x.is_nan() & y.is_nan() {
+        F32_CANON_NAN as u64
+    } else {
+        r.to_bits() as u64
+    }
+}
+
+fn min32<const Z: bool>(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, minmax32::<Z, false>)
+}
+
+fn max32<const Z: bool>(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, minmax32::<Z, true>)
+}
+
+fn add64(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) + f64::from_bits(b)))
+}
+
+fn sub64(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) - f64::from_bits(b)))
+}
+
+fn mul64(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) * f64::from_bits(b)))
+}
+
+fn fma64(p: Path, x: &L, y: &L, z: &L) -> L {
+    run!(map3, p, x, y, z, |a, b, c| out64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))))
+}
+
+/// Round to nearest even, the only rounding these kernels implement.
+fn is_rn(rnd: Option<Rounding>) -> bool {
+    matches!(rnd, None | Some(Rounding::Rn))
+}
+
+/// The kernel of `add/sub/mul/min/max` with these modifiers, if there is one.
+pub(crate) fn select_fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K2> {
+    if !is_rn(rnd) {
+        return None;
+    }
+    macro_rules! zs {
+        ($f:ident) => {
+            match (ftz, sat) {
+                (false, false) => $f::<false, false> as K2,
+                (true, false) => $f::<true, false>,
+                (false, true) => $f::<false, true>,
+                (true, true) => $f::<true, true>,
+            }
+        };
+    }
+    Some(match (ty, op) {
+        (FTy::F32, FBinOp::Add) => zs!(add32),
+        (FTy::F32, FBinOp::Sub) => zs!(sub32),
+        (FTy::F32, FBinOp::Mul) => zs!(mul32),
+        (FTy::F32, FBinOp::Min) if !sat => if ftz { min32::<true> } else { min32::<false> },
+        (FTy::F32, FBinOp::Max) if !sat => if ftz { max32::<true> } else { max32::<false> },
+        (FTy::F64, FBinOp::Add) if !sat => add64,
+        (FTy::F64, FBinOp::Sub) if !sat => sub64,
+        (FTy::F64, FBinOp::Mul) if !sat => mul64,
+        _ => return None,
+    })
+}
+
+/// The kernel of `fma` with these modifiers, if there is one.
+pub(crate) fn select_fma(ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K3> {
+    if !is_rn(rnd) {
+        return None;
+    }
+    Some(match (ty, ftz, sat) {
+        (FTy::F32, false, false) => fma32::<false, false> as K3,
+        (FTy::F32, true, false) => fma32::<true, false>,
+        (FTy::F32, false, true) => fma32::<false, true>,
+        (FTy::F32, true, true) => fma32::<true, true>,
+        (FTy::F64, _, false) => fma64,
+        _ => return None,
+    })
+}
+
+fn neg32<const Z: bool>(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| (f32in::<Z>(a).to_bits() ^ 0x8000_0000) as u64)
+}
+
+fn abs32<const Z: bool>(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| (f32in::<Z>(a).to_bits() & 0x7fff_ffff) as u64)
+}
+
+fn neg64(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| a ^ (1 << 63))
+}
+
+fn abs64(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| a & !(1 << 63))
+}
+
+/// The kernel of a float unary operation (`neg`, `abs`), if there is one.
+pub(crate) fn select_fun(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -> Option<K1> {
+    if rnd.is_some() {
+        return None;
+    }
+    Some(match (op, ty, ftz) {
+        (FUnOp::Neg, FTy::F32, false) => neg32::<false> as K1,
+        (FUnOp::Neg, FTy::F32, true) => neg32::<true>,
+        (FUnOp::Abs, FTy::F32, false) => abs32::<false>,
+        (FUnOp::Abs, FTy::F32, true) => abs32::<true>,
+        (FUnOp::Neg, FTy::F64, _) => neg64,
+        (FUnOp::Abs, FTy::F64, _) => abs64,
+        _ => return None,
+    })
+}
+
+/// The manual's float comparison table: ordered operators are false when
+/// an operand is NaN, unordered ones (`...u`) true.
+#[inline(always)]
+fn fcmp<T: PartialOrd>(op: CmpOp, x: T, y: T, nan: bool) -> bool {
+    match op {
+        CmpOp::Eq => !nan & (x == y),
+        CmpOp::Ne => !nan & (x != y),
+        CmpOp::Lt => !nan & (x < y),
+        CmpOp::Le => !nan & (x <= y),
+        CmpOp::Gt => !nan & (x > y),
+        CmpOp::Ge => !nan & (x >= y),
+        CmpOp::Equ => nan | (x == y),
+        CmpOp::Neu => nan | (x != y),
+        CmpOp::Ltu => nan | (x < y),
+        CmpOp::Leu => nan | (x <= y),
+        CmpOp::Gtu => nan | (x > y),
+        CmpOp::Geu => nan | (x >= y),
+        CmpOp::Num => !nan,
+        CmpOp::Nan => nan,
+        _ => false,
+    }
+}
+
+/// An f32 comparison kernel for operator `OP` (a `CmpOp` as `u8`).
+fn cmp32<const Z: bool, const OP: u8>(p: Path, x: &L, y: &L) -> u32 {
+    run!(mask2, p, x, y, |a, b| {
+        let (u, v) = (f32in::<Z>(a), f32in::<Z>(b));
+        fcmp(CMPS[OP as usize], u, v, u.is_nan() | v.is_nan())
+    })
+}
+
+fn cmp64<const OP: u8>(p: Path, x: &L, y: &L) -> u32 {
+    run!(mask2, p, x, y, |a, b| {
+        let (u, v) = (f64::from_bits(a), f64::from_bits(b));
+        fcmp(CMPS[OP as usize], u, v, u.is_nan() | v.is_nan())
+    })
+}
+
+/// The float comparison operators, indexed by the kernels' `OP`.
+const CMPS: [CmpOp; 14] = [
+    CmpOp::Eq,
+    CmpOp::Ne,
+    CmpOp::Lt,
+    CmpOp::Le,
+    CmpOp::Gt,
+    CmpOp::Ge,
+    CmpOp::Equ,
+    CmpOp::Neu,
+    CmpOp::Ltu,
+    CmpOp::Leu,
+    CmpOp::Gtu,
+    CmpOp::Geu,
+    CmpOp::Num,
+    CmpOp::Nan,
+];
+
+/// The kernel of `setp`/`set` on f32 or f64 with operator `cmp`, if there is one.
+pub(crate) fn select_fcmp(cmp: CmpOp, ty: FTy, ftz: bool) -> Option<KCmp> {
+    let i = CMPS.iter().position(|c| *c == cmp)?;
+    macro_rules! table {
+        ($f:ident $(, $z:literal)?) => {
+            [
+                $f::<$($z,)? 0> as KCmp, $f::<$($z,)? 1>, $f::<$($z,)? 2>, $f::<$($z,)? 3>, $f::<$($z,)? 4>,
+                $f::<$($z,)? 5>, $f::<$($z,)? 6>, $f::<$($z,)? 7>, $f::<$($z,)? 8>, $f::<$($z,)? 9>,
+                $f::<$($z,)? 10>, $f::<$($z,)? 11>, $f::<$($z,)? 12>, $f::<$($z,)? 13>,
+            ]
+        };
+    }
+    match (ty, ftz) {
+        (FTy::F32, false) => Some(table!(cmp32, false)[i]),
+        (FTy::F32, true) => Some(table!(cmp32, true)[i]),
+        (FTy::F64, _) => Some(table!(cmp64)[i]),
+        _ => None,
+    }
+}
+
+fn s32_to_f32(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| (a as u32 as i32 as f32).to_bits() as u64)
+}
+
+fn u32_to_f32(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| (a as u32 as f32).to_bits() as u64)
+}
+
+/// f32 to a 32-bit integer with an integer rounding `R` (0 `.rzi`, 1 `.rni`,
+/// 2 `.rmi`, 3 `.rpi`): Rust's `as` saturates and gives 0 for NaN, as PTX.
+#[inline(always)]
+fn f32_to_i<const Z: bool, const R: u8>(a: u64, signed: bool) -> u64 {
+    let x = f32in::<Z>(a);
+    let r = match R {
+        0 => x.trunc(),
+        1 => x.round_ties_even(),
+        2 => x.floor(),
+        _ => x.ceil(),
+    };
+    if signed {
+        r as i32 as u32 as u64
+    } else {
+        r as u32 as u64
+    }
+}
+
+fn f32_to_s32<const Z: bool, const R: u8>(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| f32_to_i::<Z, R>(a, true))
+}
+
+fn f32_to_u32<const Z: bool, const R: u8>(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| f32_to_i::<Z, R>(a, false))
+}
+
+/// The kernel of `cvt` between f32 and 32-bit integers, if there is one.
+pub(crate) fn select_cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool) -> Option<K1> {
+    match (dst, src) {
+        // Integer to f32 rounds to nearest; `.ftz` cannot apply (no integer
+        // converts to a subnormal), `.sat` can (values above 1).
+        (CvtTy::F(FTy::F32), CvtTy::I(s)) if s.bits == 32 && is_rn(rnd) && !sat => Some(if s.signed { s32_to_f32 } else { u32_to_f32 }),
+        // f32 to integer saturates whatever `.sat` says.
+        (CvtTy::I(d), CvtTy::F(FTy::F32)) if d.bits == 32 => {
+            let r = match rnd {
+                None | Some(Rounding::Rzi) => 0,
+                Some(Rounding::Rni) => 1,
+                Some(Rounding::Rmi) => 2,
+                Some(Rounding::Rpi) => 3,
+                _ => return None,
+            };
+            Some(cvt_table(d.signed)[r + 4 * ftz as usize])
+        }
+        _ => None,
+    }
+}
+
+/// f32 → 32-bit integer kernels, without and with `.ftz`, by rounding.
+fn cvt_table(signed: bool) -> [K1; 8] {
+    if signed {
+        [f32_to_s32::<false, 0>, f32_to_s32::<false, 1>, f32_to_s32::<false, 2>, f32_to_s32::<false, 3>, f32_to_s32::<true, 0>, f32_to_s32::<true, 1>, f32_to_s32::<true, 2>, f32_to_s32::<true, 3>]
+    } else {
+        [f32_to_u32::<false, 0>, f32_to_u32::<false, 1>, f32_to_u32::<false, 2>, f32_to_u32::<false, 3>, f32_to_u32::<true, 0>, f32_to_u32::<true, 1>, f32_to_u32::<true, 2>, f32_to_u32::<true, 3>]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every kernel against the `alu` / `cvt` function it stands for, lane
+    //! by lane, on the portable path and (where the CPU has FMA) the
+    //! hardware one: random bits, NaNs with payloads of both signs,
+    //! subnormals, signed zeros, infinities and values around 1.
+    use super::*;
+    use crate::alu;
+    use crate::alu::ITy;
+    use proptest::prelude::*;
+
+    fn f32bits() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            any::<u32>().prop_map(|b| b as u64),
+            // NaNs with any payload and sign, infinities.
+            (any::<bool>(), 0u32..0x80_0000).prop_map(|(s, m)| ((s as u32) << 31 | 0x7f80_0000 | m) as u64),
+            // Subnormals and zeros.
+            (any::<bool>(), 0u32..0x80_0000).prop_map(|(s, m)| ((s as u32) << 31 | m) as u64),
+            // Smallest normals, around 1, integers near the i32/u32 limits.
+            prop_oneof![Just(0x0080_0000u32), Just(0x8080_0000), Just(0x3f80_0000), Just(0xbf80_0000), Just(0x3f7f_ffff), Just(0x4f00_0000), Just(0xcf00_0000), Just(0x4f80_0000), Just(0x3f00_0000), Just(0x3fc0_0000), Just(0x4020_0000)].prop_map(|b| b as u64),
+            (-3.0e9f32..3.0e9).prop_map(|f| f.to_bits() as u64),
+            (-4.0f32..4.0).prop_map(|f| f.to_bits() as u64),
+        ]
+    }
+
+    fn f64bits() -> impl Strategy<Value = u64> {
+        prop_oneof![
+            any::<u64>(),
+            (any::<bool>(), 0u64..1 << 52).prop_map(|(s, m)| (s as u64) << 63 | 0x7ff0_0000_0000_0000 | m),
+            (any::<bool>(), 0u64..1 << 52).prop_map(|(s, m)| (s as u64) << 63 | m),
+            (-4.0f64..4.0).prop_map(f64::to_bits),
+        ]
+    }
+
+    fn lanes(s: impl Strategy<Value = u64>) -> impl Strategy<Value = L> {
+        proptest::array::uniform32(s)
+    }
+
+    /// The portable path, and the hardware one where this CPU has it.
+    fn paths() -> Vec<Path> {
+        let d = Path::detect();
+        if d.is_hw() {
+            vec![Path::SOFTWARE, d]
+        } else {
+            vec![Path::SOFTWARE]
+        }
+    }
+
+    const BINS: [FBinOp; 5] = [FBinOp::Add, FBinOp::Sub, FBinOp::Mul, FBinOp::Min, FBinOp::Max];
+    const UNS: [FUnOp; 2] = [FUnOp::Neg, FUnOp::Abs];
+
+    fn check_bin(ty: FTy, x: &L, y: &L) -> Result<(), TestCaseError> {
+        for op in BINS {
+            for (ftz, sat) in [(false, false), (true, false), (false, true), (true, true)] {
+                for rnd in [None, Some(Rounding::Rn)] {
+                    let Some(k) = select_fbin(op, ty, ftz, sat, rnd) else { continue };
+                    for p in paths() {
+                        let r = k(p, x, y);
+                        for l in 0..32 {
+                            let want = alu::fbin(op, ty, ftz, sat, x[l], y[l]);
+                            prop_assert_eq!(r[l], want, "{:?} {:?} ftz={} sat={} {:?} {:#x} {:#x}", op, ty, ftz, sat, p, x[l], y[l]);
+                        }
+                    }
+                }
+            }
+        }
+        for cmp in CMPS {
+            for ftz in [false, true] {
+                let Some(k) = select_fcmp(cmp, ty, ftz) else { continue };
+                for p in paths() {
+                    let t = k(p, x, y);
+                    for l in 0..32 {
+                        prop_assert_eq!(t >> l & 1 == 1, alu::fcmp(cmp, ty, ftz, x[l], y[l]), "{:?} {:?} ftz={} {:#x} {:#x}", cmp, ty, ftz, x[l], y[l]);
+                    }
+                }
+            }
+        }
+        for op in UNS {
+            for ftz in [false, true] {
+                let Some(k) = select_fun(op, ty, ftz, None) else { continue };
+                for p in paths() {
+                    let r = k(p, x);
+                    for l in 0..32 {
+                        prop_assert_eq!(r[l], alu::fun(op, ty, ftz, x[l]), "{:?} {:?} ftz={} {:#x}", op, ty, ftz, x[l]);
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn check_fma(ty: FTy, x: &L, y: &L, z: &L) -> Result<(), TestCaseError> {
+        for (ftz, sat) in [(false, false), (true, false), (false, true), (true, true)] {
+            let Some(k) = select_fma(ty, ftz, sat, None) else { continue };
+            for p in paths() {
+                let r = k(p, x, y, z);
+                for l in 0..32 {
+                    prop_assert_eq!(r[l], alu::fma(ty, ftz, sat, x[l], y[l], z[l]), "fma {:?} ftz={} sat={} {:?} {:#x} {:#x} {:#x}", ty, ftz, sat, p, x[l], y[l], z[l]);
+                }
+            }
+        }
+        Ok(())
+    }
+
+    proptest! {
+        #[test]
+        fn f32_kernels_equal_alu(x in lanes(f32bits()), y in lanes(f32bits()), z in lanes(f32bits())) {
+            check_bin(FTy::F32, &x, &y)?;
+            check_fma(FTy::F32, &x, &y, &z)?;
+        }
+
+        #[test]
+        fn f64_kernels_equal_alu(x in lanes(f64bits()), y in lanes(f64bits()), z in lanes(f64bits())) {
+            check_bin(FTy::F64, &x, &y)?;
+            check_fma(FTy::F64, &x, &y, &z)?;
+        }
+
+        /// A product near the addend's magnitude, where an unfused
+        /// multiply-add would round twice.
+        #[test]
+        fn fma_is_fused(a in -4.0f32..4.0, b in -4.0f32..4.0) {
+            let c = -(a * b);
+            let (x, y, z) = ([a.to_bits() as u64; 32], [b.to_bits() as u64; 32], [c.to_bits() as u64; 32]);
+            check_fma(FTy::F32, &x, &y, &z)?;
+            // The exact residual a*b - round(a*b), computed in f64.
+            let want = (a as f64 * b as f64 + c as f64) as f32;
+            for p in paths() {
+                let r = select_fma(FTy::F32, false, false, None).unwrap()(p, &x, &y, &z);
+                prop_assert_eq!(r[0] as u32, if want.is_nan() { alu::F32_CANON_NAN } else { want.to_bits() });
+            }
+        }
+
+        #[test]
+        fn cvt_kernels_equal_cvt(x in lanes(f32bits()), i in lanes(any::<u32>().prop_map(|v| v as u64))) {
+            use crate::program::CvtTy;
+            let ints = [ITy { bits: 32, signed: true }, ITy { bits: 32, signed: false }];
+            for it in ints {
+                for rnd in [None, Some(Rounding::Rzi), Some(Rounding::Rni), Some(Rounding::Rmi), Some(Rounding::Rpi), Some(Rounding::Rn)] {
+                    for (sat, ftz) in [(false, false), (true, false), (false, true), (true, true)] {
+                        let cases = [(CvtTy::I(it), CvtTy::F(FTy::F32), &x), (CvtTy::F(FTy::F32), CvtTy::I(it), &i)];
+                        for (dst, src, v) in cases {
+                            let Some(k) = select_cvt(dst, src, rnd, sat, ftz) else { continue };
+                            for p in paths() {
+                                let r = k(p, v);
+                                for l in 0..32 {
+                                    prop_assert_eq!(r[l], crate::cvt::cvt(dst, src, rnd, sat, ftz, v[l]), "cvt {:?} {:?} {:?} sat={} ftz={} {:#x}", dst, src, rnd, sat, ftz, v[l]);
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn ftz_bits_flushes_only_subnormals() {
+        for b in [0u32, 0x8000_0000, 1, 0x8000_0001, 0x007f_ffff, 0x807f_ffff, 0x0080_0000, 0x7f80_0001, 0xffc0_0000, 0x3f80_0000] {
+            assert_eq!(ftz_bits(b), alu::ftz32(f32::from_bits(b)).to_bits(), "{b:#x}");
+        }
+    }
+
+    /// The common forms all have a kernel (the engine's float speed rests
+    /// on it).
+    #[test]
+    fn common_forms_have_kernels() {
+        for op in [FBinOp::Add, FBinOp::Sub, FBinOp::Mul, FBinOp::Min, FBinOp::Max] {
+            assert!(select_fbin(op, FTy::F32, false, false, None).is_some(), "{op:?}");
+            assert!(select_fbin(op, FTy::F32, true, false, Some(Rounding::Rn)).is_some(), "{op:?}");
+        }
+        assert!(select_fma(FTy::F32, false, false, Some(Rounding::Rn)).is_some());
+        assert!(select_fma(FTy::F64, false, false, Some(Rounding::Rn)).is_some());
+        for cmp in CMPS {
+            assert!(select_fcmp(cmp, FTy::F32, false).is_some() && select_fcmp(cmp, FTy::F32, true).is_some());
+        }
+        assert!(select_fma(FTy::F32, false, false, Some(Rounding::Rz)).is_none());
+    }
+}
