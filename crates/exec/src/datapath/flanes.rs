@@ -2,6 +2,9 @@
 //! the 32 lanes of a warp, one kernel per (operation, type, `.ftz`, `.sat`,
 //! rounding), chosen once per instruction by the `select_*` functions.
 //!
+//! Division, square root and reciprocal (`.rn`) and `rsqrt.approx` have
+//! kernels too: the vector units compute them correctly rounded.
+//!
 //! Each kernel computes all 32 lanes with no data-dependent branch: `.ftz`
 //! is a mask on the bits, NaN canonicalisation and `.sat` are selects, so
 //! the compiler vectorises the loop. Forms without a kernel here (other
@@ -221,6 +224,14 @@ fn max32<const Z: bool>(p: Path, x: &L, y: &L) -> L {
     run!(map2, p, x, y, minmax32::<Z, true>)
 }
 
+fn div32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) / f32in::<Z>(b)))
+}
+
+fn div64(p: Path, x: &L, y: &L) -> L {
+    run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) / f64::from_bits(b)))
+}
+
 fn add64(p: Path, x: &L, y: &L) -> L {
     run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) + f64::from_bits(b)))
 }
@@ -261,11 +272,13 @@ pub(crate) fn select_fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option
         (FTy::F32, FBinOp::Add) => zs!(add32),
         (FTy::F32, FBinOp::Sub) => zs!(sub32),
         (FTy::F32, FBinOp::Mul) => zs!(mul32),
+        (FTy::F32, FBinOp::Div) => zs!(div32),
         (FTy::F32, FBinOp::Min) if !sat => if ftz { min32::<true> } else { min32::<false> },
         (FTy::F32, FBinOp::Max) if !sat => if ftz { max32::<true> } else { max32::<false> },
         (FTy::F64, FBinOp::Add) if !sat => add64,
         (FTy::F64, FBinOp::Sub) if !sat => sub64,
         (FTy::F64, FBinOp::Mul) if !sat => mul64,
+        (FTy::F64, FBinOp::Div) if !sat => div64,
         _ => return None,
     })
 }
@@ -293,6 +306,29 @@ fn abs32<const Z: bool>(p: Path, x: &L) -> L {
     run!(map1, p, x, |a| (f32in::<Z>(a).to_bits() & 0x7fff_ffff) as u64)
 }
 
+/// `sqrt.rn.f32`, `rcp.rn.f32` (correctly rounded in f32) and
+/// `rsqrt.approx.f32` (1/sqrt in f64, rounded once to f32: well inside the
+/// manual's error bound).
+fn sqrt32<const Z: bool>(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| out32::<Z, false>(f32in::<Z>(a).sqrt()))
+}
+
+fn rcp32<const Z: bool>(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| out32::<Z, false>(1.0 / f32in::<Z>(a)))
+}
+
+fn rsqrt32<const Z: bool>(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| out32::<Z, false>((1.0 / (f32in::<Z>(a) as f64).sqrt()) as f32))
+}
+
+fn sqrt64(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| out64(f64::from_bits(a).sqrt()))
+}
+
+fn rcp64(p: Path, x: &L) -> L {
+    run!(map1, p, x, |a| out64(1.0 / f64::from_bits(a)))
+}
+
 fn neg64(p: Path, x: &L) -> L {
     run!(map1, p, x, |a| a ^ (1 << 63))
 }
@@ -301,9 +337,10 @@ fn abs64(p: Path, x: &L) -> L {
     run!(map1, p, x, |a| a & !(1 << 63))
 }
 
-/// The kernel of a float unary operation (`neg`, `abs`), if there is one.
+/// The kernel of a float unary operation (`neg`, `abs`, `sqrt`, `rcp`,
+/// `rsqrt`), if there is one.
 pub(crate) fn select_fun(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -> Option<K1> {
-    if rnd.is_some() {
+    if !is_rn(rnd) {
         return None;
     }
     Some(match (op, ty, ftz) {
@@ -311,6 +348,14 @@ pub(crate) fn select_fun(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -
         (FUnOp::Neg, FTy::F32, true) => neg32::<true>,
         (FUnOp::Abs, FTy::F32, false) => abs32::<false>,
         (FUnOp::Abs, FTy::F32, true) => abs32::<true>,
+        (FUnOp::Sqrt, FTy::F32, false) => sqrt32::<false>,
+        (FUnOp::Sqrt, FTy::F32, true) => sqrt32::<true>,
+        (FUnOp::Rcp, FTy::F32, false) => rcp32::<false>,
+        (FUnOp::Rcp, FTy::F32, true) => rcp32::<true>,
+        (FUnOp::Rsqrt, FTy::F32, false) => rsqrt32::<false>,
+        (FUnOp::Rsqrt, FTy::F32, true) => rsqrt32::<true>,
+        (FUnOp::Sqrt, FTy::F64, _) => sqrt64,
+        (FUnOp::Rcp, FTy::F64, _) => rcp64,
         (FUnOp::Neg, FTy::F64, _) => neg64,
         (FUnOp::Abs, FTy::F64, _) => abs64,
         _ => return None,
@@ -505,8 +550,8 @@ mod tests {
         }
     }
 
-    const BINS: [FBinOp; 5] = [FBinOp::Add, FBinOp::Sub, FBinOp::Mul, FBinOp::Min, FBinOp::Max];
-    const UNS: [FUnOp; 2] = [FUnOp::Neg, FUnOp::Abs];
+    const BINS: [FBinOp; 6] = [FBinOp::Add, FBinOp::Sub, FBinOp::Mul, FBinOp::Div, FBinOp::Min, FBinOp::Max];
+    const UNS: [FUnOp; 5] = [FUnOp::Neg, FUnOp::Abs, FUnOp::Sqrt, FUnOp::Rcp, FUnOp::Rsqrt];
 
     fn check_bin(ty: FTy, x: &L, y: &L) -> Result<(), TestCaseError> {
         for op in BINS {
@@ -536,11 +581,13 @@ mod tests {
         }
         for op in UNS {
             for ftz in [false, true] {
-                let Some(k) = select_fun(op, ty, ftz, None) else { continue };
-                for p in paths() {
-                    let r = k(p, x);
-                    for l in 0..32 {
-                        prop_assert_eq!(r[l], alu::fun(op, ty, ftz, x[l]), "{:?} {:?} ftz={} {:#x}", op, ty, ftz, x[l]);
+                for rnd in [None, Some(Rounding::Rn)] {
+                    let Some(k) = select_fun(op, ty, ftz, rnd) else { continue };
+                    for p in paths() {
+                        let r = k(p, x);
+                        for l in 0..32 {
+                            prop_assert_eq!(r[l], alu::fun_rnd(op, ty, ftz, rnd, x[l]), "{:?} {:?} ftz={} {:#x}", op, ty, ftz, x[l]);
+                        }
                     }
                 }
             }
@@ -633,5 +680,6 @@ mod tests {
             assert!(select_fcmp(cmp, FTy::F32, false).is_some() && select_fcmp(cmp, FTy::F32, true).is_some());
         }
         assert!(select_fma(FTy::F32, false, false, Some(Rounding::Rz)).is_none());
+        assert!(select_fun(FUnOp::Sqrt, FTy::F32, false, Some(Rounding::Rz)).is_none());
     }
 }
