@@ -4,8 +4,12 @@
 //! Registers hold values as raw bits in the low part of a `u64`; every function
 //! here first narrows its inputs to the instruction's type, so stale high bits
 //! never leak into a result. Floats are IEEE-exact: `fma` is fused
-//! (`mul_add`), and `.rn` is the only rounding mode of `add/sub/mul/div/fma`
-//! accepted by the decoder (other modes decode to `unsupported`).
+//! (`mul_add`); `.rn` (and no modifier) rounds with the host's
+//! round-to-nearest-even, and the directed modes `.rz/.rm/.rp` of
+//! `add/sub/mul/div`, `fma/mad`, `sqrt` and `rcp` on `.f32`/`.f64` are
+//! computed exactly by `softfloat.rs` (`fbin_rnd`, `fma_rnd`, `fun_rnd`).
+//! A directed mode on another type or instruction decodes to
+//! `unsupported`.
 
 use half::{bf16, f16};
 

@@ -340,47 +340,18 @@ impl Function {
     }
 }
 
-/// A module-scope variable in `.global` memory, to be allocated at load time.
-#[derive(Clone, Debug)]
-pub struct GlobalVar {
-    pub name: String,
-    pub size: u64,
-    pub align: u64,
-    /// Initial bytes (zeros where not initialised).
-    pub init: Vec<u8>,
-    /// Relocations: (byte offset, size, target) patched once addresses are known.
-    pub relocs: Vec<(u64, u32, Reloc)>,
-}
-
-/// What an initialiser entry's address refers to.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Reloc {
-    Func(FuncId),
-    /// The address of a global variable (index in `globals`) plus an addend.
-    Global(usize, i64),
-    /// The generic address of a global variable.
-    GenericGlobal(usize, i64),
-    /// A const variable offset (const space), and its generic form.
-    Const(u64, i64),
-    GenericConst(u64, i64),
-}
-
 /// The whole decoded module.
 #[derive(Clone, Debug)]
 pub struct Program {
     pub functions: Vec<Function>,
-    pub globals: Vec<GlobalVar>,
-    /// The `.const` bank: bytes, with relocations for function addresses.
+    /// The `.const` bank's initial bytes (function addresses in its
+    /// initialisers already resolved; `.global` variables live in device
+    /// memory, allocated and initialised at load).
     pub const_init: Vec<u8>,
-    pub const_relocs: Vec<(u64, u32, Reloc)>,
     /// Static `.shared` bytes per CTA (module and function scope together).
     pub shared_static: u32,
     /// Where dynamic (`extern .shared`) memory starts.
     pub shared_dynamic_offset: u32,
-    /// Instructions in [`Op::Ld`]/[`Op::St`] etc. refer to global variables by
-    /// absolute address, so the decoded code holds placeholders: (func, pc)
-    /// sites whose address offsets get the global's base added at load time.
-    pub global_sites: Vec<(FuncId, u32, usize)>,
 }
 
 impl Program {

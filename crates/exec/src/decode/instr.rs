@@ -7,7 +7,7 @@
 //! never fails because of one kernel's instruction: only running it does.
 
 use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
-use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
+use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
 use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
@@ -16,7 +16,100 @@ use std::collections::HashMap;
 
 mod ext;
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, DecodeError>;
+
+/// Why an instruction or a declaration could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DecodeError {
+    /// An instruction form (opcode, modifiers and types, as written) the
+    /// engine does not run yet.
+    #[error("instruction `{0}` is not supported yet")]
+    Unsupported(String),
+    /// An operand, or a modifier combination, this engine cannot use where
+    /// it stands (after the checker, a form the engine does not run).
+    #[error("{0}")]
+    Operand(String),
+    /// A decoder limit (registers, frame or shared bytes) exceeded.
+    #[error("{0}")]
+    Limit(String),
+}
+
+impl DecodeError {
+    /// The error of a message: `instruction `X` is not supported yet` is
+    /// [`DecodeError::Unsupported`], anything else an operand error.
+    fn from_message(m: String) -> DecodeError {
+        match m.strip_prefix("instruction `").and_then(|r| r.strip_suffix("` is not supported yet")) {
+            Some(name) => DecodeError::Unsupported(name.to_string()),
+            None => DecodeError::Operand(m),
+        }
+    }
+}
+
+impl From<&str> for DecodeError {
+    fn from(s: &str) -> DecodeError {
+        DecodeError::Operand(s.to_string())
+    }
+}
+
+impl From<String> for DecodeError {
+    fn from(s: String) -> DecodeError {
+        DecodeError::Operand(s)
+    }
+}
+
+impl From<DecodeError> for String {
+    fn from(e: DecodeError) -> String {
+        e.to_string()
+    }
+}
+
+/// An instruction's opcode, modifiers, types and operands, as the family
+/// decoders read them.
+struct Ins<'i> {
+    opc: &'i str,
+    mods: Vec<&'i str>,
+    /// The modifiers that are types, in order.
+    types: Vec<ScalarType>,
+    ops: &'i [Operand<'i>],
+    n: usize,
+    last_ty: Option<ScalarType>,
+    rounding: Vec<Rounding>,
+    ftz: bool,
+    sat: bool,
+    uni: bool,
+}
+
+impl<'i> Ins<'i> {
+    fn new<'a: 'i>(i: &'i ast::Instruction<'a>) -> Ins<'i> {
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let types: Vec<ScalarType> = mods.iter().filter_map(|m| ScalarType::from_str(m)).collect();
+        let rounding = mods.iter().filter_map(|m| Rounding::from_mod(m)).collect();
+        let has = |m: &str| mods.contains(&m);
+        let (ftz, sat, uni) = (has(".ftz"), has(".sat"), has(".uni"));
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, uni, mods }
+    }
+
+    fn has(&self, m: &str) -> bool {
+        self.mods.contains(&m)
+    }
+
+    /// The instruction as written: opcode and modifiers.
+    fn full(&self) -> String {
+        format!("{}{}", self.opc, self.mods.concat())
+    }
+
+    fn unsupported(&self) -> DecodeError {
+        DecodeError::Unsupported(self.full())
+    }
+
+    fn need(&self, k: usize) -> R<()> {
+        if self.n < k {
+            Err(DecodeError::Operand(format!("`{}` needs {k} operands", self.full())))
+        } else {
+            Ok(())
+        }
+    }
+}
 
 #[derive(Clone, Copy)]
 enum ImmKind {
@@ -108,7 +201,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     fn new_reg(&mut self) -> R<Sym> {
         self.nregs += 1;
         if self.nregs + self.npreds > MAX_REGS {
-            return Err(format!("more than {MAX_REGS} registers in one function"));
+            return Err(DecodeError::Limit(format!("more than {MAX_REGS} registers in one function")));
         }
         Ok(Sym::Reg { slot: (self.nregs - 1) as u32 })
     }
@@ -118,7 +211,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let off = self.frame.div_ceil(align) * align;
         self.frame = off + size;
         if self.frame > MAX_FRAME_BYTES {
-            return Err(format!("more than {MAX_FRAME_BYTES} bytes of local/param storage in one function"));
+            return Err(DecodeError::Limit(format!("more than {MAX_FRAME_BYTES} bytes of local/param storage in one function")));
         }
         Ok(off as u32)
     }
@@ -164,7 +257,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     };
                     let op = match self.instr(i) {
                         Ok(op) => op,
-                        Err(msg) => Op::Unsupported(msg),
+                        Err(e) => Op::Unsupported(e.to_string()),
                     };
                     self.code.push(Instr { op, guard, line, span: (i.span.start, i.span.end) });
                 }
@@ -194,14 +287,14 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let Some(s) = v.ty.value.scalar() else { continue };
                     let n = decl.count.map(|c| c.value).unwrap_or(1);
                     if n > MAX_REGS {
-                        return Err(format!("line {line}: `{}<{n}>` declares more than {MAX_REGS} registers", decl.name.text));
+                        return Err(DecodeError::Limit(format!("line {line}: `{}<{n}>` declares more than {MAX_REGS} registers", decl.name.text)));
                     }
                     for k in 0..n {
                         let name = if decl.count.is_some() { format!("{}{k}", decl.name.text) } else { decl.name.text.to_string() };
                         let sym = if s == ScalarType::Pred {
                             self.npreds += 1;
                             if self.nregs + self.npreds > MAX_REGS {
-                                return Err(format!("line {line}: more than {MAX_REGS} registers in one function"));
+                                return Err(DecodeError::Limit(format!("line {line}: more than {MAX_REGS} registers in one function")));
                             }
                             Sym::Pred((self.npreds - 1) as u32)
                         } else {
@@ -223,7 +316,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let align = align.clamp(1, 4096);
                     let off = self.shared_cursor.div_ceil(align) * align;
                     if off + size > MAX_SHARED_BYTES {
-                        return Err(format!("line {line}: .shared space exceeds {MAX_SHARED_BYTES} bytes"));
+                        return Err(DecodeError::Limit(format!("line {line}: .shared space exceeds {MAX_SHARED_BYTES} bytes")));
                     }
                     *self.shared_cursor = off + size;
                     self.scope_insert(decl.name.text, Sym::Shared(off));
@@ -291,7 +384,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     fn sym_src(&self, name: &str, s: Sym) -> R<Src> {
         Ok(match s {
             Sym::Reg { slot, .. } => Src::Reg(slot),
-            Sym::Pred(_) => return Err(format!("predicate `{name}` used as a value")),
+            Sym::Pred(_) => return Err(format!("predicate `{name}` used as a value").into()),
             Sym::Global(a) => Src::Imm(a),
             Sym::Shared(o) | Sym::Const(o) => Src::Imm(o),
             Sym::Func(id) => Src::Imm(FUNC_BASE + FUNC_STRIDE * id as u64),
@@ -331,11 +424,11 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     return Ok(Src::Sreg(s));
                 }
                 if component.is_some() {
-                    return Err(format!("vector component of `{}` is not supported yet", name.text));
+                    return Err(format!("vector component of `{}` is not supported yet", name.text).into());
                 }
                 match self.lookup(name.text) {
                     Some(s) => self.sym_src(name.text, s),
-                    None => Err(format!("unknown operand `{}`", name.text)),
+                    None => Err(format!("unknown operand `{}`", name.text).into()),
                 }
             }
             OperandKind::Int(i) => Ok(Src::Imm(match k {
@@ -375,13 +468,13 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 Some(Sym::Shared(o) | Sym::Const(o)) => Ok(o),
                 Some(Sym::Func(id)) => Ok(FUNC_BASE + FUNC_STRIDE * id as u64),
                 Some(Sym::KernelParam(o)) => Ok(o as u64),
-                _ => Err(format!("`{}` is not a constant", n.text)),
+                _ => Err(format!("`{}` is not a constant", n.text).into()),
             },
             Expr::Generic(n, _) => match self.lookup(n.text) {
                 Some(Sym::Global(a)) => Ok(a),
                 Some(Sym::Shared(o)) => Ok(SHARED_WINDOW + o),
                 Some(Sym::Const(o)) => Ok(CONST_WINDOW + o),
-                _ => Err(format!("`generic({})` is not supported", n.text)),
+                _ => Err(format!("`generic({})` is not supported", n.text).into()),
             },
             Expr::Binary(op, a, b, _) => {
                 let (a, b) = (self.eval(a)?, self.eval(b)?);
@@ -407,7 +500,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     ast::UnOp::BitNot => !a,
                 })
             }
-            _ => self.m.const_expr(e, false),
+            _ => Ok(self.m.const_expr(e, false)?),
         }
     }
 
@@ -416,7 +509,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             OperandKind::Sink => self.scratch(),
             OperandKind::Name { name, component: None } => match self.lookup(name.text) {
                 Some(Sym::Reg { slot, .. }) => Ok(slot),
-                _ => Err(format!("destination `{}` is not a register", name.text)),
+                _ => Err(format!("destination `{}` is not a register", name.text).into()),
             },
             _ => Err("unexpected destination form".into()),
         }
@@ -427,7 +520,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             OperandKind::Sink => Ok(None),
             OperandKind::Name { name, component: None } => match self.lookup(name.text) {
                 Some(Sym::Pred(s)) => Ok(Some(s)),
-                _ => Err(format!("`{}` is not a predicate register", name.text)),
+                _ => Err(format!("`{}` is not a predicate register", name.text).into()),
             },
             _ => Err("unexpected predicate destination".into()),
         }
@@ -437,11 +530,11 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         match &o.kind {
             OperandKind::Name { name, component: None } => match self.lookup(name.text) {
                 Some(Sym::Pred(slot)) => Ok(PSrc::Reg { slot, neg: false }),
-                _ => Err(format!("`{}` is not a predicate register", name.text)),
+                _ => Err(format!("`{}` is not a predicate register", name.text).into()),
             },
             OperandKind::Not(name) => match self.lookup(name.text) {
                 Some(Sym::Pred(slot)) => Ok(PSrc::Reg { slot, neg: true }),
-                _ => Err(format!("`{}` is not a predicate register", name.text)),
+                _ => Err(format!("`{}` is not a predicate register", name.text).into()),
             },
             OperandKind::Int(i) => Ok(PSrc::Const(i.value != 0)),
             _ => Err("unexpected predicate operand".into()),
@@ -452,7 +545,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let OperandKind::Address(a) = &o.kind else { return Err("expected an address `[...]`".into()) };
         let off = a.offset;
         let Some(base) = a.base else { return Ok((space, Addr { base: AddrBase::None, offset: off })) };
-        let sym = self.lookup(base.text).ok_or_else(|| format!("unknown address base `{}`", base.text))?;
+        let sym = self.lookup(base.text).ok_or_else(|| DecodeError::from(format!("unknown address base `{}`", base.text)))?;
         let abs = |v: u64| Addr { base: AddrBase::None, offset: (v as i64).wrapping_add(off) };
         Ok(match (sym, space) {
             (Sym::Reg { slot, .. }, Space::FrameParam) => {
@@ -473,14 +566,14 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 (Space::FrameParam, Addr { base: AddrBase::Frame, offset: p as i64 + off })
             }
             (Sym::KernelParam(p), Space::FrameParam | Space::KernelParam) => (Space::KernelParam, abs(p as u64)),
-            _ => return Err(format!("`{}` is not addressable in this state space", base.text)),
+            _ => return Err(format!("`{}` is not addressable in this state space", base.text).into()),
         })
     }
 
     fn label(&self, o: &Operand<'_>) -> R<u32> {
         match &o.kind {
             OperandKind::Name { name, component: None } => {
-                self.labels.get(name.text).copied().ok_or_else(|| format!("unknown label `{}`", name.text))
+                self.labels.get(name.text).copied().ok_or_else(|| format!("unknown label `{}`", name.text).into())
             }
             _ => Err("expected a label".into()),
         }
@@ -489,7 +582,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     fn func_of(&self, name: &str) -> R<FuncId> {
         match self.lookup(name) {
             Some(Sym::Func(f)) => Ok(f),
-            _ => Err(format!("`{name}` is not a function")),
+            _ => Err(format!("`{name}` is not a function").into()),
         }
     }
 
@@ -500,9 +593,9 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 Some(Sym::FrameParam(offset, size)) => Ok(CallArg::Param { offset, size }),
                 Some(s) => match self.sym_src(name.text, s)? {
                     Src::Imm(v) => Ok(CallArg::Imm(v)),
-                    _ => Err(format!("call argument `{}` is not supported yet", name.text)),
+                    _ => Err(format!("call argument `{}` is not supported yet", name.text).into()),
                 },
-                None => Err(format!("unknown call argument `{}`", name.text)),
+                None => Err(format!("unknown call argument `{}`", name.text).into()),
             },
             OperandKind::Int(i) => Ok(CallArg::Imm(i.value)),
             OperandKind::Float(f) => Ok(CallArg::Imm(match f {
@@ -519,29 +612,30 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
 
     fn instr(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         if let Some(r) = self.ext_instr(i) {
-            return r;
+            return r.map_err(DecodeError::from_message);
         }
-        let opc = i.opcode.text;
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let types: Vec<ScalarType> = mods.iter().filter_map(|m| ScalarType::from_str(m)).collect();
-        let has = |m: &str| mods.contains(&m);
-        let ops = &i.operands;
-        let full = || format!("{}{}", opc, mods.concat());
-        let unsupported = || format!("instruction `{}` is not supported yet", full());
-        let n = ops.len();
-        let need = |k: usize| -> R<()> {
-            if n < k {
-                Err(format!("`{}` needs {k} operands", full()))
-            } else {
-                Ok(())
-            }
-        };
-        let last_ty = types.last().copied();
-        let rounding: Vec<Rounding> = mods.iter().filter_map(|m| Rounding::from_mod(m)).collect();
-        let ftz = has(".ftz");
-        let sat = has(".sat");
-        let uni = has(".uni");
+        let x = Ins::new(i);
+        match x.opc {
+            "mov" => self.mov_pack(&x),
+            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "copysign" => self.binary(&x),
+            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2"
+            | "ex2" | "tanh" => self.unary(&x),
+            "mad" | "fma" | "bfe" | "bfi" | "prmt" => self.ternary(&x),
+            "setp" | "set" => self.setp_like(x.opc, &x.mods, &x.types, x.ops, x.ftz),
+            "selp" | "slct" | "cvt" | "cvta" => self.select_convert(&x),
+            "ld" | "ldu" | "st" | "atom" | "red" => self.memory(&x),
+            "bra" | "brx" | "call" | "ret" | "exit" | "trap" => self.control(&x),
+            "bar" | "barrier" | "nanosleep" | "activemask" | "vote" | "shfl" => self.warp_sync(&x),
+            "membar" | "fence" => Ok(Op::Nop),
+            _ => Err(x.unsupported()),
+        }
+    }
 
+    /// Decodes moves, packs and unpacks (`mov`).
+    fn mov_pack(&mut self, x: &Ins<'_>) -> R<Op> {
+        let Ins { opc, ops, last_ty, .. } = *x;
+        let unsupported = || x.unsupported();
+        let need = |k: usize| x.need(k);
         match opc {
             "mov" => {
                 need(2)?;
@@ -578,6 +672,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let a = self.src(&ops[1], k)?;
                 Ok(Op::Mov { d, a, bits })
             }
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Decodes two-operand integer, float and predicate arithmetic.
+    fn binary(&mut self, x: &Ins<'_>) -> R<Op> {
+        let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
+        let rounding = &x.rounding;
+        let has = |m: &str| x.has(m);
+        let unsupported = || x.unsupported();
+        let need = |k: usize| x.need(k);
+        match opc {
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "copysign" => {
                 need(3)?;
                 let t = last_ty.ok_or_else(unsupported)?;
@@ -643,6 +749,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let b = self.src(&ops[2], ImmKind::Int(bb))?;
                 Ok(Op::IBin { op, ty, d, a, b })
             }
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Decodes one-operand integer and float arithmetic.
+    fn unary(&mut self, x: &Ins<'_>) -> R<Op> {
+        let Ins { opc, ops, last_ty, ftz, .. } = *x;
+        let rounding = &x.rounding;
+        let has = |m: &str| x.has(m);
+        let unsupported = || x.unsupported();
+        let need = |k: usize| x.need(k);
+        match opc {
             "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2"
             | "ex2" | "tanh" => {
                 need(2)?;
@@ -697,6 +815,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
                 Ok(Op::IUn { op, ty, d, a })
             }
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Decodes `mad`, `fma`, `bfe`, `bfi` and `prmt`.
+    fn ternary(&mut self, x: &Ins<'_>) -> R<Op> {
+        let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
+        let (mods, rounding) = (&x.mods, &x.rounding);
+        let has = |m: &str| x.has(m);
+        let unsupported = || x.unsupported();
+        let need = |k: usize| x.need(k);
+        match opc {
             "mad" | "fma" => {
                 need(4)?;
                 let t = last_ty.ok_or_else(unsupported)?;
@@ -764,7 +894,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     c: self.src(&ops[3], ImmKind::Int(32))?,
                 })
             }
-            "setp" | "set" => self.setp_like(opc, &mods, &types, ops, ftz).map_err(|e| if e.is_empty() { unsupported() } else { e }),
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Decodes `selp`, `slct`, `cvt` and `cvta`.
+    fn select_convert(&mut self, x: &Ins<'_>) -> R<Op> {
+        let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
+        let (types, rounding) = (&x.types, &x.rounding);
+        let has = |m: &str| x.has(m);
+        let unsupported = || x.unsupported();
+        let need = |k: usize| x.need(k);
+        match opc {
             "selp" => {
                 need(4)?;
                 let t = last_ty.ok_or_else(unsupported)?;
@@ -849,6 +990,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let a = self.src(&ops[1], ImmKind::Int(bits))?;
                 Ok(Op::Cvta { to, space, bits, d, a })
             }
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Decodes loads, stores and atomics.
+    fn memory(&mut self, x: &Ins<'_>) -> R<Op> {
+        let Ins { opc, ops, last_ty, .. } = *x;
+        let mods = &x.mods;
+        let has = |m: &str| x.has(m);
+        let unsupported = || x.unsupported();
+        let need = |k: usize| x.need(k);
+        match opc {
             "ld" | "ldu" | "st" => {
                 need(2)?;
                 let space = ld_space(&mods).ok_or_else(unsupported)?;
@@ -949,6 +1102,17 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 };
                 Ok(Op::Atom { space, op, ty, d, addr, b, c })
             }
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Decodes branches, calls, returns, `exit` and `trap`.
+    fn control(&mut self, x: &Ins<'_>) -> R<Op> {
+        let Ins { opc, ops, uni, .. } = *x;
+        let has = |m: &str| x.has(m);
+        let unsupported = || x.unsupported();
+        let need = |k: usize| x.need(k);
+        match opc {
             "bra" => {
                 need(1)?;
                 Ok(Op::Bra { target: self.label(&ops[0])?, uni })
@@ -960,10 +1124,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 }
                 let index = self.src(&ops[0], ImmKind::Int(32))?;
                 let OperandKind::Name { name, .. } = &ops[1].kind else { return Err("brx.idx needs a .branchtargets label".into()) };
-                let list = self.branch_targets.get(name.text).ok_or_else(|| format!("`{}` is not a .branchtargets list", name.text))?;
+                let list = self.branch_targets.get(name.text).ok_or_else(|| DecodeError::from(format!("`{}` is not a .branchtargets list", name.text)))?;
                 let mut targets = Vec::new();
                 for l in list {
-                    targets.push(*self.labels.get(l).ok_or_else(|| format!("unknown label `{l}`"))?);
+                    targets.push(*self.labels.get(l).ok_or_else(|| DecodeError::from(format!("unknown label `{l}`")))?);
                 }
                 Ok(Op::Brx { index, targets, table: name.text.to_string(), uni })
             }
@@ -971,7 +1135,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             "ret" => Ok(Op::Ret { uni }),
             "exit" => Ok(Op::Exit),
             "trap" => Ok(Op::Trap),
-            "membar" | "fence" => Ok(Op::Nop),
+            _ => Err(unsupported()),
+        }
+    }
+
+    /// Decodes barriers, `nanosleep`, `activemask`, `vote` and `shfl`.
+    fn warp_sync(&mut self, x: &Ins<'_>) -> R<Op> {
+        let Ins { opc, ops, n, .. } = *x;
+        let mods = &x.mods;
+        let has = |m: &str| x.has(m);
+        let unsupported = || x.unsupported();
+        let need = |k: usize| x.need(k);
+        match opc {
             "bar" | "barrier" => {
                 if has(".warp") {
                     return Ok(Op::Nop);
@@ -1081,8 +1256,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
+
     fn setp_like(&mut self, opc: &str, mods: &[&str], types: &[ScalarType], ops: &[Operand<'_>], ftz: bool) -> R<Op> {
-        let cmp = mods.iter().find_map(|m| CmpOp::from_mod(m)).ok_or("")?;
+        let unsupported = || DecodeError::Unsupported(format!("{opc}{}", mods.concat()));
+        let cmp = mods.iter().find_map(|m| CmpOp::from_mod(m)).ok_or_else(unsupported)?;
         let comb_op = mods.iter().find_map(|m| match *m {
             ".and" => Some(BoolOp::And),
             ".or" => Some(BoolOp::Or),
@@ -1091,24 +1268,24 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         });
         let (st, float_dst) = if opc == "set" {
             if types.len() != 2 {
-                return Err(String::new());
+                return Err(unsupported());
             }
             if !matches!(types[0], ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::B32) {
-                return Err(String::new());
+                return Err(unsupported());
             }
             (types[1], types[0] == ScalarType::F32)
         } else {
-            (*types.last().ok_or("")?, false)
+            (*types.last().ok_or_else(unsupported)?, false)
         };
         let ty = if let Some(f) = fty(st) {
             if !cmp.valid_float() {
-                return Err(format!("`{opc}{}` mixes an integer comparison with a float type", mods.concat()));
+                return Err(format!("`{opc}{}` mixes an integer comparison with a float type", mods.concat()).into());
             }
             ITyOrF::F(f)
         } else {
-            let it = ity(st).ok_or("")?;
+            let it = ity(st).ok_or_else(unsupported)?;
             if is_bits_type(st) && !cmp.valid_bits() || !is_bits_type(st) && !cmp.valid_int() {
-                return Err(format!("`{opc}{}`: comparison not allowed for this type", mods.concat()));
+                return Err(format!("`{opc}{}`: comparison not allowed for this type", mods.concat()).into());
             }
             ITyOrF::I(it)
         };
@@ -1118,7 +1295,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         };
         let need = if comb_op.is_some() { 4 } else { 3 };
         if ops.len() < need {
-            return Err(format!("`{opc}` needs {need} operands"));
+            return Err(format!("`{opc}` needs {need} operands").into());
         }
         let a = self.src(&ops[1], k)?;
         let b = self.src(&ops[2], k)?;
@@ -1135,12 +1312,12 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let pp = match self.lookup(p.text) {
                     Some(Sym::Pred(s)) => Some(s),
                     _ if p.text == "_" => None,
-                    _ => return Err(format!("`{}` is not a predicate register", p.text)),
+                    _ => return Err(format!("`{}` is not a predicate register", p.text).into()),
                 };
                 let qq = match self.lookup(q.text) {
                     Some(Sym::Pred(s)) => Some(s),
                     _ if q.text == "_" => None,
-                    _ => return Err(format!("`{}` is not a predicate register", q.text)),
+                    _ => return Err(format!("`{}` is not a predicate register", q.text).into()),
                 };
                 (pp, qq)
             }
@@ -1187,10 +1364,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 } else if let Some(tab) = self.m.tables.get(extra) {
                     Callee::Indirect { fptr: Src::Reg(slot), allowed: Some(tab.clone()), table: Some(extra.to_string()), proto: None }
                 } else {
-                    return Err(format!("`{extra}` is not a .calltargets list, call table or .callprototype"));
+                    return Err(format!("`{extra}` is not a .calltargets list, call table or .callprototype").into());
                 }
             }
-            _ => return Err(format!("call target `{}` is not a function or register", callee_name.text)),
+            _ => return Err(format!("call target `{}` is not a function or register", callee_name.text).into()),
         };
         let _ = self.id;
         Ok(Op::Call { callee, args, rets, uni })
@@ -1219,6 +1396,3 @@ fn ld_space(mods: &[&str]) -> Option<Space> {
     }
     Some(Space::Generic)
 }
-
-#[allow(dead_code)]
-fn _unused(_: ITy) {}

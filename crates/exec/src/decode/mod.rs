@@ -119,12 +119,9 @@ pub fn decode(
     let shared_total = shared_cursor;
     let program = Program {
         functions,
-        globals: Vec::new(),
         const_init: const_bank,
-        const_relocs: Vec::new(),
         shared_static: shared_total as u32,
         shared_dynamic_offset: ((shared_total + 15) & !15) as u32,
-        global_sites: Vec::new(),
     };
     Ok((program, global_inits))
 }

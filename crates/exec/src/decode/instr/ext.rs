@@ -6,7 +6,11 @@
 //! (`instr.rs`) asks [`FuncDecoder::ext_instr`] first; `None` means the
 //! instruction is not one of these.
 
-use super::{FuncDecoder, ImmKind, R};
+use super::{FuncDecoder, ImmKind};
+
+/// This file's instructions report errors as messages; the main decoder
+/// turns them into [`super::DecodeError`]s.
+type R<T> = Result<T, String>;
 use crate::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
 use crate::alu::{FBinOp, FTy, FUnOp};
 use crate::decode::{ity, MAX_REGS};
@@ -32,7 +36,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             // values the manual allows after it).
             "prefetch" | "prefetchu" | "applypriority" | "discard" => Some(Ok(Op::Nop)),
             "createpolicy" => Some(match i.operands.first() {
-                Some(o) => self.dst(o).map(|d| Op::CreatePolicy { d }),
+                Some(o) => self.dst(o).map(|d| Op::CreatePolicy { d }).map_err(String::from),
                 None => Err("`createpolicy` needs a destination".into()),
             }),
             _ => None,
@@ -174,7 +178,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         if n.text == "_" {
             return Ok(None);
         }
-        self.dst(&Operand { kind: OperandKind::Name { name: n, component: None }, span }).map(Some)
+        Ok(self.dst(&Operand { kind: OperandKind::Name { name: n, component: None }, span }).map(Some)?)
     }
 
     /// A predicate destination or `_` written as one half of `d|p`.
@@ -182,7 +186,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         if n.text == "_" {
             return Ok(None);
         }
-        self.pdst(&Operand { kind: OperandKind::Name { name: n, component: None }, span })
+        Ok(self.pdst(&Operand { kind: OperandKind::Name { name: n, component: None }, span })?)
     }
 
     /// `match.{any,all}.sync.{b32,b64} d{|p}, a, membermask`,
