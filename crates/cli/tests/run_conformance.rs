@@ -8,7 +8,8 @@
 //!
 //! Two kinds of cases:
 //!
-//! * Data-driven groups: `tests/run/<group>.json` names a kernel in
+//! * Data-driven groups: every `tests/run/<group>.json` (found by
+//!   `data_driven_groups`, no list to edit) names a kernel in
 //!   `tests/run/<ptx>`, the launch, and the expected buffers or error. The
 //!   expected values come from `scripts/gen_run_expectations.py` (Python
 //!   reference models of the PTX ISA semantics) or are hand-derived; see
@@ -309,8 +310,8 @@ fn check_error(ctx: &str, expect: &Value, r: &RunResult, fails: &mut Vec<String>
 }
 
 /// Runs every case of `tests/run/<group>.json` in every scheduling mode it
-/// lists and panics with one report of all failures.
-fn run_group(group: &str) {
+/// lists; returns the number of runs and every failure.
+fn run_group(group: &str) -> (usize, Vec<String>) {
     let dir = run_dir();
     let text = std::fs::read_to_string(dir.join(format!("{group}.json"))).expect("case file");
     let spec: Value = serde_json::from_str(&text).expect("case file is JSON");
@@ -364,7 +365,7 @@ fn run_group(group: &str) {
             }
         }
     }
-    report(group, runs, fails);
+    (runs, fails)
 }
 
 fn report(group: &str, runs: usize, fails: Vec<String>) {
@@ -382,74 +383,36 @@ fn report(group: &str, runs: usize, fails: Vec<String>) {
 
 // ------------------------------------------------------------ data-driven
 
+/// Every data-driven group: each `tests/run/*.json`, found here (a new
+/// group needs no edit of this file), run on its own thread; one report
+/// of every group's failures.
 #[test]
-fn special_registers_3d() {
-    run_group("sreg");
-}
-
-#[test]
-fn guard_predicates() {
-    run_group("guards");
-}
-
-#[test]
-fn branches_and_loops() {
-    run_group("branch");
-}
-
-#[test]
-fn brx_idx() {
-    run_group("brx");
-}
-
-#[test]
-fn direct_calls() {
-    run_group("calls");
-}
-
-#[test]
-fn indirect_calls() {
-    run_group("indirect_call");
-}
-
-#[test]
-fn exit_ret_barriers_nanosleep() {
-    run_group("barriers");
-}
-
-#[test]
-fn spin_lock_its_vs_stack() {
-    run_group("spinlock");
-}
-
-#[test]
-fn integer_arithmetic() {
-    run_group("int_ops");
-}
-
-#[test]
-fn float_arithmetic() {
-    run_group("float_ops");
-}
-
-#[test]
-fn cvt_rounding() {
-    run_group("cvt");
-}
-
-#[test]
-fn memory_spaces() {
-    run_group("memory");
-}
-
-#[test]
-fn kernel_arguments() {
-    run_group("args");
-}
-
-#[test]
-fn traps() {
-    run_group("traps");
+fn data_driven_groups() {
+    let mut groups: Vec<String> = std::fs::read_dir(run_dir())
+        .expect("tests/run")
+        .flatten()
+        .filter_map(|e| {
+            let p = e.path();
+            (p.extension().and_then(|x| x.to_str()) == Some("json")).then(|| p.file_stem().and_then(|s| s.to_str()).map(str::to_string)).flatten()
+        })
+        .collect();
+    groups.sort();
+    // The groups of 2026-11-25: sreg, guards, branch, brx, calls,
+    // indirect_call, barriers, spinlock, int_ops, float_ops, cvt, memory,
+    // args, traps.
+    assert!(groups.len() >= 14, "only {} groups in tests/run: {groups:?}", groups.len());
+    let results: Vec<(String, usize, Vec<String>)> = std::thread::scope(|s| {
+        let handles: Vec<_> = groups.iter().map(|g| s.spawn(move || (g.clone(), run_group(g)))).collect();
+        handles.into_iter().map(|h| h.join().expect("group thread")).map(|(g, (runs, fails))| (g, runs, fails)).collect()
+    });
+    let mut all = Vec::new();
+    let mut total = 0;
+    for (g, runs, fails) in results {
+        assert!(runs > 0, "group {g} has no cases");
+        total += runs;
+        all.extend(fails.into_iter().map(|f| format!("[{g}] {f}")));
+    }
+    report(&format!("{} groups", groups.len()), total, all);
 }
 
 // ------------------------------------------------------------ setp tables

@@ -493,7 +493,10 @@ fn fuzz_random_kernels_same_result_in_both_modes() {
                 assert_eq!(x, y, "case {case}:\n{src}");
                 ran += 1;
             }
-            (Err(x), Err(y)) => assert_eq!(x.kind, y.kind, "case {case}: {x} vs {y}\n{src}"),
+            (Err(x), Err(y)) => {
+                assert_eq!(x.kind, y.kind, "case {case}: {x} vs {y}\n{src}");
+                assert_ne!(x.kind, TrapKind::Unsupported, "case {case}: the generator only writes instructions the engine runs: {x}\n{src}");
+            }
             (x, y) => panic!("case {case}: modes disagree: {x:?} vs {y:?}\n{src}"),
         }
     }
@@ -521,7 +524,10 @@ fn fuzz_small_fuel_never_panics() {
 }
 
 /// Every corpus kernel, with zero buffers for pointer parameters and small
-/// scalars, either runs or fails with a located, typed error (never a panic).
+/// scalars, either runs or fails with a located, typed error (never a
+/// panic): out of bounds or out of fuel (what zero inputs can cause), or
+/// `unsupported` at one of the listed instructions. At least as many run
+/// to completion as when last measured.
 #[test]
 fn corpus_kernels_run_or_fail_cleanly() {
     let root = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpus");
@@ -537,6 +543,7 @@ fn corpus_kernels_run_or_fail_cleanly() {
     }
     files.sort();
     let (mut ok, mut total) = (0, 0);
+    let mut hit = std::collections::HashSet::new();
     for f in files {
         let Ok(src) = std::fs::read_to_string(&f) else { continue };
         let mut dev = Device::new();
@@ -564,12 +571,33 @@ fn corpus_kernels_run_or_fail_cleanly() {
             total += 1;
             match dev.launch(&m, k, &cfg, &args) {
                 Ok(_) => ok += 1,
-                Err(e) => assert!(e.message.len() > 3, "{}: {k}: {e}", f.display()),
+                Err(e) => match e.kind {
+                    // Zero inputs can make a kernel index past its buffers
+                    // or recurse beyond the fuel given here.
+                    TrapKind::OutOfBounds | TrapKind::FuelExhausted => assert!(e.line.is_some(), "{}: {k}: unlocated: {e}", f.display()),
+                    TrapKind::Unsupported => match NOT_SUPPORTED_YET.iter().find(|n| e.message.contains(&format!("`{n}`"))) {
+                        Some(n) => {
+                            hit.insert(*n);
+                        }
+                        None => panic!("{}: {k}: unsupported and not in NOT_SUPPORTED_YET: {e}", f.display()),
+                    },
+                    _ => panic!("{}: {k}: {e}", f.display()),
+                },
             }
         }
     }
     eprintln!("corpus: {ok}/{total} kernels ran to completion with zero inputs");
+    // Measured 179 of 191 (2026-11-25); fewer means a kernel stopped running.
+    assert!(ok >= 179, "only {ok} of {total} corpus kernels ran to completion");
+    for n in NOT_SUPPORTED_YET {
+        assert!(hit.contains(n), "`{n}` is listed as not supported yet but no corpus kernel stops at it: remove it from the list");
+    }
 }
+
+/// What the corpus uses that the engine does not run yet, by name as the
+/// `unsupported` trap gives it (instructions as written; external
+/// functions). A corpus kernel may stop only at one of these.
+const NOT_SUPPORTED_YET: &[&str] = &["shf.l.wrap.b32", "mul.f16x2", "set.nan.f16.f16", "vprintf"];
 
 /// Runs a kernel with one u32 buffer of `n` words on a `grid` of CTAs of
 /// `block` threads in clusters of `cluster` CTAs (x only).
