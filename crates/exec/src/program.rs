@@ -6,6 +6,7 @@
 //! `ptxsim_analysis::FlatFunction` (so reconvergence points line up). It has
 //! no lifetime: names are copied out of the source.
 
+use crate::alu::bits::BitsOp;
 use crate::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
 use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 
@@ -205,6 +206,9 @@ pub enum Op {
     /// `cin` reads and `cout` writes the thread's CC.CF, which the decoder
     /// keeps in the function's hidden predicate slot `cf`; `c` is the addend
     /// of the `mad` forms.
+    /// `lop3`, `shf`, `mul24`, `mad24` (`c` is 0 for `mul24`; `lop3`'s
+    /// table is in `op`).
+    Bits { op: BitsOp, d: u32, a: Src, b: Src, c: Src },
     Carry { kind: CarryKind, ty: ITy, cin: bool, cout: bool, cf: u32, d: u32, a: Src, b: Src, c: Src },
     /// `sad`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack.sat`: `d = op(a, b, c)` lane by lane.
     Lane3 { op: Lane3Op, d: u32, a: Src, b: Src, c: Src },

@@ -233,6 +233,19 @@ pub(super) fn bfi(cx: &Lanes<'_>, fr: &mut Frame, m: u32, bits: u32, d: u32, [f,
     store(&mut fr.regs[d as usize], &r, m);
 }
 
+/// `lop3`, `shf`, `mul24`, `mad24` (one monomorphic lane loop per form).
+pub(super) fn bits(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: alu::bits::BitsOp, d: u32, [a, b, c]: [&Src; 3]) {
+    use alu::bits::{lop3, mul24, shf, BitsOp};
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    let (regs, d) = (&mut fr.regs, d as usize);
+    match op {
+        BitsOp::Lop3(lut) => apply3(regs, d, m, av, bv, cv, |x, y, z| lop3(lut, x, y, z)),
+        BitsOp::Shf { left, clamp } => apply3(regs, d, m, av, bv, cv, |x, y, z| shf(left, clamp, x, y, z)),
+        BitsOp::Mul24 { hi, signed, sat, mad } => apply3(regs, d, m, av, bv, cv, |x, y, z| mul24(hi, signed, sat, mad, x, y, z)),
+    }
+}
+
 #[inline(always)]
 pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&Src; 3]) {
     let (t0, t1, t2);

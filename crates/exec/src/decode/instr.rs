@@ -14,6 +14,7 @@ use ptxsim_analysis::FlatFunction;
 use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType, StateSpace, Statement};
 use std::collections::HashMap;
 
+mod bits;
 mod ext;
 
 type R<T> = Result<T, DecodeError>;
@@ -626,6 +627,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             "ld" | "ldu" | "st" | "atom" | "red" => self.memory(&x),
             "bra" | "brx" | "call" | "ret" | "exit" | "trap" => self.control(&x),
             "bar" | "barrier" | "nanosleep" | "activemask" | "vote" | "shfl" => self.warp_sync(&x),
+            "lop3" | "shf" | "mul24" | "mad24" => self.bits(&x),
             "membar" | "fence" => Ok(Op::Nop),
             _ => Err(x.unsupported()),
         }
