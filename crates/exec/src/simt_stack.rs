@@ -215,7 +215,7 @@ fn exit(warp: &mut Warp, mask: u32, pc: u32) -> TurnEnd {
 fn state_hash(warp: &Warp) -> u64 {
     #[inline(always)]
     fn mix(h: u64, v: u64) -> u64 {
-        (h.rotate_left(5) ^ v).wrapping_mul(0x51_7cc1_b727_220a_95)
+        (h.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95)
     }
     let mut h = 0xcbf2_9ce4_8422_2325u64;
     for e in &warp.stack {

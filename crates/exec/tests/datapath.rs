@@ -150,7 +150,7 @@ fn straight_line_kernel_through_the_data_path_matches_the_engine() {
         let warp_lanes = (BLOCK - (t / 32) * 32).min(32);
         let partner = (t % 32) ^ 1;
         assert_eq!(r[7], if partner < warp_lanes { g - t % 32 + partner } else { g });
-        let ballot = (0..warp_lanes).filter(|l| (((g - t % 32 + l) * S + 7) % 5) != 0).fold(0u32, |m, l| m | 1 << l);
+        let ballot = (0..warp_lanes).filter(|l| !((g - t % 32 + l) * S + 7).is_multiple_of(5)).fold(0u32, |m, l| m | 1 << l);
         assert_eq!(r[8], ballot);
         assert_eq!(r[9], (g << 3) ^ r6);
     }

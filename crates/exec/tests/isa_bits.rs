@@ -147,7 +147,7 @@ fn kernels_using_every_form_match_the_manual() {
     let threads = 128usize;
     let mut input = Vec::new();
     for t in 0..threads {
-        let pick = |k: usize, r: u32| if t < edges.len() * 3 && (t + k) % 3 == 0 { edges[(t + k) % edges.len()] } else { r };
+        let pick = |k: usize, r: u32| if t < edges.len() * 3 && (t + k).is_multiple_of(3) { edges[(t + k) % edges.len()] } else { r };
         let (a, b, c) = (pick(0, next()), pick(1, next()), pick(2, next() % 70));
         input.extend([a, b, c]);
     }

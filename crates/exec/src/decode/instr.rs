@@ -1006,7 +1006,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         match opc {
             "ld" | "ldu" | "st" => {
                 need(2)?;
-                let space = ld_space(&mods).ok_or_else(unsupported)?;
+                let space = ld_space(mods).ok_or_else(unsupported)?;
                 let t = last_ty.ok_or_else(unsupported)?;
                 let size = (t.bits() / 8).max(1);
                 if t.bits() > 64 || t == ScalarType::Pred || has(".v8") {
@@ -1048,7 +1048,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             "atom" | "red" => {
                 let is_red = opc == "red";
                 need(if is_red { 2 } else { 3 })?;
-                let space = ld_space(&mods).ok_or_else(unsupported)?;
+                let space = ld_space(mods).ok_or_else(unsupported)?;
                 let t = last_ty.ok_or_else(unsupported)?;
                 if has(".v2") || has(".v4") || has(".noftz") && t != ScalarType::F32 {
                     return Err(unsupported());
