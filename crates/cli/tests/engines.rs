@@ -12,9 +12,7 @@ use std::path::Path;
 use std::process::Command;
 
 /// (file, case, reason): cases the sass engine does not run yet.
-const NOT_YET: &[(&str, &str, &str)] = &[
-    ("barriers", "named_barriers", "bar.arrive / bar.sync with a thread count: the sass engine's CTA scheduler only has the full-CTA bar.sync"),
-];
+const NOT_YET: &[(&str, &str, &str)] = &[];
 
 fn ptxsim(args: &[String]) -> (Option<i32>, Value) {
     let out = Command::new(env!("CARGO_BIN_EXE_ptxsim")).args(args).env("NO_COLOR", "1").output().expect("runs");

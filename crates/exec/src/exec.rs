@@ -30,19 +30,7 @@ pub(crate) struct Ctx<'a> {
     pub write_epoch: &'a AtomicU64,
 }
 
-/// A barrier instruction's operands, evaluated (for the scheduler).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub(crate) struct BarArgs {
-    pub kind: BarKind,
-    /// The barrier (0..16), the same in every lane.
-    pub id: u32,
-    /// The expected thread count, if given (read in the first lane).
-    pub count: Option<u32>,
-    /// `bar.red`'s predicate operand (all lanes).
-    pub pred: Option<u32>,
-    /// Where `bar.red` writes its result.
-    pub dst: Option<Dst>,
-}
+pub(crate) use crate::barrier::BarArgs;
 
 /// Why the dispatch loop stopped. Operands the scheduler needs come
 /// evaluated, or borrowed from the program (`'p`).

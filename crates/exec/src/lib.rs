@@ -8,7 +8,8 @@
 //! warp under a mask, public so another executor loop can call it), the
 //! PTX dispatch loop (`exec`), the two scheduling modes
 //! (`simt_stack`: a reconvergence stack per warp; `its`: independent thread
-//! scheduling), CTA/cluster scheduling with barriers (`sched`) and the
+//! scheduling), CTA/cluster scheduling (`sched`) with the barrier bookkeeping
+//! (`barrier`, public so another executor loop shares it) and the
 //! parallel launch (`launch`).
 //!
 //! Invariants:
@@ -25,6 +26,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod alu;
+pub mod barrier;
 mod atomics;
 pub mod cvt;
 pub mod datapath;

@@ -11,8 +11,8 @@ use crate::error::{RunError, Trap, TrapKind};
 use crate::exec::{CtaEnv, Ctx};
 use crate::fuel::Tank;
 pub(crate) use crate::policy::Located;
-use crate::policy::{BarArgs, Policy, TurnEnd, Wait};
-use crate::program::*;
+use crate::barrier::{BarArgs, Barriers, Waiter, BARRIERS};
+use crate::policy::{Policy, TurnEnd, Wait};
 use crate::warp::{lanes, Stats, Warp, WarpStatus};
 use crate::Scheduling;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -20,52 +20,18 @@ use std::sync::atomic::{AtomicU64, Ordering};
 /// Warp instructions a warp runs before the next warp gets a turn.
 const SLICE: u64 = 4096;
 
-#[derive(Clone, Debug)]
-struct Waiter {
-    warp: u32,
-    frame: u32,
-    pc: u32,
-    mask: u32,
-    /// The instruction, and where a `bar.red` writes its result.
-    kind: BarKind,
-    dst: Option<Dst>,
-}
-
-#[derive(Default, Clone, Debug)]
-struct Barrier {
-    arrived: u32,
-    expected: Option<u32>,
-    waiters: Vec<Waiter>,
-    popc: u32,
-    all: bool,
-    any: bool,
-    reduce: bool,
-}
-
 pub(crate) struct Cta {
     pub env: CtaEnv,
     pub shared: Vec<u8>,
     pub warps: Vec<Warp>,
     pub live: u32,
-    barriers: Vec<Barrier>,
+    barriers: Barriers,
 }
 
 impl Cta {
     /// An empty CTA whose buffers [`crate::launch`] fills and reuses.
     pub fn empty(env: CtaEnv) -> Cta {
-        Cta { env, shared: Vec::new(), warps: Vec::new(), live: 0, barriers: vec![Barrier::default(); 16] }
-    }
-}
-
-impl Barrier {
-    fn reset(&mut self) {
-        self.arrived = 0;
-        self.expected = None;
-        self.waiters.clear();
-        self.popc = 0;
-        self.all = false;
-        self.any = false;
-        self.reduce = false;
+        Cta { env, shared: Vec::new(), warps: Vec::new(), live: 0, barriers: Barriers::new() }
     }
 }
 
@@ -96,10 +62,7 @@ pub(crate) fn run_cluster(
     let mut stats = Stats::default();
     let mut cs = ClusterSync { phase: 0, arrived: 0, live: ctas.iter().map(|c| c.live).sum() };
     for c in ctas.iter_mut() {
-        c.barriers.resize_with(16, Barrier::default);
-        for b in &mut c.barriers {
-            b.reset();
-        }
+        c.barriers.reset();
     }
     let mut rounds: u64 = 0;
     loop {
@@ -188,8 +151,8 @@ fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end:
                     cs.arrived = cs.arrived.saturating_sub(1);
                 }
             }
-            for id in 0..16 {
-                if ctas[ci].barriers[id].arrived != 0 {
+            for id in 0..BARRIERS {
+                if ctas[ci].barriers.pending(id) {
                     check_barrier(&mut ctas[ci], id, pol);
                 }
             }
@@ -222,29 +185,13 @@ fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end:
 /// Lanes of warp `wi` arrive at barrier `args.id`: counted, and parked
 /// unless the instruction only arrives.
 fn arrive(cta: &mut Cta, wi: usize, waiter: Waiter, args: BarArgs, pol: &dyn Policy) {
-    let (mask, w) = (waiter.mask, &mut cta.warps[wi]);
-    let b = &mut cta.barriers[args.id as usize];
-    if b.arrived == 0 && b.waiters.is_empty() {
-        b.all = true;
-        b.any = false;
-        b.popc = 0;
-        b.reduce = false;
-    }
-    b.arrived += mask.count_ones();
-    if let Some(c) = args.count {
-        b.expected = Some(c);
-    }
-    if let Some(pv) = args.pred {
-        b.reduce = true;
-        b.popc += (pv & mask).count_ones();
-        b.all &= pv & mask == mask;
-        b.any |= pv & mask != 0;
-    }
-    if args.kind == BarKind::Arrive {
-        pol.advance(w, mask);
-    } else {
-        b.waiters.push(waiter);
+    let mask = waiter.mask;
+    let waits = cta.barriers.arrive(&args, waiter);
+    let w = &mut cta.warps[wi];
+    if waits {
         pol.block(w, mask, mask, Wait::Bar(args.id));
+    } else {
+        pol.advance(w, mask);
     }
     check_barrier(cta, args.id as usize, pol);
 }
@@ -252,32 +199,11 @@ fn arrive(cta: &mut Cta, wi: usize, waiter: Waiter, args: BarArgs, pol: &dyn Pol
 /// Releases barrier `id` once the expected number of threads arrived,
 /// writing `bar.red`'s result to each waiter.
 fn check_barrier(cta: &mut Cta, id: usize, pol: &dyn Policy) {
-    let b = &cta.barriers[id];
-    if b.arrived == 0 {
-        return;
-    }
-    let target = b.expected.unwrap_or(cta.live);
-    if b.arrived < target {
-        return;
-    }
-    let b = std::mem::take(&mut cta.barriers[id]);
-    for wt in &b.waiters {
+    let Some(rel) = cta.barriers.check(id, cta.live) else { return };
+    for wt in rel.waiters() {
         let w = &mut cta.warps[wt.warp as usize];
-        if b.reduce {
-            let fr = &mut w.frames[wt.frame as usize];
-            match wt.dst {
-                Some(Dst::Reg(d)) => {
-                    for l in lanes(wt.mask) {
-                        fr.regs[d as usize][l] = b.popc as u64;
-                    }
-                }
-                Some(Dst::Pred(p)) => {
-                    let p = &mut fr.preds[p as usize];
-                    let v = if wt.kind == BarKind::RedAnd { b.all } else { b.any };
-                    *p = if v { *p | wt.mask } else { *p & !wt.mask };
-                }
-                None => {}
-            }
+        if let Some(fr) = w.frames.get_mut(wt.frame as usize) {
+            rel.write(wt, fr);
         }
         pol.release(w, Wait::Bar(id as u32), wt.mask);
     }
@@ -301,31 +227,11 @@ fn check_cluster(ctas: &mut [Cta], cs: &mut ClusterSync, pol: &dyn Policy) {
 
 fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], pol: &dyn Policy) -> RunError {
     for cta in ctas {
-        for (id, b) in cta.barriers.iter().enumerate() {
-            if let Some(wt) = b.waiters.first() {
-                let warps: Vec<String> = b.waiters.iter().map(|w| format!("warp {} (lanes {:#010x})", w.warp, w.mask)).collect();
-                let target = b.expected.unwrap_or(cta.live);
-                let func = cta.warps[wt.warp as usize].frames[wt.frame as usize].func;
-                let mut e = locate(
-                    ctx,
-                    cta,
-                    wt.warp,
-                    Located {
-                        trap: Trap::new(
-                            TrapKind::BarrierDeadlock,
-                            format!(
-                                "barrier {id} can never complete: {} of {target} threads arrived; waiting: {}",
-                                b.arrived,
-                                warps.join(", ")
-                            ),
-                        ),
-                        func,
-                        pc: wt.pc,
-                    },
-                );
-                e.lane = None;
-                return e;
-            }
+        if let Some((wt, message)) = cta.barriers.stuck(cta.live) {
+            let func = cta.warps[wt.warp as usize].frames[wt.frame as usize].func;
+            let mut e = locate(ctx, cta, wt.warp, Located { trap: Trap::new(TrapKind::BarrierDeadlock, message), func, pc: wt.pc });
+            e.lane = None;
+            return e;
         }
         for (wi, w) in cta.warps.iter().enumerate() {
             if let WarpStatus::ClusterWait(_) = w.status {

@@ -32,7 +32,8 @@ use crate::cc::{bm_flags, float_flags, iadd_flags, CcMasks, CcTest};
 use crate::isa::*;
 use crate::layout::{self, HwError};
 use ptxsim_exec::datapath::{op_class, step_data, DataEnv, OpClass, Setup, Warp};
-use ptxsim_exec::program::{BarKind, Op, Src};
+use ptxsim_exec::barrier::{self, Barriers, Waiter, BARRIERS};
+use ptxsim_exec::program::Op;
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, Module, RunError, TrapKind};
 use std::fmt;
 
@@ -162,6 +163,8 @@ struct Run<'a> {
     func_of: &'a [usize],
     fuel: &'a mut u64,
     stats: &'a mut MachineStats,
+    /// The CTA's barriers, shared bookkeeping with the PTX engine.
+    bars: Barriers,
 }
 
 const SLICE: u64 = 4096;
@@ -214,7 +217,7 @@ pub fn launch(
                 spin_stores: u64::MAX,
             });
         }
-        let mut run = Run { mp, setup: &setup, env: setup.env(dev, &cta), cfg: mcfg, func_of: &func_of, fuel: &mut fuel, stats: &mut stats };
+        let mut run = Run { mp, setup: &setup, env: setup.env(dev, &cta), cfg: mcfg, func_of: &func_of, fuel: &mut fuel, stats: &mut stats, bars: Barriers::new() };
         loop {
             let mut progressed = false;
             for wi in 0..warps.len() {
@@ -228,26 +231,17 @@ pub fn launch(
                     Stop::Yield => spin_check(&mut warps, wi).map_err(|e| locate(e, &cta.ctaid, &warps[wi], mp))?,
                     Stop::Barrier(id) => mw.at_barrier = Some(id),
                 }
+                release(&mut run.bars, &mut warps);
             }
             if warps.iter().all(|w| w.done) {
                 break;
             }
-            // A barrier opens when every warp that is not done waits at it;
-            // warps that wait at different barriers can never go on.
+            // Every warp left waits at a barrier that the others can never
+            // complete.
             if warps.iter().all(|w| w.done || w.at_barrier.is_some()) {
-                let ids: Vec<u32> = warps.iter().filter_map(|w| w.at_barrier).collect();
-                if ids.iter().all(|&i| i == ids[0]) {
-                    for w in warps.iter_mut().filter(|w| w.at_barrier.is_some()) {
-                        w.at_barrier = None;
-                        w.pc += 1;
-                    }
-                    continue;
-                }
-                let low = ids.iter().copied().min().unwrap_or(0);
-                let Some(wt) = warps.iter().find(|w| w.at_barrier == Some(low)) else { break };
-                let arrived: u32 = warps.iter().filter(|w| w.at_barrier == Some(low)).map(|w| w.active.count_ones()).sum();
-                let e = RunError::new(TrapKind::BarrierDeadlock, format!("barrier {low} can never complete: {arrived} threads arrived, the others wait at another barrier"));
-                return Err(locate(Fault::Run(e), &cta.ctaid, wt, mp));
+                let stuck = run.bars.stuck(live(&warps)).and_then(|(wt, m)| Some((warps.get(wt.warp as usize)?, m)));
+                let (mw, message) = stuck.unwrap_or((&warps[0], "the warps wait at barriers that never complete".to_string()));
+                return Err(locate(Fault::Run(RunError::new(TrapKind::BarrierDeadlock, message)), &cta.ctaid, mw, mp));
             }
             if !progressed {
                 break;
@@ -258,6 +252,31 @@ pub fn launch(
         }
     }
     Ok((stats, ends))
+}
+
+/// The CTA's threads that have neither exited nor finished.
+fn live(warps: &[MWarp]) -> u32 {
+    warps.iter().filter(|w| !w.done).map(|w| (w.w.valid & !w.w.exited).count_ones()).sum()
+}
+
+/// Completes every barrier whose expected threads arrived (after an
+/// arrival, or after threads exited): writes `bar.red`'s result and moves
+/// the waiting warps past the barrier instruction.
+fn release(bars: &mut Barriers, warps: &mut [MWarp]) {
+    for id in 0..BARRIERS {
+        if !bars.pending(id) {
+            continue;
+        }
+        let Some(rel) = bars.check(id, live(warps)) else { continue };
+        for wt in rel.waiters() {
+            let Some(mw) = warps.get_mut(wt.warp as usize) else { continue };
+            if let Some(fr) = mw.w.frames.get_mut(wt.frame as usize) {
+                rel.write(wt, fr);
+            }
+            mw.at_barrier = None;
+            mw.pc += 1;
+        }
+    }
 }
 
 /// A problem inside a warp's turn, before the CTA and warp are attached.
@@ -514,17 +533,23 @@ impl Run<'_> {
                             mw.pc += 1;
                         }
                         OpClass::Sync => match &pi.op {
-                            Op::Bar { kind: BarKind::Sync, count: None, d: None, id, .. } => {
-                                let fr = &mw.w.frames[mw.frame as usize];
-                                let id = match id {
-                                    Src::Imm(v) => *v as u32,
-                                    Src::Reg(r) => fr.regs.get(*r as usize).map(|x| x[mw.active.trailing_zeros() as usize & 31] as u32).unwrap_or(0),
-                                    _ => 0,
+                            Op::Bar { .. } => {
+                                let at = barrier::args(self.setup, &self.env, shared, &mut mw.w, mw.frame, *pc, mw.active).map_err(|mut e| {
+                                    e.line = e.line.or(Some(pi.line));
+                                    Fault::Run(e)
+                                })?;
+                                let Some((m, args)) = at else {
+                                    mw.pc += 1;
+                                    continue;
                                 };
-                                return Ok(Stop::Barrier(id));
+                                let waiter = Waiter { warp: mw.w.id, frame: mw.frame, pc: mw.pc as u32, mask: m, kind: args.kind, dst: args.dst };
+                                if self.bars.arrive(&args, waiter) {
+                                    return Ok(Stop::Barrier(args.id));
+                                }
+                                mw.pc += 1;
                             }
                             Op::Nanosleep { .. } => mw.pc += 1,
-                            _ => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "this barrier form (arrive, red, a thread count, cluster barriers) is not supported by the sass engine yet"))),
+                            _ => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "cluster barriers are not supported by the sass engine yet"))),
                         },
                         OpClass::Control => {
                             let m = ptxsim_exec::datapath::guard_mask(&mw.w.frames[mw.frame as usize], pi.guard, mw.active);

@@ -87,7 +87,7 @@ fn compare(a: &Outcome, b: &Outcome, skip: Option<&Skip>) -> Option<String> {
 /// Why a launch does not run on the machine form yet (matched on the sass
 /// engine's error message).
 const NOT_YET: &[(&str, &str)] = &[
-    ("this barrier form", "barriers other than a full-CTA bar.sync (bar.red, bar.arrive, a thread count)"),
+    ("cluster barriers", "cluster barriers (barrier.cluster.arrive/wait)"),
 ];
 
 #[test]
