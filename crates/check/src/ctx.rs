@@ -11,10 +11,12 @@
 //! frame when the block is entered (branches may go forward; the directives
 //! carry their position so "declared before use" can be checked). An inner
 //! declaration shadows an outer one; a name declared twice in one frame is a
-//! duplicate. Labels share the namespace of variables, as in ptxas.
+//! duplicate, except a module variable's `.extern` declaration, which may be
+//! repeated and may meet one `.visible`/`.weak` definition of the same type.
+//! Labels share the namespace of variables, as in ptxas.
 
 use crate::isa::{gate, Feature, PtxVersion, Sm};
-use ptxsim_syntax::ast::{FunctionKind, Name, Param, ScalarType, StateSpace, Type, VarDecl};
+use ptxsim_syntax::ast::{FunctionKind, Linkage, Name, Param, ScalarType, StateSpace, Type, VarDecl};
 use ptxsim_syntax::{Diagnostic, Span};
 use std::collections::HashMap;
 
@@ -268,6 +270,26 @@ impl<'f, 'a> Ctx<'f, 'a> {
 
     /// Declares a name in the innermost frame, reporting a duplicate.
     pub fn declare(&mut self, name: Name<'a>, sym: Sym<'f, 'a>, what: &str) {
+        match self.frames.last().and_then(|f| f.get(name.text)).and_then(|prev| extern_redeclaration(prev, &sym)) {
+            Some(Redeclaration::Consistent { keep_new }) => {
+                if keep_new {
+                    if let Some(f) = self.frames.last_mut() {
+                        f.names.insert(name.text, sym);
+                    }
+                }
+                return;
+            }
+            Some(Redeclaration::Inconsistent { prev }) => {
+                self.emit(
+                    Diagnostic::error("check/duplicate-definition", name.span, format!("inconsistent redefinition of variable `{}`", name.text))
+                        .with_label("declared here with another type than before")
+                        .with_secondary(prev, "first declared here")
+                        .with_note("rule check/duplicate-definition (PTX ISA 5.4.1 linkage): an `.extern` variable may be declared again, and defined once with `.visible` or `.weak`, but always with the same type and vector size"),
+                );
+                return;
+            }
+            None => {}
+        }
         let dup = self.frames.last().and_then(|f| f.get(name.text)).map(|s| (sym_span(s, &self.funcs), sym_kind(s)));
         if let Some((prev, prev_kind)) = dup {
             let (later, earlier) = if prev.start > name.span.start { (prev, name.span) } else { (name.span, prev) };
@@ -396,4 +418,37 @@ pub fn sym_kind(s: &Sym<'_, '_>) -> String {
 /// The scalar type of a type keyword, if it is one.
 pub fn scalar(t: &Type<'_>) -> Option<ScalarType> {
     t.scalar()
+}
+
+/// How a module variable declared again relates to its earlier declaration,
+/// when one of the two is `.extern`.
+enum Redeclaration {
+    /// Same type and vector size: accepted; `keep_new` when the new one is the
+    /// definition (the name then refers to it).
+    Consistent { keep_new: bool },
+    /// Another type or vector size (ptxas: `Inconsistent redefinition of variable`).
+    Inconsistent { prev: Span },
+}
+
+/// ptxas 12.9 accepts a module variable declared `.extern` several times, and
+/// an `.extern` declaration before or after one `.visible` or `.weak`
+/// definition, as long as the element type and vector size agree (array
+/// sizes and state spaces may differ). `None` when this is no such pair (two
+/// definitions, a static one, or anything not at module scope): an ordinary
+/// duplicate.
+fn extern_redeclaration(prev: &Sym<'_, '_>, new: &Sym<'_, '_>) -> Option<Redeclaration> {
+    let (Sym::Var(p), Sym::Var(n)) = (prev, new) else { return None };
+    if p.role != VarRole::Module || n.role != VarRole::Module {
+        return None;
+    }
+    let linkage = |v: &VarSym<'_, '_>| v.decl.and_then(|d| d.linkage.map(|l| l.value));
+    let (lp, ln) = (linkage(p), linkage(n));
+    let external = |l: Option<Linkage>| matches!(l, Some(Linkage::Extern | Linkage::Visible | Linkage::Weak));
+    if !(lp == Some(Linkage::Extern) || ln == Some(Linkage::Extern)) || !external(lp) || !external(ln) {
+        return None;
+    }
+    if p.sig.ty != n.sig.ty || p.sig.vector != n.sig.vector {
+        return Some(Redeclaration::Inconsistent { prev: p.sig.span });
+    }
+    Some(Redeclaration::Consistent { keep_new: lp == Some(Linkage::Extern) && ln != Some(Linkage::Extern) })
 }

@@ -264,7 +264,7 @@ pub fn resolve_operand(cx: &mut Ctx<'_, '_>, op: &Operand<'_>) {
         }
         OperandKind::PredPair(a, b) => {
             for n in [a, b] {
-                if cx.lookup(n.text).is_none() {
+                if n.text != "_" && cx.lookup(n.text).is_none() {
                     cx.unknown(*n, "predicate register");
                 }
             }

@@ -109,8 +109,12 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     let dst = &i.operands[0];
     match &dst.kind {
         OperandKind::PredPair(p, q) => {
-            pred_reg(cx, *p, i);
-            pred_reg(cx, *q, i);
+            // Either half may be the sink `_` (ptxas 12.9 accepts `_|q`, `p|_`).
+            for n in [p, q] {
+                if n.text != "_" {
+                    pred_reg(cx, *n, i);
+                }
+            }
         }
         OperandKind::Name { name, component: None } => {
             pred_reg(cx, *name, i);
