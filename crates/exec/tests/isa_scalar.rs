@@ -836,3 +836,36 @@ fn engine_half_rounding_matches_the_reference() {
     }
     assert!(bad.is_empty(), "{} differences:\n{}", bad.len(), bad.iter().take(20).cloned().collect::<Vec<_>>().join("\n"));
 }
+
+/// `setp` with the sink `_` as either destination of `p|q` (p is the
+/// comparison, q its complement; `_` discards one), in a module declaring its
+/// dynamic shared array `.extern` twice: the kept halves against Rust's own
+/// comparisons.
+#[test]
+fn setp_sink_destinations() {
+    let file = "setp_sink.ptx";
+    let mut dev = Device::new();
+    let module = dev.load_named(file, &isa_text(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let pairs: [(u32, u32); 8] = [(0, 0), (0, 1), (1, 0), (2, 2), (3, 2), (0xffff_ffff, 1), (1, 0xffff_ffff), (0x8000_0000, 0x7fff_ffff)];
+    let input: Vec<u8> = pairs.iter().flat_map(|&(a, b)| [a, b]).flat_map(|x: u32| x.to_le_bytes()).collect();
+    let pin = dev.alloc(input.len() as u64).unwrap();
+    dev.write(pin, &input).unwrap();
+    let n = pairs.len();
+    let pout = dev.alloc((n * 4) as u64).unwrap();
+    dev.write(pout, &vec![0xee; n * 4]).unwrap();
+    let mut cfg = LaunchConfig::new(1u32, n as u32);
+    cfg.dynamic_shared_bytes = (n * 4) as u32;
+    dev.launch(&module, "setp_sink", &cfg, &[KernelArg::Ptr(pin), KernelArg::Ptr(pout)]).unwrap_or_else(|e| panic!("{file}: {e}"));
+    let got: Vec<u32> = dev.read(pout, (n * 4) as u64).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let want: Vec<u32> = pairs
+        .iter()
+        .map(|&(a, b)| {
+            let q_hi = !(a > b);
+            let p_lo = a < b;
+            // With a BoolOp, p = BoolOp(t, c) and q = BoolOp(!t, c).
+            let q_lt_and = !((a as i32) < (b as i32)) && a != 0;
+            u32::from(q_hi) + 10 * u32::from(p_lo) + 100 * u32::from(q_lt_and)
+        })
+        .collect();
+    assert_eq!(got, want);
+}
