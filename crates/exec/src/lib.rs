@@ -47,8 +47,10 @@ mod simt_stack;
 mod span;
 mod sreg;
 pub mod softfloat;
+pub mod unsupported;
 mod warp;
 
+pub use decode::decodes_opcode;
 pub use error::{RunError, TrapKind};
 pub use launch::MAX_WORKERS;
 use std::sync::Arc;

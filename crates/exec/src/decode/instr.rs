@@ -64,6 +64,59 @@ impl From<DecodeError> for String {
     }
 }
 
+/// Which family decoder reads an instruction.
+#[derive(Clone, Copy, Debug)]
+enum Route {
+    Ext(ext::Ext),
+    Mov,
+    Binary,
+    Unary,
+    Ternary,
+    SetpLike,
+    SelectConvert,
+    Memory,
+    Control,
+    WarpSync,
+    Bits,
+    Fence,
+}
+
+/// The family decoder of opcode `opc` with the modifiers `has` reports, or
+/// `None` when the engine has none (the instruction is not supported yet).
+/// The decoder dispatches through this function alone, so
+/// [`decodes_opcode`] answers what it does.
+fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
+    if let Some(r) = ext::ext_route(opc, has) {
+        return Some(Route::Ext(r));
+    }
+    Some(match opc {
+        "mov" => Route::Mov,
+        "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "copysign" => Route::Binary,
+        "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2"
+        | "ex2" | "tanh" => Route::Unary,
+        "mad" | "fma" | "bfe" | "bfi" | "prmt" => Route::Ternary,
+        "setp" | "set" => Route::SetpLike,
+        "selp" | "slct" | "cvt" | "cvta" => Route::SelectConvert,
+        "ld" | "ldu" | "st" | "atom" | "red" => Route::Memory,
+        "bra" | "brx" | "call" | "ret" | "exit" | "trap" => Route::Control,
+        "bar" | "barrier" | "nanosleep" | "activemask" | "vote" | "shfl" => Route::WarpSync,
+        "lop3" | "shf" | "mul24" | "mad24" => Route::Bits,
+        "membar" | "fence" => Route::Fence,
+        _ => return None,
+    })
+}
+
+/// Whether the engine has a decoder for `opcode`, written as in the
+/// checker's table: an opcode, optionally followed by dotted modifiers
+/// (`mul.wide`). A decoder may still refuse some of an opcode's forms
+/// (types, modifiers): those load as [`Op::Unsupported`] naming the form.
+pub fn decodes_opcode(opcode: &str) -> bool {
+    let mut parts = opcode.split('.');
+    let opc = parts.next().unwrap_or("");
+    let mods: Vec<String> = parts.map(|m| format!(".{m}")).collect();
+    route(opc, &|m: &str| mods.iter().any(|x| x == m)).is_some()
+}
+
 /// An instruction's opcode, modifiers, types and operands, as the family
 /// decoders read them.
 struct Ins<'i> {
@@ -612,24 +665,21 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     // ---- instructions ----
 
     fn instr(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        if let Some(r) = self.ext_instr(i) {
-            return r.map_err(DecodeError::from_message);
-        }
         let x = Ins::new(i);
-        match x.opc {
-            "mov" => self.mov_pack(&x),
-            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "copysign" => self.binary(&x),
-            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2"
-            | "ex2" | "tanh" => self.unary(&x),
-            "mad" | "fma" | "bfe" | "bfi" | "prmt" => self.ternary(&x),
-            "setp" | "set" => self.setp_like(x.opc, &x.mods, &x.types, x.ops, x.ftz),
-            "selp" | "slct" | "cvt" | "cvta" => self.select_convert(&x),
-            "ld" | "ldu" | "st" | "atom" | "red" => self.memory(&x),
-            "bra" | "brx" | "call" | "ret" | "exit" | "trap" => self.control(&x),
-            "bar" | "barrier" | "nanosleep" | "activemask" | "vote" | "shfl" => self.warp_sync(&x),
-            "lop3" | "shf" | "mul24" | "mad24" => self.bits(&x),
-            "membar" | "fence" => Ok(Op::Nop),
-            _ => Err(x.unsupported()),
+        let has = |m: &str| x.has(m);
+        match route(x.opc, &has).ok_or_else(|| x.unsupported())? {
+            Route::Ext(r) => self.ext_instr(r, i).map_err(DecodeError::from_message),
+            Route::Mov => self.mov_pack(&x),
+            Route::Binary => self.binary(&x),
+            Route::Unary => self.unary(&x),
+            Route::Ternary => self.ternary(&x),
+            Route::SetpLike => self.setp_like(x.opc, &x.mods, &x.types, x.ops, x.ftz),
+            Route::SelectConvert => self.select_convert(&x),
+            Route::Memory => self.memory(&x),
+            Route::Control => self.control(&x),
+            Route::WarpSync => self.warp_sync(&x),
+            Route::Bits => self.bits(&x),
+            Route::Fence => Ok(Op::Nop),
         }
     }
 

@@ -12,6 +12,8 @@
 
 mod instr;
 
+pub use instr::decodes_opcode;
+
 use crate::alu::ITy;
 use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;

@@ -3,8 +3,8 @@
 //! [`crate::alu::ext`] for their semantics), and the cache hints
 //! (`prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`),
 //! into [`Op`]s. The main decoder
-//! (`instr.rs`) asks [`FuncDecoder::ext_instr`] first; `None` means the
-//! instruction is not one of these.
+//! (`instr.rs`) asks [`ext_route`] first; `None` means the instruction is
+//! not one of these.
 
 use super::{FuncDecoder, ImmKind};
 
@@ -17,29 +17,55 @@ use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Name, Operand, OperandKind, ScalarType};
 
+/// Which of this file's decoders reads an instruction.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Ext {
+    CarryChain,
+    Lane3,
+    Testp,
+    WarpCollective,
+    Half2,
+    Ex2Half,
+    Hint,
+    CreatePolicy,
+}
+
+/// This file's decoder for opcode `opc` with the modifiers `has` reports, if
+/// it is one of this file's instructions.
+pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
+    Some(match opc {
+        "add" | "sub" | "mad" if has(".cc") => Ext::CarryChain,
+        "addc" | "subc" | "madc" => Ext::CarryChain,
+        "sad" | "dp4a" | "dp2a" | "bmsk" | "szext" | "fns" => Ext::Lane3,
+        "cvt" if has(".pack") => Ext::Lane3,
+        "testp" => Ext::Testp,
+        "match" | "redux" | "elect" => Ext::WarpCollective,
+        "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs" | "ex2" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
+        "ex2" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
+        "prefetch" | "prefetchu" | "applypriority" | "discard" => Ext::Hint,
+        "createpolicy" => Ext::CreatePolicy,
+        _ => return None,
+    })
+}
+
 impl FuncDecoder<'_, '_, '_, '_, '_> {
-    /// The instruction `i` decoded, if it is one of this file's.
-    pub(super) fn ext_instr(&mut self, i: &ast::Instruction<'_>) -> Option<R<Op>> {
-        let opc = i.opcode.text;
-        let has = |m: &str| i.modifiers.iter().any(|x| x.text == m);
-        match opc {
-            "add" | "sub" | "mad" if has(".cc") => Some(self.carry_chain(i)),
-            "addc" | "subc" | "madc" => Some(self.carry_chain(i)),
-            "sad" | "dp4a" | "dp2a" | "bmsk" | "szext" | "fns" => Some(self.lane3(i)),
-            "cvt" if has(".pack") => Some(self.lane3(i)),
-            "testp" => Some(self.testp(i)),
-            "match" | "redux" | "elect" => Some(self.warp_collective(i)),
-            "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs" | "ex2" | "cvt" if has(".f16x2") || has(".bf16x2") => Some(self.half2(i)),
-            "ex2" if has(".approx") && (has(".f16") || has(".bf16")) => Some(self.ex2_half(i)),
+    /// The instruction `i` decoded by this file's decoder `r`.
+    pub(super) fn ext_instr(&mut self, r: Ext, i: &ast::Instruction<'_>) -> R<Op> {
+        match r {
+            Ext::CarryChain => self.carry_chain(i),
+            Ext::Lane3 => self.lane3(i),
+            Ext::Testp => self.testp(i),
+            Ext::WarpCollective => self.warp_collective(i),
+            Ext::Half2 => self.half2(i),
+            Ext::Ex2Half => self.ex2_half(i),
             // Cache hints: the engine has no caches, so they do nothing
             // (`discard` leaves the line's data as it was, one of the
             // values the manual allows after it).
-            "prefetch" | "prefetchu" | "applypriority" | "discard" => Some(Ok(Op::Nop)),
-            "createpolicy" => Some(match i.operands.first() {
+            Ext::Hint => Ok(Op::Nop),
+            Ext::CreatePolicy => match i.operands.first() {
                 Some(o) => self.dst(o).map(|d| Op::CreatePolicy { d }).map_err(String::from),
                 None => Err("`createpolicy` needs a destination".into()),
-            }),
-            _ => None,
+            },
         }
     }
 

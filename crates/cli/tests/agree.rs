@@ -1,0 +1,134 @@
+//! The checker and the engine agree: every opcode the checker's table
+//! accepts either has a decoder in the engine or is in the one list of what
+//! is not supported yet (`ptxsim_exec::unsupported::NOT_SUPPORTED_YET`),
+//! every opcode entry of that list really has no decoder, README.md
+//! publishes the same list, and loading every accepted module of
+//! `tests/check/` and `tests/corpus/` yields no unsupported form, operand or
+//! declaration outside it, while every other entry of the list (a form or a
+//! message) is met there, so that the list cannot outlive what it names.
+
+use ptxsim_check::rules::TABLE;
+use ptxsim_exec::program::Op;
+use ptxsim_exec::unsupported::NOT_SUPPORTED_YET;
+use ptxsim_exec::{decodes_opcode, Device};
+use std::path::{Path, PathBuf};
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+#[test]
+fn every_accepted_opcode_decodes_or_is_listed() {
+    let mut wrong = Vec::new();
+    for spec in TABLE {
+        let listed = NOT_SUPPORTED_YET.contains(&spec.op);
+        match (decodes_opcode(spec.op), listed) {
+            (true, true) => wrong.push(format!("`{}` has a decoder but is listed as not supported yet", spec.op)),
+            (false, false) => wrong.push(format!("`{}` is accepted by the checker, has no decoder and is not listed", spec.op)),
+            _ => {}
+        }
+    }
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+    let mut sorted = NOT_SUPPORTED_YET.to_vec();
+    sorted.sort_unstable();
+    sorted.dedup();
+    assert_eq!(sorted, NOT_SUPPORTED_YET, "the list is sorted and has no repeats");
+}
+
+/// The decoder answers for real instructions too: a known opcode with no
+/// decoder loads as an unsupported form naming it, one with a decoder does not.
+#[test]
+fn decodes_opcode_matches_loading() {
+    let src = |body: &str| {
+        format!(
+            ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .pred %p<2>;\n{body}\nret;\n}}\n"
+        )
+    };
+    let mut dev = Device::new();
+    // `nop` is accepted by the checker and has no decoder.
+    assert!(!decodes_opcode("nop"));
+    let m = dev.load(&src("nop;")).expect("loads");
+    let names = unsupported_names(&m);
+    assert_eq!(names, vec!["nop".to_string()]);
+    // `add.s32` has one.
+    assert!(decodes_opcode("add"));
+    let m = dev.load(&src("add.s32 %r1, %r2, %r3;")).expect("loads");
+    assert!(unsupported_names(&m).is_empty());
+}
+
+/// What the module's unsupported instructions name: the form for an
+/// unsupported instruction form, else the decoder's message.
+fn unsupported_names(m: &ptxsim_exec::Module) -> Vec<String> {
+    let mut out = Vec::new();
+    for f in &m.program.functions {
+        for i in &f.code {
+            if let Op::Unsupported(msg) = &i.op {
+                out.push(msg.strip_prefix("instruction `").and_then(|r| r.strip_suffix("` is not supported yet")).unwrap_or(msg).to_string());
+            }
+        }
+    }
+    out
+}
+
+/// The list entry that covers `name`: the name itself, or for a form
+/// (`tex.1d.v4.f32.s32`) an entry that is a dotted prefix of it.
+fn entry_of(name: &str) -> Option<&'static str> {
+    NOT_SUPPORTED_YET.iter().copied().find(|e| name == *e || name.strip_prefix(e).is_some_and(|r| r.starts_with('.')))
+}
+
+fn ptx_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    for e in rd.flatten() {
+        let p = e.path();
+        if p.is_dir() {
+            ptx_files(&p, out);
+        } else if p.extension().is_some_and(|x| x == "ptx") {
+            out.push(p);
+        }
+    }
+}
+
+#[test]
+fn accepted_modules_load_without_unlisted_unsupported_forms() {
+    let mut files = Vec::new();
+    ptx_files(&root().join("tests/check/accept"), &mut files);
+    let n_check = files.len();
+    ptx_files(&root().join("tests/corpus"), &mut files);
+    assert!(n_check >= 200 && files.len() >= n_check + 100, "found {n_check} accepted check files and {} in all", files.len());
+    files.sort();
+    let mut wrong = Vec::new();
+    let mut met = std::collections::BTreeSet::new();
+    for p in &files {
+        let src = std::fs::read_to_string(p).expect("readable");
+        let mut dev = Device::new();
+        let path = p.display().to_string();
+        let names = match dev.load_named(&path, &src) {
+            Ok(m) => unsupported_names(&m),
+            Err(e) => vec![e.message.strip_prefix(&format!("{path}: ")).unwrap_or(&e.message).to_string()],
+        };
+        for name in names {
+            match entry_of(&name) {
+                Some(e) => {
+                    met.insert(e);
+                }
+                None => wrong.push(format!("{path}: `{name}` is not in NOT_SUPPORTED_YET")),
+            }
+        }
+    }
+    for e in NOT_SUPPORTED_YET {
+        if !TABLE.iter().any(|s| s.op == *e) && !met.contains(e) {
+            wrong.push(format!("`{e}` is listed, is not an opcode without a decoder, and no accepted module meets it"));
+        }
+    }
+    assert!(wrong.is_empty(), "{} problems:\n{}", wrong.len(), wrong.join("\n"));
+}
+
+#[test]
+fn readme_publishes_the_list() {
+    let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");
+    let section = readme.split("\n## Not supported yet\n").nth(1).expect("README.md has a `## Not supported yet` section");
+    let section = section.split("\n## ").next().unwrap_or(section);
+    // One entry a line, as a code span that may hold backticks: - `` x ``
+    let published: Vec<&str> = section.lines().filter_map(|l| l.strip_prefix("- `` ")?.strip_suffix(" ``")).collect();
+    assert_eq!(published, NOT_SUPPORTED_YET, "README.md's `Not supported yet` list differs from NOT_SUPPORTED_YET");
+}
