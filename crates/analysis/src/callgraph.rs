@@ -17,7 +17,7 @@ pub enum Callees {
     /// functions named in its initialiser, in order).
     Targets(Vec<String>),
     /// Through a `.callprototype`: the address-taken functions are candidates.
-    Prototype { candidates: Vec<String> },
+    Prototype { candidates: std::sync::Arc<[String]> },
     /// The target could not be resolved.
     Unknown,
 }
@@ -95,6 +95,8 @@ impl CallGraph {
             }
         }
         let address_taken: Vec<String> = taken.into_iter().collect();
+        // Shared by every prototype call site (a copy per site is quadratic).
+        let candidates: std::sync::Arc<[String]> = address_taken.clone().into();
         let mut functions = Vec::new();
         for it in &m.items {
             let Item::Function(f) = it else { continue };
@@ -122,7 +124,7 @@ impl CallGraph {
                         ),
                         Some(l) if tables.contains_key(l) => Callees::Targets(tables[l].clone()),
                         Some(l) if flat.prototypes.contains_key(l) => {
-                            Callees::Prototype { candidates: address_taken.clone() }
+                            Callees::Prototype { candidates: candidates.clone() }
                         }
                         _ => Callees::Unknown,
                     },

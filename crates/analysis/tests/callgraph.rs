@@ -52,6 +52,6 @@ fn callprototype_candidates_are_the_address_taken_functions() {
     // and in dispatch: `call fptr, (x, y), Fproto;`
     let g = graph("call_callprototype.ptx");
     assert_eq!(callees_of(&g, "call_callprototype"), vec![Callees::Direct("dispatch".into())]);
-    assert_eq!(callees_of(&g, "dispatch"), vec![Callees::Prototype { candidates: names(&["store_max", "store_sum"]) }]);
+    assert_eq!(callees_of(&g, "dispatch"), vec![Callees::Prototype { candidates: names(&["store_max", "store_sum"]).into() }]);
     assert!(callees_of(&g, "store_sum").is_empty());
 }

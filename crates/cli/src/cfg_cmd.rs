@@ -212,7 +212,10 @@ fn callees_text(c: &Callees) -> String {
         Callees::Targets(l) => format!("calls one of {} (its flist)", l.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", ")),
         Callees::Prototype { candidates } if candidates.is_empty() => "calls through a prototype; no function of the module has its address taken".into(),
         Callees::Prototype { candidates } => {
-            format!("calls through a prototype; candidates (address taken): {}", candidates.iter().map(|f| format!("`{f}`")).collect::<Vec<_>>().join(", "))
+            // At most 16 names per call site: the list is the module's, not the site's.
+            let shown: Vec<String> = candidates.iter().take(16).map(|f| format!("`{f}`")).collect();
+            let more = if candidates.len() > 16 { format!(" and {} more", candidates.len() - 16) } else { String::new() };
+            format!("calls through a prototype; candidates (address taken): {}{more}", shown.join(", "))
         }
         Callees::Unknown => "calls an unresolved target".into(),
     }
@@ -222,7 +225,7 @@ fn call_json(c: &CallSite, line: u32) -> Value {
     let (kind, callees) = match &c.callees {
         Callees::Direct(f) => ("direct", vec![f.clone()]),
         Callees::Targets(l) => ("flist", l.clone()),
-        Callees::Prototype { candidates } => ("prototype", candidates.clone()),
+        Callees::Prototype { candidates } => ("prototype", candidates.to_vec()),
         Callees::Unknown => ("unknown", vec![]),
     };
     json!({ "instr": c.instr, "line": line, "kind": kind, "callees": callees })
