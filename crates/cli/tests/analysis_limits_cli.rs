@@ -6,7 +6,7 @@
 
 mod common;
 
-use common::{ptxsim_measured, temp_dir};
+use common::{ptxsim_measured, temp_dir, MB};
 use std::time::Duration;
 
 const HDR: &str = ".version 7.8\n.target sm_70\n.address_size 64\n";
@@ -110,4 +110,37 @@ fn dot_of_several_functions_is_one_digraph_with_a_cluster_each() {
     // One function: the single digraph as before.
     let r = ptxsim_measured(&["cfg", "--format", "dot", "--function", "k", p.to_str().unwrap()], Duration::from_secs(30));
     assert!(r.stdout.starts_with("digraph \"k\""), "{}", r.stdout);
+}
+
+/// `n` copies of a kernel that takes two functions' addresses and calls
+/// through a `.callprototype`: every call site's candidates are all the
+/// module's address-taken functions (2n of them).
+fn prototype_copies(n: usize) -> String {
+    let mut s = String::from(HDR);
+    for i in 0..n {
+        s.push_str(&format!(
+            ".func (.param .b32 r) inc{i}(.param .b32 x)\n{{\n.reg .b32 %v;\nld.param.b32 %v, [x];\nst.param.b32 [r], %v;\nret;\n}}\n\
+             .func (.param .b32 r) dec{i}(.param .b32 x)\n{{\n.reg .b32 %v;\nld.param.b32 %v, [x];\nst.param.b32 [r], %v;\nret;\n}}\n\
+             .visible .entry k{i}(.param .u32 n)\n{{\n.reg .u64 %fp;\n.reg .b32 %a, %b;\nFproto: .callprototype (.param .b32 _) _ (.param .b32 _);\n\
+             mov.u64 %fp, inc{i};\nmov.u64 %fp, dec{i};\nld.param.u32 %a, [n];\n{{\n.param .b32 pa;\n.param .b32 pr;\nst.param.b32 [pa], %a;\n\
+             call (pr), %fp, (pa), Fproto;\nld.param.b32 %b, [pr];\n}}\nret;\n}}\n"
+        ));
+    }
+    s
+}
+
+#[test]
+fn cfg_shares_one_candidate_list_among_prototype_call_sites() {
+    let dir = temp_dir("proto");
+    let p = dir.join("proto.ptx");
+    std::fs::write(&p, prototype_copies(3000)).unwrap();
+    let r = ptxsim_measured(&["check", p.to_str().unwrap()], Duration::from_secs(120));
+    assert_eq!(r.code, Some(0), "{}{}", r.stdout, r.stderr);
+    let r = ptxsim_measured(&["cfg", p.to_str().unwrap()], Duration::from_secs(120));
+    assert_eq!(r.code, Some(0), "{}", r.stderr);
+    // Text shows 16 names per site and how many more.
+    assert!(r.stdout.contains("calls through a prototype; candidates (address taken): `dec0`, `dec1`,") && r.stdout.contains(" and 5984 more"), "{}", &r.stdout[..r.stdout.len().min(3000)]);
+    // 3,000 sites x 6,000 names copied per site took gigabytes.
+    assert!(r.peak_rss < 200 * MB, "peak RSS {} MB", r.peak_rss / MB);
+    assert!(r.wall < Duration::from_secs(30), "{:?}", r.wall);
 }
