@@ -199,7 +199,7 @@ impl Warp {
 
     /// Makes this warp what `Warp::new(id, valid, tid, local_limit)` would
     /// return, keeping its buffers (frames, register files, local memory,
-    /// stack) for reuse: a rayon worker runs CTA after CTA in the same
+    /// stack) for reuse: a launch worker runs CTA after CTA in the same
     /// warps. Frames come back in index order, local memory reads as zeros.
     /// The caller sets `tid` (in place).
     pub fn reset(&mut self, id: u32, valid: u32, local_limit: u32) {
