@@ -516,53 +516,8 @@ impl Run<'_> {
             let cc_m = |cc: CcTest, mw: &MWarp| cc.eval(&mw.cc);
             match &ins.op {
                 MOp::Data { pc, .. } => {
-                    let f = &self.mp.functions[self.func_of[mw.pc]];
-                    let frame_func = mw.w.frames[mw.frame as usize].func;
-                    if frame_func != f.ptx {
-                        return Err(Fault::Run(RunError::new(TrapKind::Unsupported, format!("a data instruction of `{}` runs in a frame of another function (reached without a CAL)", f.name))));
-                    }
-                    let Some(pi) = self.setup.program.functions[f.ptx as usize].code.get(*pc as usize) else {
-                        return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "internal: data instruction index out of range")));
-                    };
-                    match op_class(&pi.op) {
-                        OpClass::Data => {
-                            step_data(&self.env, shared, &mut mw.w, mw.frame, pi, mw.active).map_err(|mut e| {
-                                e.line = e.line.or(Some(pi.line));
-                                Fault::Run(e)
-                            })?;
-                            mw.pc += 1;
-                        }
-                        OpClass::Sync => match &pi.op {
-                            Op::Bar { .. } => {
-                                let at = barrier::args(self.setup, &self.env, shared, &mut mw.w, mw.frame, *pc, mw.active).map_err(|mut e| {
-                                    e.line = e.line.or(Some(pi.line));
-                                    Fault::Run(e)
-                                })?;
-                                let Some((m, args)) = at else {
-                                    mw.pc += 1;
-                                    continue;
-                                };
-                                let waiter = Waiter { warp: mw.w.id, frame: mw.frame, pc: mw.pc as u32, mask: m, kind: args.kind, dst: args.dst };
-                                if self.bars.arrive(&args, waiter) {
-                                    return Ok(Stop::Barrier(args.id));
-                                }
-                                mw.pc += 1;
-                            }
-                            Op::Nanosleep { .. } => mw.pc += 1,
-                            _ => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "cluster barriers are not supported by the sass engine yet"))),
-                        },
-                        OpClass::Control => {
-                            let m = ptxsim_exec::datapath::guard_mask(&mw.w.frames[mw.frame as usize], pi.guard, mw.active);
-                            return Err(Fault::Run(match &pi.op {
-                                Op::Trap if m != 0 => RunError::new(TrapKind::Trap, "the kernel executed `trap`"),
-                                Op::Trap => {
-                                    mw.pc += 1;
-                                    continue;
-                                }
-                                Op::Unsupported(name) => RunError::new(TrapKind::Unsupported, format!("`{name}` is not supported yet")),
-                                _ => RunError::new(TrapKind::Unsupported, "PTX control flow in a data line: write it as machine instructions"),
-                            }));
-                        }
+                    if let Some(stop) = self.data_line(mw, shared, *pc)? {
+                        return Ok(stop);
                     }
                 }
                 MOp::Nop => mw.pc += 1,
@@ -722,86 +677,151 @@ impl Run<'_> {
                     mw.api_depth += 1;
                     mw.pc = t;
                 }
-                MOp::Mov32i { d, imm } => {
-                    for l in lanes(Self::guard(mw, &ins.guard)) {
-                        Self::set(mw, *d, l, *imm);
-                    }
-                    mw.pc += 1;
-                }
-                MOp::Iadd { x, cc, d, a, b } => {
-                    for l in lanes(Self::guard(mw, &ins.guard)) {
-                        let old = mw.cc.lane(l as u32);
-                        let (r, fl) = iadd_flags(Self::reg(mw, &AnyReg::R(*a), l), Self::src(mw, b, l), *x && old.c, *x, old.z);
-                        Self::set(mw, *d, l, r);
-                        if *cc {
-                            mw.cc.set_lane(l as u32, fl);
-                        }
-                    }
-                    mw.pc += 1;
-                }
-                MOp::Fadd { cc, d, a, b } => {
-                    for l in lanes(Self::guard(mw, &ins.guard)) {
-                        let r = f32::from_bits(Self::reg(mw, &AnyReg::R(*a), l)) + f32::from_bits(Self::src(mw, b, l));
-                        Self::set(mw, *d, l, r.to_bits());
-                        if *cc {
-                            mw.cc.set_lane(l as u32, float_flags(r));
-                        }
-                    }
-                    mw.pc += 1;
-                }
-                MOp::Iset { cmp, unsigned, cc, d, a, b } => {
-                    for l in lanes(Self::guard(mw, &ins.guard)) {
-                        let (x, y) = (Self::reg(mw, &AnyReg::R(*a), l), Self::src(mw, b, l));
-                        let r = if *unsigned { cmp.eval(x, y) } else { cmp.eval(x as i32, y as i32) };
-                        Self::set(mw, *d, l, if r { u32::MAX } else { 0 });
-                        if *cc {
-                            mw.cc.set_lane(l as u32, bm_flags(r));
-                        }
-                    }
-                    mw.pc += 1;
-                }
-                MOp::Fset { test, cc, d, a, b } => {
-                    for l in lanes(Self::guard(mw, &ins.guard)) {
-                        let (x, y) = (f32::from_bits(Self::reg(mw, &AnyReg::R(*a), l)), f32::from_bits(Self::src(mw, b, l)));
-                        // The comparison's flags are those of x - y's sign and
-                        // zero, with NaN setting Z and S: the CC test then decides.
-                        let fl = if x.is_nan() || y.is_nan() { float_flags(f32::NAN) } else { float_flags(if x == y { 0.0 } else if x < y { -1.0 } else { 1.0 }) };
-                        let r = test.holds(fl);
-                        Self::set(mw, *d, l, if r { u32::MAX } else { 0 });
-                        if *cc {
-                            mw.cc.set_lane(l as u32, bm_flags(r));
-                        }
-                    }
-                    mw.pc += 1;
-                }
-                MOp::Shl { d, a, sh } => {
-                    for l in lanes(Self::guard(mw, &ins.guard)) {
-                        let v = Self::reg(mw, a, l) << sh;
-                        Self::set(mw, *d, l, v);
-                    }
-                    mw.pc += 1;
-                }
-                MOp::Ldc { d, bank, a, imm } => {
-                    let table = self.mp.tables.iter().find(|t| t.offset as i64 == *imm as i64).copied();
-                    for l in lanes(Self::guard(mw, &ins.guard)) {
-                        let off = Self::reg(mw, a, l) as i32 as i64 + *imm as i64;
-                        if let Some(t) = table {
-                            let end = t.offset as i64 + 4 * t.len as i64;
-                            if off < t.offset as i64 || off >= end {
-                                let idx = (off - t.offset as i64) / 4;
-                                return Err(Fault::Run(RunError::new(TrapKind::BrxIndexOutOfRange, format!("brx.idx index {idx} is outside its .branchtargets list of {} labels", t.len)).with_lane(Some(l as u32))));
-                            }
-                        }
-                        if *bank != 2 {
-                            return Err(Fault::Run(RunError::new(TrapKind::Unsupported, format!("constant bank {bank} is not modelled by the machine form"))));
-                        }
-                        let v = self.bank2(off).ok_or_else(|| Fault::Run(RunError::new(TrapKind::OutOfBounds, format!("c[0x2][{off:#x}] is outside bank 2 ({} bytes)", self.mp.bank2.len())).with_lane(Some(l as u32))))?;
-                        Self::set(mw, *d, l, v);
-                    }
-                    mw.pc += 1;
-                }
+                MOp::Mov32i { .. } | MOp::Iadd { .. } | MOp::Fadd { .. } | MOp::Iset { .. } | MOp::Fset { .. } | MOp::Shl { .. } | MOp::Ldc { .. } => self.register_line(mw, ins)?,
             }
         }
+    }
+
+    /// A data line: the PTX instruction at index `pc` of the current
+    /// function through the engine's data path, or a barrier through the
+    /// shared barrier bookkeeping. `Some` when the warp stops its turn.
+    fn data_line(&mut self, mw: &mut MWarp, shared: &mut [u8], pc: u32) -> Result<Option<Stop>, Fault> {
+        let f = &self.mp.functions[self.func_of[mw.pc]];
+        let frame_func = mw.w.frames[mw.frame as usize].func;
+        if frame_func != f.ptx {
+            return Err(Fault::Run(RunError::new(TrapKind::Unsupported, format!("a data instruction of `{}` runs in a frame of another function (reached without a CAL)", f.name))));
+        }
+        let Some(pi) = self.setup.program.functions[f.ptx as usize].code.get(pc as usize) else {
+            return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "internal: data instruction index out of range")));
+        };
+        match op_class(&pi.op) {
+            OpClass::Data => {
+                step_data(&self.env, shared, &mut mw.w, mw.frame, pi, mw.active).map_err(|mut e| {
+                    e.line = e.line.or(Some(pi.line));
+                    Fault::Run(e)
+                })?;
+                mw.pc += 1;
+            }
+            OpClass::Sync => match &pi.op {
+                Op::Bar { .. } => {
+                    let at = barrier::args(self.setup, &self.env, shared, &mut mw.w, mw.frame, pc, mw.active).map_err(|mut e| {
+                        e.line = e.line.or(Some(pi.line));
+                        Fault::Run(e)
+                    })?;
+                    let Some((m, args)) = at else {
+                        mw.pc += 1;
+                        return Ok(None);
+                    };
+                    let waiter = Waiter { warp: mw.w.id, frame: mw.frame, pc: mw.pc as u32, mask: m, kind: args.kind, dst: args.dst };
+                    if self.bars.arrive(&args, waiter) {
+                        return Ok(Some(Stop::Barrier(args.id)));
+                    }
+                    mw.pc += 1;
+                }
+                Op::Nanosleep { .. } => mw.pc += 1,
+                _ => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "cluster barriers are not supported by the sass engine yet"))),
+            },
+            OpClass::Control => {
+                let m = ptxsim_exec::datapath::guard_mask(&mw.w.frames[mw.frame as usize], pi.guard, mw.active);
+                return Err(Fault::Run(match &pi.op {
+                    Op::Trap if m != 0 => RunError::new(TrapKind::Trap, "the kernel executed `trap`"),
+                    Op::Trap => {
+                        mw.pc += 1;
+                        return Ok(None);
+                    }
+                    Op::Unsupported(name) => RunError::new(TrapKind::Unsupported, format!("`{name}` is not supported yet")),
+                    _ => RunError::new(TrapKind::Unsupported, "PTX control flow in a data line: write it as machine instructions"),
+                }));
+            }
+        }
+        Ok(None)
+    }
+
+    /// The flag- and register-writing machine instructions (MOV32I, IADD,
+    /// FADD, ISET, FSET, SHL, LDC) for the lanes of their guard.
+    fn register_line(&mut self, mw: &mut MWarp, ins: &MInstr) -> Result<(), Fault> {
+        match &ins.op {
+        MOp::Mov32i { d, imm } => {
+            for l in lanes(Self::guard(mw, &ins.guard)) {
+                Self::set(mw, *d, l, *imm);
+            }
+            mw.pc += 1;
+        }
+        MOp::Iadd { x, cc, d, a, b } => {
+            for l in lanes(Self::guard(mw, &ins.guard)) {
+                let old = mw.cc.lane(l as u32);
+                let (r, fl) = iadd_flags(Self::reg(mw, &AnyReg::R(*a), l), Self::src(mw, b, l), *x && old.c, *x, old.z);
+                Self::set(mw, *d, l, r);
+                if *cc {
+                    mw.cc.set_lane(l as u32, fl);
+                }
+            }
+            mw.pc += 1;
+        }
+        MOp::Fadd { cc, d, a, b } => {
+            for l in lanes(Self::guard(mw, &ins.guard)) {
+                let r = f32::from_bits(Self::reg(mw, &AnyReg::R(*a), l)) + f32::from_bits(Self::src(mw, b, l));
+                Self::set(mw, *d, l, r.to_bits());
+                if *cc {
+                    mw.cc.set_lane(l as u32, float_flags(r));
+                }
+            }
+            mw.pc += 1;
+        }
+        MOp::Iset { cmp, unsigned, cc, d, a, b } => {
+            for l in lanes(Self::guard(mw, &ins.guard)) {
+                let (x, y) = (Self::reg(mw, &AnyReg::R(*a), l), Self::src(mw, b, l));
+                let r = if *unsigned { cmp.eval(x, y) } else { cmp.eval(x as i32, y as i32) };
+                Self::set(mw, *d, l, if r { u32::MAX } else { 0 });
+                if *cc {
+                    mw.cc.set_lane(l as u32, bm_flags(r));
+                }
+            }
+            mw.pc += 1;
+        }
+        MOp::Fset { test, cc, d, a, b } => {
+            for l in lanes(Self::guard(mw, &ins.guard)) {
+                let (x, y) = (f32::from_bits(Self::reg(mw, &AnyReg::R(*a), l)), f32::from_bits(Self::src(mw, b, l)));
+                // The comparison's flags are those of x - y's sign and
+                // zero, with NaN setting Z and S: the CC test then decides.
+                let fl = if x.is_nan() || y.is_nan() { float_flags(f32::NAN) } else { float_flags(if x == y { 0.0 } else if x < y { -1.0 } else { 1.0 }) };
+                let r = test.holds(fl);
+                Self::set(mw, *d, l, if r { u32::MAX } else { 0 });
+                if *cc {
+                    mw.cc.set_lane(l as u32, bm_flags(r));
+                }
+            }
+            mw.pc += 1;
+        }
+        MOp::Shl { d, a, sh } => {
+            for l in lanes(Self::guard(mw, &ins.guard)) {
+                let v = Self::reg(mw, a, l) << sh;
+                Self::set(mw, *d, l, v);
+            }
+            mw.pc += 1;
+        }
+        MOp::Ldc { d, bank, a, imm } => {
+            let table = self.mp.tables.iter().find(|t| t.offset as i64 == *imm as i64).copied();
+            for l in lanes(Self::guard(mw, &ins.guard)) {
+                let off = Self::reg(mw, a, l) as i32 as i64 + *imm as i64;
+                if let Some(t) = table {
+                    let end = t.offset as i64 + 4 * t.len as i64;
+                    if off < t.offset as i64 || off >= end {
+                        let idx = (off - t.offset as i64) / 4;
+                        return Err(Fault::Run(RunError::new(TrapKind::BrxIndexOutOfRange, format!("brx.idx index {idx} is outside its .branchtargets list of {} labels", t.len)).with_lane(Some(l as u32))));
+                    }
+                }
+                if *bank != 2 {
+                    return Err(Fault::Run(RunError::new(TrapKind::Unsupported, format!("constant bank {bank} is not modelled by the machine form"))));
+                }
+                let v = self.bank2(off).ok_or_else(|| Fault::Run(RunError::new(TrapKind::OutOfBounds, format!("c[0x2][{off:#x}] is outside bank 2 ({} bytes)", self.mp.bank2.len())).with_lane(Some(l as u32))))?;
+                Self::set(mw, *d, l, v);
+            }
+            mw.pc += 1;
+        }
+            _ => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "internal: not a register instruction"))),
+        }
+        Ok(())
     }
 
     /// A CAL/JCAL/BRX that performs the PTX `call` at index `k` of the
