@@ -69,7 +69,7 @@ impl CallGraph {
                 Item::Function(f) => {
                     if let Some(flat) = FlatFunction::new(f) {
                         for i in &flat.instrs {
-                            if i.opcode.text == "call" {
+                            if ptxsim_isa::flow(i.opcode.text) == ptxsim_isa::Flow::Call {
                                 continue;
                             }
                             for o in &i.operands {
@@ -105,7 +105,7 @@ impl CallGraph {
             };
             let mut sites = Vec::new();
             for (k, i) in flat.instrs.iter().enumerate() {
-                if i.opcode.text != "call" {
+                if ptxsim_isa::flow(i.opcode.text) != ptxsim_isa::Flow::Call {
                     continue;
                 }
                 let names: Vec<&str> = i

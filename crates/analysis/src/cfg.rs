@@ -4,6 +4,7 @@
 //! every block that leaves the function.
 
 use crate::flat::FlatFunction;
+use ptxsim_isa::Flow;
 use ptxsim_syntax::ast::{Instruction, OperandKind};
 
 /// Index of a basic block.
@@ -28,15 +29,17 @@ pub enum Terminator {
 pub fn terminator(f: &FlatFunction<'_, '_>, i: &Instruction<'_>) -> Terminator {
     let conditional = i.guard.is_some();
     let uni = i.has_modifier(".uni");
-    match i.opcode.text {
-        "bra" => match i.operands.first().map(|o| &o.kind) {
+    // The control-flow kind is the opcode's row of the instruction description.
+    let Some(row) = ptxsim_isa::lookup(i.opcode.text) else { return Terminator::None };
+    match row.flow {
+        Flow::Branch => match i.operands.first().map(|o| &o.kind) {
             Some(OperandKind::Name { name, component: None }) => match f.label(name.text) {
                 Some(target) => Terminator::Branch { target, conditional, uni },
                 None => Terminator::Unresolved,
             },
             _ => Terminator::Unresolved,
         },
-        "brx" => match i.operands.get(1).map(|o| &o.kind) {
+        Flow::IndirectBranch => match i.operands.get(1).map(|o| &o.kind) {
             Some(OperandKind::Name { name, component: None }) => {
                 match f.branch_targets.get(name.text) {
                     Some(list) => {
@@ -54,8 +57,8 @@ pub fn terminator(f: &FlatFunction<'_, '_>, i: &Instruction<'_>) -> Terminator {
             }
             _ => Terminator::Unresolved,
         },
-        "ret" | "exit" | "trap" => Terminator::Leave { conditional },
-        _ => Terminator::None,
+        Flow::Ret | Flow::Exit | Flow::Trap => Terminator::Leave { conditional },
+        Flow::Seq | Flow::Call | Flow::Barrier => Terminator::None,
     }
 }
 

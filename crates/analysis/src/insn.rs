@@ -10,6 +10,7 @@
 //! are treated as divergent (the safe side).
 
 use crate::flat::FlatFunction;
+use ptxsim_isa::{Effect, Lanes};
 use ptxsim_syntax::ast::{Expr, FunctionKind, Instruction, OperandKind, StateSpace};
 use std::collections::HashMap;
 
@@ -166,16 +167,6 @@ pub fn special_register(name: &str) -> Option<bool> {
     None
 }
 
-/// Opcodes with no register result.
-fn no_dest(op: &str) -> bool {
-    matches!(
-        op,
-        "bra" | "brx" | "call" | "ret" | "exit" | "trap" | "brkpt" | "membar" | "fence" | "nanosleep" | "pmevent" | "setmaxnreg"
-            | "griddepcontrol" | "st" | "red" | "prefetch" | "prefetchu" | "sust" | "sured" | "cp" | "discard" | "applypriority"
-            | "stmatrix" | "bar.warp" | "wgmma" | "tcgen05"
-    )
-}
-
 impl InsnInfo {
     /// Register effects of `i` in function `f`.
     pub fn new(f: &FlatFunction<'_, '_>, regs: &RegTable<'_>, i: &Instruction<'_>) -> InsnInfo {
@@ -185,10 +176,17 @@ impl InsnInfo {
         let mut uses = Vec::new();
         let mut sources: Vec<String> = Vec::new();
         let first_is_mem = matches!(i.operands.first().map(|o| &o.kind), Some(OperandKind::Address(_) | OperandKind::Bracket(_)));
-        let bar_like = matches!(op, "bar" | "barrier");
-        let has_dest = if bar_like { i.has_modifier(".red") } else { !no_dest(op) && !first_is_mem && op != "mbarrier" || (op == "mbarrier" && !first_is_mem) };
+        // What the opcode writes is its row of the instruction description;
+        // an opcode no row knows (the checker reports it) is taken to write
+        // its first operand.
+        let row = ptxsim_isa::lookup(op);
+        let effect = row.map_or(Effect::Def, |r| r.effect);
+        let has_dest = match effect {
+            Effect::Barrier => i.has_modifier(".red"),
+            e => e.defines() && !first_is_mem,
+        };
         let mut ops = i.operands.iter();
-        if op == "call" {
+        if effect == Effect::Call {
             // call (rets), f, (args) [, flist]: `.reg` returns are results.
             for o in i.operands.iter() {
                 match &o.kind {
@@ -230,15 +228,14 @@ impl InsnInfo {
         let space = ["global", "shared", "const", "param", "local"].into_iter().find(|s| {
             i.modifiers.iter().any(|m| m.text.strip_prefix('.').is_some_and(|t| t == *s || t.starts_with(&format!("{s}::"))))
         });
-        let kind = match op {
-            "atom" => ResultKind::Source("an atomic operation".into()),
-            "shfl" | "match" | "elect" => ResultKind::Source(format!("`{op}` (each lane gets its own value)")),
-            "vote" | "activemask" | "redux" => ResultKind::Uniform,
-            "bar" | "barrier" => ResultKind::Uniform,
-            "cvta" if i.has_modifier(".local") && !i.has_modifier(".to") => {
+        let kind = match (op, row.map_or(Lanes::Data, |r| r.lanes)) {
+            (_, Lanes::Atomic) => ResultKind::Source("an atomic operation".into()),
+            (_, Lanes::PerLane) => ResultKind::Source(format!("`{op}` (each lane gets its own value)")),
+            (_, Lanes::Uniform) => ResultKind::Uniform,
+            ("cvta", _) if i.has_modifier(".local") && !i.has_modifier(".to") => {
                 ResultKind::Source("a generic address of local memory".into())
             }
-            "ld" | "ldu" => match space {
+            ("ld" | "ldu", _) => match space {
                 Some("local") => ResultKind::Source("a load from local memory".into()),
                 None => ResultKind::Source("a load from generic memory".into()),
                 Some("param") => param_load(f, i),

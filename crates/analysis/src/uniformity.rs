@@ -176,7 +176,7 @@ impl Uniformity {
             let relevant = match t {
                 Terminator::Branch { conditional, .. } | Terminator::Leave { conditional } => *conditional,
                 Terminator::IndirectBranch { .. } => true,
-                Terminator::None => i.opcode.text == "call",
+                Terminator::None => ptxsim_isa::flow(i.opcode.text) == ptxsim_isa::Flow::Call,
                 Terminator::Unresolved => false,
             };
             let b = cfg.block_of[k];

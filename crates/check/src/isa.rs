@@ -209,6 +209,20 @@ pub enum Feature {
     ReduxF32,
 }
 
+impl From<ptxsim_isa::Gate> for Feature {
+    /// The feature of an opcode-level gate of the instruction description.
+    fn from(g: ptxsim_isa::Gate) -> Feature {
+        use ptxsim_isa::Gate;
+        match g {
+            Gate::Activemask => Feature::Activemask,
+            Gate::MatchSync => Feature::MatchSync,
+            Gate::ReduxSync => Feature::ReduxSync,
+            Gate::SzextBmsk => Feature::SzextBmsk,
+            Gate::Dp4a => Feature::Dp4a,
+        }
+    }
+}
+
 /// One row of the gating table.
 pub struct Gate {
     pub feature: Feature,

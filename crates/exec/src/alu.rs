@@ -643,70 +643,8 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
     }
 }
 
-/// Comparison operators of `setp`/`set`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CmpOp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-    Lo,
-    Ls,
-    Hi,
-    Hs,
-    Equ,
-    Neu,
-    Ltu,
-    Leu,
-    Gtu,
-    Geu,
-    Num,
-    Nan,
-}
-
-impl CmpOp {
-    pub fn from_mod(m: &str) -> Option<CmpOp> {
-        Some(match m {
-            ".eq" => CmpOp::Eq,
-            ".ne" => CmpOp::Ne,
-            ".lt" => CmpOp::Lt,
-            ".le" => CmpOp::Le,
-            ".gt" => CmpOp::Gt,
-            ".ge" => CmpOp::Ge,
-            ".lo" => CmpOp::Lo,
-            ".ls" => CmpOp::Ls,
-            ".hi" => CmpOp::Hi,
-            ".hs" => CmpOp::Hs,
-            ".equ" => CmpOp::Equ,
-            ".neu" => CmpOp::Neu,
-            ".ltu" => CmpOp::Ltu,
-            ".leu" => CmpOp::Leu,
-            ".gtu" => CmpOp::Gtu,
-            ".geu" => CmpOp::Geu,
-            ".num" => CmpOp::Num,
-            ".nan" => CmpOp::Nan,
-            _ => return None,
-        })
-    }
-
-    /// Whether the manual allows this operator on integer (`int`) / bit-size (`bits`) types.
-    pub fn valid_int(self) -> bool {
-        matches!(
-            self,
-            CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge | CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs
-        )
-    }
-
-    pub fn valid_bits(self) -> bool {
-        matches!(self, CmpOp::Eq | CmpOp::Ne)
-    }
-
-    pub fn valid_float(self) -> bool {
-        !matches!(self, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)
-    }
-}
+/// Comparison operators of `setp`/`set`: decoded once, by `ptxsim_isa`.
+pub use ptxsim_isa::CmpOp;
 
 /// Integer comparison (`lo/ls/hi/hs` are unsigned whatever the type).
 #[inline(always)]

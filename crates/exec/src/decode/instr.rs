@@ -7,7 +7,8 @@
 //! never fails because of one kernel's instruction: only running it does.
 
 use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
-use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
+use ptxsim_isa::{CmpOp, Engine, Family};
+use crate::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
 use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
@@ -83,26 +84,34 @@ enum Route {
 
 /// The family decoder of opcode `opc` with the modifiers `has` reports, or
 /// `None` when the engine has none (the instruction is not supported yet).
-/// The decoder dispatches through this function alone, so
-/// [`decodes_opcode`] answers what it does.
+/// The opcode's family is its row of the instruction description
+/// (`ptxsim_isa`); [`ext::ext_route`] refines it for the modifiers that
+/// change the family (`add.cc`, `.f16x2`, `cvt.pack`). The decoder
+/// dispatches through this function alone, so [`decodes_opcode`] answers
+/// what it does.
 fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     if let Some(r) = ext::ext_route(opc, has) {
         return Some(Route::Ext(r));
     }
-    Some(match opc {
-        "mov" => Route::Mov,
-        "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "copysign" => Route::Binary,
-        "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2"
-        | "ex2" | "tanh" => Route::Unary,
-        "mad" | "fma" | "bfe" | "bfi" | "prmt" => Route::Ternary,
-        "setp" | "set" => Route::SetpLike,
-        "selp" | "slct" | "cvt" | "cvta" => Route::SelectConvert,
-        "ld" | "ldu" | "st" | "atom" | "red" => Route::Memory,
-        "bra" | "brx" | "call" | "ret" | "exit" | "trap" => Route::Control,
-        "bar" | "barrier" | "nanosleep" | "activemask" | "vote" | "shfl" => Route::WarpSync,
-        "lop3" | "shf" | "mul24" | "mad24" => Route::Bits,
-        "membar" | "fence" => Route::Fence,
-        _ => return None,
+    let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
+    Some(match family {
+        Family::Mov => Route::Mov,
+        Family::Binary => Route::Binary,
+        Family::Unary => Route::Unary,
+        Family::Ternary => Route::Ternary,
+        Family::SetpLike => Route::SetpLike,
+        Family::SelectConvert => Route::SelectConvert,
+        Family::Memory => Route::Memory,
+        Family::Control => Route::Control,
+        Family::WarpSync => Route::WarpSync,
+        Family::Bits => Route::Bits,
+        Family::Fence => Route::Fence,
+        Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
+        Family::Lane3 => Route::Ext(ext::Ext::Lane3),
+        Family::Testp => Route::Ext(ext::Ext::Testp),
+        Family::WarpCollective => Route::Ext(ext::Ext::WarpCollective),
+        Family::Hint => Route::Ext(ext::Ext::Hint),
+        Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
     })
 }
 
@@ -1311,7 +1320,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
 
     fn setp_like(&mut self, opc: &str, mods: &[&str], types: &[ScalarType], ops: &[Operand<'_>], ftz: bool) -> R<Op> {
         let unsupported = || DecodeError::Unsupported(format!("{opc}{}", mods.concat()));
-        let cmp = mods.iter().find_map(|m| CmpOp::from_mod(m)).ok_or_else(unsupported)?;
+        let cmp = mods.iter().find_map(|m| CmpOp::from_str(m)).ok_or_else(unsupported)?;
         let comb_op = mods.iter().find_map(|m| match *m {
             ".and" => Some(BoolOp::And),
             ".or" => Some(BoolOp::Or),

@@ -30,20 +30,16 @@ pub(super) enum Ext {
     CreatePolicy,
 }
 
-/// This file's decoder for opcode `opc` with the modifiers `has` reports, if
-/// it is one of this file's instructions.
+/// This file's decoder for an opcode whose modifiers change its family
+/// (the carry chain's `.cc`, packed halves, `cvt.pack`, `ex2.approx` on a
+/// half); the other opcodes' families are their rows of the instruction
+/// description (`ptxsim_isa`).
 pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
         "add" | "sub" | "mad" if has(".cc") => Ext::CarryChain,
-        "addc" | "subc" | "madc" => Ext::CarryChain,
-        "sad" | "dp4a" | "dp2a" | "bmsk" | "szext" | "fns" => Ext::Lane3,
         "cvt" if has(".pack") => Ext::Lane3,
-        "testp" => Ext::Testp,
-        "match" | "redux" | "elect" => Ext::WarpCollective,
         "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs" | "ex2" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         "ex2" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
-        "prefetch" | "prefetchu" | "applypriority" | "discard" => Ext::Hint,
-        "createpolicy" => Ext::CreatePolicy,
         _ => return None,
     })
 }
