@@ -217,6 +217,13 @@ pub struct Ctx<'f, 'a> {
     pub bodies: HashMap<&'a str, Span>,
     /// Every function name declared anywhere in the module, and where first.
     pub all_funcs: HashMap<&'a str, Span>,
+    /// Function names declared `.extern` somewhere in the module.
+    pub externs: std::collections::HashSet<&'a str>,
+    /// How calls to `.extern` functions without a body are judged.
+    pub mode: crate::Mode,
+    /// `.extern` functions called without a definition in the module (first
+    /// call site), in the order first called: left to the linker.
+    pub unresolved: Vec<(&'a str, Span)>,
     pub frames: Vec<Frame<'f, 'a>>,
     /// Diagnostics reported after all others (as ptxas orders them).
     pub deferred: Vec<Diagnostic>,
@@ -241,6 +248,9 @@ impl<'f, 'a> Ctx<'f, 'a> {
             funcs: Vec::new(),
             bodies: HashMap::new(),
             all_funcs: HashMap::new(),
+            externs: Default::default(),
+            mode: crate::Mode::Relocatable,
+            unresolved: Vec::new(),
             frames: vec![Frame::default()],
             all_sigs: Vec::new(),
             deferred: Vec::new(),

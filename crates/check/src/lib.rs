@@ -34,7 +34,9 @@
 //! - `check/brx-tlist`: `tlist` is a `.branchtargets` label visible here and
 //!   declared before the `brx.idx`; its entries are labels visible from it.
 //! - `check/call-target`: a direct callee is a `.func` declared before the
-//!   call and defined in the module (or a CUDA system call).
+//!   call and defined in the module, a CUDA system call, or (in
+//!   [`Mode::Relocatable`], the default, as `ptxas -c`) declared `.extern`:
+//!   such calls are left to the linker and listed in [`Checked::unresolved`].
 //! - `check/call-args`: counts, types, sizes and alignments of arguments and
 //!   return parameters match the callee (ptxas's relaxations included).
 //! - `check/call-indirect`: an indirect call names a call table, a
@@ -104,6 +106,21 @@ pub fn check_module(module: &Module<'_>) -> Vec<Diagnostic> {
     check_module_limited(module, usize::MAX).diagnostics
 }
 
+/// How a module is compiled, which decides whether a call to an `.extern`
+/// function that the module does not define is an error.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Mode {
+    /// Relocatable code (`ptxas -c`, `nvcc -rdc`): a call to an `.extern`
+    /// function without a body is left to the linker. A called function
+    /// declared without `.extern` must still be defined.
+    #[default]
+    Relocatable,
+    /// A whole program (`ptxas` without `-c`): every called function needs
+    /// a definition in the module ("Unresolved extern function"), CUDA
+    /// system calls aside.
+    WholeProgram,
+}
+
 /// What [`check_module_limited`] found: the diagnostics kept, and how many
 /// errors and warnings were found beyond the limit.
 #[derive(Debug, Default)]
@@ -111,14 +128,29 @@ pub struct Checked {
     pub diagnostics: Vec<Diagnostic>,
     pub errors_not_shown: usize,
     pub warnings_not_shown: usize,
+    /// `.extern` functions the module calls without defining them (in
+    /// [`Mode::Relocatable`]), with the span of the first call: what a linker
+    /// must provide.
+    pub unresolved: Vec<(String, ptxsim_syntax::Span)>,
 }
 
 /// Checks a parsed module, keeping at most `limit` errors and `limit`
 /// warnings (the check goes on to the end and counts the rest), so that a
 /// module with millions of problems costs memory for `limit` of them.
 pub fn check_module_limited(module: &Module<'_>, limit: usize) -> Checked {
+    check_module_mode(module, limit, Mode::Relocatable)
+}
+
+/// [`check_module_limited`] in the given compilation [`Mode`].
+pub fn check_module_mode(module: &Module<'_>, limit: usize, mode: Mode) -> Checked {
     let mut cx = ctx::Ctx::new();
     cx.limit = limit;
+    cx.mode = mode;
     module::check(&mut cx, module);
-    Checked { diagnostics: cx.diags, errors_not_shown: cx.errors_not_shown, warnings_not_shown: cx.warnings_not_shown }
+    Checked {
+        diagnostics: cx.diags,
+        errors_not_shown: cx.errors_not_shown,
+        warnings_not_shown: cx.warnings_not_shown,
+        unresolved: cx.unresolved.into_iter().map(|(n, s)| (n.to_string(), s)).collect(),
+    }
 }

@@ -15,6 +15,9 @@ pub fn check<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) {
     for item in &m.items {
         if let Item::Function(f) = item {
             cx.all_funcs.entry(f.name.text).or_insert(f.name.span);
+            if matches!(f.linkage.map(|l| l.value), Some(ptxsim_syntax::ast::Linkage::Extern)) {
+                cx.externs.insert(f.name.text);
+            }
             cx.all_sigs.push((
                 f.kind,
                 f.returns.iter().flatten().map(ParamSig::from_param).collect(),

@@ -10,7 +10,7 @@ fn render(name: &str, text: &str) -> String {
     let parsed = ptxsim_syntax::parse(text);
     let mut diags = parsed.diagnostics;
     if !diags.iter().any(Diagnostic::is_error) {
-        diags.extend(ptxsim_check::check_module(&parsed.module));
+        diags.extend(ptxsim_check::check_module_mode(&parsed.module, usize::MAX, ptxsim_check::Mode::WholeProgram).diagnostics);
     }
     SourceFile::new(name, text).render(&diags, false)
 }

@@ -50,7 +50,7 @@ fn diagnose(text: &str) -> Vec<Diagnostic> {
     let parsed = ptxsim_syntax::parse(text);
     let mut diags = parsed.diagnostics;
     if !diags.iter().any(Diagnostic::is_error) {
-        diags.extend(ptxsim_check::check_module(&parsed.module));
+        diags.extend(ptxsim_check::check_module_mode(&parsed.module, usize::MAX, ptxsim_check::Mode::WholeProgram).diagnostics);
     }
     diags
 }
@@ -113,4 +113,41 @@ fn dump_first_errors() {
             eprintln!("{}\n  ptxas: {}\n  ours:  {} [{}] {}", r.path, r.message, file.line_col(d.primary.span).0, d.code, d.message);
         }
     }
+}
+
+/// `tests/check/relocatable/`: calls to `.extern` functions, recorded with
+/// ptxas 12.9 both with `-c` (relocatable code, `Mode::Relocatable`, the
+/// default) and without (a whole program, `Mode::WholeProgram`). ptxsim
+/// agrees with both, and in relocatable mode lists the `.extern` functions a
+/// module calls without defining them.
+#[test]
+fn relocatable_verdicts_agree_with_ptxas() {
+    let dir = root().join("relocatable");
+    let text = std::fs::read_to_string(dir.join("verdicts.tsv")).expect("relocatable/verdicts.tsv");
+    let mut n = 0;
+    let mut mismatches = Vec::new();
+    for l in text.lines().skip(1).filter(|l| !l.trim().is_empty()) {
+        let c: Vec<&str> = l.split('\t').collect();
+        let (path, rc_c, rc_whole): (&str, i32, i32) = (c[0], c[1].parse().expect("rc12_c"), c[3].parse().expect("rc12"));
+        assert_eq!(path.starts_with("accept/"), rc_c == 0, "{path}: the directory is the `ptxas -c` verdict");
+        let src = std::fs::read_to_string(dir.join(path)).expect("read");
+        let parsed = ptxsim_syntax::parse(&src);
+        assert!(!parsed.diagnostics.iter().any(Diagnostic::is_error), "{path} parses");
+        for (mode, want) in [(ptxsim_check::Mode::Relocatable, rc_c), (ptxsim_check::Mode::WholeProgram, rc_whole)] {
+            let checked = ptxsim_check::check_module_mode(&parsed.module, usize::MAX, mode);
+            let ours = if checked.diagnostics.iter().any(Diagnostic::is_error) { 255 } else { 0 };
+            if ours != want {
+                mismatches.push(format!("{path} in {mode:?}: ptxas {want}, ptxsim {ours}: {:?}", checked.diagnostics.first().map(|d| &d.message)));
+            }
+            // An accepted call to an `.extern` function without a body is
+            // what ptxas -c accepts and whole-program ptxas rejects.
+            let unresolved_call = rc_c == 0 && rc_whole != 0;
+            if mode == ptxsim_check::Mode::Relocatable && rc_c == 0 {
+                assert_eq!(!checked.unresolved.is_empty(), unresolved_call, "{path}: unresolved {:?}", checked.unresolved);
+            }
+        }
+        n += 1;
+    }
+    assert!(n >= 9, "{n} files");
+    assert!(mismatches.is_empty(), "{}", mismatches.join("\n"));
 }

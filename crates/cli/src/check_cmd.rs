@@ -21,6 +21,12 @@ pub struct Args {
     /// counted ("N more errors not shown").
     #[arg(long, default_value_t = DEFAULT_MAX_ERRORS, value_parser = clap::value_parser!(u32).range(1..))]
     max_errors: u32,
+    /// Check each module as a whole program (`ptxas` without `-c`): a call
+    /// to an `.extern` function needs its definition in the module. By
+    /// default a module is relocatable code (`ptxas -c`, `nvcc -rdc`) and
+    /// such calls are left to the linker (listed in the summary).
+    #[arg(long)]
+    whole_program: bool,
 }
 
 #[derive(clap::Args)]
@@ -42,6 +48,9 @@ pub struct Report {
     pub diags: Vec<Diagnostic>,
     pub errors_not_shown: usize,
     pub warnings_not_shown: usize,
+    /// `.extern` functions called and not defined (relocatable mode), with
+    /// the line of the first call.
+    pub unresolved: Vec<(String, u32)>,
 }
 
 impl Report {
@@ -57,12 +66,14 @@ impl Report {
 /// Parses and checks one module's text, keeping at most `max` errors and
 /// `max` warnings: syntax errors first; the checker runs only on a module
 /// that parsed cleanly.
-pub fn diagnose(text: &str, max: usize) -> Report {
+pub fn diagnose(text: &str, max: usize, mode: ptxsim_check::Mode) -> Report {
     let parsed = ptxsim_syntax::parse_with_limit(text, max);
-    let mut r = Report { errors_not_shown: parsed.errors_not_shown, warnings_not_shown: 0, diags: parsed.diagnostics };
+    let mut r = Report { errors_not_shown: parsed.errors_not_shown, warnings_not_shown: 0, diags: parsed.diagnostics, unresolved: Vec::new() };
     if !r.diags.iter().any(Diagnostic::is_error) {
-        let checked = ptxsim_check::check_module_limited(&parsed.module, max);
+        let checked = ptxsim_check::check_module_mode(&parsed.module, max, mode);
         drop(parsed.module);
+        let lines = ptxsim_syntax::LineIndex::new(text);
+        r.unresolved = checked.unresolved.iter().map(|(n, s)| (n.clone(), lines.line(s.start))).collect();
         r.diags.extend(checked.diagnostics);
         r.errors_not_shown += checked.errors_not_shown;
         r.warnings_not_shown += checked.warnings_not_shown;
@@ -98,6 +109,10 @@ pub fn run(a: Args) -> ExitCode {
     let color = use_color(a.color);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let mode = if a.whole_program { ptxsim_check::Mode::WholeProgram } else { ptxsim_check::Mode::Relocatable };
+    // (file, function, line of the first call) of every `.extern` function
+    // called without a definition: what a linker must provide.
+    let mut unresolved: Vec<(String, String, u32)> = Vec::new();
     let mut json_first = true;
     if matches!(a.format, Format::Json) {
         let _ = write!(out, "{{\"diagnostics\":[");
@@ -122,7 +137,8 @@ pub fn run(a: Args) -> ExitCode {
                 continue;
             }
         };
-        let report = diagnose(&text, max);
+        let report = diagnose(&text, max, mode);
+        unresolved.extend(report.unresolved.iter().map(|(f, l)| (name.clone(), f.clone(), *l)));
         errors += report.errors();
         warnings += report.warnings();
         not_shown_total += report.errors_not_shown + report.warnings_not_shown;
@@ -155,6 +171,7 @@ pub fn run(a: Args) -> ExitCode {
                 "warnings": warnings,
                 "not_shown": not_shown_total,
                 "unreadable_files": io_errors,
+                "unresolved": unresolved.iter().map(|(file, f, l)| serde_json::json!({"file": file, "function": f, "line": l})).collect::<Vec<_>>(),
             });
             let _ = writeln!(out, "],\"summary\":{summary}}}");
             let _ = out.flush();
@@ -174,6 +191,15 @@ pub fn run(a: Args) -> ExitCode {
                     what.push(format!("{} not read", plural(io_errors, "file")));
                 }
                 eprintln!("{} checked: {}", plural(files, "file"), what.join(", "));
+            }
+            if !unresolved.is_empty() {
+                eprintln!("left to the linker ({} called, declared `.extern` and not defined; --whole-program rejects them):", plural(unresolved.len(), "function"));
+                for (file, f, l) in unresolved.iter().take(16) {
+                    eprintln!("  {} ({file}:{l})", ptxsim_syntax::diag::bound_text(format!("`{f}`")));
+                }
+                if unresolved.len() > 16 {
+                    eprintln!("  ... and {} more", unresolved.len() - 16);
+                }
             }
         }
     }
@@ -200,7 +226,7 @@ pub fn fmt(a: FmtArgs) -> ExitCode {
         Err(code) => return code,
     };
     let name = a.file.display().to_string();
-    let report = diagnose(&text, DEFAULT_MAX_ERRORS as usize);
+    let report = diagnose(&text, DEFAULT_MAX_ERRORS as usize, ptxsim_check::Mode::Relocatable);
     if report.errors() > 0 {
         let errors: Vec<Diagnostic> = report.diags.into_iter().filter(Diagnostic::is_error).collect();
         eprint!("{}", SourceFile::new(&name, &text).render(&errors, false));

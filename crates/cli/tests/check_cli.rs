@@ -98,3 +98,27 @@ fn errors_in_one_file_do_not_hide_another() {
     assert!(text.contains(&bad.display().to_string()), "{text}");
     assert!(!text.contains(&good.display().to_string()), "{text}");
 }
+
+/// A module that calls an `.extern` function it does not define: accepted by
+/// default (relocatable code, as `ptxas -c`: tests/check/relocatable), with
+/// the function listed as left to the linker; `--whole-program` rejects it
+/// (as `ptxas` without `-c`: "Unresolved extern function").
+#[test]
+fn extern_calls_are_left_to_the_linker_unless_whole_program() {
+    let src = ".version 7.8\n.target sm_70\n.address_size 64\n.extern .func (.param .b32 r) ext_f(.param .b32 a);\n.visible .entry k()\n{\n    .reg .b32 %r;\n    {\n    .param .b32 pa;\n    .param .b32 pr;\n    st.param.b32 [pa], 1;\n    call (pr), ext_f, (pa);\n    ld.param.b32 %r, [pr];\n    }\n    ret;\n}\n";
+    let p = temp_file("extern_call.ptx", src.as_bytes());
+    let name = p.display().to_string();
+    let out = ptxsim(&["check", &name]);
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("left to the linker") && err.contains(&format!("`ext_f` ({name}:12)")), "{err}");
+    let out = ptxsim(&["check", "--format", "json", &name]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    assert_eq!(v["summary"]["errors"], 0);
+    assert_eq!(v["summary"]["unresolved"][0]["function"], "ext_f");
+    assert_eq!(v["summary"]["unresolved"][0]["line"], 12);
+    let out = ptxsim(&["check", "--whole-program", &name]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("error[check/call-target]: `ext_f` is called but never defined in this module"), "{text}");
+}

@@ -342,7 +342,8 @@ impl Device {
         if parsed.diagnostics.iter().any(|d| d.is_error()) {
             return Err(RunError::new(TrapKind::LoadError, file.render(&parsed.diagnostics, false)));
         }
-        let diags = ptxsim_check::check_module(&parsed.module);
+        // One module alone is a whole program (as `ptxas` without `-c`).
+        let diags = ptxsim_check::check_module_mode(&parsed.module, usize::MAX, ptxsim_check::Mode::WholeProgram).diagnostics;
         if diags.iter().any(|d| d.is_error()) {
             return Err(RunError::new(TrapKind::LoadError, file.render(&diags, false)));
         }

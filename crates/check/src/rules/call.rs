@@ -103,12 +103,26 @@ pub fn call<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, d: &Decoded<'a
                 return;
             }
             if !cx.bodies.contains_key(name.text) && !SYSCALLS.contains(&name.text) {
-                cx.emit(
-                    Diagnostic::error("check/call-target", target.span, format!("`{}` is called but never defined in this module", name.text))
-                        .with_label("unresolved function")
-                        .with_secondary(fspan, "declared without a body here")
-                        .with_note("rule check/call-target: ptxas compiles a module as a whole program, so a called `.extern` function needs a definition (ptxas: \"Unresolved extern function\"); only CUDA system calls such as `vprintf` are resolved without one"),
-                );
+                let is_extern = cx.externs.contains(name.text);
+                if is_extern && cx.mode == crate::Mode::Relocatable {
+                    if !cx.unresolved.iter().any(|u| u.0 == name.text) {
+                        cx.unresolved.push((name.text, target.span));
+                    }
+                } else if is_extern {
+                    cx.emit(
+                        Diagnostic::error("check/call-target", target.span, format!("`{}` is called but never defined in this module", name.text))
+                            .with_label("unresolved function")
+                            .with_secondary(fspan, "declared `.extern` without a body here")
+                            .with_note("rule check/call-target: a whole program (ptxas without `-c`) needs a definition of every called `.extern` function (ptxas: \"Unresolved extern function\"); only CUDA system calls such as `vprintf` are resolved without one. Relocatable code (`ptxas -c`, the default of `ptxsim check`) leaves it to the linker"),
+                    );
+                } else {
+                    cx.emit(
+                        Diagnostic::error("check/call-target", target.span, format!("`{}` is called but never defined in this module", name.text))
+                            .with_label("unresolved function")
+                            .with_secondary(fspan, "declared without a body and without `.extern` here")
+                            .with_note("rule check/call-target: a function declared without `.extern` must be defined in the same module, even in relocatable code (ptxas -c: \"Unresolved extern function\"); a function that another module defines is declared `.extern`"),
+                    );
+                }
             }
             let returns = cx.funcs[fi].returns.clone();
             let params = cx.funcs[fi].params.clone();
