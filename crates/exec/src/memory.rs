@@ -174,8 +174,22 @@ impl GlobalMemory {
     pub fn write_bytes(&self, addr: u64, bytes: &[u8]) -> bool {
         let Some(i) = self.find(addr, bytes.len() as u64) else { return false };
         let a = &self.allocs[i];
-        for (k, b) in bytes.iter().enumerate() {
-            a.write(addr - a.base + k as u64, 1, *b as u64);
+        let off = addr - a.base;
+        // The unaligned head byte by byte, then whole words, then the tail.
+        let head = (((8 - (off & 7)) & 7) as usize).min(bytes.len());
+        for (k, b) in bytes[..head].iter().enumerate() {
+            a.write(off + k as u64, 1, *b as u64);
+        }
+        let body = &bytes[head..];
+        let w0 = ((off + head as u64) >> 3) as usize;
+        let mut chunks = body.chunks_exact(8);
+        for (w, c) in a.words[w0..].iter().zip(&mut chunks) {
+            w.store(u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]), Relaxed);
+        }
+        let tail = chunks.remainder();
+        let t0 = off + (bytes.len() - tail.len()) as u64;
+        for (k, b) in tail.iter().enumerate() {
+            a.write(t0 + k as u64, 1, *b as u64);
         }
         true
     }
@@ -184,9 +198,20 @@ impl GlobalMemory {
         let i = self.find(addr, len)?;
         let a = &self.allocs[i];
         let off = addr - a.base;
-        let mut out = Vec::with_capacity(len as usize);
-        for k in 0..len {
+        let len = usize::try_from(len).ok()?;
+        let mut out = Vec::with_capacity(len);
+        // Whole words where the range covers them, bytes at the edges.
+        let head = (((8 - (off & 7)) & 7) as usize).min(len);
+        for k in 0..head as u64 {
             out.push(a.read(off + k, 1) as u8);
+        }
+        let words = (len - head) / 8;
+        let w0 = ((off + head as u64) >> 3) as usize;
+        for w in &a.words[w0..w0 + words] {
+            out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
+        }
+        for k in out.len()..len {
+            out.push(a.read(off + k as u64, 1) as u8);
         }
         Some(out)
     }
@@ -315,5 +340,39 @@ pub(crate) fn explain_global(global: &[(u64, u64, String)], a: u64, size: u64) -
         }
         (_, Some(g)) => format!("is {} bytes before the start of {} ({} bytes at {:#x})", g.0 - a, g.2, g.1, g.0),
         _ => "is outside every allocation (there are none)".to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! The word-wise host copies against a byte-at-a-time model.
+    use super::*;
+    use proptest::prelude::*;
+
+    proptest! {
+        #[test]
+        fn host_copies_equal_bytewise(size in 1u64..80, off in 0u64..80, data in proptest::collection::vec(any::<u8>(), 0..80), fill in any::<u8>()) {
+            let mut g = GlobalMemory::new();
+            let base = g.alloc(size, u64::MAX).unwrap();
+            let mut model = vec![fill; size as usize];
+            prop_assert!(g.write_bytes(base, &model));
+            let fits = off + data.len() as u64 <= size;
+            prop_assert_eq!(g.write_bytes(base + off, &data), fits);
+            if fits {
+                model[off as usize..off as usize + data.len()].copy_from_slice(&data);
+            }
+            let a = &g.allocs[0];
+            let bytewise: Vec<u8> = (0..size).map(|k| a.read(k, 1) as u8).collect();
+            prop_assert_eq!(&bytewise, &model);
+            for start in 0..size {
+                for len in [0, 1, 7, 8, 9, 17, size - start] {
+                    if start + len <= size {
+                        let got = g.read_bytes(base + start, len).unwrap();
+                        prop_assert_eq!(&got[..], &model[start as usize..(start + len) as usize]);
+                    }
+                }
+            }
+            prop_assert!(g.read_bytes(base + size, 1).is_none());
+        }
     }
 }
