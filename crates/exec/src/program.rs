@@ -13,6 +13,51 @@ use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 /// Index of a function in [`Program::functions`].
 pub type FuncId = u32;
 
+/// The 32 lanes of a register, one 64-bit slot per lane.
+pub type L = [u64; 32];
+/// A unary lane kernel: the 32 results of one operand's 32 lanes.
+pub type K1 = fn(&L) -> L;
+/// A binary lane kernel.
+pub type K2 = fn(&L, &L) -> L;
+/// A ternary lane kernel.
+pub type K3 = fn(&L, &L, &L) -> L;
+/// A comparison lane kernel: the lanes where it holds.
+pub type KCmp = fn(&L, &L) -> u32;
+
+/// The lane kernel an instruction runs, chosen when it was decoded (for
+/// its operation, type, `.ftz`, `.sat`, rounding and the CPU's features),
+/// or none where the instruction runs lane by lane through `alu`. It is a
+/// function of the instruction's other fields, so it takes no part in
+/// comparisons.
+#[derive(Clone, Copy)]
+pub struct Kern<F>(Option<F>);
+
+impl<F: Copy> Kern<F> {
+    /// No kernel: the instruction runs lane by lane.
+    pub const NONE: Kern<F> = Kern(None);
+
+    pub(crate) fn new(k: Option<F>) -> Kern<F> {
+        Kern(k)
+    }
+
+    #[inline(always)]
+    pub(crate) fn get(self) -> Option<F> {
+        self.0
+    }
+}
+
+impl<F> PartialEq for Kern<F> {
+    fn eq(&self, _: &Kern<F>) -> bool {
+        true
+    }
+}
+
+impl<F> std::fmt::Debug for Kern<F> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(if self.0.is_some() { "kernel" } else { "lane by lane" })
+    }
+}
+
 /// Sentinel instruction index meaning "the function's virtual exit".
 pub const PC_EXIT: u32 = u32::MAX;
 
@@ -221,17 +266,17 @@ pub enum Op {
     CreatePolicy { d: u32 },
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
     Prmt { d: u32, a: Src, b: Src, c: Src },
-    FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src },
-    FUn { op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: Src },
-    Fma { ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, c: Src },
-    Setp { cmp: CmpOp, ty: ITyOrF, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, k: Kern<K2> },
+    FUn { op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: Src, k: Kern<K1> },
+    Fma { ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, c: Src, k: Kern<K3> },
+    Setp { cmp: CmpOp, ty: ITyOrF, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmp> },
     /// `set.cmp.dtype.stype`: like setp but writes 0xffffffff/0 (or 1.0f/0.0).
-    Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, float_dst: bool, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, float_dst: bool, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmp> },
     Selp { bits: u32, d: u32, a: Src, b: Src, c: PSrc },
     Slct { bits: u32, cf: Option<bool>, d: u32, a: Src, b: Src, c: Src },
     PredLogic { op: PredOp, d: u32, a: PSrc, b: PSrc },
     /// Moves between a predicate and an integer register are not PTX; `selp` covers them.
-    Cvt { dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, d: u32, a: Src },
+    Cvt { dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, d: u32, a: Src, k: Kern<K1> },
     /// `cvta` (`to == false`: space address → generic) or `cvta.to`.
     Cvta { to: bool, space: Space, bits: u32, d: u32, a: Src },
     Ld { space: Space, size: u32, signed: bool, ds: Vec<Option<u32>>, addr: Addr },

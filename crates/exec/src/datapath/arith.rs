@@ -254,10 +254,10 @@ pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&
 }
 
 #[inline(always)]
-pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
-    if let Some(k) = flanes::select_fbin(op, ty, ftz, sat, rnd) {
+pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K2>, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
+    if let Some(k) = k.get() {
         let (t0, t1);
-        let r = k(Path::detect(), fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1));
+        let r = k(fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1));
         store(&mut fr.regs[d as usize], &r, m);
         return;
     }
@@ -274,10 +274,10 @@ pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FBinOp, ty: FTy, 
 }
 
 #[inline(always)]
-pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
-    if let Some(k) = flanes::select_fun(op, ty, ftz, rnd) {
+pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K1>, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
+    if let Some(k) = k.get() {
         let t0;
-        let r = k(Path::detect(), fetch!(cx, fr.regs, a, t0));
+        let r = k(fetch!(cx, fr.regs, a, t0));
         store(&mut fr.regs[d as usize], &r, m);
         return;
     }
@@ -287,10 +287,10 @@ pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: FUnOp, ty: FTy, ft
 }
 
 #[inline(always)]
-pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
-    if let Some(k) = flanes::select_fma(ty, ftz, sat, rnd) {
+pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K3>, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
+    if let Some(k) = k.get() {
         let (t0, t1, t2);
-        let r = k(Path::detect(), fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1), fetch!(cx, fr.regs, c, t2));
+        let r = k(fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1), fetch!(cx, fr.regs, c, t2));
         store(&mut fr.regs[d as usize], &r, m);
         return;
     }
@@ -335,14 +335,26 @@ fn compare(regs: &[[u64; 32]], cmp: CmpOp, ty: ITyOrF, ftz: bool, av: Opnd<'_>, 
     }
 }
 
-/// The lanes where float comparison `a cmp b` holds, through a kernel of
-/// `flanes.rs` where there is one.
+/// The comparison kernel of `setp`/`set` with operator `cmp` on type `ty`
+/// (`flanes.rs`), chosen when the instruction is decoded.
+pub(crate) fn select_cmp(p: Path, cmp: CmpOp, ty: ITyOrF, ftz: bool) -> Option<KCmp> {
+    match ty {
+        ITyOrF::F(f) => flanes::select_fcmp(p, cmp, f, ftz),
+        ITyOrF::I(it) => flanes::select_icmp(p, cmp, it),
+    }
+}
+
+/// The lanes where `a cmp b` holds, through the instruction's kernel
+/// where it has one.
 #[inline(always)]
-fn fast_fcmp(cx: &Lanes<'_>, regs: &[[u64; 32]], cmp: CmpOp, ty: ITyOrF, ftz: bool, a: &Src, b: &Src) -> Option<u32> {
-    let ITyOrF::F(f) = ty else { return None };
-    let k = flanes::select_fcmp(cmp, f, ftz)?;
+fn cmp_lanes(cx: &Lanes<'_>, regs: &[[u64; 32]], k: Kern<KCmp>, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), a: &Src, b: &Src) -> u32 {
+    if let Some(k) = k.get() {
+        let (t0, t1);
+        return k(fetch!(cx, regs, a, t0), fetch!(cx, regs, b, t1));
+    }
     let (t0, t1);
-    Some(k(Path::detect(), fetch!(cx, regs, a, t0), fetch!(cx, regs, b, t1)))
+    let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
+    compare(regs, cmp, ty, ftz, av, bv)
 }
 
 /// `t` combined with predicate `c` by `op` (`setp`/`set`'s `.and/.or/.xor`),
@@ -363,12 +375,8 @@ fn combine(t: u32, comb: Option<(BoolOp, PSrc)>, preds: &[u32]) -> (u32, u32) {
 }
 
 #[inline(always)]
-pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
-    let t = fast_fcmp(cx, &fr.regs, cmp, ty, ftz, a, b).unwrap_or_else(|| {
-        let (t0, t1);
-        let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
-        compare(&fr.regs, cmp, ty, ftz, av, bv)
-    });
+pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KCmp>, form: (CmpOp, ITyOrF, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+    let t = cmp_lanes(cx, &fr.regs, k, form, a, b);
     let (pv, qv) = combine(t, comb, &fr.preds);
     if let Some(p) = p {
         set_pred(&mut fr.preds, p, pv, m);
@@ -378,12 +386,8 @@ pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (cmp, ty, ftz): (CmpO
     }
 }
 
-pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), float_dst: bool, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
-    let t = fast_fcmp(cx, &fr.regs, cmp, ty, ftz, a, b).unwrap_or_else(|| {
-        let (t0, t1);
-        let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
-        compare(&fr.regs, cmp, ty, ftz, av, bv)
-    });
+pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KCmp>, form: (CmpOp, ITyOrF, bool), float_dst: bool, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+    let t = cmp_lanes(cx, &fr.regs, k, form, a, b);
     let (v, _) = combine(t, comb, &fr.preds);
     let one = if float_dst { 1.0f32.to_bits() as u64 } else { 0xffff_ffff };
     let r: [u64; 32] = std::array::from_fn(|l| if v >> l & 1 != 0 { one } else { 0 });
@@ -460,7 +464,7 @@ pub(super) fn unpack(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ds: &[Option<u32>],
 }
 
 #[inline(always)]
-pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (dst, src): (CvtTy, CvtTy), (rnd, sat, ftz): (Option<Rounding>, bool, bool), d: u32, a: &Src) {
+pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K1>, (dst, src): (CvtTy, CvtTy), (rnd, sat, ftz): (Option<Rounding>, bool, bool), d: u32, a: &Src) {
     let t0;
     let av = opnd!(cx, a, t0);
     let (regs, d) = (&mut fr.regs, d as usize);
@@ -475,7 +479,7 @@ pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (dst, src): (CvtTy, Cv
                 apply1(regs, d, m, av, |x| x & sm & dm)
             }
         }
-        _ => match flanes::select_cvt(dst, src, rnd, sat, ftz) {
+        _ => match k.get() {
             Some(k) => {
                 let t1;
                 let x = match av {
@@ -486,7 +490,7 @@ pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (dst, src): (CvtTy, Cv
                         &t1
                     }
                 };
-                let r = k(Path::detect(), x);
+                let r = k(x);
                 store(&mut regs[d], &r, m);
             }
             None => apply1(regs, d, m, av, |x| crate::cvt::cvt(dst, src, rnd, sat, ftz, x)),

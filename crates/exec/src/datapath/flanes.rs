@@ -22,15 +22,8 @@ use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, Rounding, F32_CANON_NAN, F64_CANON_N
 use crate::program::CvtTy;
 
 /// The 32 lanes of a register.
-pub(crate) type L = [u64; 32];
-/// A binary kernel: `(path, a, b) -> d`.
-pub(crate) type K2 = fn(Path, &L, &L) -> L;
-/// A ternary kernel: `(path, a, b, c) -> d`.
-pub(crate) type K3 = fn(Path, &L, &L, &L) -> L;
-/// A unary kernel: `(path, a) -> d`.
-pub(crate) type K1 = fn(Path, &L) -> L;
-/// A comparison kernel: the lanes where it holds.
-pub(crate) type KCmp = fn(Path, &L, &L) -> u32;
+pub(crate) use crate::program::L;
+pub(crate) use crate::program::{K1, K2, K3, KCmp};
 
 /// Which copy of a kernel runs: the hardware-FMA one (only constructed
 /// where the CPU has it) or the portable one.
@@ -127,16 +120,18 @@ mod hw {
     }
 }
 
+/// Runs loop `$map` in the copy kernel parameter `H` names: the
+/// `avx2,fma` one when `H` is true.
 macro_rules! run {
-    ($map:ident, $p:expr, $($arg:expr),+) => {{
+    ($map:ident, $($arg:expr),+) => {{
         #[cfg(target_arch = "x86_64")]
-        if $p.hw {
-            // SAFETY: a `Path` with `hw` set is only made by `Path::detect`
-            // after the CPU reported AVX2 and FMA.
+        if H {
+            // SAFETY: a kernel with `H` true is only handed out by the
+            // `select_*` functions for a `Path` with `hw` set, which only
+            // `Path::detect` makes, after the CPU reported AVX2 and FMA.
             #[allow(unsafe_code)]
             return unsafe { hw::$map($($arg),+) };
         }
-        let _ = $p;
         $map($($arg),+)
     }};
 }
@@ -184,20 +179,20 @@ fn out64(r: f64) -> u64 {
     }
 }
 
-fn add32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) + f32in::<Z>(b)))
+fn add32<const Z: bool, const S: bool, const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) + f32in::<Z>(b)))
 }
 
-fn sub32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) - f32in::<Z>(b)))
+fn sub32<const Z: bool, const S: bool, const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) - f32in::<Z>(b)))
 }
 
-fn mul32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) * f32in::<Z>(b)))
+fn mul32<const Z: bool, const S: bool, const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) * f32in::<Z>(b)))
 }
 
-fn fma32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L, z: &L) -> L {
-    run!(map3, p, x, y, z, |a, b, c| out32::<Z, S>(f32in::<Z>(a).mul_add(f32in::<Z>(b), f32in::<Z>(c))))
+fn fma32<const Z: bool, const S: bool, const H: bool>(x: &L, y: &L, z: &L) -> L {
+    run!(map3, x, y, z, |a, b, c| out32::<Z, S>(f32in::<Z>(a).mul_add(f32in::<Z>(b), f32in::<Z>(c))))
 }
 
 /// `min`/`max.f32`: a NaN operand gives the other one, two NaNs the
@@ -216,36 +211,36 @@ fn minmax32<const Z: bool, const MAX: bool>(a: u64, b: u64) -> u64 {
     }
 }
 
-fn min32<const Z: bool>(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, minmax32::<Z, false>)
+fn min32<const Z: bool, const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, minmax32::<Z, false>)
 }
 
-fn max32<const Z: bool>(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, minmax32::<Z, true>)
+fn max32<const Z: bool, const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, minmax32::<Z, true>)
 }
 
-fn div32<const Z: bool, const S: bool>(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) / f32in::<Z>(b)))
+fn div32<const Z: bool, const S: bool, const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, |a, b| out32::<Z, S>(f32in::<Z>(a) / f32in::<Z>(b)))
 }
 
-fn div64(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) / f64::from_bits(b)))
+fn div64<const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, |a, b| out64(f64::from_bits(a) / f64::from_bits(b)))
 }
 
-fn add64(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) + f64::from_bits(b)))
+fn add64<const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, |a, b| out64(f64::from_bits(a) + f64::from_bits(b)))
 }
 
-fn sub64(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) - f64::from_bits(b)))
+fn sub64<const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, |a, b| out64(f64::from_bits(a) - f64::from_bits(b)))
 }
 
-fn mul64(p: Path, x: &L, y: &L) -> L {
-    run!(map2, p, x, y, |a, b| out64(f64::from_bits(a) * f64::from_bits(b)))
+fn mul64<const H: bool>(x: &L, y: &L) -> L {
+    run!(map2, x, y, |a, b| out64(f64::from_bits(a) * f64::from_bits(b)))
 }
 
-fn fma64(p: Path, x: &L, y: &L, z: &L) -> L {
-    run!(map3, p, x, y, z, |a, b, c| out64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))))
+fn fma64<const H: bool>(x: &L, y: &L, z: &L) -> L {
+    run!(map3, x, y, z, |a, b, c| out64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))))
 }
 
 /// Round to nearest even, the only rounding these kernels implement.
@@ -253,18 +248,27 @@ fn is_rn(rnd: Option<Rounding>) -> bool {
     matches!(rnd, None | Some(Rounding::Rn))
 }
 
-/// The kernel of `add/sub/mul/min/max` with these modifiers, if there is one.
-pub(crate) fn select_fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K2> {
+/// The kernel of `add/sub/mul/div/min/max` with these modifiers on path
+/// `p`, if there is one.
+pub(crate) fn select_fbin(p: Path, op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K2> {
+    if p.hw {
+        fbin_on::<true>(op, ty, ftz, sat, rnd)
+    } else {
+        fbin_on::<false>(op, ty, ftz, sat, rnd)
+    }
+}
+
+fn fbin_on<const H: bool>(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K2> {
     if !is_rn(rnd) {
         return None;
     }
     macro_rules! zs {
         ($f:ident) => {
             match (ftz, sat) {
-                (false, false) => $f::<false, false> as K2,
-                (true, false) => $f::<true, false>,
-                (false, true) => $f::<false, true>,
-                (true, true) => $f::<true, true>,
+                (false, false) => $f::<false, false, H> as K2,
+                (true, false) => $f::<true, false, H>,
+                (false, true) => $f::<false, true, H>,
+                (true, true) => $f::<true, true, H>,
             }
         };
     }
@@ -273,91 +277,141 @@ pub(crate) fn select_fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option
         (FTy::F32, FBinOp::Sub) => zs!(sub32),
         (FTy::F32, FBinOp::Mul) => zs!(mul32),
         (FTy::F32, FBinOp::Div) => zs!(div32),
-        (FTy::F32, FBinOp::Min) if !sat => if ftz { min32::<true> } else { min32::<false> },
-        (FTy::F32, FBinOp::Max) if !sat => if ftz { max32::<true> } else { max32::<false> },
-        (FTy::F64, FBinOp::Add) if !sat => add64,
-        (FTy::F64, FBinOp::Sub) if !sat => sub64,
-        (FTy::F64, FBinOp::Mul) if !sat => mul64,
-        (FTy::F64, FBinOp::Div) if !sat => div64,
+        (FTy::F32, FBinOp::Min) if !sat => if ftz { min32::<true, H> } else { min32::<false, H> },
+        (FTy::F32, FBinOp::Max) if !sat => if ftz { max32::<true, H> } else { max32::<false, H> },
+        (FTy::F64, FBinOp::Add) if !sat => add64::<H>,
+        (FTy::F64, FBinOp::Sub) if !sat => sub64::<H>,
+        (FTy::F64, FBinOp::Mul) if !sat => mul64::<H>,
+        (FTy::F64, FBinOp::Div) if !sat => div64::<H>,
         _ => return None,
     })
 }
 
-/// The kernel of `fma` with these modifiers, if there is one.
-pub(crate) fn select_fma(ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K3> {
+/// The kernel of `fma` with these modifiers on path `p`, if there is one.
+pub(crate) fn select_fma(p: Path, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K3> {
+    if p.hw {
+        fma_on::<true>(ty, ftz, sat, rnd)
+    } else {
+        fma_on::<false>(ty, ftz, sat, rnd)
+    }
+}
+
+fn fma_on<const H: bool>(ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K3> {
     if !is_rn(rnd) {
         return None;
     }
     Some(match (ty, ftz, sat) {
-        (FTy::F32, false, false) => fma32::<false, false> as K3,
-        (FTy::F32, true, false) => fma32::<true, false>,
-        (FTy::F32, false, true) => fma32::<false, true>,
-        (FTy::F32, true, true) => fma32::<true, true>,
-        (FTy::F64, _, false) => fma64,
+        (FTy::F32, false, false) => fma32::<false, false, H> as K3,
+        (FTy::F32, true, false) => fma32::<true, false, H>,
+        (FTy::F32, false, true) => fma32::<false, true, H>,
+        (FTy::F32, true, true) => fma32::<true, true, H>,
+        (FTy::F64, _, false) => fma64::<H>,
         _ => return None,
     })
 }
 
-fn neg32<const Z: bool>(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| (f32in::<Z>(a).to_bits() ^ 0x8000_0000) as u64)
+fn neg32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| (f32in::<Z>(a).to_bits() ^ 0x8000_0000) as u64)
 }
 
-fn abs32<const Z: bool>(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| (f32in::<Z>(a).to_bits() & 0x7fff_ffff) as u64)
+fn abs32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| (f32in::<Z>(a).to_bits() & 0x7fff_ffff) as u64)
 }
 
 /// `sqrt.rn.f32`, `rcp.rn.f32` (correctly rounded in f32) and
 /// `rsqrt.approx.f32` (1/sqrt in f64, rounded once to f32: well inside the
 /// manual's error bound).
-fn sqrt32<const Z: bool>(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| out32::<Z, false>(f32in::<Z>(a).sqrt()))
+fn sqrt32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out32::<Z, false>(f32in::<Z>(a).sqrt()))
 }
 
-fn rcp32<const Z: bool>(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| out32::<Z, false>(1.0 / f32in::<Z>(a)))
+fn rcp32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out32::<Z, false>(1.0 / f32in::<Z>(a)))
 }
 
-fn rsqrt32<const Z: bool>(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| out32::<Z, false>((1.0 / (f32in::<Z>(a) as f64).sqrt()) as f32))
+fn rsqrt32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out32::<Z, false>((1.0 / (f32in::<Z>(a) as f64).sqrt()) as f32))
 }
 
-fn sqrt64(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| out64(f64::from_bits(a).sqrt()))
+/// The approximate f32 functions, as [`crate::alu::fun`] computes them: the
+/// operand widened to f64, the f64 function, one rounding to f32 (within
+/// the manual's error bounds for `.approx`). A straight loop: the
+/// per-lane call is the only work left.
+fn sin32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out32::<Z, false>((f32in::<Z>(a) as f64).sin() as f32))
 }
 
-fn rcp64(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| out64(1.0 / f64::from_bits(a)))
+fn cos32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out32::<Z, false>((f32in::<Z>(a) as f64).cos() as f32))
 }
 
-fn neg64(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| a ^ (1 << 63))
+fn lg2_32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out32::<Z, false>((f32in::<Z>(a) as f64).log2() as f32))
 }
 
-fn abs64(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| a & !(1 << 63))
+fn ex2_32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out32::<Z, false>((f32in::<Z>(a) as f64).exp2() as f32))
+}
+
+fn tanh32<const Z: bool, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out32::<Z, false>((f32in::<Z>(a) as f64).tanh() as f32))
+}
+
+fn sqrt64<const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out64(f64::from_bits(a).sqrt()))
+}
+
+fn rcp64<const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| out64(1.0 / f64::from_bits(a)))
+}
+
+fn neg64<const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| a ^ (1 << 63))
+}
+
+fn abs64<const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| a & !(1 << 63))
 }
 
 /// The kernel of a float unary operation (`neg`, `abs`, `sqrt`, `rcp`,
-/// `rsqrt`), if there is one.
-pub(crate) fn select_fun(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -> Option<K1> {
+/// `rsqrt`, and on f32 `sin`, `cos`, `lg2`, `ex2`, `tanh`) on path `p`, if
+/// there is one.
+pub(crate) fn select_fun(p: Path, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -> Option<K1> {
+    if p.hw {
+        fun_on::<true>(op, ty, ftz, rnd)
+    } else {
+        fun_on::<false>(op, ty, ftz, rnd)
+    }
+}
+
+fn fun_on<const H: bool>(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -> Option<K1> {
     if !is_rn(rnd) {
         return None;
     }
-    Some(match (op, ty, ftz) {
-        (FUnOp::Neg, FTy::F32, false) => neg32::<false> as K1,
-        (FUnOp::Neg, FTy::F32, true) => neg32::<true>,
-        (FUnOp::Abs, FTy::F32, false) => abs32::<false>,
-        (FUnOp::Abs, FTy::F32, true) => abs32::<true>,
-        (FUnOp::Sqrt, FTy::F32, false) => sqrt32::<false>,
-        (FUnOp::Sqrt, FTy::F32, true) => sqrt32::<true>,
-        (FUnOp::Rcp, FTy::F32, false) => rcp32::<false>,
-        (FUnOp::Rcp, FTy::F32, true) => rcp32::<true>,
-        (FUnOp::Rsqrt, FTy::F32, false) => rsqrt32::<false>,
-        (FUnOp::Rsqrt, FTy::F32, true) => rsqrt32::<true>,
-        (FUnOp::Sqrt, FTy::F64, _) => sqrt64,
-        (FUnOp::Rcp, FTy::F64, _) => rcp64,
-        (FUnOp::Neg, FTy::F64, _) => neg64,
-        (FUnOp::Abs, FTy::F64, _) => abs64,
+    macro_rules! z {
+        ($f:ident) => {
+            if ftz {
+                $f::<true, H> as K1
+            } else {
+                $f::<false, H>
+            }
+        };
+    }
+    Some(match (op, ty) {
+        (FUnOp::Neg, FTy::F32) => z!(neg32),
+        (FUnOp::Abs, FTy::F32) => z!(abs32),
+        (FUnOp::Sqrt, FTy::F32) => z!(sqrt32),
+        (FUnOp::Rcp, FTy::F32) => z!(rcp32),
+        (FUnOp::Rsqrt, FTy::F32) => z!(rsqrt32),
+        (FUnOp::Sin, FTy::F32) => z!(sin32),
+        (FUnOp::Cos, FTy::F32) => z!(cos32),
+        (FUnOp::Lg2, FTy::F32) => z!(lg2_32),
+        (FUnOp::Ex2, FTy::F32) => z!(ex2_32),
+        (FUnOp::Tanh, FTy::F32) => z!(tanh32),
+        (FUnOp::Sqrt, FTy::F64) => sqrt64::<H>,
+        (FUnOp::Rcp, FTy::F64) => rcp64::<H>,
+        (FUnOp::Neg, FTy::F64) => neg64::<H>,
+        (FUnOp::Abs, FTy::F64) => abs64::<H>,
         _ => return None,
     })
 }
@@ -386,15 +440,15 @@ fn fcmp<T: PartialOrd>(op: CmpOp, x: T, y: T, nan: bool) -> bool {
 }
 
 /// An f32 comparison kernel for operator `OP` (a `CmpOp` as `u8`).
-fn cmp32<const Z: bool, const OP: u8>(p: Path, x: &L, y: &L) -> u32 {
-    run!(mask2, p, x, y, |a, b| {
+fn cmp32<const Z: bool, const OP: u8, const H: bool>(x: &L, y: &L) -> u32 {
+    run!(mask2, x, y, |a, b| {
         let (u, v) = (f32in::<Z>(a), f32in::<Z>(b));
         fcmp(CMPS[OP as usize], u, v, u.is_nan() | v.is_nan())
     })
 }
 
-fn cmp64<const OP: u8>(p: Path, x: &L, y: &L) -> u32 {
-    run!(mask2, p, x, y, |a, b| {
+fn cmp64<const OP: u8, const H: bool>(x: &L, y: &L) -> u32 {
+    run!(mask2, x, y, |a, b| {
         let (u, v) = (f64::from_bits(a), f64::from_bits(b));
         fcmp(CMPS[OP as usize], u, v, u.is_nan() | v.is_nan())
     })
@@ -418,15 +472,24 @@ const CMPS: [CmpOp; 14] = [
     CmpOp::Nan,
 ];
 
-/// The kernel of `setp`/`set` on f32 or f64 with operator `cmp`, if there is one.
-pub(crate) fn select_fcmp(cmp: CmpOp, ty: FTy, ftz: bool) -> Option<KCmp> {
+/// The kernel of `setp`/`set` on f32 or f64 with operator `cmp` on path
+/// `p`, if there is one.
+pub(crate) fn select_fcmp(p: Path, cmp: CmpOp, ty: FTy, ftz: bool) -> Option<KCmp> {
+    if p.hw {
+        fcmp_on::<true>(cmp, ty, ftz)
+    } else {
+        fcmp_on::<false>(cmp, ty, ftz)
+    }
+}
+
+fn fcmp_on<const H: bool>(cmp: CmpOp, ty: FTy, ftz: bool) -> Option<KCmp> {
     let i = CMPS.iter().position(|c| *c == cmp)?;
     macro_rules! table {
         ($f:ident $(, $z:literal)?) => {
             [
-                $f::<$($z,)? 0> as KCmp, $f::<$($z,)? 1>, $f::<$($z,)? 2>, $f::<$($z,)? 3>, $f::<$($z,)? 4>,
-                $f::<$($z,)? 5>, $f::<$($z,)? 6>, $f::<$($z,)? 7>, $f::<$($z,)? 8>, $f::<$($z,)? 9>,
-                $f::<$($z,)? 10>, $f::<$($z,)? 11>, $f::<$($z,)? 12>, $f::<$($z,)? 13>,
+                $f::<$($z,)? 0, H> as KCmp, $f::<$($z,)? 1, H>, $f::<$($z,)? 2, H>, $f::<$($z,)? 3, H>, $f::<$($z,)? 4, H>,
+                $f::<$($z,)? 5, H>, $f::<$($z,)? 6, H>, $f::<$($z,)? 7, H>, $f::<$($z,)? 8, H>, $f::<$($z,)? 9, H>,
+                $f::<$($z,)? 10, H>, $f::<$($z,)? 11, H>, $f::<$($z,)? 12, H>, $f::<$($z,)? 13, H>,
             ]
         };
     }
@@ -438,12 +501,85 @@ pub(crate) fn select_fcmp(cmp: CmpOp, ty: FTy, ftz: bool) -> Option<KCmp> {
     }
 }
 
-fn s32_to_f32(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| (a as u32 as i32 as f32).to_bits() as u64)
+/// `x op y` for the integer comparison operator `OP` (an index into
+/// eq, ne, lt, le, gt, ge).
+#[inline(always)]
+fn ord<T: Ord, const OP: u8>(x: T, y: T) -> bool {
+    match OP {
+        0 => x == y,
+        1 => x != y,
+        2 => x < y,
+        3 => x <= y,
+        4 => x > y,
+        _ => x >= y,
+    }
 }
 
-fn u32_to_f32(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| (a as u32 as f32).to_bits() as u64)
+/// An integer comparison kernel on `64 - SH`-bit values: both operands
+/// shifted left by `SH` keep their order as unsigned numbers of that
+/// width, and as `i64` their order as signed ones (`S`), whatever the bits
+/// above the width hold.
+fn icmp<const SH: u32, const S: bool, const OP: u8, const H: bool>(x: &L, y: &L) -> u32 {
+    run!(mask2, x, y, |a, b| {
+        let (u, v) = (a << SH, b << SH);
+        if S {
+            ord::<i64, OP>(u as i64, v as i64)
+        } else {
+            ord::<u64, OP>(u, v)
+        }
+    })
+}
+
+/// The kernel of an integer `setp`/`set` with operator `cmp` on type `ty`
+/// on path `p`, if there is one (the ordered operators on 8- to 64-bit
+/// types; `lo/ls/hi/hs` are the unsigned `lt/le/gt/ge`).
+pub(crate) fn select_icmp(p: Path, cmp: CmpOp, ty: crate::alu::ITy) -> Option<KCmp> {
+    if p.hw {
+        icmp_on::<true>(cmp, ty)
+    } else {
+        icmp_on::<false>(cmp, ty)
+    }
+}
+
+fn icmp_on<const H: bool>(cmp: CmpOp, ty: crate::alu::ITy) -> Option<KCmp> {
+    let (op, signed) = match cmp {
+        CmpOp::Eq => (0, false),
+        CmpOp::Ne => (1, false),
+        CmpOp::Lt => (2, ty.signed),
+        CmpOp::Le => (3, ty.signed),
+        CmpOp::Gt => (4, ty.signed),
+        CmpOp::Ge => (5, ty.signed),
+        CmpOp::Lo => (2, false),
+        CmpOp::Ls => (3, false),
+        CmpOp::Hi => (4, false),
+        CmpOp::Hs => (5, false),
+        _ => return None,
+    };
+    macro_rules! ops {
+        ($sh:literal, $s:literal) => {
+            [icmp::<$sh, $s, 0, H> as KCmp, icmp::<$sh, $s, 1, H>, icmp::<$sh, $s, 2, H>, icmp::<$sh, $s, 3, H>, icmp::<$sh, $s, 4, H>, icmp::<$sh, $s, 5, H>]
+        };
+    }
+    let table = match (ty.bits, signed) {
+        (8, false) => ops!(56, false),
+        (8, true) => ops!(56, true),
+        (16, false) => ops!(48, false),
+        (16, true) => ops!(48, true),
+        (32, false) => ops!(32, false),
+        (32, true) => ops!(32, true),
+        (64, false) => ops!(0, false),
+        (64, true) => ops!(0, true),
+        _ => return None,
+    };
+    Some(table[op])
+}
+
+fn s32_to_f32<const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| (a as u32 as i32 as f32).to_bits() as u64)
+}
+
+fn u32_to_f32<const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| (a as u32 as f32).to_bits() as u64)
 }
 
 /// f32 to a 32-bit integer with an integer rounding `R` (0 `.rzi`, 1 `.rni`,
@@ -464,20 +600,29 @@ fn f32_to_i<const Z: bool, const R: u8>(a: u64, signed: bool) -> u64 {
     }
 }
 
-fn f32_to_s32<const Z: bool, const R: u8>(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| f32_to_i::<Z, R>(a, true))
+fn f32_to_s32<const Z: bool, const R: u8, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| f32_to_i::<Z, R>(a, true))
 }
 
-fn f32_to_u32<const Z: bool, const R: u8>(p: Path, x: &L) -> L {
-    run!(map1, p, x, |a| f32_to_i::<Z, R>(a, false))
+fn f32_to_u32<const Z: bool, const R: u8, const H: bool>(x: &L) -> L {
+    run!(map1, x, |a| f32_to_i::<Z, R>(a, false))
 }
 
-/// The kernel of `cvt` between f32 and 32-bit integers, if there is one.
-pub(crate) fn select_cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool) -> Option<K1> {
+/// The kernel of `cvt` between f32 and 32-bit integers on path `p`, if
+/// there is one.
+pub(crate) fn select_cvt(p: Path, dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool) -> Option<K1> {
+    if p.hw {
+        cvt_on::<true>(dst, src, rnd, sat, ftz)
+    } else {
+        cvt_on::<false>(dst, src, rnd, sat, ftz)
+    }
+}
+
+fn cvt_on<const H: bool>(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool) -> Option<K1> {
     match (dst, src) {
         // Integer to f32 rounds to nearest; `.ftz` cannot apply (no integer
         // converts to a subnormal), `.sat` can (values above 1).
-        (CvtTy::F(FTy::F32), CvtTy::I(s)) if s.bits == 32 && is_rn(rnd) && !sat => Some(if s.signed { s32_to_f32 } else { u32_to_f32 }),
+        (CvtTy::F(FTy::F32), CvtTy::I(s)) if s.bits == 32 && is_rn(rnd) && !sat => Some(if s.signed { s32_to_f32::<H> } else { u32_to_f32::<H> }),
         // f32 to integer saturates whatever `.sat` says.
         (CvtTy::I(d), CvtTy::F(FTy::F32)) if d.bits == 32 => {
             let r = match rnd {
@@ -487,18 +632,18 @@ pub(crate) fn select_cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: boo
                 Some(Rounding::Rpi) => 3,
                 _ => return None,
             };
-            Some(cvt_table(d.signed)[r + 4 * ftz as usize])
+            Some(cvt_table::<H>(d.signed)[r + 4 * ftz as usize])
         }
         _ => None,
     }
 }
 
 /// f32 → 32-bit integer kernels, without and with `.ftz`, by rounding.
-fn cvt_table(signed: bool) -> [K1; 8] {
+fn cvt_table<const H: bool>(signed: bool) -> [K1; 8] {
     if signed {
-        [f32_to_s32::<false, 0>, f32_to_s32::<false, 1>, f32_to_s32::<false, 2>, f32_to_s32::<false, 3>, f32_to_s32::<true, 0>, f32_to_s32::<true, 1>, f32_to_s32::<true, 2>, f32_to_s32::<true, 3>]
+        [f32_to_s32::<false, 0, H>, f32_to_s32::<false, 1, H>, f32_to_s32::<false, 2, H>, f32_to_s32::<false, 3, H>, f32_to_s32::<true, 0, H>, f32_to_s32::<true, 1, H>, f32_to_s32::<true, 2, H>, f32_to_s32::<true, 3, H>]
     } else {
-        [f32_to_u32::<false, 0>, f32_to_u32::<false, 1>, f32_to_u32::<false, 2>, f32_to_u32::<false, 3>, f32_to_u32::<true, 0>, f32_to_u32::<true, 1>, f32_to_u32::<true, 2>, f32_to_u32::<true, 3>]
+        [f32_to_u32::<false, 0, H>, f32_to_u32::<false, 1, H>, f32_to_u32::<false, 2, H>, f32_to_u32::<false, 3, H>, f32_to_u32::<true, 0, H>, f32_to_u32::<true, 1, H>, f32_to_u32::<true, 2, H>, f32_to_u32::<true, 3, H>]
     }
 }
 
@@ -551,15 +696,15 @@ mod tests {
     }
 
     const BINS: [FBinOp; 6] = [FBinOp::Add, FBinOp::Sub, FBinOp::Mul, FBinOp::Div, FBinOp::Min, FBinOp::Max];
-    const UNS: [FUnOp; 5] = [FUnOp::Neg, FUnOp::Abs, FUnOp::Sqrt, FUnOp::Rcp, FUnOp::Rsqrt];
+    const UNS: [FUnOp; 10] = [FUnOp::Neg, FUnOp::Abs, FUnOp::Sqrt, FUnOp::Rcp, FUnOp::Rsqrt, FUnOp::Sin, FUnOp::Cos, FUnOp::Lg2, FUnOp::Ex2, FUnOp::Tanh];
 
     fn check_bin(ty: FTy, x: &L, y: &L) -> Result<(), TestCaseError> {
         for op in BINS {
             for (ftz, sat) in [(false, false), (true, false), (false, true), (true, true)] {
                 for rnd in [None, Some(Rounding::Rn)] {
-                    let Some(k) = select_fbin(op, ty, ftz, sat, rnd) else { continue };
                     for p in paths() {
-                        let r = k(p, x, y);
+                        let Some(k) = select_fbin(p, op, ty, ftz, sat, rnd) else { continue };
+                        let r = k(x, y);
                         for l in 0..32 {
                             let want = alu::fbin(op, ty, ftz, sat, x[l], y[l]);
                             prop_assert_eq!(r[l], want, "{:?} {:?} ftz={} sat={} {:?} {:#x} {:#x}", op, ty, ftz, sat, p, x[l], y[l]);
@@ -570,9 +715,9 @@ mod tests {
         }
         for cmp in CMPS {
             for ftz in [false, true] {
-                let Some(k) = select_fcmp(cmp, ty, ftz) else { continue };
                 for p in paths() {
-                    let t = k(p, x, y);
+                    let Some(k) = select_fcmp(p, cmp, ty, ftz) else { continue };
+                    let t = k(x, y);
                     for l in 0..32 {
                         prop_assert_eq!(t >> l & 1 == 1, alu::fcmp(cmp, ty, ftz, x[l], y[l]), "{:?} {:?} ftz={} {:#x} {:#x}", cmp, ty, ftz, x[l], y[l]);
                     }
@@ -582,9 +727,9 @@ mod tests {
         for op in UNS {
             for ftz in [false, true] {
                 for rnd in [None, Some(Rounding::Rn)] {
-                    let Some(k) = select_fun(op, ty, ftz, rnd) else { continue };
                     for p in paths() {
-                        let r = k(p, x);
+                        let Some(k) = select_fun(p, op, ty, ftz, rnd) else { continue };
+                        let r = k(x);
                         for l in 0..32 {
                             prop_assert_eq!(r[l], alu::fun_rnd(op, ty, ftz, rnd, x[l]), "{:?} {:?} ftz={} {:#x}", op, ty, ftz, x[l]);
                         }
@@ -597,9 +742,9 @@ mod tests {
 
     fn check_fma(ty: FTy, x: &L, y: &L, z: &L) -> Result<(), TestCaseError> {
         for (ftz, sat) in [(false, false), (true, false), (false, true), (true, true)] {
-            let Some(k) = select_fma(ty, ftz, sat, None) else { continue };
             for p in paths() {
-                let r = k(p, x, y, z);
+                let Some(k) = select_fma(p, ty, ftz, sat, None) else { continue };
+                let r = k(x, y, z);
                 for l in 0..32 {
                     prop_assert_eq!(r[l], alu::fma(ty, ftz, sat, x[l], y[l], z[l]), "fma {:?} ftz={} sat={} {:?} {:#x} {:#x} {:#x}", ty, ftz, sat, p, x[l], y[l], z[l]);
                 }
@@ -631,7 +776,7 @@ mod tests {
             // The exact residual a*b - round(a*b), computed in f64.
             let want = (a as f64 * b as f64 + c as f64) as f32;
             for p in paths() {
-                let r = select_fma(FTy::F32, false, false, None).unwrap()(p, &x, &y, &z);
+                let r = select_fma(p, FTy::F32, false, false, None).unwrap()(&x, &y, &z);
                 prop_assert_eq!(r[0] as u32, if want.is_nan() { alu::F32_CANON_NAN } else { want.to_bits() });
             }
         }
@@ -645,12 +790,39 @@ mod tests {
                     for (sat, ftz) in [(false, false), (true, false), (false, true), (true, true)] {
                         let cases = [(CvtTy::I(it), CvtTy::F(FTy::F32), &x), (CvtTy::F(FTy::F32), CvtTy::I(it), &i)];
                         for (dst, src, v) in cases {
-                            let Some(k) = select_cvt(dst, src, rnd, sat, ftz) else { continue };
                             for p in paths() {
-                                let r = k(p, v);
+                                let Some(k) = select_cvt(p, dst, src, rnd, sat, ftz) else { continue };
+                                let r = k(v);
                                 for l in 0..32 {
                                     prop_assert_eq!(r[l], crate::cvt::cvt(dst, src, rnd, sat, ftz, v[l]), "cvt {:?} {:?} {:?} sat={} ftz={} {:#x}", dst, src, rnd, sat, ftz, v[l]);
                                 }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn ints() -> impl Strategy<Value = u64> {
+        prop_oneof![any::<u64>(), Just(0), Just(1), Just(u64::MAX), Just(0x80), Just(0x8000), Just(0x8000_0000), Just(0xffff_ffff), Just(1 << 63), Just(0x7fff_ffff)]
+    }
+
+    proptest! {
+        /// The integer comparison kernels against `alu::icmp`, on operands
+        /// whose bits above the type's width are arbitrary.
+        #[test]
+        fn icmp_kernels_equal_alu(x in lanes(ints()), y in lanes(ints())) {
+            let ops = [CmpOp::Eq, CmpOp::Ne, CmpOp::Lt, CmpOp::Le, CmpOp::Gt, CmpOp::Ge, CmpOp::Lo, CmpOp::Ls, CmpOp::Hi, CmpOp::Hs];
+            for bits in [8, 16, 32, 64] {
+                for signed in [false, true] {
+                    let ty = ITy { bits, signed };
+                    for cmp in ops {
+                        for p in paths() {
+                            let k = select_icmp(p, cmp, ty).expect("every ordered integer comparison has a kernel");
+                            let t = k(&x, &y);
+                            for l in 0..32 {
+                                prop_assert_eq!(t >> l & 1 == 1, alu::icmp(cmp, ty, x[l], y[l]), "{:?} {:?} {:#x} {:#x}", cmp, ty, x[l], y[l]);
                             }
                         }
                     }
@@ -670,16 +842,22 @@ mod tests {
     /// on it).
     #[test]
     fn common_forms_have_kernels() {
-        for op in [FBinOp::Add, FBinOp::Sub, FBinOp::Mul, FBinOp::Min, FBinOp::Max] {
-            assert!(select_fbin(op, FTy::F32, false, false, None).is_some(), "{op:?}");
-            assert!(select_fbin(op, FTy::F32, true, false, Some(Rounding::Rn)).is_some(), "{op:?}");
+        for p in paths() {
+            for op in [FBinOp::Add, FBinOp::Sub, FBinOp::Mul, FBinOp::Min, FBinOp::Max] {
+                assert!(select_fbin(p, op, FTy::F32, false, false, None).is_some(), "{op:?}");
+                assert!(select_fbin(p, op, FTy::F32, true, false, Some(Rounding::Rn)).is_some(), "{op:?}");
+            }
+            assert!(select_fma(p, FTy::F32, false, false, Some(Rounding::Rn)).is_some());
+            assert!(select_fma(p, FTy::F64, false, false, Some(Rounding::Rn)).is_some());
+            for cmp in CMPS {
+                assert!(select_fcmp(p, cmp, FTy::F32, false).is_some() && select_fcmp(p, cmp, FTy::F32, true).is_some());
+            }
+            for op in [FUnOp::Ex2, FUnOp::Lg2, FUnOp::Sin, FUnOp::Cos, FUnOp::Rsqrt] {
+                assert!(select_fun(p, op, FTy::F32, true, None).is_some(), "{op:?}");
+            }
+            assert!(select_fma(p, FTy::F32, false, false, Some(Rounding::Rz)).is_none());
+            assert!(select_fun(p, FUnOp::Sqrt, FTy::F32, false, Some(Rounding::Rz)).is_none());
         }
-        assert!(select_fma(FTy::F32, false, false, Some(Rounding::Rn)).is_some());
-        assert!(select_fma(FTy::F64, false, false, Some(Rounding::Rn)).is_some());
-        for cmp in CMPS {
-            assert!(select_fcmp(cmp, FTy::F32, false).is_some() && select_fcmp(cmp, FTy::F32, true).is_some());
-        }
-        assert!(select_fma(FTy::F32, false, false, Some(Rounding::Rz)).is_none());
-        assert!(select_fun(FUnOp::Sqrt, FTy::F32, false, Some(Rounding::Rz)).is_none());
     }
+
 }

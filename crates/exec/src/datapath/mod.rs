@@ -37,6 +37,7 @@ use crate::lanemem::LaneMem;
 use crate::memory::GlobalMemory;
 use crate::program::*;
 use crate::sreg::SregEnv;
+use flanes::Path;
 use crate::warp::SPAN_CACHE;
 pub use crate::warp::{Frame, Warp};
 use crate::{Device, KernelArg, LaunchConfig, Module};
@@ -101,6 +102,23 @@ pub fn op_class(op: &Op) -> OpClass {
         Op::Bar { .. } | Op::ClusterArrive | Op::ClusterWait | Op::Nanosleep { .. } => OpClass::Sync,
         _ => OpClass::Data,
     }
+}
+
+/// `op` with its lane kernel chosen ([`Kern`]): the decoder calls it once
+/// per instruction, so executing one never matches on its modifiers again.
+/// The kernels run the CPU's hardware-FMA copy where it has one
+/// (`flanes::Path::detect`).
+pub(crate) fn with_kernel(mut op: Op) -> Op {
+    let p = Path::detect();
+    match &mut op {
+        Op::FBin { op, ty, ftz, sat, rnd, k, .. } => *k = Kern::new(flanes::select_fbin(p, *op, *ty, *ftz, *sat, *rnd)),
+        Op::FUn { op, ty, ftz, rnd, k, .. } => *k = Kern::new(flanes::select_fun(p, *op, *ty, *ftz, *rnd)),
+        Op::Fma { ty, ftz, sat, rnd, k, .. } => *k = Kern::new(flanes::select_fma(p, *ty, *ftz, *sat, *rnd)),
+        Op::Setp { cmp, ty, ftz, k, .. } | Op::Set { cmp, ty, ftz, k, .. } => *k = Kern::new(arith::select_cmp(p, *cmp, *ty, *ftz)),
+        Op::Cvt { dst, src, rnd, sat, ftz, k, .. } => *k = Kern::new(flanes::select_cvt(p, *dst, *src, *rnd, *sat, *ftz)),
+        _ => {}
+    }
+    op
 }
 
 /// The lanes of `active` on which guard `g` holds (all of them without one).
@@ -337,17 +355,17 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(crate::alu::ext::CACHE_POLICY), 64),
         Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
-        Op::FBin { op, ty, ftz, sat, rnd, d, a, b } => arith::fbin(cx, fr, m, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
-        Op::FUn { op, ty, ftz, rnd, d, a } => arith::fun(cx, fr, m, *op, *ty, *ftz, *rnd, *d, a),
-        Op::Fma { ty, ftz, sat, rnd, d, a, b, c } => arith::fma(cx, fr, m, *ty, (*ftz, *sat, *rnd), *d, [a, b, c]),
-        Op::Setp { cmp, ty, ftz, p, q, a, b, comb } => arith::setp(cx, fr, m, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
-        Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb } => arith::set(cx, fr, m, (*cmp, *ty, *ftz), *float_dst, *d, a, b, *comb),
+        Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => arith::fbin(cx, fr, m, *k, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
+        Op::FUn { op, ty, ftz, rnd, d, a, k } => arith::fun(cx, fr, m, *k, *op, *ty, *ftz, *rnd, *d, a),
+        Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => arith::fma(cx, fr, m, *k, *ty, (*ftz, *sat, *rnd), *d, [a, b, c]),
+        Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k } => arith::setp(cx, fr, m, *k, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
+        Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb, k } => arith::set(cx, fr, m, *k, (*cmp, *ty, *ftz), *float_dst, *d, a, b, *comb),
         Op::Selp { bits, d, a, b, c } => arith::selp(cx, fr, m, *bits, *d, a, b, *c),
         Op::Slct { bits, cf, d, a, b, c } => arith::slct(cx, fr, m, *bits, *cf, *d, [a, b, c]),
         Op::PredLogic { op, d, a, b } => arith::pred_logic(fr, m, *op, *d, *a, *b),
         Op::Pack { d, parts, part_bits } => arith::pack(cx, fr, m, *d, parts, *part_bits),
         Op::Unpack { ds, a, part_bits } => arith::unpack(cx, fr, m, ds, a, *part_bits),
-        Op::Cvt { dst, src, rnd, sat, ftz, d, a } => arith::cvt(cx, fr, m, (*dst, *src), (*rnd, *sat, *ftz), *d, a),
+        Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => arith::cvt(cx, fr, m, *k, (*dst, *src), (*rnd, *sat, *ftz), *d, a),
         Op::Cvta { to, space, bits, d, a } => arith::cvta(cx, fr, m, *to, *space, *bits, *d, a),
         Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?,
         Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,

@@ -319,7 +319,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         },
                     };
                     let op = match self.instr(i) {
-                        Ok(op) => op,
+                        Ok(op) => crate::datapath::with_kernel(op),
                         Err(e) => Op::Unsupported(e.to_string()),
                     };
                     self.code.push(Instr { op, guard, line, span: (i.span.start, i.span.end) });
@@ -779,7 +779,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let d = self.dst(&ops[0])?;
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
                     let b = self.src(&ops[2], ImmKind::Float(f))?;
-                    return Ok(Op::FBin { op, ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b });
+                    return Ok(Op::FBin { op, ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, k: Kern::NONE });
                 }
                 let ty = ity(t).ok_or_else(unsupported)?;
                 if has(".cc") || opc == "addc" || has(".relu") {
@@ -857,7 +857,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     }
                     let d = self.dst(&ops[0])?;
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
-                    return Ok(Op::FUn { op, ty: f, ftz, rnd: rounding.first().copied(), d, a });
+                    return Ok(Op::FUn { op, ty: f, ftz, rnd: rounding.first().copied(), d, a, k: Kern::NONE });
                 }
                 let ty = ity(t).ok_or_else(unsupported)?;
                 let op = match opc {
@@ -903,7 +903,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
                     let b = self.src(&ops[2], ImmKind::Float(f))?;
                     let c = self.src(&ops[3], ImmKind::Float(f))?;
-                    return Ok(Op::Fma { ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, c });
+                    return Ok(Op::Fma { ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, c, k: Kern::NONE });
                 }
                 let ty = ity(t).ok_or_else(unsupported)?;
                 if opc == "fma" || has(".cc") || (sat && !(has(".hi") && ty.signed && ty.bits == 32)) {
@@ -1028,7 +1028,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     CvtTy::F(f) => self.src(&ops[1], ImmKind::Float(f))?,
                     CvtTy::I(t) => self.src(&ops[1], ImmKind::Int(t.bits))?,
                 };
-                Ok(Op::Cvt { dst: dt, src: st, rnd, sat, ftz, d, a })
+                Ok(Op::Cvt { dst: dt, src: st, rnd, sat, ftz, d, a, k: Kern::NONE })
             }
             "cvta" => {
                 need(2)?;
@@ -1366,7 +1366,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         };
         if opc == "set" {
             let d = self.dst(&ops[0])?;
-            return Ok(Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb });
+            return Ok(Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb, k: Kern::NONE });
         }
         let (p, q) = match &ops[0].kind {
             OperandKind::PredPair(p, q) => {
@@ -1384,7 +1384,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             }
             _ => (self.pdst(&ops[0])?, None),
         };
-        Ok(Op::Setp { cmp, ty, ftz, p, q, a, b, comb })
+        Ok(Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k: Kern::NONE })
     }
 
     fn call(&mut self, ops: &[Operand<'_>], uni: bool) -> R<Op> {

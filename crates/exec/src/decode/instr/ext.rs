@@ -334,6 +334,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let ty = if mods.contains(&".bf16") { FTy::BF16 } else { FTy::F16 };
         let d = self.dst(&i.operands[0])?;
         let a = self.src(&i.operands[1], ImmKind::Int(16))?;
-        Ok(Op::FUn { op: FUnOp::Ex2, ty, ftz: mods.contains(&".ftz"), rnd: None, d, a })
+        Ok(Op::FUn { op: FUnOp::Ex2, ty, ftz: mods.contains(&".ftz"), rnd: None, d, a, k: Kern::NONE })
     }
 }
