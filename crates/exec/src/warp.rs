@@ -74,7 +74,32 @@ pub struct Stats {
     pub thread_instructions: u64,
     pub divergent_branches: u64,
     /// (function, pc) → number of divergent executions.
-    pub divergence: std::collections::HashMap<(FuncId, u32), u64>,
+    pub divergence: std::collections::HashMap<(FuncId, u32), u64, std::hash::BuildHasherDefault<PcHasher>>,
+}
+
+/// The hasher of the divergence counts' (function, pc) keys: a multiply
+/// and a rotate per word. The keys come from the program, not from an
+/// adversary, and a divergent kernel counts one per divergent branch
+/// (SipHash was 8 % of a divergent Collatz launch).
+#[derive(Default)]
+pub struct PcHasher(u64);
+
+impl std::hash::Hasher for PcHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        for b in bytes {
+            self.write_u32(*b as u32);
+        }
+    }
+
+    #[inline]
+    fn write_u32(&mut self, x: u32) {
+        self.0 = (self.0.rotate_left(26) ^ x as u64).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
 }
 
 impl Stats {

@@ -61,6 +61,15 @@ pub(crate) mod fast {
     pub fn mad_lo32(x: u64, y: u64, z: u64, mk: u64) -> u64 {
         (x & 0xffff_ffff).wrapping_mul(y & 0xffff_ffff).wrapping_add(z) & mk
     }
+    /// Unsigned `div` / `rem` by `y`, a power of two: a shift or a mask.
+    #[inline(always)]
+    pub fn udivrem_pow2(div: bool, x: u64, y: u64, mk: u64) -> u64 {
+        if div {
+            (x & mk) >> y.trailing_zeros()
+        } else {
+            x & (y - 1) & mk
+        }
+    }
     /// Native-width `div` / `rem` (no 128-bit arithmetic), `None` for a zero
     /// divisor; wrapping MIN / -1 as `alu::ibin`.
     #[inline(always)]
@@ -118,10 +127,26 @@ pub(super) fn ibin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IBinOp, ty: ITy, 
 /// `div` / `rem`: a trap on the first active lane with a zero divisor.
 #[inline(always)]
 fn divrem(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src) -> Result<(), Trap> {
+    let div = op == IBinOp::Div;
+    // A nonzero immediate divisor cannot trap: every lane in one loop,
+    // an unsigned power of two as a shift or mask.
+    if let Src::Imm(v) = b {
+        let (y, mk) = (*v & ty.mask(), ty.mask());
+        if y != 0 && ty.bits <= 64 {
+            let t0;
+            let av = fetch!(cx, fr.regs, a, t0);
+            let r: [u64; 32] = if !ty.signed && y.is_power_of_two() {
+                std::array::from_fn(|l| fast::udivrem_pow2(div, av[l], y, mk))
+            } else {
+                std::array::from_fn(|l| fast::divrem(div, ty.signed, ty.bits, av[l], y).unwrap_or(0))
+            };
+            store(&mut fr.regs[d as usize], &r, m);
+            return Ok(());
+        }
+    }
     let (t0, t1);
     let (av, bv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1));
     let mut r = [0u64; 32];
-    let div = op == IBinOp::Div;
     if ty.bits <= 64 {
         for l in lanes(m) {
             let Some(v) = fast::divrem(div, ty.signed, ty.bits, av[l], bv[l]) else {
@@ -548,6 +573,12 @@ mod tests {
             }
             for (op, div) in [(IBinOp::Div, true), (IBinOp::Rem, false)] {
                 prop_assert_eq!(fast::divrem(div, ty.signed, ty.bits, x, y), alu::ibin(op, ty, x, y).ok());
+                if !ty.signed {
+                    for s in 0..ty.bits {
+                        let p2 = 1u64 << s;
+                        prop_assert_eq!(fast::udivrem_pow2(div, x, p2, mk), alu::ibin(op, ty, x, p2).unwrap(), "{:?} {:?} {:#x} / 2^{}", op, ty, x, s);
+                    }
+                }
             }
             for s in 0..ty.bits as u64 {
                 prop_assert_eq!((x << s) & mk, alu::ibin(IBinOp::Shl, ty, x, s).unwrap());
