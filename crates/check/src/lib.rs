@@ -68,6 +68,10 @@
 //!   of 32), no type except on `.red` (`.popc.u32`, `.and/.or.pred`).
 //! - `prmt`, `bfe`, `bfi` are typed by `check/instruction-type` and
 //!   `check/operand-type` (`.u32` positions and lengths).
+//! - `check/sink` ([`rules::sink`]): the sink `_` only where a result may be
+//!   discarded (setp, atom, lop3, match.all, mbarrier.arrive, shfl's and
+//!   elect's pair halves, destination vector elements, call returns), as
+//!   measured with ptxas 12.9; never as a source.
 //! - `check/ret-exit`: `ret{.uni}` and `exit` take no operands or types.
 //! - `check/modifiers`: the rounding, approximation, saturation and mode
 //!   modifiers each arithmetic instruction takes per operand class

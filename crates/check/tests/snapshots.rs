@@ -32,6 +32,8 @@ const REJECTED: &[&str] = &[
     "scalar-operands--dp2a-no-half",
     "collective-operands--redux-f32-sm_100",
     "collective-operands--match-any-pred",
+    "sink--shfl-value",
+    "sink--source-vector",
     "feature-gating--barrier-cluster-sem-version-7.8",
     "feature-gating--clusterid-sm_89",
     "call-args--u32-formal-f32-arg",

@@ -376,6 +376,9 @@ fn arg<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, formal: &ParamSig<'a>, callee
                 false
             }
         },
+        // `call (_), f, ...` discards the return value (ptxas 12.9 accepts
+        // it; rule check/sink rejects `_` as an argument).
+        OperandKind::Sink if is_ret => true,
         OperandKind::Int(_) | OperandKind::Float(_) if is_ret => err(cx, "a return value must be received in a register or a `.param` variable".into(), "immediate".into(), None),
         OperandKind::Int(_) => {
             if formal.elems.is_some() {

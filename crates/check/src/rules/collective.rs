@@ -5,13 +5,13 @@
 //!   d{|p}, a, membermask` (PTX ISA 9.7.13 match.sync): `.sync` and one of
 //!   `.any`/`.all` required, type `.b32`/`.b64`; `d` is 32-bit, `a` of the
 //!   type, `membermask` a `.u32`; only `.all` has the predicate `p`, and
-//!   its `d` may be `_`. 6.0, sm_70.
+//!   either of `d|p` may be `_` (not both; rule `check/sink`). 6.0, sm_70.
 //! - `redux.sync.op.type d, a, membermask` (PTX ISA 9.7.13 redux.sync):
 //!   `.add .min .max` on `.u32`/`.s32`, `.and .or .xor` on `.b32` (7.0,
 //!   sm_80); `.min .max` with optional `.abs` and `.NaN` on `.f32` (8.6,
 //!   and in ptxas 12.9 only the targets sm_100a, sm_100f, sm_103a, sm_103f).
 //! - `elect.sync d|p, membermask` (PTX ISA 9.7.13 elect.sync): no type, `d`
-//!   a 32-bit register or `_`, `p` a predicate (not `_`). 8.0, sm_90.
+//!   a 32-bit register or `_`, `p` a predicate (not `_`: rule `check/sink`). 8.0, sm_90.
 
 use super::operand::{pred_reg, value, Role};
 use super::{opname, Decoded};
@@ -82,10 +82,8 @@ pub fn collective<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>
                         return err(cx, ops[0].span, "`match.any` has no predicate destination".to_string(), "predicate output not allowed");
                     }
                     value(cx, &name_op(*dn), B32, Role::Dest, Size::Exact, i);
-                    if p.text == "_" || !pred_reg(cx, *p, i) {
-                        if p.text == "_" {
-                            err(cx, p.span, "the predicate of `match.all d|p` is a `.pred` register".to_string(), "predicate expected");
-                        }
+                    // Either half may be `_` (rule check/sink rejects `_|_`).
+                    if p.text != "_" && !pred_reg(cx, *p, i) {
                         return;
                     }
                 }
@@ -145,9 +143,7 @@ pub fn collective<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>
                 return err(cx, ops[0].span, "`elect.sync` writes `d|p`: a 32-bit register (or `_`) and a predicate".to_string(), "`d|p` expected");
             };
             value(cx, &name_op(*dn), U32, Role::Dest, Size::Exact, i);
-            if p.text == "_" {
-                return err(cx, p.span, "the predicate of `elect.sync d|p` is a `.pred` register, not `_`".to_string(), "predicate expected");
-            }
+            // `p` is not `_` here (rule check/sink).
             if !pred_reg(cx, *p, i) {
                 return;
             }

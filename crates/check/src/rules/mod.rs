@@ -9,7 +9,8 @@
 //! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`,
 //! `nanosleep`), [`memory`] (`ld`, `st`, addresses and state spaces),
 //! [`atomic`] (`atom`, `red`), [`warp`] (`shfl`, `vote`, `bar`/`barrier`),
-//! [`collective`] (`match.sync`, `redux.sync`, `elect.sync`), [`scalar`] (`testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack`,
+//! [`collective`] (`match.sync`, `redux.sync`, `elect.sync`), [`sink`]
+//! (where `_` may stand, for every instruction), [`scalar`] (`testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack`,
 //! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
@@ -24,6 +25,7 @@ pub mod modifiers;
 pub mod operand;
 pub mod scalar;
 pub mod setp;
+pub mod sink;
 pub mod typed;
 pub mod warp;
 
@@ -106,6 +108,9 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         }
     }
     gates(cx, i, spec, &d);
+    if !sink::check(cx, i) {
+        return operand::resolve_all(cx, i);
+    }
     if !modifiers::check(cx, i) {
         return operand::resolve_all(cx, i);
     }

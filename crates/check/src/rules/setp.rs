@@ -108,12 +108,9 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     // Destinations.
     let dst = &i.operands[0];
     match &dst.kind {
-        OperandKind::PredPair(p, q) if p.text == "_" && q.text == "_" => {
-            cx.emit(Diagnostic::error("check/pred-int", dst.span, "`_|_` discards both results of `setp`").with_label("at most one half of `p|q` may be the sink `_`").with_note(SETP_NOTE));
-        }
         OperandKind::PredPair(p, q) => {
             // Either half may be the sink `_` (ptxas 12.9 accepts `_|q`, `p|_`,
-            // and a plain `_`, but not `_|_`).
+            // and a plain `_`; `_|_` is rejected by rule check/sink).
             for n in [p, q] {
                 if n.text != "_" {
                     pred_reg(cx, *n, i);

@@ -1296,8 +1296,12 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 need(4)?;
                 let (d, p) = match &ops[0].kind {
                     OperandKind::PredPair(a, b) => {
-                        let d = self.dst(&Operand { kind: OperandKind::Name { name: *a, component: None }, span: ops[0].span })?;
-                        let p = self.pdst(&Operand { kind: OperandKind::Name { name: *b, component: None }, span: ops[0].span })?;
+                        // Either half may be the sink `_` (the checker allows
+                        // it for `p` only, as ptxas does).
+                        let span = ops[0].span;
+                        let half = |n| Operand { kind: if n == "_" { OperandKind::Sink } else { OperandKind::Name { name: ast::Name { text: n, span }, component: None } }, span };
+                        let d = self.dst(&half(a.text))?;
+                        let p = self.pdst(&half(b.text))?;
                         (d, p)
                     }
                     _ => (self.dst(&ops[0])?, None),
