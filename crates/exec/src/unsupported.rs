@@ -20,11 +20,11 @@
 /// decoders refuse (the opcodes' rows say they have a decoder).
 const FORMS: &[&str] = &[
     "`%r1` is not a constant",
-    "`_` is not a predicate register",
     "`ltbl` is not a .calltargets list, call table or .callprototype",
     "addc.sat.s32",
     "addc.u16",
     "atom.global.cas.b16",
+    "atom.global.v2.f32.add",
     "cvt.rna.tf32.f32",
     "fma.rn.relu.f16",
     "madc.hi.sat.s32",
