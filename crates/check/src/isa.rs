@@ -207,6 +207,9 @@ pub enum Feature {
     CvtPackSubByte,
     ElectSync,
     ReduxF32,
+    Lop3,
+    Lop3BoolOp,
+    Shf,
 }
 
 impl From<ptxsim_isa::Gate> for Feature {
@@ -219,6 +222,8 @@ impl From<ptxsim_isa::Gate> for Feature {
             Gate::ReduxSync => Feature::ReduxSync,
             Gate::SzextBmsk => Feature::SzextBmsk,
             Gate::Dp4a => Feature::Dp4a,
+            Gate::Lop3 => Feature::Lop3,
+            Gate::Shf => Feature::Shf,
         }
     }
 }
@@ -303,6 +308,11 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::ElectSync, name: "elect.sync", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13 elect.sync: introduced in 8.0, requires sm_90" },
     Gate { feature: Feature::ReduxF32, name: "redux.sync on .f32", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.13 redux.sync: .f32 min/max introduced in 8.6, require sm_100a/sm_100f/sm_103a/sm_103f (ptxas 12.9)" },
     Gate { feature: Feature::Dp4a, name: "dp4a/dp2a", min_version: v(5, 0), min_sm: 61, source: "PTX ISA 9.7.1.23/9.7.1.24 dp4a, dp2a: introduced in 5.0, require sm_61" },
+    // Measured with ptxas 12.9 (at the minimum, one version and one target
+    // below; `tests/check/*/forms--*.ptx`).
+    Gate { feature: Feature::Lop3, name: "lop3", min_version: v(4, 3), min_sm: 50, source: "PTX ISA 9.7.8.6 lop3: introduced in 4.3, requires sm_50" },
+    Gate { feature: Feature::Lop3BoolOp, name: "lop3.BoolOp", min_version: v(8, 2), min_sm: 70, source: "PTX ISA 9.7.8.6 lop3: the .BoolOp form with a predicate output was introduced in 8.2, requires sm_70" },
+    Gate { feature: Feature::Shf, name: "shf", min_version: v(3, 1), min_sm: 32, source: "PTX ISA 9.7.8.8 shf: introduced in 3.1, requires sm_32" },
 ];
 
 /// The gating row of a feature.

@@ -76,6 +76,18 @@ pub enum Form {
     Scalar,
     /// `match.sync`, `redux.sync`, `elect.sync`.
     Collective,
+    /// `lop3.b32 d, a, b, c, immLut` and `lop3.BoolOp.b32 d|p, a, b, c, immLut, q`.
+    Lop3,
+    /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`.
+    Shf,
+    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}`.
+    Set,
+    /// `slct{.ftz}.dtype.ctype d, a, b, c`.
+    Slct,
+    /// `activemask.b32 d`.
+    Activemask,
+    /// No operands, no modifiers (`trap`).
+    Bare,
     /// Known opcode; operands are resolved but not typed.
     Loose,
 }
@@ -102,6 +114,8 @@ pub mod ts {
     pub const B128: u32 = 256;
     /// `.b32` only
     pub const B32: u32 = 512;
+    /// `.u32`, `.s32`
+    pub const I32: u32 = 1024;
     /// anything (not checked)
     pub const ANY: u32 = u32::MAX;
 }
@@ -120,7 +134,7 @@ pub fn allows(set: u32, t: ptxsim_syntax::ast::ScalarType) -> bool {
         B128 => ts::B128,
         _ => 0,
     };
-    let g = g | if matches!(t, U32 | U64 | S32 | S64) { I3264 } else { 0 };
+    let g = g | if matches!(t, U32 | U64 | S32 | S64) { I3264 } else { 0 } | if matches!(t, U32 | S32) { ts::I32 } else { 0 };
     set & g != 0
 }
 
@@ -134,6 +148,8 @@ pub enum Gate {
     ReduxSync,
     SzextBmsk,
     Dp4a,
+    Lop3,
+    Shf,
 }
 
 /// What an instruction writes and reads besides its source registers.
@@ -300,14 +316,14 @@ macro_rules! for_each_op {
             "call"       Call       (0)               _          Call     Data     Call           Control;
             "ret"        Ret        (0)               _          Use      Data     Ret            Control;
             "exit"       Exit       (0)               _          Use      Data     Exit           Control;
-            "trap"       Loose      (ANY)             _          Use      Data     Trap           Control;
+            "trap"       Bare       (0)               _          Use      Data     Trap           Control;
             "brkpt"      Loose      (ANY)             _          Use      Data     Seq            "a breakpoint needs a debugger";
             "nop"        Loose      (ANY)             _          Use      Data     Seq            "no decoder written yet";
             // Comparison and selection.
             "setp"       Setp       (0)               _          Def      Data     Seq            SetpLike;
-            "set"        Loose      (ANY)             _          Def      Data     Seq            SetpLike;
+            "set"        Set        (0)               _          Def      Data     Seq            SetpLike;
             "selp"       Selp       (0)               _          Def      Data     Seq            SelectConvert;
-            "slct"       Loose      (ANY)             _          Def      Data     Seq            SelectConvert;
+            "slct"       Slct       (0)               _          Def      Data     Seq            SelectConvert;
             // Memory.
             "ld"         Ld         (ANY)             _          Load     Data     Seq            Memory;
             "ldu"        Ld         (ANY)             _          Load     Data     Seq            Memory;
@@ -345,7 +361,7 @@ macro_rules! for_each_op {
             "rem"        Binary     (I)               _          Def      Data     Seq            Binary;
             "min"        Binary     (I | F | H)       _          Def      Data     Seq            Binary;
             "max"        Binary     (I | F | H)       _          Def      Data     Seq            Binary;
-            "mul24"      Binary     (I)               _          Def      Data     Seq            Bits;
+            "mul24"      Binary     (I32)             _          Def      Data     Seq            Bits;
             "copysign"   Binary     (F)               _          Def      Data     Seq            Binary;
             "and"        Binary     (B | P)           _          Def      Data     Seq            Binary;
             "or"         Binary     (B | P)           _          Def      Data     Seq            Binary;
@@ -353,7 +369,7 @@ macro_rules! for_each_op {
             "mad"        Ternary    (I | F)           _          Def      Data     Seq            Ternary;
             "madc"       Ternary    (I)               _          Def      Data     Seq            CarryChain;
             "fma"        Ternary    (F | H)           _          Def      Data     Seq            Ternary;
-            "mad24"      Ternary    (I)               _          Def      Data     Seq            Bits;
+            "mad24"      Ternary    (I32)             _          Def      Data     Seq            Bits;
             "sad"        Ternary    (I)               _          Def      Data     Seq            Lane3;
             "not"        Unary      (B | P)           _          Def      Data     Seq            Unary;
             "cnot"       Unary      (B)               _          Def      Data     Seq            Unary;
@@ -385,15 +401,15 @@ macro_rules! for_each_op {
             "dp4a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3;
             "dp2a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3;
             "fns"        Scalar     (ANY)             _          Def      Data     Seq            Lane3;
-            "lop3"       Loose      (ANY)             _          Def      Data     Seq            Bits;
-            "shf"        Loose      (ANY)             _          Def      Data     Seq            Bits;
+            "lop3"       Lop3       (B32)             Lop3       Def      Data     Seq            Bits;
+            "shf"        Shf        (B32)             Shf        Def      Data     Seq            Bits;
             // Warps, barriers and collectives.
             "shfl"       Shfl       (ANY)             _          Def      PerLane  Seq            WarpSync;
             "vote"       Vote       (ANY)             _          Def      Uniform  Seq            WarpSync;
             "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync;
             "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync;
             "nanosleep"  Nanosleep  (0)               _          Use      Data     Seq            WarpSync;
-            "activemask" Loose      (ANY)             Activemask Def      Uniform  Seq            WarpSync;
+            "activemask" Activemask (B32)             Activemask Def      Uniform  Seq            WarpSync;
             "match"      Collective (ANY)             MatchSync  Def      PerLane  Seq            WarpCollective;
             "redux"      Collective (ANY)             ReduxSync  Def      Uniform  Seq            WarpCollective;
             "elect"      Collective (ANY)             _          Def      PerLane  Seq            WarpCollective;

@@ -99,7 +99,7 @@ pub struct Decoded<'a> {
     /// A state-space modifier written with a `::` qualifier ptxsim does not decode.
     pub space_other: bool,
     pub cmp: Option<(CmpOp, Span)>,
-    /// The combining operator of `setp`/`set` (`.and`, `.or`, `.xor`).
+    /// The combining operator of `setp`/`set`/`lop3` (`.and`, `.or`, `.xor`).
     pub boolop: Option<Span>,
     pub bool_op: Option<BoolOp>,
     pub ftz: Option<Span>,
@@ -134,7 +134,7 @@ impl Decoded<'_> {
 /// Decodes the modifiers of `i`.
 pub fn decode<'a>(i: &Instruction<'a>) -> Decoded<'a> {
     let mut d = Decoded::default();
-    let combines = matches!(i.opcode.text, "setp" | "set");
+    let combines = matches!(i.opcode.text, "setp" | "set" | "lop3");
     for m in &i.modifiers {
         let t = m.text;
         if let Some(s) = ScalarType::from_str(t) {

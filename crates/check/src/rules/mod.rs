@@ -10,7 +10,8 @@
 //! `nanosleep`), [`memory`] (`ld`, `st`, addresses and state spaces),
 //! [`atomic`] (`atom`, `red`), [`warp`] (`shfl`, `vote`, `bar`/`barrier`),
 //! [`collective`] (`match.sync`, `redux.sync`, `elect.sync`), [`sink`]
-//! (where `_` may stand, for every instruction), [`scalar`] (`testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack`,
+//! (where `_` may stand, for every instruction), [`forms`]
+//! (`lop3`, `shf`, `set`, `slct`, `activemask`, `trap`), [`scalar`] (`testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack`,
 //! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
@@ -20,6 +21,7 @@ pub mod atomic;
 pub mod branch;
 pub mod call;
 pub mod collective;
+pub mod forms;
 pub mod memory;
 pub mod modifiers;
 pub mod operand;
@@ -132,6 +134,12 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Collective => collective::collective(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
+        Form::Lop3 => forms::lop3(cx, i, &d),
+        Form::Shf => forms::shf(cx, i, &d),
+        Form::Set => forms::set(cx, i, &d),
+        Form::Slct => forms::slct(cx, i, &d),
+        Form::Activemask => forms::activemask(cx, i, &d),
+        Form::Bare => forms::bare(cx, i, &d),
         Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
     }
@@ -168,6 +176,7 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
                 fs.push(Feature::ClusterBarrierSem);
             }
         }
+        "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),
         "fence" => fs.push(if has(".proxy") { Feature::FenceProxy } else { Feature::Fence }),
         "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
         "atom" | "red" if bf16 => fs.push(Feature::AtomBf16),

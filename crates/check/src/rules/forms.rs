@@ -1,0 +1,317 @@
+//! The typed forms of `lop3`, `shf`, `set`, `slct`, `activemask` and
+//! `trap` (their rows in `ptxsim_isa`: `Form::Lop3`, `Shf`, `Set`, `Slct`,
+//! `Activemask`, `Bare`). What each accepts was measured against ptxas 12.9
+//! (`tests/check/*/forms--*.ptx`):
+//!
+//! - `lop3.b32 d, a, b, c, immLut` (PTX ISA 9.7.8.6): `.b32` only, `a b c d`
+//!   32-bit values, `immLut` an integer constant; `lop3.BoolOp.b32 d|p, a,
+//!   b, c, immLut, q` with `.BoolOp` `.and` or `.or` (PTX 8.2, sm_70), a
+//!   predicate output `p` and predicate input `q`. ptxas accepts a look-up
+//!   table outside 0..255 (`check/lop3-lut` warns: only 8 bits mean something).
+//! - `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c` (PTX ISA 9.7.8.8): one
+//!   direction and one mode, both required; `c` a `.u32` shift amount.
+//! - `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, {!}c}` (PTX ISA 9.7.8.2):
+//!   `dtype` `.u32 .s32 .f32`, `stype` a type `setp` compares (the
+//!   comparison suits it as for `setp`), `.ftz` on `.f32` only. The
+//!   half-precision forms (a 16-bit or packed `dtype` or `stype`) have
+//!   gates of their own and are not typed here yet.
+//! - `slct.dtype.s32 d, a, b, c`, `slct{.ftz}.dtype.f32 d, a, b, c` (PTX ISA
+//!   9.7.8.3): `dtype` a 16/32/64-bit integer, bit-size, `.f32` or `.f64` type.
+//! - `activemask.b32 d` (PTX ISA 9.7.13.12), `trap` (PTX ISA 9.7.19.2): no
+//!   other modifiers; `trap` has no operands.
+
+use super::operand::{pred_reg, value, Role};
+use super::setp::cmp_allowed;
+use super::{opname, Decoded};
+use crate::ctx::Ctx;
+use crate::types::Size;
+use ptxsim_isa::modifiers::BoolOp;
+use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType};
+use ptxsim_syntax::{Diagnostic, Span};
+
+const LOP3_NOTE: &str = "rule check/lop3 (PTX ISA 9.7.8.6 lop3): `lop3.b32 d, a, b, c, immLut;` or `lop3.BoolOp.b32 d|p, a, b, c, immLut, q;` with .BoolOp .and or .or; immLut is an integer constant";
+const SHF_NOTE: &str = "rule check/shf (PTX ISA 9.7.8.8 shf): `shf.l.mode.b32 d, a, b, c;` or `shf.r.mode.b32 d, a, b, c;` with mode .wrap or .clamp, and c a .u32 shift amount";
+const SET_NOTE: &str = "rule check/set (PTX ISA 9.7.8.2 set): `set.CmpOp{.ftz}.dtype.stype d, a, b;` or `set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c;` with dtype .u32, .s32 or .f32";
+const SLCT_NOTE: &str = "rule check/slct (PTX ISA 9.7.8.3 slct): `slct.dtype.s32 d, a, b, c;` or `slct{.ftz}.dtype.f32 d, a, b, c;` with dtype a 16/32/64-bit integer or bit-size type, .f32 or .f64";
+const BARE_NOTE: &str = "rule check/modifiers: `activemask.b32 d;` takes only its type, `trap;` nothing (PTX ISA 9.7.13.12, 9.7.19.2)";
+
+fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, label: &str, note: &str) {
+    cx.emit(Diagnostic::error(code, span, msg).with_label(label.to_string()).with_note(note.to_string()));
+}
+
+/// Which decoded modifiers besides `allowed` a form takes.
+#[derive(Clone, Copy, Default)]
+struct Takes {
+    cmp: bool,
+    ftz: bool,
+    boolop: bool,
+}
+
+/// Reports every modifier of `d` outside `allowed` (compared as written)
+/// and `takes`, and any vector width; returns whether none was found.
+fn only(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, allowed: &[&str], takes: Takes, note: &str) -> bool {
+    let mut ok = true;
+    let mut bad = |cx: &mut Ctx<'_, '_>, span: Span| {
+        let text = i.modifiers.iter().find(|m| m.span.same_as(span)).map(|m| m.text).unwrap_or("?");
+        error(cx, "check/modifiers", span, format!("`{text}` is not a modifier of `{}`", i.opcode.text), "illegal modifier", note);
+        ok = false;
+    };
+    for m in &d.other {
+        if !allowed.contains(&m.text) {
+            bad(cx, m.span);
+        }
+    }
+    let given = [(d.cmp.map(|c| c.1), takes.cmp), (d.ftz, takes.ftz), (d.boolop, takes.boolop)];
+    for (s, ok) in given {
+        if let (Some(s), false) = (s, ok) {
+            bad(cx, s);
+        }
+    }
+    if let Some((_, s)) = d.vector {
+        bad(cx, s);
+    }
+    ok
+}
+
+/// Checks for exactly the types `want` (one list per accepted shape), and
+/// returns them.
+fn types(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, n: usize, ok: impl Fn(&[ScalarType]) -> bool, expected: &str, note: &str) -> Option<Vec<ScalarType>> {
+    let ts: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
+    if ts.len() == n && ok(&ts) {
+        return Some(ts);
+    }
+    let span = d.types.get(n.min(d.types.len().saturating_sub(1))).map(|t| t.1).unwrap_or(i.opcode.span);
+    let msg = if ts.is_empty() {
+        format!("`{}` needs {expected}", opname(i))
+    } else {
+        format!("`{}` takes {expected}", opname(i))
+    };
+    error(cx, "check/instruction-type", span, msg, "unexpected instruction type", note);
+    None
+}
+
+fn count(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, want: usize, note: &str) -> bool {
+    if i.operands.len() == want {
+        return true;
+    }
+    error(cx, "check/operand-count", i.span, format!("`{}` takes {want} operands; {} given", opname(i), i.operands.len()), "wrong number of operands", note);
+    false
+}
+
+/// A `.b32` source of `lop3` or `shf`: like any bit-size operand, except
+/// that a floating-point constant is refused (ptxas: "Arguments mismatch").
+fn bits_src<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, k: usize, note: &str) {
+    let o = &i.operands[k];
+    if let OperandKind::Float(_) = o.kind {
+        error(cx, "check/operand-type", o.span, format!("operand {} of `{}` is a floating-point constant", k + 1, opname(i)), "an integer constant or a 32-bit register is expected here", note);
+        return;
+    }
+    value(cx, o, ScalarType::B32, Role::Src, Size::Exact, i);
+}
+
+/// A predicate source: a register, optionally negated, or an integer constant.
+fn pred_src(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, k: usize, note: &str) {
+    let o = &i.operands[k];
+    match &o.kind {
+        OperandKind::Name { name, component: None } | OperandKind::Not(name) => {
+            pred_reg(cx, *name, i);
+        }
+        OperandKind::Int(_) => {}
+        _ => error(cx, "check/pred-int", o.span, format!("operand {} of `{}` must be a predicate, optionally negated", k + 1, opname(i)), "a predicate is expected here", note),
+    }
+}
+
+/// `lop3`.
+pub fn lop3<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    let ok = only(cx, i, d, &[], Takes { boolop: true, ..Takes::default() }, LOP3_NOTE) & check_boolop(cx, i, d);
+    if types(cx, i, d, 1, |t| t == [ScalarType::B32], "the type `.b32`", LOP3_NOTE).is_none() || !ok {
+        return super::operand::resolve_all(cx, i);
+    }
+    let boolop = d.bool_op.is_some();
+    let dst = &i.operands.first().map(|o| &o.kind);
+    let pair = matches!(dst, Some(OperandKind::PredPair(..)));
+    if boolop != pair {
+        let (msg, label) = if boolop {
+            (format!("`{}` writes a predicate too: its destination is `d|p`", opname(i)), "expected `d|p`")
+        } else {
+            (format!("`{}` has no predicate output; `d|p` needs `.and` or `.or`", opname(i)), "unexpected `d|p`")
+        };
+        let span = i.operands.first().map(|o| o.span).unwrap_or(i.span);
+        error(cx, "check/lop3", span, msg, label, LOP3_NOTE);
+        return super::operand::resolve_all(cx, i);
+    }
+    if !count(cx, i, if boolop { 6 } else { 5 }, LOP3_NOTE) {
+        return super::operand::resolve_all(cx, i);
+    }
+    match &i.operands[0].kind {
+        OperandKind::PredPair(dn, p) => {
+            if dn.text != "_" {
+                let o = ptxsim_syntax::ast::Operand { kind: OperandKind::Name { name: *dn, component: None }, span: dn.span };
+                value(cx, &o, ScalarType::B32, Role::Dest, Size::Exact, i);
+            }
+            if p.text != "_" {
+                pred_reg(cx, *p, i);
+            }
+        }
+        _ => {
+            value(cx, &i.operands[0], ScalarType::B32, Role::Dest, Size::Exact, i);
+        }
+    }
+    for k in 1..4 {
+        bits_src(cx, i, k, LOP3_NOTE);
+    }
+    let lut = &i.operands[4];
+    match &lut.kind {
+        OperandKind::Int(v) => {
+            let signed = v.value as i64;
+            if !(0..=255).contains(&signed) {
+                cx.emit(
+                    Diagnostic::warning("check/lop3-lut", lut.span, format!("look-up table {signed} is outside 0..255"))
+                        .with_label("only an 8-bit table means something")
+                        .with_note("rule check/lop3-lut (PTX ISA 9.7.8.6 lop3): immLut is the 8-bit truth table of F(a, b, c); ptxas accepts a wider constant"),
+                );
+            }
+        }
+        OperandKind::Expr(e) => {
+            super::operand::resolve_expr(cx, e);
+        }
+        _ => error(cx, "check/lop3", lut.span, format!("the look-up table of `{}` must be an integer constant", opname(i)), "not a constant", LOP3_NOTE),
+    }
+    if boolop {
+        pred_src(cx, i, 5, LOP3_NOTE);
+    }
+}
+
+/// `lop3`'s `.BoolOp` is `.and` or `.or` (ptxas: "Illegal operation '.xor'").
+fn check_boolop(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) -> bool {
+    if let (Some(BoolOp::Xor), Some(s)) = (d.bool_op, d.boolop) {
+        error(cx, "check/lop3", s, format!("`.xor` is not a BoolOp of `{}`", i.opcode.text), "expected `.and` or `.or`", LOP3_NOTE);
+        return false;
+    }
+    true
+}
+
+/// `shf`.
+pub fn shf<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    let ok = only(cx, i, d, &[".l", ".r", ".wrap", ".clamp"], Takes::default(), SHF_NOTE);
+    if types(cx, i, d, 1, |t| t == [ScalarType::B32], "the type `.b32`", SHF_NOTE).is_none() || !ok {
+        return super::operand::resolve_all(cx, i);
+    }
+    for (group, what) in [(&[".l", ".r"], "a direction, `.l` or `.r`"), (&[".wrap", ".clamp"], "a mode, `.wrap` or `.clamp`")] {
+        let given: Vec<_> = d.other.iter().filter(|m| group.contains(&m.text)).collect();
+        let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
+        match given.as_slice() {
+            [_] => {}
+            [] => {
+                error(cx, "check/modifiers", span, format!("`{}` needs {what}", opname(i)), "missing modifier", SHF_NOTE);
+                return super::operand::resolve_all(cx, i);
+            }
+            [_, second, ..] => {
+                error(cx, "check/modifiers", second.span, format!("`{}` takes one {what}", opname(i)), "second modifier of the group", SHF_NOTE);
+                return super::operand::resolve_all(cx, i);
+            }
+        }
+    }
+    if !count(cx, i, 4, SHF_NOTE) {
+        return super::operand::resolve_all(cx, i);
+    }
+    value(cx, &i.operands[0], ScalarType::B32, Role::Dest, Size::Exact, i);
+    bits_src(cx, i, 1, SHF_NOTE);
+    bits_src(cx, i, 2, SHF_NOTE);
+    value(cx, &i.operands[3], ScalarType::U32, Role::Src, Size::Exact, i);
+}
+
+fn setp_type(t: ScalarType) -> bool {
+    use ScalarType::*;
+    matches!(t, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64 | F32 | F64)
+}
+
+fn half(t: ScalarType) -> bool {
+    use ScalarType::*;
+    matches!(t, F16 | F16x2 | Bf16 | Bf16x2 | U16 | S16)
+}
+
+/// `set`.
+pub fn set<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    // The half-precision forms: resolved, not typed (see the module's doc).
+    if let [(dt, _), (st, _)] = d.types.as_slice() {
+        if half(*dt) || matches!(st, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
+            return super::operand::resolve_all(cx, i);
+        }
+    }
+    let ok = only(cx, i, d, &[], Takes { cmp: true, ftz: true, boolop: true }, SET_NOTE);
+    let Some((cmp, cspan)) = d.cmp else {
+        error(cx, "check/set", i.opcode.span, format!("`{}` has no comparison operator", opname(i)), "expected e.g. `set.lt.u32.s32`", SET_NOTE);
+        return super::operand::resolve_all(cx, i);
+    };
+    let Some(ts) = types(cx, i, d, 2, |t| matches!(t[0], ScalarType::U32 | ScalarType::S32 | ScalarType::F32) && setp_type(t[1]), "a result type .u32, .s32 or .f32 and a source type", SET_NOTE) else {
+        return super::operand::resolve_all(cx, i);
+    };
+    if !ok {
+        return super::operand::resolve_all(cx, i);
+    }
+    let (dt, st) = (ts[0], ts[1]);
+    if !cmp_allowed(st, cmp) {
+        let text = i.modifiers.iter().find(|m| m.span.same_as(cspan)).map(|m| m.text).unwrap_or("?");
+        error(cx, "check/setp-cmp-type", cspan, format!("comparison `{text}` is not defined for `{}`", st.as_str()), "comparison operator not allowed for this type", SET_NOTE);
+    }
+    if let Some(fs) = d.ftz {
+        if st != ScalarType::F32 {
+            error(cx, "check/modifiers", fs, format!("`.ftz` is not allowed on `set` comparing `{}`", st.as_str()), "illegal modifier", SET_NOTE);
+        }
+    }
+    let want = if d.boolop.is_some() { 4 } else { 3 };
+    if !count(cx, i, want, SET_NOTE) {
+        return super::operand::resolve_all(cx, i);
+    }
+    value(cx, &i.operands[0], dt, Role::Dest, Size::Exact, i);
+    value(cx, &i.operands[1], st, Role::Src, Size::Exact, i);
+    value(cx, &i.operands[2], st, Role::Src, Size::Exact, i);
+    if want == 4 {
+        pred_src(cx, i, 3, SET_NOTE);
+    }
+}
+
+/// `slct`.
+pub fn slct<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    use ScalarType::*;
+    let ok = only(cx, i, d, &[], Takes { ftz: true, ..Takes::default() }, SLCT_NOTE);
+    let dtype = |t: ScalarType| matches!(t, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64 | F32 | F64);
+    let Some(ts) = types(cx, i, d, 2, |t| dtype(t[0]) && matches!(t[1], S32 | F32), "a result type and a selector type .s32 or .f32", SLCT_NOTE) else {
+        return super::operand::resolve_all(cx, i);
+    };
+    let (dt, ct) = (ts[0], ts[1]);
+    if let Some(fs) = d.ftz {
+        if ct != F32 {
+            error(cx, "check/modifiers", fs, "`.ftz` applies to `slct` with an `.f32` selector only".into(), "illegal modifier", SLCT_NOTE);
+            return super::operand::resolve_all(cx, i);
+        }
+    }
+    if !ok || !count(cx, i, 4, SLCT_NOTE) {
+        return super::operand::resolve_all(cx, i);
+    }
+    value(cx, &i.operands[0], dt, Role::Dest, Size::Exact, i);
+    value(cx, &i.operands[1], dt, Role::Src, Size::Exact, i);
+    value(cx, &i.operands[2], dt, Role::Src, Size::Exact, i);
+    value(cx, &i.operands[3], ct, Role::Src, Size::Exact, i);
+}
+
+/// `activemask`.
+pub fn activemask<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    let ok = only(cx, i, d, &[], Takes::default(), BARE_NOTE);
+    if types(cx, i, d, 1, |t| t == [ScalarType::B32], "the type `.b32`", BARE_NOTE).is_none() || !ok || !count(cx, i, 1, BARE_NOTE) {
+        return super::operand::resolve_all(cx, i);
+    }
+    value(cx, &i.operands[0], ScalarType::B32, Role::Dest, Size::Exact, i);
+}
+
+/// `trap` (and any other opcode of the bare form).
+pub fn bare<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    let ok = only(cx, i, d, &[], Takes::default(), BARE_NOTE);
+    if let Some((t, s)) = d.types.first() {
+        error(cx, "check/instruction-type", *s, format!("`{}` takes no type, but `{}` is given", i.opcode.text, t.as_str()), "unexpected instruction type", BARE_NOTE);
+    }
+    if ok && d.types.is_empty() {
+        count(cx, i, 0, BARE_NOTE);
+    }
+}
