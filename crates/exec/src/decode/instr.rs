@@ -7,7 +7,8 @@
 //! never fails because of one kernel's instruction: only running it does.
 
 use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
-use ptxsim_isa::{CmpOp, Engine, Family};
+use ptxsim_isa::modifiers::{BoolOp as IsaBoolOp, Rnd};
+use ptxsim_isa::{Decoded, Engine, Family};
 use crate::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
 use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
@@ -127,9 +128,14 @@ pub fn decodes_opcode(opcode: &str) -> bool {
 }
 
 /// An instruction's opcode, modifiers, types and operands, as the family
-/// decoders read them.
-struct Ins<'i> {
+/// decoders read them: the modifiers are decoded once, by
+/// [`ptxsim_isa::decode`] (the checker's decoding), and the fields below
+/// are read from it.
+struct Ins<'i, 'a> {
     opc: &'i str,
+    /// The decoded modifiers (comparison, BoolOp, types, `.ftz`, ...).
+    d: Decoded<'a>,
+    /// Every modifier as written, for the families that test one by name.
     mods: Vec<&'i str>,
     /// The modifiers that are types, in order.
     types: Vec<ScalarType>,
@@ -142,14 +148,30 @@ struct Ins<'i> {
     uni: bool,
 }
 
-impl<'i> Ins<'i> {
-    fn new<'a: 'i>(i: &'i ast::Instruction<'a>) -> Ins<'i> {
+/// The engine's rounding mode of a decoded rounding modifier (`.rs` has none).
+fn rounding_of((r, integer): (Rnd, bool)) -> Option<Rounding> {
+    Some(match (r, integer) {
+        (Rnd::N, false) => Rounding::Rn,
+        (Rnd::Z, false) => Rounding::Rz,
+        (Rnd::M, false) => Rounding::Rm,
+        (Rnd::P, false) => Rounding::Rp,
+        (Rnd::N, true) => Rounding::Rni,
+        (Rnd::Z, true) => Rounding::Rzi,
+        (Rnd::M, true) => Rounding::Rmi,
+        (Rnd::P, true) => Rounding::Rpi,
+        (Rnd::Na, _) => Rounding::Rna,
+        (Rnd::S, _) => return None,
+    })
+}
+
+impl<'i, 'a: 'i> Ins<'i, 'a> {
+    fn new(i: &'i ast::Instruction<'a>) -> Ins<'i, 'a> {
+        let d = ptxsim_isa::decode(i);
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let types: Vec<ScalarType> = mods.iter().filter_map(|m| ScalarType::from_str(m)).collect();
-        let rounding = mods.iter().filter_map(|m| Rounding::from_mod(m)).collect();
-        let has = |m: &str| mods.contains(&m);
-        let (ftz, sat, uni) = (has(".ftz"), has(".sat"), has(".uni"));
-        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, uni, mods }
+        let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
+        let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
+        let (ftz, sat, uni) = (d.ftz.is_some(), d.has(".sat"), !d.uni.is_empty());
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, uni, mods, d }
     }
 
     fn has(&self, m: &str) -> bool {
@@ -682,7 +704,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Binary => self.binary(&x),
             Route::Unary => self.unary(&x),
             Route::Ternary => self.ternary(&x),
-            Route::SetpLike => self.setp_like(x.opc, &x.mods, &x.types, x.ops, x.ftz),
+            Route::SetpLike => self.setp_like(&x),
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
             Route::Control => self.control(&x),
@@ -693,7 +715,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes moves, packs and unpacks (`mov`).
-    fn mov_pack(&mut self, x: &Ins<'_>) -> R<Op> {
+    fn mov_pack(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, last_ty, .. } = *x;
         let unsupported = || x.unsupported();
         let need = |k: usize| x.need(k);
@@ -738,7 +760,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes two-operand integer, float and predicate arithmetic.
-    fn binary(&mut self, x: &Ins<'_>) -> R<Op> {
+    fn binary(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
         let rounding = &x.rounding;
         let has = |m: &str| x.has(m);
@@ -815,7 +837,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes one-operand integer and float arithmetic.
-    fn unary(&mut self, x: &Ins<'_>) -> R<Op> {
+    fn unary(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, .. } = *x;
         let rounding = &x.rounding;
         let has = |m: &str| x.has(m);
@@ -881,7 +903,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes `mad`, `fma`, `bfe`, `bfi` and `prmt`.
-    fn ternary(&mut self, x: &Ins<'_>) -> R<Op> {
+    fn ternary(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
         let (mods, rounding) = (&x.mods, &x.rounding);
         let has = |m: &str| x.has(m);
@@ -960,7 +982,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes `selp`, `slct`, `cvt` and `cvta`.
-    fn select_convert(&mut self, x: &Ins<'_>) -> R<Op> {
+    fn select_convert(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
         let (types, rounding) = (&x.types, &x.rounding);
         let has = |m: &str| x.has(m);
@@ -1056,7 +1078,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes loads, stores and atomics.
-    fn memory(&mut self, x: &Ins<'_>) -> R<Op> {
+    fn memory(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, last_ty, .. } = *x;
         let mods = &x.mods;
         let has = |m: &str| x.has(m);
@@ -1168,7 +1190,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes branches, calls, returns, `exit` and `trap`.
-    fn control(&mut self, x: &Ins<'_>) -> R<Op> {
+    fn control(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, uni, .. } = *x;
         let has = |m: &str| x.has(m);
         let unsupported = || x.unsupported();
@@ -1201,7 +1223,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes barriers, `nanosleep`, `activemask`, `vote` and `shfl`.
-    fn warp_sync(&mut self, x: &Ins<'_>) -> R<Op> {
+    fn warp_sync(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, n, .. } = *x;
         let mods = &x.mods;
         let has = |m: &str| x.has(m);
@@ -1322,14 +1344,16 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
 
-    fn setp_like(&mut self, opc: &str, mods: &[&str], types: &[ScalarType], ops: &[Operand<'_>], ftz: bool) -> R<Op> {
-        let unsupported = || DecodeError::Unsupported(format!("{opc}{}", mods.concat()));
-        let cmp = mods.iter().find_map(|m| CmpOp::from_str(m)).ok_or_else(unsupported)?;
-        let comb_op = mods.iter().find_map(|m| match *m {
-            ".and" => Some(BoolOp::And),
-            ".or" => Some(BoolOp::Or),
-            ".xor" => Some(BoolOp::Xor),
-            _ => None,
+    /// Decodes `setp` and `set` from their decoded comparison and BoolOp.
+    fn setp_like(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+        let Ins { opc, ops, ftz, .. } = *x;
+        let (mods, types) = (&x.mods, &x.types);
+        let unsupported = || x.unsupported();
+        let cmp = x.d.cmp.map(|c| c.0).ok_or_else(unsupported)?;
+        let comb_op = x.d.bool_op.map(|b| match b {
+            IsaBoolOp::And => BoolOp::And,
+            IsaBoolOp::Or => BoolOp::Or,
+            IsaBoolOp::Xor => BoolOp::Xor,
         });
         let (st, float_dst) = if opc == "set" {
             if types.len() != 2 {
