@@ -12,7 +12,7 @@
 use crate::flat::FlatFunction;
 use ptxsim_isa::{Effect, Lanes};
 use ptxsim_syntax::ast::{Expr, FunctionKind, Instruction, OperandKind, StateSpace};
-use std::collections::HashMap;
+use ptxsim_syntax::hash::NameMap;
 
 /// Register index within one function.
 pub type Reg = u32;
@@ -23,9 +23,9 @@ pub const CARRY: &str = "%<carry>";
 /// The registers of one function.
 #[derive(Debug, Default)]
 pub struct RegTable<'a> {
-    names: HashMap<&'a str, Reg>,
+    names: NameMap<&'a str, Reg>,
     /// `%r<N>` declarations: prefix -> (count, first index).
-    ranges: HashMap<&'a str, (u64, Reg)>,
+    ranges: NameMap<&'a str, (u64, Reg)>,
     range_names: Vec<(&'a str, u64)>,
     plain: Vec<&'a str>,
     count: Reg,
@@ -226,7 +226,7 @@ impl InsnInfo {
             }
         }
         let space = ["global", "shared", "const", "param", "local"].into_iter().find(|s| {
-            i.modifiers.iter().any(|m| m.text.strip_prefix('.').is_some_and(|t| t == *s || t.starts_with(&format!("{s}::"))))
+            i.modifiers.iter().any(|m| m.text.strip_prefix('.').and_then(|t| t.strip_prefix(*s)).is_some_and(|rest| rest.is_empty() || rest.starts_with("::")))
         });
         let kind = match (op, row.map_or(Lanes::Data, |r| r.lanes)) {
             (_, Lanes::Atomic) => ResultKind::Source("an atomic operation".into()),

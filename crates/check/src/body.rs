@@ -69,7 +69,10 @@ fn walk_block_in<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut 
             }
             Statement::Block(inner) => walk_block(cx, inner, uni_seen),
             Statement::Instr(i) => {
-                *uni_seen |= i.has_modifier(".uni");
+                // The uniformity analysis decides only guarded branches and
+                // leaves, `brx.idx` and calls: an unguarded `bra.uni` (as
+                // compilers emit everywhere) needs no analysis.
+                *uni_seen |= i.has_modifier(".uni") && (i.guard.is_some() || matches!(ptxsim_isa::flow(i.opcode.text), ptxsim_isa::Flow::IndirectBranch | ptxsim_isa::Flow::Call));
                 rules::instruction(cx, i);
             }
             Statement::BranchTargets { targets, span, .. } => {

@@ -18,7 +18,7 @@
 use crate::isa::{gate, Feature, PtxVersion, Sm};
 use ptxsim_syntax::ast::{FunctionKind, Linkage, Name, Param, ScalarType, StateSpace, Type, VarDecl};
 use ptxsim_syntax::{Diagnostic, Span};
-use std::collections::HashMap;
+use ptxsim_syntax::hash::NameMap;
 
 /// What a parameter or `.param` variable looks like to call matching.
 #[derive(Clone, Debug)]
@@ -160,7 +160,7 @@ pub enum Sym<'f, 'a> {
 
 #[derive(Default, Debug)]
 pub struct Frame<'f, 'a> {
-    pub names: HashMap<&'a str, Sym<'f, 'a>>,
+    pub names: NameMap<&'a str, Sym<'f, 'a>>,
     /// `%r<N>` ranges: prefix, count, symbol.
     pub ranges: Vec<(&'a str, u64, Sym<'f, 'a>)>,
 }
@@ -214,9 +214,9 @@ pub struct Ctx<'f, 'a> {
     pub addr64: bool,
     pub funcs: Vec<FuncInfo<'a>>,
     /// Every function name with a body in the module, and where.
-    pub bodies: HashMap<&'a str, Span>,
+    pub bodies: NameMap<&'a str, Span>,
     /// Every function name declared anywhere in the module, and where first.
-    pub all_funcs: HashMap<&'a str, Span>,
+    pub all_funcs: NameMap<&'a str, Span>,
     /// Function names declared `.extern` somewhere in the module.
     pub externs: std::collections::HashSet<&'a str>,
     /// How calls to `.extern` functions without a body are judged.
@@ -246,8 +246,8 @@ impl<'f, 'a> Ctx<'f, 'a> {
             sm: None,
             addr64: false,
             funcs: Vec::new(),
-            bodies: HashMap::new(),
-            all_funcs: HashMap::new(),
+            bodies: NameMap::default(),
+            all_funcs: NameMap::default(),
             externs: Default::default(),
             mode: crate::Mode::Relocatable,
             unresolved: Vec::new(),

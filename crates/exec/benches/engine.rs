@@ -118,42 +118,7 @@ $L_loop:
 }
 "#;
 
-const VADD: &str = r#"
-.version 7.0
-.target sm_70
-.address_size 64
-.visible .entry vec_add(.param .u64 a, .param .u64 b, .param .u64 c, .param .u64 n)
-{
-    .reg .pred %p1;
-    .reg .f32 %f<4>;
-    .reg .b32 %r<5>;
-    .reg .b64 %rd<13>;
-    ld.param.u64 %rd2, [a];
-    ld.param.u64 %rd3, [b];
-    ld.param.u64 %rd4, [c];
-    ld.param.u64 %rd5, [n];
-    mov.u32 %r1, %ctaid.x;
-    mov.u32 %r2, %ntid.x;
-    mov.u32 %r3, %tid.x;
-    mad.lo.s32 %r4, %r1, %r2, %r3;
-    cvt.u64.u32 %rd1, %r4;
-    setp.ge.u64 %p1, %rd1, %rd5;
-    @%p1 bra $L_end;
-    cvta.to.global.u64 %rd6, %rd2;
-    shl.b64 %rd7, %rd1, 2;
-    add.s64 %rd8, %rd6, %rd7;
-    cvta.to.global.u64 %rd9, %rd3;
-    add.s64 %rd10, %rd9, %rd7;
-    ld.global.f32 %f1, [%rd10];
-    ld.global.f32 %f2, [%rd8];
-    add.f32 %f3, %f2, %f1;
-    cvta.to.global.u64 %rd11, %rd4;
-    add.s64 %rd12, %rd11, %rd7;
-    st.global.f32 [%rd12], %f3;
-$L_end:
-    ret;
-}
-"#;
+const VADD: &str = include_str!("kernels/vadd.ptx");
 
 /// SAXPY with a fused multiply-add: `y[i] = a * x[i] + y[i]`.
 const SAXPY: &str = r#"
@@ -196,57 +161,7 @@ $L_end:
 /// count to `count` and the last |z|^2 to `mag`. The squares are written
 /// `fma x, x, -0` (the same value as `mul`), since ptoxide parses no
 /// float `mul`.
-const MANDEL: &str = r#"
-.version 7.0
-.target sm_70
-.address_size 64
-.visible .entry mandel(.param .u64 c, .param .u64 count, .param .u64 mag, .param .u32 maxit)
-{
-    .reg .pred %p<3>;
-    .reg .f32 %f<12>;
-    .reg .b32 %r<8>;
-    .reg .b64 %rd<12>;
-    ld.param.u64 %rd1, [count];
-    ld.param.u64 %rd2, [mag];
-    ld.param.u64 %rd8, [c];
-    ld.param.u32 %r1, [maxit];
-    mov.u32 %r2, %tid.x;
-    mov.u32 %r3, %ctaid.x;
-    mov.u32 %r4, %ntid.x;
-    mad.lo.s32 %r5, %r3, %r4, %r2;
-    cvta.to.global.u64 %rd9, %rd8;
-    mul.wide.u32 %rd10, %r5, 8;
-    add.s64 %rd11, %rd9, %rd10;
-    ld.global.f32 %f3, [%rd11];
-    ld.global.f32 %f4, [%rd11+4];
-    mov.f32 %f5, 0f00000000;
-    mov.f32 %f6, 0f00000000;
-    mov.f32 %f9, 0f00000000;
-    mov.u32 %r6, 0;
-$L_loop:
-    fma.rn.f32 %f7, %f5, %f5, 0f80000000;
-    fma.rn.f32 %f8, %f6, %f6, 0f80000000;
-    add.f32 %f9, %f7, %f8;
-    setp.gt.f32 %p1, %f9, 0f40800000;
-    @%p1 bra $L_done;
-    add.f32 %f10, %f5, %f5;
-    fma.rn.f32 %f6, %f10, %f6, %f4;
-    sub.f32 %f11, %f7, %f8;
-    add.f32 %f5, %f11, %f3;
-    add.u32 %r6, %r6, 1;
-    setp.lt.u32 %p2, %r6, %r1;
-    @%p2 bra $L_loop;
-$L_done:
-    cvta.to.global.u64 %rd3, %rd1;
-    cvta.to.global.u64 %rd4, %rd2;
-    mul.wide.u32 %rd5, %r5, 4;
-    add.s64 %rd6, %rd3, %rd5;
-    add.s64 %rd7, %rd4, %rd5;
-    st.global.u32 [%rd6], %r6;
-    st.global.f32 [%rd7], %f9;
-    ret;
-}
-"#;
+const MANDEL: &str = include_str!("kernels/mandel.ptx");
 
 /// One n-body step: the acceleration on body `i` from all `n` bodies
 /// (`pos` holds x, y, z, mass per body), softened, with `rsqrt.approx.f32`.

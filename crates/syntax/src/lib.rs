@@ -15,6 +15,7 @@
 
 pub mod ast;
 pub mod diag;
+pub mod hash;
 pub mod lexer;
 pub mod parser;
 pub mod printer;

@@ -61,13 +61,27 @@ fn mismatch(cx: &mut Ctx<'_, '_>, op: &Operand<'_>, i: &Instruction<'_>, code: &
     cx.emit(d.with_note(note.to_string()));
 }
 
+/// An instruction's opcode and modifiers as written (`super::opname`),
+/// formatted only when a message is built.
+struct OpName<'x, 'a>(&'x Instruction<'a>);
+
+impl std::fmt::Display for OpName<'_, '_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.0.opcode.text)?;
+        for m in &self.0.modifiers {
+            f.write_str(m.text)?;
+        }
+        Ok(())
+    }
+}
+
 const TYPE_NOTE: &str = "rule check/operand-type (PTX ISA 6.4.1 type-checking rules): `.bN` takes any N-bit register, `.uN`/`.sN` take N-bit integer or bit-size registers, `.fN` takes `.fN` or `.bN`; only ld, st and cvt accept a wider register";
 const PRED_NOTE: &str = "rule check/pred-int (PTX ISA 9.3): a predicate is never an integer and an integer never a predicate; `setp` makes a predicate from a value and `selp` a value from a predicate";
 
 /// Checks a data operand against the instruction type `want`. Returns false
 /// if an error was reported.
 pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role: Role, size: Size, i: &Instruction<'a>) -> bool {
-    let ins = super::opname(i);
+    let ins = OpName(i);
     match &op.kind {
         OperandKind::Name { name, component } => {
             if let Some((vector, bits)) = special(name.text) {

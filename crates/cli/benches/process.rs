@@ -1,0 +1,195 @@
+//! `cargo bench -p ptxsim --bench process`: the `ptxsim` binary as a user
+//! runs it, each figure printed beside the same work done in process in
+//! the same run.
+//!
+//! - `ptxsim check` on a module of at least 12 MB generated from the
+//!   corpus (every `tests/corpus/**.ptx` file's items copied with renamed
+//!   module-level names, `crates/syntax/tests/common/gen.rs`): MB/s of the
+//!   whole process and its peak resident memory, beside parsing alone and
+//!   parsing plus checking in process.
+//! - `ptxsim run` on the Mandelbrot escape kernel of the engine bench
+//!   (256 x 256 points, at most 256 iterations, one worker): thread
+//!   instructions per second of the whole process (reading the PTX and the
+//!   points, decoding, the launch, the summary), beside the launch alone in
+//!   process (`Device::launch`, as `cargo bench -p ptxsim-exec --bench
+//!   engine` measures it).
+//! - a small launch (vector add, 32 threads, three 64K-element buffers):
+//!   the whole process beside `ptxsim --version` (the cost of starting a
+//!   process at all).
+//!
+//! Wall-clock figures, best of N runs; the machine the figures in
+//! BENCHMARKS.md come from is shared, so compare runs of one invocation.
+#![allow(clippy::print_stdout)]
+
+#[path = "../../syntax/tests/common/gen.rs"]
+#[allow(dead_code)]
+mod gen;
+
+use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+const MANDEL: &str = include_str!("../../exec/benches/kernels/mandel.ptx");
+const VADD: &str = include_str!("../../exec/benches/kernels/vadd.ptx");
+
+const BIN: &str = env!("CARGO_BIN_EXE_ptxsim");
+
+/// Best wall time of `n` runs of `ptxsim args`, and the last run's stdout.
+fn best_process(n: usize, args: &[&str]) -> (f64, String) {
+    let mut best = f64::MAX;
+    let mut out = String::new();
+    for _ in 0..n {
+        let t = Instant::now();
+        let o = Command::new(BIN).args(args).stderr(Stdio::inherit()).output().expect("run ptxsim");
+        best = best.min(t.elapsed().as_secs_f64());
+        assert!(o.status.success() || args[0] == "check", "ptxsim {args:?} failed: {}", String::from_utf8_lossy(&o.stdout));
+        out = String::from_utf8_lossy(&o.stdout).into_owned();
+    }
+    (best, out)
+}
+
+/// Best wall time of `n` calls of `f`, and its last result.
+fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, T) {
+    let mut best = f64::MAX;
+    let mut last = None;
+    for _ in 0..n {
+        let t = Instant::now();
+        let r = f();
+        best = best.min(t.elapsed().as_secs_f64());
+        last = Some(r);
+    }
+    (best, last.expect("n > 0"))
+}
+
+/// The largest resident set of the child processes waited for so far, in bytes.
+fn children_peak_rss() -> u64 {
+    // SAFETY: getrusage only writes the struct it is given.
+    #[allow(unsafe_code)]
+    unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        if libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) != 0 {
+            return 0;
+        }
+        ru.ru_maxrss as u64 * 1024
+    }
+}
+
+fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(rd) = std::fs::read_dir(dir) else { return };
+    let mut entries: Vec<_> = rd.filter_map(|e| e.ok()).map(|e| e.path()).collect();
+    entries.sort();
+    for p in entries {
+        if p.is_dir() {
+            corpus_files(&p, out);
+        } else if p.extension().is_some_and(|e| e == "ptx") {
+            out.push(p);
+        }
+    }
+}
+
+const MB: f64 = (1 << 20) as f64;
+
+fn bench_check(dir: &Path) {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
+    let mut files = Vec::new();
+    corpus_files(&root, &mut files);
+    let templates: Vec<_> = files.iter().filter_map(|p| gen::template(&p.display().to_string(), &std::fs::read_to_string(p).ok()?)).collect();
+    let text = gen::generate(&templates, 12 << 20);
+    let path = dir.join("big.ptx");
+    std::fs::write(&path, &text).expect("write the module");
+    let mb = text.len() as f64 / MB;
+    println!("check: {mb:.1} MB module from {} of {} corpus files", templates.len(), files.len());
+
+    let p = path.to_str().expect("utf-8 temp path");
+    let (t_proc, out) = best_process(1, &["check", p]);
+    let rss = children_peak_rss();
+    let (t_proc, out) = {
+        let (t, o) = best_process(4, &["check", p]);
+        (t.min(t_proc), if o.is_empty() { out } else { o })
+    };
+    let summary = out.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
+    let (t_parse, n) = best_of(3, || ptxsim_syntax::parse(&text).module.items.len());
+    let (t_both, d) = best_of(3, || {
+        let parsed = ptxsim_syntax::parse(&text);
+        ptxsim_check::check_module_mode(&parsed.module, 100, ptxsim_check::Mode::Relocatable).diagnostics.len()
+    });
+    println!("  {:<44} {:>9.1} MB/s", "parse alone, in process", mb / t_parse);
+    println!("  {:<44} {:>9.1} MB/s", "parse + check, in process", mb / t_both);
+    println!("  {:<44} {:>9.1} MB/s  peak RSS {:.0} MB = {:.1}x the input", "`ptxsim check` process", mb / t_proc, rss as f64 / MB, rss as f64 / text.len() as f64);
+    println!("  ({n} items; {d} diagnostics in process; process summary: {summary})");
+}
+
+/// The points of a `w x h` grid over [-2, 0.5] x [-1.25, 1.25], (re, im) each.
+fn mandel_points(w: usize, h: usize) -> Vec<f32> {
+    (0..w * h).flat_map(|g| [-2.0 + 2.5 * (g % w) as f32 / w as f32, -1.25 + 2.5 * (g / w) as f32 / h as f32]).collect()
+}
+
+/// The thread-instruction count in `ptxsim run`'s summary.
+fn thread_instructions(out: &str) -> Option<u64> {
+    let line = out.lines().find(|l| l.starts_with("instructions:"))?;
+    let t = line.split(',').nth(1)?.split_whitespace().next()?;
+    t.parse().ok()
+}
+
+fn bench_run(dir: &Path) {
+    let (w, h) = (256usize, 256usize);
+    let pts = mandel_points(w, h);
+    let bytes: Vec<u8> = pts.iter().flat_map(|x| x.to_le_bytes()).collect();
+    let (ptx, bin) = (dir.join("mandel.ptx"), dir.join("points.bin"));
+    std::fs::write(&ptx, MANDEL).expect("write ptx");
+    std::fs::write(&bin, &bytes).expect("write points");
+
+    // In process: the launch alone, one worker, best of 5.
+    let mut dev = Device::new();
+    let m = dev.load(MANDEL).expect("load");
+    let c = dev.alloc(bytes.len() as u64).expect("alloc");
+    let count = dev.alloc(4 * (w * h) as u64).expect("alloc");
+    let mag = dev.alloc(4 * (w * h) as u64).expect("alloc");
+    dev.write(c, &bytes).expect("write");
+    let mut cfg = LaunchConfig::new(256, 256);
+    cfg.threads = Some(1);
+    cfg.scheduling = Scheduling::Stack;
+    let args = [KernelArg::Ptr(c), KernelArg::Ptr(count), KernelArg::Ptr(mag), KernelArg::U32(256)];
+    let (t_in, ti) = best_of(5, || dev.launch(&m, "mandel", &cfg, &args).expect("launch").thread_instructions);
+
+    let (p, b) = (ptx.to_str().expect("utf-8"), format!("f32[{}]=@{}", 2 * w * h, bin.to_str().expect("utf-8")));
+    let (cnt, mg) = (format!("u32[{}]=zeros", w * h), format!("f32[{}]=zeros", w * h));
+    let (t_proc, out) = best_process(5, &["run", p, "--kernel", "mandel", "--grid", "256", "--block", "256", "--threads", "1", "--arg", &b, "--arg", &cnt, "--arg", &mg, "--arg", "u32=256"]);
+    assert_eq!(thread_instructions(&out), Some(ti), "the process ran the same instructions:\n{out}");
+    let (r_in, r_proc) = (ti as f64 / t_in, ti as f64 / t_proc);
+    println!("run: Mandelbrot escape loop, 256 x 256 points, {ti} thread instructions, one worker");
+    println!("  {:<44} {:>11.3e} thread-instr/s ({:.1} ms)", "launch alone, in process", r_in, t_in * 1e3);
+    println!("  {:<44} {:>11.3e} thread-instr/s ({:.1} ms)", "`ptxsim run` process", r_proc, t_proc * 1e3);
+    println!("  in process / whole process: {:.2}x", r_in / r_proc);
+
+    let vadd = dir.join("vadd.ptx");
+    std::fs::write(&vadd, VADD).expect("write ptx");
+    let v = vadd.to_str().expect("utf-8");
+    let (t_small, _) = best_process(10, &["run", v, "--kernel", "vec_add", "--grid", "1", "--block", "32", "--arg", "f32[65536]=iota", "--arg", "f32[65536]=iota", "--arg", "f32[65536]=zeros", "--arg", "u64=65536"]);
+    let (t_start, _) = best_process(10, &["--version"]);
+    println!("run: vector add, 32 threads, three 64K-element f32 buffers");
+    println!("  {:<44} {:>9.2} ms", "`ptxsim --version` process (start-up)", t_start * 1e3);
+    println!("  {:<44} {:>9.2} ms", "`ptxsim run` process", t_small * 1e3);
+}
+
+fn main() {
+    #[cfg(target_arch = "x86_64")]
+    println!("CPU features: fma={} avx2={} avx512f={}", std::arch::is_x86_feature_detected!("fma"), std::arch::is_x86_feature_detected!("avx2"), std::arch::is_x86_feature_detected!("avx512f"));
+    let dir = std::env::temp_dir().join(format!("ptxsim-process-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("temp dir");
+    let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
+    let want = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
+    if want("check") {
+        bench_check(&dir);
+    }
+    if want("run") {
+        bench_run(&dir);
+    }
+    // `--keep`: leave the generated inputs for profiling.
+    if std::env::args().any(|a| a == "--keep") {
+        println!("inputs kept in {}", dir.display());
+    } else {
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}
