@@ -8,7 +8,7 @@ use crate::ctx::{Ctx, LabelKind, ParamSig, Sym, VarRole, VarSym};
 use crate::isa::Feature;
 use crate::module::declare_var;
 use crate::rules;
-use ptxsim_syntax::ast::{Block, Function, FunctionKind, Statement};
+use ptxsim_syntax::ast::{Block, Function, FunctionKind, Instruction, Operand, OperandKind, StateSpace, Statement};
 use ptxsim_syntax::Diagnostic;
 
 pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: usize) {
@@ -36,6 +36,36 @@ pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: us
         crate::ub::uniformity(cx, f);
     }
     cx.current = None;
+}
+
+/// Whether the uniformity analysis could find `.uni` instruction `i`
+/// divergent, so `ub::uniformity` must run: it decides guarded branches and
+/// leaves, `brx.idx`, and calls by their guard and the registers they name
+/// (a function pointer, `.reg` arguments). An unguarded `bra.uni`, or a
+/// `call.uni` naming only functions and `.param` variables, as compilers
+/// emit them everywhere, needs no analysis. A name not known here counts as
+/// a register.
+fn may_diverge(cx: &Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
+    fn names_register(cx: &Ctx<'_, '_>, ops: &[Operand<'_>]) -> bool {
+        ops.iter().any(|o| match &o.kind {
+            OperandKind::Name { name, .. } => match cx.lookup(name.text) {
+                Some(Sym::Var(v)) => v.space() == StateSpace::Reg,
+                Some(Sym::Func(_)) | Some(Sym::Label { .. }) => false,
+                None => true,
+            },
+            OperandKind::List(l) => names_register(cx, l),
+            OperandKind::Int(_) | OperandKind::Float(_) | OperandKind::Sink => false,
+            _ => true,
+        })
+    }
+    if i.guard.is_some() {
+        return true;
+    }
+    match ptxsim_isa::flow(i.opcode.text) {
+        ptxsim_isa::Flow::IndirectBranch => true,
+        ptxsim_isa::Flow::Call => names_register(cx, &i.operands),
+        _ => false,
+    }
 }
 
 fn walk_block<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut bool) {
@@ -69,10 +99,7 @@ fn walk_block_in<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut 
             }
             Statement::Block(inner) => walk_block(cx, inner, uni_seen),
             Statement::Instr(i) => {
-                // The uniformity analysis decides only guarded branches and
-                // leaves, `brx.idx` and calls: an unguarded `bra.uni` (as
-                // compilers emit everywhere) needs no analysis.
-                *uni_seen |= i.has_modifier(".uni") && (i.guard.is_some() || matches!(ptxsim_isa::flow(i.opcode.text), ptxsim_isa::Flow::IndirectBranch | ptxsim_isa::Flow::Call));
+                *uni_seen |= i.has_modifier(".uni") && may_diverge(cx, i);
                 rules::instruction(cx, i);
             }
             Statement::BranchTargets { targets, span, .. } => {
