@@ -27,6 +27,9 @@ pub enum TrapKind {
     OutOfMemory,
     /// The launch ran past its wall-clock limit (`LaunchConfig::timeout`).
     Timeout,
+    /// A shared-memory access overlapped the destination of a `cp.async`
+    /// that its thread had not waited for yet (`datapath/asynccopy.rs`).
+    AsyncCopyRace,
 }
 
 impl TrapKind {
@@ -49,6 +52,7 @@ impl TrapKind {
             TrapKind::LoadError => "load_error",
             TrapKind::OutOfMemory => "out_of_memory",
             TrapKind::Timeout => "timeout",
+            TrapKind::AsyncCopyRace => "async_copy_race",
         }
     }
 }

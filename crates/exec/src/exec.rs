@@ -115,7 +115,7 @@ fn group_body<'p>(
 ) -> Result<Event<'p>, Trap> {
     let clock0 = warp.instrs + warp.sleep_ns + *budget;
     let live = warp.valid & !warp.exited;
-    let Warp { frames, local, local_top, tid, stores, id, span_cache, .. } = warp;
+    let Warp { frames, local, local_top, tid, stores, id, span_cache, copies, .. } = warp;
     let fr = &mut frames[fi as usize];
     let code = &ctx.prog.functions[fr.func as usize].code;
     let mut cx = Lanes {
@@ -126,6 +126,7 @@ fn group_body<'p>(
         stores,
         span_cache,
         live,
+        copies,
     };
     loop {
         let p = *pc;

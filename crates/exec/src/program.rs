@@ -303,6 +303,13 @@ pub enum Op {
     ReduxSync { op: ReduxOp, d: u32, a: Src, membermask: Src },
     /// `elect.sync d|p, membermask` (`_` leaves either out).
     ElectSync { d: Option<u32>, p: Option<u32>, membermask: Src },
+    /// `cp.async.{ca,cg}.shared.global [dst], [src], cp_size{, src-size |
+    /// ignore-src}`: `dst` a shared address, `src` a global one.
+    CpAsync { dst: Addr, src: Addr, cp_size: u32, size: crate::datapath::CopySrcSize },
+    /// `cp.async.commit_group`.
+    CpAsyncCommit,
+    /// `cp.async.wait_group n`, or `cp.async.wait_all` (`all`: commit, then wait for every group).
+    CpAsyncWait { n: u32, all: bool },
     /// An instruction this engine does not run yet: traps `unsupported` if reached.
     Unsupported(String),
 }

@@ -150,6 +150,8 @@ pub struct Warp {
     /// [`SPAN_CACHE`]) fell in: a hint, checked on every use, kept across
     /// CTAs.
     pub span_cache: [usize; SPAN_CACHE],
+    /// The lanes' `cp.async` copies not yet waited for, and their groups.
+    pub copies: crate::datapath::AsyncCopies,
 }
 
 impl Warp {
@@ -188,6 +190,7 @@ impl Warp {
             spin_epoch: 0,
             spin_stores: 0,
             span_cache: [usize::MAX; SPAN_CACHE],
+            copies: Default::default(),
         }
     }
 
@@ -260,6 +263,7 @@ impl Warp {
         self.spin_same = 0;
         self.spin_epoch = 0;
         self.spin_stores = 0;
+        self.copies.clear();
     }
 
     /// Creates a frame for `func` entered by `members`; returns its index.

@@ -351,6 +351,14 @@ fn matmul_f32_ieee() -> Outcome {
     matmul(DIR, "tr_matmul_f32_ieee.ptx", MmIn::F32, MmValues::Wide)
 }
 
+/// The same `tl.dot` with `num_stages=3`: `cp.async` copies with zero-fill
+/// sizes for the masked elements, three commit groups in flight,
+/// `cp.async.wait_group 2` before each stage is read.
+fn matmul_f32_ieee_pipelined() -> Outcome {
+    matmul(DIR, "tr_matmul_f32_ieee_pipelined.ptx", MmIn::F32, MmValues::Exact)?;
+    matmul(DIR, "tr_matmul_f32_ieee_pipelined.ptx", MmIn::F32, MmValues::Wide)
+}
+
 // ---------------------------------------------------------------------------
 // cumsum_i32: inclusive prefix sums (wrapping) within each 256-element program.
 
@@ -782,17 +790,12 @@ fn matmul_tf32() -> Outcome {
     matmul(PENDING_DIR, "tr_matmul_tf32.ptx", MmIn::F32, MmValues::Exact)
 }
 
-fn matmul_f32_ieee_pipelined() -> Outcome {
-    matmul(PENDING_DIR, "tr_matmul_f32_ieee_pipelined.ptx", MmIn::F32, MmValues::Exact)?;
-    matmul(PENDING_DIR, "tr_matmul_f32_ieee_pipelined.ptx", MmIn::F32, MmValues::Wide)
-}
 
 /// Launches that stop at an instruction the engine does not support yet
 /// (the first such instruction each executes).
 const PENDING: &[Pending] = &[
     ("tr_matmul_f16 (tl.dot on f16)", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", matmul_f16),
-    ("tr_matmul_tf32 (tl.dot on f32 as tf32)", "cp.async.ca.shared.global", matmul_tf32),
-    ("tr_matmul_f32_ieee_pipelined (num_stages=3)", "cp.async.ca.shared.global", matmul_f32_ieee_pipelined),
+    ("tr_matmul_tf32 (tl.dot on f32 as tf32)", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", matmul_tf32),
     ("tr_max_nan (tl.maximum with propagate_nan=ALL)", "max.NaN.f32", max_nan),
     ("tr_matmul_i8 (tl.dot on int8)", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", matmul_small_i8),
     ("tr_matmul_bf16 (tl.dot on bf16)", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", matmul_small_bf16),
@@ -834,6 +837,11 @@ fn triton_max_abs() {
 #[test]
 fn triton_matmul_f32_ieee() {
     assert_ok("tr_matmul_f32_ieee", matmul_f32_ieee);
+}
+
+#[test]
+fn triton_matmul_f32_ieee_pipelined() {
+    assert_ok("tr_matmul_f32_ieee_pipelined", matmul_f32_ieee_pipelined);
 }
 
 #[test]
@@ -912,6 +920,7 @@ fn every_triton_file_is_launched() {
             "tr_histogram.ptx",
             "tr_layer_norm.ptx",
             "tr_matmul_f32_ieee.ptx",
+            "tr_matmul_f32_ieee_pipelined.ptx",
             "tr_max_abs.ptx",
             "tr_quant_i8.ptx",
             "tr_randint.ptx",
@@ -927,7 +936,6 @@ fn every_triton_file_is_launched() {
             "tr_block_sum_i32.ptx",
             "tr_matmul_bf16.ptx",
             "tr_matmul_f16.ptx",
-            "tr_matmul_f32_ieee_pipelined.ptx",
             "tr_matmul_i8.ptx",
             "tr_matmul_tf32.ptx",
             "tr_max_nan.ptx",

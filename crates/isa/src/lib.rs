@@ -252,6 +252,9 @@ pub enum Family {
     WarpCollective,
     Hint,
     CreatePolicy,
+    /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
+    /// the modifier, as it does `add.cc`).
+    AsyncCopy,
 }
 
 /// What the engine does with an opcode.
@@ -427,8 +430,8 @@ macro_rules! for_each_op {
             "sured"      Loose      (ANY)             _          RmwNoDef Data     Seq            "textures and surfaces are not modelled yet";
             "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet";
             // Asynchronous copies, matrices and tensors.
-            "cp"         Loose      (ANY)             _          RmwNoDef Data     Seq            "asynchronous copies are not modelled yet";
-            "cp.async"   Loose      (ANY)             _          RmwNoDef Data     Seq            "asynchronous copies are not modelled yet";
+            "cp"         Loose      (ANY)             _          RmwNoDef Data     Seq            "bulk and tensor copies (cp.async.bulk, cp.reduce.async.bulk) are not modelled yet";
+            "cp.async"   Loose      (ANY)             _          RmwNoDef Data     Seq            AsyncCopy;
             "mbarrier"   Loose      (ANY)             _          Rmw      Data     Seq            "asynchronous copies are not modelled yet";
             "mma"        Loose      (ANY)             _          Def      Data     Seq            "matrix instructions are not modelled yet";
             "wmma"       Loose      (ANY)             _          Def      Data     Seq            "matrix instructions are not modelled yet";

@@ -28,6 +28,7 @@
 //! fast path property-tested against them (`arith.rs`'s tests).
 
 mod arith;
+mod asynccopy;
 mod flanes;
 mod mem;
 mod warpops;
@@ -40,6 +41,7 @@ use crate::sreg::SregEnv;
 use flanes::Path;
 use crate::warp::SPAN_CACHE;
 pub use crate::warp::{Frame, Warp};
+pub use asynccopy::{AsyncCopies, CopySrcSize};
 use crate::{Device, KernelArg, LaunchConfig, Module};
 use std::sync::Arc;
 
@@ -220,7 +222,7 @@ pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u
     }
     let clock = warp.instrs + warp.sleep_ns;
     let live = warp.valid & !warp.exited;
-    let Warp { frames, local, local_top, tid, stores, id, span_cache, .. } = warp;
+    let Warp { frames, local, local_top, tid, stores, id, span_cache, copies, .. } = warp;
     let fr = frames.get_mut(frame as usize).filter(|f| f.alive).ok_or_else(|| RunError::new(TrapKind::Unsupported, format!("frame {frame} is not a live frame of the warp")))?;
     let m = guard_mask(fr, ins.guard, active);
     let mut cx = Lanes {
@@ -231,6 +233,7 @@ pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u
         stores,
         span_cache,
         live,
+        copies,
     };
     let r = exec_data(&mut cx, fr, &ins.op, 0, active, m).map_err(to_err);
     warp.instrs += 1;
@@ -252,6 +255,8 @@ pub(crate) struct Lanes<'a> {
     /// The warp's lanes that have not exited (inside the block): the lanes
     /// a `.sync` collective's membermask may name.
     pub live: u32,
+    /// The warp's `cp.async` copies not yet waited for.
+    pub copies: &'a mut AsyncCopies,
 }
 
 /// A source operand (`&Src`) as a 32-lane array: borrows a register in place, or
@@ -367,6 +372,30 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Unpack { ds, a, part_bits } => arith::unpack(cx, fr, m, ds, a, *part_bits),
         Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => arith::cvt(cx, fr, m, *k, (*dst, *src), (*rnd, *sat, *ftz), *d, a),
         Op::Cvta { to, space, bits, d, a } => arith::cvta(cx, fr, m, *to, *space, *bits, *d, a),
+        Op::Ld { space, size, signed, ds, addr } if !cx.copies.idle() => {
+            asynccopy::check_access(cx, fr, m, *space, *addr, *size as u64 * ds.len() as u64, false)?;
+            mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?
+        }
+        Op::St { space, size, srcs, addr } if !cx.copies.idle() => {
+            asynccopy::check_access(cx, fr, m, *space, *addr, *size as u64 * srcs.len() as u64, true)?;
+            mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?
+        }
+        Op::Atom { space, op, ty, d, addr, b, c } if !cx.copies.idle() => {
+            let bytes = match ty {
+                ITyOrF::I(t) => t.bits / 8,
+                ITyOrF::F(f) => f.bits() / 8,
+            };
+            asynccopy::check_access(cx, fr, m, *space, *addr, bytes as u64, true)?;
+            mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?
+        }
+        Op::CpAsync { dst, src, cp_size, size } => asynccopy::cp_async(cx, fr, m, *dst, *src, *cp_size, *size)?,
+        Op::CpAsyncCommit => cx.copies.commit(m),
+        Op::CpAsyncWait { n, all } => {
+            if *all {
+                cx.copies.commit(m);
+            }
+            cx.copies.wait(m, *n as u64)
+        }
         Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?,
         Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,
         Op::Atom { space, op, ty, d, addr, b, c } => mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?,

@@ -18,6 +18,7 @@ use std::collections::HashMap;
 
 mod bits;
 mod ext;
+mod tensor;
 
 type R<T> = Result<T, DecodeError>;
 
@@ -70,6 +71,7 @@ impl From<DecodeError> for String {
 #[derive(Clone, Copy, Debug)]
 enum Route {
     Ext(ext::Ext),
+    Tensor(tensor::Tensor),
     Mov,
     Binary,
     Unary,
@@ -94,6 +96,9 @@ fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     if let Some(r) = ext::ext_route(opc, has) {
         return Some(Route::Ext(r));
     }
+    if let Some(r) = tensor::tensor_route(opc, has) {
+        return Some(Route::Tensor(r));
+    }
     let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
     Some(match family {
         Family::Mov => Route::Mov,
@@ -113,6 +118,7 @@ fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::WarpCollective => Route::Ext(ext::Ext::WarpCollective),
         Family::Hint => Route::Ext(ext::Ext::Hint),
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
+        Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
     })
 }
 
@@ -700,6 +706,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let has = |m: &str| x.has(m);
         match route(x.opc, &has).ok_or_else(|| x.unsupported())? {
             Route::Ext(r) => self.ext_instr(r, i).map_err(DecodeError::from_message),
+            Route::Tensor(r) => self.tensor_instr(r, i).map_err(DecodeError::from_message),
             Route::Mov => self.mov_pack(&x),
             Route::Binary => self.binary(&x),
             Route::Unary => self.unary(&x),
