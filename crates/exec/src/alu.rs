@@ -836,6 +836,7 @@ pub fn fun_rnd(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, a: u64) -> 
     finish(ty, ftz, false, r)
 }
 
+pub mod dot;
 pub mod bits;
 pub mod ext;
 

@@ -310,8 +310,70 @@ pub enum Op {
     CpAsyncCommit,
     /// `cp.async.wait_group n`, or `cp.async.wait_all` (`all`: commit, then wait for every group).
     CpAsyncWait { n: u32, all: bool },
+    /// `ldmatrix.sync.aligned.m8n8.xN{.trans}{.shared}.b16 {ds}, [addr]`
+    /// (`ds.len()` is N).
+    Ldmatrix { trans: bool, space: Space, ds: Vec<u32>, addr: Addr },
+    /// `stmatrix.sync.aligned.m8n8.xN{.trans}{.shared}.b16 [addr], {srcs}`.
+    Stmatrix { trans: bool, space: Space, srcs: Vec<Src>, addr: Addr },
+    /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`.
+    Movmatrix { d: u32, a: Src },
+    /// `mma.sync.aligned`.
+    Mma(Box<Mma>),
     /// An instruction this engine does not run yet: traps `unsupported` if reached.
     Unsupported(String),
+}
+
+/// The shapes of `mma.sync.aligned` the engine runs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaShape {
+    M16N8K16,
+    M16N8K8,
+    M16N8K4,
+    M16N8K32,
+    M8N8K4,
+}
+
+impl MmaShape {
+    /// (M, N, K).
+    pub fn mnk(self) -> (usize, usize, usize) {
+        match self {
+            MmaShape::M16N8K16 => (16, 8, 16),
+            MmaShape::M16N8K8 => (16, 8, 8),
+            MmaShape::M16N8K4 => (16, 8, 4),
+            MmaShape::M16N8K32 => (16, 8, 32),
+            MmaShape::M8N8K4 => (8, 8, 4),
+        }
+    }
+}
+
+/// Element types of `mma` operands.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MmaTy {
+    F16,
+    BF16,
+    Tf32,
+    F32,
+    F64,
+    S8,
+    U8,
+    S32,
+}
+
+/// One `mma.sync.aligned.shape.row.col{.rnd}{.satfinite}.dtype.atype.btype.ctype d, a, b, c`:
+/// the fragment registers of each operand, in order.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mma {
+    pub shape: MmaShape,
+    pub dtype: MmaTy,
+    pub atype: MmaTy,
+    pub btype: MmaTy,
+    pub ctype: MmaTy,
+    pub rnd: crate::alu::Rounding,
+    pub satfinite: bool,
+    pub d: Vec<u32>,
+    pub a: Vec<Src>,
+    pub b: Vec<Src>,
+    pub c: Vec<Src>,
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

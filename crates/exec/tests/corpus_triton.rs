@@ -351,6 +351,19 @@ fn matmul_f32_ieee() -> Outcome {
     matmul(DIR, "tr_matmul_f32_ieee.ptx", MmIn::F32, MmValues::Wide)
 }
 
+/// `tl.dot` on f16 on the tensor cores: `ldmatrix{.trans}` and
+/// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`.
+fn matmul_f16() -> Outcome {
+    matmul(DIR, "tr_matmul_f16.ptx", MmIn::F16, MmValues::Exact)
+}
+
+/// `tl.dot` on f32 as tf32 (Triton's default precision), 3-stage
+/// `cp.async` pipeline, `ldmatrix` and `mma...m16n8k8...f32.tf32.tf32.f32`.
+/// The inputs are exact in tf32 and every partial sum is exact in f32.
+fn matmul_tf32() -> Outcome {
+    matmul(DIR, "tr_matmul_tf32.ptx", MmIn::F32, MmValues::Exact)
+}
+
 /// The same `tl.dot` with `num_stages=3`: `cp.async` copies with zero-fill
 /// sizes for the masked elements, three commit groups in flight,
 /// `cp.async.wait_group 2` before each stage is read.
@@ -718,8 +731,10 @@ fn checked_copy_failing_assert() -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
-// matmul_small (pending): one 32x32x32 tl.dot on int8 (-> int32) or bf16
-// (-> f32) tiles, row-major, exact values.
+// matmul_small: one 32x32x32 tl.dot on int8 (-> int32, `ldmatrix` and
+// `mma.sync.aligned.m16n8k32...satfinite.s32.s8.s8.s32`) or bf16 (-> f32,
+// `ldmatrix{.trans}` and `mma...m16n8k16...f32.bf16.bf16.f32`) tiles,
+// row-major, exact values.
 
 fn matmul_small_i8() -> Outcome {
     let mut r = Rng::new(39);
@@ -728,7 +743,7 @@ fn matmul_small_i8() -> Outcome {
     let want: Vec<i32> = (0..32 * 32)
         .map(|ij| (0..32).map(|k| a[ij / 32 * 32 + k] as i8 as i32 * b[k * 32 + ij % 32] as i8 as i32).sum())
         .collect();
-    let mut k = Tr::open(PENDING_DIR, "tr_matmul_i8.ptx")?;
+    let mut k = Tr::open(DIR, "tr_matmul_i8.ptx")?;
     k.buffer(&a)?;
     k.buffer(&b)?;
     let c = k.buffer(&vec![0x5a5a_5a5ai32; 32 * 32])?;
@@ -744,7 +759,7 @@ fn matmul_small_bf16() -> Outcome {
     let b: Vec<f32> = (0..32 * 32).map(|_| r.i64_in(-16, 16) as f32 / 4.0).collect();
     let want: Vec<f32> = (0..32 * 32).map(|ij| (0..32).map(|k| a[ij / 32 * 32 + k] * b[k * 32 + ij % 32]).sum()).collect();
     let h = |v: &[f32]| v.iter().map(|&x| bf16::from_f32(x).to_bits()).collect::<Vec<u16>>();
-    let mut k = Tr::open(PENDING_DIR, "tr_matmul_bf16.ptx")?;
+    let mut k = Tr::open(DIR, "tr_matmul_bf16.ptx")?;
     k.buffer(&h(&a))?;
     k.buffer(&h(&b))?;
     let c = k.buffer(&vec![f32::NAN; 32 * 32])?;
@@ -782,23 +797,12 @@ fn block_sum_i32() -> Outcome {
     compare("block_sum_i32 out", &k.read::<i32>(out, programs)?, &want, |_, a, b| a == b)
 }
 
-fn matmul_f16() -> Outcome {
-    matmul(PENDING_DIR, "tr_matmul_f16.ptx", MmIn::F16, MmValues::Exact)
-}
-
-fn matmul_tf32() -> Outcome {
-    matmul(PENDING_DIR, "tr_matmul_tf32.ptx", MmIn::F32, MmValues::Exact)
-}
 
 
 /// Launches that stop at an instruction the engine does not support yet
 /// (the first such instruction each executes).
 const PENDING: &[Pending] = &[
-    ("tr_matmul_f16 (tl.dot on f16)", "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16", matmul_f16),
-    ("tr_matmul_tf32 (tl.dot on f32 as tf32)", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", matmul_tf32),
     ("tr_max_nan (tl.maximum with propagate_nan=ALL)", "max.NaN.f32", max_nan),
-    ("tr_matmul_i8 (tl.dot on int8)", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", matmul_small_i8),
-    ("tr_matmul_bf16 (tl.dot on bf16)", "ldmatrix.sync.aligned.m8n8.x4.shared.b16", matmul_small_bf16),
     ("tr_print_values (tl.device_print)", "vprintf", print_values),
     ("tr_checked_copy with a failing tl.device_assert", "__assertfail", checked_copy_failing_assert),
 ];
@@ -842,6 +846,26 @@ fn triton_matmul_f32_ieee() {
 #[test]
 fn triton_matmul_f32_ieee_pipelined() {
     assert_ok("tr_matmul_f32_ieee_pipelined", matmul_f32_ieee_pipelined);
+}
+
+#[test]
+fn triton_matmul_f16() {
+    assert_ok("tr_matmul_f16", matmul_f16);
+}
+
+#[test]
+fn triton_matmul_tf32() {
+    assert_ok("tr_matmul_tf32", matmul_tf32);
+}
+
+#[test]
+fn triton_matmul_i8() {
+    assert_ok("tr_matmul_i8", matmul_small_i8);
+}
+
+#[test]
+fn triton_matmul_bf16() {
+    assert_ok("tr_matmul_bf16", matmul_small_bf16);
 }
 
 #[test]
@@ -919,8 +943,12 @@ fn every_triton_file_is_launched() {
             "tr_gelu.ptx",
             "tr_histogram.ptx",
             "tr_layer_norm.ptx",
+            "tr_matmul_bf16.ptx",
+            "tr_matmul_f16.ptx",
             "tr_matmul_f32_ieee.ptx",
             "tr_matmul_f32_ieee_pipelined.ptx",
+            "tr_matmul_i8.ptx",
+            "tr_matmul_tf32.ptx",
             "tr_max_abs.ptx",
             "tr_quant_i8.ptx",
             "tr_randint.ptx",
@@ -934,10 +962,6 @@ fn every_triton_file_is_launched() {
         ptx_files(PENDING_DIR),
         [
             "tr_block_sum_i32.ptx",
-            "tr_matmul_bf16.ptx",
-            "tr_matmul_f16.ptx",
-            "tr_matmul_i8.ptx",
-            "tr_matmul_tf32.ptx",
             "tr_max_nan.ptx",
             "tr_print_values.ptx"
         ]

@@ -255,6 +255,10 @@ pub enum Family {
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
     /// the modifier, as it does `add.cc`).
     AsyncCopy,
+    /// `ldmatrix`, `stmatrix`, `movmatrix`.
+    Matrix,
+    /// `mma.sync.aligned`.
+    Mma,
 }
 
 /// What the engine does with an opcode.
@@ -432,12 +436,12 @@ macro_rules! for_each_op {
             // Asynchronous copies, matrices and tensors.
             "cp"         Loose      (ANY)             _          RmwNoDef Data     Seq            "bulk and tensor copies (cp.async.bulk, cp.reduce.async.bulk) are not modelled yet";
             "cp.async"   Loose      (ANY)             _          RmwNoDef Data     Seq            AsyncCopy;
-            "mbarrier"   Loose      (ANY)             _          Rmw      Data     Seq            "asynchronous copies are not modelled yet";
-            "mma"        Loose      (ANY)             _          Def      Data     Seq            "matrix instructions are not modelled yet";
+            "mbarrier"   Loose      (ANY)             _          Rmw      Data     Seq            "mbarrier objects are not modelled yet";
+            "mma"        Loose      (ANY)             _          Def      PerLane  Seq            Mma;
             "wmma"       Loose      (ANY)             _          Def      Data     Seq            "matrix instructions are not modelled yet";
-            "ldmatrix"   Loose      (ANY)             _          Load     Data     Seq            "matrix instructions are not modelled yet";
-            "stmatrix"   Loose      (ANY)             _          Store    Data     Seq            "matrix instructions are not modelled yet";
-            "movmatrix"  Loose      (ANY)             _          Def      Data     Seq            "matrix instructions are not modelled yet";
+            "ldmatrix"   Loose      (ANY)             _          Load     PerLane  Seq            Matrix;
+            "stmatrix"   Loose      (ANY)             _          Store    Data     Seq            Matrix;
+            "movmatrix"  Loose      (ANY)             _          Def      PerLane  Seq            Matrix;
             "wgmma"      Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet";
             "tcgen05"    Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet";
             "multimem"   Loose      (ANY)             _          Def      Data     Seq            "multimem addresses are not modelled yet";

@@ -270,8 +270,7 @@ KERNELS = {
 
 # Kernels whose PTX the engine cannot run yet (an instruction it does not
 # support): written to PENDING_DIR instead of OUTDIR.
-PENDING = {"block_sum_i32", "matmul_f16", "matmul_tf32", "max_nan", "print_values",
-           "matmul_i8", "matmul_bf16"}
+PENDING = {"block_sum_i32", "max_nan", "print_values"}
 
 
 def main():

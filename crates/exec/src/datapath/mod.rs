@@ -31,6 +31,7 @@ mod arith;
 mod asynccopy;
 mod flanes;
 mod mem;
+mod tensor;
 mod warpops;
 
 use crate::error::{RunError, Trap, TrapKind};
@@ -42,6 +43,7 @@ use flanes::Path;
 use crate::warp::SPAN_CACHE;
 pub use crate::warp::{Frame, Warp};
 pub use asynccopy::{AsyncCopies, CopySrcSize};
+pub(crate) use tensor::per_reg as mma_per_reg;
 use crate::{Device, KernelArg, LaunchConfig, Module};
 use std::sync::Arc;
 
@@ -396,6 +398,10 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
             }
             cx.copies.wait(m, *n as u64)
         }
+        Op::Ldmatrix { trans, space, ds, addr } => tensor::ldmatrix(cx, fr, m, *trans, *space, ds, *addr)?,
+        Op::Stmatrix { trans, space, srcs, addr } => tensor::stmatrix(cx, fr, m, *trans, *space, srcs, *addr)?,
+        Op::Movmatrix { d, a } => tensor::movmatrix(cx, fr, m, *d, a)?,
+        Op::Mma(x) => tensor::mma(cx, fr, m, x)?,
         Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?,
         Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,
         Op::Atom { space, op, ty, d, addr, b, c } => mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?,

@@ -119,6 +119,8 @@ fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Hint => Route::Ext(ext::Ext::Hint),
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
+        Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
+        Family::Mma => Route::Tensor(tensor::Tensor::Mma),
     })
 }
 

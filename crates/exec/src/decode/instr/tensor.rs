@@ -1,14 +1,16 @@
 //! Decoding the sm_80 tensor and asynchronous-copy path into [`Op`]s:
 //! `cp.async` with `commit_group`/`wait_group`/`wait_all` (semantics in
-//! `datapath/asynccopy.rs`). The main decoder (`instr.rs`) asks
+//! `datapath/asynccopy.rs`), `ldmatrix`, `stmatrix`, `movmatrix` and
+//! `mma.sync.aligned` (semantics in `datapath/tensor.rs`). The main decoder (`instr.rs`) asks
 //! [`tensor_route`] first; `None` means the instruction is not one of these.
 //! A form outside what the engine runs (`cp.async.bulk`, ...) is refused
 //! with its name.
 
 use super::{FuncDecoder, ImmKind, Sym};
+use crate::alu::{FTy, Rounding};
 use crate::datapath::CopySrcSize;
 use crate::program::*;
-use ptxsim_syntax::ast::{self, OperandKind};
+use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
 /// This file's instructions report errors as messages; the main decoder
 /// turns them into [`super::DecodeError`]s.
@@ -18,15 +20,21 @@ type R<T> = Result<T, String>;
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Tensor {
     CpAsync,
+    /// `ldmatrix`, `stmatrix`, `movmatrix` (by opcode).
+    Matrix,
+    Mma,
 }
 
-/// This file's decoder for opcode `opc` with the modifiers `has` reports, if
-/// it is one of this file's instructions.
+/// The refinement of an opcode's family by its modifiers that this file
+/// reads: `cp` with `.async` (the other `cp` forms, bulk and tensor copies,
+/// are not supported yet). The other instructions of this file are routed
+/// by their rows of the instruction description (`ptxsim_isa`: families
+/// `AsyncCopy`, `Matrix`, `Mma`).
 pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tensor> {
-    Some(match opc {
-        "cp" if has(".async") => Tensor::CpAsync,
-        _ => return None,
-    })
+    match opc {
+        "cp" if has(".async") && !has(".bulk") => Some(Tensor::CpAsync),
+        _ => None,
+    }
 }
 
 /// The instruction as written, without operands.
@@ -47,6 +55,11 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     pub(super) fn tensor_instr(&mut self, r: Tensor, i: &ast::Instruction<'_>) -> R<Op> {
         match r {
             Tensor::CpAsync => self.cp_async(i),
+            Tensor::Matrix => match i.opcode.text {
+                "movmatrix" => self.movmatrix(i),
+                op => self.ld_st_matrix(i, op == "stmatrix"),
+            },
+            Tensor::Mma => self.mma(i),
         }
     }
 
@@ -113,5 +126,144 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             CopySrcSize::Full
         };
         Ok(Op::CpAsync { dst, src, cp_size, size })
+    }
+
+    /// The operands of a vector operand `{a, b, ...}` (or a single operand).
+    fn elems<'o>(o: &'o Operand<'o>) -> &'o [Operand<'o>] {
+        match &o.kind {
+            OperandKind::Vector(v) => v,
+            _ => std::slice::from_ref(o),
+        }
+    }
+
+    /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 d, [p]`
+    /// and `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 [p], r`.
+    fn ld_st_matrix(&mut self, i: &ast::Instruction<'_>, st: bool) -> R<Op> {
+        let (mut num, mut trans, mut space, mut shape, mut ty, mut sync, mut aligned) = (0usize, false, Space::Generic, false, false, false, false);
+        for m in &i.modifiers {
+            match m.text {
+                ".sync" => sync = true,
+                ".aligned" => aligned = true,
+                ".m8n8" => shape = true,
+                ".x1" if num == 0 => num = 1,
+                ".x2" if num == 0 => num = 2,
+                ".x4" if num == 0 => num = 4,
+                ".trans" => trans = true,
+                ".shared" | ".shared::cta" => space = Space::Shared,
+                ".b16" => ty = true,
+                _ => return Err(unsupported(i)),
+            }
+        }
+        if !(sync && aligned && shape && ty && num > 0) {
+            return Err(unsupported(i));
+        }
+        let [first, second] = i.operands.as_slice() else { return Err(format!("`{}` takes two operands", full(i))) };
+        let (regs, addr) = if st { (second, first) } else { (first, second) };
+        let regs = Self::elems(regs);
+        if regs.len() != num {
+            return Err(format!("`{}` takes {num} registers", full(i)));
+        }
+        let (space, addr) = self.addr(addr, space)?;
+        if st {
+            let srcs = regs.iter().map(|o| self.src(o, ImmKind::Int(32))).collect::<Result<Vec<_>, _>>()?;
+            Ok(Op::Stmatrix { trans, space, srcs, addr })
+        } else {
+            let ds = regs.iter().map(|o| self.dst(o)).collect::<Result<Vec<_>, _>>()?;
+            Ok(Op::Ldmatrix { trans, space, ds, addr })
+        }
+    }
+
+    /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`.
+    fn movmatrix(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        if mods != [".sync", ".aligned", ".m8n8", ".trans", ".b16"] {
+            return Err(unsupported(i));
+        }
+        let [d, a] = i.operands.as_slice() else { return Err(format!("`{}` takes two operands", full(i))) };
+        Ok(Op::Movmatrix { d: self.dst(d)?, a: self.src(a, ImmKind::Int(32))? })
+    }
+
+    /// `mma.sync.aligned.shape.row.col{.rnd}{.satfinite}.dtype.atype.btype.ctype
+    /// d, a, b, c` in the shapes and types of [`mma_form`].
+    fn mma(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let (mut shape, mut rnd, mut satfinite, mut types) = (None, None, false, Vec::new());
+        let (mut sync, mut aligned, mut row, mut col) = (false, false, false, false);
+        for m in &i.modifiers {
+            match m.text {
+                ".sync" => sync = true,
+                ".aligned" => aligned = true,
+                ".row" if !row && !col => row = true,
+                ".col" if row && !col => col = true,
+                ".satfinite" => satfinite = true,
+                ".rn" | ".rz" | ".rm" | ".rp" if rnd.is_none() => rnd = Rounding::from_mod(m.text),
+                ".m16n8k16" => shape = Some(MmaShape::M16N8K16),
+                ".m16n8k8" => shape = Some(MmaShape::M16N8K8),
+                ".m16n8k4" => shape = Some(MmaShape::M16N8K4),
+                ".m16n8k32" => shape = Some(MmaShape::M16N8K32),
+                ".m8n8k4" => shape = Some(MmaShape::M8N8K4),
+                t => match ScalarType::from_str(t).and_then(mma_ty) {
+                    Some(ty) => types.push(ty),
+                    None => return Err(unsupported(i)),
+                },
+            }
+        }
+        let (Some(shape), true, true, true, true, [dtype, atype, btype, ctype]) = (shape, sync, aligned, row, col, types.as_slice()) else {
+            return Err(unsupported(i));
+        };
+        let (dtype, atype, btype, ctype) = (*dtype, *atype, *btype, *ctype);
+        if !mma_form(shape, dtype, atype, btype, ctype) || rnd.is_some() && dtype != MmaTy::F64 || satfinite && dtype != MmaTy::S32 {
+            return Err(unsupported(i));
+        }
+        let (m, n, k) = shape.mnk();
+        let count = |elems: usize, t: MmaTy| elems / 32 / crate::datapath::mma_per_reg(t);
+        let [d, a, b, c] = i.operands.as_slice() else { return Err(format!("`{}` takes four operands d, a, b, c", full(i))) };
+        let want = [(d, count(m * n, dtype)), (a, count(m * k, atype)), (b, count(k * n, btype)), (c, count(m * n, ctype))];
+        for (o, w) in want {
+            if Self::elems(o).len() != w {
+                return Err(format!("`{}`: an operand has {} registers, {w} expected", full(i), Self::elems(o).len()));
+            }
+        }
+        let imm = |t: MmaTy| match t {
+            MmaTy::F32 => ImmKind::Float(FTy::F32),
+            MmaTy::F64 => ImmKind::Float(FTy::F64),
+            _ => ImmKind::Int(32),
+        };
+        let dregs = Self::elems(d).iter().map(|o| self.dst(o)).collect::<Result<Vec<_>, _>>()?;
+        let mut srcs = |o: &Operand<'_>, t: MmaTy| Self::elems(o).iter().map(|o| self.src(o, imm(t))).collect::<Result<Vec<_>, _>>();
+        let (a, b, c) = (srcs(a, atype)?, srcs(b, btype)?, srcs(c, ctype)?);
+        Ok(Op::Mma(Box::new(Mma { shape, dtype, atype, btype, ctype, rnd: rnd.unwrap_or(Rounding::Rn), satfinite, d: dregs, a, b, c })))
+    }
+}
+
+/// The element type of an `mma` type modifier.
+fn mma_ty(t: ScalarType) -> Option<MmaTy> {
+    Some(match t {
+        ScalarType::F16 => MmaTy::F16,
+        ScalarType::Bf16 => MmaTy::BF16,
+        ScalarType::Tf32 => MmaTy::Tf32,
+        ScalarType::F32 => MmaTy::F32,
+        ScalarType::F64 => MmaTy::F64,
+        ScalarType::S8 => MmaTy::S8,
+        ScalarType::U8 => MmaTy::U8,
+        ScalarType::S32 => MmaTy::S32,
+        _ => return None,
+    })
+}
+
+/// Whether the engine runs `mma` of this shape and types: f16 (f16 or f32
+/// accumulators) in m16n8k16 and m16n8k8, bf16 (f32) in m16n8k16 and
+/// m16n8k8, tf32 (f32) in m16n8k8 and m16n8k4, s8/u8 (s32) in m16n8k32
+/// and m16n8k16, f64 in m8n8k4.
+pub(crate) fn mma_form(shape: MmaShape, d: MmaTy, a: MmaTy, b: MmaTy, c: MmaTy) -> bool {
+    use MmaShape::*;
+    use MmaTy::*;
+    let acc_f = |x: MmaTy| matches!(x, F16 | F32);
+    match (a, b) {
+        (F16, F16) => matches!(shape, M16N8K16 | M16N8K8) && acc_f(d) && acc_f(c),
+        (BF16, BF16) => matches!(shape, M16N8K16 | M16N8K8) && d == F32 && c == F32,
+        (Tf32, Tf32) => matches!(shape, M16N8K8 | M16N8K4) && d == F32 && c == F32,
+        (S8 | U8, S8 | U8) => matches!(shape, M16N8K32 | M16N8K16) && d == S32 && c == S32,
+        (F64, F64) => shape == M8N8K4 && d == F64 && c == F64,
+        _ => false,
     }
 }
