@@ -11,7 +11,7 @@ use crate::dom::{cfg_dominators, DomTree};
 use crate::flat::FlatFunction;
 use crate::loops::LoopForest;
 use crate::reconv::{FunctionAnalysis, Reconvergence};
-use crate::uniformity::{CauseStep, Uniformity};
+use crate::uniformity::{BranchVerdict, CauseStep, Uniformity};
 use ptxsim_syntax::ast::{Function, FunctionKind, Item, Module};
 use ptxsim_syntax::{Diagnostic, LineIndex, Span};
 use std::collections::HashMap;
@@ -40,6 +40,47 @@ pub fn analyse_module<'f, 'a>(m: &'f Module<'a>) -> Vec<FunctionReport<'f, 'a>> 
             _ => None,
         })
         .collect()
+}
+
+/// What one step of a divergence cause says, and the instruction it points at.
+fn cause_step(c: &CauseStep) -> (Option<usize>, String) {
+    match c {
+        CauseStep::Data { reg, instr, from } => (Some(*instr), format!("`{reg}` is computed from the thread-dependent `{from}` here")),
+        CauseStep::Guard { reg, instr, pred } => (Some(*instr), format!("`{reg}` is written under the thread-dependent guard `{pred}` here")),
+        CauseStep::Source { reg, instr, what } => (Some(*instr), format!("`{reg}` reads {what} here")),
+        CauseStep::Param { reg } => (None, format!("`{reg}` is a parameter of a device function, which callers may pass per thread")),
+        CauseStep::Sync { reg, join, .. } => (Some(*join), format!("`{reg}` merges here after a divergent branch")),
+        CauseStep::Temporal { reg, exit, .. } => (Some(*exit), format!("`{reg}` is read after this loop exit, which threads may reach in different iterations")),
+        CauseStep::Truncated => (None, "...".into()),
+    }
+}
+
+/// The one warning for a `.uni` branch, `brx.idx` or call that the
+/// uniformity analysis finds divergent (`.uni` promises that it is not):
+/// `check/uni-divergent`, pointing at the instruction and at each step of
+/// the cause chain. The checker emits it (`ptxsim check`) and so does the
+/// report below (`ptxsim cfg`); `None` unless the verdict is `.uni` and
+/// divergent.
+pub fn uni_divergent_warning(flat: &FlatFunction<'_, '_>, v: &BranchVerdict) -> Option<Diagnostic> {
+    if !(v.uni && v.divergent) {
+        return None;
+    }
+    let i = flat.instrs.get(v.instr)?;
+    let by = v.decided_by.clone().unwrap_or_else(|| "its operands".into());
+    let mut d = Diagnostic::warning("check/uni-divergent", i.span, format!("`{}` is marked `.uni`, but `{by}` may differ between the threads of a warp", ptxsim_isa::modifiers::opname(i)))
+        .with_label("`.uni` promises that every active thread takes the same path")
+        .with_note("rule check/uni-divergent (PTX ISA 9.7.12.3 bra, 9.7.12 Thread Divergence): a `.uni` instruction whose guard, index or target differs between threads is undefined");
+    for c in v.cause.iter().take(6) {
+        match cause_step(c) {
+            (Some(k), msg) => {
+                if let Some(at) = flat.instrs.get(k) {
+                    d = d.with_secondary(at.span, msg);
+                }
+            }
+            (None, msg) => d = d.with_note(format!("why: {msg}")),
+        }
+    }
+    Some(d)
 }
 
 /// The `.uni` diagnostics of a whole module (warnings; notes too when `notes`).
@@ -210,16 +251,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
             let Some(i) = self.flat.instrs.get(v.instr) else { continue };
             let what = i.opcode.text;
             if v.uni && v.divergent {
-                let by = v.decided_by.clone().unwrap_or_default();
-                out.push(
-                    Diagnostic::warning(
-                        "analysis/uni-divergent",
-                        i.span,
-                        format!("`{what}.uni` may diverge: `{by}` can differ between the threads of a warp"),
-                    )
-                    .with_label("marked `.uni` here")
-                    .with_note(format!("because {}", self.cause_plain(&v.cause))),
-                );
+                out.extend(uni_divergent_warning(&self.flat, v));
             } else if notes && !v.uni && !v.divergent && matches!(what, "bra" | "brx") {
                 out.push(
                     Diagnostic::note(
@@ -232,23 +264,6 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
             }
         }
         out
-    }
-
-    fn cause_plain(&self, cause: &[CauseStep]) -> String {
-        // Without the source text: registers and instruction indices only.
-        let mut v = Vec::new();
-        for s in cause {
-            v.push(match s {
-                CauseStep::Data { reg, from, .. } => format!("`{reg}` depends on `{from}`"),
-                CauseStep::Guard { reg, pred, .. } => format!("`{reg}` is written under guard `{pred}`"),
-                CauseStep::Source { reg, what, .. } => format!("`{reg}` = {what}"),
-                CauseStep::Param { reg } => format!("`{reg}` is a parameter of a non-kernel function"),
-                CauseStep::Sync { reg, .. } => format!("`{reg}` merges after a divergent branch"),
-                CauseStep::Temporal { reg, .. } => format!("`{reg}` is live out of a loop with divergent exits"),
-                CauseStep::Truncated => "...".into(),
-            });
-        }
-        v.join(", ")
     }
 
     /// The text report.

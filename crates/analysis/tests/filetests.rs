@@ -94,7 +94,8 @@ fn uni_warning_on_divergent_uni_branch() {
     let parsed = ptxsim_syntax::parse(&src);
     let d = ptxsim_analysis::report::uni_diagnostics(&parsed.module, false);
     assert_eq!(d.len(), 1, "{d:?}");
-    assert_eq!(d[0].code, "analysis/uni-divergent");
+    // The one `.uni` warning, the same that `ptxsim check` gives.
+    assert_eq!(d[0].code, "check/uni-divergent");
     let notes = ptxsim_analysis::report::uni_diagnostics(&parsed.module, true);
     // The uniform `@%p3 bra LOOP` lacks .uni.
     assert!(notes.iter().any(|x| x.code == "analysis/uniform-not-uni"));
