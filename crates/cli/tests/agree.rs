@@ -64,6 +64,13 @@ fn decodes_opcode_matches_loading() {
     let m = dev.load(&src("nop;")).expect("loads");
     let names = unsupported_names(&m);
     assert_eq!(names, vec!["nop".to_string()]);
+    // The message gives the reason of `nop`'s row.
+    let why = ptxsim_exec::unsupported::reason("nop");
+    let msgs: Vec<&String> = m.program.functions.iter().flat_map(|f| &f.code).filter_map(|i| match &i.op {
+        Op::Unsupported(msg) => Some(msg),
+        _ => None,
+    }).collect();
+    assert_eq!(msgs, vec![&format!("instruction `nop` is not supported yet ({why})")]);
     // `add.s32` has one.
     assert!(decodes_opcode("add"));
     let m = dev.load(&src("add.s32 %r1, %r2, %r3;")).expect("loads");
@@ -77,7 +84,9 @@ fn unsupported_names(m: &ptxsim_exec::Module) -> Vec<String> {
     for f in &m.program.functions {
         for i in &f.code {
             if let Op::Unsupported(msg) = &i.op {
-                out.push(msg.strip_prefix("instruction `").and_then(|r| r.strip_suffix("` is not supported yet")).unwrap_or(msg).to_string());
+                // `instruction `X` is not supported yet`, with the row's reason after it
+                // for an opcode that has no decoder.
+                out.push(msg.strip_prefix("instruction `").and_then(|r| r.split_once("` is not supported yet")).map_or(msg.as_str(), |(n, _)| n).to_string());
             }
         }
     }

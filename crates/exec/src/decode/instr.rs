@@ -29,6 +29,10 @@ pub(crate) enum DecodeError {
     /// engine does not run yet.
     #[error("instruction `{0}` is not supported yet")]
     Unsupported(String),
+    /// An opcode the instruction description marks not supported yet, with
+    /// the reason its row gives.
+    #[error("instruction `{name}` is not supported yet ({why})")]
+    NotYet { name: String, why: &'static str },
     /// An operand, or a modifier combination, this engine cannot use where
     /// it stands (after the checker, a form the engine does not run).
     #[error("{0}")]
@@ -193,6 +197,15 @@ impl<'i, 'a: 'i> Ins<'i, 'a> {
 
     fn unsupported(&self) -> DecodeError {
         DecodeError::Unsupported(self.full())
+    }
+
+    /// The error of an opcode with no decoder: its row's reason, when it
+    /// has one.
+    fn no_decoder(&self) -> DecodeError {
+        match ptxsim_isa::lookup(self.opc).map(|r| r.engine) {
+            Some(Engine::NotYet(why)) => DecodeError::NotYet { name: self.full(), why },
+            _ => self.unsupported(),
+        }
     }
 
     fn need(&self, k: usize) -> R<()> {
@@ -706,7 +719,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     fn instr(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let x = Ins::new(i);
         let has = |m: &str| x.has(m);
-        match route(x.opc, &has).ok_or_else(|| x.unsupported())? {
+        match route(x.opc, &has).ok_or_else(|| x.no_decoder())? {
             Route::Ext(r) => self.ext_instr(r, i).map_err(DecodeError::from_message),
             Route::Tensor(r) => self.tensor_instr(r, i).map_err(DecodeError::from_message),
             Route::Mov => self.mov_pack(&x),
