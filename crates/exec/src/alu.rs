@@ -363,6 +363,12 @@ pub enum FBinOp {
     Min,
     Max,
     Copysign,
+    /// `min`/`max` with `.NaN` and/or `.xorsign.abs` (PTX ISA 9.7.3 min,
+    /// max; 9.7.4 for the half types): with `nan`, a NaN input gives the
+    /// canonical NaN; with `xorsign_abs`, the magnitudes are compared and
+    /// a non-NaN result takes the XOR of the inputs' sign bits. Plain
+    /// `min`/`max` are [`FBinOp::Min`]/[`FBinOp::Max`].
+    MinMax { max: bool, nan: bool, xorsign_abs: bool },
 }
 
 /// Float unary operations. The `.approx` ones are computed exactly rounded
@@ -431,6 +437,28 @@ fn min_max_f64(a: f64, b: f64, max: bool) -> Option<f64> {
     }
 }
 
+/// The manual's `min`/`max` with modifiers on exact values: `sign` is the
+/// XOR of the inputs' sign bits (taken from their bits, NaNs included), the
+/// result `None` for a NaN result (the caller writes its canonical NaN).
+///
+/// ```text
+/// if (.xorsign) { xorsign = signbit(a) ^ signbit(b); if (.abs) { a = |a|; b = |b|; } }
+/// if (isNaN(a) && isNaN(b))                d = NaN;
+/// else if (.NaN && (isNaN(a) || isNaN(b))) d = NaN;
+/// else if (isNaN(a))                       d = b;
+/// else if (isNaN(b))                       d = a;
+/// else                                     d = max(a, b);   // -0 < +0
+/// if (.xorsign && !isNaN(d))               setSignBit(d, xorsign);
+/// ```
+fn min_max_mod(a: f64, b: f64, sign: bool, max: bool, nan: bool, xorsign_abs: bool) -> Option<f64> {
+    let (a, b) = if xorsign_abs { (a.abs(), b.abs()) } else { (a, b) };
+    if nan && (a.is_nan() || b.is_nan()) {
+        return None;
+    }
+    let r = min_max_f64(a, b, max)?;
+    Some(if xorsign_abs { if sign { -r.abs() } else { r.abs() } } else { r })
+}
+
 /// Float binary op on raw bits, round to nearest even.
 #[inline(always)]
 pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
@@ -451,6 +479,10 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                     Some(v) => v as f32,
                     None => return F32_CANON_NAN as u64,
                 },
+                FBinOp::MinMax { max, nan, xorsign_abs } => match min_max_mod(x as f64, y as f64, (a ^ b) >> 31 & 1 == 1, max, nan, xorsign_abs) {
+                    Some(v) => v as f32,
+                    None => return F32_CANON_NAN as u64,
+                },
                 FBinOp::Copysign => y.copysign(x),
             };
             f32_out(r, ftz, sat)
@@ -464,6 +496,10 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                 FBinOp::Mul => x * y,
                 FBinOp::Div => x / y,
                 FBinOp::Min | FBinOp::Max => match min_max_f64(x, y, op == FBinOp::Max) {
+                    Some(v) => v,
+                    None => return F64_CANON_NAN,
+                },
+                FBinOp::MinMax { max, nan, xorsign_abs } => match min_max_mod(x, y, (a ^ b) >> 63 == 1, max, nan, xorsign_abs) {
                     Some(v) => v,
                     None => return F64_CANON_NAN,
                 },
@@ -490,6 +526,10 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                 FBinOp::Min | FBinOp::Max => match min_max_f64(x, y, op == FBinOp::Max) {
                     Some(v) => v,
                     None => return if ty == FTy::F16 { 0x7fff } else { 0x7fff },
+                },
+                FBinOp::MinMax { max, nan, xorsign_abs } => match min_max_mod(x, y, (a ^ b) >> 15 & 1 == 1, max, nan, xorsign_abs) {
+                    Some(v) => v,
+                    None => return 0x7fff,
                 },
                 FBinOp::Copysign => y.copysign(x),
             };

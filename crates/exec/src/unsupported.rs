@@ -31,8 +31,6 @@ const FORMS: &[&str] = &[
     "lop3.or.b32",
     "madc.hi.sat.s32",
     "madc.lo.u16",
-    "max.xorsign.abs.f32",
-    "min.NaN.f32",
     "predicate parameters are not supported yet",
     "prmt.b32.f4e",
     "set.nan.f16.f16",

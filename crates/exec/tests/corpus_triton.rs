@@ -672,8 +672,8 @@ fn quant_i8() -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
-// max_nan (pending): tl.maximum(x, y, propagate_nan=ALL) is max.NaN.f32: NaN if
-// either input is NaN, else the larger.
+// max_nan: tl.maximum(x, y, propagate_nan=ALL) is max.NaN.f32 (PTX ISA 9.7.3
+// max): NaN if either input is NaN, else the larger, with -0 < +0.
 
 fn max_nan() -> Outcome {
     let (n, cap) = (2000usize, 2048usize);
@@ -684,17 +684,26 @@ fn max_nan() -> Outcome {
         2 => f32::NEG_INFINITY,
         _ => r.f32_wide(-20, 20),
     };
-    let x: Vec<f32> = (0..n).map(|_| pick()).collect();
-    let y: Vec<f32> = (0..n).map(|_| pick()).collect();
-    let mut want: Vec<f32> = (0..n).map(|i| if x[i].is_nan() || y[i].is_nan() { f32::NAN } else { x[i].max(y[i]) }).collect();
+    let mut x: Vec<f32> = (0..n).map(|_| pick()).collect();
+    let mut y: Vec<f32> = (0..n).map(|_| pick()).collect();
+    // Signed zeros, NaNs of either sign and infinities, in both orders.
+    let specials = [(-0.0, 0.0), (0.0, -0.0), (-0.0, -0.0), (f32::NAN, 1.0), (1.0, -f32::NAN), (f32::NEG_INFINITY, f32::NAN), (f32::INFINITY, f32::NEG_INFINITY), (-1.5, -0.0)];
+    for (i, &(a, b)) in specials.iter().enumerate() {
+        x[i] = a;
+        y[i] = b;
+    }
+    // max with -0 < +0 (f32::max may return either zero).
+    let max = |a: f32, b: f32| if a == b { if a.is_sign_negative() { b } else { a } } else if a > b { a } else { b };
+    let mut want: Vec<f32> = (0..n).map(|i| if x[i].is_nan() || y[i].is_nan() { f32::NAN } else { max(x[i], y[i]) }).collect();
     want.resize(cap, -1.0);
-    let mut k = Tr::open(PENDING_DIR, "tr_max_nan.ptx")?;
+    let mut k = Tr::open(DIR, "tr_max_nan.ptx")?;
     k.buffer(&x)?;
     k.buffer(&y)?;
     let out = k.buffer(&vec![-1.0f32; cap])?;
     k.scalar(KernelArg::S32(n as i32));
     k.launch(n.div_ceil(512) as u32)?;
-    compare("max_nan out", &k.read::<f32>(out, cap)?, &want, |_, g, w| if w.is_nan() { g.is_nan() } else { g.to_bits() == w.to_bits() })
+    // A NaN result is the canonical NaN 0x7fffffff (PTX ISA 9.7.3 max).
+    compare("max_nan out", &k.read::<f32>(out, cap)?, &want, |_, g, w| if w.is_nan() { g.to_bits() == 0x7fff_ffff } else { g.to_bits() == w.to_bits() })
 }
 
 // ---------------------------------------------------------------------------
@@ -789,7 +798,7 @@ fn block_sum_i32() -> Outcome {
     let x: Vec<i32> = (0..n).map(|i| if i % 5 == 0 { r.next() as i32 } else { r.i64_in(-1000, 1000) as i32 }).collect();
     let want: Vec<i32> = x.chunks(512).map(|c| c.iter().fold(0i32, |s, &v| s.wrapping_add(v))).collect();
     let programs = want.len();
-    let mut k = Tr::open(PENDING_DIR, "tr_block_sum_i32.ptx")?;
+    let mut k = Tr::open(DIR, "tr_block_sum_i32.ptx")?;
     k.buffer(&x)?;
     let out = k.buffer(&vec![0x5a5a_5a5ai32; programs])?;
     k.scalar(KernelArg::S32(n as i32));
@@ -802,15 +811,18 @@ fn block_sum_i32() -> Outcome {
 /// Launches that stop at an instruction the engine does not support yet
 /// (the first such instruction each executes).
 const PENDING: &[Pending] = &[
-    ("tr_max_nan (tl.maximum with propagate_nan=ALL)", "max.NaN.f32", max_nan),
     ("tr_print_values (tl.device_print)", "vprintf", print_values),
     ("tr_checked_copy with a failing tl.device_assert", "__assertfail", checked_copy_failing_assert),
 ];
 
-/// The file is still in `tests/corpus_pending/triton`.
 #[test]
 fn triton_block_sum_i32() {
     assert_ok("tr_block_sum_i32 (tl.sum on i32)", block_sum_i32);
+}
+
+#[test]
+fn triton_max_nan() {
+    assert_ok("tr_max_nan (tl.maximum with propagate_nan=ALL)", max_nan);
 }
 
 #[test]
@@ -938,6 +950,7 @@ fn every_triton_file_is_launched() {
             "tr_argmax_row.ptx",
             "tr_atomic_add_f32.ptx",
             "tr_block_sum_f32.ptx",
+            "tr_block_sum_i32.ptx",
             "tr_checked_copy.ptx",
             "tr_cumsum_i32.ptx",
             "tr_gelu.ptx",
@@ -950,6 +963,7 @@ fn every_triton_file_is_launched() {
             "tr_matmul_i8.ptx",
             "tr_matmul_tf32.ptx",
             "tr_max_abs.ptx",
+            "tr_max_nan.ptx",
             "tr_quant_i8.ptx",
             "tr_randint.ptx",
             "tr_softmax_row.ptx",
@@ -961,8 +975,6 @@ fn every_triton_file_is_launched() {
     assert_eq!(
         ptx_files(PENDING_DIR),
         [
-            "tr_block_sum_i32.ptx",
-            "tr_max_nan.ptx",
             "tr_print_values.ptx"
         ]
     );

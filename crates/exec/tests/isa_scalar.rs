@@ -914,3 +914,83 @@ fn sink_discards_only_its_result() {
     let acc = words(pacc, 3);
     assert_eq!(acc, [(1..=n as u32).sum::<u32>(), 7, 5]);
 }
+
+/// The manual's `min`/`max` (PTX ISA 9.7.3, 9.7.4) on one float format
+/// given by its width in bits and its exponent mask, on raw bits: NaN
+/// handling, -0 < +0 (integer sign-magnitude keys, no float comparison),
+/// `.xorsign.abs` (magnitudes compared, the XOR of the sign bits on a
+/// non-NaN result), `.ftz` flushing subnormal inputs to signed zero.
+#[allow(clippy::too_many_arguments)]
+fn min_max_ref(width: u32, exp: u32, max: bool, nan: bool, xs: bool, ftz: bool, a: u32, b: u32) -> u32 {
+    let sign_bit = 1u32 << (width - 1);
+    let mag = sign_bit - 1;
+    let canon = mag; // 0x7fffffff, 0x7fff
+    let flush = |x: u32| if ftz && x & exp == 0 { x & sign_bit } else { x };
+    let (a, b) = (flush(a), flush(b));
+    let sign = (a ^ b) & sign_bit;
+    let (a, b) = if xs { (a & mag, b & mag) } else { (a, b) };
+    let is_nan = |x: u32| x & mag > exp;
+    if (is_nan(a) && is_nan(b)) || (nan && (is_nan(a) || is_nan(b))) {
+        return canon;
+    }
+    let d = if is_nan(a) {
+        b
+    } else if is_nan(b) {
+        a
+    } else {
+        let key = |x: u32| if x & sign_bit != 0 { -i64::from(x & mag) - 1 } else { i64::from(x) };
+        if (key(a) > key(b)) == max { a } else { b }
+    };
+    if xs { (d & mag) | sign } else { d }
+}
+
+/// `tests/isa/minmax.ptx`: `min`/`max` with `.NaN`, `.xorsign.abs` and
+/// `.ftz` on `.f32`, `.f16`, `.bf16` and the packed forms, against
+/// [`min_max_ref`].
+#[test]
+fn min_max_nan_xorsign_abs() {
+    let f32s = [0u32, 0x8000_0000, 0x3f80_0000, 0xbf80_0000, 0x4000_0000, 0xc040_0000, 0x7f80_0000, 0xff80_0000, 0x7fc0_0000, 0xffc0_0001, 0x7f80_0001, 0x0000_0001, 0x8000_0003, 0x007f_ffff];
+    let halves = [0u32, 0x8000, 0x3c00, 0xbc00, 0x4000, 0xc000, 0x7c00, 0xfc00, 0x7e00, 0xfe01, 0x7f80, 0xff80, 0x7fc0, 0x0001, 0x8001, 0x3f80, 0xbf80];
+    let mut pairs: Vec<(u32, u32)> = Vec::new();
+    for &a in &f32s {
+        for &b in &f32s {
+            pairs.push((a, b));
+        }
+    }
+    for &a in &halves {
+        for &b in &halves {
+            pairs.push((a | (b << 16), b | (a << 16)));
+        }
+    }
+    let mut r = Rng(0x5eed_0042);
+    // Pseudo-random patterns, up to a whole number of 64-thread CTAs.
+    while pairs.len() < 600 || pairs.len() % 64 != 0 {
+        pairs.push((r.next() as u32, r.next() as u32));
+    }
+    let n = pairs.len();
+    let input: Vec<u32> = pairs.iter().flat_map(|&(a, b)| [a, b]).collect();
+    let got = run_u32("minmax.ptx", "minmax", n as u32, &input, n * 12);
+    const F32: (u32, u32) = (32, 0x7f80_0000);
+    const F16: (u32, u32) = (16, 0x7c00);
+    const BF16: (u32, u32) = (16, 0x7f80);
+    let half2 = |(w, e): (u32, u32), max, nan, xs, a: u32, b: u32| min_max_ref(w, e, max, nan, xs, false, a & 0xffff, b & 0xffff) | min_max_ref(w, e, max, nan, xs, false, a >> 16, b >> 16) << 16;
+    let mut want = Vec::new();
+    for &(a, b) in &pairs {
+        let f = |max, nan, xs, ftz| Some(min_max_ref(F32.0, F32.1, max, nan, xs, ftz, a, b));
+        want.extend([
+            f(true, true, false, false),
+            f(false, true, false, false),
+            f(true, false, true, false),
+            f(false, false, true, false),
+            f(true, true, true, false),
+            f(false, true, false, true),
+            f(true, false, true, true),
+            Some(half2(F16, true, true, false, a, b)),
+            Some(half2(BF16, false, false, true, a, b)),
+            Some(min_max_ref(F16.0, F16.1, true, true, true, false, a & 0xffff, b & 0xffff)),
+            Some(min_max_ref(BF16.0, BF16.1, false, true, false, false, a & 0xffff, b & 0xffff)),
+            f(true, false, false, false),
+        ]);
+    }
+    compare("minmax", 12, &got, &want);
+}

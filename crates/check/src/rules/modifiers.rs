@@ -24,7 +24,8 @@
 //! - `rsqrt`: `.approx`, and `.ftz`; `sin cos lg2 ex2` `.f32`: `.approx`, and
 //!   `.ftz`; `tanh.f32`: `.approx`; none of these five has an `.f64` form;
 //! - `abs`/`neg` `.f32`: `.ftz`; `min`/`max` `.f32`: `.ftz .NaN .xorsign
-//!   .abs`; on `.f64` none of these.
+//!   .abs`; on `.f64` none of these;
+//! - `.bf16`/`.bf16x2` `add sub mul fma neg abs min max`: no `.ftz`.
 
 use super::opname;
 use crate::ctx::Ctx;
@@ -116,6 +117,14 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
         }
     }
     let Some(t) = ty else { return true };
+    // ptxas 12.9: `.ftz` is illegal on the `.bf16`/`.bf16x2` arithmetic
+    // (`add`, `sub`, `mul`, `fma`, `neg`, `abs`, `min`, `max`; `ex2.approx`
+    // takes it), "Illegal modifier '.ftz' for instruction 'max'".
+    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) && matches!(op, "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max") {
+        if let Some(m) = i.modifiers.iter().find(|m| m.text == ".ftz") {
+            return err(cx, *m, format!("`.ftz` is not a modifier of `{op}{}`: bfloat16 arithmetic has no flush-to-zero mode", t.as_str()), "illegal modifier");
+        }
+    }
     let Some(c) = class(t) else { return true };
     if matches!(op, "sin" | "cos" | "lg2" | "ex2" | "tanh") && c == Class::F64 {
         let m = i.modifiers.iter().find(|m| m.text == ".f64").copied().unwrap_or(i.opcode);

@@ -212,3 +212,121 @@ fn cvt_float_to_int_saturates_and_nan_is_zero() {
     assert_eq!(cvt(CvtTy::I(S32), CvtTy::F(FTy::F32), Some(Rounding::Rmi), false, false, f(-2.5)), (-3i32) as u32 as u64);
     assert_eq!(cvt(CvtTy::I(ITy { bits: 64, signed: true }), CvtTy::I(S32), None, false, false, 0xffff_ffff), u64::MAX);
 }
+
+/// `min`/`max` with `.NaN` and `.xorsign.abs` (PTX ISA 9.7.3 max/min,
+/// 9.7.4 for the half types), on hand-derived cases from the manual's
+/// pseudo-code: NaN propagation, -0 < +0, the XOR of the sign bits (NaN
+/// inputs' signs included) on a non-NaN result, and `.ftz`.
+#[test]
+fn min_max_nan_xorsign_cases() {
+    let mm = |max, nan, xorsign_abs| FBinOp::MinMax { max, nan, xorsign_abs };
+    let f = |ftz, op, a: u32, b: u32| alu_f32(op, ftz, a, b);
+    const NAN: u32 = 0x7fc0_0000;
+    const NEG_NAN: u32 = 0xffc0_0001;
+    const CANON: u32 = 0x7fff_ffff;
+    let (one, m_one, two, m_three, pz, nz) = (0x3f80_0000, 0xbf80_0000, 0x4000_0000, 0xc040_0000, 0, 0x8000_0000);
+    // .NaN: any NaN input gives the canonical NaN; plain max ignores one NaN.
+    assert_eq!(f(false, mm(true, true, false), one, NAN), CANON);
+    assert_eq!(f(false, mm(true, true, false), NEG_NAN, one), CANON);
+    assert_eq!(f(false, mm(false, true, false), NAN, NAN), CANON);
+    assert_eq!(f(false, FBinOp::Max, one, NAN), one);
+    assert_eq!(f(false, FBinOp::Max, NAN, NEG_NAN), CANON);
+    // Numbers: the larger / smaller, -0 < +0 in both orders.
+    assert_eq!(f(false, mm(true, true, false), m_one, two), two);
+    assert_eq!(f(false, mm(false, true, false), m_one, two), m_one);
+    assert_eq!(f(false, mm(true, true, false), nz, pz), pz);
+    assert_eq!(f(false, mm(true, true, false), pz, nz), pz);
+    assert_eq!(f(false, mm(false, true, false), pz, nz), nz);
+    assert_eq!(f(false, mm(false, true, false), nz, pz), nz);
+    assert_eq!(f(false, mm(true, true, false), 0xff80_0000, 0x7f80_0000), 0x7f80_0000);
+    // .xorsign.abs: the larger (smaller) magnitude, sign = sign(a) ^ sign(b).
+    assert_eq!(f(false, mm(true, false, true), m_three, two), 0xc040_0000); // -3
+    assert_eq!(f(false, mm(false, false, true), m_three, two), 0xc000_0000); // -2
+    assert_eq!(f(false, mm(true, false, true), m_three, 0xc000_0000), 0x4040_0000); // +3
+    assert_eq!(f(false, mm(false, false, true), one, two), one);
+    assert_eq!(f(false, mm(true, false, true), nz, pz), nz); // |-0| = |+0|, sign 1
+    assert_eq!(f(false, mm(true, false, true), nz, nz), pz);
+    // One NaN without .NaN: the other operand's magnitude, with the XOR of
+    // both sign bits (the NaN's included).
+    assert_eq!(f(false, mm(true, false, true), NEG_NAN, two), 0xc000_0000);
+    assert_eq!(f(false, mm(true, false, true), NAN, 0xc000_0000), 0xc000_0000);
+    assert_eq!(f(false, mm(true, false, true), NEG_NAN, 0xc000_0000), two);
+    assert_eq!(f(false, mm(true, false, true), NAN, NEG_NAN), CANON);
+    assert_eq!(f(false, mm(true, true, true), NEG_NAN, two), CANON);
+    // .ftz flushes subnormal inputs to sign-preserving zero first.
+    let sub = 0x0000_0001;
+    let nsub = 0x8000_0001;
+    assert_eq!(f(false, mm(true, true, false), sub, pz), sub);
+    assert_eq!(f(true, mm(true, true, false), sub, nz), pz);
+    assert_eq!(f(true, mm(false, true, false), nsub, pz), nz);
+    assert_eq!(f(true, mm(true, false, true), nsub, 0x0000_0002), nz); // -0 and +0: sign 1 ^ 0
+}
+
+/// The half types: the same rules on `.f16`/`.bf16` bits, and per half on
+/// `.f16x2`/`.bf16x2` (canonical NaN 0x7fff).
+#[test]
+fn min_max_nan_xorsign_half_cases() {
+    let mm = |max, nan, xorsign_abs| FBinOp::MinMax { max, nan, xorsign_abs };
+    for (ty, m_one, two, m_two, nan) in [(FTy::F16, 0xbc00u64, 0x4000u64, 0xc000u64, 0x7e00u64), (FTy::BF16, 0xbf80, 0x4000, 0xc000, 0x7fc0)] {
+        assert_eq!(fbin(mm(true, true, false), ty, false, false, m_one, nan), 0x7fff);
+        assert_eq!(fbin(mm(true, true, false), ty, false, false, m_one, two), two);
+        assert_eq!(fbin(mm(false, true, false), ty, false, false, 0x0000, 0x8000), 0x8000);
+        assert_eq!(fbin(mm(true, false, true), ty, false, false, m_one, two), m_two);
+        assert_eq!(fbin(mm(false, false, true), ty, false, false, m_one, two), m_one);
+        assert_eq!(fbin(mm(true, false, true), ty, false, false, nan | 0x8000, m_two), two);
+        // Packed: the low halves, then the high halves.
+        let a = m_one | (nan << 16);
+        let b = two | (two << 16);
+        assert_eq!(ext::half2(ext::H2Op::Bin(mm(true, true, false)), ty, false, false, a, b, 0), two | (0x7fff << 16));
+        assert_eq!(ext::half2(ext::H2Op::Bin(mm(true, false, true)), ty, false, false, a, b, 0), m_two | (two << 16));
+    }
+}
+
+/// An independent reference written from the manual's pseudo-code on
+/// `.f32` bit patterns (integer ordering of sign-magnitude keys, no float
+/// comparisons), against the ALU on specials and pseudo-random patterns.
+#[test]
+fn min_max_nan_xorsign_match_reference() {
+    fn reference(max: bool, nan: bool, xs: bool, ftz: bool, a: u32, b: u32) -> u32 {
+        let flush = |x: u32| if ftz && x & 0x7f80_0000 == 0 { x & 0x8000_0000 } else { x };
+        let (a, b) = (flush(a), flush(b));
+        let sign = (a ^ b) & 0x8000_0000;
+        let (a, b) = if xs { (a & 0x7fff_ffff, b & 0x7fff_ffff) } else { (a, b) };
+        let is_nan = |x: u32| x & 0x7fff_ffff > 0x7f80_0000;
+        let d = if (is_nan(a) && is_nan(b)) || (nan && (is_nan(a) || is_nan(b))) {
+            return 0x7fff_ffff;
+        } else if is_nan(a) {
+            b
+        } else if is_nan(b) {
+            a
+        } else {
+            let key = |x: u32| if x >> 31 == 1 { -i64::from(x & 0x7fff_ffff) - 1 } else { i64::from(x) };
+            if (key(a) > key(b)) == max { a } else { b }
+        };
+        if xs { (d & 0x7fff_ffff) | sign } else { d }
+    }
+    let mut pats: Vec<u32> = f32_specials().iter().map(|x| x.to_bits()).collect();
+    pats.extend([0x7f80_0001, 0xff80_0001, 0x7fff_ffff, 0x8000_0000, 0x0000_0000, 0x3f80_0000, 0xbf80_0000]);
+    let mut s = 0x1234_5678_9abc_def0u64;
+    for _ in 0..4000 {
+        s = s.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        pats.push((s >> 32) as u32);
+    }
+    for &a in &pats[..60] {
+        for &b in &pats {
+            for (max, nan, xs, ftz) in (0..16).map(|k| (k & 1 != 0, k & 2 != 0, k & 4 != 0, k & 8 != 0)) {
+                if !nan && !xs {
+                    continue;
+                }
+                let got = alu_f32(FBinOp::MinMax { max, nan, xorsign_abs: xs }, ftz, a, b);
+                assert_eq!(got, reference(max, nan, xs, ftz, a, b), "max={max} nan={nan} xorsign.abs={xs} ftz={ftz} a={a:#010x} b={b:#010x}");
+                let got = alu_f32(FBinOp::MinMax { max, nan, xorsign_abs: xs }, ftz, b, a);
+                assert_eq!(got, reference(max, nan, xs, ftz, b, a), "max={max} nan={nan} xorsign.abs={xs} ftz={ftz} a={b:#010x} b={a:#010x}");
+            }
+        }
+    }
+}
+
+fn alu_f32(op: FBinOp, ftz: bool, a: u32, b: u32) -> u32 {
+    fbin(op, FTy::F32, ftz, false, a as u64, b as u64) as u32
+}

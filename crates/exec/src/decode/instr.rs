@@ -807,7 +807,21 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "add" | "sub" | "mul" | "div")) {
                         return Err(unsupported());
                     }
-                    if has(".relu") || has(".NaN") || has(".xorsign") || has(".abs") || has(".cc") {
+                    if has(".relu") || has(".cc") {
+                        return Err(unsupported());
+                    }
+                    // `min`/`max` with `.NaN` and/or `.xorsign.abs` on `.f32`
+                    // and the half types; the three-source form
+                    // (`max{.abs}.f32 d, a, b, c`) is not supported yet.
+                    let nan = has(".NaN");
+                    let xorsign_abs = has(".xorsign") && has(".abs");
+                    if (has(".xorsign") || has(".abs")) && !xorsign_abs {
+                        return Err(unsupported());
+                    }
+                    if (nan || xorsign_abs) && (!matches!(opc, "min" | "max") || f == FTy::F64) {
+                        return Err(unsupported());
+                    }
+                    if matches!(opc, "min" | "max") && x.n > 3 {
                         return Err(unsupported());
                     }
                     let op = match opc {
@@ -815,6 +829,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         "sub" => FBinOp::Sub,
                         "mul" => FBinOp::Mul,
                         "div" => FBinOp::Div,
+                        "min" | "max" if nan || xorsign_abs => FBinOp::MinMax { max: opc == "max", nan, xorsign_abs },
                         "min" => FBinOp::Min,
                         "max" => FBinOp::Max,
                         "copysign" => FBinOp::Copysign,

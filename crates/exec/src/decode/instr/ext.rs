@@ -302,7 +302,11 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 "sub" => FBinOp::Sub,
                 _ => FBinOp::Mul,
             }), 3),
-            "min" | "max" if allowed(&[".ftz"]) => (H2Op::Bin(if opc == "min" { FBinOp::Min } else { FBinOp::Max }), 3),
+            "min" | "max" if allowed(&[".ftz", ".NaN", ".xorsign", ".abs"]) && has(".xorsign") == has(".abs") => {
+                let (nan, xorsign_abs) = (has(".NaN"), has(".xorsign"));
+                let max = opc == "max";
+                (H2Op::Bin(if nan || xorsign_abs { FBinOp::MinMax { max, nan, xorsign_abs } } else if max { FBinOp::Max } else { FBinOp::Min }), 3)
+            }
             "fma" if has(".rn") && allowed(&[".ftz", ".sat"]) => (H2Op::Fma, 4),
             "neg" | "abs" if allowed(&[".ftz"]) => (H2Op::Un(if opc == "neg" { FUnOp::Neg } else { FUnOp::Abs }), 2),
             "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
