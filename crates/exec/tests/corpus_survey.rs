@@ -35,7 +35,8 @@ fn survey_numba_and_triton() {
     let mut rejected: Vec<(String, String)> = Vec::new();
     println!("| file | ptxsim check | instructions the engine does not support yet (line) |");
     println!("|---|---|---|");
-    for dir in dirs {
+    // A pending directory with no file left is absent (git keeps no empty directory).
+    for dir in dirs.into_iter().filter(|d| tests_path(d).exists()) {
         for file in ptx_files(dir) {
             let rel = format!("{dir}/{file}");
             let text = tests_text(&rel);
