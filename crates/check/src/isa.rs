@@ -224,6 +224,12 @@ impl From<ptxsim_isa::Gate> for Feature {
             Gate::Dp4a => Feature::Dp4a,
             Gate::Lop3 => Feature::Lop3,
             Gate::Shf => Feature::Shf,
+            Gate::BrxIdx => Feature::BrxIdx,
+            Gate::Nanosleep => Feature::Nanosleep,
+            Gate::Testp => Feature::Testp,
+            Gate::Fns => Feature::Fns,
+            Gate::Prefetch => Feature::Prefetch,
+            Gate::CacheEviction => Feature::CacheEviction,
         }
     }
 }

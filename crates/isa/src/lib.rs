@@ -150,6 +150,12 @@ pub enum Gate {
     Dp4a,
     Lop3,
     Shf,
+    BrxIdx,
+    Nanosleep,
+    Testp,
+    Fns,
+    Prefetch,
+    CacheEviction,
 }
 
 /// What an instruction writes and reads besides its source registers.
@@ -319,7 +325,7 @@ macro_rules! for_each_op {
         $m! {
             // Control flow.
             "bra"        Bra        (0)               _          Use      Data     Branch         Control;
-            "brx"        Brx        (0)               _          Use      Data     IndirectBranch Control;
+            "brx"        Brx        (0)               BrxIdx     Use      Data     IndirectBranch Control;
             "call"       Call       (0)               _          Call     Data     Call           Control;
             "ret"        Ret        (0)               _          Use      Data     Ret            Control;
             "exit"       Exit       (0)               _          Use      Data     Exit           Control;
@@ -341,11 +347,11 @@ macro_rules! for_each_op {
             "red.async"  Loose      (ANY)             _          RmwNoDef Data     Seq            Memory;
             "membar"     Loose      (ANY)             _          Use      Data     Seq            Fence;
             "fence"      Loose      (ANY)             _          Use      Data     Seq            Fence;
-            "prefetch"   Scalar     (ANY)             _          Use      Data     Seq            Hint;
-            "prefetchu"  Scalar     (ANY)             _          Use      Data     Seq            Hint;
-            "applypriority" Scalar  (ANY)             _          Use      Data     Seq            Hint;
-            "discard"    Scalar     (ANY)             _          Use      Data     Seq            Hint;
-            "createpolicy" Scalar   (ANY)             _          Def      Data     Seq            CreatePolicy;
+            "prefetch"   Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint;
+            "prefetchu"  Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint;
+            "applypriority" Scalar  (ANY)             CacheEviction Use      Data     Seq            Hint;
+            "discard"    Scalar     (ANY)             CacheEviction Use      Data     Seq            Hint;
+            "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            CreatePolicy;
             "isspacep"   Loose      (ANY)             _          Def      Data     Seq            "no decoder written yet";
             "cvta"       Cvta       (I)               _          Def      Data     Seq            SelectConvert;
             "mapa"       Loose      (ANY)             _          Def      Data     Seq            "distributed shared memory is not modelled yet";
@@ -392,7 +398,7 @@ macro_rules! for_each_op {
             "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Unary;
             "tanh"       Unary      (F | H)           _          Def      Data     Seq            Unary;
             "frc"        Loose      (ANY)             _          Def      Data     Seq            "no decoder written yet";
-            "testp"      Scalar     (ANY)             _          Def      Data     Seq            Testp;
+            "testp"      Scalar     (ANY)             Testp      Def      Data     Seq            Testp;
             // Bit manipulation.
             "brev"       Unary      (B3264)           _          Def      Data     Seq            Unary;
             "shl"        Shift      (B)               _          Def      Data     Seq            Binary;
@@ -407,7 +413,7 @@ macro_rules! for_each_op {
             "szext"      Scalar     (ANY)             SzextBmsk  Def      Data     Seq            Lane3;
             "dp4a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3;
             "dp2a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3;
-            "fns"        Scalar     (ANY)             _          Def      Data     Seq            Lane3;
+            "fns"        Scalar     (ANY)             Fns        Def      Data     Seq            Lane3;
             "lop3"       Lop3       (B32)             Lop3       Def      Data     Seq            Bits;
             "shf"        Shf        (B32)             Shf        Def      Data     Seq            Bits;
             // Warps, barriers and collectives.
@@ -415,7 +421,7 @@ macro_rules! for_each_op {
             "vote"       Vote       (ANY)             _          Def      Uniform  Seq            WarpSync;
             "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync;
             "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync;
-            "nanosleep"  Nanosleep  (0)               _          Use      Data     Seq            WarpSync;
+            "nanosleep"  Nanosleep  (0)               Nanosleep  Use      Data     Seq            WarpSync;
             "activemask" Activemask (B32)             Activemask Def      Uniform  Seq            WarpSync;
             "match"      Collective (ANY)             MatchSync  Def      PerLane  Seq            WarpCollective;
             "redux"      Collective (ANY)             ReduxSync  Def      Uniform  Seq            WarpCollective;

@@ -2,7 +2,6 @@
 
 use super::{opname, Decoded};
 use crate::ctx::{sym_kind, sym_span, Ctx, LabelKind, Sym};
-use crate::isa::Feature;
 use crate::rules::operand::special;
 use ptxsim_syntax::ast::{Instruction, OperandKind, StateSpace};
 use ptxsim_syntax::Diagnostic;
@@ -84,7 +83,6 @@ const BRX_TLIST_NOTE: &str = "rule check/brx-tlist (PTX ISA 9.7.12.4 brx.idx): \
 /// immediate; tlist a `.branchtargets` label visible here and declared before
 /// this instruction. Gated at 6.0 / sm_30.
 pub fn brx<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    cx.require(Feature::BrxIdx, i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span)));
     if !i.has_modifier(".idx") {
         cx.emit(
             Diagnostic::error("check/brx-index-type", i.opcode.span, "`brx` needs the `.idx` modifier: `brx.idx index, tlist`")

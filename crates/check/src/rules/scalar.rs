@@ -141,7 +141,6 @@ pub fn scalar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     let op = i.opcode.text;
     match op {
         "testp" => {
-            cx.require(Feature::Testp, head(i));
             const OPS: &[&str] = &[".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
             if !only(cx, i, OPS) || !one_of(cx, i, OPS, "test", false) {
                 return;
@@ -183,7 +182,6 @@ pub fn scalar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
             int32(cx, i, 2, U32, Role::Src);
         }
         "fns" => {
-            cx.require(Feature::Fns, head(i));
             if !only(cx, i, &[]) || types(cx, i, d, &[B32], 1).is_none() || !count(cx, i, 4) {
                 return;
             }
@@ -194,7 +192,6 @@ pub fn scalar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         }
         "prefetch" | "prefetchu" => prefetch(cx, i, d),
         "applypriority" | "discard" => {
-            cx.require(Feature::CacheEviction, head(i));
             let level: &[&str] = if op == "discard" { &[".L2"] } else { &[".L2::evict_normal"] };
             if !only(cx, i, level) || !one_of(cx, i, level, "cache level", true) || !space_in(cx, i, d, &[StateSpace::Global]) || types(cx, i, d, &[], 0).is_none() || !count(cx, i, 2) {
                 return;
@@ -212,7 +209,6 @@ pub fn scalar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
 
 /// `prefetch{.space}.level [a]`, `prefetch{.const,.param}.tensormap [a]`, `prefetchu.L1 [a]`.
 fn prefetch<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    cx.require(Feature::Prefetch, head(i));
     let u = i.opcode.text == "prefetchu";
     let tensormap = i.has_modifier(".tensormap");
     let levels: &[&str] = if u {
@@ -249,7 +245,6 @@ fn prefetch<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
 /// `createpolicy.cvt.L2.b64 d, a`.
 fn createpolicy<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     use ScalarType::*;
-    cx.require(Feature::CacheEviction, head(i));
     const KINDS: &[&str] = &[".fractional", ".range", ".cvt"];
     const PRIMARY: &[&str] = &[".L2::evict_last", ".L2::evict_normal", ".L2::evict_first", ".L2::evict_unchanged"];
     if !one_of(cx, i, KINDS, "policy kind (.fractional, .range or .cvt)", true) {

@@ -13,7 +13,6 @@
 use super::operand::{value, Role};
 use super::{allows, opname, Decoded, Form, Spec};
 use crate::ctx::Ctx;
-use crate::isa::Feature;
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType};
 use ptxsim_syntax::Diagnostic;
@@ -238,7 +237,6 @@ fn cvt<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
 /// [`crate::isa`]).
 pub fn nanosleep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     const NOTE: &str = "rule check/nanosleep-operand (PTX ISA 9.7.13 nanosleep): `nanosleep.u32 t;` where t is a 32-bit integer register or an immediate (not range-checked)";
-    cx.require(Feature::Nanosleep, i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span)));
     match d.types.as_slice() {
         [(ScalarType::U32, _)] => {}
         [(t, s), ..] => {
