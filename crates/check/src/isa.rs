@@ -3,30 +3,15 @@
 //! minimum version and target of every gated instruction and feature.
 //!
 //! Everything gated lives in [`FEATURES`], one row per feature, so the gating
-//! rules are read in one place. Sources: the PTX ISA manual's "PTX ISA Notes"
+//! rules are read in one place; it is part of the instruction description
+//! (`ptxsim_isa::gates`), whose rows name the gate of each opcode. Sources: the PTX ISA manual's "PTX ISA Notes"
 //! and "Target ISA Notes" of each instruction (seeds 000, 003, 004), and the
 //! release notes' target table. Where ptxas disagrees with the manual, the
 //! table follows ptxas and says so (`nanosleep`: the manual says 6.3, ptxas
 //! 12.9 accepts 6.2; see `crates/check/README.md`).
 
-/// A PTX ISA version, `major.minor`, ordered.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub struct PtxVersion {
-    pub major: u32,
-    pub minor: u32,
-}
+pub use ptxsim_isa::gates::{gate, Feature, Gate, PtxVersion, FEATURES};
 
-impl PtxVersion {
-    pub const fn new(major: u32, minor: u32) -> PtxVersion {
-        PtxVersion { major, minor }
-    }
-}
-
-impl std::fmt::Display for PtxVersion {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}.{}", self.major, self.minor)
-    }
-}
 
 /// Every PTX ISA version ptxsim knows, oldest first. The newest is the
 /// version nvcc 13.5 emits; ptxas 12.9 stops at 8.8 (a deliberate
@@ -150,187 +135,15 @@ fn suffix_version(number: u32, suffix: u8) -> Option<PtxVersion> {
 /// Target options other than `sm_NN` that `.target` accepts.
 pub const TARGET_OPTIONS: &[&str] = &["texmode_unified", "texmode_independent", "debug", "map_f64_to_f32"];
 
-/// A gated instruction or feature.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Feature {
-    BrxIdx,
-    BranchTargets,
-    IndirectCall,
-    CallTargets,
-    CallPrototype,
-    FunctionInitialisers,
-    ParamFormals,
-    Nanosleep,
-    SetpF16,
-    SetpBf16,
-    SetpBf16x2,
-    AddressSize,
-    ShflSync,
-    VoteSync,
-    BarWarpSync,
-    Activemask,
-    MatchSync,
-    ReduxSync,
-    AtomAddF64,
-    F16Arith,
-    ClusterBarrier,
-    ClusterBarrierSem,
-    ClusterRegisters,
-    Tanh,
-    Ex2Half,
-    Bf16Transcendental,
-    MinMaxHalf,
-    MinMaxNaN,
-    MinMaxXorsignAbs,
-    Bf16AddSubMul,
-    Bf16Arith,
-    Relu,
-    CvtToBf16,
-    CvtFromBf16,
-    Atom16,
-    AtomBf16,
-    Fence,
-    FenceProxy,
-    SzextBmsk,
-    Dp4a,
-    MinMaxRelu,
-    CarryAdd,
-    CarrySub,
-    MadCarry,
-    Carry64,
-    Testp,
-    Fns,
-    Prefetch,
-    CacheEviction,
-    PrefetchTensormap,
-    CvtPack,
-    CvtPackSubByte,
-    ElectSync,
-    ReduxF32,
-    Lop3,
-    Lop3BoolOp,
-    Shf,
-}
-
-impl From<ptxsim_isa::Gate> for Feature {
-    /// The feature of an opcode-level gate of the instruction description.
-    fn from(g: ptxsim_isa::Gate) -> Feature {
-        use ptxsim_isa::Gate;
-        match g {
-            Gate::Activemask => Feature::Activemask,
-            Gate::MatchSync => Feature::MatchSync,
-            Gate::ReduxSync => Feature::ReduxSync,
-            Gate::SzextBmsk => Feature::SzextBmsk,
-            Gate::Dp4a => Feature::Dp4a,
-            Gate::Lop3 => Feature::Lop3,
-            Gate::Shf => Feature::Shf,
-            Gate::BrxIdx => Feature::BrxIdx,
-            Gate::Nanosleep => Feature::Nanosleep,
-            Gate::Testp => Feature::Testp,
-            Gate::Fns => Feature::Fns,
-            Gate::Prefetch => Feature::Prefetch,
-            Gate::CacheEviction => Feature::CacheEviction,
-        }
-    }
-}
-
-/// One row of the gating table.
-pub struct Gate {
-    pub feature: Feature,
-    /// How diagnostics name it.
-    pub name: &'static str,
-    pub min_version: PtxVersion,
-    /// Minimum `sm_` number.
-    pub min_sm: u32,
-    /// Where the requirement comes from.
-    pub source: &'static str,
-}
-
-const fn v(a: u32, b: u32) -> PtxVersion {
-    PtxVersion::new(a, b)
-}
-
-/// The gating table: minimum PTX ISA version and target of every gated feature.
-pub const FEATURES: &[Gate] = &[
-    Gate { feature: Feature::BrxIdx, name: "brx.idx", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.12.4 brx.idx: introduced in 6.0, requires sm_30" },
-    Gate { feature: Feature::BranchTargets, name: ".branchtargets directive", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.12.4 brx.idx (and ptxas 12.9)" },
-    Gate { feature: Feature::IndirectCall, name: "indirect call", min_version: v(2, 1), min_sm: 20, source: "PTX ISA 9.7.12.5 call: indirect call introduced in 2.1, requires sm_20" },
-    Gate { feature: Feature::CallTargets, name: ".calltargets directive", min_version: v(2, 1), min_sm: 20, source: "PTX ISA 9.7.12.5 call (and ptxas 12.9)" },
-    Gate { feature: Feature::CallPrototype, name: ".callprototype directive", min_version: v(2, 1), min_sm: 20, source: "PTX ISA 9.7.12.5 call (and ptxas 12.9)" },
-    Gate { feature: Feature::FunctionInitialisers, name: "functions as initial values", min_version: v(2, 1), min_sm: 20, source: "PTX ISA 9.7.12.5 call tables (and ptxas 12.9)" },
-    Gate { feature: Feature::ParamFormals, name: ".param formal parameters of a .func", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 5.1.6.4 kernel function parameters / ptxas 12.9 ('Function parameter has illegal state space' on sm_10)" },
-    Gate { feature: Feature::Nanosleep, name: "nanosleep", min_version: v(6, 2), min_sm: 70, source: "PTX ISA 9.7.13 nanosleep requires sm_70; the manual says PTX ISA 6.3, but ptxas 11.8 and 12.9 accept 6.2 (and reject 6.1), and ptxsim follows ptxas" },
-    Gate { feature: Feature::SetpF16, name: "setp.f16/.f16x2", min_version: v(4, 2), min_sm: 53, source: "PTX ISA 9.7.4.4 setp (half precision): introduced in 4.2, requires sm_53" },
-    Gate { feature: Feature::SetpBf16, name: "setp.bf16", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.4.4 setp.bf16: introduced in 7.8, requires sm_90" },
-    Gate { feature: Feature::SetpBf16x2, name: "setp.bf16x2", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.4.4 setp.bf16x2: introduced in 7.8, requires sm_90" },
-    Gate { feature: Feature::AddressSize, name: ".address_size directive", min_version: v(2, 3), min_sm: 0, source: "PTX ISA 11.1.3 .address_size: introduced in 2.3" },
-    Gate { feature: Feature::ShflSync, name: "shfl.sync", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.9.6 shfl.sync: introduced in 6.0, requires sm_30" },
-    Gate { feature: Feature::VoteSync, name: "vote.sync", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.13.9 vote.sync: introduced in 6.0, requires sm_30" },
-    Gate { feature: Feature::BarWarpSync, name: "bar.warp.sync", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.13.3 bar.warp.sync: introduced in 6.0, requires sm_30" },
-    Gate { feature: Feature::Activemask, name: "activemask", min_version: v(6, 2), min_sm: 30, source: "PTX ISA 9.7.13.12 activemask: introduced in 6.2, requires sm_30" },
-    Gate { feature: Feature::MatchSync, name: "match.sync", min_version: v(6, 0), min_sm: 70, source: "PTX ISA 9.7.13.10 match.sync: introduced in 6.0, requires sm_70" },
-    Gate { feature: Feature::ReduxSync, name: "redux.sync", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.13.11 redux.sync: introduced in 7.0, requires sm_80" },
-    Gate { feature: Feature::AtomAddF64, name: "atom.add.f64", min_version: v(5, 0), min_sm: 60, source: "PTX ISA 9.7.13.5 atom: .f64 add introduced in 5.0, requires sm_60" },
-    Gate { feature: Feature::F16Arith, name: "f16 arithmetic", min_version: v(4, 2), min_sm: 53, source: "PTX ISA 9.7.4 half precision instructions: introduced in 4.2, require sm_53" },
-    // The rows below were measured with ptxas 12.9 (lowest target accepted
-    // under .version 8.8, then lowest version accepted at that target) and
-    // agree with the manual's PTX ISA notes / target ISA notes.
-    Gate { feature: Feature::ClusterBarrier, name: "barrier.cluster", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.2 barrier.cluster: introduced in 7.8, requires sm_90" },
-    Gate { feature: Feature::ClusterBarrierSem, name: "`.relaxed`/`.release`/`.acquire` on barrier.cluster", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13.2 barrier.cluster: the .sem qualifiers were introduced in 8.0" },
-    Gate { feature: Feature::ClusterRegisters, name: "cluster special registers", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 10 (%clusterid, %nclusterid, %cluster_ctaid, %cluster_nctaid, %cluster_ctarank, %cluster_nctarank, %is_explicit_cluster): introduced in 7.8, require sm_90" },
-    Gate { feature: Feature::Tanh, name: "tanh", min_version: v(7, 0), min_sm: 75, source: "PTX ISA 9.7.3.23 tanh (and 9.7.4.11 for .f16): introduced in 7.0, requires sm_75" },
-    Gate { feature: Feature::Ex2Half, name: "ex2.f16/.f16x2", min_version: v(7, 0), min_sm: 75, source: "PTX ISA 9.7.4.10 ex2 (half precision): introduced in 7.0, requires sm_75" },
-    Gate { feature: Feature::Bf16Transcendental, name: "ex2/tanh on .bf16", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.4.10/9.7.4.11: .bf16 and .bf16x2 introduced in 7.8, require sm_90" },
-    Gate { feature: Feature::MinMaxHalf, name: "min/max on .f16/.bf16", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.4.8/9.7.4.9 min/max (half precision): introduced in 7.0, require sm_80" },
-    Gate { feature: Feature::MinMaxNaN, name: "min/max `.NaN`", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.3.10/9.7.3.11 min/max: .NaN introduced in 7.0, requires sm_80" },
-    Gate { feature: Feature::MinMaxXorsignAbs, name: "min/max `.xorsign.abs`", min_version: v(7, 2), min_sm: 86, source: "PTX ISA 9.7.3.10/9.7.3.11 min/max: .xorsign.abs introduced in 7.2, requires sm_86" },
-    Gate { feature: Feature::Bf16AddSubMul, name: "add/sub/mul on .bf16", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.4.1-9.7.4.3: add/sub/mul .bf16/.bf16x2 introduced in 7.8, require sm_90" },
-    Gate { feature: Feature::Bf16Arith, name: "fma/neg/abs on .bf16", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.4.4-9.7.4.7: fma, neg, abs .bf16/.bf16x2 introduced in 7.0, require sm_80" },
-    Gate { feature: Feature::Relu, name: "`.relu`", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.4.4 fma and 9.7.9.21 cvt: .relu introduced in 7.0, requires sm_80" },
-    Gate { feature: Feature::CvtToBf16, name: "cvt to .bf16/.tf32", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.9.21 cvt: .bf16 and .tf32 results introduced in 7.0, require sm_80" },
-    Gate { feature: Feature::CvtFromBf16, name: "cvt from .bf16", min_version: v(7, 1), min_sm: 80, source: "PTX ISA 9.7.9.21 cvt: conversions from .bf16 introduced in 7.1 (ptxas 12.9), require sm_80" },
-    Gate { feature: Feature::Atom16, name: "16-bit atom/red (`.b16` cas, `.f16` add)", min_version: v(6, 3), min_sm: 70, source: "PTX ISA 9.7.13.5 atom: .b16 cas and .f16 add introduced in 6.3, require sm_70" },
-    Gate { feature: Feature::AtomBf16, name: "atom/red add on .bf16", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.5 atom: .bf16 add introduced in 7.8, requires sm_90" },
-    Gate { feature: Feature::Fence, name: "fence", min_version: v(6, 0), min_sm: 70, source: "PTX ISA 9.7.13.4 membar/fence: fence introduced in 6.0, requires sm_70 (membar has no such requirement)" },
-    Gate { feature: Feature::FenceProxy, name: "fence.proxy", min_version: v(7, 5), min_sm: 70, source: "PTX ISA 9.7.13.4 fence.proxy: introduced in 7.5 (ptxas 12.9 requires sm_70)" },
-    Gate { feature: Feature::SzextBmsk, name: "szext/bmsk", min_version: v(7, 6), min_sm: 70, source: "PTX ISA 9.7.1.x szext, bmsk: introduced in 7.6, require sm_70" },
-    Gate { feature: Feature::MinMaxRelu, name: "min/max `.relu`", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.1.10/9.7.1.11 min/max: .relu introduced in 8.0, requires sm_90" },
-    // The carry chain, measured with ptxas 12.9 (the manual's notes give the
-    // same versions: add.cc/addc 1.2, sub.cc/subc 1.3, mad.cc/madc 3.0 on
-    // sm_20, 64-bit types with .cc 4.3 on sm_20).
-    Gate { feature: Feature::CarryAdd, name: "add.cc/addc", min_version: v(1, 2), min_sm: 0, source: "PTX ISA 9.7.2.1 add.cc, 9.7.2.2 addc: introduced in 1.2" },
-    Gate { feature: Feature::CarrySub, name: "sub.cc/subc", min_version: v(1, 3), min_sm: 0, source: "PTX ISA 9.7.2.3 sub.cc, 9.7.2.4 subc: introduced in 1.3" },
-    Gate { feature: Feature::MadCarry, name: "mad.cc/madc", min_version: v(3, 0), min_sm: 20, source: "PTX ISA 9.7.2.5 mad.cc, 9.7.2.6 madc: introduced in 3.0, require sm_20" },
-    Gate { feature: Feature::Carry64, name: ".cc with a 64-bit type", min_version: v(4, 3), min_sm: 20, source: "PTX ISA 9.7.2: 64-bit add.cc, addc.cc, sub.cc, subc.cc, mad.cc, madc.cc introduced in 4.3, require sm_20" },
-    // Measured with ptxas 12.9 (each at its minimum, one version and one
-    // target below).
-    Gate { feature: Feature::Testp, name: "testp", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 9.7.3 testp: introduced in 2.0, requires sm_20" },
-    Gate { feature: Feature::Fns, name: "fns", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.1 fns: introduced in 6.0, requires sm_30" },
-    Gate { feature: Feature::Prefetch, name: "prefetch/prefetchu", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 9.7.9 prefetch, prefetchu: introduced in 2.0, require sm_20" },
-    Gate { feature: Feature::CacheEviction, name: "cache eviction priority (applypriority, discard, createpolicy, prefetch .L2::evict_*)", min_version: v(7, 4), min_sm: 80, source: "PTX ISA 9.7.9 applypriority, discard, createpolicy and the .level::eviction_priority of prefetch: introduced in 7.4, require sm_80" },
-    Gate { feature: Feature::PrefetchTensormap, name: "prefetch.tensormap", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.9 prefetch: .tensormap introduced in 8.0, requires sm_90" },
-    Gate { feature: Feature::CvtPack, name: "cvt.pack", min_version: v(6, 5), min_sm: 72, source: "PTX ISA 9.7.9 cvt.pack: introduced in 6.5, requires sm_72" },
-    Gate { feature: Feature::CvtPackSubByte, name: "cvt.pack with a sub-byte type", min_version: v(6, 5), min_sm: 75, source: "PTX ISA 9.7.9 cvt.pack: .u4/.s4 (and, in ptxas 12.9, .u2/.s2) require sm_75" },
-    Gate { feature: Feature::ElectSync, name: "elect.sync", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13 elect.sync: introduced in 8.0, requires sm_90" },
-    Gate { feature: Feature::ReduxF32, name: "redux.sync on .f32", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.13 redux.sync: .f32 min/max introduced in 8.6, require sm_100a/sm_100f/sm_103a/sm_103f (ptxas 12.9)" },
-    Gate { feature: Feature::Dp4a, name: "dp4a/dp2a", min_version: v(5, 0), min_sm: 61, source: "PTX ISA 9.7.1.23/9.7.1.24 dp4a, dp2a: introduced in 5.0, require sm_61" },
-    // Measured with ptxas 12.9 (at the minimum, one version and one target
-    // below; `tests/check/*/forms--*.ptx`).
-    Gate { feature: Feature::Lop3, name: "lop3", min_version: v(4, 3), min_sm: 50, source: "PTX ISA 9.7.8.6 lop3: introduced in 4.3, requires sm_50" },
-    Gate { feature: Feature::Lop3BoolOp, name: "lop3.BoolOp", min_version: v(8, 2), min_sm: 70, source: "PTX ISA 9.7.8.6 lop3: the .BoolOp form with a predicate output was introduced in 8.2, requires sm_70" },
-    Gate { feature: Feature::Shf, name: "shf", min_version: v(3, 1), min_sm: 32, source: "PTX ISA 9.7.8.8 shf: introduced in 3.1, requires sm_32" },
-];
-
-/// The gating row of a feature.
-pub fn gate(f: Feature) -> &'static Gate {
-    // Every variant has a row (checked by a unit test); fall back to the first row.
-    FEATURES.iter().find(|g| g.feature == f).unwrap_or(&FEATURES[0])
-}
 
 #[cfg(test)]
 #[allow(clippy::unwrap_used)]
 mod tests {
     use super::*;
+
+    const fn v(a: u32, b: u32) -> PtxVersion {
+        PtxVersion::new(a, b)
+    }
 
     #[test]
     fn every_feature_has_one_row() {

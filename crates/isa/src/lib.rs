@@ -2,7 +2,8 @@
 //!
 //! [`for_each_op!`] holds one row per opcode: its operand form (which
 //! checker rule types it), the instruction types it allows, the feature gate
-//! it needs whatever its modifiers, what it writes and reads (registers and
+//! it needs whatever its modifiers ([`gates`] holds every gate's minimum
+//! PTX version and target), what it writes and reads (registers and
 //! memory), how its result relates to divergence, its control-flow kind, and
 //! what the engine does with it (the decoder family that reads it, or "not
 //! supported yet" with the reason users see). Everything that used to keep
@@ -25,8 +26,10 @@
 //! hands every row to a macro of the caller's choice, so other derived
 //! forms can be generated from the same text.
 
+pub mod gates;
 pub mod modifiers;
 
+pub use gates::{Feature, PtxVersion};
 pub use modifiers::{decode, CmpOp, Decoded};
 
 /// The operand form of an opcode: which checker rule types its operands.
@@ -136,26 +139,6 @@ pub fn allows(set: u32, t: ptxsim_syntax::ast::ScalarType) -> bool {
     };
     let g = g | if matches!(t, U32 | U64 | S32 | S64) { I3264 } else { 0 } | if matches!(t, U32 | S32) { ts::I32 } else { 0 };
     set & g != 0
-}
-
-/// A feature gate that applies to an opcode whatever its modifiers (the
-/// checker's `isa::Feature` of the same name holds its minimum PTX version
-/// and target).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Gate {
-    Activemask,
-    MatchSync,
-    ReduxSync,
-    SzextBmsk,
-    Dp4a,
-    Lop3,
-    Shf,
-    BrxIdx,
-    Nanosleep,
-    Testp,
-    Fns,
-    Prefetch,
-    CacheEviction,
 }
 
 /// What an instruction writes and reads besides its source registers.
@@ -286,7 +269,9 @@ pub struct OpInfo {
     pub form: Form,
     /// Allowed instruction types (groups from [`ts`]).
     pub types: u32,
-    pub gate: Option<Gate>,
+    /// The feature gate the opcode needs whatever its modifiers (its
+    /// minimum version and target are its row of [`gates::FEATURES`]).
+    pub gate: Option<Feature>,
     pub effect: Effect,
     pub lanes: Lanes,
     pub flow: Flow,
@@ -300,7 +285,7 @@ macro_rules! __gate {
         None
     };
     ($g:ident) => {
-        Some($crate::Gate::$g)
+        Some($crate::gates::Feature::$g)
     };
 }
 
@@ -317,7 +302,7 @@ macro_rules! __engine {
 
 /// Calls `$m!` with every row:
 /// `"opcode" Form (types) gate Effect Lanes Flow engine;` where `gate` is
-/// `_` or a [`Gate`], the types are an expression over [`ts`], and
+/// `_` or a [`Feature`], the types are an expression over [`ts`], and
 /// `engine` is a [`Family`] or a string: the reason it is not supported yet.
 #[macro_export]
 macro_rules! for_each_op {
@@ -551,6 +536,15 @@ mod tests {
         for o in OPS {
             if matches!(o.flow, Flow::Branch | Flow::IndirectBranch | Flow::Ret | Flow::Exit | Flow::Trap) {
                 assert_eq!(o.effect, Effect::Use, "`{}`", o.op);
+            }
+        }
+    }
+
+    #[test]
+    fn every_rows_gate_has_its_versions() {
+        for o in OPS {
+            if let Some(f) = o.gate {
+                assert_eq!(gates::FEATURES.iter().filter(|g| g.feature == f).count(), 1, "`{}`: {f:?}", o.op);
             }
         }
     }

@@ -155,7 +155,7 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
     let bf16 = ty(ScalarType::Bf16) || ty(ScalarType::Bf16x2);
     let mut fs: SmallVec<[Feature; 2]> = SmallVec::new();
     // The opcode's own gate (its row), then those of its modifiers and types.
-    fs.extend(spec.gate.map(Feature::from));
+    fs.extend(spec.gate);
     match op {
         "add" | "addc" | "sub" | "subc" | "mad" | "madc" if has(".cc") || op.ends_with('c') => {
             fs.push(match op {
