@@ -37,24 +37,28 @@ pub(crate) fn store(dst: &mut [u64; 32], r: &[u64; 32], m: u32) {
         if mb == 0xff {
             d.copy_from_slice(s);
         } else if mb != 0 {
-            for i in 0..8 {
-                if mb >> i & 1 != 0 {
-                    d[i] = s[i];
-                }
+            // Only the set bits: one iteration per stored lane, and no
+            // branch on each bit (a divergent warp's masks are irregular).
+            let mut b = mb;
+            while b != 0 {
+                let i = b.trailing_zeros() as usize;
+                d[i] = s[i];
+                b &= b - 1;
             }
         }
     }
 }
 
+/// An operand that is not an immediate, as an array borrowed in place.
+/// (An immediate is handled by the callers before they get here; it reads
+/// as zeros if one does.)
 #[inline(always)]
-fn arr<'a>(o: Opnd<'a>, regs: &'a [[u64; 32]], tmp: &'a mut [u64; 32]) -> &'a [u64; 32] {
+fn view<'a>(o: Opnd<'a>, regs: &'a [[u64; 32]]) -> &'a [u64; 32] {
+    const NONE: [u64; 32] = [0; 32];
     match o {
         Opnd::Reg(s) => &regs[s],
         Opnd::Arr(a) => a,
-        Opnd::Imm(v) => {
-            *tmp = [v; 32];
-            tmp
-        }
+        Opnd::Imm(_) => &NONE,
     }
 }
 
@@ -81,10 +85,7 @@ fn map2(x: &[u64; 32], y: &[u64; 32], f: impl Fn(u64, u64) -> u64) -> [u64; 32] 
 pub(crate) fn apply1(regs: &mut [[u64; 32]], d: usize, m: u32, a: Opnd<'_>, f: impl Fn(u64) -> u64) {
     let r = match a {
         Opnd::Imm(v) => [f(v); 32],
-        _ => {
-            let mut t = [0u64; 32];
-            map1(arr(a, regs, &mut t), f)
-        }
+        _ => map1(view(a, regs), f),
     };
     store(&mut regs[d], &r, m);
 }
@@ -94,18 +95,10 @@ pub(crate) fn apply1(regs: &mut [[u64; 32]], d: usize, m: u32, a: Opnd<'_>, f: i
 pub(crate) fn apply2(regs: &mut [[u64; 32]], d: usize, m: u32, a: Opnd<'_>, b: Opnd<'_>, f: impl Fn(u64, u64) -> u64) {
     let r = match (a, b) {
         (Opnd::Reg(x), Opnd::Reg(y)) => map2(&regs[x], &regs[y], f),
-        (a, Opnd::Imm(v)) => {
-            let mut t = [0u64; 32];
-            map1(arr(a, regs, &mut t), |x| f(x, v))
-        }
-        (Opnd::Imm(v), b) => {
-            let mut t = [0u64; 32];
-            map1(arr(b, regs, &mut t), |y| f(v, y))
-        }
-        _ => {
-            let (mut t, mut u) = ([0u64; 32], [0u64; 32]);
-            map2(arr(a, regs, &mut t), arr(b, regs, &mut u), f)
-        }
+        (Opnd::Imm(u), Opnd::Imm(v)) => [f(u, v); 32],
+        (a, Opnd::Imm(v)) => map1(view(a, regs), |x| f(x, v)),
+        (Opnd::Imm(v), b) => map1(view(b, regs), |y| f(v, y)),
+        _ => map2(view(a, regs), view(b, regs), f),
     };
     store(&mut regs[d], &r, m);
 }
@@ -114,21 +107,15 @@ pub(crate) fn apply2(regs: &mut [[u64; 32]], d: usize, m: u32, a: Opnd<'_>, b: O
 #[inline(always)]
 pub(crate) fn apply3(regs: &mut [[u64; 32]], d: usize, m: u32, a: Opnd<'_>, b: Opnd<'_>, e: Opnd<'_>, f: impl Fn(u64, u64, u64) -> u64) {
     let r = match (a, b, e) {
-        (a, Opnd::Imm(v), Opnd::Imm(w)) => {
-            let mut t = [0u64; 32];
-            map1(arr(a, regs, &mut t), |x| f(x, v, w))
-        }
-        (a, b, Opnd::Imm(w)) => {
-            let (mut t, mut u) = ([0u64; 32], [0u64; 32]);
-            map2(arr(a, regs, &mut t), arr(b, regs, &mut u), |x, y| f(x, y, w))
-        }
-        (a, Opnd::Imm(v), e) => {
-            let (mut t, mut u) = ([0u64; 32], [0u64; 32]);
-            map2(arr(a, regs, &mut t), arr(e, regs, &mut u), |x, z| f(x, v, z))
-        }
+        (Opnd::Imm(u), Opnd::Imm(v), Opnd::Imm(w)) => [f(u, v, w); 32],
+        (a, Opnd::Imm(v), Opnd::Imm(w)) => map1(view(a, regs), |x| f(x, v, w)),
+        (Opnd::Imm(u), b, Opnd::Imm(w)) => map1(view(b, regs), |y| f(u, y, w)),
+        (Opnd::Imm(u), Opnd::Imm(v), e) => map1(view(e, regs), |z| f(u, v, z)),
+        (a, b, Opnd::Imm(w)) => map2(view(a, regs), view(b, regs), |x, y| f(x, y, w)),
+        (a, Opnd::Imm(v), e) => map2(view(a, regs), view(e, regs), |x, z| f(x, v, z)),
+        (Opnd::Imm(u), b, e) => map2(view(b, regs), view(e, regs), |y, z| f(u, y, z)),
         _ => {
-            let (mut t, mut u, mut w) = ([0u64; 32], [0u64; 32], [0u64; 32]);
-            let (x, y, z) = (arr(a, regs, &mut t), arr(b, regs, &mut u), arr(e, regs, &mut w));
+            let (x, y, z) = (view(a, regs), view(b, regs), view(e, regs));
             let mut r = [0u64; 32];
             for l in 0..32 {
                 r[l] = f(x[l], y[l], z[l]);
@@ -151,14 +138,23 @@ pub(crate) fn test2(regs: &[[u64; 32]], a: Opnd<'_>, b: Opnd<'_>, f: impl Fn(u64
         t
     }
     match (a, b) {
+        (Opnd::Imm(u), Opnd::Imm(v)) => {
+            if f(u, v) {
+                u32::MAX
+            } else {
+                0
+            }
+        }
         (a, Opnd::Imm(v)) => {
-            let mut t = [0u64; 32];
-            let x = arr(a, regs, &mut t);
+            let x = view(a, regs);
             bits(|l| f(x[l], v))
         }
+        (Opnd::Imm(u), b) => {
+            let y = view(b, regs);
+            bits(|l| f(u, y[l]))
+        }
         _ => {
-            let (mut t, mut u) = ([0u64; 32], [0u64; 32]);
-            let (x, y) = (arr(a, regs, &mut t), arr(b, regs, &mut u));
+            let (x, y) = (view(a, regs), view(b, regs));
             bits(|l| f(x[l], y[l]))
         }
     }
@@ -168,4 +164,50 @@ pub(crate) fn test2(regs: &[[u64; 32]], a: Opnd<'_>, b: Opnd<'_>, f: impl Fn(u64
 #[inline(always)]
 pub(crate) fn splat(regs: &mut [[u64; 32]], d: usize, m: u32, v: u64) {
     store(&mut regs[d], &[v; 32], m);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{apply2, apply3, store, test2, Opnd};
+    use proptest::prelude::*;
+
+    proptest! {
+        /// The masked store and the operand forms of the lane loops against
+        /// a lane-by-lane model.
+        #[test]
+        fn lane_loops_equal_lane_by_lane(d in proptest::array::uniform32(any::<u64>()), r in proptest::array::uniform32(any::<u64>()), m in prop_oneof![any::<u32>(), Just(0u32), Just(u32::MAX), Just(0x00ff_ff00)], v in any::<u64>(), w in any::<u64>()) {
+            let mut got = d;
+            store(&mut got, &r, m);
+            for l in 0..32 {
+                prop_assert_eq!(got[l], if m >> l & 1 == 1 { r[l] } else { d[l] });
+            }
+            let regs = vec![d, r, [0; 32]];
+            let f2 = |x: u64, y: u64| x.wrapping_mul(3) ^ y;
+            let f3 = |x: u64, y: u64, z: u64| x.wrapping_mul(3) ^ y.wrapping_add(z);
+            let forms = [Opnd::Reg(0), Opnd::Imm(v), Opnd::Arr(&r), Opnd::Imm(w)];
+            let val = |o: &Opnd<'_>, l: usize| match o {
+                Opnd::Reg(s) => regs[*s][l],
+                Opnd::Imm(x) => *x,
+                Opnd::Arr(a) => a[l],
+            };
+            for a in &forms {
+                for b in &forms {
+                    let mut out = regs.clone();
+                    apply2(&mut out, 2, m, *a, *b, f2);
+                    let t = test2(&regs, *a, *b, |x, y| x < y);
+                    for l in 0..32 {
+                        prop_assert_eq!(out[2][l], if m >> l & 1 == 1 { f2(val(a, l), val(b, l)) } else { 0 });
+                        prop_assert_eq!(t >> l & 1 == 1, val(a, l) < val(b, l));
+                    }
+                    for c in &forms {
+                        let mut out = regs.clone();
+                        apply3(&mut out, 2, m, *a, *b, *c, f3);
+                        for l in 0..32 {
+                            prop_assert_eq!(out[2][l], if m >> l & 1 == 1 { f3(val(a, l), val(b, l), val(c, l)) } else { 0 });
+                        }
+                    }
+                }
+            }
+        }
+    }
 }
