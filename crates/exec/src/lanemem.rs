@@ -80,7 +80,7 @@ pub(crate) fn place(space: Space, a: u64) -> Place {
 impl LaneMem<'_> {
     /// Reads `size` bytes at address `a` of `space` for lane `l`; `cache`
     /// remembers the global allocation last found.
-    #[inline]
+    #[inline(always)]
     pub fn read(&self, space: Space, l: usize, a: u64, size: u32, cache: &mut usize) -> Result<u64, Trap> {
         let r = match place(space, a) {
             Place::Global(a) => return global_read(self.global, l, a, size, cache),

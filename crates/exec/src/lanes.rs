@@ -6,7 +6,8 @@
 //! splatted into an array first. Each loop is a plain 32-lane map the
 //! compiler vectorises. The results are then stored into the destination
 //! register under the active mask, 8 lanes at a time (a full byte of the
-//! mask is a straight 64-byte copy). Computing first and storing after
+//! mask is a straight 64-byte copy, a partial one copies its set lanes
+//! only). Computing first and storing after
 //! makes a destination that is also a source safe.
 //!
 //! Every lane is computed, active or not (the operations are pure); only the
