@@ -35,16 +35,17 @@ const VADD: &str = include_str!("../../exec/benches/kernels/vadd.ptx");
 
 const BIN: &str = env!("CARGO_BIN_EXE_ptxsim");
 
-/// Best wall time of `n` runs of `ptxsim args`, and the last run's stdout.
+/// Best wall time of `n` runs of `ptxsim args`, and the last run's
+/// standard output and error.
 fn best_process(n: usize, args: &[&str]) -> (f64, String) {
     let mut best = f64::MAX;
     let mut out = String::new();
     for _ in 0..n {
         let t = Instant::now();
-        let o = Command::new(BIN).args(args).stderr(Stdio::inherit()).output().expect("run ptxsim");
+        let o = Command::new(BIN).args(args).stdin(Stdio::null()).output().expect("run ptxsim");
         best = best.min(t.elapsed().as_secs_f64());
         assert!(o.status.success() || args[0] == "check", "ptxsim {args:?} failed: {}", String::from_utf8_lossy(&o.stdout));
-        out = String::from_utf8_lossy(&o.stdout).into_owned();
+        out = String::from_utf8_lossy(&o.stdout).into_owned() + &String::from_utf8_lossy(&o.stderr);
     }
     (best, out)
 }
@@ -108,7 +109,7 @@ fn bench_check(dir: &Path) {
         let (t, o) = best_process(4, &["check", p]);
         (t.min(t_proc), if o.is_empty() { out } else { o })
     };
-    let summary = out.lines().rev().find(|l| !l.trim().is_empty()).unwrap_or("").to_string();
+    let summary = out.lines().find(|l| l.starts_with("ok:") || l.contains("error")).unwrap_or("").to_string();
     let (t_parse, n) = best_of(3, || ptxsim_syntax::parse(&text).module.items.len());
     let (t_both, d) = best_of(3, || {
         let parsed = ptxsim_syntax::parse(&text);
