@@ -319,8 +319,29 @@ pub enum Op {
     Movmatrix { d: u32, a: Src },
     /// `mma.sync.aligned`.
     Mma(Box<Mma>),
+    /// `mbarrier.*` on the object at `addr` (`space` `.shared` or generic),
+    /// and `cp.async.mbarrier.arrive`: `d` the state (arrive), the predicate
+    /// (test_wait/try_wait) or the count (pending_count, whose `a` is the
+    /// state); `a` the count, transaction count, state or parity.
+    Mbarrier { op: MbarOp, d: Option<Dst>, space: Space, addr: Addr, a: Src },
     /// An instruction this engine does not run yet: traps `unsupported` if reached.
     Unsupported(String),
+}
+
+/// The `mbarrier` operations (PTX ISA 9.7.13.15).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MbarOp {
+    Init,
+    Inval,
+    /// `arrive`, `arrive_drop` (`drop`), with `.noComplete`, `.expect_tx`.
+    Arrive { drop: bool, no_complete: bool, expect_tx: bool },
+    /// `expect_tx`, `complete_tx` (`complete`).
+    Tx { complete: bool },
+    /// `test_wait` / `try_wait`, on a state or (`.parity`) a phase parity.
+    TestWait { parity: bool },
+    PendingCount,
+    /// `cp.async.mbarrier.arrive{.noinc}`.
+    CpAsyncArrive { noinc: bool },
 }
 
 /// The shapes of `mma.sync.aligned` the engine runs.

@@ -248,6 +248,8 @@ pub enum Family {
     Matrix,
     /// `mma.sync.aligned`.
     Mma,
+    /// `mbarrier.*`.
+    Mbarrier,
 }
 
 /// What the engine does with an opcode.
@@ -427,7 +429,7 @@ macro_rules! for_each_op {
             // Asynchronous copies, matrices and tensors.
             "cp"         Loose      (ANY)             _          RmwNoDef Data     Seq            "bulk and tensor copies (cp.async.bulk, cp.reduce.async.bulk) are not modelled yet";
             "cp.async"   Loose      (ANY)             _          RmwNoDef Data     Seq            AsyncCopy;
-            "mbarrier"   Loose      (ANY)             _          Rmw      Data     Seq            "mbarrier objects are not modelled yet";
+            "mbarrier"   Loose      (ANY)             _          Rmw      Data     Seq            Mbarrier;
             "mma"        Loose      (ANY)             _          Def      PerLane  Seq            Mma;
             "wmma"       Loose      (ANY)             _          Def      Data     Seq            "matrix instructions are not modelled yet";
             "ldmatrix"   Loose      (ANY)             _          Load     PerLane  Seq            Matrix;

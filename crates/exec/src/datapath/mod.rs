@@ -30,6 +30,7 @@
 mod arith;
 mod asynccopy;
 mod flanes;
+mod mbarrier;
 mod mem;
 mod tensor;
 mod warpops;
@@ -402,6 +403,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Stmatrix { trans, space, srcs, addr } => tensor::stmatrix(cx, fr, m, *trans, *space, srcs, *addr)?,
         Op::Movmatrix { d, a } => tensor::movmatrix(cx, fr, m, *d, a)?,
         Op::Mma(x) => tensor::mma(cx, fr, m, x)?,
+        Op::Mbarrier { op, d, space, addr, a } => mbarrier::mbarrier(cx, fr, m, *op, *d, *space, *addr, a)?,
         Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?,
         Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,
         Op::Atom { space, op, ty, d, addr, b, c } => mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?,

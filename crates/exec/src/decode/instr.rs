@@ -125,6 +125,7 @@ fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
         Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
         Family::Mma => Route::Tensor(tensor::Tensor::Mma),
+        Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
     })
 }
 

@@ -23,6 +23,7 @@ pub(super) enum Tensor {
     /// `ldmatrix`, `stmatrix`, `movmatrix` (by opcode).
     Matrix,
     Mma,
+    Mbarrier,
 }
 
 /// The refinement of an opcode's family by its modifiers that this file
@@ -60,6 +61,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 op => self.ld_st_matrix(i, op == "stmatrix"),
             },
             Tensor::Mma => self.mma(i),
+            Tensor::Mbarrier => self.mbarrier(i),
         }
     }
 
@@ -72,6 +74,18 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         match mods.as_slice() {
             [".async", ".commit_group"] if ops.is_empty() => return Ok(Op::CpAsyncCommit),
             [".async", ".wait_all"] if ops.is_empty() => return Ok(Op::CpAsyncWait { n: 0, all: true }),
+            [".async", ".mbarrier", ".arrive", rest @ ..] => {
+                let noinc = rest.first() == Some(&".noinc");
+                let rest = if noinc { &rest[1..] } else { rest };
+                let space = match rest {
+                    [".shared" | ".shared::cta", ".b64"] => Space::Shared,
+                    [".b64"] => Space::Generic,
+                    _ => return Err(unsupported(i)),
+                };
+                let [o] = ops.as_slice() else { return Err(format!("`{}` takes one operand, the mbarrier's address", full(i))) };
+                let (space, addr) = self.addr(o, space)?;
+                return Ok(Op::Mbarrier { op: MbarOp::CpAsyncArrive { noinc }, d: None, space, addr, a: Src::Imm(0) });
+            }
             [".async", ".wait_group"] => {
                 let [n] = ops.as_slice() else { return Err("`cp.async.wait_group` takes one operand, an integer constant".into()) };
                 let n = match &n.kind {
@@ -233,7 +247,69 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (a, b, c) = (srcs(a, atype)?, srcs(b, btype)?, srcs(c, ctype)?);
         Ok(Op::Mma(Box::new(Mma { shape, dtype, atype, btype, ctype, rnd: rnd.unwrap_or(Rounding::Rn), satfinite, d: dregs, a, b, c })))
     }
+    /// `mbarrier.{init,inval,arrive{.noComplete}{.expect_tx},arrive_drop,
+    /// expect_tx,complete_tx,test_wait{.parity},try_wait{.parity},pending_count}
+    /// {.sem}{.scope}{.shared{::cta}}.b64` (semantics in `datapath/mbarrier.rs`).
+    fn mbarrier(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let Some((&kind, rest)) = mods.split_first() else { return Err(unsupported(i)) };
+        let (mut space, mut b64, mut no_complete, mut expect_tx, mut parity) = (Space::Generic, false, false, false, false);
+        for m in rest {
+            match *m {
+                ".shared" | ".shared::cta" => space = Space::Shared,
+                ".b64" => b64 = true,
+                ".noComplete" if matches!(kind, ".arrive" | ".arrive_drop") => no_complete = true,
+                ".expect_tx" if matches!(kind, ".arrive" | ".arrive_drop") => expect_tx = true,
+                ".parity" if matches!(kind, ".test_wait" | ".try_wait") => parity = true,
+                ".release" | ".acquire" | ".relaxed" | ".cta" => {}
+                _ => return Err(unsupported(i)),
+            }
+        }
+        if !b64 {
+            return Err(unsupported(i));
+        }
+        let ops = &i.operands;
+        let none = (Space::Shared, Addr { base: AddrBase::None, offset: 0 });
+        let arity = |n: std::ops::RangeInclusive<usize>| if n.contains(&ops.len()) { Ok(()) } else { Err(format!("`{}` takes {} to {} operands", full(i), n.start(), n.end())) };
+        let (op, d, addr, a) = match kind {
+            ".init" => {
+                arity(2..=2)?;
+                (MbarOp::Init, None, self.addr(&ops[0], space)?, self.src(&ops[1], ImmKind::Int(32))?)
+            }
+            ".inval" => {
+                arity(1..=1)?;
+                (MbarOp::Inval, None, self.addr(&ops[0], space)?, Src::Imm(0))
+            }
+            ".arrive" | ".arrive_drop" => {
+                arity(2..=3)?;
+                let d = Dst::Reg(self.dst(&ops[0])?);
+                let a = match ops.get(2) {
+                    Some(o) => self.src(o, ImmKind::Int(32))?,
+                    None if expect_tx => return Err(format!("`{}` needs a transaction count", full(i))),
+                    None => Src::Imm(1),
+                };
+                (MbarOp::Arrive { drop: kind == ".arrive_drop", no_complete, expect_tx }, Some(d), self.addr(&ops[1], space)?, a)
+            }
+            ".expect_tx" | ".complete_tx" => {
+                arity(2..=2)?;
+                (MbarOp::Tx { complete: kind == ".complete_tx" }, None, self.addr(&ops[0], space)?, self.src(&ops[1], ImmKind::Int(32))?)
+            }
+            ".test_wait" | ".try_wait" => {
+                arity(3..=4)?;
+                let d = self.pdst(&ops[0])?.map(Dst::Pred);
+                let a = self.src(&ops[2], ImmKind::Int(if parity { 32 } else { 64 }))?;
+                (MbarOp::TestWait { parity }, d, self.addr(&ops[1], space)?, a)
+            }
+            ".pending_count" => {
+                arity(2..=2)?;
+                (MbarOp::PendingCount, Some(Dst::Reg(self.dst(&ops[0])?)), none, self.src(&ops[1], ImmKind::Int(64))?)
+            }
+            _ => return Err(unsupported(i)),
+        };
+        Ok(Op::Mbarrier { op, d, space: addr.0, addr: addr.1, a })
+    }
 }
+
 
 /// The element type of an `mma` type modifier.
 fn mma_ty(t: ScalarType) -> Option<MmaTy> {
@@ -251,7 +327,7 @@ fn mma_ty(t: ScalarType) -> Option<MmaTy> {
 }
 
 /// Whether the engine runs `mma` of this shape and types: f16 (f16 or f32
-/// accumulators) in m16n8k16 and m16n8k8, bf16 (f32) in m16n8k16 and
+/// accumulators, D of C's type, as ptxas 12.9 requires) in m16n8k16 and m16n8k8, bf16 (f32) in m16n8k16 and
 /// m16n8k8, tf32 (f32) in m16n8k8 and m16n8k4, s8/u8 (s32) in m16n8k32
 /// and m16n8k16, f64 in m8n8k4.
 pub(crate) fn mma_form(shape: MmaShape, d: MmaTy, a: MmaTy, b: MmaTy, c: MmaTy) -> bool {
@@ -259,7 +335,7 @@ pub(crate) fn mma_form(shape: MmaShape, d: MmaTy, a: MmaTy, b: MmaTy, c: MmaTy) 
     use MmaTy::*;
     let acc_f = |x: MmaTy| matches!(x, F16 | F32);
     match (a, b) {
-        (F16, F16) => matches!(shape, M16N8K16 | M16N8K8) && acc_f(d) && acc_f(c),
+        (F16, F16) => matches!(shape, M16N8K16 | M16N8K8) && acc_f(d) && c == d,
         (BF16, BF16) => matches!(shape, M16N8K16 | M16N8K8) && d == F32 && c == F32,
         (Tf32, Tf32) => matches!(shape, M16N8K8 | M16N8K4) && d == F32 && c == F32,
         (S8 | U8, S8 | U8) => matches!(shape, M16N8K32 | M16N8K16) && d == S32 && c == S32,
