@@ -85,6 +85,21 @@ pub enum Feature {
     Lop3,
     Lop3BoolOp,
     Shf,
+    CpAsync,
+    CpAsyncIgnoreSrc,
+    CpAsyncHint,
+    SharedCta,
+    Ldmatrix,
+    Stmatrix,
+    Movmatrix,
+    MmaM16N8K8,
+    MmaSm80,
+    Mbarrier,
+    MbarrierParity,
+    MbarrierTryWait,
+    MbarrierArriveCount,
+    MbarrierTx,
+    MbarrierSem,
 }
 
 /// One row of the gating table.
@@ -172,6 +187,24 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::Lop3, name: "lop3", min_version: v(4, 3), min_sm: 50, source: "PTX ISA 9.7.8.6 lop3: introduced in 4.3, requires sm_50" },
     Gate { feature: Feature::Lop3BoolOp, name: "lop3.BoolOp", min_version: v(8, 2), min_sm: 70, source: "PTX ISA 9.7.8.6 lop3: the .BoolOp form with a predicate output was introduced in 8.2, requires sm_70" },
     Gate { feature: Feature::Shf, name: "shf", min_version: v(3, 1), min_sm: 32, source: "PTX ISA 9.7.8.8 shf: introduced in 3.1, requires sm_32" },
+    // The tensor and asynchronous-copy path, measured with ptxas 12.9 (at
+    // the minimum, one version and one target below;
+    // `tests/check/*/tensor-operands--*.ptx`).
+    Gate { feature: Feature::CpAsync, name: "cp.async", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.9.25 cp.async, commit_group, wait_group, wait_all: introduced in 7.0, require sm_80" },
+    Gate { feature: Feature::CpAsyncIgnoreSrc, name: "ignore-src on cp.async", min_version: v(7, 5), min_sm: 80, source: "PTX ISA 9.7.9.25 cp.async: the ignore-src predicate was introduced in 7.5" },
+    Gate { feature: Feature::CpAsyncHint, name: "cp.async `.L2::cache_hint` and prefetch sizes", min_version: v(7, 4), min_sm: 80, source: "PTX ISA 9.7.9.25 cp.async: .L2::cache_hint and .L2::64B/128B/256B were introduced in 7.4" },
+    Gate { feature: Feature::SharedCta, name: "`.shared::cta`", min_version: v(7, 8), min_sm: 0, source: "PTX ISA 9.7.14.5.15 ldmatrix, 9.7.13.15 mbarrier: .shared::cta was introduced in 7.8 (ptxas 12.9 takes it on cp.async from 7.0)" },
+    Gate { feature: Feature::Ldmatrix, name: "ldmatrix", min_version: v(6, 5), min_sm: 75, source: "PTX ISA 9.7.14.5.15 ldmatrix: introduced in 6.5, requires sm_75" },
+    Gate { feature: Feature::Stmatrix, name: "stmatrix", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.14.5.16 stmatrix: introduced in 7.8, requires sm_90" },
+    Gate { feature: Feature::Movmatrix, name: "movmatrix", min_version: v(7, 8), min_sm: 75, source: "PTX ISA 9.7.14.5.17 movmatrix: introduced in 7.8, requires sm_75" },
+    Gate { feature: Feature::MmaM16N8K8, name: "mma .m16n8k8 on .f16", min_version: v(6, 5), min_sm: 75, source: "PTX ISA 9.7.14.5.14 mma: .m16n8k8 introduced in 6.5, requires sm_75" },
+    Gate { feature: Feature::MmaSm80, name: "mma .m16n8k16/.m16n8k32/.m16n8k4/.m8n8k4.f64, .bf16, .tf32", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.14.5.14 mma: these shapes and types were introduced in 7.0, require sm_80" },
+    Gate { feature: Feature::Mbarrier, name: "mbarrier", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.13.15 mbarrier: introduced in 7.0, requires sm_80" },
+    Gate { feature: Feature::MbarrierParity, name: "mbarrier .parity", min_version: v(7, 1), min_sm: 80, source: "PTX ISA 9.7.13.15 mbarrier.test_wait.parity: introduced in 7.1" },
+    Gate { feature: Feature::MbarrierTryWait, name: "mbarrier.try_wait", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier.try_wait: introduced in 7.8, requires sm_90" },
+    Gate { feature: Feature::MbarrierArriveCount, name: "mbarrier.arrive with a count and without .noComplete", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier.arrive: the count operand without .noComplete was introduced in 7.8, requires sm_90" },
+    Gate { feature: Feature::MbarrierTx, name: "mbarrier transaction counts (expect_tx, complete_tx)", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .expect_tx, expect_tx and complete_tx were introduced in 8.0, require sm_90" },
+    Gate { feature: Feature::MbarrierSem, name: "mbarrier .sem and .scope", min_version: v(8, 0), min_sm: 80, source: "PTX ISA 9.7.13.15 mbarrier: .release/.acquire/.relaxed and .cta/.cluster were introduced in 8.0" },
 ];
 
 /// The gating row of a feature.

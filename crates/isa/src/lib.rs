@@ -91,6 +91,9 @@ pub enum Form {
     Activemask,
     /// No operands, no modifiers (`trap`).
     Bare,
+    /// `cp.async` and its groups, `ldmatrix`, `stmatrix`, `movmatrix`,
+    /// `mma`, `mbarrier` (the checker's `rules/tensor.rs`).
+    Tensor,
     /// Known opcode; operands are resolved but not typed.
     Loose,
 }
@@ -427,14 +430,14 @@ macro_rules! for_each_op {
             "sured"      Loose      (ANY)             _          RmwNoDef Data     Seq            "textures and surfaces are not modelled yet";
             "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet";
             // Asynchronous copies, matrices and tensors.
-            "cp"         Loose      (ANY)             _          RmwNoDef Data     Seq            "bulk and tensor copies (cp.async.bulk, cp.reduce.async.bulk) are not modelled yet";
-            "cp.async"   Loose      (ANY)             _          RmwNoDef Data     Seq            AsyncCopy;
-            "mbarrier"   Loose      (ANY)             _          Rmw      Data     Seq            Mbarrier;
-            "mma"        Loose      (ANY)             _          Def      PerLane  Seq            Mma;
+            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "bulk and tensor copies (cp.async.bulk, cp.reduce.async.bulk) are not modelled yet";
+            "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy;
+            "mbarrier"   Tensor     (ANY)             _          Rmw      Data     Seq            Mbarrier;
+            "mma"        Tensor     (ANY)             _          Def      PerLane  Seq            Mma;
             "wmma"       Loose      (ANY)             _          Def      Data     Seq            "matrix instructions are not modelled yet";
-            "ldmatrix"   Loose      (ANY)             _          Load     PerLane  Seq            Matrix;
-            "stmatrix"   Loose      (ANY)             _          Store    Data     Seq            Matrix;
-            "movmatrix"  Loose      (ANY)             _          Def      PerLane  Seq            Matrix;
+            "ldmatrix"   Tensor     (ANY)             _          Load     PerLane  Seq            Matrix;
+            "stmatrix"   Tensor     (ANY)             _          Store    Data     Seq            Matrix;
+            "movmatrix"  Tensor     (ANY)             _          Def      PerLane  Seq            Matrix;
             "wgmma"      Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet";
             "tcgen05"    Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet";
             "multimem"   Loose      (ANY)             _          Def      Data     Seq            "multimem addresses are not modelled yet";

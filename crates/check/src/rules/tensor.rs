@@ -1,0 +1,532 @@
+//! The sm_80 tensor and asynchronous-copy instructions, rule
+//! `check/tensor-operands`, as ptxas 12.9 checks them (each verdict recorded
+//! in `tests/check/`, files `tensor-operands--*`):
+//!
+//! - `cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::64B,
+//!   .L2::128B, .L2::256B} [dst], [src], cp-size{, src-size | ignore-src}
+//!   {, cache-policy}` (PTX ISA 9.7.9.25): `.ca` or `.cg` required, the
+//!   state spaces `.shared` then `.global`; cp-size an immediate 4, 8 or
+//!   16 (16 only with `.cg`); src-size a `.u32` value, ignore-src a
+//!   predicate (7.5); the cache policy a `.b64` operand that needs
+//!   `.L2::cache_hint` (7.4, as do the prefetch sizes). 7.0, sm_80.
+//!   `cp.async.commit_group`, `cp.async.wait_all` (no operands) and
+//!   `cp.async.wait_group N` (an integer constant): 7.0, sm_80.
+//! - `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16
+//!   d, [p]` (9.7.14.5.15): a vector of 1, 2 or 4 32-bit registers; 6.5,
+//!   sm_75 (`::cta` 7.8). `stmatrix` (9.7.14.5.16) the same with `[p], r`:
+//!   7.8, sm_90. `movmatrix.sync.aligned.m8n8.trans.b16 d, a` (9.7.14.5.17):
+//!   two 32-bit registers, no vectors; 7.8, sm_75.
+//! - `mma.sync.aligned.shape.row.col{.rnd}{.satfinite}.dtype.atype.btype.ctype
+//!   d, a, b, c` (9.7.14.5.14) in the shapes and types the engine runs:
+//!   m16n8k8 `.f16` (6.5, sm_75), `.bf16` and `.tf32` (7.0, sm_80);
+//!   m16n8k16 `.f16`/`.bf16`/`.s8`/`.u8`, m16n8k32 `.s8`/`.u8`, m16n8k4
+//!   `.tf32` and m8n8k4 `.f64` (7.0, sm_80). `.f16` multiplicands take
+//!   `.f16` or `.f32` accumulators (D and C of one type), the others
+//!   `.f32` (`.s32` for the integers, `.f64` for `.f64`); A and B have the
+//!   same type except `.s8`/`.u8` mixes; `.rnd` only with `.f64`,
+//!   `.satfinite` only with the integers. Each of d, a, b, c is a vector of
+//!   exactly the registers the fragment needs (PTX ISA 9.7.14.5.x), each
+//!   as wide as the fragment's registers (32-bit, or 64-bit for `.f64`);
+//!   the first element's type must fit the operand (integer or bit-size
+//!   registers for packed multiplicands, as ptxas 12.9 checks it); C may
+//!   hold immediates.
+//!
+//! - `mbarrier.{init,inval,arrive{.noComplete}{.expect_tx},arrive_drop,
+//!   expect_tx,complete_tx,test_wait{.parity},try_wait{.parity},
+//!   pending_count}{.sem}{.scope}{.shared{::cta}}.b64` (9.7.13.15): 7.0,
+//!   sm_80; `.parity` 7.1; `try_wait` and an arrival count without
+//!   `.noComplete` 7.8, sm_90; transaction counts 8.0, sm_90; `.sem` and
+//!   `.scope` 8.0. The state is a `.b64` register, counts `.u32`, the wait
+//!   result a predicate. `cp.async.mbarrier.arrive{.noinc}{.shared}.b64
+//!   [addr]`: 7.0, sm_80.
+//!
+//! Other shapes and forms (`m8n8k4` on `.f16`, `m8n8k16`, sparse
+//! `mma.sp`, `.m16n16` `ldmatrix`) are reported as not known by this rule;
+//! the bulk and tensor copies (`cp.async.bulk`, `cp.reduce.async.bulk`)
+//! are only resolved, as before.
+
+use super::operand::{pred_reg, resolve_operand, value, Role};
+use super::{opname, Decoded};
+use crate::ctx::{Ctx, Sym};
+use crate::isa::Feature;
+use crate::types::Size;
+use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
+use ptxsim_syntax::{Diagnostic, Span};
+
+const NOTE: &str = "rule check/tensor-operands (PTX ISA 9.7.9.25 cp.async, 9.7.14.5 mma, ldmatrix, stmatrix, movmatrix): `cp.async.{ca,cg}.shared.global [dst], [src], 4|8|16{, src-size|ignore-src}{, policy}`, `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`; `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16 {d...}, [p]`; `movmatrix.sync.aligned.m8n8.trans.b16 d, a`; `mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype {d}, {a}, {b}, {c}` with one register per fragment register";
+
+fn head(i: &Instruction<'_>) -> Span {
+    i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
+}
+
+fn err(cx: &mut Ctx<'_, '_>, span: Span, msg: String, label: &str) {
+    cx.emit(Diagnostic::error("check/tensor-operands", span, msg).with_label(label.to_string()).with_note(NOTE));
+}
+
+fn count(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, n: &str) {
+    cx.emit(
+        Diagnostic::error("check/operand-count", i.span, format!("`{}` takes {n} operands; {} given", opname(i), i.operands.len()))
+            .with_note("rule check/operand-count: each instruction has a fixed operand list (PTX ISA chapter 9)"),
+    );
+}
+
+/// Checks `cp.async`, `ldmatrix`, `stmatrix`, `movmatrix` and `mma`.
+pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    match i.opcode.text {
+        // The bulk and tensor copies (`cp.async.bulk`, `cp.reduce.async.bulk`)
+        // are only resolved, as before.
+        "cp" if !i.has_modifier(".async") || i.has_modifier(".bulk") => super::operand::resolve_all(cx, i),
+        "cp" if i.has_modifier(".mbarrier") => cp_async_mbarrier(cx, i),
+        "cp" => cp_async(cx, i),
+        "mbarrier" => mbarrier(cx, i),
+        "ldmatrix" | "stmatrix" => ld_st_matrix(cx, i, d),
+        "movmatrix" => movmatrix(cx, i),
+        _ => mma(cx, i),
+    }
+}
+
+/// The register size of a name operand, if it is a register.
+fn reg_bits(cx: &Ctx<'_, '_>, o: &Operand<'_>) -> Option<u32> {
+    match &o.kind {
+        OperandKind::Name { name, component: None } => match cx.lookup(name.text) {
+            Some(Sym::Var(v)) if v.space() == StateSpace::Reg => v.ty().map(|t| t.bits()),
+            _ => None,
+        },
+        _ => None,
+    }
+}
+
+/// An address operand of `cp.async`/`ldmatrix`/`stmatrix`: `[reg{+off}]`
+/// with a 32- or 64-bit integer register, or `[var{+off}]` naming a
+/// variable of state space `want` (any addressable one for generic).
+fn address<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: Option<StateSpace>) -> bool {
+    let OperandKind::Address(a) = &op.kind else {
+        err(cx, op.span, "an address `[...]` is expected here".to_string(), "expected `[address]`");
+        return false;
+    };
+    let Some(base) = a.base else { return true };
+    match cx.lookup(base.text) {
+        Some(Sym::Var(v)) if v.space() == StateSpace::Reg => {
+            let ok = v.ty().is_some_and(|t| !matches!(t, ScalarType::Pred) && matches!(t.bits(), 32 | 64) && !matches!(t, ScalarType::F32 | ScalarType::F64));
+            if !ok {
+                err(cx, base.span, format!("address register `{}` must be a 32- or 64-bit integer", base.text), "not an address register");
+            }
+            ok
+        }
+        Some(Sym::Var(v)) => {
+            let vs = v.space();
+            if want.is_some_and(|w| w != vs) || vs == StateSpace::Sreg {
+                err(cx, base.span, format!("`{}` is a `{}` variable; this address is in `{}`", base.text, vs.as_str(), want.map(|w| w.as_str()).unwrap_or("generic memory")), "state space mismatch");
+                return false;
+            }
+            true
+        }
+        Some(_) => {
+            err(cx, base.span, format!("`{}` cannot be addressed", base.text), "not a variable or an address register");
+            false
+        }
+        None => {
+            cx.unknown(base, "register or variable");
+            false
+        }
+    }
+}
+
+fn cp_async<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+    if mods.first() != Some(&".async") {
+        return err(cx, head(i), format!("`{}` is not a form of `cp` ptxsim knows (only `cp.async` with its groups)", opname(i)), "unknown form");
+    }
+    cx.require(Feature::CpAsync, head(i));
+    let ops = &i.operands;
+    match &mods[1..] {
+        [".commit_group"] | [".wait_all"] => {
+            if !ops.is_empty() {
+                count(cx, i, "no");
+            }
+            return;
+        }
+        [".wait_group"] => {
+            match ops.as_slice() {
+                [o] if matches!(o.kind, OperandKind::Int(_)) => {}
+                [o] => err(cx, o.span, "`cp.async.wait_group N` takes an integer constant".to_string(), "not a constant"),
+                _ => count(cx, i, "one"),
+            }
+            return;
+        }
+        _ => {}
+    }
+    let (mut level, mut spaces, mut hint, mut prefetch) = (None, Vec::new(), false, false);
+    for m in &i.modifiers[1..] {
+        match m.text {
+            ".ca" | ".cg" if level.is_none() => level = Some(m.text),
+            ".shared" | ".shared::cta" | ".global" => spaces.push(m.text),
+            ".L2::cache_hint" if !hint => hint = true,
+            ".L2::64B" | ".L2::128B" | ".L2::256B" if !prefetch => prefetch = true,
+            _ => return err(cx, m.span, format!("`{}` is not a modifier of `cp.async`", m.text), "illegal modifier"),
+        }
+    }
+    let Some(level) = level else { return err(cx, head(i), format!("`{}` needs `.ca` or `.cg`", opname(i)), "missing `.ca`/`.cg`") };
+    if !matches!(spaces.as_slice(), [".shared" | ".shared::cta", ".global"]) {
+        return err(cx, head(i), format!("`{}` copies `.shared.global`: the destination in shared memory, the source in global memory", opname(i)), "state space incorrect");
+    }
+    if hint || prefetch {
+        cx.require(Feature::CpAsyncHint, head(i));
+    }
+    let fixed = 3 + hint as usize;
+    if ops.len() != fixed && ops.len() != fixed + 1 {
+        if ops.len() == fixed + 1 + 1 && !hint {
+            return err(cx, head(i), format!("`{}` with {} operands needs `.L2::cache_hint`", opname(i), ops.len()), "cache policy without `.L2::cache_hint`");
+        }
+        return count(cx, i, &format!("{fixed} or {}", fixed + 1));
+    }
+    if !address(cx, &ops[0], Some(StateSpace::Shared)) || !address(cx, &ops[1], Some(StateSpace::Global)) {
+        return;
+    }
+    match &ops[2].kind {
+        OperandKind::Int(v) if matches!(v.value, 4 | 8 | 16) && (level == ".ca" || v.value == 16) => {}
+        _ => {
+            let want = if level == ".cg" { "16" } else { "4, 8 or 16" };
+            return err(cx, ops[2].span, format!("`{}`: cp-size must be the constant {want}", opname(i)), "illegal cp-size");
+        }
+    }
+    if ops.len() == fixed + 1 {
+        let o = &ops[3];
+        let pred = match &o.kind {
+            OperandKind::Not(_) => true,
+            OperandKind::Name { name, component: None } => matches!(cx.lookup(name.text), Some(Sym::Var(v)) if v.ty() == Some(ScalarType::Pred)),
+            _ => false,
+        };
+        if pred {
+            cx.require(Feature::CpAsyncIgnoreSrc, o.span);
+            let n = match &o.kind {
+                OperandKind::Not(n) => *n,
+                OperandKind::Name { name, .. } => *name,
+                _ => return,
+            };
+            pred_reg(cx, n, i);
+        } else if !value(cx, o, ScalarType::U32, Role::Src, Size::Exact, i) {
+            return;
+        }
+    }
+    if hint {
+        value(cx, &ops[ops.len() - 1], ScalarType::B64, Role::Src, Size::Exact, i);
+    }
+}
+
+/// The elements of a vector operand, or `None` (and an error) when it is not one.
+fn vector<'o, 'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &'o Operand<'a>, n: usize, what: &str) -> Option<&'o [Operand<'a>]> {
+    match &o.kind {
+        OperandKind::Vector(v) if v.len() == n => Some(v),
+        OperandKind::Vector(v) => {
+            err(cx, o.span, format!("`{}`: {what} is a vector of {n} registers; {} given", opname(i), v.len()), "vector size mismatch");
+            None
+        }
+        _ => {
+            err(cx, o.span, format!("`{}`: {what} is a vector of {n} registers `{{...}}`", opname(i)), "vector expected");
+            None
+        }
+    }
+}
+
+/// Checks a fragment vector: every element a register of `bits` bits
+/// (sinks in a destination, immediates where `imm`), the first one of a
+/// type that fits `ty`.
+fn fragment<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, elems: &[Operand<'a>], ty: ScalarType, bits: u32, role: Role, imm: bool) -> bool {
+    for e in elems {
+        match &e.kind {
+            OperandKind::Sink => {}
+            OperandKind::Int(_) | OperandKind::Float(_) if imm => {}
+            OperandKind::Name { .. } => match reg_bits(cx, e) {
+                Some(b) if b == bits => {}
+                Some(b) => {
+                    err(cx, e.span, format!("`{}`: the elements of this vector are {bits}-bit registers; this one has {b} bits", opname(i)), "incompatible vector element");
+                    return false;
+                }
+                None => {
+                    resolve_operand(cx, e);
+                    err(cx, e.span, format!("`{}`: a fragment element must be a register", opname(i)), "register expected");
+                    return false;
+                }
+            },
+            _ => {
+                err(cx, e.span, format!("`{}`: a fragment element must be a register", opname(i)), "register expected");
+                return false;
+            }
+        }
+    }
+    match elems.iter().find(|e| !matches!(e.kind, OperandKind::Sink)) {
+        Some(first) => value(cx, first, ty, role, Size::Exact, i),
+        None => true,
+    }
+}
+
+fn ld_st_matrix<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    let st = i.opcode.text == "stmatrix";
+    let (mut num, mut shape, mut ty, mut sync, mut aligned, mut cta) = (0usize, false, false, false, false, false);
+    for m in &i.modifiers {
+        match m.text {
+            ".sync" => sync = true,
+            ".aligned" => aligned = true,
+            ".m8n8" => shape = true,
+            ".x1" | ".x2" | ".x4" if num == 0 => num = m.text[2..].parse().unwrap_or(1),
+            ".trans" | ".shared" => {}
+            ".shared::cta" => cta = true,
+            ".b16" => ty = true,
+            _ => return err(cx, m.span, format!("`{}` is not a modifier of `{}` that ptxsim knows (`.m8n8`, `.x1/.x2/.x4`, `.trans`, `.shared`, `.b16`)", m.text, i.opcode.text), "illegal modifier"),
+        }
+    }
+    let _ = d;
+    cx.require(if st { Feature::Stmatrix } else { Feature::Ldmatrix }, head(i));
+    if cta {
+        cx.require(Feature::SharedCta, head(i));
+    }
+    if !sync {
+        return err(cx, head(i), format!("`{}` needs `.sync`", opname(i)), "missing `.sync`");
+    }
+    if !aligned {
+        return err(cx, head(i), format!("`{}` needs `.aligned`", opname(i)), "missing `.aligned`");
+    }
+    if !shape || num == 0 || !ty {
+        return err(cx, head(i), format!("`{}` needs `.m8n8`, one of `.x1/.x2/.x4` and `.b16`", opname(i)), "incomplete form");
+    }
+    let [first, second] = i.operands.as_slice() else { return count(cx, i, "two") };
+    let (regs, addr) = if st { (second, first) } else { (first, second) };
+    if !address(cx, addr, Some(StateSpace::Shared).filter(|_| i.modifiers.iter().any(|m| m.text.starts_with(".shared")))) {
+        return;
+    }
+    let Some(elems) = vector(cx, i, regs, num, if st { "the source" } else { "the destination" }) else { return };
+    fragment(cx, i, elems, ScalarType::B32, 32, if st { Role::Src } else { Role::Dest }, false);
+}
+
+fn movmatrix<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+    cx.require(Feature::Movmatrix, head(i));
+    if mods != [".sync", ".aligned", ".m8n8", ".trans", ".b16"] {
+        return err(cx, head(i), format!("`{}`: the form is `movmatrix.sync.aligned.m8n8.trans.b16`", opname(i)), "illegal form");
+    }
+    let [dst, src] = i.operands.as_slice() else { return count(cx, i, "two") };
+    for o in [dst, src] {
+        if matches!(o.kind, OperandKind::Vector(_)) {
+            return err(cx, o.span, "`movmatrix` takes registers, not vectors".to_string(), "vector not allowed");
+        }
+    }
+    if matches!(src.kind, OperandKind::Int(_) | OperandKind::Float(_)) {
+        return err(cx, src.span, "`movmatrix`'s source is a register".to_string(), "register expected");
+    }
+    if value(cx, dst, ScalarType::B32, Role::Dest, Size::Exact, i) {
+        value(cx, src, ScalarType::B32, Role::Src, Size::Exact, i);
+    }
+}
+
+/// (M, N, K) of an `mma` shape modifier the rule knows.
+fn shape(m: &str) -> Option<(usize, usize, usize)> {
+    Some(match m {
+        ".m16n8k16" => (16, 8, 16),
+        ".m16n8k8" => (16, 8, 8),
+        ".m16n8k4" => (16, 8, 4),
+        ".m16n8k32" => (16, 8, 32),
+        ".m8n8k4" => (8, 8, 4),
+        _ => return None,
+    })
+}
+
+fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    use ScalarType::*;
+    let (mut shp, mut sync, mut aligned, mut layouts, mut rnd, mut sat, mut types) = (None, false, false, Vec::new(), None, None, Vec::new());
+    for m in &i.modifiers {
+        match m.text {
+            ".sync" => sync = true,
+            ".aligned" => aligned = true,
+            ".row" | ".col" => layouts.push((m.text, m.span)),
+            ".rn" | ".rz" | ".rm" | ".rp" => rnd = Some(m.span),
+            ".satfinite" => sat = Some(m.span),
+            t => match (shape(t), ScalarType::from_str(t)) {
+                (Some(s), _) if shp.is_none() => shp = Some((s, m.span)),
+                (_, Some(ty)) => types.push((ty, m.span)),
+                _ => return err(cx, m.span, format!("`{}` is not a modifier of `mma` that ptxsim knows (shapes m16n8k4/k8/k16/k32 and m8n8k4)", m.text), "illegal or unknown modifier"),
+            },
+        }
+    }
+    if !sync {
+        return err(cx, head(i), format!("`{}` needs `.sync`", opname(i)), "missing `.sync`");
+    }
+    if !aligned {
+        return err(cx, head(i), format!("`{}` needs `.aligned`", opname(i)), "missing `.aligned`");
+    }
+    let Some(((m, n, k), sspan)) = shp else { return err(cx, head(i), format!("`{}` needs a shape", opname(i)), "missing shape") };
+    match layouts.as_slice() {
+        [(".row", _), (".col", _)] => {}
+        [(".row", _), (_, s)] | [(_, s), ..] => return err(cx, *s, format!("`{}`: the layouts of these shapes are `.row.col`", opname(i)), "illegal layout"),
+        _ => return err(cx, head(i), format!("`{}` needs `.row.col`", opname(i)), "missing layouts"),
+    }
+    let [(dt, _), (at, aspan), (bt, _), (ct, _)] = types.as_slice() else {
+        return err(cx, head(i), format!("`{}` takes four types: .dtype.atype.btype.ctype", opname(i)), "unexpected instruction types");
+    };
+    let (dt, at, bt, ct) = (*dt, *at, *bt, *ct);
+    let int = |t: ScalarType| matches!(t, S8 | U8);
+    let ok = match (at, bt) {
+        (F16, F16) => matches!((m, n, k), (16, 8, 8) | (16, 8, 16)) && matches!((dt, ct), (F32, F32) | (F16, F16)),
+        (Bf16, Bf16) | (Tf32, Tf32) if !matches!((m, n, k), (16, 8, 16) | (16, 8, 8) | (16, 8, 4)) => false,
+        (Bf16, Bf16) => k != 4 && dt == F32 && ct == F32,
+        (Tf32, Tf32) => k != 16 && dt == F32 && ct == F32,
+        (a, b) if int(a) && int(b) => matches!((m, n, k), (16, 8, 16) | (16, 8, 32)) && dt == S32 && ct == S32,
+        (F64, F64) => (m, n, k) == (8, 8, 4) && dt == F64 && ct == F64,
+        _ => false,
+    };
+    if !ok {
+        return err(cx, *aspan, format!("`{}`: ptxsim knows no `mma` of this shape with these types", opname(i)), "unexpected instruction types");
+    }
+    if let Some(s) = rnd.filter(|_| at != F64) {
+        return err(cx, s, "a rounding modifier applies to `mma` on `.f64` only".to_string(), "illegal rounding modifier");
+    }
+    if let Some(s) = sat.filter(|_| !int(at)) {
+        return err(cx, s, "`.satfinite` applies to the integer `mma` forms".to_string(), "unexpected modifier");
+    }
+    cx.require(if k == 8 && at == F16 { Feature::MmaM16N8K8 } else { Feature::MmaSm80 }, sspan);
+    let per = |t: ScalarType| match t {
+        S8 | U8 => 4,
+        F16 | Bf16 => 2,
+        _ => 1,
+    };
+    let regs = |elems: usize, t: ScalarType| elems / 32 / per(t);
+    let [d, a, b, c] = i.operands.as_slice() else { return count(cx, i, "four") };
+    let wide = if at == F64 { 64 } else { 32 };
+    // The register type an element must fit: packed multiplicands are
+    // integer or bit-size registers; accumulators have their type.
+    let reg_ty = |t: ScalarType| match t {
+        F32 => F32,
+        F64 => F64,
+        S32 => S32,
+        _ => U32,
+    };
+    let parts = [(d, regs(m * n, dt), dt, "D", Role::Dest), (a, regs(m * k, at), at, "A", Role::Src), (b, regs(k * n, bt), bt, "B", Role::Src), (c, regs(m * n, ct), ct, "C", Role::Src)];
+    for (o, count, t, what, role) in parts {
+        let Some(elems) = vector(cx, i, o, count, what) else { return };
+        if !fragment(cx, i, elems, reg_ty(t), wide, role, what == "C") {
+            return;
+        }
+    }
+}
+
+/// `mbarrier.*` (PTX ISA 9.7.13.15), gated as ptxas 12.9 gates them.
+fn mbarrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+    let Some((&kind, rest)) = mods.split_first() else {
+        return err(cx, head(i), "`mbarrier` needs an operation (.init, .arrive, .test_wait, ...)".to_string(), "missing operation");
+    };
+    if !matches!(kind, ".init" | ".inval" | ".arrive" | ".arrive_drop" | ".expect_tx" | ".complete_tx" | ".test_wait" | ".try_wait" | ".pending_count") {
+        return err(cx, i.modifiers[0].span, format!("`{kind}` is not an mbarrier operation ptxsim knows"), "unknown operation");
+    }
+    cx.require(Feature::Mbarrier, head(i));
+    let (mut space, mut b64, mut no_complete, mut expect_tx, mut parity, mut sem, mut cta) = (None, false, false, false, false, false, false);
+    for (m, name) in i.modifiers[1..].iter().zip(rest) {
+        match *name {
+            ".shared" => space = Some(StateSpace::Shared),
+            ".shared::cta" => {
+                space = Some(StateSpace::Shared);
+                cta = true;
+            }
+            ".b64" => b64 = true,
+            ".noComplete" if matches!(kind, ".arrive" | ".arrive_drop") => no_complete = true,
+            ".expect_tx" if matches!(kind, ".arrive" | ".arrive_drop") => expect_tx = true,
+            ".parity" if matches!(kind, ".test_wait" | ".try_wait") => parity = true,
+            ".release" | ".acquire" | ".relaxed" | ".cta" | ".cluster" => sem = true,
+            _ => return err(cx, m.span, format!("`{}` is not a modifier of `mbarrier{kind}`", m.text), "illegal modifier"),
+        }
+    }
+    if cta {
+        cx.require(Feature::SharedCta, head(i));
+    }
+    if sem {
+        cx.require(Feature::MbarrierSem, head(i));
+    }
+    if parity {
+        cx.require(Feature::MbarrierParity, head(i));
+    }
+    if kind == ".try_wait" {
+        cx.require(Feature::MbarrierTryWait, head(i));
+    }
+    if expect_tx || matches!(kind, ".expect_tx" | ".complete_tx") {
+        cx.require(Feature::MbarrierTx, head(i));
+    }
+    if !b64 {
+        return err(cx, head(i), format!("`{}` takes the type `.b64`", opname(i)), "unexpected instruction types");
+    }
+    let ops = &i.operands;
+    let n = ops.len();
+    let want = match kind {
+        ".init" | ".expect_tx" | ".complete_tx" | ".pending_count" => 2..=2,
+        ".inval" => 1..=1,
+        ".arrive" | ".arrive_drop" if expect_tx || no_complete => 3..=3,
+        ".arrive" | ".arrive_drop" => 2..=3,
+        ".try_wait" => 3..=4,
+        _ => 3..=3,
+    };
+    if !want.contains(&n) {
+        return count(cx, i, &if want.start() == want.end() { format!("{}", want.start()) } else { format!("{} or {}", want.start(), want.end()) });
+    }
+    use ScalarType::*;
+    match kind {
+        ".init" | ".expect_tx" | ".complete_tx" => {
+            if address(cx, &ops[0], space) {
+                value(cx, &ops[1], U32, Role::Src, Size::Exact, i);
+            }
+        }
+        ".inval" => {
+            address(cx, &ops[0], space);
+        }
+        ".arrive" | ".arrive_drop" => {
+            if n == 3 && !no_complete && !expect_tx {
+                cx.require(Feature::MbarrierArriveCount, ops[2].span);
+            }
+            if value(cx, &ops[0], B64, Role::Dest, Size::Exact, i) && address(cx, &ops[1], space) && n == 3 {
+                value(cx, &ops[2], U32, Role::Src, Size::Exact, i);
+            }
+        }
+        ".test_wait" | ".try_wait" => {
+            let p = match &ops[0].kind {
+                OperandKind::Name { name, component: None } => pred_reg(cx, *name, i),
+                _ => {
+                    err(cx, ops[0].span, format!("`{}` writes a predicate", opname(i)), "predicate expected");
+                    false
+                }
+            };
+            if p && address(cx, &ops[1], space) && value(cx, &ops[2], if parity { U32 } else { B64 }, Role::Src, Size::Exact, i) && n == 4 {
+                value(cx, &ops[3], U32, Role::Src, Size::Exact, i);
+            }
+        }
+        _ => {
+            if value(cx, &ops[0], U32, Role::Dest, Size::Exact, i) {
+                value(cx, &ops[1], B64, Role::Src, Size::Exact, i);
+            }
+        }
+    }
+}
+
+/// `cp.async.mbarrier.arrive{.noinc}{.shared{::cta}}.b64 [addr]`: 7.0, sm_80.
+fn cp_async_mbarrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    cx.require(Feature::CpAsync, head(i));
+    let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+    let (space, ok) = match &mods[..] {
+        [".async", ".mbarrier", ".arrive", rest @ ..] => match rest.strip_prefix(&[".noinc"][..]).unwrap_or(rest) {
+            [".shared", ".b64"] => (Some(StateSpace::Shared), true),
+            [".shared::cta", ".b64"] => {
+                cx.require(Feature::SharedCta, head(i));
+                (Some(StateSpace::Shared), true)
+            }
+            [".b64"] => (None, true),
+            _ => (None, false),
+        },
+        _ => (None, false),
+    };
+    if !ok {
+        return err(cx, head(i), format!("`{}`: the form is `cp.async.mbarrier.arrive{{.noinc}}{{.shared}}.b64 [addr]`", opname(i)), "illegal form");
+    }
+    match i.operands.as_slice() {
+        [a] => {
+            address(cx, a, space);
+        }
+        _ => count(cx, i, "one"),
+    }
+}
