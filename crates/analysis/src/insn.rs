@@ -235,7 +235,8 @@ impl InsnInfo {
             ("cvta", _) if i.has_modifier(".local") && !i.has_modifier(".to") => {
                 ResultKind::Source("a generic address of local memory".into())
             }
-            ("ld" | "ldu", _) => match space {
+            // A load's value depends on where it reads (the row's effect).
+            _ if effect == Effect::Load => match space {
                 Some("local") => ResultKind::Source("a load from local memory".into()),
                 None => ResultKind::Source("a load from generic memory".into()),
                 Some("param") => param_load(f, i),

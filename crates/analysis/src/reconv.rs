@@ -3,6 +3,7 @@
 //! point the engine's stack uses, which ignores the paths that leave through
 //! `exit` or `trap` (threads that exit never need to be waited for).
 
+use ptxsim_isa::Flow;
 use crate::cfg::{Cfg, Terminator};
 use crate::dom::{cfg_post_dominators, cfg_post_dominators_to, DomTree};
 use crate::flat::FlatFunction;
@@ -42,7 +43,11 @@ impl FunctionAnalysis {
         let normal_end = |b: usize| {
             let last = cfg.blocks[b].end.saturating_sub(1);
             match f.instrs.get(last) {
-                Some(i) => i.opcode.text == "ret" || (i.opcode.text == "exit" && i.guard.is_none() && last + 1 == n),
+                Some(i) => match ptxsim_isa::flow(i.opcode.text) {
+                    Flow::Ret => true,
+                    Flow::Exit => i.guard.is_none() && last + 1 == n,
+                    _ => false,
+                },
                 None => false,
             }
         };

@@ -6,6 +6,7 @@
 //! provably uniform branch without `.uni`: note). Rendering returns strings;
 //! nothing here prints.
 
+use ptxsim_isa::Flow;
 use crate::cfg::{BlockId, Terminator};
 use crate::dom::{cfg_dominators, DomTree};
 use crate::flat::FlatFunction;
@@ -252,7 +253,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
             let what = i.opcode.text;
             if v.uni && v.divergent {
                 out.extend(uni_divergent_warning(&self.flat, v));
-            } else if notes && !v.uni && !v.divergent && matches!(what, "bra" | "brx") {
+            } else if notes && !v.uni && !v.divergent && matches!(ptxsim_isa::flow(what), Flow::Branch | Flow::IndirectBranch) {
                 out.push(
                     Diagnostic::note(
                         "analysis/uniform-not-uni",
