@@ -146,6 +146,47 @@ fn accepted_modules_load_without_unlisted_unsupported_forms() {
     assert!(wrong.is_empty(), "{} problems:\n{}", wrong.len(), wrong.join("\n"));
 }
 
+/// The description's `x|y` destination forms cover every one the accepted
+/// modules write: an instruction with a `p|q` or `d|p` destination has a
+/// row that says it can have one.
+#[test]
+fn pair_destinations_are_described() {
+    let mut files = Vec::new();
+    ptx_files(&root().join("tests/check/accept"), &mut files);
+    ptx_files(&root().join("tests/corpus"), &mut files);
+    let mut seen = 0;
+    let mut wrong = Vec::new();
+    for p in &files {
+        let src = std::fs::read_to_string(p).expect("readable");
+        let parsed = ptxsim_syntax::parse(&src);
+        let mut stack: Vec<&ptxsim_syntax::ast::Block<'_>> = parsed.module.items.iter().filter_map(|i| match i {
+            ptxsim_syntax::ast::Item::Function(f) => f.body.as_ref(),
+            _ => None,
+        }).collect();
+        while let Some(b) = stack.pop() {
+            for st in &b.stmts {
+                match st {
+                    ptxsim_syntax::ast::Statement::Block(inner) => stack.push(inner),
+                    ptxsim_syntax::ast::Statement::Instr(i) => {
+                        let Some(first) = i.operands.first() else { continue };
+                        if !matches!(first.kind, ptxsim_syntax::ast::OperandKind::PredPair(..)) {
+                            continue;
+                        }
+                        seen += 1;
+                        match ptxsim_isa::lookup(i.opcode.text).map(|r| r.pair_dest()) {
+                            Some(ptxsim_isa::PairDest::None) | None => wrong.push(format!("{}: `{}` has an x|y destination", p.display(), i.opcode.text)),
+                            Some(_) => {}
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    }
+    assert!(seen >= 10, "only {seen} x|y destinations found");
+    assert!(wrong.is_empty(), "{}", wrong.join("\n"));
+}
+
 #[test]
 fn readme_publishes_the_list() {
     let readme = std::fs::read_to_string(root().join("README.md")).expect("README.md");

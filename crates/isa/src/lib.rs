@@ -509,6 +509,29 @@ macro_rules! rows {
 
 for_each_op!(rows);
 
+/// What a `x|y` destination of an opcode means, if it can have one.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PairDest {
+    /// No `x|y` destination.
+    None,
+    /// `p|q`: two predicates (`setp`).
+    TwoPredicates,
+    /// `d|p`: a value and a predicate (`shfl`, `lop3.BoolOp`, `match.all`,
+    /// `elect`).
+    ValueAndPredicate,
+}
+
+impl OpInfo {
+    /// The `x|y` destination form of this opcode, from its operand form.
+    pub fn pair_dest(&self) -> PairDest {
+        match self.form {
+            Form::Setp => PairDest::TwoPredicates,
+            Form::Shfl | Form::Lop3 | Form::Collective => PairDest::ValueAndPredicate,
+            _ => PairDest::None,
+        }
+    }
+}
+
 /// The control-flow kind of an opcode ([`Flow::Seq`] for one no row knows).
 pub fn flow(op: &str) -> Flow {
     lookup(op).map_or(Flow::Seq, |r| r.flow)
