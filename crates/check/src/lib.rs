@@ -72,6 +72,9 @@
 //!   discarded (setp, atom, lop3, match.all, mbarrier.arrive, shfl's and
 //!   elect's pair halves, destination vector elements, call returns), as
 //!   measured with ptxas 12.9; never as a source.
+//! - `check/space-operands` ([`rules::space`]): `isspacep.space p, a`,
+//!   `mapa{.shared::cluster}.type d, a, b`, `getctarank{.shared::cluster}.type
+//!   d, a`: their state spaces, types, operands and gates, as ptxas 12.9.
 //! - `check/ret-exit`: `ret{.uni}` and `exit` take no operands or types.
 //! - `check/modifiers`: the rounding, approximation, saturation and mode
 //!   modifiers each arithmetic instruction takes per operand class

@@ -262,6 +262,18 @@ pub enum Op {
     Half2 { op: H2Op, ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src, c: Src },
     /// `testp.op.f32/.f64 p, a`.
     Testp { op: TestpOp, f64: bool, p: u32, a: Src },
+    /// (`off`: the constant of an address operand written `reg+k`.)
+    /// `isspacep.space p, a`: whether the generic address `a` falls in
+    /// `space`'s window (`.shared::cta`/`.shared::cluster` are `Shared`,
+    /// `.param{::entry}` the kernel parameters).
+    Isspacep { space: Space, p: u32, a: Src, off: u64 },
+    /// `mapa{.shared::cluster}.type d, a, b`: the address of the shared
+    /// location `a` of this CTA in the CTA of cluster rank `b`; `generic`
+    /// without `.shared::cluster` (`a` and `d` generic addresses).
+    Mapa { generic: bool, bits: u32, d: u32, a: Src, off: u64, b: Src },
+    /// `getctarank{.shared::cluster}.type d, a`: the cluster rank of the
+    /// CTA whose shared memory `a` addresses.
+    Getctarank { generic: bool, bits: u32, d: u32, a: Src, off: u64 },
     /// `createpolicy`: writes the 64-bit cache policy `d` (a fixed value: the engine has no caches).
     CreatePolicy { d: u32 },
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },

@@ -994,3 +994,59 @@ fn min_max_nan_xorsign_abs() {
     }
     compare("minmax", 12, &got, &want);
 }
+
+/// `tests/isa/space.ptx`: `isspacep` on the generic address of each state
+/// space's window (PTX ISA 9.7.9.16: each address is in exactly the window
+/// of its space; `.shared::cta`/`.shared::cluster` are windows of the
+/// executing CTA's shared memory, `.param::entry` the kernel parameters),
+/// and `mapa`/`getctarank` to the CTA's own rank (9.7.9.17-18: the CTA's
+/// shared::cta window is in the cluster window, so the address maps to
+/// itself and names the CTA's rank), without a cluster and in two-CTA
+/// clusters.
+#[test]
+fn isspacep_mapa_getctarank() {
+    use ptxsim_exec::Dim3;
+    let file = "space.ptx";
+    for cluster in [None, Some(Dim3::new(2, 1, 1))] {
+        let mut dev = Device::new();
+        let module = dev.load_named(file, &isa_text(file)).unwrap_or_else(|e| panic!("{file}: {e}"));
+        let (ctas, threads) = (4u32, 64u32);
+        let n = (ctas * threads) as usize;
+        let pout = dev.alloc((n * 48) as u64).unwrap();
+        let mut cfg = LaunchConfig::new(ctas, threads);
+        cfg.cluster = cluster;
+        dev.launch(&module, "space", &cfg, &[KernelArg::Ptr(pout)]).unwrap_or_else(|e| panic!("{file} {cluster:?}: {e}"));
+        let out: Vec<u32> = dev.read(pout, (n * 48) as u64).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        // Bits: .global 0, .shared 1, .shared::cta 2, .shared::cluster 3,
+        // .local 4, .const 5, .param 6, .param::entry 7.
+        let masks = [1u32, 2 | 4 | 8, 16, 32, 64 | 128];
+        let csize = cluster.map_or(1, |c| c.x);
+        for t in 0..n {
+            let rank = (t as u32 / threads) % csize;
+            let w = &out[12 * t..12 * t + 12];
+            assert_eq!(&w[..5], &masks, "thread {t} ({cluster:?}): isspacep masks");
+            assert_eq!(&w[5..], &[1, 1, rank, rank, rank, 1, 7], "thread {t} ({cluster:?}): mapa/getctarank");
+        }
+    }
+}
+
+/// `mapa` to another CTA of the cluster needs distributed shared memory,
+/// which the engine does not model: a trap naming `mapa`; a rank outside
+/// the cluster (undefined in the manual) is `out_of_bounds`.
+#[test]
+fn mapa_to_another_cta_is_reported() {
+    use ptxsim_exec::{Dim3, TrapKind};
+    let file = "space.ptx";
+    let mut dev = Device::new();
+    let module = dev.load_named(file, &isa_text(file)).unwrap();
+    let pout = dev.alloc(8).unwrap();
+    let mut cfg = LaunchConfig::new(2u32, 32u32);
+    cfg.cluster = Some(Dim3::new(2, 1, 1));
+    let e = dev.launch(&module, "remote", &cfg, &[KernelArg::Ptr(pout)]).unwrap_err();
+    assert_eq!(e.kind, TrapKind::Unsupported, "{e}");
+    assert!(e.message.contains("`mapa` to CTA rank 1"), "{e}");
+    let cfg = LaunchConfig::new(1u32, 32u32);
+    let e = dev.launch(&module, "remote", &cfg, &[KernelArg::Ptr(pout)]).unwrap_err();
+    assert_eq!(e.kind, TrapKind::OutOfBounds, "{e}");
+    assert!(e.message.contains("outside the cluster of 1 CTAs"), "{e}");
+}

@@ -100,6 +100,12 @@ pub enum Feature {
     MbarrierArriveCount,
     MbarrierTx,
     MbarrierSem,
+    SpaceConst,
+    SpaceParam,
+    SpaceCluster,
+    SpaceParamEntry,
+    Mapa,
+    Getctarank,
 }
 
 /// One row of the gating table.
@@ -205,6 +211,12 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::MbarrierArriveCount, name: "mbarrier.arrive with a count and without .noComplete", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier.arrive: the count operand without .noComplete was introduced in 7.8, requires sm_90" },
     Gate { feature: Feature::MbarrierTx, name: "mbarrier transaction counts (expect_tx, complete_tx)", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .expect_tx, expect_tx and complete_tx were introduced in 8.0, require sm_90" },
     Gate { feature: Feature::MbarrierSem, name: "mbarrier .sem and .scope", min_version: v(8, 0), min_sm: 80, source: "PTX ISA 9.7.13.15 mbarrier: .release/.acquire/.relaxed and .cta/.cluster were introduced in 8.0" },
+    Gate { feature: Feature::SpaceConst, name: "isspacep.const", min_version: v(3, 1), min_sm: 0, source: "PTX ISA 9.7.9.16 isspacep: .const introduced in 3.1 (ptxas 12.9: 'cvta/isspacep with .const state space' requires 3.1)" },
+    Gate { feature: Feature::SpaceParam, name: "isspacep.param", min_version: v(7, 7), min_sm: 70, source: "PTX ISA 9.7.9.16 isspacep: .param introduced in 7.7, requires sm_70 (ptxas 12.9: 'cvta/isspacep with .param state space')" },
+    Gate { feature: Feature::SpaceCluster, name: "the `::cluster` qualifier of `.shared`", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.9.16 isspacep: .shared::cluster introduced in 7.8, requires sm_90" },
+    Gate { feature: Feature::SpaceParamEntry, name: "the `::entry` qualifier of `.param`", min_version: v(8, 3), min_sm: 70, source: "PTX ISA 9.7.9.16 isspacep: .param::entry introduced in 8.3 (ptxas 12.9: Feature '::entry' requires 8.3)" },
+    Gate { feature: Feature::Mapa, name: "mapa", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.9.17 mapa: introduced in 7.8, requires sm_90" },
+    Gate { feature: Feature::Getctarank, name: "getctarank", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.9.18 getctarank: introduced in 7.8, requires sm_90" },
 ];
 
 /// The gating row of a feature.

@@ -94,6 +94,9 @@ pub enum Form {
     /// `cp.async` and its groups, `ldmatrix`, `stmatrix`, `movmatrix`,
     /// `mma`, `mbarrier` (the checker's `rules/tensor.rs`).
     Tensor,
+    /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,
+    /// `getctarank{.shared::cluster}.type d, a`.
+    Space,
     /// Known opcode; operands are resolved but not typed.
     Loose,
 }
@@ -253,6 +256,8 @@ pub enum Family {
     Mma,
     /// `mbarrier.*`.
     Mbarrier,
+    /// `isspacep`, `mapa`, `getctarank`: address windows and cluster ranks.
+    Space,
 }
 
 /// What the engine does with an opcode.
@@ -342,10 +347,10 @@ macro_rules! for_each_op {
             "applypriority" Scalar  (ANY)             CacheEviction Use      Data     Seq            Hint;
             "discard"    Scalar     (ANY)             CacheEviction Use      Data     Seq            Hint;
             "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            CreatePolicy;
-            "isspacep"   Loose      (ANY)             _          Def      Data     Seq            "no decoder written yet";
+            "isspacep"   Space      (0)               _          Def      Data     Seq            Space;
             "cvta"       Cvta       (I)               _          Def      Data     Seq            SelectConvert;
-            "mapa"       Loose      (ANY)             _          Def      Data     Seq            "distributed shared memory is not modelled yet";
-            "getctarank" Loose      (ANY)             _          Def      Data     Seq            "distributed shared memory is not modelled yet";
+            "mapa"       Space      (I3264)           _          Def      Data     Seq            Space;
+            "getctarank" Space      (I3264)           _          Def      Data     Seq            Space;
             "alloca"     Loose      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet";
             "stacksave"  Loose      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet";
             "stackrestore" Loose    (ANY)             _          Use      Data     Seq            "stack allocation is not modelled yet";

@@ -29,6 +29,7 @@ pub mod scalar;
 pub mod setp;
 pub mod sink;
 pub mod tensor;
+pub mod space;
 pub mod typed;
 pub mod warp;
 
@@ -90,7 +91,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     // Only the memory forms name a state space (ptxas: "No state space
     // qualifier expected for instruction"); `Loose` opcodes are not typed.
     if let Some((sp, span)) = d.space {
-        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Scalar | Form::Tensor | Form::Loose) {
+        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Scalar | Form::Tensor | Form::Space | Form::Loose) {
             cx.emit(
                 Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, sp.as_str()))
                     .with_label("unexpected state space")
@@ -142,6 +143,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Activemask => forms::activemask(cx, i, &d),
         Form::Bare => forms::bare(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
+        Form::Space => space::space(cx, i, &d),
         Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
     }

@@ -32,6 +32,7 @@ mod asynccopy;
 mod flanes;
 mod mbarrier;
 mod mem;
+mod space;
 mod tensor;
 mod warpops;
 
@@ -359,6 +360,9 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Carry { kind, ty, cin, cout, cf, d, a, b, c } => arith::carry(cx, fr, m, (*kind, *ty), (*cin, *cout, *cf), *d, [a, b, c]),
         Op::Lane3 { op, d, a, b, c } => arith::lane3(cx, fr, m, *op, *d, [a, b, c])?,
         Op::Testp { op, f64, p, a } => arith::testp(cx, fr, m, (*op, *f64), *p, a),
+        Op::Isspacep { space, p, a, off } => space::isspacep(cx, fr, m, *space, *p, (a, *off)),
+        Op::Mapa { generic, bits, d, a, off, b } => space::mapa(cx, fr, m, (*generic, *bits), *d, (a, *off), b)?,
+        Op::Getctarank { generic, bits, d, a, off } => space::getctarank(cx, fr, m, (*generic, *bits), *d, (a, *off))?,
         Op::Half2 { op, ty, ftz, sat, d, a, b, c } => arith::half2(cx, fr, m, (*op, *ty, *ftz, *sat), *d, [a, b, c]),
         Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(crate::alu::ext::CACHE_POLICY), 64),
         Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),

@@ -126,6 +126,7 @@ fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
         Family::Mma => Route::Tensor(tensor::Tensor::Mma),
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
+        Family::Space => Route::Ext(ext::Ext::Space),
     })
 }
 
