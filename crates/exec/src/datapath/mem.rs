@@ -145,19 +145,46 @@ fn span_read(al: &Allocation, dense: Option<usize>, base: &[u64; 32], off: u64, 
     }
 }
 
-/// `ld.v2/.v4`: the whole vector's alignment checked per lane.
+/// `ld.v2/.v4`: the whole vector's alignment checked per lane. When every
+/// active lane reads the same address of a memory the lanes share (global,
+/// shared, constant, kernel parameters, or a generic address outside the
+/// local window), the vector is read once for the lowest lane (the lane
+/// that would trap first) and given to all.
 fn ld_vector(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, (size, signed): (u32, bool), ds: &[Option<u32>], addr: Addr) -> Result<(), Trap> {
     let t3;
     let base = *abase!(cx, fr, addr, t3);
-    let n = ds.len() as u32;
-    let mut vals = vec![[0u64; 32]; ds.len()];
+    let n = ds.len();
+    // The values of up to four elements on the stack, more on the heap.
+    let (mut small, mut big) = ([[0u64; 32]; 4], Vec::new());
+    let vals: &mut [[u64; 32]] = if n <= 4 {
+        &mut small[..n]
+    } else {
+        big.resize(n, [0u64; 32]);
+        &mut big
+    };
     let mut cache = usize::MAX;
-    for l in lanes(m) {
-        let a = base[l].wrapping_add(addr.offset as u64);
-        check_align(a, size * n, l)?;
-        for k in 0..n {
-            let v = cx.mem.read(space, l, a + (k * size) as u64, size, &mut cache)?;
-            vals[k as usize][l] = extend(v, size, signed);
+    let first = m.trailing_zeros() as usize;
+    let a0 = base.get(first).map_or(0, |b| b.wrapping_add(addr.offset as u64));
+    let same = m != 0 && lanes(m).all(|l| base[l] == base[first]);
+    let shared_memory = match space {
+        Space::Global | Space::Shared | Space::Const | Space::KernelParam => true,
+        Space::Generic => !matches!(crate::memory::classify(a0), crate::memory::Window::Local(_)),
+        Space::Local | Space::FrameParam => false,
+    };
+    if same && shared_memory {
+        check_align(a0, size * n as u32, first)?;
+        for (k, v) in vals.iter_mut().enumerate() {
+            let x = cx.mem.read(space, first, a0 + k as u64 * size as u64, size, &mut cache)?;
+            *v = [extend(x, size, signed); 32];
+        }
+    } else {
+        for l in lanes(m) {
+            let a = base[l].wrapping_add(addr.offset as u64);
+            check_align(a, size * n as u32, l)?;
+            for (k, v) in vals.iter_mut().enumerate() {
+                let x = cx.mem.read(space, l, a + k as u64 * size as u64, size, &mut cache)?;
+                v[l] = extend(x, size, signed);
+            }
         }
     }
     for (k, d) in ds.iter().enumerate() {
