@@ -72,13 +72,28 @@ pub fn diagnose(text: &str, max: usize, mode: ptxsim_check::Mode) -> Report {
     if !r.diags.iter().any(Diagnostic::is_error) {
         let checked = ptxsim_check::check_module_mode(&parsed.module, max, mode);
         drop(parsed.module);
-        let lines = ptxsim_syntax::LineIndex::new(text);
-        r.unresolved = checked.unresolved.iter().map(|(n, s)| (n.clone(), lines.line(s.start))).collect();
+        r.unresolved = checked.unresolved.iter().map(|(n, s)| (n.clone(), s.start)).collect();
+        lines_of(text, &mut r.unresolved);
         r.diags.extend(checked.diagnostics);
         r.errors_not_shown += checked.errors_not_shown;
         r.warnings_not_shown += checked.warnings_not_shown;
     }
     r
+}
+
+/// Replaces each byte offset with its 1-based line: one counting pass up
+/// to the last offset (a module's line index costs a pass over all of it,
+/// for what is usually a handful of names).
+fn lines_of(text: &str, at: &mut [(String, u32)]) {
+    let mut order: Vec<usize> = (0..at.len()).collect();
+    order.sort_by_key(|&i| at[i].1);
+    let (bytes, mut pos, mut line) = (text.as_bytes(), 0usize, 1u32);
+    for i in order {
+        let off = (at[i].1 as usize).min(bytes.len()).max(pos);
+        line += bytes[pos..off].iter().filter(|&&b| b == b'\n').count() as u32;
+        pos = off;
+        at[i].1 = line;
+    }
 }
 
 fn plural(n: usize, what: &str) -> String {
@@ -142,6 +157,14 @@ pub fn run(a: Args) -> ExitCode {
         errors += report.errors();
         warnings += report.warnings();
         not_shown_total += report.errors_not_shown + report.warnings_not_shown;
+        // The line index of the renderer is built only for a file with
+        // something to show.
+        if report.diags.is_empty() {
+            if let (Format::Text, Some(m)) = (&a.format, not_shown(&report, a.max_errors)) {
+                let _ = writeln!(out, "{name}: {m}\n");
+            }
+            continue;
+        }
         let file = SourceFile::new(&name, &text);
         match a.format {
             Format::Text => {
@@ -244,4 +267,20 @@ pub fn fmt(a: FmtArgs) -> ExitCode {
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(printed.as_bytes());
     ExitCode::SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    /// `lines_of` gives the lines `LineIndex` gives, in any order of offsets.
+    #[test]
+    fn lines_of_equals_the_line_index() {
+        let text = "a\nbb\n\nccc\nd";
+        let idx = ptxsim_syntax::LineIndex::new(text);
+        let offsets = [9u32, 0, 3, 1, 5, 6, 2, 10, 4, 8];
+        let mut at: Vec<(String, u32)> = offsets.iter().map(|o| (o.to_string(), *o)).collect();
+        super::lines_of(text, &mut at);
+        for (o, (_, line)) in offsets.iter().zip(&at) {
+            assert_eq!(*line, idx.line(*o), "offset {o}");
+        }
+    }
 }
