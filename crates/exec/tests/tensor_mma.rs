@@ -535,6 +535,23 @@ fn mma_f64_is_exact_then_rounded_once() {
         let d = f.run(&a, &b, &c).unwrap();
         assert_eq!(x(d[0]), want, "mma.m8n8k4{mods}.f64");
     }
+    // Terms 1,200 binades apart (row 1: 2^600 + 2^-600, row 2: 2^600 -
+    // 2^600 + 2^-600): the small term decides the directed roundings, and
+    // survives the exact cancellation.
+    let mut a = vec![0f64.to_bits(); 32];
+    a[4] = 2f64.powi(600).to_bits();
+    a[5] = 2f64.powi(-600).to_bits();
+    a[8] = 2f64.powi(600).to_bits();
+    a[9] = (-2f64.powi(600)).to_bits();
+    a[10] = 2f64.powi(-600).to_bits();
+    let big = 2f64.powi(600);
+    let next = f64::from_bits(big.to_bits() + 1);
+    for (mods, want) in [("", big), (".rz", big), (".rm", big), (".rp", next)] {
+        let f = Form { shape: (8, 8, 4), d: F64, a: F64, b: F64, c: F64, mods };
+        let d = f.run(&a, &b, &c).unwrap();
+        assert_eq!(x(d[8]), want, "mma.m8n8k4{mods}.f64, 2^600 + 2^-600");
+        assert_eq!(x(d[16]), 2f64.powi(-600), "mma.m8n8k4{mods}.f64, 2^600 - 2^600 + 2^-600");
+    }
 }
 
 #[test]

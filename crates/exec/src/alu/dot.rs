@@ -147,11 +147,23 @@ fn sum_round(fmt: Format, rnd: Rounding, terms: &[Term]) -> u64 {
         return (neg as u64) << (fmt.p - 1 + fmt.ebits);
     };
     let emax = finite().filter(|t| t.1 != 0).map(|t| t.2 + 128 - t.1.leading_zeros() as i32).max().unwrap_or(emin);
+    if emax - emin <= 120 {
+        // The common case (the terms' bits span at most 120 bits, with room
+        // for the carries of 33 terms): the same exact sum in an i128.
+        let mut acc: i128 = 0;
+        for (neg, mant, exp) in finite() {
+            let v = (mant << (exp - emin)) as i128;
+            acc += if neg { -v } else { v };
+        }
+        let mag = acc.unsigned_abs();
+        return round_mag(fmt, rnd, acc < 0, &[mag as u64, (mag >> 64) as u64], emin);
+    }
     // Two's complement accumulator: value = acc * 2^emin; room for the
     // largest term plus carries from up to 64 terms and a sign bit.
     let bits = (emax - emin) as usize + 8;
-    let limbs = bits.div_ceil(64) + 1;
-    let mut acc = vec![0u64; limbs];
+    let limbs = (bits.div_ceil(64) + 1).min(MAX_LIMBS);
+    let mut store = [0u64; MAX_LIMBS];
+    let acc = &mut store[..limbs];
     for (neg, mant, exp) in finite() {
         if mant == 0 {
             continue;
@@ -165,9 +177,9 @@ fn sum_round(fmt: Format, rnd: Rounding, terms: &[Term]) -> u64 {
         let hi = if bi == 0 { 0 } else { m1 >> (64 - bi) };
         let parts = [lo, mid, hi];
         if neg {
-            sub_at(&mut acc, li, &parts);
+            sub_at(acc, li, &parts);
         } else {
-            add_at(&mut acc, li, &parts);
+            add_at(acc, li, &parts);
         }
     }
     let neg = acc[limbs - 1] >> 63 == 1;
@@ -176,8 +188,15 @@ fn sum_round(fmt: Format, rnd: Rounding, terms: &[Term]) -> u64 {
         for w in acc.iter_mut() {
             *w = !*w;
         }
-        add_at(&mut acc, 0, &[1]);
+        add_at(acc, 0, &[1]);
     }
+    round_mag(fmt, rnd, neg, acc, emin)
+}
+
+/// `(-1)^neg * acc * 2^emin` (`acc` little-endian limbs of the magnitude)
+/// rounded into `fmt` with `rnd`.
+fn round_mag(fmt: Format, rnd: Rounding, neg: bool, acc: &[u64], emin: i32) -> u64 {
+    let limbs = acc.len();
     let Some(top) = (0..limbs).rev().find(|&i| acc[i] != 0) else {
         // Exact cancellation: +0 (-0 under .rm).
         return ((rnd == Rounding::Rm) as u64) << (fmt.p - 1 + fmt.ebits);
@@ -191,19 +210,14 @@ fn sum_round(fmt: Format, rnd: Rounding, terms: &[Term]) -> u64 {
     let s = q - emin as i64; // bits of acc below the result's last bit
     let bit = |i: i64| -> bool { i >= 0 && (i as usize) < limbs * 64 && acc[i as usize / 64] >> (i % 64) & 1 == 1 };
     let (mut mant, inexact_half, sticky) = if s <= 0 {
-        // Exact: shift left.
-        let mut m: u64 = 0;
-        for i in (0..bl).rev() {
-            m = m << 1 | bit(i) as u64;
-        }
-        (m << (-s) as u32, false, false)
+        // Exact: shift left (|acc| has at most p bits here).
+        (bits_at(acc, 0, bl as u32) << (-s) as u32, false, false)
     } else {
-        let mut m: u64 = 0;
-        for i in (s..bl).rev() {
-            m = m << 1 | bit(i) as u64;
-        }
+        let m = bits_at(acc, s as usize, (bl - s) as u32);
         let half = bit(s - 1);
-        let sticky = (0..s - 1).any(|i| bit(i));
+        // Any bit below s - 1: whole limbs, then the partial one.
+        let below = (s - 1) as usize;
+        let sticky = acc[..below / 64].iter().any(|&w| w != 0) || below % 64 != 0 && acc[below / 64] & ((1u64 << (below % 64)) - 1) != 0;
         (m, half, sticky)
     };
     let inexact = inexact_half || sticky;
@@ -239,6 +253,27 @@ fn sum_round(fmt: Format, rnd: Rounding, terms: &[Term]) -> u64 {
     }
     let e_field = (q + p - 1 + fmt.bias() as i64) as u64;
     sign | e_field << (fmt.p - 1) | (mant & ((1 << (p - 1)) - 1))
+}
+
+/// Limbs of the accumulator, on the stack: the widest sum is of `.f64`
+/// products, whose exponents span 2^-2148 to 2^2048 (4,204 bits with the
+/// carry room, 67 limbs), so no exact sum ever needs more.
+const MAX_LIMBS: usize = 72;
+
+/// `count` (at most 64) bits of `acc` starting at bit `lo`.
+fn bits_at(acc: &[u64], lo: usize, count: u32) -> u64 {
+    if count == 0 {
+        return 0;
+    }
+    let (w, b) = (lo / 64, (lo % 64) as u32);
+    let lo_part = acc.get(w).copied().unwrap_or(0) >> b;
+    let hi_part = if b == 0 { 0 } else { acc.get(w + 1).copied().unwrap_or(0) << (64 - b) };
+    let v = lo_part | hi_part;
+    if count == 64 {
+        v
+    } else {
+        v & ((1u64 << count) - 1)
+    }
 }
 
 fn add_at(acc: &mut [u64], at: usize, parts: &[u64]) {

@@ -35,24 +35,29 @@ use crate::warp::{lanes, Frame};
 pub const MAX_TRACKED: usize = 4096;
 
 /// One copy not yet waited for: its lane, the lane's group it belongs to,
-/// and its destination bytes `[start, end)` in the CTA's shared memory.
+/// its destination bytes `[start, end)` in the CTA's shared memory (at most
+/// 16), and its issue number (for forgetting the oldest).
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     lane: u8,
     group: u64,
     start: u64,
     end: u64,
+    seq: u64,
 }
 
-/// A warp's asynchronous copies not yet waited for, and each lane's number
-/// of committed groups.
+/// The widest copy (`cp-size` 16): a pending copy starting more than this
+/// below an access cannot reach it.
+const WIDEST: u64 = 16;
+
+/// A warp's asynchronous copies not yet waited for, sorted by destination
+/// (so that checking an access looks at the few copies that can overlap
+/// it), and each lane's number of committed groups.
 #[derive(Clone, Debug, Default)]
 pub struct AsyncCopies {
     pending: Vec<Pending>,
     committed: [u64; 32],
-    /// The hull of the pending destinations (`lo >= hi` when none).
-    lo: u64,
-    hi: u64,
+    seq: u64,
 }
 
 impl AsyncCopies {
@@ -60,8 +65,7 @@ impl AsyncCopies {
     pub fn clear(&mut self) {
         self.pending.clear();
         self.committed = [0; 32];
-        self.lo = 0;
-        self.hi = 0;
+        self.seq = 0;
     }
 
     /// Whether no copy is pending (the race check costs nothing then).
@@ -70,23 +74,16 @@ impl AsyncCopies {
         self.pending.is_empty()
     }
 
-    fn push(&mut self, p: Pending) {
+    fn push(&mut self, mut p: Pending) {
         if self.pending.len() >= MAX_TRACKED {
-            self.pending.remove(0);
+            if let Some(oldest) = self.pending.iter().enumerate().min_by_key(|(_, q)| q.seq).map(|(i, _)| i) {
+                self.pending.remove(oldest);
+            }
         }
-        if self.pending.is_empty() {
-            (self.lo, self.hi) = (p.start, p.end);
-        } else {
-            self.lo = self.lo.min(p.start);
-            self.hi = self.hi.max(p.end);
-        }
-        self.pending.push(p);
-    }
-
-    fn retain(&mut self, keep: impl Fn(&Pending) -> bool) {
-        self.pending.retain(keep);
-        self.lo = self.pending.iter().map(|p| p.start).min().unwrap_or(0);
-        self.hi = self.pending.iter().map(|p| p.end).max().unwrap_or(0);
+        p.seq = self.seq;
+        self.seq += 1;
+        let at = self.pending.partition_point(|q| q.start <= p.start);
+        self.pending.insert(at, p);
     }
 
     /// `cp.async.commit_group` on the lanes of `m`.
@@ -103,25 +100,25 @@ impl AsyncCopies {
             return;
         }
         let committed = self.committed;
-        self.retain(|p| m >> p.lane & 1 == 0 || p.group.saturating_add(n) >= committed[p.lane as usize]);
+        self.pending.retain(|p| m >> p.lane & 1 == 0 || p.group.saturating_add(n) >= committed[p.lane as usize]);
     }
 
     /// The trap for an access of lane `l` to shared bytes `[start, end)`
     /// that overlap a pending copy.
     fn check(&self, l: usize, start: u64, end: u64, what: &str) -> Result<(), Trap> {
-        if end <= self.lo || start >= self.hi {
-            return Ok(());
-        }
-        if let Some(p) = self.pending.iter().find(|p| p.start < end && start < p.end) {
-            let state = if p.group < self.committed[p.lane as usize] { "committed but not waited for" } else { "not committed" };
-            return Err(Trap::lane(
-                TrapKind::AsyncCopyRace,
-                l as u32,
-                format!(
-                    "lane {l}: {what} shared bytes {start:#x}..{end:#x}, the destination of lane {}'s cp.async ({:#x}..{:#x}), {state}: wait for it with cp.async.wait_group/wait_all first",
-                    p.lane, p.start, p.end
-                ),
-            ));
+        let from = self.pending.partition_point(|p| p.start + WIDEST <= start);
+        for p in self.pending[from..].iter().take_while(|p| p.start < end) {
+            if start < p.end {
+                let state = if p.group < self.committed[p.lane as usize] { "committed but not waited for" } else { "not committed" };
+                return Err(Trap::lane(
+                    TrapKind::AsyncCopyRace,
+                    l as u32,
+                    format!(
+                        "lane {l}: {what} shared bytes {start:#x}..{end:#x}, the destination of lane {}'s cp.async ({:#x}..{:#x}), {state}: wait for it with cp.async.wait_group/wait_all first",
+                        p.lane, p.start, p.end
+                    ),
+                ));
+            }
         }
         Ok(())
     }
@@ -231,7 +228,7 @@ pub(crate) fn cp_async(cx: &mut Lanes<'_>, fr: &Frame, m: u32, dst: Addr, src: A
             cx.mem.write(Space::Shared, l, d + k as u64, w, u64::from_le_bytes(v), &mut cache)?;
         }
         let group = cx.copies.committed[l];
-        cx.copies.push(Pending { lane: l as u8, group, start: d, end: d + cp_size as u64 });
+        cx.copies.push(Pending { lane: l as u8, group, start: d, end: d + cp_size as u64, seq: 0 });
     }
     *cx.stores += 1;
     Ok(())
