@@ -33,7 +33,7 @@ use crate::cc::CcTest;
 use crate::isa::*;
 use crate::layout;
 use ptxsim_analysis::cfg::Terminator;
-use ptxsim_analysis::dom::cfg_dominators;
+use ptxsim_analysis::dom::{cfg_dominators, DomTree};
 use ptxsim_analysis::loops::LoopForest;
 use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Reconvergence, Uniformity};
 use ptxsim_exec::program::{Callee, Op, Program};
@@ -198,6 +198,37 @@ fn collect_decls(src: &str, b: &ast::Block<'_>, count: &mut usize, out: &mut Vec
     }
 }
 
+/// One function's analyses, as the lowering phases read them.
+struct Analysed<'x> {
+    name: &'x str,
+    fa: &'x FunctionAnalysis,
+    dom: &'x DomTree,
+    loops: &'x LoopForest,
+    uni: &'x Uniformity,
+    /// Instructions of the function.
+    n: usize,
+    /// The source line of each instruction.
+    lines: Vec<u32>,
+}
+
+impl Analysed<'_> {
+    fn line(&self, k: usize) -> u32 {
+        self.lines.get(k).copied().unwrap_or(0)
+    }
+
+    fn fallback(&self, k: usize, reason: &str) -> Fallback {
+        Fallback { function: self.name.to_string(), branch: k, line: self.line(k), reason: reason.into() }
+    }
+
+    /// The block a site's token is pushed in.
+    fn site_block(&self, s: &Site) -> usize {
+        match s.pos {
+            Pos::Before(k) => self.fa.cfg.block_of[k],
+            Pos::Pre(h) => self.fa.cfg.block_of[h],
+        }
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn lower_function(
     src: &str,
@@ -217,17 +248,31 @@ fn lower_function(
     let loops = LoopForest::new(&fa.cfg, &dom);
     let uni = Uniformity::with(&flat, &fa, &dom, &loops);
     let pf = &prog.functions[fid as usize];
-    let code = &pf.code;
     let n = flat.instrs.len();
-    if code.len() != n {
-        return Err(format!("{name}: the decoded function has {} instructions, the analysis {n}", code.len()));
+    if pf.code.len() != n {
+        return Err(format!("{name}: the decoded function has {} instructions, the analysis {n}", pf.code.len()));
     }
-    let cfg = &fa.cfg;
-    let nb = cfg.blocks.len();
-    let is_kernel = pf.is_kernel;
-    let line = |k: usize| flat.instrs.get(k).map(|i| li.line(i.span.start)).unwrap_or(0);
+    let lines = flat.instrs.iter().map(|i| li.line(i.span.start)).collect();
+    let a = Analysed { name: &name, fa: &fa, dom: &dom, loops: &loops, uni: &uni, n, lines };
+    // 1. Sites; 2. nesting: tokens pushed while another is live must be popped first.
+    let mut sites = find_sites(&a, &mut out.fallbacks);
+    nest_sites(&a, &mut sites, &mut out.fallbacks);
+    let live: Vec<usize> = (0..sites.len()).filter(|&i| sites[i].alive).collect();
+    let stubs = Stubs::new(&sites, &live);
+    // 3. Emission. Symbols are local to this function until `record` maps them.
+    let fstart = out.prog.code.len();
+    func_start.insert(fid, fstart);
+    let mut em = Emission { fpending: Vec::new(), at: HashMap::new() };
+    let cx = EmitCx { src, a: &a, flat: &flat, prog, code: &pf.code, sites: &sites, stubs: &stubs, is_kernel: pf.is_kernel };
+    cx.emit_body(&mut out.prog, &mut em, locals)?;
+    record(src, f, &cx, fid, fstart, em, out, pending, locals, &live)
+}
 
-    // 1. Sites.
+/// Phase 1: the SSY/PBK sites of a function's divergent branches, with
+/// their regions; a branch whose region cannot be a site is a fallback.
+fn find_sites(a: &Analysed<'_>, fallbacks: &mut Vec<Fallback>) -> Vec<Site> {
+    let (cfg, loops, n) = (&a.fa.cfg, a.loops, a.n);
+    let nb = cfg.blocks.len();
     let mut sites: Vec<Site> = Vec::new();
     for k in 0..n {
         let (targets, conditional, is_uni) = match &cfg.terms[k] {
@@ -235,10 +280,10 @@ fn lower_function(
             Terminator::IndirectBranch { targets, conditional, uni } => (targets.clone(), *conditional || targets.len() > 1, *uni),
             _ => continue,
         };
-        if !conditional || is_uni || !uni.is_divergent(k) {
+        if !conditional || is_uni || !a.uni.is_divergent(k) {
             continue;
         }
-        let Some(Reconvergence::At(j)) = fa.simt_reconvergence[k] else { continue };
+        let Some(Reconvergence::At(j)) = a.fa.simt_reconvergence[k] else { continue };
         let fall = matches!(cfg.terms[k], Terminator::Branch { .. });
         if targets.iter().all(|&t| t == j) && (!fall || k + 1 == j) {
             continue;
@@ -269,24 +314,7 @@ fn lower_function(
             Pos::Before(_) => kb,
             Pos::Pre(h) => cfg.block_of[h],
         };
-        let mut region = vec![false; nb];
-        let mut stack = vec![start];
-        region[start] = true;
-        let mut cyclic = false;
-        while let Some(b) = stack.pop() {
-            for &s in &cfg.blocks[b].succs {
-                if s >= nb || s == jb {
-                    continue;
-                }
-                if s == start && matches!(pos, Pos::Before(_)) {
-                    cyclic = true;
-                }
-                if !region[s] {
-                    region[s] = true;
-                    stack.push(s);
-                }
-            }
-        }
+        let (region, cyclic) = site_region(a, start, jb, matches!(pos, Pos::Before(_)));
         let lp = outer.map(|l| {
             let mut v = vec![false; nb];
             for &b in &loops.loops[l].blocks {
@@ -298,7 +326,7 @@ fn lower_function(
         if cyclic {
             bad = Some("the branch can run again before its threads meet");
         }
-        if (0..nb).any(|b| region[b] && !dom.dominates(start, b)) {
+        if (0..nb).any(|b| region[b] && !a.dom.dominates(start, b)) {
             bad = Some("its region can be entered other than through the branch (unstructured control flow)");
         }
         if let (Pos::Pre(_), Some(lp)) = (pos, &lp) {
@@ -307,7 +335,7 @@ fn lower_function(
             }
         }
         if let Some(r) = bad {
-            out.fallbacks.push(Fallback { function: name.clone(), branch: k, line: line(k), reason: r.into() });
+            fallbacks.push(a.fallback(k, r));
             continue;
         }
         // ptxas (observed): PBK for a switch and when the region holds a
@@ -325,16 +353,46 @@ fn lower_function(
         let size = region.iter().filter(|&&x| x).count();
         sites.push(Site { pos, join: j, branches: vec![k], region, size, kind, lp, alive: true });
     }
-    // 2. Nesting: tokens pushed while another is live must be popped first.
-    let site_block = |s: &Site| match s.pos {
-        Pos::Before(k) => cfg.block_of[k],
-        Pos::Pre(h) => cfg.block_of[h],
-    };
+    sites
+}
+
+/// The blocks reachable from `start` without passing the meeting block
+/// `jb`, and whether `start` is reached again (for a site in place, one
+/// not hoisted).
+fn site_region(a: &Analysed<'_>, start: usize, jb: usize, in_place: bool) -> (Vec<bool>, bool) {
+    let cfg = &a.fa.cfg;
+    let nb = cfg.blocks.len();
+    let mut region = vec![false; nb];
+    let mut stack = vec![start];
+    region[start] = true;
+    let mut cyclic = false;
+    while let Some(b) = stack.pop() {
+        for &s in &cfg.blocks[b].succs {
+            if s >= nb || s == jb {
+                continue;
+            }
+            if s == start && in_place {
+                cyclic = true;
+            }
+            if !region[s] {
+                region[s] = true;
+                stack.push(s);
+            }
+        }
+    }
+    (region, cyclic)
+}
+
+/// Phase 2: a site whose region overlaps a larger one without nesting in it
+/// is dropped (its branches become fallbacks).
+fn nest_sites(a: &Analysed<'_>, sites: &mut [Site], fallbacks: &mut Vec<Fallback>) {
+    let cfg = &a.fa.cfg;
+    let nb = cfg.blocks.len();
     let mut order: Vec<usize> = (0..sites.len()).collect();
     order.sort_by_key(|&i| std::cmp::Reverse(sites[i].size));
-    for a in 0..order.len() {
-        for b in a + 1..order.len() {
-            let (x, y) = (order[a], order[b]);
+    for x_at in 0..order.len() {
+        for y_at in x_at + 1..order.len() {
+            let (x, y) = (order[x_at], order[y_at]);
             if !sites[x].alive || !sites[y].alive {
                 continue;
             }
@@ -344,51 +402,61 @@ fn lower_function(
                 continue;
             }
             let jxb = cfg.block_of[sx.join];
-            let nested = sx.region[site_block(sy)]
+            let nested = sx.region[a.site_block(sy)]
                 && (0..nb).all(|u| !sy.region[u] || sx.region[u])
                 && (sy.join == sx.join || (0..nb).all(|u| !sy.region[u] || !cfg.blocks[u].succs.contains(&jxb)))
                 && !(sx.pos == sy.pos && sx.join != sy.join && matches!(sx.pos, Pos::Pre(_)) && sx.size == sy.size);
             if !nested {
                 sites[y].alive = false;
                 for &k in &sites[y].branches {
-                    out.fallbacks.push(Fallback {
-                        function: name.clone(),
-                        branch: k,
-                        line: line(k),
-                        reason: "its SSY region overlaps another without nesting in it (unstructured control flow)".into(),
-                    });
+                    fallbacks.push(a.fallback(k, "its SSY region overlaps another without nesting in it (unstructured control flow)"));
                 }
             }
         }
     }
-    let live: Vec<usize> = (0..sites.len()).filter(|&i| sites[i].alive).collect();
-    // Stubs at each instruction: SYNC stubs (innermost first), then hoisted SSYs (outermost first).
-    let mut sync_at: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut pre_at: HashMap<usize, Vec<usize>> = HashMap::new();
-    let mut before: HashMap<usize, Vec<usize>> = HashMap::new();
-    for &s in &live {
-        sync_at.entry(sites[s].join).or_default().push(s);
-        match sites[s].pos {
-            Pos::Pre(h) => pre_at.entry(h).or_default().push(s),
-            Pos::Before(k) => before.entry(k).or_default().push(s),
+}
+
+/// The stubs at each instruction: SYNC stubs (innermost first) at a
+/// meeting point, hoisted SSYs (outermost first) in front of a loop
+/// header, and SSYs in place in front of their branch.
+struct Stubs {
+    sync_at: HashMap<usize, Vec<usize>>,
+    pre_at: HashMap<usize, Vec<usize>>,
+    before: HashMap<usize, Vec<usize>>,
+}
+
+impl Stubs {
+    fn new(sites: &[Site], live: &[usize]) -> Stubs {
+        let mut st = Stubs { sync_at: HashMap::new(), pre_at: HashMap::new(), before: HashMap::new() };
+        for &s in live {
+            st.sync_at.entry(sites[s].join).or_default().push(s);
+            match sites[s].pos {
+                Pos::Pre(h) => st.pre_at.entry(h).or_default().push(s),
+                Pos::Before(k) => st.before.entry(k).or_default().push(s),
+            }
         }
+        for v in st.sync_at.values_mut() {
+            v.sort_by_key(|&s| sites[s].size);
+        }
+        for v in st.pre_at.values_mut().chain(st.before.values_mut()) {
+            v.sort_by_key(|&s| std::cmp::Reverse(sites[s].size));
+        }
+        st
     }
-    for v in sync_at.values_mut() {
-        v.sort_by_key(|&s| sites[s].size);
-    }
-    for v in pre_at.values_mut().chain(before.values_mut()) {
-        v.sort_by_key(|&s| std::cmp::Reverse(sites[s].size));
-    }
-    let entry = |ub: usize, t: usize| -> Sym {
+
+    /// Where an edge from block `ub` to instruction `t` enters: the SYNC
+    /// stub of the innermost site whose region holds `ub`, the hoisted
+    /// SSYs when coming from outside their loop, or `t` itself.
+    fn entry(&self, sites: &[Site], n: usize, ub: usize, t: usize) -> Sym {
         if t >= n {
             return Sym::Code(n);
         }
-        if let Some(v) = sync_at.get(&t) {
+        if let Some(v) = self.sync_at.get(&t) {
             if let Some(&s) = v.iter().find(|&&s| sites[s].region[ub]) {
                 return Sym::SyncStub(s);
             }
         }
-        if let Some(v) = pre_at.get(&t) {
+        if let Some(v) = self.pre_at.get(&t) {
             if let Some(lp) = &sites[v[0]].lp {
                 if !lp[ub] {
                     return Sym::PreStub(t);
@@ -396,252 +464,323 @@ fn lower_function(
             }
         }
         Sym::Code(t)
-    };
-    let natural = |t: usize| -> Sym {
-        if let Some(v) = sync_at.get(&t) {
+    }
+
+    /// What falling through into `t` reaches first.
+    fn natural(&self, t: usize) -> Sym {
+        if let Some(v) = self.sync_at.get(&t) {
             return Sym::SyncStub(v[0]);
         }
-        if pre_at.contains_key(&t) {
+        if self.pre_at.contains_key(&t) {
             return Sym::PreStub(t);
         }
         Sym::Code(t)
-    };
-    // Where an SSY sends its threads once they have met.
-    let ssy_target = |s: usize| -> Sym {
+    }
+
+    /// Where an SSY sends its threads once they have met.
+    fn ssy_target(&self, a: &Analysed<'_>, sites: &[Site], s: usize) -> Sym {
         let j = sites[s].join;
-        let chain = &sync_at[&j];
+        let chain = &self.sync_at[&j];
         let i = chain.iter().position(|&x| x == s).unwrap_or(0);
         if let Some(&outer) = chain.get(i + 1) {
             return Sym::SyncStub(outer);
         }
-        if let Some(v) = pre_at.get(&j) {
+        if let Some(v) = self.pre_at.get(&j) {
             if let Some(lp) = &sites[v[0]].lp {
-                if !lp[site_block(&sites[s])] {
+                if !lp[a.site_block(&sites[s])] {
                     return Sym::PreStub(j);
                 }
             }
         }
         Sym::Code(j)
-    };
-    // 3. Emission. Symbols are local to this function until `fix` maps them.
-    let code_out = &mut out.prog.code;
-    let fstart = code_out.len();
-    func_start.insert(fid, fstart);
-    let mut fpending: Vec<(usize, Sym)> = Vec::new();
-    let mut at: HashMap<Sym, usize> = HashMap::new();
-    let emit = |code_out: &mut Vec<MInstr>, op: MOp, guard: Option<Guard>, k: Option<usize>| -> usize {
+    }
+}
+
+/// What phase 3 reads while it emits one function.
+struct EmitCx<'x, 'f, 'a> {
+    src: &'x str,
+    a: &'x Analysed<'x>,
+    flat: &'x FlatFunction<'f, 'a>,
+    prog: &'x Program,
+    code: &'x [ptxsim_exec::program::Instr],
+    sites: &'x [Site],
+    stubs: &'x Stubs,
+    is_kernel: bool,
+}
+
+/// What phase 3 produces besides the code: the symbolic targets to fix and
+/// where each symbol landed.
+struct Emission {
+    fpending: Vec<(usize, Sym)>,
+    at: HashMap<Sym, usize>,
+}
+
+fn bra(cc: CcTest) -> MOp {
+    MOp::Bra { cc, u: false, lmt: false, dest: Dest::Imm(0) }
+}
+
+impl EmitCx<'_, '_, '_> {
+    /// Appends one machine instruction; `k`, the PTX instruction it comes from.
+    fn emit(&self, code_out: &mut Vec<MInstr>, op: MOp, guard: Option<Guard>, k: Option<usize>) -> usize {
         let (origin, ln) = match k {
-            Some(k) => (Origin::Ptx(k as u32), line(k)),
+            Some(k) => (Origin::Ptx(k as u32), self.a.line(k)),
             None => (Origin::None, 0),
         };
         code_out.push(MInstr { guard, op, origin, line: ln });
         code_out.len() - 1
-    };
-    let guard_of = |k: usize| -> Option<Guard> {
-        let g = code[k].guard?;
-        let name = flat.instrs[k].guard.map(|g| g.pred.text.to_string()).unwrap_or_default();
+    }
+
+    fn guard_of(&self, k: usize) -> Option<Guard> {
+        let g = self.code[k].guard?;
+        let name = self.flat.instrs[k].guard.map(|g| g.pred.text.to_string()).unwrap_or_default();
         Some(Guard { name, slot: g.slot, neg: g.neg })
-    };
-    let neg = |g: &Option<Guard>| g.clone().map(|mut g| {
-        g.neg = !g.neg;
-        g
-    });
-    let sync_op = |s: usize| match sites[s].kind {
-        SiteKind::Ssy => MOp::Sync { cc: CcTest::T },
-        SiteKind::Pbk => MOp::Brk { cc: CcTest::T },
-    };
-    let push_op = |s: usize| match sites[s].kind {
-        SiteKind::Ssy => MOp::Ssy { off: 0 },
-        SiteKind::Pbk => MOp::Pbk { off: 0 },
-    };
-    let falls = |k: usize| -> bool {
-        match &cfg.terms[k] {
+    }
+
+    fn sync_op(&self, s: usize) -> MOp {
+        match self.sites[s].kind {
+            SiteKind::Ssy => MOp::Sync { cc: CcTest::T },
+            SiteKind::Pbk => MOp::Brk { cc: CcTest::T },
+        }
+    }
+
+    fn push_op(&self, s: usize) -> MOp {
+        match self.sites[s].kind {
+            SiteKind::Ssy => MOp::Ssy { off: 0 },
+            SiteKind::Pbk => MOp::Pbk { off: 0 },
+        }
+    }
+
+    /// Whether control can fall from instruction `k` into the next one.
+    fn falls(&self, k: usize) -> bool {
+        match &self.a.fa.cfg.terms[k] {
             Terminator::None | Terminator::Unresolved => true,
             Terminator::Branch { conditional, .. } => *conditional,
             Terminator::IndirectBranch { .. } => false,
             Terminator::Leave { conditional } => *conditional,
         }
-    };
-    let is_block_end = |k: usize| cfg.blocks[cfg.block_of[k]].end == k + 1;
-    for k in 0..=n {
-        // Stubs in front of k.
-        if let Some(v) = sync_at.get(&k) {
-            for &s in v {
-                let i = emit(code_out, sync_op(s), None, None);
-                at.insert(Sym::SyncStub(s), i);
+    }
+
+    fn entry(&self, ub: usize, t: usize) -> Sym {
+        self.stubs.entry(self.sites, self.a.n, ub, t)
+    }
+
+    /// Phase 3: the function's code, with its stubs, in PTX order.
+    fn emit_body(&self, mp: &mut MProgram, em: &mut Emission, locals: &mut Vec<usize>) -> Result<(), String> {
+        let (n, cfg, name) = (self.a.n, &self.a.fa.cfg, self.a.name);
+        let is_block_end = |k: usize| cfg.blocks[cfg.block_of[k]].end == k + 1;
+        for k in 0..=n {
+            // Stubs in front of k.
+            if let Some(v) = self.stubs.sync_at.get(&k) {
+                for &s in v {
+                    let i = self.emit(&mut mp.code, self.sync_op(s), None, None);
+                    em.at.insert(Sym::SyncStub(s), i);
+                }
+            }
+            if let Some(v) = self.stubs.pre_at.get(&k) {
+                em.at.insert(Sym::PreStub(k), mp.code.len());
+                for &s in v {
+                    let i = self.emit(&mut mp.code, self.push_op(s), None, self.sites[s].branches.first().copied());
+                    em.fpending.push((i, self.stubs.ssy_target(self.a, self.sites, s)));
+                }
+            }
+            em.at.insert(Sym::Code(k), mp.code.len());
+            if k == n {
+                let op = if self.is_kernel { MOp::Exit { cc: CcTest::T } } else { MOp::Ret { cc: CcTest::T } };
+                self.emit(&mut mp.code, op, None, None);
+                let i = self.emit(&mut mp.code, bra(CcTest::T), None, None);
+                em.fpending.push((i, Sym::Local(usize::MAX - i)));
+                em.at.insert(Sym::Local(usize::MAX - i), i);
+                break;
+            }
+            let kb = cfg.block_of[k];
+            if let Some(v) = self.stubs.before.get(&k) {
+                for &s in v {
+                    let i = self.emit(&mut mp.code, self.push_op(s), None, Some(k));
+                    em.fpending.push((i, self.stubs.ssy_target(self.a, self.sites, s)));
+                }
+            }
+            let g = self.guard_of(k);
+            match &self.code[k].op {
+                Op::Bra { .. } => {
+                    if let Terminator::Branch { target, .. } = cfg.terms[k] {
+                        let i = self.emit(&mut mp.code, bra(CcTest::T), g.clone(), Some(k));
+                        em.fpending.push((i, self.entry(kb, target)));
+                    } else {
+                        return Err(format!("{name}: line {}: a branch whose target is not resolved", self.a.line(k)));
+                    }
+                }
+                Op::Brx { index, .. } => self.emit_brx(mp, em, k, index, g)?,
+                Op::Call { callee, .. } => self.emit_call(mp, em, locals, k, callee, g),
+                Op::Ret { .. } => {
+                    let op = if self.is_kernel { MOp::Exit { cc: CcTest::T } } else { MOp::Ret { cc: CcTest::T } };
+                    self.emit(&mut mp.code, op, g.clone(), Some(k));
+                }
+                Op::Exit => {
+                    self.emit(&mut mp.code, MOp::Exit { cc: CcTest::T }, g.clone(), Some(k));
+                }
+                _ => {
+                    self.emit(&mut mp.code, MOp::Data { pc: k as u32, text: text_of(self.src, self.flat.instrs[k].span) }, None, Some(k));
+                }
+            }
+            // Fall-through into the next block through the right stub.
+            if is_block_end(k) && self.falls(k) && k < n {
+                let want = self.entry(kb, k + 1);
+                if want != self.stubs.natural(k + 1) && k + 1 != n {
+                    let i = self.emit(&mut mp.code, bra(CcTest::T), None, None);
+                    em.fpending.push((i, want));
+                }
             }
         }
-        if let Some(v) = pre_at.get(&k) {
-            let first = code_out.len();
-            at.insert(Sym::PreStub(k), first);
-            for &s in v {
-                let i = emit(code_out, push_op(s), None, sites[s].branches.first().copied());
-                fpending.push((i, ssy_target(s)));
-            }
+        while mp.code.len() % 3 != 0 {
+            mp.code.push(MInstr::new(MOp::Nop));
         }
-        at.insert(Sym::Code(k), code_out.len());
-        if k == n {
-            let op = if is_kernel { MOp::Exit { cc: CcTest::T } } else { MOp::Ret { cc: CcTest::T } };
-            emit(code_out, op, None, None);
-            let i = emit(code_out, MOp::Bra { cc: CcTest::T, u: false, lmt: false, dest: Dest::Imm(0) }, None, None);
-            fpending.push((i, Sym::Local(usize::MAX - i)));
-            at.insert(Sym::Local(usize::MAX - i), i);
-            break;
-        }
+        Ok(())
+    }
+
+    /// `brx.idx`: `SHL; LDC c[0x2][table]; BRX` with the table of targets in
+    /// constant bank 2.
+    fn emit_brx(&self, mp: &mut MProgram, em: &mut Emission, k: usize, index: &ptxsim_exec::program::Src, g: Option<Guard>) -> Result<(), String> {
+        let (cfg, name) = (&self.a.fa.cfg, self.a.name);
+        let Terminator::IndirectBranch { targets, .. } = &cfg.terms[k] else {
+            return Err(format!("{name}: line {}: brx.idx without a resolved target list", self.a.line(k)));
+        };
         let kb = cfg.block_of[k];
-        if let Some(v) = before.get(&k) {
-            for &s in v {
-                let i = emit(code_out, push_op(s), None, Some(k));
-                fpending.push((i, ssy_target(s)));
+        let idx_name = self.flat.instrs[k].operands.first().map(|o| text_of(self.src, o.span)).unwrap_or_default();
+        match index {
+            ptxsim_exec::program::Src::Reg(slot) => {
+                self.emit(&mut mp.code, MOp::Shl { d: 0, a: AnyReg::Ptx { name: idx_name, slot: *slot }, sh: 2 }, g.clone(), Some(k));
+            }
+            ptxsim_exec::program::Src::Imm(v) => {
+                self.emit(&mut mp.code, MOp::Mov32i { d: 0, imm: (*v as u32).wrapping_mul(4) }, g.clone(), Some(k));
+            }
+            _ => return Err(format!("{name}: line {}: brx.idx index is not a register or immediate", self.a.line(k))),
+        }
+        let bank = &mut mp.bank2;
+        while bank.len() % 4 != 0 {
+            bank.push(0);
+        }
+        let off = bank.len();
+        let table_len = targets.len() * 4;
+        bank.resize(off + table_len, 0);
+        self.emit(&mut mp.code, MOp::Ldc { d: 0, bank: 2, a: AnyReg::R(0), imm: off as i32 }, g.clone(), Some(k));
+        let i = self.emit(&mut mp.code, MOp::Brx { cc: CcTest::T, lmt: false, ra: AnyReg::R(0), imm: 0, call: None }, g, Some(k));
+        mp.tables.push(TableRef { brx: i, offset: off as u32, len: targets.len() as u32 });
+        for (e, &t) in targets.iter().enumerate() {
+            em.fpending.push((usize::MAX - (off + 4 * e), self.entry(kb, t)));
+        }
+        Ok(())
+    }
+
+    /// `call`: CAL (JCAL to an `.extern .func`), or PRET + BRX through a
+    /// function pointer; a guarded call wrapped in SSY/SYNC.
+    fn emit_call(&self, mp: &mut MProgram, em: &mut Emission, locals: &mut Vec<usize>, k: usize, callee: &Callee, g: Option<Guard>) {
+        let (src, flat) = (self.src, self.flat);
+        let text = text_of(src, flat.instrs[k].span);
+        let text = match flat.instrs[k].guard {
+            Some(gd) => text_of(src, ptxsim_syntax::Span { start: gd.span.end, end: flat.instrs[k].span.end }),
+            None => text,
+        };
+        let binding = Some(CallBinding { pc: k as u32, text });
+        // A guarded call is wrapped in SSY/SYNC as ptxas does; a
+        // guarded `call.uni` keeps its guard on the CAL (no SSY), so
+        // that lanes disagreeing on it are the PTX trap `non_uniform`.
+        let uni_call = matches!(self.code[k].op, Op::Call { uni: true, .. });
+        let wrap = g.is_some() && !uni_call;
+        let cg = if uni_call { g.clone() } else { None };
+        let lid = locals.len();
+        if wrap {
+            locals.push(0);
+            let i = self.emit(&mut mp.code, MOp::Ssy { off: 0 }, None, Some(k));
+            em.fpending.push((i, Sym::Local(lid)));
+            let neg = g.map(|mut g| {
+                g.neg = !g.neg;
+                g
+            });
+            self.emit(&mut mp.code, MOp::Sync { cc: CcTest::T }, neg, Some(k));
+        }
+        match callee {
+            Callee::Direct(t) if !self.prog.functions[*t as usize].defined => {
+                // An `.extern .func`: ptxas emits JCAL to a relocated address.
+                self.emit(&mut mp.code, MOp::Jcal { addr: 0, call: binding }, cg, Some(k));
+            }
+            Callee::Direct(t) => {
+                let i = self.emit(&mut mp.code, MOp::Cal { off: 0, call: binding }, cg, Some(k));
+                em.fpending.push((i, Sym::Func(*t)));
+            }
+            Callee::Indirect { .. } => {
+                let rid = locals.len();
+                locals.push(0);
+                let i = self.emit(&mut mp.code, MOp::Pret { off: 0 }, None, Some(k));
+                em.fpending.push((i, Sym::Local(rid)));
+                let fp = flat.instrs[k].operands.iter().find(|o| matches!(o.kind, ast::OperandKind::Name { .. })).map(|o| text_of(src, o.span)).unwrap_or_default();
+                self.emit(&mut mp.code, MOp::Brx { cc: CcTest::T, lmt: false, ra: AnyReg::Ptx { name: fp, slot: 0 }, imm: 0, call: binding }, cg, Some(k));
+                em.at.insert(Sym::Local(rid), mp.code.len());
             }
         }
-        let g = guard_of(k);
-        let bra = |cc| MOp::Bra { cc, u: false, lmt: false, dest: Dest::Imm(0) };
-        match &code[k].op {
-            Op::Bra { .. } => {
-                if let Terminator::Branch { target, .. } = cfg.terms[k] {
-                    let i = emit(code_out, bra(CcTest::T), g.clone(), Some(k));
-                    fpending.push((i, entry(kb, target)));
-                } else {
-                    return Err(format!("{name}: line {}: a branch whose target is not resolved", line(k)));
-                }
-            }
-            Op::Brx { index, .. } => {
-                let Terminator::IndirectBranch { targets, .. } = &cfg.terms[k] else {
-                    return Err(format!("{name}: line {}: brx.idx without a resolved target list", line(k)));
-                };
-                let idx_name = flat.instrs[k].operands.first().map(|o| text_of(src, o.span)).unwrap_or_default();
-                match index {
-                    ptxsim_exec::program::Src::Reg(slot) => {
-                        emit(code_out, MOp::Shl { d: 0, a: AnyReg::Ptx { name: idx_name, slot: *slot }, sh: 2 }, g.clone(), Some(k));
-                    }
-                    ptxsim_exec::program::Src::Imm(v) => {
-                        emit(code_out, MOp::Mov32i { d: 0, imm: (*v as u32).wrapping_mul(4) }, g.clone(), Some(k));
-                    }
-                    _ => return Err(format!("{name}: line {}: brx.idx index is not a register or immediate", line(k))),
-                }
-                let bank = &mut out.prog.bank2;
-                while bank.len() % 4 != 0 {
-                    bank.push(0);
-                }
-                let off = bank.len();
-                let table_len = targets.len() * 4;
-                bank.resize(off + table_len, 0);
-                emit(code_out, MOp::Ldc { d: 0, bank: 2, a: AnyReg::R(0), imm: off as i32 }, g.clone(), Some(k));
-                let i = emit(code_out, MOp::Brx { cc: CcTest::T, lmt: false, ra: AnyReg::R(0), imm: 0, call: None }, g.clone(), Some(k));
-                out.prog.tables.push(TableRef { brx: i, offset: off as u32, len: targets.len() as u32 });
-                for (e, &t) in targets.iter().enumerate() {
-                    fpending.push((usize::MAX - (off + 4 * e), entry(kb, t)));
-                }
-            }
-            Op::Call { callee, .. } => {
-                let text = text_of(src, flat.instrs[k].span);
-                let text = match flat.instrs[k].guard {
-                    Some(gd) => text_of(src, ptxsim_syntax::Span { start: gd.span.end, end: flat.instrs[k].span.end }),
-                    None => text,
-                };
-                let binding = Some(CallBinding { pc: k as u32, text });
-                // A guarded call is wrapped in SSY/SYNC as ptxas does; a
-                // guarded `call.uni` keeps its guard on the CAL (no SSY), so
-                // that lanes disagreeing on it are the PTX trap `non_uniform`.
-                let uni_call = matches!(code[k].op, Op::Call { uni: true, .. });
-                let wrap = g.is_some() && !uni_call;
-                let cg = if uni_call { g.clone() } else { None };
-                let lid = locals.len();
-                if wrap {
-                    locals.push(0);
-                    let i = emit(code_out, MOp::Ssy { off: 0 }, None, Some(k));
-                    fpending.push((i, Sym::Local(lid)));
-                    emit(code_out, MOp::Sync { cc: CcTest::T }, neg(&g), Some(k));
-                }
-                match callee {
-                    Callee::Direct(t) if !prog.functions[*t as usize].defined => {
-                        // An `.extern .func`: ptxas emits JCAL to a relocated address.
-                        emit(code_out, MOp::Jcal { addr: 0, call: binding }, cg.clone(), Some(k));
-                    }
-                    Callee::Direct(t) => {
-                        let i = emit(code_out, MOp::Cal { off: 0, call: binding }, cg.clone(), Some(k));
-                        fpending.push((i, Sym::Func(*t)));
-                    }
-                    Callee::Indirect { .. } => {
-                        let rid = locals.len();
-                        locals.push(0);
-                        let i = emit(code_out, MOp::Pret { off: 0 }, None, Some(k));
-                        fpending.push((i, Sym::Local(rid)));
-                        let fp = flat.instrs[k].operands.iter().find(|o| matches!(o.kind, ast::OperandKind::Name { .. })).map(|o| text_of(src, o.span)).unwrap_or_default();
-                        emit(code_out, MOp::Brx { cc: CcTest::T, lmt: false, ra: AnyReg::Ptx { name: fp, slot: 0 }, imm: 0, call: binding }, cg.clone(), Some(k));
-                        at.insert(Sym::Local(rid), code_out.len());
-                    }
-                }
-                if wrap {
-                    emit(code_out, MOp::Sync { cc: CcTest::T }, None, Some(k));
-                    at.insert(Sym::Local(lid), code_out.len());
-                }
-            }
-            Op::Ret { .. } => {
-                let op = if is_kernel { MOp::Exit { cc: CcTest::T } } else { MOp::Ret { cc: CcTest::T } };
-                emit(code_out, op, g.clone(), Some(k));
-            }
-            Op::Exit => {
-                emit(code_out, MOp::Exit { cc: CcTest::T }, g.clone(), Some(k));
-            }
-            _ => {
-                emit(code_out, MOp::Data { pc: k as u32, text: text_of(src, flat.instrs[k].span) }, None, Some(k));
-            }
-        }
-        // Fall-through into the next block through the right stub.
-        if is_block_end(k) && falls(k) && k + 1 <= n {
-            let want = entry(kb, k + 1);
-            if want != natural(k + 1) && !(k + 1 == n) {
-                let i = emit(code_out, bra(CcTest::T), None, None);
-                fpending.push((i, want));
-            }
+        if wrap {
+            self.emit(&mut mp.code, MOp::Sync { cc: CcTest::T }, None, Some(k));
+            em.at.insert(Sym::Local(lid), mp.code.len());
         }
     }
-    while code_out.len() % 3 != 0 {
-        code_out.push(MInstr::new(MOp::Nop));
-    }
-    let len = code_out.len() - fstart;
-    // Record the function and map local symbols to program-wide ones.
+}
+
+/// Records the lowered function, maps its local symbols to program-wide
+/// ones, and reports its sites.
+#[allow(clippy::too_many_arguments)]
+fn record(
+    src: &str,
+    f: &ast::Function<'_>,
+    cx: &EmitCx<'_, '_, '_>,
+    fid: u32,
+    fstart: usize,
+    em: Emission,
+    out: &mut Lowered,
+    pending: &mut Vec<(usize, Sym)>,
+    locals: &mut [usize],
+    live: &[usize],
+) -> Result<(), String> {
+    let name = cx.a.name;
+    let len = out.prog.code.len() - fstart;
     let mut decls = Vec::new();
     if let Some(b) = &f.body {
         collect_decls(src, b, &mut 0, &mut decls);
     }
-    let ptx_decls = decls.into_iter().map(|(k, t)| (at.get(&Sym::Code(k)).copied().unwrap_or(fstart) - fstart, t)).collect();
+    let ptx_decls = decls.into_iter().map(|(k, t)| (em.at.get(&Sym::Code(k)).copied().unwrap_or(fstart) - fstart, t)).collect();
     out.prog.functions.push(MFunction {
-        name: name.clone(),
-        is_kernel,
+        name: name.to_string(),
+        is_kernel: cx.is_kernel,
         ptx: fid,
         start: fstart,
         len,
         ptx_header: lines_of(&header_text(src, f)),
         ptx_decls,
     });
-    for (i, sym) in fpending {
+    for (i, sym) in em.fpending {
         let target = match sym {
             Sym::Func(t) => Sym::Func(t),
             Sym::Local(l) if l < locals.len() => Sym::Local(l),
-            s => match at.get(&s) {
+            s => match em.at.get(&s) {
                 Some(&m) => Sym::Local(usize::MAX / 2 + m),
                 None => return Err(format!("{name}: internal: unplaced target {s:?}")),
             },
         };
         pending.push((i, target));
     }
-    for (s, &m) in &at {
+    for (s, &m) in &em.at {
         if let Sym::Local(l) = s {
             if *l < locals.len() {
                 locals[*l] = m;
             }
         }
     }
-    for &s in &live {
+    for &s in live {
+        let site = &cx.sites[s];
         out.sites.push(SiteInfo {
-            function: name.clone(),
-            kind: sites[s].kind,
-            branches: sites[s].branches.clone(),
-            join: sites[s].join,
-            hoisted_to: match sites[s].pos {
+            function: name.to_string(),
+            kind: site.kind,
+            branches: site.branches.clone(),
+            join: site.join,
+            hoisted_to: match site.pos {
                 Pos::Pre(h) => Some(h),
                 Pos::Before(_) => None,
             },
