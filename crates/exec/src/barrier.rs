@@ -220,6 +220,7 @@ pub fn args(
         consts: env.consts,
         geom: env.geom,
         write_epoch: &epoch,
+        stdout: env.stdout,
     };
     let (mut at, mut budget, mut stats) = (pc, 1u64, crate::warp::Stats::default());
     match run_group(

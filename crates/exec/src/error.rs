@@ -79,11 +79,14 @@ pub struct RunError {
     /// Warp index within the CTA.
     pub warp: Option<u32>,
     pub lane: Option<u32>,
+    /// What the kernel printed before the error (`printf`, failed
+    /// assertions), when the launch collected it.
+    pub stdout: crate::printf::Printed,
 }
 
 impl RunError {
     pub fn new(kind: TrapKind, message: impl Into<String>) -> RunError {
-        RunError { kind, message: message.into(), function: None, line: None, span: None, cta: None, warp: None, lane: None }
+        RunError { kind, message: message.into(), function: None, line: None, span: None, cta: None, warp: None, lane: None, stdout: Default::default() }
     }
 
     pub fn with_lane(mut self, lane: Option<u32>) -> RunError {

@@ -28,6 +28,8 @@ pub(crate) struct Ctx<'a> {
     pub geom: &'a Geom,
     /// Bumped on every global store/atomic: spin detection uses it.
     pub write_epoch: &'a AtomicU64,
+    /// Where `printf` and failed assertions write.
+    pub stdout: &'a crate::printf::Stdout,
 }
 
 pub(crate) use crate::barrier::BarArgs;
@@ -127,6 +129,7 @@ fn group_body<'p>(
         span_cache,
         live,
         copies,
+        stdout: ctx.stdout,
     };
     loop {
         let p = *pc;

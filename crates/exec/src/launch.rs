@@ -116,7 +116,15 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let threads = b.x as u64 * b.y as u64 * b.z as u64;
     let total_smem = geom.total_smem;
     let epoch = AtomicU64::new(0);
-    let ctx = Ctx { prog, global: &dev.mem, kparams: &kparams, consts: &module.consts, geom: &geom, write_epoch: &epoch };
+    let own_stdout;
+    let stdout: &crate::printf::Stdout = match &cfg.stdout {
+        Some(s) => s,
+        None => {
+            own_stdout = crate::printf::Stdout::new(cfg.stdout_bytes);
+            &own_stdout
+        }
+    };
+    let ctx = Ctx { prog, global: &dev.mem, kparams: &kparams, consts: &module.consts, geom: &geom, write_epoch: &epoch, stdout };
     let abort = AtomicU64::new(u64::MAX);
     let ncl = [g.x / cl.x, g.y / cl.y, g.z / cl.z];
     let nclusters = ncl[0] as u64 * ncl[1] as u64 * ncl[2] as u64;
@@ -225,10 +233,14 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
         })
     };
     let Total { stats, err } = total;
-    if let Some((_, e)) = err {
+    let printed = if cfg.stdout.is_none() { stdout.take() } else { Default::default() };
+    if let Some((_, mut e)) = err {
+        e.stdout = printed;
         return Err(e);
     }
-    Ok(LaunchStats::from_stats(&stats, prog))
+    let mut s = LaunchStats::from_stats(&stats, prog);
+    s.stdout = printed;
+    Ok(s)
 }
 
 /// The launch's statistics so far, and the error of the lowest-numbered

@@ -40,6 +40,7 @@ mod lanes;
 mod launch;
 mod policy;
 mod prefix;
+pub mod printf;
 pub mod memory;
 pub mod program;
 mod sched;
@@ -53,6 +54,7 @@ mod warp;
 pub use decode::decodes_opcode;
 pub use error::{RunError, TrapKind};
 pub use launch::MAX_WORKERS;
+pub use printf::{Printed, Stdout, DEFAULT_STDOUT_BYTES};
 use std::sync::Arc;
 
 /// Default fuel: 10^9 warp instructions per launch.
@@ -115,6 +117,13 @@ pub struct LaunchConfig {
     pub threads: Option<usize>,
     /// Where the launch counts the CTAs it finished, for a progress display.
     pub progress: Option<Arc<Progress>>,
+    /// Most bytes of `printf` and assertion output kept (default
+    /// [`DEFAULT_STDOUT_BYTES`], CUDA's printf buffer); the rest is counted
+    /// in [`Printed::dropped`].
+    pub stdout_bytes: u64,
+    /// Where `printf` writes. `None`: [`Device::launch`] collects it and
+    /// returns it in [`LaunchStats::stdout`] (or [`RunError::stdout`]).
+    pub stdout: Option<Arc<Stdout>>,
 }
 
 impl LaunchConfig {
@@ -130,6 +139,8 @@ impl LaunchConfig {
             max_call_depth: DEFAULT_MAX_CALL_DEPTH,
             threads: None,
             progress: None,
+            stdout_bytes: DEFAULT_STDOUT_BYTES,
+            stdout: None,
         }
     }
 }
@@ -289,6 +300,9 @@ pub struct LaunchStats {
     pub divergent_branches: u64,
     /// The branches that diverged, most often first.
     pub branches: Vec<BranchStat>,
+    /// What the kernel printed (`printf`), when the launch collected it
+    /// ([`LaunchConfig::stdout`] is `None`).
+    pub stdout: Printed,
 }
 
 impl LaunchStats {
@@ -315,6 +329,7 @@ impl LaunchStats {
             thread_instructions: s.thread_instructions,
             divergent_branches: s.divergent_branches,
             branches,
+            stdout: Printed::default(),
         }
     }
 }
@@ -467,7 +482,7 @@ pub mod callpath {
     /// callee (empty when the guard holds on none). Counts one instruction.
     pub fn groups(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, pc: u32, mask: u32) -> Result<Vec<(FuncId, u32)>, RunError> {
         let epoch = std::sync::atomic::AtomicU64::new(0);
-        let ctx = Ctx { prog: &setup.program, global: env.global, kparams: env.kparams, consts: env.consts, geom: env.geom, write_epoch: &epoch };
+        let ctx = Ctx { prog: &setup.program, global: env.global, kparams: env.kparams, consts: env.consts, geom: env.geom, write_epoch: &epoch, stdout: env.stdout };
         let (mut at, mut budget, mut stats) = (pc, 1u64, crate::warp::Stats::default());
         match run_group(&ctx, env.cta, shared, warp, frame, &mut at, mask, u32::MAX, &mut budget, &mut stats, false).map_err(err)? {
             Event::Call { groups, .. } => Ok(groups),

@@ -336,6 +336,13 @@ pub enum Op {
     /// (test_wait/try_wait) or the count (pending_count, whose `a` is the
     /// state); `a` the count, transaction count, state or parity.
     Mbarrier { op: MbarOp, d: Option<Dst>, space: Space, addr: Addr, a: Src },
+    /// A direct call of the CUDA system call `vprintf` (device `printf`):
+    /// formats on the host (`printf.rs`), `ret` gets the number of
+    /// arguments parsed.
+    Printf { fmt: CallArg, args: CallArg, ret: Option<CallArg> },
+    /// A direct call of `__assertfail(message, file, line, function,
+    /// charSize)` (device `assert`): prints CUDA's message and traps.
+    AssertFail { args: Vec<CallArg> },
     /// An instruction this engine does not run yet: traps `unsupported` if reached.
     Unsupported(String),
 }

@@ -132,6 +132,7 @@ pub(crate) fn locate(ctx: &Ctx<'_>, cta: &Cta, warp: u32, l: Located) -> RunErro
         cta: Some(cta.env.ctaid),
         warp: Some(warp),
         lane: l.trap.lane,
+        stdout: Default::default(),
     }
 }
 

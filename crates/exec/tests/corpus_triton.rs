@@ -76,8 +76,13 @@ impl Tr {
 
     /// Appends the global-scratch pointer and launches `grid` programs.
     fn launch(&mut self, grid: impl Into<Dim3>) -> Outcome {
+        self.launch_stats(grid).map(|_| ())
+    }
+
+    /// [`Tr::launch`], returning what the launch reports (what it printed).
+    fn launch_stats(&mut self, grid: impl Into<Dim3>) -> Result<ptxsim_exec::LaunchStats, Failure> {
         self.args.push(KernelArg::U64(0));
-        self.l.launch(grid, self.threads, self.shared, &self.args)
+        self.l.launch_stats(grid, self.threads, self.shared, &self.args)
     }
 
     fn read<T: Elem>(&self, addr: u64, n: usize) -> Result<Vec<T>, Failure> {
@@ -727,14 +732,38 @@ fn checked_copy() -> Outcome {
 }
 
 /// A failing assertion: on a GPU the kernel stops (the assertion's message,
-/// file and line are printed) and the launch reports an error.
+/// file and line are printed) and the launch reports an error. Here the
+/// error is a `trap` naming the assertion, the file and line that the
+/// kernel passes to `__assertfail` (the Python source, line 188:
+/// `tl.device_assert(x >= 0, "negative input")`), and the failing thread;
+/// the launch's output holds CUDA's message for every failing thread.
 fn checked_copy_failing_assert() -> Outcome {
     let mut x: Vec<i32> = (0..1500).collect();
+    // Thread t of program p holds elements 512 p + t + 128 k (k < 4):
+    // x[600] is thread 88 (warp 2, lane 24) of program 1; x[1234] and
+    // x[1300] are threads 82 and 20 of program 2. The lowest failing CTA
+    // is reported: program 1.
     x[1234] = -5;
+    x[1300] = -7;
+    x[600] = -1;
+    let file = "/tmp/ptxsim-corpus/src/tr_kernels.py";
     match checked_copy_run(&x) {
-        Ok(_) => Err(Failure::Mismatch("the launch completed although `tl.device_assert(x >= 0)` fails for x[1234]".into())),
-        Err(Failure::Run(e)) if e.kind == TrapKind::Unsupported => Err(Failure::Run(e)),
-        Err(Failure::Run(e)) if e.kind == TrapKind::Trap && e.message.contains("negative input") => Ok(()),
+        Ok(_) => Err(Failure::Mismatch("the launch completed although `tl.device_assert(x >= 0)` fails for x[600], x[1234], x[1300]".into())),
+        Err(Failure::Run(e)) if e.kind == TrapKind::Trap => {
+            let want = format!("assertion `negative input` failed at {file}:188 in `unknown` (thread (88,0,0))");
+            if e.message != want || e.cta != Some([1, 0, 0]) || e.warp != Some(2) || e.lane != Some(24) {
+                return Err(Failure::Mismatch(format!("expected `{want}` in CTA (1,0,0), warp 2, lane 24, got: {e}")));
+            }
+            // Program 1 (CTA 1) stops the launch; CTA 0 printed nothing; CTAs
+            // above 1 may or may not have run (early stop), so only CTA 1's
+            // line is required, and it comes first.
+            let printed = e.stdout.text();
+            let line = format!("{file}:188: unknown: block: [1,0,0], thread: [88,0,0] Assertion `negative input` failed.\n");
+            if !printed.starts_with(&line) {
+                return Err(Failure::Mismatch(format!("printed output should start with {line:?}, got {printed:?}")));
+            }
+            Ok(())
+        }
         Err(e) => Err(Failure::Mismatch(format!("expected a trap reporting the assertion \"negative input\", got: {e}"))),
     }
 }
@@ -777,15 +806,20 @@ fn matmul_small_bf16() -> Outcome {
 }
 
 // ---------------------------------------------------------------------------
-// print_values (pending): tl.device_print of 128 values (`vprintf`). Its
-// output is text on the host; once the launch runs, the test must compare
-// the printed lines ("pid (0, 0, 0) idx (  i) x: v" in Triton's format).
+// print_values: tl.device_print of 128 values (`vprintf` with Triton's
+// format "pid (%u, %u, %u) idx (%3u) x: %i\n"). One line per thread, in
+// thread order (warps in order, lanes in order within a warp).
 
 fn print_values() -> Outcome {
     let x: Vec<i32> = (0..128).map(|i| i * 3 - 100).collect();
-    let mut k = Tr::open(PENDING_DIR, "tr_print_values.ptx")?;
+    let mut k = Tr::open(DIR, "tr_print_values.ptx")?;
     k.buffer(&x)?;
-    k.launch(1u32)
+    let s = k.launch_stats(1u32)?;
+    let want: String = (0..128).map(|i| format!("pid (0, 0, 0) idx ({i:>3}) x: {}\n", x[i])).collect();
+    if s.stdout.dropped != 0 || s.stdout.text() != want {
+        return Err(Failure::Mismatch(format!("printed {:?} ({} bytes dropped), want {want:?}", s.stdout.text(), s.stdout.dropped)));
+    }
+    Ok(())
 }
 
 // ---------------------------------------------------------------------------
@@ -810,10 +844,7 @@ fn block_sum_i32() -> Outcome {
 
 /// Launches that stop at an instruction the engine does not support yet
 /// (the first such instruction each executes).
-const PENDING: &[Pending] = &[
-    ("tr_print_values (tl.device_print)", "vprintf", print_values),
-    ("tr_checked_copy with a failing tl.device_assert", "__assertfail", checked_copy_failing_assert),
-];
+const PENDING: &[Pending] = &[];
 
 #[test]
 fn triton_block_sum_i32() {
@@ -936,6 +967,16 @@ fn triton_checked_copy() {
 }
 
 #[test]
+fn triton_checked_copy_failing_assert() {
+    assert_ok("tr_checked_copy with a failing tl.device_assert", checked_copy_failing_assert);
+}
+
+#[test]
+fn triton_print_values() {
+    assert_ok("tr_print_values (tl.device_print)", print_values);
+}
+
+#[test]
 fn triton_pending_launches_still_stop_at_their_instruction() {
     assert_pending(PENDING);
 }
@@ -964,6 +1005,7 @@ fn every_triton_file_is_launched() {
             "tr_matmul_tf32.ptx",
             "tr_max_abs.ptx",
             "tr_max_nan.ptx",
+            "tr_print_values.ptx",
             "tr_quant_i8.ptx",
             "tr_randint.ptx",
             "tr_softmax_row.ptx",
@@ -972,10 +1014,5 @@ fn every_triton_file_is_launched() {
             "tr_vector_add.ptx"
         ]
     );
-    assert_eq!(
-        ptx_files(PENDING_DIR),
-        [
-            "tr_print_values.ptx"
-        ]
-    );
+    assert!(ptx_files(PENDING_DIR).is_empty(), "tests/{PENDING_DIR}: {:?}", ptx_files(PENDING_DIR));
 }

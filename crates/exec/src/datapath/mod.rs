@@ -34,6 +34,7 @@ mod mbarrier;
 mod mem;
 mod space;
 mod tensor;
+mod sys;
 mod warpops;
 
 use crate::error::{RunError, Trap, TrapKind};
@@ -87,6 +88,8 @@ pub struct DataEnv<'a> {
     pub consts: &'a [u8],
     pub geom: &'a Geom,
     pub cta: &'a CtaEnv,
+    /// Where `printf` and failed assertions write ([`Setup::stdout`]).
+    pub stdout: &'a crate::printf::Stdout,
 }
 
 /// What kind of work an instruction is, for the loop that runs it.
@@ -153,6 +156,9 @@ pub struct Setup {
     pub geom: Geom,
     /// Local memory bytes per thread.
     pub local_limit: u32,
+    /// Where `printf` and failed assertions write: `cfg.stdout`, or a
+    /// collector of its own (read it with [`crate::Stdout::take`]).
+    pub stdout: Arc<crate::printf::Stdout>,
 }
 
 impl Setup {
@@ -161,6 +167,7 @@ impl Setup {
     pub fn new(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<Setup, RunError> {
         let p = crate::launch::prepare(dev, module, kernel, cfg, args)?;
         Ok(Setup {
+            stdout: cfg.stdout.clone().unwrap_or_else(|| Arc::new(crate::printf::Stdout::new(cfg.stdout_bytes))),
             program: module.program.clone(),
             kernel: p.kernel,
             kparams: p.kparams,
@@ -207,7 +214,7 @@ impl Setup {
 
     /// What the instructions of a warp of `cta` read, on device `dev`.
     pub fn env<'a>(&'a self, dev: &'a Device, cta: &'a CtaEnv) -> DataEnv<'a> {
-        DataEnv { global: &dev.mem, kparams: &self.kparams, consts: &self.consts, geom: &self.geom, cta }
+        DataEnv { global: &dev.mem, kparams: &self.kparams, consts: &self.consts, geom: &self.geom, cta, stdout: &self.stdout }
     }
 }
 
@@ -238,6 +245,7 @@ pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u
         span_cache,
         live,
         copies,
+        stdout: env.stdout,
     };
     let r = exec_data(&mut cx, fr, &ins.op, 0, active, m).map_err(to_err);
     warp.instrs += 1;
@@ -261,6 +269,8 @@ pub(crate) struct Lanes<'a> {
     pub live: u32,
     /// The warp's `cp.async` copies not yet waited for.
     pub copies: &'a mut AsyncCopies,
+    /// Where `printf` and failed assertions write.
+    pub stdout: &'a crate::printf::Stdout,
 }
 
 /// A source operand (`&Src`) as a 32-lane array: borrows a register in place, or
@@ -417,6 +427,8 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::MatchSync { all, bits, d, p, a, membermask } => warpops::match_sync(cx, fr, m, *all, *bits, (*d, *p), a, membermask)?,
         Op::ReduxSync { op, d, a, membermask } => warpops::redux_sync(cx, fr, m, *op, *d, a, membermask)?,
         Op::ElectSync { d, p, membermask } => warpops::elect_sync(cx, fr, m, (*d, *p), membermask)?,
+        Op::Printf { fmt, args, ret } => sys::printf(cx, fr, m, fmt, args, ret.as_ref())?,
+        Op::AssertFail { args } => sys::assert_fail(cx, fr, m, args)?,
         Op::Nop => {}
         Op::Bra { .. }
         | Op::Brx { .. }

@@ -1478,7 +1478,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         };
         let OperandKind::Name { name: callee_name, .. } = &callee_op.kind else { return Err("call target must be a name".into()) };
         let callee = match self.lookup(callee_name.text) {
-            Some(Sym::Func(f)) => Callee::Direct(f),
+            Some(Sym::Func(f)) => {
+                // The CUDA system calls the engine runs itself (a declaration
+                // without a body; a module's own definition wins).
+                let bodiless = self.m.funcs.get(f as usize).and_then(|x| x.as_ref()).is_some_and(|d| d.body.is_none());
+                match callee_name.text {
+                    "vprintf" if bodiless && args.len() == 2 && rets.len() <= 1 => {
+                        return Ok(Op::Printf { fmt: args[0], args: args[1], ret: rets.first().copied() });
+                    }
+                    "__assertfail" if bodiless && args.len() == 5 && rets.is_empty() => return Ok(Op::AssertFail { args }),
+                    _ => Callee::Direct(f),
+                }
+            }
             Some(Sym::Reg { slot, .. }) => {
                 let extra = extra.ok_or("indirect call needs a .calltargets list, a call table or a .callprototype")?;
                 if let Some(list) = self.call_targets.get(extra).cloned() {

@@ -140,12 +140,17 @@ impl Loaded {
 
     /// Launches the kernel with the test's fuel budget.
     pub fn launch(&self, grid: impl Into<ptxsim_exec::Dim3>, block: impl Into<ptxsim_exec::Dim3>, shared: u32, args: &[KernelArg]) -> Outcome {
+        self.launch_stats(grid, block, shared, args).map(|_| ())
+    }
+
+    /// [`Loaded::launch`], returning what the launch reports (its
+    /// statistics and what the kernel printed).
+    pub fn launch_stats(&self, grid: impl Into<ptxsim_exec::Dim3>, block: impl Into<ptxsim_exec::Dim3>, shared: u32, args: &[KernelArg]) -> Result<ptxsim_exec::LaunchStats, Failure> {
         let mut cfg = LaunchConfig::new(grid, block);
         cfg.fuel = FUEL;
         cfg.dynamic_shared_bytes = shared;
         cfg.scheduling = MODE.with(|m| m.get());
-        self.dev.launch(&self.module, &self.kernel, &cfg, args)?;
-        Ok(())
+        Ok(self.dev.launch(&self.module, &self.kernel, &cfg, args)?)
     }
 }
 
