@@ -74,6 +74,11 @@ pub struct Args {
     /// shared memory, registers and local frames (4G, 512M, bytes).
     #[arg(long, default_value = "4G", allow_hyphen_values = true)]
     max_memory: String,
+    /// Cap on what the kernel prints (`printf`, failed assertions): 1M
+    /// (CUDA's default printf buffer), 64K, bytes. Output past it is dropped,
+    /// with a note.
+    #[arg(long, default_value = "1M", allow_hyphen_values = true)]
+    printf_buffer: String,
 }
 
 pub(crate) fn error_json(e: &RunError, hint: Option<&str>) -> Value {
@@ -117,10 +122,12 @@ fn fail(a: &Args, file: &str, f: Failure, hint: Option<String>) -> ExitCode {
             eprintln!("note: wrote the buffers as the launch left them (partial) to {}", dir.display());
         }
     }
+    let printed = std::mem::take(&mut e.stdout);
     if a.json {
-        let _ = run_out::print_json_error(&error_json(&e, hint.as_deref()), f.buffers.as_deref());
+        let _ = run_out::print_json_error(&error_json(&e, hint.as_deref()), f.buffers.as_deref(), &printed);
         return ExitCode::from(EXIT_INPUT);
     }
+    print_stdout(&printed);
     if e.message.starts_with("error[") || e.message.starts_with("warning[") {
         // Rendered diagnostics of the parser or checker: already located.
         eprintln!("error[{}]: `{file}` does not load:\n{}", e.kind, e.message);
@@ -233,11 +240,29 @@ pub fn run(a: Args) -> ExitCode {
         }
     }
     if a.json {
-        let _ = run_out::print_json_ok(&buffers, &stats);
+        let _ = run_out::print_json_ok(&buffers, &stats, &stats.stdout);
     } else {
+        print_stdout(&stats.stdout);
         print!("{}", run_out::summary(&file, &kernel, &buffers, &stats));
     }
     ExitCode::SUCCESS
+}
+
+/// Writes what the kernel printed to standard output as it is, and a note
+/// on standard error when the cap dropped some of it.
+fn print_stdout(p: &ptxsim_exec::Printed) {
+    use std::io::Write;
+    if !p.bytes.is_empty() {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(&p.bytes);
+        if !p.bytes.ends_with(b"\n") {
+            let _ = out.write_all(b"\n");
+        }
+        let _ = out.flush();
+    }
+    if p.dropped > 0 {
+        eprintln!("note: the kernel printed more than the printf buffer holds: {} bytes kept, {} bytes dropped (--printf-buffer)", p.bytes.len(), p.dropped);
+    }
 }
 
 /// The launch configuration from the flags, checked against the module's target.
@@ -262,6 +287,12 @@ fn launch_config(a: &Args, info: &ModuleInfo, file: &str) -> Result<LaunchConfig
     cfg.threads = a.threads.as_deref().map(|t| parse_count(t, "--threads", 1, MAX_THREADS)).transpose()?.map(|t| t as usize);
     cfg.scheduling = if a.scheduling == SchedArg::Its { Scheduling::Its } else { Scheduling::Stack };
     cfg.timeout = crate::limits::parse_timeout(&a.timeout)?;
+    cfg.stdout_bytes = crate::limits::parse_bytes(&a.printf_buffer).map_err(|m| m.replace("--max-memory", "--printf-buffer"))?;
+    // The machine-form engine writes to a collector given here; the PTX
+    // engine returns its own with the launch's result.
+    if a.engine == crate::sass_cmd::EngineArg::Sass {
+        cfg.stdout = Some(std::sync::Arc::new(ptxsim_exec::Stdout::new(cfg.stdout_bytes)));
+    }
     Ok(cfg)
 }
 
@@ -329,10 +360,16 @@ fn execute(
             }
         }
     }
-    let launched = match &machine {
+    let mut launched = match &machine {
         Some(mp) => crate::sass_cmd::launch(&dev, &module, mp, kernel, cfg, &args),
         None => dev.launch(&module, kernel, cfg, &args),
     };
+    if let Some(s) = &cfg.stdout {
+        match &mut launched {
+            Ok(st) => st.stdout = s.take(),
+            Err(e) => e.stdout = s.take(),
+        }
+    }
     drop(args);
     let read_all = |dev: &Device| -> Result<Vec<Buffer>, RunError> {
         let mut out = Vec::with_capacity(bufs.len());

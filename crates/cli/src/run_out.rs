@@ -8,7 +8,7 @@
 
 use crate::npy;
 use crate::run_args::Ty;
-use ptxsim_exec::LaunchStats;
+use ptxsim_exec::{LaunchStats, Printed};
 use serde_json::{json, Value};
 use std::io::Write;
 use std::path::Path;
@@ -101,19 +101,30 @@ fn write_buffers(w: &mut impl Write, buffers: &[Buffer]) -> std::io::Result<()> 
 }
 
 /// The JSON report of a finished launch, streamed to standard output.
-pub fn print_json_ok(buffers: &[Buffer], stats: &LaunchStats) -> std::io::Result<()> {
+pub fn print_json_ok(buffers: &[Buffer], stats: &LaunchStats, printed: &Printed) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(std::io::stdout().lock());
     write!(w, "{{\"ok\":true,\"buffers\":")?;
     write_buffers(&mut w, buffers)?;
-    writeln!(w, ",\"stats\":{}}}", stats_json(stats))?;
+    write!(w, ",\"stats\":{}", stats_json(stats))?;
+    write_stdout(&mut w, printed)?;
+    writeln!(w, "}}")?;
     w.flush()
+}
+
+/// `,"stdout":"...","stdout_dropped":N`: what the kernel printed (invalid
+/// UTF-8 replaced), and the bytes lost past the cap.
+fn write_stdout(w: &mut impl Write, printed: &Printed) -> std::io::Result<()> {
+    write!(w, ",\"stdout\":")?;
+    serde_json::to_writer(&mut *w, &String::from_utf8_lossy(&printed.bytes)).map_err(std::io::Error::other)?;
+    write!(w, ",\"stdout_dropped\":{}", printed.dropped)
 }
 
 /// The JSON report of a failed launch: the error, and the buffers as the
 /// trap left them (`"partial": true`) when there are any.
-pub fn print_json_error(error: &Value, buffers: Option<&[Buffer]>) -> std::io::Result<()> {
+pub fn print_json_error(error: &Value, buffers: Option<&[Buffer]>, printed: &Printed) -> std::io::Result<()> {
     let mut w = std::io::BufWriter::new(std::io::stdout().lock());
     write!(w, "{{\"ok\":false,\"error\":{error}")?;
+    write_stdout(&mut w, printed)?;
     if let Some(b) = buffers {
         write!(w, ",\"partial\":true,\"buffers\":")?;
         write_buffers(&mut w, b)?;

@@ -2,8 +2,8 @@
 //! `tests/corpus/{numba,triton}` and `tests/corpus_pending/{numba,triton}`, whether
 //! the checker rejects it (its errors), every instruction the engine
 //! decodes as not supported yet (wherever it is in the module, executed by
-//! the launch tests or not), with its line, and every function declared
-//! without a body (an external function such as `vprintf`, line 0). Prints
+//! the launch tests or not), with its line, and every call of a function
+//! declared without a body that the engine does not run itself. Prints
 //! a Markdown report:
 //!
 //!     cargo test -p ptxsim-exec --release --test corpus_survey -- --ignored --nocapture
@@ -49,10 +49,18 @@ fn survey_numba_and_triton() {
                 }
                 Ok(module) => {
                     let mut found: Vec<(String, u32)> = Vec::new();
-                    // Functions declared without a body (`vprintf`,
-                    // `__assertfail`): the engine stops at a call to them.
-                    for f in module.program.functions.iter().filter(|f| !f.defined) {
-                        found.push((format!("call to external `{}`", f.name), 0));
+                    // Calls of functions declared without a body (the engine
+                    // stops at them), except `vprintf` and `__assertfail`,
+                    // which it runs (`Op::Printf`, `Op::AssertFail`).
+                    for f in &module.program.functions {
+                        for ins in &f.code {
+                            if let Op::Call { callee: ptxsim_exec::program::Callee::Direct(c), .. } = &ins.op {
+                                let c = &module.program.functions[*c as usize];
+                                if !c.defined {
+                                    found.push((format!("call to external `{}`", c.name), ins.line));
+                                }
+                            }
+                        }
                     }
                     for f in &module.program.functions {
                         for ins in &f.code {
