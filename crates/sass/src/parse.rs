@@ -343,6 +343,49 @@ fn take_binding(ops: &str) -> (&str, Option<CallBinding>) {
     }
 }
 
+/// An opcode split into its base and its `.` modifiers (`BRA.U.LMT`).
+struct Mnemonic<'s> {
+    base: &'s str,
+    mods: Vec<&'s str>,
+}
+
+impl<'s> Mnemonic<'s> {
+    fn new(opc: &'s str) -> Mnemonic<'s> {
+        let mut parts = opc.split('.');
+        let base = parts.next().unwrap_or("");
+        Mnemonic { base, mods: parts.collect() }
+    }
+
+    fn has(&self, m: &str) -> bool {
+        self.mods.contains(&m)
+    }
+
+    /// An error for the first modifier outside `allowed`.
+    fn only(&self, allowed: &[&str]) -> Result<(), String> {
+        match self.mods.iter().find(|m| !allowed.contains(m)) {
+            Some(m) => Err(format!("{} does not take `.{m}`", self.base)),
+            None => Ok(()),
+        }
+    }
+
+    /// The CC test that is the whole operand list.
+    fn cc_only(&self, ops: &str) -> Result<CcTest, String> {
+        let (cc, rest) = split_cc(ops)?;
+        if !rest.is_empty() {
+            return Err(format!("{} takes no operand besides a CC test", self.base));
+        }
+        Ok(cc)
+    }
+}
+
+/// The comma-separated operands.
+fn args(ops: &str) -> Vec<String> {
+    ops.split(',').map(|s| s.trim().to_string()).collect()
+}
+
+/// A branch target to resolve once the labels are known.
+type Target<'t> = dyn FnMut(&str) -> Result<(), String> + 't;
+
 fn parse_instr(body: &str, i: usize, pending: &mut Vec<Pending>, ln: usize) -> Result<MInstr, String> {
     let (guard, rest) = parse_guard(body);
     let (opc, ops) = match rest.find(char::is_whitespace) {
@@ -352,32 +395,16 @@ fn parse_instr(body: &str, i: usize, pending: &mut Vec<Pending>, ln: usize) -> R
     if opc.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
         return Ok(MInstr::new(MOp::Data { pc: i as u32, text: body.to_string() }));
     }
-    let mut parts = opc.split('.');
-    let base = parts.next().unwrap_or("");
-    let mods: Vec<&str> = parts.collect();
-    let has = |m: &str| mods.contains(&m);
-    let only = |allowed: &[&str]| -> Result<(), String> {
-        match mods.iter().find(|m| !allowed.contains(m)) {
-            Some(m) => Err(format!("{base} does not take `.{m}`")),
-            None => Ok(()),
-        }
-    };
+    let m = Mnemonic::new(opc);
+    let base = m.base;
     let mut tgt = |t: &str| -> Result<(), String> {
         pending.push(Pending { idx: i, tgt: parse_target(t)?, line: ln });
         Ok(())
     };
-    let cc_only = |ops: &str| -> Result<CcTest, String> {
-        let (cc, rest) = split_cc(ops)?;
-        if !rest.is_empty() {
-            return Err(format!("{base} takes no operand besides a CC test"));
-        }
-        Ok(cc)
-    };
-    let args = |ops: &str| -> Vec<String> { ops.split(',').map(|s| s.trim().to_string()).collect() };
     let op = match base {
         "NOP" => MOp::Nop,
         "SSY" | "PBK" | "PCNT" | "PRET" | "PEXIT" => {
-            only(&[])?;
+            m.only(&[])?;
             if guard.is_some() {
                 return Err(format!("{base} is not predicated (push-only instructions take no guard)"));
             }
@@ -391,8 +418,8 @@ fn parse_instr(body: &str, i: usize, pending: &mut Vec<Pending>, ln: usize) -> R
             }
         }
         "SYNC" | "BRK" | "CONT" | "RET" | "EXIT" => {
-            only(&[])?;
-            let cc = cc_only(ops)?;
+            m.only(&[])?;
+            let cc = m.cc_only(ops)?;
             match base {
                 "SYNC" => MOp::Sync { cc },
                 "BRK" => MOp::Brk { cc },
@@ -401,47 +428,10 @@ fn parse_instr(body: &str, i: usize, pending: &mut Vec<Pending>, ln: usize) -> R
                 _ => MOp::Exit { cc },
             }
         }
-        "BRA" | "JMP" => {
-            only(&["U", "LMT"])?;
-            let (cc, t) = split_cc(ops)?;
-            let dest = match parse_const(t) {
-                Some((bank, off)) => {
-                    let o = parse_num(&off).and_then(|v| u16::try_from(v).ok()).ok_or("bad constant offset")?;
-                    if bank > 31 {
-                        return Err("constant bank must fit 5 bits".into());
-                    }
-                    Dest::Const { bank, offset: o }
-                }
-                None => {
-                    tgt(t)?;
-                    Dest::Imm(0)
-                }
-            };
-            if base == "BRA" {
-                MOp::Bra { cc, u: has("U"), lmt: has("LMT"), dest }
-            } else {
-                MOp::Jmp { cc, u: has("U"), lmt: has("LMT"), dest }
-            }
-        }
-        "BRX" | "JMX" => {
-            only(&["LMT"])?;
-            let (ops, call) = take_binding(ops);
-            let (cc, t) = split_cc(ops)?;
-            let (ra, imm) = reg_plus_imm(t).ok_or_else(|| format!("{base} expects `Ra + imm`, found `{t}`"))?;
-            if base == "BRX" {
-                if !layout::fits_signed(imm, 24) {
-                    return Err("BRX immediate does not fit the signed 24-bit field".into());
-                }
-                MOp::Brx { cc, lmt: has("LMT"), ra, imm, call }
-            } else {
-                if !layout::fits_signed(imm, 32) {
-                    return Err("JMX immediate does not fit the signed 32-bit field".into());
-                }
-                MOp::Jmx { cc, lmt: has("LMT"), ra, imm }
-            }
-        }
+        "BRA" | "JMP" => parse_bra(&m, ops, &mut tgt)?,
+        "BRX" | "JMX" => parse_brx(&m, ops)?,
         "CAL" | "JCAL" => {
-            only(&[])?;
+            m.only(&[])?;
             let (t, call) = take_binding(ops);
             tgt(t)?;
             if base == "CAL" {
@@ -450,73 +440,125 @@ fn parse_instr(body: &str, i: usize, pending: &mut Vec<Pending>, ln: usize) -> R
                 MOp::Jcal { addr: 0, call }
             }
         }
-        "MOV32I" => {
-            let a = args(ops);
-            match (a.first().and_then(|s| mreg(s)), a.get(1).and_then(|s| parse_num(s))) {
-                (Some(d), Some(v)) if a.len() == 2 && (i32::MIN as i64..=u32::MAX as i64).contains(&v) => MOp::Mov32i { d, imm: v as u32 },
-                _ => return Err("MOV32I expects `Rd, imm32`".into()),
-            }
-        }
-        "IADD" | "FADD" | "ISET" | "FSET" => {
-            let a = args(ops);
-            if a.len() != 3 {
-                return Err(format!("{base} expects three operands"));
-            }
-            let (dst, cc) = match a[0].strip_suffix(".CC") {
-                Some(d) => (d, true),
-                None => (a[0].as_str(), false),
-            };
-            let d = mreg(dst).ok_or("destination must be a scratch register R0..R255")?;
-            let ra = mreg(&a[1]).ok_or("first source must be a scratch register")?;
-            let b = msrc(&a[2]).ok_or("second source must be a scratch register or 32-bit immediate")?;
-            match base {
-                "IADD" => {
-                    only(&["X"])?;
-                    MOp::Iadd { x: has("X"), cc, d, a: ra, b }
-                }
-                "FADD" => {
-                    only(&[])?;
-                    MOp::Fadd { cc, d, a: ra, b }
-                }
-                "ISET" => {
-                    let cmp = mods.first().and_then(|m| ICmp::ALL.iter().find(|c| c.name() == *m)).copied().ok_or("ISET needs a comparison (.LT .EQ .LE .GT .NE .GE)")?;
-                    if !has("BM") {
-                        return Err("only the boolean-mask form ISET.<cmp>.BM is supported".into());
-                    }
-                    only(&[cmp.name(), "U32", "BM"])?;
-                    MOp::Iset { cmp, unsigned: has("U32"), cc, d, a: ra, b }
-                }
-                _ => {
-                    let test = mods.first().and_then(|m| CcTest::from_name(m)).filter(|t| (1..=14).contains(&t.code())).ok_or("FSET needs a float comparison (.LT .EQ .LE .GT .NE .GE .NUM .NAN .LTU .EQU .LEU .GTU .NEU .GEU)")?;
-                    if !has("BM") {
-                        return Err("only the boolean-mask form FSET.<cmp>.BM is supported".into());
-                    }
-                    only(&[test.name(), "BM"])?;
-                    MOp::Fset { test, cc, d, a: ra, b }
-                }
-            }
-        }
-        "SHL" => {
-            let a = args(ops);
-            match (a.first().and_then(|s| mreg(s)), a.get(1).and_then(|s| parse_reg(s)), a.get(2).and_then(|s| parse_num(s))) {
-                (Some(d), Some(r), Some(sh)) if a.len() == 3 && (0..32).contains(&sh) => MOp::Shl { d, a: r, sh: sh as u8 },
-                _ => return Err("SHL expects `Rd, Ra, imm` with a shift below 32".into()),
-            }
-        }
-        "LDC" => {
-            let a = args(ops);
-            let d = a.first().and_then(|s| mreg(s)).ok_or("LDC destination must be a scratch register")?;
-            let (bank, inner) = a.get(1).and_then(|s| parse_const(s)).ok_or("LDC expects `Rd, c[bank][Ra+imm]`")?;
-            let (ra, imm) = reg_plus_imm(&inner).ok_or("LDC expects `c[bank][Ra+imm]`")?;
-            let imm = i32::try_from(imm).map_err(|_| "LDC offset does not fit 32 bits")?;
-            MOp::Ldc { d, bank, a: ra, imm }
-        }
+        "IADD" | "FADD" | "ISET" | "FSET" => parse_alu(&m, ops)?,
+        "MOV32I" | "SHL" | "LDC" => parse_scratch(&m, ops)?,
         _ => return Err(format!("unknown machine instruction `{base}`")),
     };
     if guard.is_some() && !op.predicable() {
         return Err(format!("{base} is not predicated"));
     }
     Ok(MInstr { guard, op, origin: Origin::None, line: 0 })
+}
+
+/// `BRA`/`JMP {.U} {.LMT} {CC,} target`, the target a label, an address or
+/// `c[bank][offset]`.
+fn parse_bra(m: &Mnemonic<'_>, ops: &str, tgt: &mut Target<'_>) -> Result<MOp, String> {
+    m.only(&["U", "LMT"])?;
+    let (cc, t) = split_cc(ops)?;
+    let dest = match parse_const(t) {
+        Some((bank, off)) => {
+            let o = parse_num(&off).and_then(|v| u16::try_from(v).ok()).ok_or("bad constant offset")?;
+            if bank > 31 {
+                return Err("constant bank must fit 5 bits".into());
+            }
+            Dest::Const { bank, offset: o }
+        }
+        None => {
+            tgt(t)?;
+            Dest::Imm(0)
+        }
+    };
+    Ok(if m.base == "BRA" {
+        MOp::Bra { cc, u: m.has("U"), lmt: m.has("LMT"), dest }
+    } else {
+        MOp::Jmp { cc, u: m.has("U"), lmt: m.has("LMT"), dest }
+    })
+}
+
+/// `BRX`/`JMX {.LMT} {CC,} Ra + imm {call binding}`.
+fn parse_brx(m: &Mnemonic<'_>, ops: &str) -> Result<MOp, String> {
+    let base = m.base;
+    m.only(&["LMT"])?;
+    let (ops, call) = take_binding(ops);
+    let (cc, t) = split_cc(ops)?;
+    let (ra, imm) = reg_plus_imm(t).ok_or_else(|| format!("{base} expects `Ra + imm`, found `{t}`"))?;
+    if base == "BRX" {
+        if !layout::fits_signed(imm, 24) {
+            return Err("BRX immediate does not fit the signed 24-bit field".into());
+        }
+        Ok(MOp::Brx { cc, lmt: m.has("LMT"), ra, imm, call })
+    } else {
+        if !layout::fits_signed(imm, 32) {
+            return Err("JMX immediate does not fit the signed 32-bit field".into());
+        }
+        Ok(MOp::Jmx { cc, lmt: m.has("LMT"), ra, imm })
+    }
+}
+
+/// `IADD{.X}`, `FADD`, `ISET.<cmp>{.U32}.BM`, `FSET.<test>.BM`:
+/// `Rd{.CC}, Ra, Rb|imm`.
+fn parse_alu(m: &Mnemonic<'_>, ops: &str) -> Result<MOp, String> {
+    let base = m.base;
+    let a = args(ops);
+    if a.len() != 3 {
+        return Err(format!("{base} expects three operands"));
+    }
+    let (dst, cc) = match a[0].strip_suffix(".CC") {
+        Some(d) => (d, true),
+        None => (a[0].as_str(), false),
+    };
+    let d = mreg(dst).ok_or("destination must be a scratch register R0..R255")?;
+    let ra = mreg(&a[1]).ok_or("first source must be a scratch register")?;
+    let b = msrc(&a[2]).ok_or("second source must be a scratch register or 32-bit immediate")?;
+    Ok(match base {
+        "IADD" => {
+            m.only(&["X"])?;
+            MOp::Iadd { x: m.has("X"), cc, d, a: ra, b }
+        }
+        "FADD" => {
+            m.only(&[])?;
+            MOp::Fadd { cc, d, a: ra, b }
+        }
+        "ISET" => {
+            let cmp = m.mods.first().and_then(|x| ICmp::ALL.iter().find(|c| c.name() == *x)).copied().ok_or("ISET needs a comparison (.LT .EQ .LE .GT .NE .GE)")?;
+            if !m.has("BM") {
+                return Err("only the boolean-mask form ISET.<cmp>.BM is supported".into());
+            }
+            m.only(&[cmp.name(), "U32", "BM"])?;
+            MOp::Iset { cmp, unsigned: m.has("U32"), cc, d, a: ra, b }
+        }
+        _ => {
+            let test = m.mods.first().and_then(|x| CcTest::from_name(x)).filter(|t| (1..=14).contains(&t.code())).ok_or("FSET needs a float comparison (.LT .EQ .LE .GT .NE .GE .NUM .NAN .LTU .EQU .LEU .GTU .NEU .GEU)")?;
+            if !m.has("BM") {
+                return Err("only the boolean-mask form FSET.<cmp>.BM is supported".into());
+            }
+            m.only(&[test.name(), "BM"])?;
+            MOp::Fset { test, cc, d, a: ra, b }
+        }
+    })
+}
+
+/// The scratch-register writers of jump tables: `MOV32I Rd, imm32`,
+/// `SHL Rd, Ra, imm`, `LDC Rd, c[bank][Ra+imm]`.
+fn parse_scratch(m: &Mnemonic<'_>, ops: &str) -> Result<MOp, String> {
+    let a = args(ops);
+    match m.base {
+        "MOV32I" => match (a.first().and_then(|s| mreg(s)), a.get(1).and_then(|s| parse_num(s))) {
+            (Some(d), Some(v)) if a.len() == 2 && (i32::MIN as i64..=u32::MAX as i64).contains(&v) => Ok(MOp::Mov32i { d, imm: v as u32 }),
+            _ => Err("MOV32I expects `Rd, imm32`".into()),
+        },
+        "SHL" => match (a.first().and_then(|s| mreg(s)), a.get(1).and_then(|s| parse_reg(s)), a.get(2).and_then(|s| parse_num(s))) {
+            (Some(d), Some(r), Some(sh)) if a.len() == 3 && (0..32).contains(&sh) => Ok(MOp::Shl { d, a: r, sh: sh as u8 }),
+            _ => Err("SHL expects `Rd, Ra, imm` with a shift below 32".into()),
+        },
+        _ => {
+            let d = a.first().and_then(|s| mreg(s)).ok_or("LDC destination must be a scratch register")?;
+            let (bank, inner) = a.get(1).and_then(|s| parse_const(s)).ok_or("LDC expects `Rd, c[bank][Ra+imm]`")?;
+            let (ra, imm) = reg_plus_imm(&inner).ok_or("LDC expects `c[bank][Ra+imm]`")?;
+            let imm = i32::try_from(imm).map_err(|_| "LDC offset does not fit 32 bits")?;
+            Ok(MOp::Ldc { d, bank, a: ra, imm })
+        }
+    }
 }
 
 /// The PTX module in which machine instruction `i` of each function is PTX
