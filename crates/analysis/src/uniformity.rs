@@ -224,6 +224,7 @@ enum Site {
     Param,
 }
 
+#[derive(Default)]
 struct Scratch {
     lab: Vec<usize>,
     inr: Vec<u32>,
@@ -534,16 +535,51 @@ impl UniAnalysis<'_> {
     /// registers written on its divergent paths divergent at its join blocks,
     /// and the registers of loops it lets threads leave at those loops' exits.
     fn sync_effects(&mut self, k: usize, b: BlockId, fx: &mut Effects<SparseSet>) {
-        let cfg = self.cfg;
-        let nb = cfg.blocks.len();
+        let nb = self.cfg.blocks.len();
         let p = match self.fa.postdom.idom.get(b).copied().flatten() {
             Some(p) if p < nb => Some(p),
             _ => None,
         };
-        let s = &mut self.scratch;
+        // The scratch arrays are taken out for the phases below (they read
+        // the rest of `self`) and put back at the end.
+        let mut s = std::mem::take(&mut self.scratch);
         s.gen += 1;
+        let region = self.branch_region(&mut s, b, p);
+        let mut defs = Vec::new();
+        for &u in &region {
+            defs.extend(self.block_defs[u].iter());
+        }
+        let region_defs = SparseSet::from_unsorted(defs);
+        let mut nodes = region;
+        nodes.extend(p);
+        nodes.sort_by_key(|&u| self.rpo_idx[u]);
+        // Headers of the loops holding the branch: edges into them are cut
+        // (they start a new iteration); what reaches them is collected apart.
+        let holding = self.loops.loops_containing(b);
+        let headers: Vec<BlockId> = holding.iter().map(|&l| self.loops.loops[l].header).collect();
+        let (joins, irreducible) = self.label_joins(&mut s, b, &nodes, &headers);
+        let mut joins = joins;
+        let header_labels = self.header_labels(&s, b, &headers, &mut joins);
+        for &j in &joins {
+            let live = &self.live.live_in[j];
+            let regs: Vec<Reg> = region_defs.iter().filter(|&r| live.contains(r)).collect();
+            for &r in &regs {
+                self.entry_why.entry((j, r)).or_insert(Why::Sync { branch: k, join: j });
+                self.reg_first.entry(r).or_insert(Site::Entry(j));
+            }
+            if !regs.is_empty() {
+                fx.inject(j, SparseSet(regs));
+            }
+        }
+        self.temporal_effects(&s, (k, b, p), &holding, &header_labels, irreducible, fx);
+        self.scratch = s;
+    }
+
+    /// The blocks reachable from `b`'s successors without passing its
+    /// immediate post-dominator `p`, marked with `s.gen` in `s.inr`.
+    fn branch_region(&self, s: &mut Scratch, b: BlockId, p: Option<BlockId>) -> Vec<BlockId> {
+        let cfg = self.cfg;
         let gen = s.gen;
-        // Region: reachable from the successors without passing the ipdom.
         let mut region: Vec<BlockId> = Vec::new();
         let mut stack: Vec<BlockId> = Vec::new();
         for &x in &cfg.blocks[b].succs {
@@ -561,53 +597,50 @@ impl UniAnalysis<'_> {
                 }
             }
         }
-        let mut defs = Vec::new();
-        for &u in &region {
-            defs.extend(self.block_defs[u].iter());
+        region
+    }
+
+    /// The path labels reaching `v` over uncut edges (edges into a holding
+    /// loop's header are cut): the first, and whether there are several.
+    fn contributions(&self, s: &Scratch, b: BlockId, headers: &[BlockId], v: BlockId) -> (usize, bool) {
+        let cfg = self.cfg;
+        let mut first = NONE;
+        let mut many = false;
+        let mut add = |l: usize| {
+            if l == NONE {
+                return;
+            }
+            if first == NONE {
+                first = l;
+            } else if first != l {
+                many = true;
+            }
+        };
+        let cut = |v: BlockId| headers.contains(&v);
+        if cfg.blocks[b].succs.contains(&v) && !cut(v) {
+            add(v);
         }
-        let region_defs = SparseSet::from_unsorted(defs);
-        let mut nodes = region.clone();
-        nodes.extend(p);
-        nodes.sort_by_key(|&u| self.rpo_idx[u]);
-        let in_region = |s: &Scratch, u: BlockId| s.inr[u] == gen;
-        // Headers of the loops holding the branch: edges into them are cut
-        // (they start a new iteration); what reaches them is collected apart.
-        let holding = self.loops.loops_containing(b);
-        let headers: Vec<BlockId> = holding.iter().map(|&l| self.loops.loops[l].header).collect();
-        let cut = |_u: BlockId, v: BlockId| headers.contains(&v);
-        for &u in &nodes {
+        for &q in &cfg.blocks[v].preds {
+            if q != b && s.inr[q] == s.gen && !cut(v) {
+                add(s.lab[q]);
+            }
+        }
+        (first, many)
+    }
+
+    /// Labels every node of the region (and the post-dominator) with the
+    /// path it is reached on, to a fixpoint; the blocks where paths meet are
+    /// the joins (every merge in an irreducible region). Also returns
+    /// whether the region is treated as irreducible.
+    fn label_joins(&self, s: &mut Scratch, b: BlockId, nodes: &[BlockId], headers: &[BlockId]) -> (Vec<BlockId>, bool) {
+        for &u in nodes {
             s.lab[u] = NONE;
         }
-        let succs_b = &cfg.blocks[b].succs;
-        // Contributions reaching `v` over uncut edges.
-        let contributions = |s: &Scratch, v: BlockId| -> (usize, bool) {
-            let mut first = NONE;
-            let mut many = false;
-            let add = |l: usize, first: &mut usize, many: &mut bool| {
-                if l == NONE {
-                    return;
-                }
-                if *first == NONE {
-                    *first = l;
-                } else if *first != l {
-                    *many = true;
-                }
-            };
-            if succs_b.contains(&v) && !cut(b, v) {
-                add(v, &mut first, &mut many);
-            }
-            for &q in &cfg.blocks[v].preds {
-                if q != b && in_region(s, q) && !cut(q, v) {
-                    add(s.lab[q], &mut first, &mut many);
-                }
-            }
-            (first, many)
-        };
         let mut converged = false;
         for _ in 0..(2 * nodes.len() + 4) {
             let mut changed = false;
-            for &v in &nodes {
-                let (first, many) = contributions(s, v);
+            for &v in nodes {
+                let (first, many) = self.contributions(s, b, headers, v);
                 let new = if many { v } else { first };
                 if s.lab[v] != new {
                     s.lab[v] = new;
@@ -623,22 +656,28 @@ impl UniAnalysis<'_> {
             || self.loops.irreducible_containing(b).is_some()
             || nodes.iter().any(|&u| self.loops.irreducible_containing(u).is_some());
         let mut joins: Vec<BlockId> = Vec::new();
-        for &v in &nodes {
-            let (_, many) = contributions(s, v);
-            let merge = irreducible && cfg.blocks[v].preds.len() > 1;
+        for &v in nodes {
+            let (_, many) = self.contributions(s, b, headers, v);
+            let merge = irreducible && self.cfg.blocks[v].preds.len() > 1;
             if many || merge {
                 joins.push(v);
             }
         }
-        // Labels arriving at each holding loop's header over cut edges.
-        let mut header_labels: Vec<(BlockId, Vec<usize>)> = Vec::new();
-        for &h in &headers {
+        (joins, irreducible)
+    }
+
+    /// The labels arriving at each holding loop's header over cut edges; a
+    /// header reached by several is a join too.
+    fn header_labels(&self, s: &Scratch, b: BlockId, headers: &[BlockId], joins: &mut Vec<BlockId>) -> Vec<(BlockId, Vec<usize>)> {
+        let cfg = self.cfg;
+        let mut out: Vec<(BlockId, Vec<usize>)> = Vec::new();
+        for &h in headers {
             let mut ls = Vec::new();
-            if succs_b.contains(&h) {
+            if cfg.blocks[b].succs.contains(&h) {
                 ls.push(h);
             }
             for &q in &cfg.blocks[h].preds {
-                if q != b && in_region(s, q) && s.lab[q] != NONE {
+                if q != b && s.inr[q] == s.gen && s.lab[q] != NONE {
                     ls.push(s.lab[q]);
                 }
             }
@@ -647,20 +686,24 @@ impl UniAnalysis<'_> {
             if ls.len() > 1 && !joins.contains(&h) {
                 joins.push(h);
             }
-            header_labels.push((h, ls));
+            out.push((h, ls));
         }
-        for &j in &joins {
-            let live = &self.live.live_in[j];
-            let regs: Vec<Reg> = region_defs.iter().filter(|&r| live.contains(r)).collect();
-            for &r in &regs {
-                self.entry_why.entry((j, r)).or_insert(Why::Sync { branch: k, join: j });
-                self.reg_first.entry(r).or_insert(Site::Entry(j));
-            }
-            if !regs.is_empty() {
-                fx.inject(j, SparseSet(regs));
-            }
-        }
-        // Temporal divergence at loop exits.
+        out
+    }
+
+    /// Temporal divergence: the registers of a holding loop live at one of
+    /// its exits that threads of the branch reach on different paths.
+    fn temporal_effects(
+        &mut self,
+        s: &Scratch,
+        (k, b, p): (usize, BlockId, Option<BlockId>),
+        holding: &[usize],
+        header_labels: &[(BlockId, Vec<usize>)],
+        irreducible: bool,
+        fx: &mut Effects<SparseSet>,
+    ) {
+        let cfg = self.cfg;
+        let in_region = |u: BlockId| s.inr[u] == s.gen;
         for (li, &l) in holding.iter().enumerate() {
             let (h, ref hl) = header_labels[li];
             if hl.is_empty() {
@@ -673,15 +716,15 @@ impl UniAnalysis<'_> {
             }
             let ldefs = SparseSet::from_unsorted(ldefs);
             for x in lp.exit_blocks() {
-                if !(in_region(s, x) || Some(x) == p) {
+                if !(in_region(x) || Some(x) == p) {
                     continue;
                 }
                 let mut ls = hl.clone();
-                if succs_b.contains(&x) {
+                if cfg.blocks[b].succs.contains(&x) {
                     ls.push(x);
                 }
                 for &q in &cfg.blocks[x].preds {
-                    if q != b && in_region(s, q) && s.lab[q] != NONE && lp.contains(q) {
+                    if q != b && in_region(q) && s.lab[q] != NONE && lp.contains(q) {
                         ls.push(s.lab[q]);
                     }
                 }
