@@ -1,0 +1,209 @@
+//! Routing an instruction to its family decoder, from its row of the
+//! instruction description (`ptxsim_isa`), and the view of an instruction
+//! the family decoders read ([`Ins`], its modifiers decoded once by
+//! `ptxsim_isa::decode`); the decoder's error type.
+
+use super::{ext, tensor};
+use crate::alu::Rounding;
+use ptxsim_isa::modifiers::Rnd;
+use ptxsim_isa::{Decoded, Engine, Family};
+use ptxsim_syntax::ast::{self, Operand, ScalarType};
+
+type R<T> = Result<T, DecodeError>;
+
+/// Why an instruction or a declaration could not be decoded.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub(crate) enum DecodeError {
+    /// An instruction form (opcode, modifiers and types, as written) the
+    /// engine does not run yet.
+    #[error("instruction `{0}` is not supported yet")]
+    Unsupported(String),
+    /// An opcode the instruction description marks not supported yet, with
+    /// the reason its row gives.
+    #[error("instruction `{name}` is not supported yet ({why})")]
+    NotYet { name: String, why: &'static str },
+    /// An operand, or a modifier combination, this engine cannot use where
+    /// it stands (after the checker, a form the engine does not run).
+    #[error("{0}")]
+    Operand(String),
+    /// A decoder limit (registers, frame or shared bytes) exceeded.
+    #[error("{0}")]
+    Limit(String),
+}
+
+impl DecodeError {
+    /// The error of a message: `instruction `X` is not supported yet` is
+    /// [`DecodeError::Unsupported`], anything else an operand error.
+    pub(crate) fn from_message(m: String) -> DecodeError {
+        match m.strip_prefix("instruction `").and_then(|r| r.strip_suffix("` is not supported yet")) {
+            Some(name) => DecodeError::Unsupported(name.to_string()),
+            None => DecodeError::Operand(m),
+        }
+    }
+}
+
+impl From<&str> for DecodeError {
+    fn from(s: &str) -> DecodeError {
+        DecodeError::Operand(s.to_string())
+    }
+}
+
+impl From<String> for DecodeError {
+    fn from(s: String) -> DecodeError {
+        DecodeError::Operand(s)
+    }
+}
+
+impl From<DecodeError> for String {
+    fn from(e: DecodeError) -> String {
+        e.to_string()
+    }
+}
+
+/// Which family decoder reads an instruction.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum Route {
+    Ext(ext::Ext),
+    Tensor(tensor::Tensor),
+    Mov,
+    Binary,
+    Unary,
+    Ternary,
+    SetpLike,
+    SelectConvert,
+    Memory,
+    Control,
+    WarpSync,
+    Bits,
+    Fence,
+}
+
+/// The family decoder of opcode `opc` with the modifiers `has` reports, or
+/// `None` when the engine has none (the instruction is not supported yet).
+/// The opcode's family is its row of the instruction description
+/// (`ptxsim_isa`); [`ext::ext_route`] refines it for the modifiers that
+/// change the family (`add.cc`, `.f16x2`, `cvt.pack`). The decoder
+/// dispatches through this function alone, so [`decodes_opcode`] answers
+/// what it does.
+pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
+    if let Some(r) = ext::ext_route(opc, has) {
+        return Some(Route::Ext(r));
+    }
+    if let Some(r) = tensor::tensor_route(opc, has) {
+        return Some(Route::Tensor(r));
+    }
+    let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
+    Some(match family {
+        Family::Mov => Route::Mov,
+        Family::Binary => Route::Binary,
+        Family::Unary => Route::Unary,
+        Family::Ternary => Route::Ternary,
+        Family::SetpLike => Route::SetpLike,
+        Family::SelectConvert => Route::SelectConvert,
+        Family::Memory => Route::Memory,
+        Family::Control => Route::Control,
+        Family::WarpSync => Route::WarpSync,
+        Family::Bits => Route::Bits,
+        Family::Fence => Route::Fence,
+        Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
+        Family::Lane3 => Route::Ext(ext::Ext::Lane3),
+        Family::Testp => Route::Ext(ext::Ext::Testp),
+        Family::WarpCollective => Route::Ext(ext::Ext::WarpCollective),
+        Family::Hint => Route::Ext(ext::Ext::Hint),
+        Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
+        Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
+        Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
+        Family::Mma => Route::Tensor(tensor::Tensor::Mma),
+        Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
+        Family::Space => Route::Ext(ext::Ext::Space),
+    })
+}
+
+/// Whether the engine has a decoder for `opcode`, written as in the
+/// checker's table: an opcode, optionally followed by dotted modifiers
+/// (`mul.wide`). A decoder may still refuse some of an opcode's forms
+/// (types, modifiers): those load as [`crate::program::Op::Unsupported`] naming the form.
+pub fn decodes_opcode(opcode: &str) -> bool {
+    let mut parts = opcode.split('.');
+    let opc = parts.next().unwrap_or("");
+    let mods: Vec<String> = parts.map(|m| format!(".{m}")).collect();
+    route(opc, &|m: &str| mods.iter().any(|x| x == m)).is_some()
+}
+
+/// An instruction's opcode, modifiers, types and operands, as the family
+/// decoders read them: the modifiers are decoded once, by
+/// [`ptxsim_isa::decode`] (the checker's decoding), and the fields below
+/// are read from it.
+pub(crate) struct Ins<'i, 'a> {
+    pub(crate) opc: &'i str,
+    /// The decoded modifiers (comparison, BoolOp, types, `.ftz`, ...).
+    pub(crate) d: Decoded<'a>,
+    /// Every modifier as written, for the families that test one by name.
+    pub(crate) mods: Vec<&'i str>,
+    /// The modifiers that are types, in order.
+    pub(crate) types: Vec<ScalarType>,
+    pub(crate) ops: &'i [Operand<'i>],
+    pub(crate) n: usize,
+    pub(crate) last_ty: Option<ScalarType>,
+    pub(crate) rounding: Vec<Rounding>,
+    pub(crate) ftz: bool,
+    pub(crate) sat: bool,
+    pub(crate) uni: bool,
+}
+
+/// The engine's rounding mode of a decoded rounding modifier (`.rs` has none).
+fn rounding_of((r, integer): (Rnd, bool)) -> Option<Rounding> {
+    Some(match (r, integer) {
+        (Rnd::N, false) => Rounding::Rn,
+        (Rnd::Z, false) => Rounding::Rz,
+        (Rnd::M, false) => Rounding::Rm,
+        (Rnd::P, false) => Rounding::Rp,
+        (Rnd::N, true) => Rounding::Rni,
+        (Rnd::Z, true) => Rounding::Rzi,
+        (Rnd::M, true) => Rounding::Rmi,
+        (Rnd::P, true) => Rounding::Rpi,
+        (Rnd::Na, _) => Rounding::Rna,
+        (Rnd::S, _) => return None,
+    })
+}
+
+impl<'i, 'a: 'i> Ins<'i, 'a> {
+    pub(crate) fn new(i: &'i ast::Instruction<'a>) -> Ins<'i, 'a> {
+        let d = ptxsim_isa::decode(i);
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
+        let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
+        let (ftz, sat, uni) = (d.ftz.is_some(), d.has(".sat"), !d.uni.is_empty());
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, uni, mods, d }
+    }
+
+    pub(crate) fn has(&self, m: &str) -> bool {
+        self.mods.contains(&m)
+    }
+
+    /// The instruction as written: opcode and modifiers.
+    pub(crate) fn full(&self) -> String {
+        format!("{}{}", self.opc, self.mods.concat())
+    }
+
+    pub(crate) fn unsupported(&self) -> DecodeError {
+        DecodeError::Unsupported(self.full())
+    }
+
+    /// The error of an opcode with no decoder: its row's reason, when it
+    /// has one.
+    pub(crate) fn no_decoder(&self) -> DecodeError {
+        match ptxsim_isa::lookup(self.opc).map(|r| r.engine) {
+            Some(Engine::NotYet(why)) => DecodeError::NotYet { name: self.full(), why },
+            _ => self.unsupported(),
+        }
+    }
+
+    pub(crate) fn need(&self, k: usize) -> R<()> {
+        if self.n < k {
+            Err(DecodeError::Operand(format!("`{}` needs {k} operands", self.full())))
+        } else {
+            Ok(())
+        }
+    }
+}
