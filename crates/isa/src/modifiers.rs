@@ -100,8 +100,7 @@ pub struct Decoded<'a> {
     pub space_other: bool,
     pub cmp: Option<(CmpOp, Span)>,
     /// The combining operator of `setp`/`set`/`lop3` (`.and`, `.or`, `.xor`).
-    pub boolop: Option<Span>,
-    pub bool_op: Option<BoolOp>,
+    pub boolop: Option<(BoolOp, Span)>,
     pub ftz: Option<Span>,
     pub vector: Option<(u8, Span)>,
     pub uni: SmallVec<[Span; 1]>,
@@ -149,12 +148,12 @@ pub fn decode<'a>(i: &Instruction<'a>) -> Decoded<'a> {
         } else if let Some(c) = CmpOp::from_str(t) {
             d.cmp = Some((c, m.span));
         } else if combines && matches!(t, ".and" | ".or" | ".xor") {
-            d.boolop = Some(m.span);
-            d.bool_op = Some(match t {
+            let op = match t {
                 ".and" => BoolOp::And,
                 ".or" => BoolOp::Or,
                 _ => BoolOp::Xor,
-            });
+            };
+            d.boolop = Some((op, m.span));
         } else if t == ".ftz" {
             d.ftz = Some(m.span);
         } else if t == ".uni" {

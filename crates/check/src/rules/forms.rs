@@ -61,7 +61,7 @@ fn only(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, allowed: &[&
             bad(cx, m.span);
         }
     }
-    let given = [(d.cmp.map(|c| c.1), takes.cmp), (d.ftz, takes.ftz), (d.boolop, takes.boolop)];
+    let given = [(d.cmp.map(|c| c.1), takes.cmp), (d.ftz, takes.ftz), (d.boolop.map(|b| b.1), takes.boolop)];
     for (s, ok) in given {
         if let (Some(s), false) = (s, ok) {
             bad(cx, s);
@@ -127,7 +127,7 @@ pub fn lop3<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     if types(cx, i, d, 1, |t| t == [ScalarType::B32], "the type `.b32`", LOP3_NOTE).is_none() || !ok {
         return super::operand::resolve_all(cx, i);
     }
-    let boolop = d.bool_op.is_some();
+    let boolop = d.boolop.is_some();
     let dst = &i.operands.first().map(|o| &o.kind);
     let pair = matches!(dst, Some(OperandKind::PredPair(..)));
     if boolop != pair {
@@ -184,7 +184,7 @@ pub fn lop3<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
 
 /// `lop3`'s `.BoolOp` is `.and` or `.or` (ptxas: "Illegal operation '.xor'").
 fn check_boolop(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) -> bool {
-    if let (Some(BoolOp::Xor), Some(s)) = (d.bool_op, d.boolop) {
+    if let Some((BoolOp::Xor, s)) = d.boolop {
         error(cx, "check/lop3", s, format!("`.xor` is not a BoolOp of `{}`", i.opcode.text), "expected `.and` or `.or`", LOP3_NOTE);
         return false;
     }

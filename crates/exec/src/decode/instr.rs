@@ -1196,7 +1196,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let (mods, types) = (&x.mods, &x.types);
         let unsupported = || x.unsupported();
         let cmp = x.d.cmp.map(|c| c.0).ok_or_else(unsupported)?;
-        let comb_op = x.d.bool_op.map(|b| match b {
+        let comb_op = x.d.boolop.map(|(b, _)| match b {
             IsaBoolOp::And => BoolOp::And,
             IsaBoolOp::Or => BoolOp::Or,
             IsaBoolOp::Xor => BoolOp::Xor,
