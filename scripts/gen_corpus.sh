@@ -92,9 +92,9 @@ STAGE=/tmp/ptxsim-corpus/src
 generate() {
   rm -rf "$STAGE" && mkdir -p "$STAGE" && cp -r "$SRC"/* "$STAGE"/
   rm -f "$CORPUS"/nvcc/*.ptx "$CORPUS"/clang/*.ptx "$CORPUS"/llvmlite/*.ptx "$CORPUS"/numba/*.ptx \
-    "$CORPUS"/triton/*.ptx "$PENDING"/triton/*.ptx "$PENDING"/nvcc_rdc/*.ptx "$PENDING"/numba/*.ptx
+    "$CORPUS"/triton/*.ptx "$PENDING"/triton/*.ptx "$CORPUS"/nvcc_rdc/*.ptx "$PENDING"/numba/*.ptx
   mkdir -p "$CORPUS"/nvcc "$CORPUS"/clang "$CORPUS"/llvmlite "$CORPUS"/numba "$CORPUS"/triton \
-    "$PENDING"/triton "$PENDING"/nvcc_rdc "$PENDING"/numba
+    "$PENDING"/triton "$CORPUS"/nvcc_rdc "$PENDING"/numba
   cd "$STAGE"
 
   # ---- nvcc 13.5 ---------------------------------------------------------
@@ -110,10 +110,11 @@ generate() {
   "$NVCC" -ptx -arch=compute_75 -G "${NVCC_INC[@]}" collatz.cu -o "$CORPUS/nvcc/debug_collatz.ptx"
   "$NVCC" -ptx -arch=compute_75 -G "${NVCC_INC[@]}" recursion.cu -o "$CORPUS/nvcc/debug_recursion.ptx"
   # Separate compilation: a kernel module and the device library it calls
-  # (tests/corpus_pending/nvcc_rdc: ptxsim cannot link modules yet).
+  # (tests/corpus/nvcc_rdc, linked by `ptxsim run rdc_main.ptx rdc_lib.ptx`).
   local m
+  mkdir -p "$CORPUS/nvcc_rdc"
   for m in rdc_main rdc_lib; do
-    "$NVCC" -ptx -rdc=true -arch=compute_80 "${NVCC_INC[@]}" "rdc/$m.cu" -o "$PENDING/nvcc_rdc/$m.ptx"
+    "$NVCC" -ptx -rdc=true -arch=compute_80 "${NVCC_INC[@]}" "rdc/$m.cu" -o "$CORPUS/nvcc_rdc/$m.ptx"
   done
 
   # ---- Debian clang / llc (LLVM 14) --------------------------------------
@@ -196,7 +197,7 @@ validate() {
       fi
       printf '%s\taccepted by ptxas 12.9 -arch=sm_%s\n' "$rel" "$arch" >>"$out.new"
     fi
-  done < <(find "$CORPUS" -name '*.ptx' | LC_ALL=C sort)
+  done < <(find "$CORPUS" -name '*.ptx' -not -path '*/nvcc_rdc/*' | LC_ALL=C sort)
   rm -rf "$tmp"
   mv "$out.new" "$out"
   return $rc
@@ -205,7 +206,7 @@ validate() {
 # The separately compiled pair: each module alone with `ptxas -c` (13.5 as
 # written, 12.9 with .version lowered to 8.8), then both linked by nvlink.
 validate_rdc() {
-  local dir=$PENDING/nvcc_rdc tmp out m ver
+  local dir=$CORPUS/nvcc_rdc tmp out m ver
   tmp=$(mktemp -d)
   out=$dir/verdicts.txt
   : >"$out"

@@ -26,8 +26,10 @@ pub enum SchedArg {
 
 #[derive(clap::Args)]
 pub struct Args {
-    /// The PTX file.
-    file: PathBuf,
+    /// The PTX file; several separately compiled modules (`nvcc -rdc`) are
+    /// linked as nvlink links them.
+    #[arg(required = true, num_args = 1..)]
+    files: Vec<PathBuf>,
     /// The kernel (`.entry`) to run (without it, the module's kernels are listed).
     #[arg(long)]
     kernel: Option<String>,
@@ -98,15 +100,18 @@ pub(crate) fn error_json(e: &RunError, hint: Option<&str>) -> Value {
 struct Failure {
     error: RunError,
     buffers: Option<Vec<Buffer>>,
+    /// The module of the failing function, when several were linked.
+    file: Option<String>,
 }
 
 impl From<RunError> for Failure {
     fn from(error: RunError) -> Failure {
-        Failure { error, buffers: None }
+        Failure { error, buffers: None, file: None }
     }
 }
 
 fn fail(a: &Args, file: &str, f: Failure, hint: Option<String>) -> ExitCode {
+    let file = f.file.as_deref().unwrap_or(file);
     let mut e = f.error;
     // Load errors from the decoder say "line N: ..."; name the file.
     if e.kind == TrapKind::LoadError {
@@ -176,18 +181,24 @@ fn usage(json: bool, msg: String) -> ExitCode {
 }
 
 pub fn run(a: Args) -> ExitCode {
-    let src = match read_text(&a.file) {
-        Ok(s) => s,
-        Err(c) => return c,
-    };
-    let file = a.file.display().to_string();
-    // What the launch is checked against, from the module's text.
-    let info = {
-        let parsed = ptxsim_syntax::parse(&src);
-        ModuleInfo::new(&parsed.module)
-    };
+    let mut sources: Vec<(String, String)> = Vec::with_capacity(a.files.len());
+    for f in &a.files {
+        match read_text(f) {
+            Ok(s) => sources.push((f.display().to_string(), s)),
+            Err(c) => return c,
+        }
+    }
+    if sources.len() > 1 && a.engine == crate::sass_cmd::EngineArg::Sass {
+        return usage(a.json, "--engine sass runs one module: linking several is not supported yet by the machine form; use --engine ptx".into());
+    }
+    // What the launch is checked against, from the text of the module that
+    // defines the kernel (the first one when none does).
+    let infos: Vec<ModuleInfo> = sources.iter().map(|(_, src)| ModuleInfo::new(&ptxsim_syntax::parse(src).module)).collect();
+    let at = a.kernel.as_deref().and_then(|k| infos.iter().position(|i| i.kernel(k).is_some())).unwrap_or(0);
+    let (file, info) = (sources[at].0.clone(), &infos[at]);
     let Some(kernel) = a.kernel.clone() else {
-        return usage(a.json, format!("--kernel KERNEL is required; {file}: {}", info.kernel_names()));
+        let names: Vec<String> = sources.iter().zip(&infos).map(|((f, _), i)| format!("{f}: {}", i.kernel_names())).collect();
+        return usage(a.json, format!("--kernel KERNEL is required; {}", names.join("; ")));
     };
     let mut specs = Vec::new();
     for s in &a.args {
@@ -196,7 +207,7 @@ pub fn run(a: Args) -> ExitCode {
             Err(m) => return usage(a.json, m),
         }
     }
-    let mut cfg = match launch_config(&a, &info, &file) {
+    let mut cfg = match launch_config(&a, info, &file) {
         Ok(c) => c,
         Err(m) => return usage(a.json, m),
     };
@@ -204,8 +215,9 @@ pub fn run(a: Args) -> ExitCode {
         if let Err(m) = check_args(k, &specs, info.addr_bytes()) {
             return usage(a.json, m);
         }
-    } else if !info.kernels.is_empty() {
-        return usage(a.json, format!("{file} has no kernel named `{kernel}`; {}", info.kernel_names()));
+    } else if infos.iter().any(|i| !i.kernels.is_empty()) {
+        let names: Vec<String> = sources.iter().zip(&infos).map(|((f, _), i)| format!("{f}: {}", i.kernel_names())).collect();
+        return usage(a.json, format!("no module has a kernel named `{kernel}`; {}", names.join("; ")));
     }
     if let Some(dir) = &a.out_dir {
         if let Err(m) = run_out::prepare_out_dir(dir) {
@@ -221,11 +233,11 @@ pub fn run(a: Args) -> ExitCode {
     }
     let (max_shared, _) = info.max_shared();
     let limits = Limits { max_memory, max_shared_bytes: max_shared, ..Limits::default() };
-    let hint = shared_hint(&info, &kernel, cfg.dynamic_shared_bytes);
+    let hint = shared_hint(info, &kernel, cfg.dynamic_shared_bytes);
     let display = crate::limits::progress(&mut cfg, a.json);
-    let out = execute(&file, &src, &kernel, &cfg, specs, &info, limits, a.engine);
+    let out = execute(&sources, &kernel, &cfg, specs, info, limits, a.engine);
     drop(display);
-    drop(src);
+    drop(sources);
     let (buffers, stats) = match out {
         Ok(o) => o,
         Err(f) => {
@@ -314,8 +326,7 @@ fn shared_hint(info: &ModuleInfo, kernel: &str, dynamic: u32) -> Option<String> 
 /// reads every buffer back, also after a trap (partial results).
 #[allow(clippy::too_many_arguments)]
 fn execute(
-    file: &str,
-    src: &str,
+    sources: &[(String, String)],
     kernel: &str,
     cfg: &LaunchConfig,
     specs: Vec<Spec>,
@@ -324,8 +335,13 @@ fn execute(
     engine: crate::sass_cmd::EngineArg,
 ) -> Result<(Vec<Buffer>, LaunchStats), Failure> {
     let mut dev = Device::with_limits(limits);
+    let (file, src) = (&sources[0].0, &sources[0].1);
     let (module, machine) = match engine {
         crate::sass_cmd::EngineArg::Sass => crate::sass_cmd::load_machine(&mut dev, file, src).map(|(m, p)| (m, Some(p)))?,
+        crate::sass_cmd::EngineArg::Ptx if sources.len() > 1 => {
+            let refs: Vec<(&str, &str)> = sources.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+            (dev.load_linked(&refs)?, None)
+        }
         crate::sass_cmd::EngineArg::Ptx => (dev.load_named(file, src)?, None),
     };
     let params = info.kernel(kernel).map(|k| k.params.as_slice()).unwrap_or(&[]);
@@ -385,7 +401,12 @@ fn execute(
             // A launch that never started has no results to show.
             let started = !matches!(error.kind, TrapKind::InvalidLaunch | TrapKind::LoadError);
             let buffers = if started { read_all(&dev).ok() } else { None };
-            Err(Failure { error, buffers })
+            // The failing function's own module, when several are linked.
+            let prog = &module.program;
+            let file = (prog.files.len() > 1)
+                .then(|| error.function.as_ref().and_then(|f| prog.functions.iter().find(|g| &g.name == f)).and_then(|f| prog.files.get(f.module as usize)).cloned())
+                .flatten();
+            Err(Failure { error, buffers, file })
         }
     }
 }
@@ -408,7 +429,8 @@ pub(crate) fn run_source(
     let mut cfg = LaunchConfig::new(grid, block);
     cfg.scheduling = mode;
     let info = ModuleInfo::new(&ptxsim_syntax::parse(src).module);
-    let (buffers, stats) = execute(file, src, kernel, &cfg, specs, &info, Limits::default(), crate::sass_cmd::EngineArg::Ptx).map_err(|f| f.error)?;
+    let sources = [(file.to_string(), src.to_string())];
+    let (buffers, stats) = execute(&sources, kernel, &cfg, specs, &info, Limits::default(), crate::sass_cmd::EngineArg::Ptx).map_err(|f| f.error)?;
     let raw = buffers.iter().map(Buffer::hex).collect();
     Ok((run_out::summary(file, kernel, &buffers, &stats), raw))
 }

@@ -121,6 +121,25 @@ fn accepted_modules_load_without_unlisted_unsupported_forms() {
     files.sort();
     let mut wrong = Vec::new();
     let mut met = std::collections::BTreeSet::new();
+    // The separately compiled pair of tests/corpus/nvcc_rdc loads linked.
+    let rdc: Vec<PathBuf> = files.iter().filter(|p| p.parent().is_some_and(|d| d.ends_with("nvcc_rdc"))).cloned().collect();
+    files.retain(|p| !rdc.contains(p));
+    assert_eq!(rdc.len(), 2, "the nvcc_rdc pair");
+    let texts: Vec<(String, String)> = rdc.iter().map(|p| (p.display().to_string(), std::fs::read_to_string(p).expect("readable"))).collect();
+    let refs: Vec<(&str, &str)> = texts.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+    match Device::new().load_linked(&refs) {
+        Ok(m) => {
+            for name in unsupported_names(&m) {
+                match entry_of(&name) {
+                    Some(e) => {
+                        met.insert(e);
+                    }
+                    None => wrong.push(format!("nvcc_rdc: `{name}` is not in NOT_SUPPORTED_YET")),
+                }
+            }
+        }
+        Err(e) => wrong.push(format!("the nvcc_rdc pair does not link: {e}")),
+    }
     for p in &files {
         let src = std::fs::read_to_string(p).expect("readable");
         let mut dev = Device::new();

@@ -350,18 +350,52 @@ impl Device {
     }
 
     /// Parses, checks and decodes a module, and allocates its `.global` variables.
-    /// `name` is used in rendered diagnostics.
+    /// `name` is used in rendered diagnostics. A module loaded alone is a
+    /// whole program, as `ptxas` without `-c` sees it: a called `.extern`
+    /// function needs its definition in the module.
     pub fn load_named(&mut self, name: &str, src: &str) -> Result<Module, RunError> {
-        let parsed = ptxsim_syntax::parse(src);
-        let file = ptxsim_syntax::SourceFile::new(name, src);
-        if parsed.diagnostics.iter().any(|d| d.is_error()) {
-            return Err(RunError::new(TrapKind::LoadError, file.render(&parsed.diagnostics, false)));
+        self.load_modules(&[(name, src)], false)
+    }
+
+    /// Links separately compiled modules as nvlink does (`nvcc -rdc`): each
+    /// module is parsed and checked as relocatable code (`ptxas -c`), then
+    /// the `.extern` functions and `.global`/`.const` variables of each are
+    /// resolved against another's `.visible` definition (or else its first
+    /// `.weak` one). Two `.visible` definitions of a name, a called
+    /// function or a variable that no module defines, and a declaration
+    /// that does not match its definition (parameters, or a variable's
+    /// size) are a `load_error` naming the files and lines. `modules`:
+    /// (name, text) pairs; names without a linkage stay private to their
+    /// module.
+    pub fn load_linked(&mut self, modules: &[(&str, &str)]) -> Result<Module, RunError> {
+        self.load_modules(modules, true)
+    }
+
+    fn load_modules(&mut self, modules: &[(&str, &str)], link: bool) -> Result<Module, RunError> {
+        use ptxsim_syntax::ast::{Item, Linkage, StateSpace};
+        let mode = if link { ptxsim_check::Mode::Relocatable } else { ptxsim_check::Mode::WholeProgram };
+        let mut parsed = Vec::with_capacity(modules.len());
+        let mut called = Vec::with_capacity(modules.len());
+        for &(name, src) in modules {
+            let p = ptxsim_syntax::parse(src);
+            let file = ptxsim_syntax::SourceFile::new(name, src);
+            if p.diagnostics.iter().any(|d| d.is_error()) {
+                return Err(RunError::new(TrapKind::LoadError, file.render(&p.diagnostics, false)));
+            }
+            let checked = ptxsim_check::check_module_mode(&p.module, usize::MAX, mode);
+            if checked.diagnostics.iter().any(|d| d.is_error()) {
+                return Err(RunError::new(TrapKind::LoadError, file.render(&checked.diagnostics, false)));
+            }
+            let lines = ptxsim_syntax::LineIndex::new(src);
+            called.push(checked.unresolved.iter().map(|(n, s)| (n.clone(), lines.line(s.start))).collect::<Vec<_>>());
+            parsed.push(p);
         }
-        // One module alone is a whole program (as `ptxas` without `-c`).
-        let diags = ptxsim_check::check_module_mode(&parsed.module, usize::MAX, ptxsim_check::Mode::WholeProgram).diagnostics;
-        if diags.iter().any(|d| d.is_error()) {
-            return Err(RunError::new(TrapKind::LoadError, file.render(&diags, false)));
+        let units: Vec<decode::Unit<'_, '_>> =
+            modules.iter().zip(&parsed).map(|(&(name, src), p)| decode::Unit { name, ast: &p.module, lines: ptxsim_syntax::LineIndex::new(src) }).collect();
+        if link {
+            decode::link::check(&units, &called).map_err(|m| RunError::new(TrapKind::LoadError, m))?;
         }
+        let name = modules.iter().map(|m| m.0).collect::<Vec<_>>().join(", ");
         let limit = self.limits.global_cap();
         let mem = &mut self.mem;
         let mut addrs = Vec::new();
@@ -372,7 +406,7 @@ impl Device {
             addrs.extend(a);
             a
         };
-        let decoded = decode::decode(src, &parsed.module, &mut alloc);
+        let decoded = decode::decode_units(&units, link, &mut alloc);
         let (prog, inits) = match decoded {
             Ok(d) => d,
             Err(m) if refused => {
@@ -381,11 +415,13 @@ impl Device {
                     format!("{name}: {m}: {} bytes of global memory are allocated and the limit is {limit} bytes (--max-memory)", self.mem.total),
                 ))
             }
+            Err(m) if link => return Err(RunError::new(TrapKind::LoadError, m)),
             Err(m) => return Err(RunError::new(TrapKind::LoadError, format!("{name}: {m}"))),
         };
-        // Module variables are allocated in declaration order.
-        let vars = parsed.module.items.iter().filter_map(|i| match i {
-            ptxsim_syntax::ast::Item::Var(v) if v.space.value == ptxsim_syntax::ast::StateSpace::Global => Some(v),
+        // Module variables are allocated in declaration order (an `.extern`
+        // one, when linking, is another module's).
+        let vars = parsed.iter().flat_map(|p| p.module.items.iter()).filter_map(|i| match i {
+            Item::Var(v) if v.space.value == StateSpace::Global && !(link && v.linkage.map(|l| l.value) == Some(Linkage::Extern)) => Some(v),
             _ => None,
         });
         let names: Vec<String> = vars.flat_map(|v| v.declarators.iter().map(|d| d.name.text.to_string())).collect();

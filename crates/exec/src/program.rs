@@ -487,6 +487,8 @@ pub struct Function {
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
     pub line: u32,
+    /// The module it comes from (an index into [`Program::files`]).
+    pub module: u32,
 }
 
 impl Function {
@@ -510,6 +512,9 @@ pub struct Program {
     pub shared_static: u32,
     /// Where dynamic (`extern .shared`) memory starts.
     pub shared_dynamic_offset: u32,
+    /// The names of the linked modules (one empty name for a module loaded
+    /// alone).
+    pub files: Vec<String>,
 }
 
 impl Program {

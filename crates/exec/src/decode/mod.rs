@@ -11,6 +11,7 @@
 //! shared and const bytes) so that later stages allocate nothing unbounded.
 
 mod instr;
+pub(crate) mod link;
 
 pub use instr::decodes_opcode;
 
@@ -50,73 +51,164 @@ pub(crate) enum Sym {
     KernelParam(u32),
 }
 
-/// Decodes `module` (already parsed and checked). `alloc_global(size, align)`
-/// allocates device memory for each `.global` variable and returns its address.
-pub fn decode(
-    src: &str,
-    module: &ast::Module<'_>,
+/// One module of a program being decoded: its name (in messages), its
+/// syntax tree and its line index.
+pub(crate) struct Unit<'s, 'a> {
+    pub name: &'s str,
+    pub ast: &'s ast::Module<'a>,
+    pub lines: LineIndex,
+}
+
+fn linkage_of(l: Option<ast::Spanned<ast::Linkage>>) -> Option<ast::Linkage> {
+    l.map(|l| l.value)
+}
+
+/// Decodes one program from `units` (already parsed and checked);
+/// `alloc_global(size, align)` allocates device memory for each `.global`
+/// variable and returns its address. With `link` (several separately
+/// compiled modules, checked by `link::check`), the functions and
+/// variables declared with a linkage (`.extern`, `.visible`, `.weak`,
+/// `.common`) are one name across the units: an `.extern` resolves to the
+/// `.visible` definition, or else the first `.weak` one; names without a
+/// linkage stay private to their unit. Without `link` (one module, a whole
+/// program as ptxas sees it) an `.extern` `.global` variable is allocated
+/// like a definition.
+pub(crate) fn decode_units<'s, 'a>(
+    units: &'s [Unit<'s, 'a>],
+    link: bool,
     alloc_global: &mut dyn FnMut(u64, u64) -> Option<u64>,
 ) -> Result<(Program, Vec<(u64, Vec<u8>)>), String> {
-    let lines = LineIndex::new(src);
-    let mut d = ModuleDecoder { lines: &lines, syms: HashMap::new(), funcs: Vec::new(), func_ids: HashMap::new(), tables: HashMap::new() };
+    use ast::Linkage::{Common, Visible, Weak};
+    let shared_name = |l: Option<ast::Spanned<ast::Linkage>>| link && l.is_some();
+    let named = |u: usize, m: String| if link { format!("{}: {m}", units[u].name) } else { m };
 
     // Functions first: jump tables and `mov r, f` need their addresses.
-    for item in &module.items {
-        if let Item::Function(f) = item {
-            let name = f.name.text.to_string();
-            let id = match d.func_ids.get(&name) {
+    let mut funcs: Vec<Option<&'s ast::Function<'a>>> = Vec::new();
+    let mut owner: Vec<usize> = Vec::new();
+    let mut global_ids: HashMap<&str, FuncId> = HashMap::new();
+    let mut unit_ids: Vec<HashMap<&str, FuncId>> = vec![HashMap::new(); units.len()];
+    for (u, unit) in units.iter().enumerate() {
+        for item in &unit.ast.items {
+            let Item::Function(f) = item else { continue };
+            let name = f.name.text;
+            let id = match unit_ids[u].get(name) {
                 Some(&id) => id,
                 None => {
-                    let id = d.funcs.len() as FuncId;
-                    d.func_ids.insert(name.clone(), id);
-                    d.funcs.push(None);
+                    let known = if shared_name(f.linkage) { global_ids.get(name).copied() } else { None };
+                    let id = known.unwrap_or_else(|| {
+                        funcs.push(None);
+                        owner.push(u);
+                        (funcs.len() - 1) as FuncId
+                    });
+                    if shared_name(f.linkage) {
+                        global_ids.entry(name).or_insert(id);
+                    }
+                    unit_ids[u].insert(name, id);
                     id
                 }
             };
-            if f.body.is_some() || d.funcs[id as usize].is_none() {
-                d.funcs[id as usize] = Some(&**f);
+            // A body wins over a declaration; a `.visible` body over a `.weak` one.
+            let better = match funcs[id as usize] {
+                None => true,
+                Some(g) => match (g.body.is_some(), f.body.is_some()) {
+                    (false, true) => true,
+                    (true, true) => link && matches!(linkage_of(g.linkage), Some(Weak | Common)) && linkage_of(f.linkage) == Some(Visible),
+                    _ => false,
+                },
+            };
+            if better {
+                funcs[id as usize] = Some(&**f);
+                owner[id as usize] = u;
             }
-            d.syms.insert(name, Sym::Func(id));
         }
     }
+    let mut ds: Vec<ModuleDecoder<'s, 's, 'a>> = units
+        .iter()
+        .enumerate()
+        .map(|(u, unit)| ModuleDecoder {
+            lines: &unit.lines,
+            syms: unit_ids[u].iter().map(|(n, id)| (n.to_string(), Sym::Func(*id))).collect(),
+            funcs: funcs.clone(),
+            tables: HashMap::new(),
+            link,
+            externs: Vec::new(),
+        })
+        .collect();
 
-    // Module variables.
+    // Module variables, unit by unit; with `link`, the definitions other
+    // units may name (a `.visible` one wins over `.weak` ones).
     let mut const_bank: Vec<u8> = Vec::new();
     let mut shared_static: u64 = 0;
     let mut shared_align: u64 = 16;
-    let mut extern_shared: Vec<String> = Vec::new();
+    let mut extern_shared: Vec<Vec<String>> = vec![Vec::new(); units.len()];
     let mut global_inits: Vec<(u64, Vec<u8>)> = Vec::new();
-    let mut pending: Vec<(&ast::VarDecl<'_>, usize, u64)> = Vec::new();
-    for item in &module.items {
-        let Item::Var(v) = item else { continue };
-        d.declare_module_var(v, &mut const_bank, &mut shared_static, &mut shared_align, &mut extern_shared, alloc_global, &mut pending)?;
-    }
-    // Initialisers, now that every address is known.
-    for (v, k, addr) in pending {
-        let decl = &v.declarators[k];
-        let bytes = d.init_bytes(v, decl)?;
-        match v.space.value {
-            StateSpace::Global => global_inits.push((addr, bytes)),
-            StateSpace::Const => {
-                let off = addr as usize;
-                if let Some(dst) = const_bank.get_mut(off..off + bytes.len()) {
-                    dst.copy_from_slice(&bytes);
+    let mut pending: Vec<Vec<(&ast::VarDecl<'_>, usize, u64)>> = vec![Vec::new(); units.len()];
+    let mut defs: HashMap<&str, (Sym, bool)> = HashMap::new();
+    for (u, unit) in units.iter().enumerate() {
+        for item in &unit.ast.items {
+            let Item::Var(v) = item else { continue };
+            ds[u].declare_module_var(v, &mut const_bank, &mut shared_static, &mut shared_align, &mut extern_shared[u], alloc_global, &mut pending[u]).map_err(|m| named(u, m))?;
+            let weak = match linkage_of(v.linkage) {
+                Some(Visible) => false,
+                Some(Weak | Common) => true,
+                _ => continue,
+            };
+            if !link || !matches!(v.space.value, StateSpace::Global | StateSpace::Const) {
+                continue;
+            }
+            for d in &v.declarators {
+                let Some(&s) = ds[u].syms.get(d.name.text) else { continue };
+                match defs.get(d.name.text) {
+                    Some((_, false)) => {}
+                    Some((_, true)) if weak => {}
+                    _ => {
+                        defs.insert(d.name.text, (s, weak));
+                    }
                 }
             }
-            _ => {}
+        }
+    }
+    for (u, d) in ds.iter_mut().enumerate() {
+        for n in std::mem::take(&mut d.externs) {
+            let Some((s, _)) = defs.get(n.as_str()) else {
+                return Err(named(u, format!("`{n}` is declared `.extern` and no module defines it")));
+            };
+            d.syms.insert(n, *s);
+        }
+    }
+    // Initialisers, now that every address is known.
+    for (u, p) in pending.into_iter().enumerate() {
+        for (v, k, addr) in p {
+            let decl = &v.declarators[k];
+            let bytes = ds[u].init_bytes(v, decl).map_err(|m| named(u, m))?;
+            match v.space.value {
+                StateSpace::Global => global_inits.push((addr, bytes)),
+                StateSpace::Const => {
+                    let off = addr as usize;
+                    if let Some(dst) = const_bank.get_mut(off..off + bytes.len()) {
+                        dst.copy_from_slice(&bytes);
+                    }
+                }
+                _ => {}
+            }
         }
     }
     let dyn_off = (shared_static + 15) & !15;
-    for n in extern_shared {
-        d.syms.insert(n, Sym::Shared(dyn_off));
+    for (u, names) in extern_shared.into_iter().enumerate() {
+        for n in names {
+            ds[u].syms.insert(n, Sym::Shared(dyn_off));
+        }
     }
 
-    // Function bodies.
-    let mut functions = Vec::with_capacity(d.funcs.len());
+    // Function bodies, each with its unit's names.
+    let mut functions = Vec::with_capacity(funcs.len());
     let mut shared_cursor = shared_static;
-    for (id, f) in d.funcs.iter().enumerate() {
+    for (id, f) in funcs.iter().enumerate() {
         let Some(f) = f else { return Err("internal: function slot without a definition".into()) };
-        functions.push(d.decode_function(id as FuncId, f, &mut shared_cursor)?);
+        let u = owner[id];
+        let mut func = ds[u].decode_function(id as FuncId, f, &mut shared_cursor).map_err(|m| named(u, m))?;
+        func.module = u as u32;
+        functions.push(func);
     }
     let shared_total = shared_cursor;
     let program = Program {
@@ -124,6 +216,7 @@ pub fn decode(
         const_init: const_bank,
         shared_static: shared_total as u32,
         shared_dynamic_offset: ((shared_total + 15) & !15) as u32,
+        files: units.iter().map(|u| u.name.to_string()).collect(),
     };
     Ok((program, global_inits))
 }
@@ -131,10 +224,15 @@ pub fn decode(
 pub(crate) struct ModuleDecoder<'s, 'f, 'a> {
     pub lines: &'s LineIndex,
     pub syms: HashMap<String, Sym>,
+    /// Every function of the program, by id (all units).
     pub funcs: Vec<Option<&'f ast::Function<'a>>>,
-    pub func_ids: HashMap<String, FuncId>,
     /// Call tables: module variables whose initialisers are function names.
     pub tables: HashMap<String, Vec<FuncId>>,
+    /// Linking several modules: `.extern` `.global`/`.const` variables are
+    /// resolved against other units' definitions (collected in `externs`)
+    /// instead of being allocated.
+    pub link: bool,
+    pub externs: Vec<String>,
 }
 
 /// Size in bytes of a declared type (0 for opaque/pred).
@@ -159,6 +257,14 @@ pub(crate) fn var_size(v_ty: &Type<'_>, vector: Option<u8>, dims: &[Option<ast::
         return Err(format!("variable of {n} bytes is larger than the {MAX_VAR_BYTES}-byte limit"));
     }
     Ok(n)
+}
+
+/// How many scalar initialisers `init` holds.
+pub(crate) fn init_count(i: &Init<'_>) -> u64 {
+    match i {
+        Init::Expr(_) => 1,
+        Init::List(l, _) => l.iter().map(init_count).sum(),
+    }
 }
 
 fn init_len(init: &Option<Init<'_>>) -> Option<u64> {
@@ -211,6 +317,10 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                 if !fs.is_empty() {
                     self.tables.insert(name.clone(), fs);
                 }
+            }
+            if self.link && is_extern && matches!(v.space.value, StateSpace::Global | StateSpace::Const) {
+                self.externs.push(name);
+                continue;
             }
             match v.space.value {
                 StateSpace::Global => {
@@ -351,6 +461,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
             reqntid: None,
             maxntid: None,
             line: self.line(f.name.span),
+            module: 0,
         };
         for dir in &f.directives {
             if let ast::FuncDirective::Perf { name, values, .. } = dir {
