@@ -28,7 +28,7 @@
 //! PTX-level traps (memory bounds, `brx.idx` range, fuel, ...) keep their
 //! engine kinds and name the PTX source line.
 
-use crate::cc::{bm_flags, float_flags, iadd_flags, CcMasks, CcTest};
+use crate::cc::{bm_flags, float_flags, iadd_flags, CcMasks};
 use crate::isa::*;
 use crate::layout::{self, HwError};
 use ptxsim_exec::datapath::{op_class, step_data, DataEnv, OpClass, Setup, Warp};
@@ -513,7 +513,6 @@ impl Run<'_> {
                 return hw(HwError::PcOverflow, "the pc ran past the end of the code");
             };
             let pc_addr = layout::addr_of(mw.pc);
-            let cc_m = |cc: CcTest, mw: &MWarp| cc.eval(&mw.cc);
             match &ins.op {
                 MOp::Data { pc, .. } => {
                     if let Some(stop) = self.data_line(mw, shared, *pc)? {
@@ -521,165 +520,207 @@ impl Run<'_> {
                     }
                 }
                 MOp::Nop => mw.pc += 1,
-                MOp::Ssy { off } | MOp::Pbk { off } | MOp::Pcnt { off } | MOp::Pexit { off } => {
-                    let kind = match &ins.op {
-                        MOp::Ssy { .. } => TokenKind::Ssy,
-                        MOp::Pbk { .. } => TokenKind::Pbk,
-                        MOp::Pcnt { .. } => TokenKind::Pcnt,
-                        _ => TokenKind::Pexit,
-                    };
-                    let t = self.target_index(layout::relative(pc_addr, *off, 0), "push")?;
-                    self.push(mw, Self::token(kind, t, mw.active, mw.frame))?;
-                    mw.pc += 1;
-                }
-                MOp::Pret { off } => {
-                    let t = self.target_index(layout::relative(pc_addr, *off, 0), "PRET")?;
-                    match self.cfg.api_call_limit {
-                        Some(lim) if mw.api_depth >= lim => mw.lmt = true,
-                        _ => {
-                            let mut tok = Self::token(TokenKind::Pret, t, mw.active, mw.frame);
-                            tok.counted = true;
-                            self.push(mw, tok)?;
-                            mw.api_depth += 1;
-                        }
-                    }
-                    mw.pc += 1;
-                }
-                MOp::Sync { cc } | MOp::Brk { cc } | MOp::Cont { cc } => {
-                    let m = Self::guard(mw, &ins.guard) & cc_m(*cc, mw);
-                    if m == 0 {
-                        mw.pc += 1;
-                        continue;
-                    }
-                    let (kind, name) = match &ins.op {
-                        MOp::Sync { .. } => (TokenKind::Ssy, "SYNC"),
-                        MOp::Brk { .. } => (TokenKind::Pbk, "BRK"),
-                        _ => (TokenKind::Pcnt, "CONT"),
-                    };
-                    let Some(at) = Self::find(mw, &[kind]) else {
-                        return hw(HwError::StackError, format!("{name} with no matching {kind:?} token on the CRS stack"));
-                    };
-                    if kind != TokenKind::Ssy {
-                        for t in &mut mw.crs[at + 1..] {
-                            t.mask &= !m;
-                        }
-                    }
-                    self.park(mw, m)?;
-                }
-                MOp::Ret { cc } => {
-                    let m = Self::guard(mw, &ins.guard) & cc_m(*cc, mw);
-                    if m == 0 {
-                        mw.pc += 1;
-                        continue;
-                    }
-                    if mw.crs.is_empty() {
-                        // RET on an empty stack acts as EXIT (SPA opRET).
-                        self.exit(mw, m)?;
-                        continue;
-                    }
-                    let Some(at) = mw.crs.iter().rposition(|t| matches!(t.kind, TokenKind::Cal | TokenKind::Pret)) else {
-                        return hw(HwError::RetEmptyStackError, "RET with no CAL/PRET token on the CRS stack (only reconvergence tokens)");
-                    };
-                    for t in &mut mw.crs[at + 1..] {
-                        t.mask &= !m;
-                    }
-                    if m != mw.active {
-                        self.check_uni(mw, ins)?;
-                    }
-                    if mw.crs[at].frame != mw.frame {
-                        // Returning from a PTX call: its return values go back now.
-                        calls::leave(self.setup, &mut mw.w, mw.frame, m).map_err(Fault::Run)?;
-                    }
-                    self.park(mw, m)?;
-                }
-                MOp::Exit { cc } => {
-                    let m = Self::guard(mw, &ins.guard) & cc_m(*cc, mw);
-                    if m == 0 {
-                        mw.pc += 1;
-                        continue;
-                    }
-                    self.exit(mw, m)?;
-                }
-                MOp::Bra { cc, u, lmt, dest } | MOp::Jmp { cc, u, lmt, dest } => {
-                    if *lmt && mw.lmt {
-                        mw.pc += 1;
-                        continue;
-                    }
-                    let is_bra = matches!(ins.op, MOp::Bra { .. });
-                    let mut m = Self::guard(mw, &ins.guard) & cc_m(*cc, mw);
-                    if *u {
-                        m = if m == mw.active { m } else { 0 };
-                    }
-                    if m == 0 {
-                        mw.pc += 1;
-                        continue;
-                    }
-                    let addr = match (dest, is_bra) {
-                        (Dest::Imm(off), true) => layout::relative(pc_addr, *off, 0),
-                        (Dest::Imm(a), false) => layout::absolute(0, *a),
-                        (Dest::Const { bank, offset }, true) => layout::relative(pc_addr, self.const_word(*bank, *offset)? as i32 as i64, 0),
-                        (Dest::Const { bank, offset }, false) => layout::absolute(self.const_word(*bank, *offset)? as u64, 0),
-                    };
-                    let t = self.target_index(addr, if is_bra { "BRA" } else { "JMP" })?;
-                    if m != mw.active {
-                        self.check_uni(mw, ins)?;
-                    }
-                    self.branch(mw, m, t)?;
-                }
-                MOp::Brx { cc, lmt, ra, imm, call: None } | MOp::Jmx { cc, lmt, ra, imm } => {
-                    if *lmt && mw.lmt {
-                        mw.pc += 1;
-                        continue;
-                    }
-                    let is_brx = matches!(ins.op, MOp::Brx { .. });
-                    let m = Self::guard(mw, &ins.guard) & cc_m(*cc, mw);
-                    let mut groups: Vec<(usize, u32)> = Vec::new();
-                    for l in lanes(m) {
-                        let v = Self::reg(mw, ra, l);
-                        let a = if is_brx { layout::relative(pc_addr, v as i32 as i64, *imm) } else { layout::absolute(v as u64, *imm) };
-                        let t = self.target_index(a, if is_brx { "BRX" } else { "JMX" }).map_err(|f| match f {
-                            Fault::Hw(e, r) => Fault::Hw(e, format!("{r} (lane {l})")),
-                            o => o,
-                        })?;
-                        match groups.iter_mut().find(|g| g.0 == t) {
-                            Some(g) => g.1 |= 1 << l,
-                            None => groups.push((t, 1 << l)),
-                        }
-                    }
-                    if groups.len() > 1 || (m != mw.active && m != 0) {
-                        self.check_uni(mw, ins)?;
-                    }
-                    self.branch_lanes(mw, m, &groups)?;
-                }
+                MOp::Ssy { .. } | MOp::Pbk { .. } | MOp::Pcnt { .. } | MOp::Pexit { .. } | MOp::Pret { .. } => self.push_line(mw, ins, pc_addr)?,
+                MOp::Sync { .. } | MOp::Brk { .. } | MOp::Cont { .. } | MOp::Ret { .. } | MOp::Exit { .. } => self.pop_line(mw, ins)?,
+                MOp::Bra { .. } | MOp::Jmp { .. } | MOp::Brx { call: None, .. } | MOp::Jmx { .. } => self.branch_line(mw, ins, pc_addr)?,
                 MOp::Brx { call: Some(c), .. } | MOp::Cal { call: Some(c), .. } | MOp::Jcal { call: Some(c), .. } => {
                     let k = c.pc;
                     let m = Self::guard(mw, &ins.guard);
                     self.ptx_call(mw, shared, ins, k, m)?;
                 }
-                MOp::Cal { call: None, .. } | MOp::Jcal { call: None, .. } => {
-                    let t = match &ins.op {
-                        MOp::Cal { off, .. } => self.target_index(layout::relative(pc_addr, *off, 0), "CAL")?,
-                        MOp::Jcal { addr, .. } => self.target_index(layout::absolute(*addr as u64, 0), "JCAL")?,
-                        _ => unreachable_target()?,
-                    };
-                    if let Some(lim) = self.cfg.api_call_limit {
-                        if mw.api_depth >= lim {
-                            mw.pc += 1;
-                            continue;
-                        }
-                    }
-                    if mw.api_depth >= self.setup.geom.max_depth {
-                        return hw(HwError::ApiStackError, format!("call depth past the hardware limit of {}", self.setup.geom.max_depth));
-                    }
-                    let mut tok = Self::token(TokenKind::Cal, mw.pc + 1, mw.active, mw.frame);
-                    tok.counted = true;
-                    self.push(mw, tok)?;
-                    mw.api_depth += 1;
-                    mw.pc = t;
-                }
+                MOp::Cal { call: None, .. } | MOp::Jcal { call: None, .. } => self.call_line(mw, ins, pc_addr)?,
                 MOp::Mov32i { .. } | MOp::Iadd { .. } | MOp::Fadd { .. } | MOp::Iset { .. } | MOp::Fset { .. } | MOp::Shl { .. } | MOp::Ldc { .. } => self.register_line(mw, ins)?,
             }
         }
+    }
+
+    /// SSY, PBK, PCNT, PEXIT, PRET: push a token for the active lanes.
+    #[inline]
+    fn push_line(&mut self, mw: &mut MWarp, ins: &MInstr, pc_addr: u64) -> Result<(), Fault> {
+        match &ins.op {
+            MOp::Ssy { off } | MOp::Pbk { off } | MOp::Pcnt { off } | MOp::Pexit { off } => {
+                let kind = match &ins.op {
+                    MOp::Ssy { .. } => TokenKind::Ssy,
+                    MOp::Pbk { .. } => TokenKind::Pbk,
+                    MOp::Pcnt { .. } => TokenKind::Pcnt,
+                    _ => TokenKind::Pexit,
+                };
+                let t = self.target_index(layout::relative(pc_addr, *off, 0), "push")?;
+                self.push(mw, Self::token(kind, t, mw.active, mw.frame))?;
+                mw.pc += 1;
+            }
+            MOp::Pret { off } => {
+                let t = self.target_index(layout::relative(pc_addr, *off, 0), "PRET")?;
+                match self.cfg.api_call_limit {
+                    Some(lim) if mw.api_depth >= lim => mw.lmt = true,
+                    _ => {
+                        let mut tok = Self::token(TokenKind::Pret, t, mw.active, mw.frame);
+                        tok.counted = true;
+                        self.push(mw, tok)?;
+                        mw.api_depth += 1;
+                    }
+                }
+                mw.pc += 1;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// SYNC, BRK, CONT, RET, EXIT: the lanes of the guard and CC test leave
+    /// for their token (or exit).
+    #[inline]
+    fn pop_line(&mut self, mw: &mut MWarp, ins: &MInstr) -> Result<(), Fault> {
+        match &ins.op {
+            MOp::Sync { cc } | MOp::Brk { cc } | MOp::Cont { cc } => {
+                let m = Self::guard(mw, &ins.guard) & cc.eval(&mw.cc);
+                if m == 0 {
+                    mw.pc += 1;
+                    return Ok(());
+                }
+                let (kind, name) = match &ins.op {
+                    MOp::Sync { .. } => (TokenKind::Ssy, "SYNC"),
+                    MOp::Brk { .. } => (TokenKind::Pbk, "BRK"),
+                    _ => (TokenKind::Pcnt, "CONT"),
+                };
+                let Some(at) = Self::find(mw, &[kind]) else {
+                    return hw(HwError::StackError, format!("{name} with no matching {kind:?} token on the CRS stack"));
+                };
+                if kind != TokenKind::Ssy {
+                    for t in &mut mw.crs[at + 1..] {
+                        t.mask &= !m;
+                    }
+                }
+                self.park(mw, m)?;
+            }
+            MOp::Ret { cc } => {
+                let m = Self::guard(mw, &ins.guard) & cc.eval(&mw.cc);
+                if m == 0 {
+                    mw.pc += 1;
+                    return Ok(());
+                }
+                if mw.crs.is_empty() {
+                    // RET on an empty stack acts as EXIT (SPA opRET).
+                    self.exit(mw, m)?;
+                    return Ok(());
+                }
+                let Some(at) = mw.crs.iter().rposition(|t| matches!(t.kind, TokenKind::Cal | TokenKind::Pret)) else {
+                    return hw(HwError::RetEmptyStackError, "RET with no CAL/PRET token on the CRS stack (only reconvergence tokens)");
+                };
+                for t in &mut mw.crs[at + 1..] {
+                    t.mask &= !m;
+                }
+                if m != mw.active {
+                    self.check_uni(mw, ins)?;
+                }
+                if mw.crs[at].frame != mw.frame {
+                    // Returning from a PTX call: its return values go back now.
+                    calls::leave(self.setup, &mut mw.w, mw.frame, m).map_err(Fault::Run)?;
+                }
+                self.park(mw, m)?;
+            }
+            MOp::Exit { cc } => {
+                let m = Self::guard(mw, &ins.guard) & cc.eval(&mw.cc);
+                if m == 0 {
+                    mw.pc += 1;
+                    return Ok(());
+                }
+                self.exit(mw, m)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// BRA, JMP, and BRX, JMX without a PTX call binding.
+    #[inline]
+    fn branch_line(&mut self, mw: &mut MWarp, ins: &MInstr, pc_addr: u64) -> Result<(), Fault> {
+        match &ins.op {
+            MOp::Bra { cc, u, lmt, dest } | MOp::Jmp { cc, u, lmt, dest } => {
+                if *lmt && mw.lmt {
+                    mw.pc += 1;
+                    return Ok(());
+                }
+                let is_bra = matches!(ins.op, MOp::Bra { .. });
+                let mut m = Self::guard(mw, &ins.guard) & cc.eval(&mw.cc);
+                if *u {
+                    m = if m == mw.active { m } else { 0 };
+                }
+                if m == 0 {
+                    mw.pc += 1;
+                    return Ok(());
+                }
+                let addr = match (dest, is_bra) {
+                    (Dest::Imm(off), true) => layout::relative(pc_addr, *off, 0),
+                    (Dest::Imm(a), false) => layout::absolute(0, *a),
+                    (Dest::Const { bank, offset }, true) => layout::relative(pc_addr, self.const_word(*bank, *offset)? as i32 as i64, 0),
+                    (Dest::Const { bank, offset }, false) => layout::absolute(self.const_word(*bank, *offset)? as u64, 0),
+                };
+                let t = self.target_index(addr, if is_bra { "BRA" } else { "JMP" })?;
+                if m != mw.active {
+                    self.check_uni(mw, ins)?;
+                }
+                self.branch(mw, m, t)?;
+            }
+            MOp::Brx { cc, lmt, ra, imm, call: None } | MOp::Jmx { cc, lmt, ra, imm } => {
+                if *lmt && mw.lmt {
+                    mw.pc += 1;
+                    return Ok(());
+                }
+                let is_brx = matches!(ins.op, MOp::Brx { .. });
+                let m = Self::guard(mw, &ins.guard) & cc.eval(&mw.cc);
+                let mut groups: Vec<(usize, u32)> = Vec::new();
+                for l in lanes(m) {
+                    let v = Self::reg(mw, ra, l);
+                    let a = if is_brx { layout::relative(pc_addr, v as i32 as i64, *imm) } else { layout::absolute(v as u64, *imm) };
+                    let t = self.target_index(a, if is_brx { "BRX" } else { "JMX" }).map_err(|f| match f {
+                        Fault::Hw(e, r) => Fault::Hw(e, format!("{r} (lane {l})")),
+                        o => o,
+                    })?;
+                    match groups.iter_mut().find(|g| g.0 == t) {
+                        Some(g) => g.1 |= 1 << l,
+                        None => groups.push((t, 1 << l)),
+                    }
+                }
+                if groups.len() > 1 || (m != mw.active && m != 0) {
+                    self.check_uni(mw, ins)?;
+                }
+                self.branch_lanes(mw, m, &groups)?;
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// CAL, JCAL to machine code (no PTX call binding): push a CAL token
+    /// and jump.
+    #[inline]
+    fn call_line(&mut self, mw: &mut MWarp, ins: &MInstr, pc_addr: u64) -> Result<(), Fault> {
+        match &ins.op {
+            MOp::Cal { call: None, .. } | MOp::Jcal { call: None, .. } => {
+                let t = match &ins.op {
+                    MOp::Cal { off, .. } => self.target_index(layout::relative(pc_addr, *off, 0), "CAL")?,
+                    MOp::Jcal { addr, .. } => self.target_index(layout::absolute(*addr as u64, 0), "JCAL")?,
+                    _ => unreachable_target()?,
+                };
+                if let Some(lim) = self.cfg.api_call_limit {
+                    if mw.api_depth >= lim {
+                        mw.pc += 1;
+                        return Ok(());
+                    }
+                }
+                if mw.api_depth >= self.setup.geom.max_depth {
+                    return hw(HwError::ApiStackError, format!("call depth past the hardware limit of {}", self.setup.geom.max_depth));
+                }
+                let mut tok = Self::token(TokenKind::Cal, mw.pc + 1, mw.active, mw.frame);
+                tok.counted = true;
+                self.push(mw, tok)?;
+                mw.api_depth += 1;
+                mw.pc = t;
+            }
+            _ => {}
+        }
+        Ok(())
     }
 
     /// A data line: the PTX instruction at index `pc` of the current
