@@ -183,3 +183,21 @@ fn bad_copies_trap() {
     let none = two_groups("cp.async.wait_all;", "%r4").replace("[%r4], [%rd4], 4;", "[%r4], [%rd4+4096], 4, 0;");
     assert_eq!(both(&none, &input, 128).unwrap()[..4], [0, 0, 0, 0]);
 }
+
+/// The bulk and tensor copies (TMA) and the Hopper warpgroup `wgmma` stay
+/// not supported: a launch that reaches one traps `unsupported` naming it.
+#[test]
+fn bulk_copies_and_wgmma_are_reported_by_name() {
+    for (ins, name) in [
+        ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1], 16, [%r2];", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes"),
+        ("wgmma.fence.sync.aligned;", "wgmma.fence.sync.aligned"),
+    ] {
+        let src = format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    {ins}\n    ret;\n}}\n");
+        let mut dev = Device::new();
+        let module = dev.load(&src).unwrap_or_else(|e| panic!("{e}"));
+        let p = dev.alloc(4).unwrap();
+        let e = dev.launch(&module, "k", &LaunchConfig::new(1u32, 32u32), &[KernelArg::Ptr(p), KernelArg::Ptr(p)]).unwrap_err();
+        assert_eq!(e.kind, TrapKind::Unsupported, "{e}");
+        assert!(e.message.contains(name), "{e}");
+    }
+}
