@@ -175,7 +175,8 @@ pub fn split_index(name: &str) -> Option<(&str, u64)> {
     if d.len() > 1 && d.starts_with('0') {
         return None;
     }
-    Some((p, d.parse().ok()?))
+    // At most 19 digits: the value fits a u64.
+    Some((p, d.bytes().fold(0u64, |v, b| v * 10 + (b - b'0') as u64)))
 }
 
 impl<'f, 'a> Frame<'f, 'a> {
@@ -461,4 +462,25 @@ fn extern_redeclaration(prev: &Sym<'_, '_>, new: &Sym<'_, '_>) -> Option<Redecla
         return Some(Redeclaration::Inconsistent { prev: p.sig.span });
     }
     Some(Redeclaration::Consistent { keep_new: lp == Some(Linkage::Extern) && ln != Some(Linkage::Extern) })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::split_index;
+
+    /// The digit fold gives what `str::parse` gives, up to 19 digits.
+    #[test]
+    fn split_index_reads_the_trailing_number() {
+        assert_eq!(split_index("%r12"), Some(("%r", 12)));
+        assert_eq!(split_index("%rd0"), Some(("%rd", 0)));
+        assert_eq!(split_index("%r012"), None);
+        assert_eq!(split_index("%r"), None);
+        assert_eq!(split_index("123"), None);
+        assert_eq!(split_index("%p9999999999999999999"), Some(("%p", 9_999_999_999_999_999_999)));
+        assert_eq!(split_index("%p12345678901234567890"), None);
+        for n in [1u64, 7, 10, 99, 100, 65535, 4_294_967_296, 1 << 62] {
+            let name = format!("%f{n}");
+            assert_eq!(split_index(&name), Some(("%f", n)), "{name}");
+        }
+    }
 }
