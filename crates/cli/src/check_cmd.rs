@@ -27,6 +27,12 @@ pub struct Args {
     /// such calls are left to the linker (listed in the summary).
     #[arg(long)]
     whole_program: bool,
+    /// Also link the files as nvlink would (`nvcc -rdc`): two `.visible`
+    /// definitions of a name, a called `.extern` function or an `.extern`
+    /// variable that no file defines, and a declaration that does not
+    /// match its definition are `link/symbol` errors.
+    #[arg(long, conflicts_with = "whole_program")]
+    link: bool,
 }
 
 #[derive(clap::Args)]
@@ -138,6 +144,8 @@ pub fn run(a: Args) -> ExitCode {
     // (file, function, line of the first call) of every `.extern` function
     // called without a definition: what a linker must provide.
     let mut unresolved: Vec<(String, String, u32)> = Vec::new();
+    // The texts, kept for --link.
+    let mut texts: Vec<(String, String)> = Vec::new();
     let mut json_first = true;
     if matches!(a.format, Format::Json) {
         let _ = write!(out, "{{\"diagnostics\":[");
@@ -164,6 +172,9 @@ pub fn run(a: Args) -> ExitCode {
         };
         let report = diagnose(&text, max, mode, std::ptr::eq(path, a.files.last().unwrap_or(path)));
         unresolved.extend(report.unresolved.iter().map(|(f, l)| (name.clone(), f.clone(), *l)));
+        if a.link {
+            texts.push((name.clone(), text.clone()));
+        }
         errors += report.errors();
         warnings += report.warnings();
         not_shown_total += report.errors_not_shown + report.warnings_not_shown;
@@ -194,6 +205,22 @@ pub fn run(a: Args) -> ExitCode {
                 }
             }
         }
+    }
+    if a.link {
+        let refs: Vec<(&str, &str)> = texts.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+        if let Err(m) = ptxsim_exec::Device::link_problems(&refs) {
+            for line in m.lines() {
+                errors += 1;
+                match a.format {
+                    Format::Text => {
+                        let _ = writeln!(out, "error[link/symbol]: {line}\n");
+                    }
+                    Format::Json => json_item(&mut out, serde_json::json!({"file": null, "severity": "error", "code": "link/symbol", "message": line, "line": null, "column": null})),
+                }
+            }
+        }
+        // Linked, what one file leaves to the linker another may define.
+        unresolved.clear();
     }
     let files = a.files.len();
     match a.format {

@@ -69,3 +69,23 @@ fn link_errors_name_the_symbol_files_and_lines() {
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("`_Z8rdc_polyf` is defined twice"), "{err}");
 }
+
+/// `ptxsim check --link` runs nvlink's symbol check over the files checked.
+#[test]
+fn check_link_reports_what_nvlink_reports() {
+    let (main, lib) = (tests("corpus/nvcc_rdc/rdc_main.ptx"), tests("corpus/nvcc_rdc/rdc_lib.ptx"));
+    let out = ptxsim(&["check", "--link", &main, &lib]);
+    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(!String::from_utf8_lossy(&out.stderr).contains("left to the linker"));
+    let (lmain, lsig) = (tests("link/main.ptx"), tests("link/libsig.ptx"));
+    let out = ptxsim(&["check", "--link", &lmain, &lsig]);
+    assert_eq!(out.status.code(), Some(1));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains(&format!("error[link/symbol]: `f` is declared at {lmain}:6 and defined at {lsig}:8 with different prototypes")), "{text}");
+    let out = ptxsim(&["check", "--link", "--format", "json", &lmain]);
+    let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let msgs: Vec<&str> = v["diagnostics"].as_array().expect("diagnostics").iter().filter(|d| d["code"] == "link/symbol").filter_map(|d| d["message"].as_str()).collect();
+    assert_eq!(msgs.len(), 2, "{msgs:?}");
+    assert!(msgs.iter().any(|m| m.starts_with("`f` is called at")) && msgs.iter().any(|m| m.starts_with("`g` is declared `.extern`")), "{msgs:?}");
+    assert_eq!(v["summary"]["errors"], 2);
+}

@@ -371,6 +371,34 @@ impl Device {
         self.load_modules(modules, true)
     }
 
+    /// nvlink's symbol check over separately compiled modules, without
+    /// decoding or allocating anything: the problems [`Device::load_linked`]
+    /// would report (duplicate definitions, undefined references,
+    /// prototype and size mismatches), one per line. Modules with syntax or
+    /// check errors are left out (their own diagnostics say why).
+    pub fn link_problems(modules: &[(&str, &str)]) -> Result<(), String> {
+        let mut parsed = Vec::with_capacity(modules.len());
+        let mut called = Vec::with_capacity(modules.len());
+        let mut kept = Vec::with_capacity(modules.len());
+        for &(name, src) in modules {
+            let p = ptxsim_syntax::parse(src);
+            if p.diagnostics.iter().any(|d| d.is_error()) {
+                continue;
+            }
+            let checked = ptxsim_check::check_module_mode(&p.module, usize::MAX, ptxsim_check::Mode::Relocatable);
+            if checked.diagnostics.iter().any(|d| d.is_error()) {
+                continue;
+            }
+            let lines = ptxsim_syntax::LineIndex::new(src);
+            called.push(checked.unresolved.iter().map(|(n, s)| (n.clone(), lines.line(s.start))).collect::<Vec<_>>());
+            parsed.push(p);
+            kept.push((name, src));
+        }
+        let units: Vec<decode::Unit<'_, '_>> =
+            kept.iter().zip(&parsed).map(|(&(name, src), p)| decode::Unit { name, ast: &p.module, lines: ptxsim_syntax::LineIndex::new(src) }).collect();
+        decode::link::check(&units, &called)
+    }
+
     fn load_modules(&mut self, modules: &[(&str, &str)], link: bool) -> Result<Module, RunError> {
         use ptxsim_syntax::ast::{Item, Linkage, StateSpace};
         let mode = if link { ptxsim_check::Mode::Relocatable } else { ptxsim_check::Mode::WholeProgram };
