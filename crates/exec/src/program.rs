@@ -283,7 +283,16 @@ pub enum Op {
     Fma { ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, c: Src, k: Kern<K3> },
     Setp { cmp: CmpOp, ty: ITyOrF, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmp> },
     /// `set.cmp.dtype.stype`: like setp but writes 0xffffffff/0 (or 1.0f/0.0).
-    Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, float_dst: bool, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmp> },
+    /// `set`: `d` gets `one` (the destination type's true: all ones, or
+    /// 1.0 in its float format) where the comparison holds, else 0.
+    Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, one: u32, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmp> },
+    /// `setp` on `.f16x2`/`.bf16x2`: the halves compared apart, `p` from the
+    /// lower half (bits 0..15), `q` from the upper, each combined with `c`.
+    SetpX2 { cmp: CmpOp, ty: crate::alu::FTy, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    /// `set` on `.f16x2`/`.bf16x2`: each half of `d` gets `one` (the
+    /// destination's true per half: 0xffff, or 1.0 in f16/bf16) where the
+    /// comparison of that half (combined with `c`) holds, else 0.
+    SetX2 { cmp: CmpOp, ty: crate::alu::FTy, ftz: bool, one: u16, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
     Selp { bits: u32, d: u32, a: Src, b: Src, c: PSrc },
     Slct { bits: u32, cf: Option<bool>, d: u32, a: Src, b: Src, c: Src },
     PredLogic { op: PredOp, d: u32, a: PSrc, b: PSrc },

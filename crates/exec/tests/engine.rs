@@ -598,7 +598,7 @@ fn corpus_kernels_run_or_fail_cleanly() {
 /// What the corpus uses that the engine does not run yet, by name as the
 /// `unsupported` trap gives it (instructions as written; external
 /// functions). A corpus kernel may stop only at one of these.
-const NOT_SUPPORTED_YET: &[&str] = &["set.nan.f16.f16"];
+const NOT_SUPPORTED_YET: &[&str] = &[];
 
 /// Runs a kernel with one u32 buffer of `n` words on a `grid` of CTAs of
 /// `block` threads in clusters of `cluster` CTAs (x only).

@@ -411,11 +411,38 @@ pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KCmp>, form: 
     }
 }
 
-pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KCmp>, form: (CmpOp, ITyOrF, bool), float_dst: bool, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KCmp>, form: (CmpOp, ITyOrF, bool), one: u32, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
     let t = cmp_lanes(cx, &fr.regs, k, form, a, b);
     let (v, _) = combine(t, comb, &fr.preds);
-    let one = if float_dst { 1.0f32.to_bits() as u64 } else { 0xffff_ffff };
-    let r: [u64; 32] = std::array::from_fn(|l| if v >> l & 1 != 0 { one } else { 0 });
+    let r: [u64; 32] = std::array::from_fn(|l| if v >> l & 1 != 0 { one as u64 } else { 0 });
+    store(&mut fr.regs[d as usize], &r, m);
+}
+
+/// The lanes where the lower (`.0`) and the upper (`.1`) halves of `a` and
+/// `b` compare true (`.f16x2`/`.bf16x2`), each combined with `c` by the
+/// BoolOp: the manual's `p = BoolOp(t[0], c)`, `q = BoolOp(t[1], c)`.
+fn cmp_halves(cx: &Lanes<'_>, fr: &Frame, (cmp, ty, ftz): (CmpOp, FTy, bool), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) -> (u32, u32) {
+    let (t0, t1);
+    let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
+    let lo = test2(&fr.regs, av, bv, |x, y| alu::fcmp(cmp, ty, ftz, x & 0xffff, y & 0xffff));
+    let hi = test2(&fr.regs, av, bv, |x, y| alu::fcmp(cmp, ty, ftz, x >> 16 & 0xffff, y >> 16 & 0xffff));
+    (combine(lo, comb, &fr.preds).0, combine(hi, comb, &fr.preds).0)
+}
+
+pub(super) fn setp_x2(cx: &Lanes<'_>, fr: &mut Frame, m: u32, form: (CmpOp, FTy, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+    let (lo, hi) = cmp_halves(cx, fr, form, a, b, comb);
+    if let Some(p) = p {
+        set_pred(&mut fr.preds, p, lo, m);
+    }
+    if let Some(q) = q {
+        set_pred(&mut fr.preds, q, hi, m);
+    }
+}
+
+pub(super) fn set_x2(cx: &Lanes<'_>, fr: &mut Frame, m: u32, form: (CmpOp, FTy, bool), one: u16, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+    let (lo, hi) = cmp_halves(cx, fr, form, a, b, comb);
+    let half = |v: u32, l: usize| if v >> l & 1 != 0 { one as u64 } else { 0 };
+    let r: [u64; 32] = std::array::from_fn(|l| half(lo, l) | half(hi, l) << 16);
     store(&mut fr.regs[d as usize], &r, m);
 }
 

@@ -1201,16 +1201,34 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             IsaBoolOp::Or => BoolOp::Or,
             IsaBoolOp::Xor => BoolOp::Xor,
         });
-        let (st, float_dst) = if opc == "set" {
+        let st = if opc == "set" {
             if types.len() != 2 {
                 return Err(unsupported());
             }
-            if !matches!(types[0], ScalarType::U32 | ScalarType::S32 | ScalarType::F32 | ScalarType::B32) {
-                return Err(unsupported());
-            }
-            (types[1], types[0] == ScalarType::F32)
+            types[1]
         } else {
-            (*types.last().ok_or_else(unsupported)?, false)
+            *types.last().ok_or_else(unsupported)?
+        };
+        if let Some(fty) = match st {
+            ScalarType::F16x2 => Some(crate::alu::FTy::F16),
+            ScalarType::Bf16x2 => Some(crate::alu::FTy::BF16),
+            _ => None,
+        } {
+            return self.cmp_x2(x, cmp, fty, comb_op);
+        }
+        let half_src = matches!(st, ScalarType::F16 | ScalarType::Bf16);
+        // What `set` writes where the result is true, by destination type
+        // (PTX ISA 9.7.3.5, 9.7.7.1): all ones for the integer types, 1.0
+        // in the float format for the float ones. `.u16`/`.s16`
+        // destinations go with half-precision sources only.
+        let one = match types.first() {
+            _ if opc != "set" => 0,
+            Some(ScalarType::U32 | ScalarType::S32 | ScalarType::B32) => 0xffff_ffff,
+            Some(ScalarType::F32) => 1.0f32.to_bits(),
+            Some(ScalarType::U16 | ScalarType::S16) if half_src => 0xffff,
+            Some(ScalarType::F16) => 0x3c00,
+            Some(ScalarType::Bf16) => 0x3f80,
+            _ => return Err(unsupported()),
         };
         let ty = if let Some(f) = fty(st) {
             if !cmp.valid_float() {
@@ -1240,9 +1258,51 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         };
         if opc == "set" {
             let d = self.dst(&ops[0])?;
-            return Ok(Op::Set { cmp, ty, ftz, float_dst, d, a, b, comb, k: Kern::NONE });
+            return Ok(Op::Set { cmp, ty, ftz, one, d, a, b, comb, k: Kern::NONE });
         }
-        let (p, q) = match &ops[0].kind {
+        let (p, q) = self.pred_pair(&ops[0])?;
+        Ok(Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k: Kern::NONE })
+    }
+
+    /// Decodes `setp`/`set` on `.f16x2`/`.bf16x2` sources (PTX ISA 9.7.7):
+    /// `setp` needs the pair `p|q`; `set`'s destination is `.f16x2` (or
+    /// `.bf16x2` for `.bf16x2` sources), `.u32` or `.s32`.
+    fn cmp_x2(&mut self, x: &Ins<'_, '_>, cmp: crate::alu::CmpOp, ty: crate::alu::FTy, comb_op: Option<BoolOp>) -> R<Op> {
+        let Ins { opc, ops, ftz, .. } = *x;
+        let unsupported = || x.unsupported();
+        if !cmp.valid_float() {
+            return Err(format!("`{opc}{}` mixes an integer comparison with a float type", x.mods.concat()).into());
+        }
+        let need = if comb_op.is_some() { 4 } else { 3 };
+        if ops.len() < need {
+            return Err(format!("`{opc}` needs {need} operands").into());
+        }
+        let a = self.src(&ops[1], ImmKind::Int(32))?;
+        let b = self.src(&ops[2], ImmKind::Int(32))?;
+        let comb = match comb_op {
+            Some(op) => Some((op, self.psrc(&ops[3])?)),
+            None => None,
+        };
+        if opc == "set" {
+            let one = match (x.types.first(), ty) {
+                (Some(ScalarType::U32 | ScalarType::S32), _) => 0xffff,
+                (Some(ScalarType::F16x2), crate::alu::FTy::F16) => 0x3c00,
+                (Some(ScalarType::Bf16x2), crate::alu::FTy::BF16) => 0x3f80,
+                _ => return Err(unsupported()),
+            };
+            let d = self.dst(&ops[0])?;
+            return Ok(Op::SetX2 { cmp, ty, ftz, one, d, a, b, comb });
+        }
+        if !matches!(ops[0].kind, OperandKind::PredPair(..)) {
+            return Err(format!("`{opc}{}` writes a predicate pair `p|q`", x.mods.concat()).into());
+        }
+        let (p, q) = self.pred_pair(&ops[0])?;
+        Ok(Op::SetpX2 { cmp, ty, ftz, p, q, a, b, comb })
+    }
+
+    /// The predicate destinations `p` or `p|q` (`_` for none).
+    fn pred_pair(&mut self, o: &Operand<'_>) -> R<(Option<u32>, Option<u32>)> {
+        Ok(match &o.kind {
             OperandKind::PredPair(p, q) => {
                 let pp = match self.lookup(p.text) {
                     Some(Sym::Pred(s)) => Some(s),
@@ -1256,9 +1316,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 };
                 (pp, qq)
             }
-            _ => (self.pdst(&ops[0])?, None),
-        };
-        Ok(Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k: Kern::NONE })
+            _ => (self.pdst(o)?, None),
+        })
     }
 
     fn call(&mut self, ops: &[Operand<'_>], uni: bool) -> R<Op> {
