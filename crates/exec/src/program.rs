@@ -254,6 +254,9 @@ pub enum Op {
     /// `lop3`, `shf`, `mul24`, `mad24` (`c` is 0 for `mul24`; `lop3`'s
     /// table is in `op`).
     Bits { op: BitsOp, d: u32, a: Src, b: Src, c: Src },
+    /// `lop3.{and,or}.b32 d|p, a, b, c, lut, q`: `d` as `lop3.b32`, and
+    /// `p = (d != 0) BoolOp q` (`or` picks `.or`, else `.and`).
+    Lop3P { lut: u8, or: bool, d: u32, p: Option<u32>, a: Src, b: Src, c: Src, q: PSrc },
     Carry { kind: CarryKind, ty: ITy, cin: bool, cout: bool, cf: u32, d: u32, a: Src, b: Src, c: Src },
     /// `sad`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack.sat`: `d = op(a, b, c)` lane by lane.
     Lane3 { op: Lane3Op, d: u32, a: Src, b: Src, c: Src },

@@ -27,8 +27,6 @@ const FORMS: &[&str] = &[
     "atom.global.v2.f32.add",
     "cvt.rna.tf32.f32",
     "fma.rn.relu.f16",
-    "lop3.and.b32",
-    "lop3.or.b32",
     "madc.hi.sat.s32",
     "madc.lo.u16",
     "predicate parameters are not supported yet",

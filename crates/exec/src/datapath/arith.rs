@@ -271,6 +271,23 @@ pub(super) fn bits(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: alu::bits::BitsOp
     }
 }
 
+/// `lop3.{and,or}.b32 d|p, a, b, c, lut, q`: `d = lop3(lut, a, b, c)` and
+/// `p = (d != 0) BoolOp q`, what ptxas 12.9 compiles it to (sm_80, sm_90:
+/// `LOP3.LUT P1, R7, R0, R5, R4, 0x96, P0` for `.or`, `LOP3.LUT.PAND` for
+/// `.and`, the same instructions it makes of `lop3.b32` followed by
+/// `setp.ne.u32 p, d, 0` and `or.pred`/`and.pred`).
+pub(super) fn lop3_pred(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (lut, or): (u8, bool), (d, p): (u32, Option<u32>), [a, b, c]: [&Src; 3], q: PSrc) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    apply3(&mut fr.regs, d as usize, m, av, bv, cv, |x, y, z| alu::bits::lop3(lut, x, y, z));
+    if let Some(p) = p {
+        let dv = &fr.regs[d as usize];
+        let nz = (0..32).fold(0u32, |t, l| t | ((dv[l] as u32 != 0) as u32) << l);
+        let qv = psrc(&fr.preds, q);
+        set_pred(&mut fr.preds, p, if or { nz | qv } else { nz & qv }, m);
+    }
+}
+
 #[inline(always)]
 pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&Src; 3]) {
     let (t0, t1, t2);

@@ -367,6 +367,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Mad { hi, wide, sat, ty, d, a, b, c } => arith::mad(cx, fr, m, (*hi, *wide, *sat), *ty, *d, [a, b, c]),
         Op::Bfe { ty, d, a, b, c } => arith::bfe(cx, fr, m, *ty, *d, [a, b, c]),
         Op::Bits { op, d, a, b, c } => arith::bits(cx, fr, m, *op, *d, [a, b, c]),
+        Op::Lop3P { lut, or, d, p, a, b, c, q } => arith::lop3_pred(cx, fr, m, (*lut, *or), (*d, *p), [a, b, c], *q),
         Op::Carry { kind, ty, cin, cout, cf, d, a, b, c } => arith::carry(cx, fr, m, (*kind, *ty), (*cin, *cout, *cf), *d, [a, b, c]),
         Op::Lane3 { op, d, a, b, c } => arith::lane3(cx, fr, m, *op, *d, [a, b, c])?,
         Op::Testp { op, f64, p, a } => arith::testp(cx, fr, m, (*op, *f64), *p, a),
