@@ -53,7 +53,15 @@ impl Printed {
 
 /// The collector of a launch: each cluster's output apart (a cluster runs on
 /// one worker, so its calls arrive in execution order), merged in cluster
-/// order at the end. At most `cap` bytes are kept in all.
+/// order at the end. What is kept is the first `cap` bytes of that merged
+/// order, whatever order the workers' calls arrive in, so a capped run prints
+/// the same bytes with any worker count.
+///
+/// Invariant: the kept bytes are the first `min(cap, total)` bytes, in cluster
+/// order, of everything pushed so far. A push that lands after the first
+/// dropped byte is dropped whole; one that lands before it is kept, and the
+/// bytes it displaces past the cap are cut from the end (highest clusters
+/// first).
 #[derive(Debug)]
 pub struct Stdout {
     cap: u64,
@@ -64,7 +72,11 @@ pub struct Stdout {
 struct Inner {
     kept: u64,
     dropped: u64,
-    /// (cluster index, its bytes), one entry per cluster that printed.
+    /// The lowest cluster that lost bytes to the cap: everything a cluster at
+    /// or above it prints lies past the kept prefix.
+    cut_from: Option<u64>,
+    /// (cluster index, its bytes), sorted by cluster, one entry per cluster
+    /// that printed.
     chunks: Vec<(u64, Vec<u8>)>,
 }
 
@@ -79,16 +91,36 @@ impl Stdout {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
-        let room = self.cap.saturating_sub(g.kept) as usize;
-        let n = bytes.len().min(room);
-        g.dropped += (bytes.len() - n) as u64;
-        if n == 0 {
+        if bytes.is_empty() {
             return;
         }
-        g.kept += n as u64;
-        match g.chunks.iter_mut().rev().find(|c| c.0 == cluster) {
-            Some(c) => c.1.extend_from_slice(&bytes[..n]),
-            None => g.chunks.push((cluster, bytes[..n].to_vec())),
+        if g.cut_from.is_some_and(|c| cluster >= c) {
+            g.dropped += bytes.len() as u64;
+            return;
+        }
+        let at = match g.chunks.binary_search_by_key(&cluster, |c| c.0) {
+            Ok(i) => i,
+            Err(i) => {
+                g.chunks.insert(i, (cluster, Vec::new()));
+                i
+            }
+        };
+        g.chunks[at].1.extend_from_slice(bytes);
+        g.kept += bytes.len() as u64;
+        // Cut what now lies past the cap, from the highest cluster down.
+        while g.kept > self.cap {
+            let over = (g.kept - self.cap) as usize;
+            let Some(last) = g.chunks.last_mut() else { break };
+            let c = last.0;
+            let n = over.min(last.1.len());
+            let keep = last.1.len() - n;
+            last.1.truncate(keep);
+            if last.1.is_empty() {
+                g.chunks.pop();
+            }
+            g.kept -= n as u64;
+            g.dropped += n as u64;
+            g.cut_from = Some(g.cut_from.map_or(c, |f| f.min(c)));
         }
     }
 
@@ -98,8 +130,7 @@ impl Stdout {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
-        let mut chunks = std::mem::take(&mut g.chunks);
-        chunks.sort_by_key(|c| c.0);
+        let chunks = std::mem::take(&mut g.chunks);
         let mut bytes = Vec::with_capacity(g.kept as usize);
         for (_, c) in chunks {
             bytes.extend_from_slice(&c);
@@ -677,10 +708,46 @@ mod tests {
         s.push(2, b"cc");
         s.push(0, b"aaaa");
         s.push(1, b"bb");
-        s.push(0, b"AAAA"); // only 2 bytes fit
+        s.push(0, b"AAAA");
         s.push(3, b"x");
         let p = s.take();
-        assert_eq!(p.bytes, b"aaaaAAbbcc");
+        // Everything in cluster order is "aaaaAAAA" "bb" "cc" "x": the first 10 bytes are kept.
+        assert_eq!(p.bytes, b"aaaaAAAAbb");
         assert_eq!(p.dropped, 3);
+    }
+
+    /// The kept bytes are the first `cap` bytes in cluster order for every
+    /// arrival order of the clusters' calls (each cluster's own calls in
+    /// order), as with any number of workers.
+    #[test]
+    fn the_capped_output_does_not_depend_on_arrival_order() {
+        let calls: [(u64, &[u8]); 6] = [(0, b"a0-"), (0, b"a1-"), (1, b"b0-"), (2, b"c0-"), (2, b"c1-"), (3, b"d0-")];
+        let whole: Vec<u8> = calls.iter().flat_map(|c| c.1.iter().copied()).collect();
+        for cap in [0u64, 1, 4, 7, 9, 12, 17, 18, 40] {
+            let want = &whole[..(cap as usize).min(whole.len())];
+            // Every interleaving that keeps each cluster's calls in order: all
+            // permutations of the six calls, filtered.
+            let mut idx = [0usize, 1, 2, 3, 4, 5];
+            let mut seen = 0;
+            loop {
+                let ordered = (0..6).all(|i| (0..6).all(|j| !(idx[i] > idx[j] && i < j && calls[idx[i]].0 == calls[idx[j]].0)));
+                if ordered {
+                    seen += 1;
+                    let s = Stdout::new(cap);
+                    for &k in &idx {
+                        s.push(calls[k].0, calls[k].1);
+                    }
+                    let p = s.take();
+                    assert_eq!(p.bytes, want, "cap {cap}, order {idx:?}");
+                    assert_eq!(p.dropped, (whole.len() - want.len()) as u64, "cap {cap}, order {idx:?}");
+                }
+                // next permutation
+                let Some(i) = (0..5).rev().find(|&i| idx[i] < idx[i + 1]) else { break };
+                let j = (i + 1..6).rev().find(|&j| idx[j] > idx[i]).unwrap_or(i + 1);
+                idx.swap(i, j);
+                idx[i + 1..].reverse();
+            }
+            assert_eq!(seen, 720 / 4, "interleavings of 2+1+2+1 ordered calls");
+        }
     }
 }
