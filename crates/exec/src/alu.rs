@@ -709,6 +709,26 @@ pub fn icmp(op: CmpOp, ty: ITy, a: u64, b: u64) -> bool {
 /// Float comparison per the manual's tables: ordered operators are false
 /// when either operand is NaN, unordered ones (`...u`) are true.
 #[inline(always)]
+/// `cvt.rna{.satfinite}.tf32.f32` on the f32 bits `x`: rounded to tf32's
+/// 10-bit fraction to nearest, ties away from zero (adding half a unit of
+/// the last kept place, 0x1000, to the magnitude's bits carries into the
+/// exponent as it should), then the low 13 bits cleared. Infinities and
+/// NaNs are not rounded, only cleared. `.satfinite` takes a result that is
+/// infinite or NaN one tf32 step down (`0x7f80_0000` becomes the largest
+/// finite tf32, `0x7f7f_e000`; NaNs stay NaNs). This is the sequence ptxas
+/// 12.9 compiles both forms to for sm_80/sm_90:
+/// `FSETP.GEU P0, |x|, +INF; SEL t, x + 0x1000, x, !P0;
+/// LOP3.LUT d, t, 0xffffe000, RZ, 0xc0; FSETP.GEU P0, |d|, +INF; @P0 d -= 0x2000`.
+pub fn tf32_rna(x: u32, satfinite: bool) -> u32 {
+    let finite = x & 0x7f80_0000 != 0x7f80_0000;
+    let d = if finite { x.wrapping_add(0x1000) } else { x } & 0xffff_e000;
+    if satfinite && d & 0x7f80_0000 == 0x7f80_0000 {
+        d.wrapping_sub(0x2000)
+    } else {
+        d
+    }
+}
+
 pub fn fcmp(op: CmpOp, ty: FTy, ftz: bool, a: u64, b: u64) -> bool {
     let (mut x, mut y) = (ty.to_f64(a), ty.to_f64(b));
     if ftz {

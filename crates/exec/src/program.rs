@@ -281,6 +281,9 @@ pub enum Op {
     CreatePolicy { d: u32 },
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
     Prmt { d: u32, a: Src, b: Src, c: Src },
+    /// `cvt.rna{.satfinite}.tf32.f32`: `a` rounded to tf32's 10-bit
+    /// fraction, ties away from zero, in a .b32 whose low 13 bits are 0.
+    CvtTf32 { satfinite: bool, d: u32, a: Src },
     FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, k: Kern<K2> },
     FUn { op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: Src, k: Kern<K1> },
     Fma { ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, c: Src, k: Kern<K3> },

@@ -288,6 +288,13 @@ pub(super) fn lop3_pred(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (lut, or): (u8, 
     }
 }
 
+/// `cvt.rna{.satfinite}.tf32.f32` on the lanes of `m` ([`alu::tf32_rna`]).
+pub(super) fn cvt_tf32(cx: &Lanes<'_>, fr: &mut Frame, m: u32, satfinite: bool, d: u32, a: &Src) {
+    let t0;
+    let av = opnd!(cx, a, t0);
+    apply1(&mut fr.regs, d as usize, m, av, |x| alu::tf32_rna(x as u32, satfinite) as u64);
+}
+
 #[inline(always)]
 pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&Src; 3]) {
     let (t0, t1, t2);

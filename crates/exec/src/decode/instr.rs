@@ -862,6 +862,17 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             }
             "cvt" => {
                 need(2)?;
+                // `cvt.rna{.satfinite}.tf32.f32` (sm_80): the other `.tf32`
+                // roundings (sm_90, sm_100) are not decoded yet.
+                if types.first() == Some(&ScalarType::Tf32) {
+                    let forms = [".rna", ".satfinite", ".tf32", ".f32"];
+                    if types.len() != 2 || types[1] != ScalarType::F32 || !has(".rna") || !x.mods.iter().all(|m| forms.contains(m)) {
+                        return Err(unsupported());
+                    }
+                    let d = self.dst(&ops[0])?;
+                    let a = self.src(&ops[1], ImmKind::Float(FTy::F32))?;
+                    return Ok(Op::CvtTf32 { satfinite: has(".satfinite"), d, a });
+                }
                 if types.len() != 2 || has(".relu") || has(".satfinite") {
                     return Err(unsupported());
                 }
