@@ -281,6 +281,9 @@ pub enum Op {
     CreatePolicy { d: u32 },
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
     Prmt { d: u32, a: Src, b: Src, c: Src },
+    /// `prmt.b32.{f4e,b4e,rc8,ecl,ecr,rc16}`: the bytes `c[1:0]` selects
+    /// in the mode's table ([`crate::alu::prmt_mode`]).
+    PrmtMode { mode: crate::alu::PrmtMode, d: u32, a: Src, b: Src, c: Src },
     /// `cvt.rna{.satfinite}.tf32.f32`: `a` rounded to tf32's 10-bit
     /// fraction, ties away from zero, in a .b32 whose low 13 bits are 0.
     CvtTf32 { satfinite: bool, d: u32, a: Src },

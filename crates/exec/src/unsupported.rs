@@ -29,7 +29,6 @@ const FORMS: &[&str] = &[
     "madc.hi.sat.s32",
     "madc.lo.u16",
     "predicate parameters are not supported yet",
-    "prmt.b32.f4e",
     "subc.s16",
     "subc.sat.s32",
     "unknown address base `ltbl`",

@@ -295,6 +295,13 @@ pub(super) fn cvt_tf32(cx: &Lanes<'_>, fr: &mut Frame, m: u32, satfinite: bool, 
     apply1(&mut fr.regs, d as usize, m, av, |x| alu::tf32_rna(x as u32, satfinite) as u64);
 }
 
+/// `prmt.b32` with a mode ([`alu::prmt_mode`]).
+pub(super) fn prmt_mode(cx: &Lanes<'_>, fr: &mut Frame, m: u32, mode: alu::PrmtMode, d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    apply3(&mut fr.regs, d as usize, m, av, bv, cv, |x, y, z| alu::prmt_mode(mode, x, y, z));
+}
+
 #[inline(always)]
 pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&Src; 3]) {
     let (t0, t1, t2);

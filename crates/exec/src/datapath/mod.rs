@@ -378,6 +378,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(crate::alu::ext::CACHE_POLICY), 64),
         Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
+        Op::PrmtMode { mode, d, a, b, c } => arith::prmt_mode(cx, fr, m, *mode, *d, [a, b, c]),
         Op::CvtTf32 { satfinite, d, a } => arith::cvt_tf32(cx, fr, m, *satfinite, *d, a),
         Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => arith::fbin(cx, fr, m, *k, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
         Op::FUn { op, ty, ftz, rnd, d, a, k } => arith::fun(cx, fr, m, *k, *op, *ty, *ftz, *rnd, *d, a),

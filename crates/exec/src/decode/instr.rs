@@ -8,7 +8,7 @@
 
 use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
 use ptxsim_isa::modifiers::BoolOp as IsaBoolOp;
-use crate::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
+use crate::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, PrmtMode, Rounding};
 use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
@@ -812,10 +812,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             }
             "prmt" => {
                 need(4)?;
-                if mods.iter().any(|m| matches!(*m, ".f4e" | ".b4e" | ".rc8" | ".ecl" | ".ecr" | ".rc16")) {
+                let modes = [".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
+                let mut named = mods.iter().filter_map(|m| modes.iter().position(|x| x == m));
+                let mode = named.next();
+                if named.next().is_some() {
                     return Err(unsupported());
                 }
                 let d = self.dst(&ops[0])?;
+                if let Some(mode) = mode {
+                    let mode = [PrmtMode::F4e, PrmtMode::B4e, PrmtMode::Rc8, PrmtMode::Ecl, PrmtMode::Ecr, PrmtMode::Rc16][mode];
+                    let k = ImmKind::Int(32);
+                    return Ok(Op::PrmtMode { mode, d, a: self.src(&ops[1], k)?, b: self.src(&ops[2], k)?, c: self.src(&ops[3], k)? });
+                }
                 Ok(Op::Prmt {
                     d,
                     a: self.src(&ops[1], ImmKind::Int(32))?,
