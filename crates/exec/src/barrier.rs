@@ -227,6 +227,7 @@ pub fn args(
         &ctx,
         env.cta,
         shared,
+        &mut crate::lanemem::Peers::none(),
         warp,
         frame,
         &mut at,

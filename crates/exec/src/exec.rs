@@ -11,7 +11,7 @@
 
 use crate::datapath::{exec_data, fetch, guard_mask, Lanes};
 use crate::error::{Trap, TrapKind};
-use crate::lanemem::LaneMem;
+use crate::lanemem::{LaneMem, Peers};
 use crate::program::*;
 use crate::sreg::SregEnv;
 use crate::warp::{lanes, Frame, Stats, Warp};
@@ -77,6 +77,7 @@ pub(crate) fn run_group<'p>(
     ctx: &Ctx<'p>,
     env: &CtaEnv,
     shared: &mut [u8],
+    peers: &mut Peers<'_>,
     warp: &mut Warp,
     fi: u32,
     pc: &mut u32,
@@ -88,7 +89,7 @@ pub(crate) fn run_group<'p>(
 ) -> Result<Event<'p>, Trap> {
     let start = *budget;
     let (mut left, mut lpc) = (start, *pc);
-    let r = group_body(ctx, env, shared, warp, fi, &mut lpc, mask, stop, &mut left, yield_on_branch);
+    let r = group_body(ctx, env, shared, peers, warp, fi, &mut lpc, mask, stop, &mut left, yield_on_branch);
     *pc = lpc;
     *budget = left;
     let n = start - left;
@@ -107,6 +108,7 @@ fn group_body<'p>(
     ctx: &Ctx<'p>,
     env: &CtaEnv,
     shared: &mut [u8],
+    peers: &mut Peers<'_>,
     warp: &mut Warp,
     fi: u32,
     pc: &mut u32,
@@ -121,7 +123,7 @@ fn group_body<'p>(
     let fr = &mut frames[fi as usize];
     let code = &ctx.prog.functions[fr.func as usize].code;
     let mut cx = Lanes {
-        mem: LaneMem { global: ctx.global, consts: ctx.consts, kparams: ctx.kparams, shared, local, local_top },
+        mem: LaneMem { global: ctx.global, consts: ctx.consts, kparams: ctx.kparams, shared, local, local_top, peers: peers.again() },
         sregs: SregEnv { geom: ctx.geom, cta: env, tid, warp_id: *id },
         local_base: fr.local_base as u64,
         clock: 0,

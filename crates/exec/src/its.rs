@@ -7,6 +7,7 @@
 //! has returned (or exited).
 
 use crate::exec::{run_group, CtaEnv, Ctx, Event};
+use crate::lanemem::Peers;
 use crate::policy::{Located, Policy, TurnEnd, Wait};
 use crate::program::*;
 use crate::warp::{lanes, LaneState, Stats, Warp, WarpStatus, NO_FRAME};
@@ -29,8 +30,8 @@ impl Policy for Its {
         }
     }
 
-    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
-        turn(ctx, env, shared, w, budget, stats)
+    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+        turn(ctx, env, shared, peers, w, budget, stats)
     }
 
     fn current(&self, w: &Warp) -> (FuncId, u32) {
@@ -135,7 +136,7 @@ fn try_complete(w: &mut Warp, fi: u32) {
     w.free_frame(fi);
 }
 
-fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
     let prog = ctx.prog;
     loop {
         let ready = ready_mask(w);
@@ -156,7 +157,7 @@ fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &m
             }
         }
         let mut pc = pc0;
-        let ev = run_group(ctx, env, shared, w, fi, &mut pc, m, stop, budget, stats, others != 0);
+        let ev = run_group(ctx, env, shared, peers, w, fi, &mut pc, m, stop, budget, stats, others != 0);
         for l in lanes(m) {
             w.pc[l] = pc;
         }

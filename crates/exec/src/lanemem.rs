@@ -2,8 +2,9 @@
 //! read-modify-write at an address of a state space, with the bounds,
 //! alignment and read-only checks that make every bad access a located
 //! trap. [`LaneMem`] is the one view of the memories a warp instruction can
-//! reach (global, the CTA's shared memory, the warp's per-lane local
-//! memory, the constant bank and the kernel parameters); loads, stores and
+//! reach (global, the CTA's shared memory and those of the other CTAs of
+//! its cluster, the warp's per-lane local memory, the constant bank and
+//! the kernel parameters); loads, stores and
 //! atomics (`atomics.rs`) all go through it.
 
 use crate::error::{Trap, TrapKind};
@@ -20,6 +21,110 @@ pub(crate) struct LaneMem<'a> {
     pub local: &'a mut [Vec<u8>],
     /// Each lane's end of live local memory: an access past it is out of bounds.
     pub local_top: &'a [u32; 32],
+    /// The shared memories of the other CTAs of the cluster.
+    pub peers: Peers<'a>,
+}
+
+/// Bit of a shared-window offset where a `.shared::cluster` address of
+/// another CTA keeps its rank: offset `(rank + 1) << RANK_SHIFT | off` is
+/// byte `off` of the shared memory of the CTA of cluster rank `rank`; an
+/// offset below `1 << RANK_SHIFT` is the executing CTA's own (the
+/// `.shared::cta` window inside the `.shared::cluster` window).
+pub const RANK_SHIFT: u32 = 24;
+
+/// A shared-window offset split into the CTA rank it names (`None`: the
+/// executing CTA's own window) and the offset in that CTA's memory.
+#[inline]
+pub(crate) fn split_rank(o: u64) -> (Option<u64>, u64) {
+    match o >> RANK_SHIFT {
+        0 => (None, o),
+        t => (Some(t - 1), o & ((1 << RANK_SHIFT) - 1)),
+    }
+}
+
+/// The shared memories of the other CTAs of the executing CTA's cluster
+/// (distributed shared memory): `lo` those of ranks below the executing
+/// CTA's, `hi` those above, in rank order. A cluster runs on one worker,
+/// so the scheduler lends them for a warp's turn; elsewhere (the data
+/// path's public API, a single-CTA cluster) both are empty.
+pub(crate) struct Peers<'a> {
+    pub lo: &'a mut [crate::sched::Cta],
+    pub hi: &'a mut [crate::sched::Cta],
+}
+
+impl Peers<'_> {
+    /// No other CTA.
+    pub fn none() -> Peers<'static> {
+        Peers { lo: &mut [], hi: &mut [] }
+    }
+
+    /// The same view, borrowed again.
+    pub fn again(&mut self) -> Peers<'_> {
+        Peers { lo: &mut *self.lo, hi: &mut *self.hi }
+    }
+
+    /// The CTA count of the cluster.
+    fn size(&self) -> u64 {
+        (self.lo.len() + 1 + self.hi.len()) as u64
+    }
+}
+
+impl LaneMem<'_> {
+    /// Where shared-window offset `o` lands: which CTA's memory (`0` this
+    /// CTA's, `1 + i` `peers.lo[i]`, `-1 - i` `peers.hi[i]`) and the offset
+    /// in it, or the located trap naming the rank and the CTA's shared
+    /// memory when it lies outside. `a` is the address as the instruction
+    /// gave it.
+    #[cold]
+    fn shared_at(&self, l: usize, a: u64, o: u64, size: u32) -> Result<(isize, u64), Trap> {
+        let (rank, off) = split_rank(o);
+        let own = self.peers.lo.len() as u64;
+        let n = self.peers.size();
+        let (which, len) = match rank {
+            None => (0, self.shared.len()),
+            Some(r) if r == own => (0, self.shared.len()),
+            Some(r) if r < own => (1 + r as isize, self.peers.lo[r as usize].shared.len()),
+            Some(r) if r < n => (-1 - (r - own - 1) as isize, self.peers.hi[(r - own - 1) as usize].shared.len()),
+            Some(r) => {
+                return Err(Trap::lane(
+                    TrapKind::OutOfBounds,
+                    l as u32,
+                    format!("lane {l}: {size}-byte access at shared::cluster address {a:#x}: CTA rank {r} is outside the cluster of {n} CTAs"),
+                ))
+            }
+        };
+        if off.checked_add(size as u64).is_none_or(|e| e > len as u64) {
+            let who = match rank {
+                Some(r) if r != own => format!("the shared memory of CTA rank {r} of the cluster"),
+                _ => format!("the shared memory of this CTA (rank {own})"),
+            };
+            return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: {size}-byte access at shared::cluster address {a:#x} (offset {off:#x}) is outside {who} ({len} bytes)")));
+        }
+        Ok((which, off))
+    }
+
+    fn shared_ref(&self, which: isize) -> &[u8] {
+        match which {
+            0 => self.shared,
+            i if i > 0 => &self.peers.lo[(i - 1) as usize].shared,
+            i => &self.peers.hi[(-1 - i) as usize].shared,
+        }
+    }
+
+    fn shared_mut(&mut self, which: isize) -> &mut [u8] {
+        match which {
+            0 => self.shared,
+            i if i > 0 => &mut self.peers.lo[(i - 1) as usize].shared,
+            i => &mut self.peers.hi[(-1 - i) as usize].shared,
+        }
+    }
+
+    /// A read of another CTA's shared memory (or a trap).
+    #[cold]
+    fn peer_read(&self, l: usize, a: u64, o: u64, size: u32) -> Result<u64, Trap> {
+        let (w, off) = self.shared_at(l, a, o, size)?;
+        read_le(self.shared_ref(w), off, size).ok_or_else(|| oob(l, "shared", a, size))
+    }
 }
 
 /// The trap for an access outside every allocation of its space.
@@ -84,7 +189,10 @@ impl LaneMem<'_> {
     pub fn read(&self, space: Space, l: usize, a: u64, size: u32, cache: &mut usize) -> Result<u64, Trap> {
         let r = match place(space, a) {
             Place::Global(a) => return global_read(self.global, l, a, size, cache),
-            Place::Shared(o) => read_le(self.shared, o, size),
+            Place::Shared(o) => match read_le(self.shared, o, size) {
+                None if o >> RANK_SHIFT != 0 => return self.peer_read(l, a, o, size),
+                r => r,
+            },
             Place::Local(o) => {
                 if o + size as u64 > self.local_top[l] as u64 {
                     None
@@ -104,7 +212,16 @@ impl LaneMem<'_> {
     pub fn write(&mut self, space: Space, l: usize, a: u64, size: u32, v: u64, cache: &mut usize) -> Result<(), Trap> {
         let ok = match place(space, a) {
             Place::Global(a) => return global_write(self.global, l, a, size, v, cache),
-            Place::Shared(o) => write_le(self.shared, o, size, v),
+            Place::Shared(o) => {
+                write_le(self.shared, o, size, v) || {
+                    if o >> RANK_SHIFT == 0 {
+                        false
+                    } else {
+                        let (w, off) = self.shared_at(l, a, o, size)?;
+                        write_le(self.shared_mut(w), off, size, v)
+                    }
+                }
+            }
             Place::Local(o) => o + size as u64 <= self.local_top[l] as u64 && write_le(&mut self.local[l], o, size, v),
             Place::Const(_) | Place::Param(_) if space != Space::Generic => {
                 return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: store to read-only {} space at {a:#x}", space_name(space))))
@@ -133,8 +250,10 @@ impl LaneMem<'_> {
                 Ok(al.rmw(a - al.base, size, f))
             }
             Place::Shared(o) => {
-                let old = read_le(self.shared, o, size).ok_or_else(|| oob(l, "shared", a, size))?;
-                write_le(self.shared, o, size, f(old));
+                let (w, off) = if o >> RANK_SHIFT == 0 { (0, o) } else { self.shared_at(l, a, o, size)? };
+                let mem = self.shared_mut(w);
+                let old = read_le(mem, off, size).ok_or_else(|| oob(l, "shared", a, size))?;
+                write_le(mem, off, size, f(old));
                 Ok(old)
             }
             Place::Local(o) => {

@@ -548,7 +548,7 @@ pub mod callpath {
         let epoch = std::sync::atomic::AtomicU64::new(0);
         let ctx = Ctx { prog: &setup.program, global: env.global, kparams: env.kparams, consts: env.consts, geom: env.geom, write_epoch: &epoch, stdout: env.stdout };
         let (mut at, mut budget, mut stats) = (pc, 1u64, crate::warp::Stats::default());
-        match run_group(&ctx, env.cta, shared, warp, frame, &mut at, mask, u32::MAX, &mut budget, &mut stats, false).map_err(err)? {
+        match run_group(&ctx, env.cta, shared, &mut crate::lanemem::Peers::none(), warp, frame, &mut at, mask, u32::MAX, &mut budget, &mut stats, false).map_err(err)? {
             Event::Call { groups, .. } => Ok(groups),
             _ => Ok(Vec::new()),
         }

@@ -14,6 +14,7 @@
 use crate::error::Trap;
 pub(crate) use crate::exec::BarArgs;
 use crate::exec::{CtaEnv, Ctx};
+use crate::lanemem::Peers;
 use crate::program::FuncId;
 use crate::warp::{Stats, Warp, WarpStatus};
 
@@ -63,7 +64,7 @@ pub(crate) trait Policy: Sync {
     fn enter(&self, w: &mut Warp, frame: u32);
     /// Runs the warp until its fuel `budget` is spent or an event the
     /// scheduler must see.
-    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located>;
+    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located>;
     /// Where the warp is (function, pc), for errors.
     fn current(&self, w: &Warp) -> (FuncId, u32);
     /// Moves lanes `mask`, stopped at a non-blocking synchronisation

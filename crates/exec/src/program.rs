@@ -269,7 +269,9 @@ pub enum Op {
     /// `isspacep.space p, a`: whether the generic address `a` falls in
     /// `space`'s window (`.shared::cta`/`.shared::cluster` are `Shared`,
     /// `.param{::entry}` the kernel parameters).
-    Isspacep { space: Space, p: u32, a: Src, off: u64 },
+    /// `cluster`: `.shared::cluster` (any CTA of the cluster's window)
+    /// rather than `.shared{::cta}` (the executing CTA's).
+    Isspacep { space: Space, cluster: bool, p: u32, a: Src, off: u64 },
     /// `mapa{.shared::cluster}.type d, a, b`: the address of the shared
     /// location `a` of this CTA in the CTA of cluster rank `b`; `generic`
     /// without `.shared::cluster` (`a` and `d` generic addresses).

@@ -10,6 +10,7 @@
 use crate::error::{RunError, Trap, TrapKind};
 use crate::exec::{CtaEnv, Ctx};
 use crate::fuel::Tank;
+use crate::lanemem::Peers;
 pub(crate) use crate::policy::Located;
 use crate::barrier::{BarArgs, Barriers, Waiter, BARRIERS};
 use crate::policy::{Policy, TurnEnd, Wait};
@@ -93,9 +94,13 @@ pub(crate) fn run_cluster(
                 let mut left = slice;
                 let stores_before = ctas[ci].warps[wi].stores;
                 let end = {
-                    let cta = &mut ctas[ci];
+                    // The other CTAs of the cluster lend their shared
+                    // memories for the turn (distributed shared memory).
+                    let (lo, rest) = ctas.split_at_mut(ci);
+                    let Some((cta, hi)) = rest.split_first_mut() else { continue };
                     let w = &mut cta.warps[wi];
-                    match pol.turn(ctx, &cta.env, &mut cta.shared, w, &mut left, &mut stats) {
+                    let mut peers = Peers { lo, hi };
+                    match pol.turn(ctx, &cta.env, &mut cta.shared, &mut peers, w, &mut left, &mut stats) {
                         Ok(e) => e,
                         Err(l) => {
                             tank.refund(left);

@@ -13,6 +13,7 @@
 
 use crate::error::Trap;
 use crate::exec::{run_group, CtaEnv, Ctx, Event};
+use crate::lanemem::Peers;
 use crate::policy::{Located, Policy, SpinState, TurnEnd, Wait};
 use crate::program::*;
 use crate::warp::{Entry, Stats, Warp, WarpStatus, NO_FRAME};
@@ -37,8 +38,8 @@ impl Policy for Stack {
         w.stack.push(Entry { pc: 0, mask: w.valid, rpc: PC_EXIT, frame });
     }
 
-    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
-        turn(ctx, env, shared, w, budget, stats)
+    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+        turn(ctx, env, shared, peers, w, budget, stats)
     }
 
     fn current(&self, w: &Warp) -> (FuncId, u32) {
@@ -117,7 +118,7 @@ fn diverge(warp: &mut Warp, prog: &Program, stats: &mut Stats, pc: u32, groups: 
 }
 
 /// Runs the warp until its slice ends or an event the CTA must see.
-fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, warp: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
     let prog = ctx.prog;
     loop {
         normalize(warp);
@@ -129,7 +130,7 @@ fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], warp: &mut Warp, budget:
             return Ok(TurnEnd::Yield);
         }
         let mut pc = top.pc;
-        let ev = run_group(ctx, env, shared, warp, top.frame, &mut pc, top.mask, top.rpc, budget, stats, false);
+        let ev = run_group(ctx, env, shared, peers, warp, top.frame, &mut pc, top.mask, top.rpc, budget, stats, false);
         if let Some(t) = warp.stack.last_mut() {
             t.pc = pc;
         }

@@ -1029,24 +1029,3 @@ fn isspacep_mapa_getctarank() {
         }
     }
 }
-
-/// `mapa` to another CTA of the cluster needs distributed shared memory,
-/// which the engine does not model: a trap naming `mapa`; a rank outside
-/// the cluster (undefined in the manual) is `out_of_bounds`.
-#[test]
-fn mapa_to_another_cta_is_reported() {
-    use ptxsim_exec::{Dim3, TrapKind};
-    let file = "space.ptx";
-    let mut dev = Device::new();
-    let module = dev.load_named(file, &isa_text(file)).unwrap();
-    let pout = dev.alloc(8).unwrap();
-    let mut cfg = LaunchConfig::new(2u32, 32u32);
-    cfg.cluster = Some(Dim3::new(2, 1, 1));
-    let e = dev.launch(&module, "remote", &cfg, &[KernelArg::Ptr(pout)]).unwrap_err();
-    assert_eq!(e.kind, TrapKind::Unsupported, "{e}");
-    assert!(e.message.contains("`mapa` to CTA rank 1"), "{e}");
-    let cfg = LaunchConfig::new(1u32, 32u32);
-    let e = dev.launch(&module, "remote", &cfg, &[KernelArg::Ptr(pout)]).unwrap_err();
-    assert_eq!(e.kind, TrapKind::OutOfBounds, "{e}");
-    assert!(e.message.contains("outside the cluster of 1 CTAs"), "{e}");
-}

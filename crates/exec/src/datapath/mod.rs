@@ -237,7 +237,7 @@ pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u
     let fr = frames.get_mut(frame as usize).filter(|f| f.alive).ok_or_else(|| RunError::new(TrapKind::Unsupported, format!("frame {frame} is not a live frame of the warp")))?;
     let m = guard_mask(fr, ins.guard, active);
     let mut cx = Lanes {
-        mem: LaneMem { global: env.global, consts: env.consts, kparams: env.kparams, shared, local, local_top },
+        mem: LaneMem { global: env.global, consts: env.consts, kparams: env.kparams, shared, local, local_top, peers: crate::lanemem::Peers::none() },
         sregs: SregEnv { geom: env.geom, cta: env.cta, tid, warp_id: *id },
         local_base: fr.local_base as u64,
         clock,
@@ -371,7 +371,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Carry { kind, ty, cin, cout, cf, d, a, b, c } => arith::carry(cx, fr, m, (*kind, *ty), (*cin, *cout, *cf), *d, [a, b, c]),
         Op::Lane3 { op, d, a, b, c } => arith::lane3(cx, fr, m, *op, *d, [a, b, c])?,
         Op::Testp { op, f64, p, a } => arith::testp(cx, fr, m, (*op, *f64), *p, a),
-        Op::Isspacep { space, p, a, off } => space::isspacep(cx, fr, m, *space, *p, (a, *off)),
+        Op::Isspacep { space, cluster, p, a, off } => space::isspacep(cx, fr, m, (*space, *cluster), *p, (a, *off)),
         Op::Mapa { generic, bits, d, a, off, b } => space::mapa(cx, fr, m, (*generic, *bits), *d, (a, *off), b)?,
         Op::Getctarank { generic, bits, d, a, off } => space::getctarank(cx, fr, m, (*generic, *bits), *d, (a, *off))?,
         Op::Half2 { op, ty, ftz, sat, d, a, b, c } => arith::half2(cx, fr, m, (*op, *ty, *ftz, *sat), *d, [a, b, c]),

@@ -1414,7 +1414,9 @@ fn ld_space(mods: &[&str]) -> Option<Space> {
             ".local" => return Some(Space::Local),
             ".const" => return Some(Space::Const),
             ".param" | ".param::entry" | ".param::func" => return Some(Space::FrameParam),
-            ".shared::cluster" => return None,
+            // A `.shared::cluster` address names the CTA it lies in
+            // (`lanemem::RANK_SHIFT`); one of this CTA's is its own.
+            ".shared::cluster" => return Some(Space::Shared),
             _ => {}
         }
     }

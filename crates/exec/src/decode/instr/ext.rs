@@ -172,7 +172,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             }
             let p = self.pdst(&ops[0])?.ok_or("sink destination")?;
             let (a, off) = self.reg_plus(&ops[1], 64)?;
-            return Ok(Op::Isspacep { space, p, a, off });
+            let cluster = has(".shared::cluster");
+            return Ok(Op::Isspacep { space, cluster, p, a, off });
         }
         let bits = match i.modifiers.iter().filter_map(|m| ScalarType::from_str(m.text)).next_back() {
             Some(ScalarType::U32 | ScalarType::S32) => 32,
