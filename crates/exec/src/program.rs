@@ -263,6 +263,8 @@ pub enum Op {
     /// `.f16x2`/`.bf16x2` arithmetic on both halves (`ty` is the half type),
     /// and `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`.
     Half2 { op: H2Op, ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src, c: Src },
+    /// `fma.rn{.ftz}.relu.{f16,bf16}` ([`crate::alu::ext::fma_relu`]).
+    FmaRelu { ty: FTy, ftz: bool, d: u32, a: Src, b: Src, c: Src },
     /// `testp.op.f32/.f64 p, a`.
     Testp { op: TestpOp, f64: bool, p: u32, a: Src },
     /// (`off`: the constant of an address operand written `reg+k`.)

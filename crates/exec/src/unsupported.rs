@@ -25,7 +25,6 @@ const FORMS: &[&str] = &[
     "addc.u16",
     "atom.global.cas.b16",
     "atom.global.v2.f32.add",
-    "fma.rn.relu.f16",
     "madc.hi.sat.s32",
     "madc.lo.u16",
     "predicate parameters are not supported yet",

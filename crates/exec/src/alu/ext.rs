@@ -327,6 +327,24 @@ pub enum H2Op {
     /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`: `a` (an `.f32`) to the
     /// upper half, `b` to the lower.
     FromF32 { relu: bool },
+    /// `fma.rn{.ftz}.relu.{f16x2,bf16x2}`: [`fma_relu`] on each half.
+    FmaRelu,
+}
+
+/// `fma.rn{.ftz}.relu.{f16,bf16}` on 16-bit values: the `.rn` fma of the
+/// format, then a NaN result becomes the canonical NaN 0x7fff and a
+/// negative one (sign bit set, -0 included, as `cvt.relu` treats it) +0
+/// (PTX ISA 9.7.4.4: "clamps the result to 0 if negative").
+pub fn fma_relu(ty: FTy, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
+    let r = super::fma(ty, ftz, false, a & 0xffff, b & 0xffff, c & 0xffff) & 0xffff;
+    let (exp, frac) = if ty == FTy::BF16 { (0x7f80, 0x7f) } else { (0x7c00, 0x3ff) };
+    if r & exp == exp && r & frac != 0 {
+        0x7fff
+    } else if r & 0x8000 != 0 {
+        0
+    } else {
+        r
+    }
 }
 
 /// One packed half-precision instruction: the scalar operation of
@@ -343,6 +361,7 @@ pub fn half2(op: H2Op, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) ->
         let r = match op {
             H2Op::Bin(o) => super::fbin(o, ty, ftz, sat, x, y),
             H2Op::Fma => super::fma(ty, ftz, sat, x, y, z),
+            H2Op::FmaRelu => fma_relu(ty, ftz, x, y, z),
             H2Op::Un(o) => super::fun(o, ty, ftz, x),
             H2Op::FromF32 { .. } => 0,
         };

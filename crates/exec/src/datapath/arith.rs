@@ -302,6 +302,13 @@ pub(super) fn prmt_mode(cx: &Lanes<'_>, fr: &mut Frame, m: u32, mode: alu::PrmtM
     apply3(&mut fr.regs, d as usize, m, av, bv, cv, |x, y, z| alu::prmt_mode(mode, x, y, z));
 }
 
+/// `fma.rn{.ftz}.relu.{f16,bf16}` ([`alu::ext::fma_relu`]).
+pub(super) fn fma_relu(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (ty, ftz): (FTy, bool), d: u32, [a, b, c]: [&Src; 3]) {
+    let (t0, t1, t2);
+    let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
+    apply3(&mut fr.regs, d as usize, m, av, bv, cv, |x, y, z| alu::ext::fma_relu(ty, ftz, x, y, z));
+}
+
 #[inline(always)]
 pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&Src; 3]) {
     let (t0, t1, t2);

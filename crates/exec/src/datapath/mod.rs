@@ -375,6 +375,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Mapa { generic, bits, d, a, off, b } => space::mapa(cx, fr, m, (*generic, *bits), *d, (a, *off), b)?,
         Op::Getctarank { generic, bits, d, a, off } => space::getctarank(cx, fr, m, (*generic, *bits), *d, (a, *off))?,
         Op::Half2 { op, ty, ftz, sat, d, a, b, c } => arith::half2(cx, fr, m, (*op, *ty, *ftz, *sat), *d, [a, b, c]),
+        Op::FmaRelu { ty, ftz, d, a, b, c } => arith::fma_relu(cx, fr, m, (*ty, *ftz), *d, [a, b, c]),
         Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(crate::alu::ext::CACHE_POLICY), 64),
         Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),

@@ -612,6 +612,13 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     return Ok(Op::PredLogic { op, d, a: self.psrc(&ops[1])?, b: self.psrc(&ops[2])? });
                 }
                 if let Some(f) = fty(t) {
+                    // `fma.rn{.ftz}.relu.{f16,bf16}` (no `.sat`).
+                    if has(".relu") && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") {
+                        let k = ImmKind::Int(16);
+                        let d = self.dst(&ops[0])?;
+                        let (a, b, c) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?, self.src(&ops[3], k)?);
+                        return Ok(Op::FmaRelu { ty: f, ftz, d, a, b, c });
+                    }
                     let directed = rounding.iter().any(|r| *r != Rounding::Rn);
                     if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "add" | "sub" | "mul" | "div")) {
                         return Err(unsupported());
@@ -760,6 +767,13 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 need(4)?;
                 let t = last_ty.ok_or_else(unsupported)?;
                 if let Some(f) = fty(t) {
+                    // `fma.rn{.ftz}.relu.{f16,bf16}` (no `.sat`).
+                    if has(".relu") && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") {
+                        let k = ImmKind::Int(16);
+                        let d = self.dst(&ops[0])?;
+                        let (a, b, c) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?, self.src(&ops[3], k)?);
+                        return Ok(Op::FmaRelu { ty: f, ftz, d, a, b, c });
+                    }
                     let directed = rounding.iter().any(|r| *r != Rounding::Rn);
                     if directed && !matches!(f, FTy::F32 | FTy::F64) || has(".relu") || has(".oob") {
                         return Err(unsupported());

@@ -373,6 +373,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 let max = opc == "max";
                 (H2Op::Bin(if nan || xorsign_abs { FBinOp::MinMax { max, nan, xorsign_abs } } else if max { FBinOp::Max } else { FBinOp::Min }), 3)
             }
+            "fma" if has(".rn") && has(".relu") && allowed(&[".ftz", ".relu"]) => (H2Op::FmaRelu, 4),
             "fma" if has(".rn") && allowed(&[".ftz", ".sat"]) => (H2Op::Fma, 4),
             "neg" | "abs" if allowed(&[".ftz"]) => (H2Op::Un(if opc == "neg" { FUnOp::Neg } else { FUnOp::Abs }), 2),
             "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
