@@ -1043,7 +1043,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     ITyOrF::F(f)
                 } else {
                     let it = ity(t).ok_or_else(unsupported)?;
-                    if it.bits < 32 {
+                    // 16-bit: `atom.cas.b16` only (sm_70).
+                    if it.bits < 32 && !(it.bits == 16 && op == AtomOp::Cas && t == ScalarType::B16 && !is_red) {
                         return Err(unsupported());
                     }
                     ITyOrF::I(it)
