@@ -45,7 +45,7 @@ fn v(c: u32, r: u32, t: u32) -> u32 {
 fn ring_through_mapa() {
     for mode in [Scheduling::Stack, Scheduling::Its] {
         for (ctas, n) in [(4u32, 1u32), (4, 2), (8, 4), (2, 2)] {
-            let out = run("ring", ctas, n, 10, mode);
+            let out = run("ring", ctas, n, 11, mode);
             for b in 0..ctas {
                 let (c, r) = (b / n, b % n);
                 let (next, prev) = ((r + 1) % n, (r + n - 1) % n);
@@ -55,10 +55,10 @@ fn ring_through_mapa() {
                 let mapped = if next == r { 0b0111 } else { 0b0001 };
                 for t in 0..THREADS {
                     let g = (b * THREADS + t) as usize;
-                    let w = &out[10 * g..10 * g + 10];
+                    let w = &out[11 * g..11 * g + 11];
                     // inbox[3] of rank next holds what rank next-1 = r stored
                     // from its thread 3.
-                    let want = [v(c, next, t), v(c, next, t), v(c, prev, t), next, next, mapped, 0b0111, n, v(c, r, 3), r];
+                    let want = [v(c, next, t), v(c, next, t), v(c, prev, t), next, next, mapped, 0b0111, n, v(c, r, 3), r, 0b11];
                     assert_eq!(w, &want, "{mode:?}, {ctas} CTAs in clusters of {n}: CTA {b} thread {t}");
                 }
             }

@@ -936,7 +936,9 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let to = has(".to");
                 let space = if has(".global") {
                     Space::Global
-                } else if has(".shared") || has(".shared::cta") {
+                } else if has(".shared") || has(".shared::cta") || has(".shared::cluster") {
+                    // A `.shared::cluster` address is an offset in the
+                    // shared window too (`lanemem::RANK_SHIFT`).
                     Space::Shared
                 } else if has(".local") {
                     Space::Local
