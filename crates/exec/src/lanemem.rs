@@ -45,22 +45,26 @@ pub(crate) fn split_rank(o: u64) -> (Option<u64>, u64) {
 /// The shared memories of the other CTAs of the executing CTA's cluster
 /// (distributed shared memory): `lo` those of ranks below the executing
 /// CTA's, `hi` those above, in rank order. A cluster runs on one worker,
-/// so the scheduler lends them for a warp's turn; elsewhere (the data
-/// path's public API, a single-CTA cluster) both are empty.
+/// so the scheduler lends them for a warp's turn; the data path's public
+/// API has none (`lent` false: an address of another CTA is reported
+/// `unsupported` there).
 pub(crate) struct Peers<'a> {
     pub lo: &'a mut [crate::sched::Cta],
     pub hi: &'a mut [crate::sched::Cta],
+    /// Whether `lo` and `hi` are the cluster's (false: the data path was
+    /// handed one CTA's shared memory alone).
+    pub lent: bool,
 }
 
 impl Peers<'_> {
     /// No other CTA.
     pub fn none() -> Peers<'static> {
-        Peers { lo: &mut [], hi: &mut [] }
+        Peers { lo: &mut [], hi: &mut [], lent: false }
     }
 
     /// The same view, borrowed again.
     pub fn again(&mut self) -> Peers<'_> {
-        Peers { lo: &mut *self.lo, hi: &mut *self.hi }
+        Peers { lo: &mut *self.lo, hi: &mut *self.hi, lent: self.lent }
     }
 
     /// The CTA count of the cluster.
@@ -78,6 +82,13 @@ impl LaneMem<'_> {
     #[cold]
     fn shared_at(&self, l: usize, a: u64, o: u64, size: u32) -> Result<(isize, u64), Trap> {
         let (rank, off) = split_rank(o);
+        if let (Some(r), false) = (rank, self.peers.lent) {
+            return Err(Trap::lane(
+                TrapKind::Unsupported,
+                l as u32,
+                format!("lane {l}: shared::cluster address {a:#x} names CTA rank {r}: only the PTX engine's scheduler lends the data path the other CTAs' shared memories (distributed shared memory)"),
+            ));
+        }
         let own = self.peers.lo.len() as u64;
         let n = self.peers.size();
         let (which, len) = match rank {

@@ -99,7 +99,7 @@ pub(crate) fn run_cluster(
                     let (lo, rest) = ctas.split_at_mut(ci);
                     let Some((cta, hi)) = rest.split_first_mut() else { continue };
                     let w = &mut cta.warps[wi];
-                    let mut peers = Peers { lo, hi };
+                    let mut peers = Peers { lo, hi, lent: true };
                     match pol.turn(ctx, &cta.env, &mut cta.shared, &mut peers, w, &mut left, &mut stats) {
                         Ok(e) => e,
                         Err(l) => {

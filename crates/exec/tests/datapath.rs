@@ -174,3 +174,42 @@ fn step_data_refuses_control_flow() {
     // A bad launch is the launch's error.
     assert!(Setup::new(&dev, &module, "k", &cfg, &[KernelArg::Ptr(p)]).is_err());
 }
+
+/// The public data path holds one CTA's shared memory: a `.shared::cluster`
+/// address of another CTA (mapa to rank 1 in a two-CTA cluster) is
+/// reported `unsupported` there, by name, not read from the wrong memory.
+#[test]
+fn step_data_reports_another_ctas_shared_memory() {
+    const DSMEM: &str = r#"
+.version 7.8
+.target sm_90
+.address_size 64
+.shared .align 4 .b32 s[4];
+.visible .entry k()
+{
+    .reg .b32 %r<4>;
+    mov.u32 %r1, s;
+    mapa.shared::cluster.u32 %r2, %r1, 1;
+    ld.shared::cluster.u32 %r3, [%r2];
+    ret;
+}
+"#;
+    let mut dev = Device::new();
+    let module = dev.load(DSMEM).expect("loads");
+    let mut cfg = LaunchConfig::new(2u32, 32u32);
+    cfg.cluster = Some(ptxsim_exec::Dim3::new(2, 1, 1));
+    let setup = Setup::new(&dev, &module, "k", &cfg, &[]).expect("setup");
+    let cta = setup.cta([0, 0, 0]);
+    let env = setup.env(&dev, &cta);
+    let mut shared = setup.shared();
+    let mut warp = setup.new_warp(0).expect("warp");
+    let code = &setup.program.functions[setup.kernel as usize].code;
+    for ins in &code[..2] {
+        step_data(&env, &mut shared, &mut warp, 0, ins, u32::MAX).expect("mov and mapa run");
+    }
+    let e = step_data(&env, &mut shared, &mut warp, 0, &code[2], u32::MAX).expect_err("another CTA's shared memory");
+    assert_eq!(e.kind, ptxsim_exec::TrapKind::Unsupported, "{e}");
+    assert!(e.message.contains("CTA rank 1"), "{e}");
+    // The engine, whose scheduler lends the cluster's memories, runs it.
+    dev.launch(&module, "k", &cfg, &[]).expect("engine run");
+}
