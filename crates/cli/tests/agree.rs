@@ -59,18 +59,18 @@ fn decodes_opcode_matches_loading() {
         )
     };
     let mut dev = Device::new();
-    // `nop` is accepted by the checker and has no decoder.
-    assert!(!decodes_opcode("nop"));
-    let m = dev.load(&src("nop;")).expect("loads");
+    // `brkpt` is accepted by the checker and has no decoder.
+    assert!(!decodes_opcode("brkpt"));
+    let m = dev.load(&src("brkpt;")).expect("loads");
     let names = unsupported_names(&m);
-    assert_eq!(names, vec!["nop".to_string()]);
-    // The message gives the reason of `nop`'s row.
-    let why = ptxsim_exec::unsupported::reason("nop");
+    assert_eq!(names, vec!["brkpt".to_string()]);
+    // The message gives the reason of `brkpt`'s row.
+    let why = ptxsim_exec::unsupported::reason("brkpt");
     let msgs: Vec<&String> = m.program.functions.iter().flat_map(|f| &f.code).filter_map(|i| match &i.op {
         Op::Unsupported(msg) => Some(msg),
         _ => None,
     }).collect();
-    assert_eq!(msgs, vec![&format!("instruction `nop` is not supported yet ({why})")]);
+    assert_eq!(msgs, vec![&format!("instruction `brkpt` is not supported yet ({why})")]);
     // `add.s32` has one.
     assert!(decodes_opcode("add"));
     let m = dev.load(&src("add.s32 %r1, %r2, %r3;")).expect("loads");

@@ -326,7 +326,6 @@ macro_rules! for_each_op {
             "exit"       Exit       (0)               _          Use      Data     Exit           Control;
             "trap"       Bare       (0)               _          Use      Data     Trap           Control;
             "brkpt"      Loose      (ANY)             _          Use      Data     Seq            "a breakpoint needs a debugger";
-            "nop"        Loose      (ANY)             _          Use      Data     Seq            "no decoder written yet";
             // Comparison and selection.
             "setp"       Setp       (0)               _          Def      Data     Seq            SetpLike;
             "set"        Set        (0)               _          Def      Data     Seq            SetpLike;
@@ -392,7 +391,6 @@ macro_rules! for_each_op {
             "ex2"        Unary      (F | H)           _          Def      Data     Seq            Unary;
             "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Unary;
             "tanh"       Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "frc"        Loose      (ANY)             _          Def      Data     Seq            "no decoder written yet";
             "testp"      Scalar     (ANY)             Testp      Def      Data     Seq            Testp;
             // Bit manipulation.
             "brev"       Unary      (B3264)           _          Def      Data     Seq            Unary;
