@@ -198,24 +198,97 @@ struct Spec {
 /// sensible prints a billion spaces, and the output cap would drop them).
 const MAX_FIELD: usize = 1 << 20;
 
+/// The argument buffer of one call: each argument aligned to its own size,
+/// in order; counts the arguments read.
+struct Args {
+    base: u64,
+    off: u64,
+    count: u32,
+}
+
+impl Args {
+    fn next(&mut self, size: u32, read: &mut Read<'_>) -> Result<u64, Trap> {
+        let s = size as u64;
+        self.off = self.off.div_ceil(s) * s;
+        let v = read(self.base.wrapping_add(self.off), size)?;
+        self.off += s;
+        self.count += 1;
+        Ok(v)
+    }
+}
+
+/// One conversion specification `%[flags][width][.precision][size]type`
+/// as written, before its `*` arguments are read.
+struct Directive {
+    sp: Spec,
+    star_w: bool,
+    star_p: bool,
+    /// The conversion character; `None` for a `%` at the end of the string.
+    conv: Option<u8>,
+}
+
+/// Reads the directive whose `%` is at `fmt[*i - 1]`, leaving `*i` after it.
+fn directive(fmt: &[u8], i: &mut usize) -> Directive {
+    let mut sp = Spec { isize: 4, ..Spec::default() };
+    while let Some(&f) = fmt.get(*i) {
+        match f {
+            b'-' => sp.left = true,
+            b'+' => sp.plus = true,
+            b' ' => sp.space = true,
+            b'#' => sp.alt = true,
+            b'0' => sp.zero = true,
+            _ => break,
+        }
+        *i += 1;
+    }
+    // Width and precision (`*` reads an int argument).
+    let star_w = fmt.get(*i) == Some(&b'*');
+    if star_w {
+        *i += 1;
+    } else {
+        sp.width = digits(fmt, i);
+    }
+    let mut star_p = false;
+    if fmt.get(*i) == Some(&b'.') {
+        *i += 1;
+        star_p = fmt.get(*i) == Some(&b'*');
+        if star_p {
+            *i += 1;
+        } else {
+            sp.prec = Some(digits(fmt, i));
+        }
+    }
+    // Sizes; `L` (a device `long double` is a `double`) changes nothing.
+    loop {
+        match fmt.get(*i) {
+            Some(b'h') => sp.isize = if fmt.get(*i + 1) == Some(&b'h') { *i += 1; 1 } else { 2 },
+            Some(b'l') => {
+                if fmt.get(*i + 1) == Some(&b'l') {
+                    *i += 1;
+                }
+                sp.isize = 8
+            }
+            Some(b'z' | b'j' | b't') => sp.isize = 8,
+            Some(b'L') => {}
+            _ => break,
+        }
+        *i += 1;
+    }
+    let conv = fmt.get(*i).copied();
+    if conv.is_some() {
+        *i += 1;
+    }
+    Directive { sp, star_w, star_p, conv }
+}
+
 /// Formats one `printf` call: `fmt` is the format string's bytes, `args`
 /// the generic address of the argument buffer. Appends the text to `out`
 /// and returns the number of arguments parsed.
 pub(crate) fn format(fmt: &[u8], args: u64, read: &mut Read<'_>, out: &mut Vec<u8>) -> Result<i32, Trap> {
-    let mut off = 0u64; // next argument's offset in the buffer
-    let mut nargs = 0u32;
+    let mut args = Args { base: args, off: 0, count: 0 };
     let mut i = 0;
-    let next = |size: u32, nargs: &mut u32, off: &mut u64, read: &mut Read<'_>| -> Result<u64, Trap> {
-        let s = size as u64;
-        *off = off.div_ceil(s) * s;
-        let v = read(args.wrapping_add(*off), size)?;
-        *off += s;
-        *nargs += 1;
-        Ok(v)
-    };
     while i < fmt.len() {
-        let c = fmt[i];
-        if c != b'%' {
+        if fmt[i] != b'%' {
             let j = fmt[i..].iter().position(|&b| b == b'%').map(|p| i + p).unwrap_or(fmt.len());
             out.extend_from_slice(&fmt[i..j]);
             i = j;
@@ -223,153 +296,113 @@ pub(crate) fn format(fmt: &[u8], args: u64, read: &mut Read<'_>, out: &mut Vec<u
         }
         let start = i;
         i += 1;
-        let mut sp = Spec { isize: 4, ..Spec::default() };
-        while let Some(&f) = fmt.get(i) {
-            match f {
-                b'-' => sp.left = true,
-                b'+' => sp.plus = true,
-                b' ' => sp.space = true,
-                b'#' => sp.alt = true,
-                b'0' => sp.zero = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        // Width and precision (`*` reads an int argument).
-        let mut star_w = false;
-        if fmt.get(i) == Some(&b'*') {
-            star_w = true;
-            i += 1;
-        } else {
-            sp.width = digits(fmt, &mut i);
-        }
-        let mut star_p = false;
-        if fmt.get(i) == Some(&b'.') {
-            i += 1;
-            if fmt.get(i) == Some(&b'*') {
-                star_p = true;
-                i += 1;
-            } else {
-                sp.prec = Some(digits(fmt, &mut i));
-            }
-        }
-        let mut long_double = false;
-        loop {
-            match fmt.get(i) {
-                Some(b'h') => sp.isize = if fmt.get(i + 1) == Some(&b'h') { i += 1; 1 } else { 2 },
-                Some(b'l') => {
-                    if fmt.get(i + 1) == Some(&b'l') {
-                        i += 1;
-                    }
-                    sp.isize = 8
-                }
-                Some(b'z' | b'j' | b't') => sp.isize = 8,
-                Some(b'L') => long_double = true,
-                _ => break,
-            }
-            i += 1;
-        }
-        let _ = long_double; // a device `long double` is a `double`
-        let Some(&conv) = fmt.get(i) else {
+        let Directive { mut sp, star_w, star_p, conv } = directive(fmt, &mut i);
+        let Some(conv) = conv else {
             // A lone `%` at the end: written as it stands.
             out.extend_from_slice(&fmt[start..]);
             break;
         };
-        i += 1;
         if conv == b'%' {
             out.push(b'%');
             continue;
         }
         let takes = b"diuoxXcspfFeEgGaAn".contains(&conv);
         let needed = takes as u32 + star_w as u32 + star_p as u32;
-        if !takes || nargs + needed > MAX_ARGS {
+        if !takes || args.count + needed > MAX_ARGS {
             out.extend_from_slice(&fmt[start..i]);
             continue;
         }
         if star_w {
-            let w = next(4, &mut nargs, &mut off, read)? as u32 as i32;
+            let w = args.next(4, read)? as u32 as i32;
             if w < 0 {
                 sp.left = true;
             }
-            sp.width = (w.unsigned_abs() as usize).min(MAX_FIELD);
+            sp.width = w.unsigned_abs() as usize;
         }
         if star_p {
-            let p = next(4, &mut nargs, &mut off, read)? as u32 as i32;
-            sp.prec = if p < 0 { None } else { Some((p as usize).min(MAX_FIELD)) };
+            let p = args.next(4, read)? as u32 as i32;
+            sp.prec = if p < 0 { None } else { Some(p as usize) };
         }
         sp.width = sp.width.min(MAX_FIELD);
         sp.prec = sp.prec.map(|p| p.min(MAX_FIELD));
-        match conv {
-            b'd' | b'i' => {
-                let raw = next(sp.isize.max(4) as u32, &mut nargs, &mut off, read)?;
-                let v: i64 = match sp.isize {
-                    1 => raw as i8 as i64,
-                    2 => raw as i16 as i64,
-                    4 => raw as u32 as i32 as i64,
-                    _ => raw as i64,
-                };
-                let sign = if v < 0 { "-" } else if sp.plus { "+" } else if sp.space { " " } else { "" };
-                integer(out, &sp, sign, "", v.unsigned_abs().to_string().into_bytes(), v == 0);
-            }
-            b'u' | b'o' | b'x' | b'X' => {
-                let raw = next(sp.isize.max(4) as u32, &mut nargs, &mut off, read)?;
-                let v: u64 = match sp.isize {
-                    1 => raw as u8 as u64,
-                    2 => raw as u16 as u64,
-                    4 => raw as u32 as u64,
-                    _ => raw,
-                };
-                let (digs, prefix) = match conv {
-                    b'u' => (v.to_string(), ""),
-                    b'o' => {
-                        let d = format!("{v:o}");
-                        // `#`: the first digit is a zero (precision raised if needed).
-                        if sp.alt && !d.starts_with('0') && sp.prec.is_none_or(|p| p <= d.len()) {
-                            (format!("0{d}"), "")
-                        } else {
-                            (d, "")
-                        }
+        convert(out, &sp, conv, &mut args, read)?;
+    }
+    Ok(args.count as i32)
+}
+
+/// Writes one conversion `conv` (one that takes an argument) with its
+/// specification, reading its argument.
+fn convert(out: &mut Vec<u8>, sp: &Spec, conv: u8, args: &mut Args, read: &mut Read<'_>) -> Result<(), Trap> {
+    match conv {
+        b'd' | b'i' => {
+            let raw = args.next(sp.isize.max(4) as u32, read)?;
+            let v: i64 = match sp.isize {
+                1 => raw as i8 as i64,
+                2 => raw as i16 as i64,
+                4 => raw as u32 as i32 as i64,
+                _ => raw as i64,
+            };
+            let sign = if v < 0 { "-" } else if sp.plus { "+" } else if sp.space { " " } else { "" };
+            integer(out, sp, sign, "", v.unsigned_abs().to_string().into_bytes(), v == 0);
+        }
+        b'u' | b'o' | b'x' | b'X' => {
+            let raw = args.next(sp.isize.max(4) as u32, read)?;
+            let v: u64 = match sp.isize {
+                1 => raw as u8 as u64,
+                2 => raw as u16 as u64,
+                4 => raw as u32 as u64,
+                _ => raw,
+            };
+            let (digs, prefix) = match conv {
+                b'u' => (v.to_string(), ""),
+                b'o' => {
+                    let d = format!("{v:o}");
+                    // `#`: the first digit is a zero (precision raised if needed).
+                    if sp.alt && !d.starts_with('0') && sp.prec.is_none_or(|p| p <= d.len()) {
+                        (format!("0{d}"), "")
+                    } else {
+                        (d, "")
                     }
-                    b'x' => (format!("{v:x}"), if sp.alt && v != 0 { "0x" } else { "" }),
-                    _ => (format!("{v:X}"), if sp.alt && v != 0 { "0X" } else { "" }),
-                };
-                let zero = v == 0 && !(conv == b'o' && sp.alt);
-                integer(out, &sp, "", prefix, digs.into_bytes(), zero);
-            }
-            b'c' => {
-                let v = next(4, &mut nargs, &mut off, read)? as u8;
-                pad(out, &sp, &[v]);
-            }
-            b's' => {
-                let p = next(8, &mut nargs, &mut off, read)?;
-                if p == 0 {
-                    // glibc: "(null)", or nothing when the precision is too short for it.
-                    let t: &[u8] = if sp.prec.is_none_or(|q| q >= 6) { b"(null)" } else { b"" };
-                    pad(out, &sp, t);
-                } else {
-                    let s = read_cstr(read, p, sp.prec.map(|q| q as u64).unwrap_or(u64::MAX), "a `%s` string")?;
-                    pad(out, &sp, &s);
                 }
-            }
-            b'p' => {
-                let p = next(8, &mut nargs, &mut off, read)?;
-                if p == 0 {
-                    pad(out, &sp, b"(nil)");
-                } else {
-                    let sign = if sp.plus { "+" } else if sp.space { " " } else { "" };
-                    integer(out, &sp, sign, "0x", format!("{p:x}").into_bytes(), false);
-                }
-            }
-            b'n' => {
-                next(8, &mut nargs, &mut off, read)?;
-            }
-            _ => {
-                let v = f64::from_bits(next(8, &mut nargs, &mut off, read)?);
-                float(out, &sp, conv, v);
+                b'x' => (format!("{v:x}"), if sp.alt && v != 0 { "0x" } else { "" }),
+                _ => (format!("{v:X}"), if sp.alt && v != 0 { "0X" } else { "" }),
+            };
+            let zero = v == 0 && !(conv == b'o' && sp.alt);
+            integer(out, sp, "", prefix, digs.into_bytes(), zero);
+        }
+        b'c' => {
+            let v = args.next(4, read)? as u8;
+            pad(out, sp, &[v]);
+        }
+        b's' => {
+            let p = args.next(8, read)?;
+            if p == 0 {
+                // glibc: "(null)", or nothing when the precision is too short for it.
+                let t: &[u8] = if sp.prec.is_none_or(|q| q >= 6) { b"(null)" } else { b"" };
+                pad(out, sp, t);
+            } else {
+                let s = read_cstr(read, p, sp.prec.map(|q| q as u64).unwrap_or(u64::MAX), "a `%s` string")?;
+                pad(out, sp, &s);
             }
         }
+        b'p' => {
+            let p = args.next(8, read)?;
+            if p == 0 {
+                pad(out, sp, b"(nil)");
+            } else {
+                let sign = if sp.plus { "+" } else if sp.space { " " } else { "" };
+                integer(out, sp, sign, "0x", format!("{p:x}").into_bytes(), false);
+            }
+        }
+        b'n' => {
+            args.next(8, read)?;
+        }
+        _ => {
+            let v = f64::from_bits(args.next(8, read)?);
+            float(out, sp, conv, v);
+        }
     }
-    Ok(nargs as i32)
+    Ok(())
 }
 
 fn digits(fmt: &[u8], i: &mut usize) -> usize {
