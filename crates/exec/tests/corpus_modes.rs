@@ -24,7 +24,7 @@
 //! disagree with itself are in [`KNOWN_ENGINE_BUGS`], checked to still fail
 //! the same way.
 
-use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling, TrapKind};
+use ptxsim_exec::{Device, Dim3, LaunchConfig, Scheduling, TrapKind};
 
 /// Warp instructions one launch may execute: far more than any launch here
 /// needs, so running out (a `fuel_exhausted` trap) fails the test.
@@ -63,20 +63,7 @@ fn run(src: &str, spec: &Spec, block: Dim3, mode: Scheduling) -> Outcome {
     let lo = dev.alloc(1).unwrap();
     let m = dev.load(src).unwrap();
     let hi = dev.alloc(1).unwrap();
-    let mut ptrs = Vec::new();
-    let args: Vec<KernelArg> = spec
-        .args
-        .iter()
-        .map(|a| match a {
-            Arg::Buf(bytes) => {
-                let p = dev.alloc(bytes.len() as u64).unwrap();
-                dev.write(p, bytes).unwrap();
-                ptrs.push((p, bytes.len() as u64));
-                KernelArg::Ptr(p)
-            }
-            Arg::Val(v) => v.clone(),
-        })
-        .collect();
+    let (args, ptrs) = upload(&mut dev, &spec.args);
     let mut cfg = LaunchConfig::new(spec.grid, block);
     cfg.dynamic_shared_bytes = spec.dynamic_shared;
     cfg.scheduling = mode;

@@ -6,7 +6,7 @@
 #[path = "../../exec/tests/support/corpus_specs.rs"]
 mod specs;
 
-use ptxsim_exec::{Device, KernelArg, LaunchConfig};
+use ptxsim_exec::{Device, LaunchConfig};
 use ptxsim_sass::engine::MachineConfig;
 use specs::*;
 use std::time::Instant;
@@ -22,18 +22,7 @@ fn main() {
         let Some(src) = files.iter().map(|f| std::fs::read_to_string(f).unwrap()).find(|s| Device::new().load(s).is_ok_and(|m| m.kernels().contains(&k))) else { continue };
         let mut dev = Device::new();
         let (m, low) = ptxsim_sass::load_and_lower(&mut dev, "k.ptx", &src).unwrap();
-        let args: Vec<KernelArg> = spec
-            .args
-            .iter()
-            .map(|a| match a {
-                Arg::Buf(b) => {
-                    let p = dev.alloc(b.len() as u64).unwrap();
-                    dev.write(p, b).unwrap();
-                    KernelArg::Ptr(p)
-                }
-                Arg::Val(v) => v.clone(),
-            })
-            .collect();
+        let (args, _) = upload(&mut dev, &spec.args);
         let mut cfg = LaunchConfig::new(spec.grid, spec.block);
         cfg.dynamic_shared_bytes = spec.dynamic_shared;
         cfg.threads = Some(1);

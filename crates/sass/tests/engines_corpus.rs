@@ -11,7 +11,7 @@
 #[path = "../../exec/tests/support/corpus_specs.rs"]
 mod specs;
 
-use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, TrapKind};
+use ptxsim_exec::{Device, Dim3, LaunchConfig, TrapKind};
 use ptxsim_sass::engine::{MachineConfig, SassError};
 use specs::*;
 
@@ -33,20 +33,7 @@ fn run(src: &str, spec: &Spec, block: Dim3, sass: bool) -> Outcome {
         (dev.load(src).unwrap(), None)
     };
     let hi = dev.alloc(1).unwrap();
-    let mut ptrs = Vec::new();
-    let args: Vec<KernelArg> = spec
-        .args
-        .iter()
-        .map(|a| match a {
-            Arg::Buf(bytes) => {
-                let p = dev.alloc(bytes.len() as u64).unwrap();
-                dev.write(p, bytes).unwrap();
-                ptrs.push((p, bytes.len() as u64));
-                KernelArg::Ptr(p)
-            }
-            Arg::Val(v) => v.clone(),
-        })
-        .collect();
+    let (args, ptrs) = upload(&mut dev, &spec.args);
     let mut cfg = LaunchConfig::new(spec.grid, block);
     cfg.dynamic_shared_bytes = spec.dynamic_shared;
     cfg.fuel = FUEL;

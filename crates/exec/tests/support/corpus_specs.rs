@@ -7,7 +7,7 @@
 
 #![allow(dead_code)]
 
-use ptxsim_exec::{Dim3, KernelArg};
+use ptxsim_exec::{Device, Dim3, KernelArg};
 use std::cell::Cell;
 use std::path::PathBuf;
 
@@ -60,6 +60,26 @@ pub const EXCEPTIONS: &[(&str, Skip, &str)] = &[
 pub enum Arg {
     Buf(Vec<u8>),
     Val(KernelArg),
+}
+
+/// Allocates and fills each buffer argument on `dev`: the launch arguments,
+/// and each buffer's (address, length) to read back after the launch.
+#[allow(dead_code)]
+pub fn upload(dev: &mut Device, args: &[Arg]) -> (Vec<KernelArg>, Vec<(u64, u64)>) {
+    let mut bufs = Vec::new();
+    let args = args
+        .iter()
+        .map(|a| match a {
+            Arg::Buf(bytes) => {
+                let p = dev.alloc(bytes.len() as u64).unwrap();
+                dev.write(p, bytes).unwrap();
+                bufs.push((p, bytes.len() as u64));
+                KernelArg::Ptr(p)
+            }
+            Arg::Val(v) => v.clone(),
+        })
+        .collect();
+    (args, bufs)
 }
 
 thread_local! {
