@@ -106,7 +106,7 @@ fn lines_of(text: &str, at: &mut [(String, u32)]) {
     let (bytes, mut pos, mut line) = (text.as_bytes(), 0usize, 1u32);
     for i in order {
         let off = (at[i].1 as usize).min(bytes.len()).max(pos);
-        line += bytes[pos..off].iter().filter(|&&b| b == b'\n').count() as u32;
+        line += ptxsim_syntax::span::count_newlines(&bytes[pos..off]) as u32;
         pos = off;
         at[i].1 = line;
     }

@@ -67,6 +67,32 @@ impl std::fmt::Debug for Span {
     }
 }
 
+/// The number of `\n` bytes in `bytes`: 32 bytes at a time into byte-wide
+/// counters (at most 255 steps before they are summed), which the compiler
+/// turns into vector compares and subtractions.
+pub fn count_newlines(bytes: &[u8]) -> usize {
+    const W: usize = 32;
+    let mut n = 0usize;
+    let mut blocks = bytes.chunks_exact(W * 255);
+    let count_words = |words: std::slice::ChunksExact<'_, u8>| {
+        let mut lanes = [0u8; W];
+        for w in words {
+            for (l, b) in lanes.iter_mut().zip(w) {
+                *l += (*b == b'\n') as u8;
+            }
+        }
+        lanes.iter().map(|&l| l as usize).sum::<usize>()
+    };
+    for b in &mut blocks {
+        n += count_words(b.chunks_exact(W));
+    }
+    let rest = blocks.remainder();
+    let words = rest.chunks_exact(W);
+    let tail = words.remainder();
+    n += count_words(words);
+    n + tail.iter().filter(|&&b| b == b'\n').count()
+}
+
 /// Maps byte offsets to 1-based line and column numbers.
 #[derive(Clone, Debug)]
 pub struct LineIndex {
@@ -124,7 +150,29 @@ impl LineIndex {
 
 #[cfg(test)]
 mod tests {
-    use super::LineIndex;
+    use super::{count_newlines, LineIndex};
+
+    /// The lane count equals a byte loop at every length and alignment,
+    /// past the 255-step flush of the byte-wide counters.
+    #[test]
+    fn count_newlines_equals_a_byte_scan() {
+        let mut s = 0x9e37_79b9_7f4a_7c15u64;
+        let text: Vec<u8> = (0..40_000)
+            .map(|i| {
+                s ^= s << 13;
+                s ^= s >> 7;
+                s ^= s << 17;
+                // Long runs of newlines too, so a lane would overflow unflushed.
+                if (20_000..29_000).contains(&i) || s % 3 == 0 { b'\n' } else { [b'a', 0x0b, 0x8a][(s % 3) as usize] }
+            })
+            .collect();
+        for start in 0..40 {
+            for end in [start, start + 1, start + 31, start + 33, start + 8160, start + 8161, 30_000, 40_000] {
+                let b = &text[start..end.min(text.len())];
+                assert_eq!(count_newlines(b), b.iter().filter(|&&x| x == b'\n').count(), "{start}..{end}");
+            }
+        }
+    }
 
     /// The word-at-a-time scan finds exactly the newlines a byte loop finds,
     /// at every alignment, next to bytes one above and below `\n`.
