@@ -151,10 +151,13 @@ fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end:
             let cta = &mut ctas[ci];
             cta.live = cta.live.saturating_sub(n);
             cs.live = cs.live.saturating_sub(n);
-            let w = &cta.warps[wi];
-            for l in lanes(mask) {
-                if w.cluster_arrived[l] == cs.phase {
-                    cs.arrived = cs.arrived.saturating_sub(1);
+            // (No arrival in this phase: no exiting lane arrived in it.)
+            if cs.arrived != 0 {
+                let w = &cta.warps[wi];
+                for l in lanes(mask) {
+                    if w.cluster_arrived[l] == cs.phase {
+                        cs.arrived = cs.arrived.saturating_sub(1);
+                    }
                 }
             }
             for id in 0..BARRIERS {

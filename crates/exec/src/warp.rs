@@ -200,6 +200,18 @@ impl Warp {
         let b = block;
         let threads = b[0] * b[1] * b[2];
         let n = threads.saturating_sub(t0).min(32);
+        if n == 32 && t0 % b[0] + 32 <= b[0] {
+            // A whole warp inside one row of x (any block whose x extent
+            // is a multiple of 32): x counts up, y and z are the first
+            // lane's.
+            let (x, y, z) = ((t0 % b[0]) as u64, ((t0 / b[0]) % b[1]) as u64, (t0 / (b[0] * b[1])) as u64);
+            for l in 0..32usize {
+                self.tid[0][l] = x + l as u64;
+            }
+            self.tid[1] = [y; 32];
+            self.tid[2] = [z; 32];
+            return;
+        }
         // The first lane's (x, y, z), then step through the block (no
         // division per lane).
         let (mut x, mut y, mut z) = (t0 % b[0], (t0 / b[0]) % b[1], t0 / (b[0] * b[1]));
@@ -231,8 +243,12 @@ impl Warp {
     /// warps. Frames come back in index order, local memory reads as zeros.
     /// The caller sets `tid` (in place).
     pub fn reset(&mut self, id: u32, valid: u32, local_limit: u32) {
-        for (l, s) in self.lane_state.iter_mut().enumerate() {
-            *s = if valid >> l & 1 == 1 { LaneState::Ready } else { LaneState::Absent };
+        if valid == u32::MAX {
+            self.lane_state = [LaneState::Ready; 32];
+        } else {
+            for (l, s) in self.lane_state.iter_mut().enumerate() {
+                *s = if valid >> l & 1 == 1 { LaneState::Ready } else { LaneState::Absent };
+            }
         }
         self.id = id;
         self.valid = valid;
@@ -279,9 +295,14 @@ impl Warp {
         // (Lane loops over all 32 lanes with the mask as a select: they
         // vectorise.)
         let on = |l: usize| members >> l & 1 != 0;
+        // No lane holds a frame in local memory (a kernel's entry, or
+        // frames without local storage): base 0, nothing to save.
+        let no_local = self.local_top == [0u32; 32];
         let mut base = 0u32;
-        for l in 0..32 {
-            base = base.max(if on(l) { self.local_top[l] } else { 0 });
+        if !no_local {
+            for l in 0..32 {
+                base = base.max(if on(l) { self.local_top[l] } else { 0 });
+            }
         }
         let base = base.div_ceil(16) * 16;
         let top = base as u64 + f.frame_bytes as u64;
@@ -292,9 +313,11 @@ impl Warp {
             ));
         }
         let mut prev_top = [0u32; 32];
-        for (l, (p, t)) in prev_top.iter_mut().zip(self.local_top.iter_mut()).enumerate() {
-            *p = if on(l) { *t } else { 0 };
-            *t = if on(l) { top as u32 } else { *t };
+        if !no_local || top != 0 {
+            for (l, (p, t)) in prev_top.iter_mut().zip(self.local_top.iter_mut()).enumerate() {
+                *p = if on(l) { *t } else { 0 };
+                *t = if on(l) { top as u32 } else { *t };
+            }
         }
         if top > 0 {
             for l in lanes(members) {
@@ -317,8 +340,8 @@ impl Warp {
         if keep.is_empty() {
             fr.regs.fill([0u64; 32]);
         } else {
-            for (r, k) in fr.regs.iter_mut().zip(keep.iter().chain(std::iter::repeat(&false))) {
-                if !*k {
+            for (i, r) in fr.regs.iter_mut().enumerate() {
+                if !keep.get(i).copied().unwrap_or(false) {
                     *r = [0u64; 32];
                 }
             }
@@ -344,8 +367,12 @@ impl Warp {
         }
         fr.alive = false;
         let m = fr.members;
-        for l in 0..32 {
-            self.local_top[l] = if m >> l & 1 != 0 { fr.prev_top[l] } else { self.local_top[l] };
+        if m == u32::MAX {
+            self.local_top = fr.prev_top;
+        } else {
+            for l in 0..32 {
+                self.local_top[l] = if m >> l & 1 != 0 { fr.prev_top[l] } else { self.local_top[l] };
+            }
         }
         self.free.push(idx);
     }
