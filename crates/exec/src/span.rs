@@ -28,9 +28,13 @@ pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: 
     let last = first.wrapping_add(31 * sz);
     let mut consecutive = m == u32::MAX && first <= last;
     if consecutive {
-        for (l, b) in base.iter().enumerate() {
-            consecutive &= b.wrapping_add(off) == first.wrapping_add(l as u64 * sz);
+        // The line the lanes must lie on, compared as a whole (a vector
+        // fill and one memory comparison, not a branch per lane).
+        let mut line = [0u64; 32];
+        for (l, x) in line.iter_mut().enumerate() {
+            *x = base[0].wrapping_add(l as u64 * sz);
         }
+        consecutive = line == *base;
     }
     let (lo, hi, bits) = if consecutive {
         (first, last, first)

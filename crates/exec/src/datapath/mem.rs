@@ -49,10 +49,11 @@ pub(super) fn ld(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Spa
     if ds.len() != 1 {
         return ld_vector(cx, fr, m, space, (size, signed), ds, addr);
     }
+    if matches!(space, Space::Global | Space::Generic) {
+        return ld_global(cx, fr, m, pc, space, (size, signed), ds[0], addr);
+    }
     let uniform_addr = m != 0 && matches!(space, Space::KernelParam | Space::Const) && matches!(addr.base, AddrBase::None);
-    let r = if matches!(space, Space::Global | Space::Generic) {
-        ld_global(cx, fr, m, pc, space, size, addr)?
-    } else if uniform_addr {
+    if uniform_addr {
         // A kernel parameter or constant at a fixed address: the same value
         // for every lane, read once.
         let a = addr.offset as u64;
@@ -63,19 +64,26 @@ pub(super) fn ld(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Spa
             Some(v) => v,
             None => cx.mem.read(space, l, a, size, &mut { usize::MAX })?,
         };
-        [v; 32]
-    } else {
-        let t3;
-        let base = abase!(cx, fr, addr, t3);
-        let mut r = [0u64; 32];
-        let mut cache = usize::MAX;
-        for l in lanes(m) {
-            let a = base[l].wrapping_add(addr.offset as u64);
-            check_align(a, size, l)?;
-            r[l] = cx.mem.read(space, l, a, size, &mut cache)?;
+        if let Some(d) = ds[0] {
+            let v = extend(v, size, signed);
+            let dst = &mut fr.regs[d as usize];
+            if m == u32::MAX {
+                *dst = [v; 32];
+            } else {
+                store(dst, &[v; 32], m);
+            }
         }
-        r
-    };
+        return Ok(());
+    }
+    let t3;
+    let base = abase!(cx, fr, addr, t3);
+    let mut r = [0u64; 32];
+    let mut cache = usize::MAX;
+    for l in lanes(m) {
+        let a = base[l].wrapping_add(addr.offset as u64);
+        check_align(a, size, l)?;
+        r[l] = cx.mem.read(space, l, a, size, &mut cache)?;
+    }
     if let Some(d) = ds[0] {
         let r = if signed { r.map(|v| extend(v, size, true)) } else { r };
         store(&mut fr.regs[d as usize], &r, m);
@@ -83,30 +91,71 @@ pub(super) fn ld(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Spa
     Ok(())
 }
 
-/// A scalar global or generic load: whole-warp when it can, else lane by lane.
+/// A scalar global or generic load into register `d`: a dense warp's
+/// words straight into the register, other whole-warp spans through one
+/// bounds check, else lane by lane.
 #[inline(always)]
-fn ld_global(cx: &mut Lanes<'_>, fr: &Frame, m: u32, pc: u32, space: Space, size: u32, addr: Addr) -> Result<[u64; 32], Trap> {
+fn ld_global(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Space, (size, signed): (u32, bool), d: Option<u32>, addr: Addr) -> Result<(), Trap> {
+    let sz = size as u64;
+    let off = addr.offset as u64;
+    let span = {
+        let t3;
+        let base = abase!(cx, fr, addr, t3);
+        crate::span::warp_span(cx.mem.global, base, off, m, sz, &mut cx.span_cache[pc as usize % SPAN_CACHE])
+    };
+    if let Some((al, Some(w0))) = span {
+        // Dense: all 32 lanes, in order, from word `w0` (the address
+        // register is no longer needed, so it may be `d` itself).
+        if let Some(d) = d {
+            let dst = &mut fr.regs[d as usize];
+            dense_read(al, w0, sz, dst);
+            if signed && sz < 8 {
+                for v in dst.iter_mut() {
+                    *v = extend(*v, size, true);
+                }
+            }
+        }
+        return Ok(());
+    }
     let t3;
     let base = abase!(cx, fr, addr, t3);
     let mut r = [0u64; 32];
-    let sz = size as u64;
-    let off = addr.offset as u64;
-    if let Some((al, dense)) = crate::span::warp_span(cx.mem.global, base, off, m, sz, &mut cx.span_cache[pc as usize % SPAN_CACHE]) {
+    if let Some((al, dense)) = span {
         span_read(al, dense, base, off, m, size, &mut r);
-        return Ok(r);
-    }
-    let mut cache = usize::MAX;
-    for l in lanes(m) {
-        let a = base[l].wrapping_add(off);
-        if a & (sz - 1) != 0 {
-            check_align(a, size, l)?;
+    } else {
+        let mut cache = usize::MAX;
+        for l in lanes(m) {
+            let a = base[l].wrapping_add(off);
+            if a & (sz - 1) != 0 {
+                check_align(a, size, l)?;
+            }
+            r[l] = match cx.mem.global.allocs.get(cache) {
+                Some(al) if a >= al.base && a - al.base + sz <= al.size => al.read(a - al.base, size),
+                _ => cx.mem.read(space, l, a, size, &mut cache)?,
+            };
         }
-        r[l] = match cx.mem.global.allocs.get(cache) {
-            Some(al) if a >= al.base && a - al.base + sz <= al.size => al.read(a - al.base, size),
-            _ => cx.mem.read(space, l, a, size, &mut cache)?,
-        };
     }
-    Ok(r)
+    if let Some(d) = d {
+        let r = if signed { r.map(|v| extend(v, size, true)) } else { r };
+        store(&mut fr.regs[d as usize], &r, m);
+    }
+    Ok(())
+}
+
+/// A dense warp's `sz`-byte values (4 or 8) from word `w0` of `al` on.
+#[inline(always)]
+fn dense_read(al: &Allocation, w0: usize, sz: u64, r: &mut [u64; 32]) {
+    if sz == 4 {
+        for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
+            let w = w.load(Relaxed);
+            r[2 * k] = w & 0xffff_ffff;
+            r[2 * k + 1] = w >> 32;
+        }
+    } else {
+        for (k, w) in al.words[w0..w0 + 32].iter().enumerate() {
+            r[k] = w.load(Relaxed);
+        }
+    }
 }
 
 /// Reads the lanes of `m` from allocation `al`, which holds every lane's
@@ -118,17 +167,7 @@ fn span_read(al: &Allocation, dense: Option<usize>, base: &[u64; 32], off: u64, 
     let mut rest = m;
     if let Some(w0) = dense {
         rest = 0;
-        if sz == 4 {
-            for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
-                let w = w.load(Relaxed);
-                r[2 * k] = w & 0xffff_ffff;
-                r[2 * k + 1] = w >> 32;
-            }
-        } else {
-            for (k, w) in al.words[w0..w0 + 32].iter().enumerate() {
-                r[k] = w.load(Relaxed);
-            }
-        }
+        dense_read(al, w0, sz, r);
     }
     while rest != 0 {
         let l = rest.trailing_zeros() as usize;
