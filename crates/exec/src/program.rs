@@ -15,12 +15,14 @@ pub type FuncId = u32;
 
 /// The 32 lanes of a register, one 64-bit slot per lane.
 pub type L = [u64; 32];
-/// A unary lane kernel: the 32 results of one operand's 32 lanes.
-pub type K1 = fn(&L) -> L;
-/// A binary lane kernel.
-pub type K2 = fn(&L, &L) -> L;
-/// A ternary lane kernel.
-pub type K3 = fn(&L, &L, &L) -> L;
+/// A unary lane kernel: `d = f(a)` on the lanes of the mask (the other
+/// lanes of `d` keep their values). The sources never alias `d`: a caller
+/// whose source is also the destination passes a copy.
+pub type K1 = fn(&mut L, &L, u32);
+/// A binary lane kernel: `d = f(a, b)` on the lanes of the mask.
+pub type K2 = fn(&mut L, &L, &L, u32);
+/// A ternary lane kernel: `d = f(a, b, c)` on the lanes of the mask.
+pub type K3 = fn(&mut L, &L, &L, &L, u32);
 /// A comparison lane kernel: the lanes where it holds.
 pub type KCmp = fn(&L, &L) -> u32;
 
