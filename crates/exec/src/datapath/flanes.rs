@@ -112,6 +112,79 @@ fn map3(d: &mut L, x: &L, y: &L, z: &L, m: u32, f: impl Fn(u64, u64, u64) -> u64
     }
 }
 
+/// Where the low half of a 64-bit lane lies in the register's `[u32; 64]`
+/// view.
+const LO: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
+
+/// Whether lane `l` is in mask `m`, as the sign of a 32-bit element
+/// (`vpmaskmovd`'s mask), for the `[u32; 64]` view.
+#[inline(always)]
+fn on32(m: u32, l: usize) -> bool {
+    ((m << (31 - l)) as i32) < 0
+}
+
+/// `map1` for an f32 operation, over the register's `[u32; 64]` view: the
+/// operation runs on both halves of every lane (so the loop is a plain
+/// 8-wide one, with no packing of the low halves), and the high half of
+/// each lane is then cleared. `f` sees only a 32-bit value (a lane's low
+/// half, or a high half whose result is dropped) and must not trap: it is
+/// a pure float function.
+#[inline(always)]
+fn f32map1(d: &mut L, x: &L, m: u32, f: impl Fn(u64) -> u64) {
+    let x: &[u32; 64] = bytemuck::cast_ref(x);
+    let d: &mut [u32; 64] = bytemuck::cast_mut(d);
+    if m == u32::MAX {
+        for k in 0..64 {
+            let r = f(x[k] as u64) as u32;
+            d[k] = if k % 2 == LO { r } else { 0 };
+        }
+    } else {
+        for k in 0..64 {
+            let r = f(x[k] as u64) as u32;
+            let r = if k % 2 == LO { r } else { 0 };
+            d[k] = if on32(m, k / 2) { r } else { d[k] };
+        }
+    }
+}
+
+/// `map2` over the `[u32; 64]` view (see [`f32map1`]).
+#[inline(always)]
+fn f32map2(d: &mut L, x: &L, y: &L, m: u32, f: impl Fn(u64, u64) -> u64) {
+    let (x, y): (&[u32; 64], &[u32; 64]) = (bytemuck::cast_ref(x), bytemuck::cast_ref(y));
+    let d: &mut [u32; 64] = bytemuck::cast_mut(d);
+    if m == u32::MAX {
+        for k in 0..64 {
+            let r = f(x[k] as u64, y[k] as u64) as u32;
+            d[k] = if k % 2 == LO { r } else { 0 };
+        }
+    } else {
+        for k in 0..64 {
+            let r = f(x[k] as u64, y[k] as u64) as u32;
+            let r = if k % 2 == LO { r } else { 0 };
+            d[k] = if on32(m, k / 2) { r } else { d[k] };
+        }
+    }
+}
+
+/// `map3` over the `[u32; 64]` view (see [`f32map1`]).
+#[inline(always)]
+fn f32map3(d: &mut L, x: &L, y: &L, z: &L, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+    let (x, y, z): (&[u32; 64], &[u32; 64], &[u32; 64]) = (bytemuck::cast_ref(x), bytemuck::cast_ref(y), bytemuck::cast_ref(z));
+    let d: &mut [u32; 64] = bytemuck::cast_mut(d);
+    if m == u32::MAX {
+        for k in 0..64 {
+            let r = f(x[k] as u64, y[k] as u64, z[k] as u64) as u32;
+            d[k] = if k % 2 == LO { r } else { 0 };
+        }
+    } else {
+        for k in 0..64 {
+            let r = f(x[k] as u64, y[k] as u64, z[k] as u64) as u32;
+            let r = if k % 2 == LO { r } else { 0 };
+            d[k] = if on32(m, k / 2) { r } else { d[k] };
+        }
+    }
+}
+
 #[inline(always)]
 fn mask2(x: &L, y: &L, f: impl Fn(u64, u64) -> bool) -> u32 {
     let mut t = 0u32;
@@ -139,6 +212,21 @@ mod hw {
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn map3(d: &mut L, x: &L, y: &L, z: &L, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
         super::map3(d, x, y, z, m, f)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn f32map1(d: &mut L, x: &L, m: u32, f: impl Fn(u64) -> u64) {
+        super::f32map1(d, x, m, f)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn f32map2(d: &mut L, x: &L, y: &L, m: u32, f: impl Fn(u64, u64) -> u64) {
+        super::f32map2(d, x, y, m, f)
+    }
+
+    #[target_feature(enable = "avx2,fma")]
+    pub(super) fn f32map3(d: &mut L, x: &L, y: &L, z: &L, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+        super::f32map3(d, x, y, z, m, f)
     }
 
     #[target_feature(enable = "avx2,fma")]
@@ -207,19 +295,19 @@ fn out64(r: f64) -> u64 {
 }
 
 fn add32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) + f32in::<Z>(b)))
+    run!(f32map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) + f32in::<Z>(b)))
 }
 
 fn sub32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) - f32in::<Z>(b)))
+    run!(f32map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) - f32in::<Z>(b)))
 }
 
 fn mul32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) * f32in::<Z>(b)))
+    run!(f32map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) * f32in::<Z>(b)))
 }
 
 fn fma32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, z: &L, m: u32) {
-    run!(map3, d, x, y, z, m, |a, b, c| out32::<Z, S>(f32in::<Z>(a).mul_add(f32in::<Z>(b), f32in::<Z>(c))))
+    run!(f32map3, d, x, y, z, m, |a, b, c| out32::<Z, S>(f32in::<Z>(a).mul_add(f32in::<Z>(b), f32in::<Z>(c))))
 }
 
 /// `min`/`max.f32`: a NaN operand gives the other one, two NaNs the
@@ -239,11 +327,11 @@ fn minmax32<const Z: bool, const MAX: bool>(a: u64, b: u64) -> u64 {
 }
 
 fn min32<const Z: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, minmax32::<Z, false>)
+    run!(f32map2, d, x, y, m, minmax32::<Z, false>)
 }
 
 fn max32<const Z: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, minmax32::<Z, true>)
+    run!(f32map2, d, x, y, m, minmax32::<Z, true>)
 }
 
 fn div32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
@@ -338,11 +426,11 @@ fn fma_on<const H: bool>(ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -
 }
 
 fn neg32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| (f32in::<Z>(a).to_bits() ^ 0x8000_0000) as u64)
+    run!(f32map1, d, x, m, |a| (f32in::<Z>(a).to_bits() ^ 0x8000_0000) as u64)
 }
 
 fn abs32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| (f32in::<Z>(a).to_bits() & 0x7fff_ffff) as u64)
+    run!(f32map1, d, x, m, |a| (f32in::<Z>(a).to_bits() & 0x7fff_ffff) as u64)
 }
 
 /// `sqrt.rn.f32`, `rcp.rn.f32` (correctly rounded in f32) and
@@ -696,6 +784,10 @@ mod tests {
             prop_oneof![Just(0x0080_0000u32), Just(0x8080_0000), Just(0x3f80_0000), Just(0xbf80_0000), Just(0x3f7f_ffff), Just(0x4f00_0000), Just(0xcf00_0000), Just(0x4f80_0000), Just(0x3f00_0000), Just(0x3fc0_0000), Just(0x4020_0000)].prop_map(|b| b as u64),
             (-3.0e9f32..3.0e9).prop_map(|f| f.to_bits() as u64),
             (-4.0f32..4.0).prop_map(|f| f.to_bits() as u64),
+            // Bits above the low 32 that the f32 operations ignore (the
+            // kernels compute on them too, then clear them).
+            (any::<u32>(), -4.0f32..4.0).prop_map(|(h, f)| (h as u64) << 32 | f.to_bits() as u64),
+            (any::<u64>()),
         ]
     }
 
