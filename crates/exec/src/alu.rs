@@ -594,11 +594,13 @@ pub fn ftz_half(ty: FTy, ftz: bool, v: u64) -> u64 {
     }
 }
 
+/// `.sat`: clamps to [+0.0, 1.0]; NaN and -0.0 become +0.0 (as the GPU
+/// does: `cvt.sat.f32.f32` of -0.0 is +0.0 on sm_90).
 fn sat01(r: f64) -> f64 {
-    if r.is_nan() {
+    if r.is_nan() || r <= 0.0 {
         0.0
     } else {
-        r.clamp(0.0, 1.0)
+        r.min(1.0)
     }
 }
 
@@ -606,10 +608,10 @@ fn sat01(r: f64) -> f64 {
 fn f32_out(r: f32, ftz: bool, sat: bool) -> u64 {
     let r = if ftz { ftz32(r) } else { r };
     let r = if sat {
-        if r.is_nan() {
+        if r.is_nan() || r <= 0.0 {
             0.0
         } else {
-            r.clamp(0.0, 1.0)
+            r.min(1.0)
         }
     } else {
         r

@@ -62,10 +62,11 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
 
 fn float_out(d: FTy, f: f64, sat: bool, ftz: bool) -> u64 {
     let f = if sat {
-        if f.is_nan() {
+        // NaN and -0.0 become +0.0 (the GPU's cvt.sat of -0.0 is +0.0).
+        if f.is_nan() || f <= 0.0 {
             0.0
         } else {
-            f.clamp(0.0, 1.0)
+            f.min(1.0)
         }
     } else {
         f

@@ -266,14 +266,14 @@ fn f32in<const Z: bool>(x: u64) -> f32 {
     f32::from_bits(if Z { ftz_bits(b) } else { b })
 }
 
-/// An f32 result: flushed with `.ftz`, clamped to [0, 1] with `.sat` (NaN
-/// to 0), NaN canonicalised (`alu`'s `f32_out`).
+/// An f32 result: flushed with `.ftz`, clamped to [+0, 1] with `.sat` (NaN
+/// and -0 to +0), NaN canonicalised (`alu`'s `f32_out`).
 #[inline(always)]
 fn out32<const Z: bool, const S: bool>(r: f32) -> u64 {
     let r = if Z { f32::from_bits(ftz_bits(r.to_bits())) } else { r };
     let r = if S {
         let r = if r.is_nan() { 0.0 } else { r };
-        let r = if r < 0.0 { 0.0 } else { r };
+        let r = if r <= 0.0 { 0.0 } else { r };
         if r > 1.0 {
             1.0
         } else {
