@@ -124,7 +124,10 @@ generate() {
   local CLANG=(clang -x cuda --cuda-device-only -nocudainc -nocudalib -S
                -Xclang -target-feature -Xclang +ptx64)
   for cu in *.cu; do
-    [[ $cu == half.cu ]] && continue  # needs cuda_fp16.h
+    # half.cu needs cuda_fp16.h; mathf.cu and intrin.cu call the CUDA math
+    # library and intrinsics (libdevice, cuda_runtime.h), which -nocudalib
+    # leaves out.
+    case $cu in half.cu | mathf.cu | intrin.cu) continue ;; esac
     log "clang $cu"
     "${CLANG[@]}" --cuda-gpu-arch=sm_70 -O2 "$cu" -o "$CORPUS/clang/${cu%.cu}.ptx"
   done
@@ -154,6 +157,13 @@ generate() {
   # ---- Numba (numba-cuda, NVVM 12.9, sm_80) ------------------------------
   log "numba nb_kernels.py"
   "$NBPY" nb_kernels.py "$CORPUS/numba" "$PENDING/numba" >/dev/null
+
+  # ---- Golden references (tests/corpus/golden): inputs and expected
+  # outputs of the math-library and intrinsics kernels, computed with
+  # Python's math module and integers (numpy from the Numba environment).
+  log "golden golden.py"
+  rm -rf "$CORPUS"/golden
+  "$NBPY" golden.py "$CORPUS/golden"
 
   # ---- Triton 3.3.1 (sm_80); kernels the engine cannot run yet go to
   # tests/corpus_pending/triton --------------------------------------------

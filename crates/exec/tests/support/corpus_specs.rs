@@ -343,6 +343,11 @@ pub fn specs() -> Vec<Spec> {
         s("nbody_forces", g, b, vec![f32q(4 * T, -8, 8), out(4 * T), out(4 * T), out(4 * T), u32v(NN), f32v(0.5)]),
         s("double_math", g, b, vec![f64q(T, -2, 400), out(8 * T), out(8 * T), u32v(NN)]),
         s("conversions", g, b, vec![f32q(T, -400, 400), f64q(T, -1000, 1000), out(4 * T), out(8 * T), out(4 * T), out(8 * T), out(4 * T), u32v(NN)]),
+        // mathf.cu (outputs: one row of n per function)
+        s("mathf_unary", g, b, vec![f32k(T, -1200, 1200, 0.01), out(4 * 48 * T), u32v(NN)]),
+        s("mathf_binary", g, b, vec![f32k(T, -1200, 1200, 0.01), f32k(T, -300, 300, 0.03), out(4 * 30 * T), out(4 * 2 * T), u32v(NN)]),
+        // intrin.cu
+        s("int_intrinsics", g, b, vec![u32_bits(T), u32_bits(T), u64_bits(T), u64_bits(T), out(4 * 23 * T), out(8 * 8 * T), u32v(NN)]),
         s("leapfrog", g, b, vec![f32q(T, -4, 4), f32q(T, -2, 2), f32q(T, -1, 1), u32v(NN), f32v(0.01), u32v(20)]),
         s("monte_carlo_pi", g, b, vec![out(4), u32v(16), u32v(12345)]),
         // funcptr.cu

@@ -1,0 +1,104 @@
+// Single-precision CUDA math library: one output row per function, one
+// thread per input element (out[f * n + i] = f(x[i]) or f(x[i], y[i])).
+#include "compat.h"
+
+extern "C" __global__ void mathf_unary(const float *x, float *out, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float v = x[i];
+  float a = fabsf(v);
+  int k = 0;
+  out[k++ * n + i] = erff(v);
+  out[k++ * n + i] = erfcf(v);
+  out[k++ * n + i] = lgammaf(v);
+  out[k++ * n + i] = tgammaf(v);
+  out[k++ * n + i] = cbrtf(v);
+  out[k++ * n + i] = expm1f(v);
+  out[k++ * n + i] = log1pf(a);
+  out[k++ * n + i] = sinpif(v);
+  out[k++ * n + i] = cospif(v);
+  out[k++ * n + i] = asinf(v / (1.0f + a));
+  out[k++ * n + i] = acosf(v / (1.0f + a));
+  out[k++ * n + i] = atanf(v);
+  out[k++ * n + i] = sinhf(v);
+  out[k++ * n + i] = coshf(v);
+  out[k++ * n + i] = tanhf(v);
+  out[k++ * n + i] = asinhf(v);
+  out[k++ * n + i] = acoshf(a + 1.0f);
+  out[k++ * n + i] = atanhf(v / (1.0f + a));
+  out[k++ * n + i] = exp2f(v);
+  out[k++ * n + i] = exp10f(v);
+  out[k++ * n + i] = log2f(a);
+  out[k++ * n + i] = logf(a);
+  out[k++ * n + i] = log10f(a);
+  out[k++ * n + i] = rintf(v);
+  out[k++ * n + i] = truncf(v);
+  out[k++ * n + i] = roundf(v);
+  out[k++ * n + i] = floorf(v);
+  out[k++ * n + i] = ceilf(v);
+  out[k++ * n + i] = rsqrtf(a);
+  out[k++ * n + i] = sqrtf(a);
+  out[k++ * n + i] = __saturatef(v);
+  out[k++ * n + i] = __expf(v);
+  out[k++ * n + i] = __logf(a);
+  out[k++ * n + i] = __sinf(v);
+  out[k++ * n + i] = __cosf(v);
+  out[k++ * n + i] = sinf(v);
+  out[k++ * n + i] = cosf(v);
+  out[k++ * n + i] = tanf(v);
+  out[k++ * n + i] = expf(v);
+  out[k++ * n + i] = erfinvf(v / (1.0f + a));
+  out[k++ * n + i] = normcdff(v);
+  out[k++ * n + i] = logbf(v);
+  out[k++ * n + i] = (float)ilogbf(v);
+  out[k++ * n + i] = __frcp_rn(v);
+  out[k++ * n + i] = __fsqrt_rn(a);
+  out[k++ * n + i] = (float)__float2int_rn(v);
+  out[k++ * n + i] = (float)lrintf(v);
+  out[k++ * n + i] = (float)lroundf(v);
+}
+
+extern "C" __global__ void mathf_binary(const float *x, const float *y, float *out, int *iout, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  float a = x[i], b = y[i];
+  int k = 0, j = 0;
+  out[k++ * n + i] = fmodf(a, b);
+  out[k++ * n + i] = remainderf(a, b);
+  out[k++ * n + i] = powf(fabsf(a), b);
+  out[k++ * n + i] = atan2f(a, b);
+  out[k++ * n + i] = hypotf(a, b);
+  out[k++ * n + i] = fdimf(a, b);
+  out[k++ * n + i] = fmaxf(a, b);
+  out[k++ * n + i] = fminf(a, b);
+  out[k++ * n + i] = copysignf(a, b);
+  out[k++ * n + i] = nextafterf(a, b);
+  out[k++ * n + i] = __fdividef(a, b);
+  out[k++ * n + i] = a / b;
+  out[k++ * n + i] = fmaf(a, b, a);
+  out[k++ * n + i] = ldexpf(a, (int)b);
+  int e;
+  out[k++ * n + i] = frexpf(a, &e);
+  iout[j++ * n + i] = e;
+  float s, c;
+  sincosf(a, &s, &c);
+  out[k++ * n + i] = s;
+  out[k++ * n + i] = c;
+  sincospif(a, &s, &c);
+  out[k++ * n + i] = s;
+  out[k++ * n + i] = c;
+  int q;
+  out[k++ * n + i] = remquof(a, b, &q);
+  iout[j++ * n + i] = q & 7;
+  float ip;
+  out[k++ * n + i] = modff(a, &ip);
+  out[k++ * n + i] = ip;
+  out[k++ * n + i] = scalbnf(a, (int)b);
+  out[k++ * n + i] = __fadd_rz(a, b);
+  out[k++ * n + i] = __fmul_ru(a, b);
+  out[k++ * n + i] = __fdiv_rd(a, b);
+  out[k++ * n + i] = __fmaf_rz(a, b, 1.0f);
+  out[k++ * n + i] = __powf(fabsf(a), b);
+  out[k++ * n + i] = rhypotf(a, b);
+  out[k++ * n + i] = norm3df(a, b, 1.5f);
+}
