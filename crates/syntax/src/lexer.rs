@@ -254,6 +254,13 @@ impl<'a> Lexer<'a> {
         Lexer { src: src.as_bytes(), pos: 0 }
     }
 
+    /// A lexer over `src` that starts at byte `pos` (a token's start: the
+    /// lexer keeps no state but its position, so it reads from there what it
+    /// would have read from the start).
+    pub fn at(src: &'a str, pos: usize) -> Lexer<'a> {
+        Lexer { src: src.as_bytes(), pos: pos.min(src.len()) }
+    }
+
     #[inline(always)]
     pub fn next_token(&mut self) -> (Tok, Span) {
         let b = self.src;

@@ -50,7 +50,7 @@ impl<'a> Parser<'a> {
         Module { items }
     }
 
-    fn item(&mut self) -> PResult<Option<Item<'a>>> {
+    pub(crate) fn item(&mut self) -> PResult<Option<Item<'a>>> {
         if self.tok != Tok::Dot {
             if self.at(Tok::RBrace) {
                 let s = self.bump();
@@ -300,7 +300,9 @@ impl<'a> Parser<'a> {
                 return self.unknown_directive("in a function header");
             }
         }
-        let body = if self.at(Tok::LBrace) {
+        let body = if self.at(Tok::LBrace) && self.outline {
+            Some(self.skipped_body()?)
+        } else if self.at(Tok::LBrace) {
             Some(self.block()?)
         } else if self.eat(Tok::Semi).is_some() {
             None
@@ -308,6 +310,31 @@ impl<'a> Parser<'a> {
             return self.unexpected("`{` to start the function body, or `;`");
         };
         Ok(Function { linkage, kind, name, returns, params, directives, body, span: self.since(start) })
+    }
+
+    /// A function body in an outline ([`super::parse_outline`]): its braces
+    /// matched, its statements not read.
+    fn skipped_body(&mut self) -> PResult<Block<'a>> {
+        let start = self.expect(Tok::LBrace)?;
+        let mut depth = 1u64;
+        loop {
+            match self.tok {
+                Tok::Eof => {
+                    self.error(Diagnostic::error("syntax/unclosed-block", start, "the file ends inside a block"));
+                    return Err(Recover);
+                }
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        self.bump();
+                        return Ok(Block { stmts: Vec::new(), span: self.since(start) });
+                    }
+                }
+                _ => {}
+            }
+            self.bump();
+        }
     }
 
     /// `( param, param, ... )`

@@ -66,6 +66,53 @@ pub fn parse_with_limit(src: &str, max_errors: usize) -> Parsed<'_> {
     Parsed { module, diagnostics: p.diags, errors_not_shown }
 }
 
+/// Parses the module-level items of `src` without the statements of its
+/// function bodies: each body is a [`Block`] with no statements and the
+/// body's span, found by matching its braces. This is what checking a module
+/// one function at a time starts from (`ptxsim_check::check_text`): the
+/// declarations every function may see, in order, at the cost of lexing
+/// the bodies. `None` when the parse reports anything (a skipped body is
+/// not read for errors; [`parse_function_at`] reads each); then
+/// [`parse_with_limit`] gives the diagnostics.
+pub fn parse_outline(src: &str) -> Option<Module<'_>> {
+    if src.len() > u32::MAX as usize {
+        return None;
+    }
+    let mut p = Parser::new(src);
+    p.outline = true;
+    let module = p.module();
+    if p.diags.is_empty() && p.errors == 0 {
+        Some(module)
+    } else {
+        None
+    }
+}
+
+/// Parses the one function item that starts at byte `start` of `src` (an
+/// item of [`parse_outline`]'s module: its `span.start`), body included,
+/// exactly as [`parse`] parses it in place. Its statements are stacked on
+/// `stack` (emptied; pass the statements of the body checked before, so
+/// that its capacity is reused, or an empty vector), and the body's
+/// statement vector is the stack itself, not trimmed. `None` when the
+/// parse reports anything, or the item is not a function.
+pub fn parse_function_at<'a>(src: &'a str, start: u32, mut stack: Vec<Statement<'a>>) -> Option<Function<'a>> {
+    if src.len() > u32::MAX as usize {
+        return None;
+    }
+    stack.clear();
+    let mut p = Parser::new_at(src, start as usize);
+    p.scratch = stack;
+    p.reuse_stack = true;
+    let item = p.item();
+    if !p.diags.is_empty() || p.errors != 0 {
+        return None;
+    }
+    match item {
+        Ok(Some(Item::Function(f))) => Some(*f),
+        _ => None,
+    }
+}
+
 /// Marks that an error was reported and the caller should recover.
 pub(crate) struct Recover;
 pub(crate) type PResult<T> = Result<T, Recover>;
@@ -90,11 +137,21 @@ pub(crate) struct Parser<'a> {
     /// `;`: the start of a line that begins a new statement, right after a
     /// statement whose `;` is missing (see [`Parser::expect_semi`]).
     resync_at: Option<u32>,
+    /// Function bodies are skipped, not parsed (see [`parse_outline`]).
+    outline: bool,
+    /// An outermost block takes the statement stack without trimming it or
+    /// allocating the next one (see [`parse_function_at`]).
+    reuse_stack: bool,
 }
 
 impl<'a> Parser<'a> {
     fn new(src: &'a str) -> Parser<'a> {
-        let mut lexer = Lexer::new(src);
+        Parser::new_at(src, 0)
+    }
+
+    /// A parser whose first token starts at byte `pos`.
+    fn new_at(src: &'a str, pos: usize) -> Parser<'a> {
+        let mut lexer = Lexer::at(src, pos);
         let (tok, span) = lexer.next_token();
         let (next, next_span) = lexer.next_token();
         Parser {
@@ -112,6 +169,8 @@ impl<'a> Parser<'a> {
             errors: 0,
             max_errors: MAX_ERRORS,
             resync_at: None,
+            outline: false,
+            reuse_stack: false,
         }
     }
 

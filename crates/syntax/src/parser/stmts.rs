@@ -67,7 +67,9 @@ impl<'a> Parser<'a> {
             }
         }
         self.leave();
-        let stmts = if base == 0 {
+        let stmts = if base == 0 && self.reuse_stack {
+            std::mem::take(&mut self.scratch)
+        } else if base == 0 {
             // An outermost block (a function body) takes the stack itself,
             // trimmed in place, rather than a copy of it; the next body starts
             // on a fresh stack as large as this one was.

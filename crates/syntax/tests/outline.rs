@@ -1,0 +1,115 @@
+//! `parse_outline` and `parse_function_at` together give what `parse` gives:
+//! on a module that parses without diagnostics, the outline is the module
+//! with its bodies' statements left out, and each function parsed again at
+//! its start is the function `parse` built, spans included; on a module
+//! with any diagnostic, one of the two reports failure (so a caller falls
+//! back to `parse` for the diagnostics). Checked on every file of the
+//! corpus, `tests/check` and the malformed examples, and on mutations of
+//! corpus files (bytes deleted, braces and semicolons added).
+
+mod common;
+
+use ptxsim_syntax::ast::{Item, Module};
+use ptxsim_syntax::{parse, parse_function_at, parse_outline};
+
+/// The function items of `m`, each with its body's statements.
+fn debug_items(m: &Module<'_>, drop_bodies: bool) -> Vec<String> {
+    m.items
+        .iter()
+        .map(|i| match i {
+            Item::Function(f) if drop_bodies => {
+                let mut f = (**f).clone();
+                if let Some(b) = &mut f.body {
+                    b.stmts.clear();
+                }
+                format!("{f:?}")
+            }
+            other => format!("{other:?}"),
+        })
+        .collect()
+}
+
+/// Whether the outline path reports failure, and if not, that it rebuilt
+/// exactly the module `parse` built.
+fn outline_agrees(text: &str, what: &str) -> bool {
+    let full = parse(text);
+    let Some(outline) = parse_outline(text) else {
+        assert!(!full.diagnostics.is_empty(), "{what}: the outline failed on a module that parses cleanly");
+        return false;
+    };
+    let mut stack = Vec::new();
+    let mut failed = false;
+    for (k, item) in outline.items.iter().enumerate() {
+        let Item::Function(f) = item else { continue };
+        if f.body.is_none() {
+            continue;
+        }
+        match parse_function_at(text, f.span.start, std::mem::take(&mut stack)) {
+            None => failed = true,
+            Some(mut g) => {
+                if full.diagnostics.is_empty() {
+                    let Item::Function(want) = &full.module.items[k] else { panic!("{what}: item {k} is not a function in the full parse") };
+                    assert_eq!(format!("{g:?}"), format!("{want:?}"), "{what}: function {k} parsed at its start");
+                }
+                if let Some(b) = g.body.take() {
+                    stack = b.stmts;
+                }
+            }
+        }
+    }
+    if full.diagnostics.is_empty() {
+        assert!(!failed, "{what}: a function failed to parse alone in a clean module");
+        assert_eq!(debug_items(&outline, true), debug_items(&full.module, true), "{what}: outline items");
+    } else {
+        assert!(failed, "{what}: the module has diagnostics but the outline path found none: {:?}", full.diagnostics.first());
+    }
+    !failed
+}
+
+#[test]
+fn outline_and_functions_rebuild_the_parse() {
+    let mut files = common::corpus_files();
+    files.extend(common::ptx_files(&common::repo_root().join("tests/check")));
+    files.extend(common::ptx_files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/malformed")));
+    let (mut clean, mut not) = (0, 0);
+    for p in &files {
+        if outline_agrees(&common::read(p), &common::rel(p)) {
+            clean += 1;
+        } else {
+            not += 1;
+        }
+    }
+    assert!(clean > 500 && not > 50, "{clean} clean, {not} with diagnostics");
+}
+
+#[test]
+fn mutated_modules_fall_back_exactly_when_parse_reports() {
+    let files = common::corpus_files();
+    let mut s = 0x2545_f491_4f6c_dd1du64;
+    let mut next = |n: usize| {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        (s % n as u64) as usize
+    };
+    for p in files.iter().take(40) {
+        let text = common::read(p);
+        for _ in 0..25 {
+            let mut b = text.clone().into_bytes();
+            for _ in 0..1 + next(3) {
+                let at = next(b.len().max(1));
+                match next(4) {
+                    0 => {
+                        let end = (at + 1 + next(8)).min(b.len());
+                        b.drain(at..end);
+                    }
+                    1 => b.insert(at, b'{'),
+                    2 => b.insert(at, b'}'),
+                    _ => b.insert(at, b';'),
+                }
+            }
+            let Ok(t) = String::from_utf8(b) else { continue };
+            outline_agrees(&t, &common::rel(p));
+        }
+    }
+}
