@@ -2,10 +2,16 @@
 //! address size), the function table, and the scope stack used for name
 //! resolution.
 //!
-//! Scopes follow PTX ISA 9.7.12.1 (`{}`) as ptxas applies it: frame 0 holds
-//! module-scope functions and variables in declaration order (so looking a
-//! name up there answers "declared before use"); frame 1 holds a function's
-//! parameters; each `{}` block pushes a frame. Variables enter their frame
+//! The module-level part ([`Globals`]) is built by the module pass and then
+//! only read by the function bodies, which are checked each in a [`Ctx`] of
+//! its own that borrows it (so bodies can be checked one at a time, in any
+//! order or in parallel, and their diagnostics merged in source order).
+//!
+//! Scopes follow PTX ISA 9.7.12.1 (`{}`) as ptxas applies it: the module
+//! scope ([`Globals::scope`]) holds module-scope functions and variables; a
+//! body sees only those declared before it ([`Ctx::before`]: a name's
+//! declaration position answers "declared before use"); the first function
+//! frame holds a function's parameters; each `{}` block pushes a frame. Variables enter their frame
 //! when declared (use before declaration is an error), labels and
 //! `.branchtargets`/`.calltargets`/`.callprototype` labels enter their block's
 //! frame when the block is entered (branches may go forward; the directives
@@ -87,7 +93,7 @@ fn elems(dims: &[Option<ptxsim_syntax::ast::Spanned<u64>>]) -> Option<u64> {
 }
 
 /// A function of the module.
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct FuncInfo<'a> {
     pub name: Name<'a>,
     pub kind: FunctionKind,
@@ -158,7 +164,7 @@ pub enum Sym<'f, 'a> {
     Func(usize),
 }
 
-#[derive(Default, Debug)]
+#[derive(Clone, Default, Debug)]
 pub struct Frame<'f, 'a> {
     pub names: NameMap<&'a str, Sym<'f, 'a>>,
     /// `%r<N>` ranges: prefix, count, symbol.
@@ -200,16 +206,11 @@ pub fn sym_span(s: &Sym<'_, '_>, funcs: &[FuncInfo<'_>]) -> Span {
     }
 }
 
-/// The checker's state.
-pub struct Ctx<'f, 'a> {
-    pub diags: Vec<Diagnostic>,
-    /// Most errors, and separately most warnings, kept in `diags`.
-    pub limit: usize,
-    /// Errors and warnings found past `limit`: counted, not kept.
-    pub errors_not_shown: usize,
-    pub warnings_not_shown: usize,
-    kept_errors: usize,
-    kept_warnings: usize,
+/// What the module pass learns and every function body reads: the header,
+/// the function table, the names declared anywhere in the module, and the
+/// module scope.
+#[derive(Clone, Debug, Default)]
+pub struct Globals<'f, 'a> {
     pub version: Option<(PtxVersion, Span)>,
     pub sm: Option<(Sm, Span)>,
     pub addr64: bool,
@@ -222,41 +223,127 @@ pub struct Ctx<'f, 'a> {
     pub externs: std::collections::HashSet<&'a str>,
     /// How calls to `.extern` functions without a body are judged.
     pub mode: crate::Mode,
+    /// The kind and signature of every function of the module (for the prototype warning).
+    pub all_sigs: Vec<(FunctionKind, Vec<ParamSig<'a>>, Vec<ParamSig<'a>>)>,
+    /// The module scope: the latest declaration of every module-scope name.
+    pub scope: Frame<'f, 'a>,
+    /// Module-scope declarations that a later one replaced (an `.extern`
+    /// variable and then its definition), oldest first: what a body between
+    /// the two sees.
+    pub replaced: NameMap<&'a str, Vec<Sym<'f, 'a>>>,
+}
+
+impl<'f, 'a> Globals<'f, 'a> {
+    /// The module-scope symbol `name` as a body starting at byte `before`
+    /// sees it: the latest declaration made before that point.
+    pub fn module_lookup(&self, name: &str, before: u32) -> Option<&Sym<'f, 'a>> {
+        let s = self.scope.get(name)?;
+        if before == u32::MAX || sym_span(s, &self.funcs).start < before {
+            return Some(s);
+        }
+        self.replaced.get(name)?.iter().rev().find(|s| sym_span(s, &self.funcs).start < before)
+    }
+}
+
+/// The module-level state a [`Ctx`] works with: its own (the module pass)
+/// or borrowed (a function body).
+#[derive(Debug)]
+pub enum Shared<'f, 'a> {
+    Own(Box<Globals<'f, 'a>>),
+    Borrowed(&'f Globals<'f, 'a>),
+}
+
+/// The checker's state: the module-level part (read through `Deref`), the
+/// function's scopes, and the diagnostics found.
+pub struct Ctx<'f, 'a> {
+    pub g: Shared<'f, 'a>,
+    /// Module-scope names declared at or after this byte offset are not
+    /// visible: the start of the body being checked (`u32::MAX` in the
+    /// module pass).
+    pub before: u32,
+    pub diags: Vec<Diagnostic>,
+    /// Most errors, and separately most warnings, kept in `diags`.
+    pub limit: usize,
+    /// Errors and warnings found past `limit`: counted, not kept.
+    pub errors_not_shown: usize,
+    pub warnings_not_shown: usize,
+    kept_errors: usize,
+    kept_warnings: usize,
     /// `.extern` functions called without a definition in the module (first
     /// call site), in the order first called: left to the linker.
     pub unresolved: Vec<(&'a str, Span)>,
+    /// The function's scopes: its parameters, then one per `{}` block.
     pub frames: Vec<Frame<'f, 'a>>,
     /// Diagnostics reported after all others (as ptxas orders them).
     pub deferred: Vec<Diagnostic>,
-    /// The kind and signature of every function of the module (for the prototype warning).
-    pub all_sigs: Vec<(FunctionKind, Vec<ParamSig<'a>>, Vec<ParamSig<'a>>)>,
     /// The function being checked (index into `funcs`), with its kind.
     pub current: Option<(usize, FunctionKind)>,
 }
 
+impl<'f, 'a> std::ops::Deref for Ctx<'f, 'a> {
+    type Target = Globals<'f, 'a>;
+    fn deref(&self) -> &Globals<'f, 'a> {
+        match &self.g {
+            Shared::Own(g) => g,
+            Shared::Borrowed(g) => g,
+        }
+    }
+}
+
 impl<'f, 'a> Ctx<'f, 'a> {
     pub fn new() -> Ctx<'f, 'a> {
+        Ctx::with(Shared::Own(Box::default()), u32::MAX)
+    }
+
+    /// The context of a function body starting at byte `before`, reading
+    /// the module-level state `g`.
+    pub fn for_body(g: &'f Globals<'f, 'a>, before: u32) -> Ctx<'f, 'a> {
+        Ctx::with(Shared::Borrowed(g), before)
+    }
+
+    fn with(g: Shared<'f, 'a>, before: u32) -> Ctx<'f, 'a> {
         Ctx {
+            g,
+            before,
             diags: Vec::new(),
             limit: usize::MAX,
             errors_not_shown: 0,
             warnings_not_shown: 0,
             kept_errors: 0,
             kept_warnings: 0,
-            version: None,
-            sm: None,
-            addr64: false,
-            funcs: Vec::new(),
-            bodies: NameMap::default(),
-            all_funcs: NameMap::default(),
-            externs: Default::default(),
-            mode: crate::Mode::Relocatable,
             unresolved: Vec::new(),
-            frames: vec![Frame::default()],
-            all_sigs: Vec::new(),
+            frames: Vec::new(),
             deferred: Vec::new(),
             current: None,
         }
+    }
+
+    /// The module-level state, to change it (the module pass; a body's
+    /// context never changes it, and would change a copy of its own).
+    pub fn gm(&mut self) -> &mut Globals<'f, 'a> {
+        if let Shared::Borrowed(g) = self.g {
+            self.g = Shared::Own(Box::new(g.clone()));
+        }
+        match &mut self.g {
+            Shared::Own(g) => g,
+            Shared::Borrowed(_) => unreachable!("made its own just above"),
+        }
+    }
+
+    /// The innermost scope: the current block's, or the module scope.
+    fn top(&self) -> &Frame<'f, 'a> {
+        match self.frames.last() {
+            Some(f) => f,
+            None => &self.scope,
+        }
+    }
+
+    fn top_mut(&mut self) -> &mut Frame<'f, 'a> {
+        if self.frames.is_empty() {
+            return &mut self.gm().scope;
+        }
+        let n = self.frames.len() - 1;
+        &mut self.frames[n]
     }
 
     /// Records a diagnostic; past `limit` errors (or warnings) it is only counted.
@@ -274,18 +361,25 @@ impl<'f, 'a> Ctx<'f, 'a> {
         self.diags.push(d);
     }
 
-    /// Looks a name up from the innermost frame outwards.
+    /// Looks a name up from the innermost frame outwards, then in the
+    /// module scope as it stood before the body.
     pub fn lookup(&self, name: &str) -> Option<&Sym<'f, 'a>> {
-        self.frames.iter().rev().find_map(|f| f.get(name))
+        for f in self.frames.iter().rev() {
+            if let Some(s) = f.get(name) {
+                return Some(s);
+            }
+        }
+        self.module_lookup(name, self.before)
     }
 
     /// Declares a name in the innermost frame, reporting a duplicate.
     pub fn declare(&mut self, name: Name<'a>, sym: Sym<'f, 'a>, what: &str) {
-        match self.frames.last().and_then(|f| f.get(name.text)).and_then(|prev| extern_redeclaration(prev, &sym)) {
+        match self.top().get(name.text).and_then(|prev| extern_redeclaration(prev, &sym)) {
             Some(Redeclaration::Consistent { keep_new }) => {
                 if keep_new {
-                    if let Some(f) = self.frames.last_mut() {
-                        f.names.insert(name.text, sym);
+                    // Only module variables are `.extern`: this is the module scope.
+                    if let Some(old) = self.top_mut().names.insert(name.text, sym) {
+                        self.gm().replaced.entry(name.text).or_default().push(old);
                     }
                 }
                 return;
@@ -301,7 +395,7 @@ impl<'f, 'a> Ctx<'f, 'a> {
             }
             None => {}
         }
-        let dup = self.frames.last().and_then(|f| f.get(name.text)).map(|s| (sym_span(s, &self.funcs), sym_kind(s)));
+        let dup = self.top().get(name.text).map(|s| (sym_span(s, &self.funcs), sym_kind(s)));
         if let Some((prev, prev_kind)) = dup {
             let (later, earlier) = if prev.start > name.span.start { (prev, name.span) } else { (name.span, prev) };
             self.emit(
@@ -318,28 +412,25 @@ impl<'f, 'a> Ctx<'f, 'a> {
             );
             // A variable declared beside a same-named label keeps meaning the
             // variable, so its uses are not reported a second time.
-            let label_first = matches!(self.frames.last().and_then(|f| f.names.get(name.text)), Some(Sym::Label { .. }));
+            let label_first = matches!(self.top().names.get(name.text), Some(Sym::Label { .. }));
             if label_first && matches!(sym, Sym::Var(_)) {
-                if let Some(f) = self.frames.last_mut() {
-                    f.names.insert(name.text, sym);
-                }
+                self.top_mut().names.insert(name.text, sym);
             }
             return;
         }
-        if let Some(f) = self.frames.last_mut() {
-            f.names.insert(name.text, sym);
-        }
+        self.top_mut().names.insert(name.text, sym);
     }
 
     /// Declares a `%r<N>` range in the innermost frame.
     pub fn declare_range(&mut self, name: Name<'a>, count: u64, sym: Sym<'f, 'a>) {
-        let clash = self.frames.last().and_then(|f| {
+        let f = self.top();
+        let clash = {
             f.names
                 .iter()
                 .find(|(n, _)| split_index(n).is_some_and(|(p, i)| p == name.text && i < count))
                 .map(|(_, s)| sym_span(s, &self.funcs))
                 .or_else(|| f.ranges.iter().find(|(p, _, _)| *p == name.text).map(|(_, _, s)| sym_span(s, &self.funcs)))
-        });
+        };
         if let Some(prev) = clash {
             self.emit(
                 Diagnostic::error(
@@ -353,9 +444,7 @@ impl<'f, 'a> Ctx<'f, 'a> {
             );
             return;
         }
-        if let Some(f) = self.frames.last_mut() {
-            f.ranges.push((name.text, count, sym));
-        }
+        self.top_mut().ranges.push((name.text, count, sym));
     }
 
     /// Requires a gated feature; reports the version and the target shortfall.

@@ -100,6 +100,7 @@ pub mod decl;
 pub mod isa;
 pub mod module;
 pub mod rules;
+pub mod stream;
 pub mod types;
 pub mod ub;
 
@@ -150,14 +151,7 @@ pub fn check_module_limited(module: &Module<'_>, limit: usize) -> Checked {
 
 /// [`check_module_limited`] in the given compilation [`Mode`].
 pub fn check_module_mode(module: &Module<'_>, limit: usize, mode: Mode) -> Checked {
-    let mut cx = ctx::Ctx::new();
-    cx.limit = limit;
-    cx.mode = mode;
-    module::check(&mut cx, module);
-    Checked {
-        diagnostics: cx.diags,
-        errors_not_shown: cx.errors_not_shown,
-        warnings_not_shown: cx.warnings_not_shown,
-        unresolved: cx.unresolved.into_iter().map(|(n, s)| (n.to_string(), s)).collect(),
-    }
+    stream::check_module(module, limit, mode)
 }
+
+pub use stream::{check_text, TextChecked};

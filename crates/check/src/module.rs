@@ -2,33 +2,54 @@
 //! (rule `check/version-target`), module-scope variables and their
 //! initialisers (call tables, rule `check/call-table`), function declarations
 //! and definitions (rule `check/duplicate-definition`,
-//! `check/inconsistent-prototype`), then each function body in order.
+//! `check/inconsistent-prototype`). It leaves each function body to a
+//! [`Job`], checked afterwards against the module-level state it built
+//! (`crate::stream`).
 
-use crate::body;
 use crate::ctx::{Ctx, FuncInfo, ParamSig, Sym, VarRole, VarSym};
 use crate::isa::{self, Feature, PtxVersion};
 use ptxsim_syntax::ast::{Expr, Function, FunctionKind, Init, Item, Module, Name, StateSpace, VarDecl};
 use ptxsim_syntax::{Diagnostic, Span};
 
-pub fn check<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) {
+/// A function body for the body pass: where it stands and what the module
+/// pass reported before it.
+#[derive(Clone, Copy, Debug)]
+pub struct Job {
+    /// The function's index in the module's items.
+    pub item: usize,
+    /// Its index in the function table.
+    pub func: usize,
+    /// Where its body starts: module-scope names declared from here on are
+    /// not visible in it.
+    pub before: u32,
+    /// How many of the module pass's kept diagnostics come before the body's.
+    pub diags_before: usize,
+}
+
+/// The module pass: the header, the module-scope declarations and every
+/// function's declaration, in order, into `cx`; the bodies are returned as
+/// [`Job`]s, in order. The diagnostics `cx.deferred` holds come after all others.
+pub fn pass<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) -> Vec<Job> {
     header(cx, m);
     for item in &m.items {
         if let Item::Function(f) = item {
-            cx.all_funcs.entry(f.name.text).or_insert(f.name.span);
+            let g = cx.gm();
+            g.all_funcs.entry(f.name.text).or_insert(f.name.span);
             if matches!(f.linkage.map(|l| l.value), Some(ptxsim_syntax::ast::Linkage::Extern)) {
-                cx.externs.insert(f.name.text);
+                g.externs.insert(f.name.text);
             }
-            cx.all_sigs.push((
+            g.all_sigs.push((
                 f.kind,
                 f.returns.iter().flatten().map(ParamSig::from_param).collect(),
                 f.params.iter().flatten().map(ParamSig::from_param).collect(),
             ));
             if f.body.is_some() {
-                cx.bodies.entry(f.name.text).or_insert(f.name.span);
+                g.bodies.entry(f.name.text).or_insert(f.name.span);
             }
         }
     }
-    for item in &m.items {
+    let mut jobs = Vec::new();
+    for (k, item) in m.items.iter().enumerate() {
         match item {
             Item::Var(v) => {
                 if v.space.value == StateSpace::Param {
@@ -47,14 +68,15 @@ pub fn check<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) {
                 }
                 declare_var(cx, v, VarRole::Module)
             }
-            Item::Function(f) => function(cx, f),
+            Item::Function(f) => {
+                if let (Some(func), Some(body)) = (function(cx, f), &f.body) {
+                    jobs.push(Job { item: k, func, before: body.span.start, diags_before: cx.diags.len() });
+                }
+            }
             _ => {}
         }
     }
-    let deferred = std::mem::take(&mut cx.deferred);
-    for d in deferred {
-        cx.emit(d);
-    }
+    jobs
 }
 
 /// Rule `check/version-target`: the module starts with a `.version` ptxsim
@@ -77,7 +99,7 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                             .with_note("rule check/version-target (PTX ISA 11.1.1 .version): the version must be one NVIDIA has defined"),
                     );
                 }
-                cx.version = Some((ver, v.span));
+                cx.gm().version = Some((ver, v.span));
             }
             Item::Target(t) => {
                 for n in &t.targets {
@@ -93,7 +115,7 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                             ),
                             Some(need) => {
                                 if cx.sm.is_none() {
-                                    cx.sm = Some((sm, n.span));
+                                    cx.gm().sm = Some((sm, n.span));
                                 }
                                 if let Some((ver, vspan)) = cx.version {
                                     if ver < need {
@@ -120,7 +142,7 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                 if a.value != 32 && a.value != 64 {
                     cx.emit(Diagnostic::error("check/version-target", a.span, format!("`.address_size {}` is not 32 or 64", a.value)).with_note("rule check/version-target (PTX ISA 11.1.3 .address_size)"));
                 }
-                cx.addr64 = a.value == 64;
+                cx.gm().addr64 = a.value == 64;
                 cx.require(Feature::AddressSize, a.span);
             }
             Item::Function(f) => {
@@ -307,7 +329,9 @@ fn same_sig(a: &[ParamSig<'_>], b: &[ParamSig<'_>]) -> Option<(&'static str, Opt
     None
 }
 
-fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
+/// A function's declaration; its index in the function table, unless its
+/// name is taken by a module variable.
+fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) -> Option<usize> {
     let info = FuncInfo {
         name: f.name,
         kind: f.kind,
@@ -348,7 +372,7 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
             }
         }
     }
-    let idx = match cx.frames[0].get(f.name.text).cloned() {
+    let idx = match cx.scope.get(f.name.text).cloned() {
         Some(Sym::Func(i)) => {
             let prev = &cx.funcs[i];
             let prev_span = prev.decl_span;
@@ -389,18 +413,15 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) {
                     .with_secondary(prev, "declared here")
                     .with_note("rule check/duplicate-definition: functions and module variables share one namespace"),
             );
-            return;
+            return None;
         }
         None => {
-            cx.funcs.push(info);
-            let i = cx.funcs.len() - 1;
-            if let Some(fr) = cx.frames.first_mut() {
-                fr.names.insert(f.name.text, Sym::Func(i));
-            }
+            let g = cx.gm();
+            g.funcs.push(info);
+            let i = g.funcs.len() - 1;
+            g.scope.names.insert(f.name.text, Sym::Func(i));
             i
         }
     };
-    if f.body.is_some() {
-        body::check_function(cx, f, idx);
-    }
+    Some(idx)
 }

@@ -33,6 +33,10 @@ pub struct Args {
     /// match its definition are `link/symbol` errors.
     #[arg(long, conflicts_with = "whole_program")]
     link: bool,
+    /// Threads that parse and check function bodies (default: one per
+    /// core). The output does not depend on it.
+    #[arg(long, short = 'j', value_parser = clap::value_parser!(u32).range(1..))]
+    jobs: Option<u32>,
 }
 
 #[derive(clap::Args)]
@@ -71,23 +75,12 @@ impl Report {
 
 /// Parses and checks one module's text, keeping at most `max` errors and
 /// `max` warnings: syntax errors first; the checker runs only on a module
-/// that parsed cleanly. With `exiting` (the process ends after this file)
-/// the syntax tree is left to the operating system instead of being freed
-/// node by node (about 5 % of checking a large module).
-pub fn diagnose(text: &str, max: usize, mode: ptxsim_check::Mode, exiting: bool) -> Report {
-    let parsed = ptxsim_syntax::parse_with_limit(text, max);
-    let module = parsed.module;
-    let release = |m: ptxsim_syntax::ast::Module<'_>| {
-        if exiting {
-            std::mem::forget(m);
-        }
-    };
-    let mut r = Report { errors_not_shown: parsed.errors_not_shown, warnings_not_shown: 0, diags: parsed.diagnostics, unresolved: Vec::new() };
-    if r.diags.iter().any(Diagnostic::is_error) {
-        release(module);
-    } else {
-        let checked = ptxsim_check::check_module_mode(&module, max, mode);
-        release(module);
+/// that parsed cleanly. Function bodies are parsed and checked one at a
+/// time on `threads` threads (`ptxsim_check::check_text`).
+pub fn diagnose(text: &str, max: usize, mode: ptxsim_check::Mode, threads: usize) -> Report {
+    let found = ptxsim_check::check_text(text, max, mode, threads);
+    let mut r = Report { errors_not_shown: found.parse_errors_not_shown, warnings_not_shown: 0, diags: found.parse_diagnostics, unresolved: Vec::new() };
+    if let Some(checked) = found.checked {
         r.unresolved = checked.unresolved.iter().map(|(n, s)| (n.clone(), s.start)).collect();
         lines_of(text, &mut r.unresolved);
         r.diags.extend(checked.diagnostics);
@@ -140,6 +133,10 @@ pub fn run(a: Args) -> ExitCode {
     let color = use_color(a.color);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let threads = match a.jobs {
+        Some(n) => n as usize,
+        None => std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1),
+    };
     let mode = if a.whole_program { ptxsim_check::Mode::WholeProgram } else { ptxsim_check::Mode::Relocatable };
     // (file, function, line of the first call) of every `.extern` function
     // called without a definition: what a linker must provide.
@@ -170,7 +167,7 @@ pub fn run(a: Args) -> ExitCode {
                 continue;
             }
         };
-        let report = diagnose(&text, max, mode, std::ptr::eq(path, a.files.last().unwrap_or(path)));
+        let report = diagnose(&text, max, mode, threads);
         unresolved.extend(report.unresolved.iter().map(|(f, l)| (name.clone(), f.clone(), *l)));
         if a.link {
             texts.push((name.clone(), text.clone()));
@@ -286,7 +283,7 @@ pub fn fmt(a: FmtArgs) -> ExitCode {
         Err(code) => return code,
     };
     let name = a.file.display().to_string();
-    let report = diagnose(&text, DEFAULT_MAX_ERRORS as usize, ptxsim_check::Mode::Relocatable, false);
+    let report = diagnose(&text, DEFAULT_MAX_ERRORS as usize, ptxsim_check::Mode::Relocatable, 1);
     if report.errors() > 0 {
         let errors: Vec<Diagnostic> = report.diags.into_iter().filter(Diagnostic::is_error).collect();
         eprint!("{}", SourceFile::new(&name, &text).render(&errors, false));

@@ -458,6 +458,57 @@ fn utf8_len(c: u8) -> usize {
     }
 }
 
+/// The offset just past the `}` that closes a `{` whose inside starts at
+/// byte `from`, reading the text as [`Lexer`] does: a brace inside a
+/// comment or a string does not count (no other token can hold a brace, a
+/// quote or a slash). `None` when the text ends first. This is what
+/// matching the braces of the tokens gives, without making the tokens.
+pub fn skip_braced(src: &str, from: usize) -> Option<usize> {
+    const fn marks() -> [bool; 256] {
+        let mut t = [false; 256];
+        t[b'{' as usize] = true;
+        t[b'}' as usize] = true;
+        t[b'"' as usize] = true;
+        t[b'/' as usize] = true;
+        t
+    }
+    static MARK: [bool; 256] = marks();
+    let b = src.as_bytes();
+    let mut depth = 1u64;
+    let mut i = from;
+    loop {
+        while i < b.len() && !MARK[b[i] as usize] {
+            i += 1;
+        }
+        let c = *b.get(i)?;
+        match c {
+            b'{' => depth += 1,
+            b'}' => {
+                depth -= 1;
+                if depth == 0 {
+                    return Some(i + 1);
+                }
+            }
+            b'"' => {
+                i = string(b, i).1;
+                continue;
+            }
+            _ => match b.get(i + 1) {
+                Some(b'/') => {
+                    i = b[i..].iter().position(|&c| c == b'\n').map_or(b.len(), |k| i + k);
+                    continue;
+                }
+                Some(b'*') => {
+                    i = i + 2 + find_comment_end(&b[i + 2..])? + 2;
+                    continue;
+                }
+                _ => {}
+            },
+        }
+        i += 1;
+    }
+}
+
 /// Offset of the first `*/` in `b`.
 fn find_comment_end(b: &[u8]) -> Option<usize> {
     let mut from = 0;

@@ -313,28 +313,16 @@ impl<'a> Parser<'a> {
     }
 
     /// A function body in an outline ([`super::parse_outline`]): its braces
-    /// matched, its statements not read.
+    /// matched on the raw text (`lexer::skip_braced`), its statements not
+    /// read; the parser resumes after its `}`.
     fn skipped_body(&mut self) -> PResult<Block<'a>> {
-        let start = self.expect(Tok::LBrace)?;
-        let mut depth = 1u64;
-        loop {
-            match self.tok {
-                Tok::Eof => {
-                    self.error(Diagnostic::error("syntax/unclosed-block", start, "the file ends inside a block"));
-                    return Err(Recover);
-                }
-                Tok::LBrace => depth += 1,
-                Tok::RBrace => {
-                    depth -= 1;
-                    if depth == 0 {
-                        self.bump();
-                        return Ok(Block { stmts: Vec::new(), span: self.since(start) });
-                    }
-                }
-                _ => {}
-            }
-            self.bump();
-        }
+        let open = self.expect(Tok::LBrace)?;
+        let Some(end) = crate::lexer::skip_braced(self.src, open.end as usize) else {
+            self.error(Diagnostic::error("syntax/unclosed-block", open, "the file ends inside a block"));
+            return Err(Recover);
+        };
+        self.resume_at(end);
+        Ok(Block { stmts: Vec::new(), span: Span::new(open.start as usize, end) })
     }
 
     /// `( param, param, ... )`

@@ -174,6 +174,15 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// Goes on lexing at byte `pos`, as if everything before it had been
+    /// consumed.
+    pub(crate) fn resume_at(&mut self, pos: usize) {
+        self.lexer = Lexer::at(self.src, pos);
+        self.prev_end = pos as u32;
+        (self.tok, self.span) = self.lexer.next_token();
+        (self.next, self.next_span) = self.lexer.next_token();
+    }
+
     #[inline]
     pub(crate) fn text(&self, span: Span) -> &'a str {
         &self.src[span.range()]
