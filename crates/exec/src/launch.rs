@@ -129,7 +129,9 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let ncl = [g.x / cl.x, g.y / cl.y, g.z / cl.z];
     let nclusters = ncl[0] as u64 * ncl[1] as u64 * ncl[2] as u64;
     let local_limit = dev.limits.local_bytes_per_thread;
-    let keep = crate::prefix::written_first(kf);
+    // The registers a whole warp's entry frame must zero (the others are
+    // written before any lane reads them).
+    let zero: Vec<u32> = crate::prefix::entry_keep(kf).iter().enumerate().filter(|(_, k)| !**k).map(|(r, _)| r as u32).collect();
     // Workers: no more than there are clusters.
     let workers = cfg.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, nclusters.min(MAX_WORKERS as u64) as usize);
     // The memory cap: what the device holds, plus what each worker keeps
@@ -169,7 +171,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
                     if pool.len() <= rank as usize {
                         pool.push(Cta::empty(env.clone()));
                     }
-                    fill_cta(&ctx, &mut pool[rank as usize], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize, &keep)?;
+                    fill_cta(&ctx, &mut pool[rank as usize], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize, &zero)?;
                     rank += 1;
                 }
             }
@@ -275,7 +277,7 @@ impl Total {
 
 /// Makes `cta` a fresh CTA `env` of kernel `kid`, reusing its buffers.
 #[allow(clippy::too_many_arguments)]
-fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize, keep: &[bool]) -> Result<(), RunError> {
+fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize, zero: &[u32]) -> Result<(), RunError> {
     let nwarps = threads.div_ceil(32);
     cta.env = env;
     cta.live = threads;
@@ -299,8 +301,8 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
         w.fill_tid(ctx.geom.block, t0);
         // A whole warp in stack mode runs the entry code together: the
         // registers it writes first need no zeroing.
-        let keep: &[bool] = if valid == u32::MAX && mode == Scheduling::Stack { keep } else { &[] };
-        let fi = w.push_frame_keeping(ctx.prog, kid, valid, NO_FRAME, 0, 0, keep).map_err(|t| {
+        let zero = if valid == u32::MAX && mode == Scheduling::Stack { Some(zero) } else { None };
+        let fi = w.push_frame_zeroing(ctx.prog, kid, valid, NO_FRAME, 0, 0, zero).map_err(|t| {
             let f = &ctx.prog.functions[kid as usize];
             RunError { function: Some(f.name.clone()), line: Some(f.line), cta: Some(cta.env.ctaid), warp: Some(wi), ..RunError::new(t.kind, t.message) }
         })?;

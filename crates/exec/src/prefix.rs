@@ -1,12 +1,18 @@
-//! The registers a kernel's entry code writes before anything reads them.
+//! The registers a kernel's warps need not zero when they enter it: those
+//! its entry code writes before anything reads them, and those no path
+//! reads before writing them.
 //!
 //! A kernel frame's registers start at zero. The straight run of
 //! unguarded lane-wise instructions at the start of a kernel (up to the
 //! first branch, call, barrier, cross-lane or unlisted instruction) is the
 //! first thing every lane executes; a register it writes before reading
 //! holds the written value in every lane by the time anything can read it,
-//! so zeroing it first is wasted work. Only used for a whole warp (all 32
-//! lanes threads) in stack mode, where the warp runs that code together.
+//! so zeroing it first is wasted work. In a kernel without loops whose
+//! instructions are all plain lane-wise ones (no calls, barriers or
+//! cross-lane reads), a backward liveness pass finds every register that
+//! each lane writes before it reads it on every path (`dead_at_entry`).
+//! Only used for a whole warp (all 32 lanes threads) in stack mode, where
+//! the warp runs that code together; every other register starts at zero.
 
 use crate::program::{AddrBase, Function, Op, Src};
 
@@ -56,9 +62,235 @@ fn note_read(r: u32, keep: &[bool], read: &mut [bool]) {
     }
 }
 
+/// `keep[r]`: register `r` of kernel `f` needs no zeroing when a whole
+/// warp enters `f` in stack mode: the entry code writes it first
+/// ([`written_first`]), or no path through `f` reads it before writing it
+/// ([`dead_at_entry`]).
+pub(crate) fn entry_keep(f: &Function) -> Vec<bool> {
+    let mut keep = written_first(f);
+    if let Some(dead) = dead_at_entry(f) {
+        for (k, d) in keep.iter_mut().zip(dead) {
+            *k |= d;
+        }
+    }
+    keep
+}
+
+/// Where control goes after an instruction.
+enum Flow {
+    Next,
+    Jump(u32),
+    End,
+}
+
+/// The registers `op` reads (`reads`) and writes whole (`writes`, every
+/// lane it runs for), and where control goes after it; `None` for an
+/// instruction outside this list (calls, barriers, cross-lane operations,
+/// partial writes, ...).
+fn regs_of(op: &Op, reads: &mut Vec<u32>, writes: &mut Vec<u32>) -> Option<Flow> {
+    let mut src = |s: &Src| {
+        if let Src::Reg(r) = s {
+            reads.push(*r);
+        }
+    };
+    match op {
+        Op::Nop => {}
+        Op::Mov { d, a, .. } | Op::IUn { d, a, .. } | Op::FUn { d, a, .. } | Op::Cvt { d, a, .. } | Op::Cvta { d, a, .. } => {
+            src(a);
+            writes.push(*d);
+        }
+        Op::IBin { d, a, b, .. } | Op::FBin { d, a, b, .. } | Op::Selp { d, a, b, .. } => {
+            src(a);
+            src(b);
+            writes.push(*d);
+        }
+        Op::Mad { d, a, b, c, .. } | Op::Fma { d, a, b, c, .. } | Op::Bfe { d, a, b, c, .. } | Op::Prmt { d, a, b, c } | Op::Slct { d, a, b, c, .. } => {
+            src(a);
+            src(b);
+            src(c);
+            writes.push(*d);
+        }
+        Op::Setp { a, b, .. } => {
+            src(a);
+            src(b);
+        }
+        Op::Ld { ds, addr, .. } => {
+            if let AddrBase::Reg(r) = addr.base {
+                src(&Src::Reg(r));
+            }
+            writes.extend(ds.iter().flatten());
+        }
+        Op::St { srcs, addr, .. } => {
+            if let AddrBase::Reg(r) = addr.base {
+                src(&Src::Reg(r));
+            }
+            for s in srcs {
+                src(s);
+            }
+        }
+        Op::Bra { target, .. } => return Some(Flow::Jump(*target)),
+        Op::Ret { .. } | Op::Exit => return Some(Flow::End),
+        _ => return None,
+    }
+    Some(Flow::Next)
+}
+
+/// `dead[r]`: no path from the entry of `f` reads register `r` before an
+/// unguarded instruction writes it (backward liveness: `r` is not live at
+/// the entry). Computed only for a function whose branches all go forward
+/// (no loop, so nothing can spin and one backward pass is exact) and whose
+/// instructions are all in [`regs_of`]'s list; `None` otherwise.
+///
+/// Each lane runs its own path through such a function, reading its own
+/// registers only, so a lane never sees a register it did not write
+/// first, whatever the register held before.
+pub(crate) fn dead_at_entry(f: &Function) -> Option<Vec<bool>> {
+    let n = f.num_regs as usize;
+    let words = n.div_ceil(64).max(1);
+    let len = f.code.len();
+    // The live sets before each instruction (and past the end: none).
+    if len.saturating_mul(words) > 1 << 22 {
+        return None;
+    }
+    let mut live = vec![0u64; (len + 1) * words];
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    let mut out = vec![0u64; words];
+    for i in (0..len).rev() {
+        let ins = &f.code[i];
+        reads.clear();
+        writes.clear();
+        let flow = regs_of(&ins.op, &mut reads, &mut writes)?;
+        out.fill(0);
+        let guarded = ins.guard.is_some();
+        let (next, target) = match flow {
+            Flow::Next => (true, None),
+            Flow::Jump(t) => (guarded, Some(t as usize)),
+            Flow::End => (guarded, None),
+        };
+        if let Some(t) = target {
+            if t <= i || t > len {
+                return None;
+            }
+            for (o, l) in out.iter_mut().zip(&live[t * words..(t + 1) * words]) {
+                *o |= l;
+            }
+        }
+        if next {
+            for (o, l) in out.iter_mut().zip(&live[(i + 1) * words..(i + 2) * words]) {
+                *o |= l;
+            }
+        }
+        if !guarded {
+            for &d in &writes {
+                let d = d as usize;
+                if d < n {
+                    out[d / 64] &= !(1 << (d % 64));
+                }
+            }
+        }
+        for &r in &reads {
+            let r = r as usize;
+            if r >= n {
+                return None;
+            }
+            out[r / 64] |= 1 << (r % 64);
+        }
+        live[i * words..(i + 1) * words].copy_from_slice(&out);
+    }
+    Some((0..n).map(|r| live[r / 64] >> (r % 64) & 1 == 0).collect())
+}
+
 #[cfg(test)]
 mod tests {
+    use super::dead_at_entry;
+    use crate::program::{Function, Op};
     use crate::{Device, KernelArg, LaunchConfig};
+
+    /// A kernel in which lane `t` of CTA `c` writes `%r3 = c + 100` only
+    /// when `(t ^ c) & 1 == 1` (behind a branch, or a guard), then stores
+    /// `%r3` for every lane: a lane that skipped the write must store 0,
+    /// though the warp that ran the previous CTA on the same worker wrote
+    /// `%r3` in exactly those lanes.
+    fn one_sided(guarded: bool) -> String {
+        let write = if guarded { "@!%p1 add.u32 %r3, %r2, 100;" } else { "@%p1 bra SKIP;\n    add.u32 %r3, %r2, 100;\nSKIP:" };
+        format!(
+            r#".version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+    .reg .pred %p<2>;
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %ctaid.x;
+    xor.b32 %r5, %r1, %r2;
+    and.b32 %r5, %r5, 1;
+    setp.eq.u32 %p1, %r5, 0;
+    {write}
+    add.u32 %r4, %r3, 0;
+    mov.u32 %r6, %ntid.x;
+    mad.lo.u32 %r7, %r2, %r6, %r1;
+    mul.wide.u32 %rd2, %r7, 4;
+    add.u64 %rd3, %rd1, %rd2;
+    st.global.u32 [%rd3], %r4;
+    ret;
+}}"#
+        )
+    }
+
+    /// The destination register of the instruction on the source line
+    /// holding `text`.
+    fn dst_of(src: &str, f: &Function, text: &str) -> usize {
+        let line = src.lines().position(|l| l.contains(text)).expect("line") as u32 + 1;
+        let ins = f.code.iter().find(|i| i.line == line).expect("instruction");
+        match &ins.op {
+            Op::IBin { d, .. } | Op::Mov { d, .. } => *d as usize,
+            op => panic!("unexpected {op:?}"),
+        }
+    }
+
+    #[test]
+    fn registers_written_on_one_path_only_are_zero_on_the_other() {
+        for guarded in [false, true] {
+            let src = one_sided(guarded);
+            let mut dev = Device::new();
+            let m = dev.load(&src).expect("load");
+            let f = &m.program.functions[m.program.function_by_name("k").expect("k") as usize];
+            // The kernel is one the liveness pass covers: %r3 must be
+            // zeroed (read before any write on one path), %r4 need not.
+            let dead = dead_at_entry(f).expect("no loop, only plain instructions");
+            assert!(!dead[dst_of(&src, f, "add.u32 %r3")], "guarded {guarded}: %r3 is read before written");
+            assert!(dead[dst_of(&src, f, "add.u32 %r4")], "guarded {guarded}: %r4 is written first on every path");
+            let (ctas, block) = (16u32, 64u32);
+            let out = dev.alloc((ctas * block * 4) as u64).expect("alloc");
+            for threads in [Some(1), Some(2)] {
+                let mut cfg = LaunchConfig::new(ctas, block);
+                cfg.threads = threads;
+                dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out)]).expect("launch");
+                let bytes = dev.read(out, (ctas * block * 4) as u64).expect("read");
+                for (i, w) in bytes.chunks(4).enumerate() {
+                    let (c, t) = (i as u32 / block, i as u32 % block);
+                    let want = if (t ^ c) & 1 == 1 { c + 100 } else { 0 };
+                    assert_eq!(u32::from_le_bytes([w[0], w[1], w[2], w[3]]), want, "guarded {guarded}, threads {threads:?}, CTA {c} thread {t}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn liveness_gives_up_on_loops_and_cross_lane_reads() {
+        let head = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<8>;\n";
+        let loop_k = format!("{head}mov.u32 %r1, 0;\nL:\nadd.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 4;\n@%p1 bra L;\nret;\n}}");
+        let shfl_k = format!("{head}mov.u32 %r1, %tid.x;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\nret;\n}}");
+        for src in [loop_k, shfl_k] {
+            let mut dev = Device::new();
+            let m = dev.load(&src).expect("load");
+            let f = &m.program.functions[m.program.function_by_name("k").expect("k") as usize];
+            assert!(dead_at_entry(f).is_none(), "{src}");
+        }
+    }
 
     /// Registers read before they are written read zero in every CTA, also
     /// when a worker's warps ran another CTA before (with other values).

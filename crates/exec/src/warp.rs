@@ -14,6 +14,17 @@ pub const SPAN_CACHE: usize = 8;
 /// Sentinel frame index.
 pub const NO_FRAME: u32 = u32::MAX;
 
+/// 0, 1, ..., 31.
+const IOTA: [u64; 32] = {
+    let mut a = [0u64; 32];
+    let mut i = 0;
+    while i < 32 {
+        a[i] = i as u64;
+        i += 1;
+    }
+    a
+};
+
 /// One activation of a function for a set of lanes.
 #[derive(Debug, Default)]
 pub struct Frame {
@@ -204,9 +215,14 @@ impl Warp {
             // A whole warp inside one row of x (any block whose x extent
             // is a multiple of 32): x counts up, y and z are the first
             // lane's.
-            let (x, y, z) = ((t0 % b[0]) as u64, ((t0 / b[0]) % b[1]) as u64, (t0 / (b[0] * b[1])) as u64);
-            for l in 0..32usize {
-                self.tid[0][l] = x + l as u64;
+            let (x, y, z) = if b[1] == 1 && b[2] == 1 {
+                // (A one-dimensional block: no division.)
+                (t0 as u64, 0, 0)
+            } else {
+                ((t0 % b[0]) as u64, ((t0 / b[0]) % b[1]) as u64, (t0 / (b[0] * b[1])) as u64)
+            };
+            for (t, i) in self.tid[0].iter_mut().zip(IOTA) {
+                *t = x + i;
             }
             self.tid[1] = [y; 32];
             self.tid[2] = [z; 32];
@@ -284,13 +300,15 @@ impl Warp {
 
     /// Creates a frame for `func` entered by `members`; returns its index.
     pub(crate) fn push_frame(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32) -> Result<u32, Trap> {
-        self.push_frame_keeping(prog, func, members, caller, call_pc, depth, &[])
+        self.push_frame_zeroing(prog, func, members, caller, call_pc, depth, None)
     }
 
-    /// [`Warp::push_frame`], leaving unzeroed the registers `r` with
-    /// `keep[r]` (see [`crate::prefix`]: the entry code writes them first).
+    /// [`Warp::push_frame`], zeroing only the registers of `zero` when it
+    /// is given (see [`crate::prefix`]: the others are written before any
+    /// lane reads them); registers the frame did not hold yet start at
+    /// zero.
     #[allow(clippy::too_many_arguments)]
-    pub(crate) fn push_frame_keeping(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32, keep: &[bool]) -> Result<u32, Trap> {
+    pub(crate) fn push_frame_zeroing(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32, zero: Option<&[u32]>) -> Result<u32, Trap> {
         let f = &prog.functions[func as usize];
         // (Lane loops over all 32 lanes with the mask as a select: they
         // vectorise.)
@@ -335,14 +353,15 @@ impl Warp {
         };
         let fr = &mut self.frames[idx as usize];
         fr.func = func;
-        // Registers start zeroed (a fill of the kept ones, then new ones).
+        // Registers start zeroed (those the frame held, then new ones).
         fr.regs.truncate(f.num_regs as usize);
-        if keep.is_empty() {
-            fr.regs.fill([0u64; 32]);
-        } else {
-            for (i, r) in fr.regs.iter_mut().enumerate() {
-                if !keep.get(i).copied().unwrap_or(false) {
-                    *r = [0u64; 32];
+        match zero {
+            None => fr.regs.fill([0u64; 32]),
+            Some(list) => {
+                for &r in list {
+                    if let Some(x) = fr.regs.get_mut(r as usize) {
+                        *x = [0u64; 32];
+                    }
                 }
             }
         }
