@@ -28,13 +28,17 @@ pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: 
     let last = first.wrapping_add(31 * sz);
     let mut consecutive = m == u32::MAX && first <= last;
     if consecutive {
-        // The line the lanes must lie on, compared as a whole (a vector
-        // fill and one memory comparison, not a branch per lane).
-        let mut line = [0u64; 32];
-        for (l, x) in line.iter_mut().enumerate() {
-            *x = base[0].wrapping_add(l as u64 * sz);
-        }
-        consecutive = line == *base;
+        consecutive = match sz {
+            4 => on_line::<4>(base),
+            8 => on_line::<8>(base),
+            _ => {
+                let mut line = [0u64; 32];
+                for (l, x) in line.iter_mut().enumerate() {
+                    *x = base[0].wrapping_add(l as u64 * sz);
+                }
+                line == *base
+            }
+        };
     }
     let (lo, hi, bits) = if consecutive {
         (first, last, first)
@@ -69,6 +73,23 @@ pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: 
     let o = first.wrapping_sub(al.base);
     let dense = (consecutive && (sz == 4 || sz == 8) && o & 7 == 0).then_some((o >> 3) as usize);
     Some((al, dense))
+}
+
+/// Whether lane `l`'s address is `base[0] + l * SZ` for every lane: the
+/// differences from the line, or-ed together in straight-line vector
+/// code. (`black_box` keeps the compiler from turning the or-ed test back
+/// into a compare and branch per lane, which costs twice as much.)
+#[inline(always)]
+fn on_line<const SZ: u64>(base: &[u64; 32]) -> bool {
+    let b0 = base[0];
+    let mut acc = [0u64; 4];
+    for (c, chunk) in base.chunks_exact(4).enumerate() {
+        for (j, b) in chunk.iter().enumerate() {
+            acc[j] |= b.wrapping_sub(b0) ^ ((c * 4 + j) as u64 * SZ);
+        }
+    }
+    let acc = std::hint::black_box(acc);
+    (acc[0] | acc[1] | acc[2] | acc[3]) == 0
 }
 
 #[cfg(test)]
