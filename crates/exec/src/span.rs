@@ -171,6 +171,64 @@ mod tests {
         }
     }
 
+    /// Lane `t` loads the `ty` value at `src + t * size` into the register
+    /// that held its address (`ld.global` or generic `ld`), and stores it
+    /// as 64 bits at `dst + t * 8`.
+    fn load_into_address_register(ty: &str, space: &str, size: u32) -> String {
+        format!(
+            r#".version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 src, .param .u64 dst)
+{{
+    .reg .b32 %r<2>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [src];
+    ld.param.u64 %rd2, [dst];
+    mov.u32 %r1, %tid.x;
+    mul.wide.u32 %rd3, %r1, {size};
+    add.u64 %rd4, %rd1, %rd3;
+    ld{space}.{ty} %rd4, [%rd4];
+    mul.wide.u32 %rd5, %r1, 8;
+    add.u64 %rd6, %rd2, %rd5;
+    st.global.u64 [%rd6], %rd4;
+    ret;
+}}"#
+        )
+    }
+
+    #[test]
+    fn dense_loads_extend_and_may_overwrite_their_address() {
+        // Bytes with the high bit set in every other element.
+        let init: Vec<u8> = (0..512u32).map(|i| (i * 37 + 200) as u8).collect();
+        for (ty, size, signed) in [("s32", 4u32, true), ("u32", 4, false), ("s64", 8, true), ("u64", 8, false)] {
+            for space in [".global", ""] {
+                for threads in [32u32, 20, 64] {
+                    let mut dev = Device::new();
+                    let m = dev.load(&load_into_address_register(ty, space, size)).expect("load");
+                    let src = dev.alloc(512).expect("alloc");
+                    dev.write(src, &init).expect("write");
+                    let dst = dev.alloc(64 * 8).expect("alloc");
+                    dev.launch(&m, "k", &LaunchConfig::new(1, threads), &[KernelArg::Ptr(src), KernelArg::Ptr(dst)]).expect("launch");
+                    let out = dev.read(dst, 64 * 8).expect("read");
+                    for t in 0..64usize {
+                        let got = u64::from_le_bytes(out[t * 8..t * 8 + 8].try_into().expect("8 bytes"));
+                        let want = if t as u32 >= threads {
+                            0
+                        } else {
+                            let at = t * size as usize;
+                            let mut b = [0u8; 8];
+                            b[..size as usize].copy_from_slice(&init[at..at + size as usize]);
+                            let v = u64::from_le_bytes(b);
+                            if signed && size == 4 { v as u32 as i32 as i64 as u64 } else { v }
+                        };
+                        assert_eq!(got, want, "ld{space}.{ty}, {threads} threads, lane {t}");
+                    }
+                }
+            }
+        }
+    }
+
     #[test]
     fn whole_warp_traps_name_the_first_failing_lane() {
         // Misaligned from lane 0.
