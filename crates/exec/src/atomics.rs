@@ -14,11 +14,20 @@ fn apply(op: AtomOp, ty: ITyOrF, old: u64, b: u64, c: u64) -> u64 {
             let (o, v) = (ftz32(f32::from_bits(old as u32)), ftz32(f32::from_bits(b as u32)));
             ftz32(o + v).to_bits() as u64
         }
-        ITyOrF::F(_) => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+        ITyOrF::F(FTy::F64) => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
+        // `.f16`/`.bf16` (`.noftz`: subnormals kept), rounded to nearest
+        // even: the f64 sum of two f16 is exact; that of two bf16 is
+        // inexact only when the smaller is far below half an ulp of the
+        // larger, which the final rounding then ignores either way.
+        ITyOrF::F(h) => h.from_f64(h.to_f64(old & 0xffff) + h.to_f64(b & 0xffff)),
         ITyOrF::I(t) => {
             let m = t.mask();
             let (o, b) = (old & m, b & m);
             (match op {
+                AtomOp::AddHalf2(h) => {
+                    let half = |k: u32| h.from_f64(h.to_f64((o >> k) & 0xffff) + h.to_f64((b >> k) & 0xffff)) & 0xffff;
+                    half(0) | half(16) << 16
+                }
                 AtomOp::Add => o.wrapping_add(b),
                 AtomOp::And => o & b,
                 AtomOp::Or => o | b,

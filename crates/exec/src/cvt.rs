@@ -29,6 +29,15 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
                 let f = if d == FTy::F32 { crate::softfloat::F32 } else { crate::softfloat::F64 };
                 return float_out(d, crate::softfloat::from_int(v, f, m), sat, ftz);
             }
+            if let (Some(m @ (Rounding::Rz | Rounding::Rm | Rounding::Rp)), FTy::F16 | FTy::BF16) = (rnd, d) {
+                // Every integer up to 64 bits is exact in f64 only below
+                // 2^53: round the wider ones to f64 toward zero with a
+                // sticky bit first (round to odd), which keeps the final
+                // directed rounding to 11 or 8 bits exact.
+                let v: i128 = if s.signed { sext(x, s.bits) as i128 } else { (x & s.mask()) as i128 };
+                let f = odd_f64(v);
+                return directed_half(d, f, m, sat);
+            }
             let r = i_to_f(x, s, d);
             float_out(d, d.to_f64(r), sat, ftz)
         }
@@ -48,6 +57,13 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
                     return float_out(d, r, sat, ftz);
                 }
             }
+            // `cvt.{rz,rm,rp}.{f16,bf16}.{f32,f64}` (and from the other
+            // half type): one directed rounding of the exact source value.
+            if let (Some(m @ (Rounding::Rz | Rounding::Rm | Rounding::Rp)), FTy::F16 | FTy::BF16) = (rnd, d) {
+                if !f.is_nan() && d != s {
+                    return directed_half(d, f, m, sat);
+                }
+            }
             if f.is_nan() && !sat {
                 return match d {
                     FTy::F32 => F32_CANON_NAN as u64,
@@ -58,6 +74,46 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
             float_out(d, f, sat, ftz)
         }
     }
+}
+
+/// `v` as an f64 rounded to odd: exact below 2^53, else truncated to 53
+/// bits with the last bit set when bits were lost, so that a later
+/// rounding to 24 or fewer bits is the correct rounding of `v`.
+fn odd_f64(v: i128) -> f64 {
+    let a = v.unsigned_abs();
+    let bits = 128 - a.leading_zeros();
+    let r = if bits <= 53 {
+        a as f64
+    } else {
+        let sh = bits - 53;
+        let t = a >> sh;
+        let t = if t << sh != a { t | 1 } else { t };
+        t as f64 * 2f64.powi(sh as i32)
+    };
+    if v < 0 {
+        -r
+    } else {
+        r
+    }
+}
+
+/// A finite or infinite `f` rounded to f16 or bf16 in a directed mode,
+/// clamped with `.sat`.
+fn directed_half(d: FTy, f: f64, m: Rounding, sat: bool) -> u64 {
+    let fmt = if d == FTy::F16 { crate::softfloat::F16 } else { crate::softfloat::BF16 };
+    let f = if sat {
+        if f <= 0.0 {
+            0.0
+        } else {
+            f.min(1.0)
+        }
+    } else {
+        f
+    };
+    if f == 0.0 || f.is_infinite() {
+        return d.from_f64(f);
+    }
+    crate::softfloat::round_f64(f, fmt, m)
 }
 
 fn float_out(d: FTy, f: f64, sat: bool, ftz: bool) -> u64 {

@@ -147,6 +147,9 @@ pub struct Addr {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum AtomOp {
     Add,
+    /// `atom/red.add.noftz.{f16x2,bf16x2}`: two packed halves added
+    /// separately (the operation's type is then the 32-bit word).
+    AddHalf2(crate::alu::FTy),
     Min,
     Max,
     And,

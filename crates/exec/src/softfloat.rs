@@ -18,6 +18,8 @@ pub struct Fmt {
 
 pub const F32: Fmt = Fmt { p: 24, emin: -126, emax: 127, ebits: 8 };
 pub const F64: Fmt = Fmt { p: 53, emin: -1022, emax: 1023, ebits: 11 };
+pub const F16: Fmt = Fmt { p: 11, emin: -14, emax: 15, ebits: 5 };
+pub const BF16: Fmt = Fmt { p: 8, emin: -126, emax: 127, ebits: 8 };
 
 /// An exact finite value: (-1)^neg × m × 2^e, plus a sticky bit meaning
 /// "a little more than this in magnitude".
@@ -312,6 +314,13 @@ pub fn from_int(v: i128, f: Fmt, mode: Rounding) -> f64 {
     }
     let x = Exact { neg: v < 0, m: v.unsigned_abs(), e: 0, sticky: false };
     out(round(x, f, mode), f)
+}
+
+/// Rounds a finite, non-zero f64 value to the format in a mode; returns
+/// the bits (`cvt.{rz,rm,rp}.f16.f32` and the like: the f64 holds the
+/// source exactly, so this is the one rounding the manual asks for).
+pub fn round_f64(a: f64, f: Fmt, mode: Rounding) -> u64 {
+    round(exact_of(a), f, mode)
 }
 
 /// Rounds an f64 value to f32 in a mode.

@@ -919,7 +919,9 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         && match st {
                             CvtTy::I(_) => true,
                             CvtTy::F(sf) => sf == FTy::F64 && df == FTy::F32,
-                        };
+                        }
+                        // `cvt.{rz,rm,rp}.{f16,bf16}.*` (crate::cvt).
+                        || matches!(df, FTy::F16 | FTy::BF16) && matches!(r, Rounding::Rz | Rounding::Rm | Rounding::Rp);
                     if !same && narrowing && r != Rounding::Rn && !soft {
                         return Err(unsupported());
                     }
@@ -1012,10 +1014,20 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 need(if is_red { 2 } else { 3 })?;
                 let space = ld_space(mods).ok_or_else(unsupported)?;
                 let t = last_ty.ok_or_else(unsupported)?;
-                if has(".v2") || has(".v4") || has(".noftz") && t != ScalarType::F32 {
+                let half2 = match t {
+                    ScalarType::F16x2 => Some(FTy::F16),
+                    ScalarType::Bf16x2 => Some(FTy::BF16),
+                    _ => None,
+                };
+                let noftz_ok = matches!(t, ScalarType::F32 | ScalarType::F16 | ScalarType::Bf16) || half2.is_some();
+                if has(".v2") || has(".v4") || has(".noftz") && !noftz_ok {
                     return Err(unsupported());
                 }
-                let op = if has(".add") {
+                let op = if let (true, Some(h)) = (has(".add"), half2) {
+                    AtomOp::AddHalf2(h)
+                } else if half2.is_some() {
+                    return Err(unsupported());
+                } else if has(".add") {
                     AtomOp::Add
                 } else if has(".min") {
                     AtomOp::Min
@@ -1038,8 +1050,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 } else {
                     return Err(unsupported());
                 };
-                let ty = if let Some(f) = fty(t) {
-                    if !matches!(f, FTy::F32 | FTy::F64) || op != AtomOp::Add {
+                let ty = if half2.is_some() {
+                    ITyOrF::I(ity(ScalarType::B32).ok_or_else(unsupported)?)
+                } else if let Some(f) = fty(t) {
+                    if op != AtomOp::Add {
                         return Err(unsupported());
                     }
                     ITyOrF::F(f)
