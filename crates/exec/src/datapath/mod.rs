@@ -428,7 +428,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,
         Op::Atom { space, op, ty, d, addr, b, c } => mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?,
         Op::Activemask { d } => warpops::activemask(fr, active, m, *d),
-        Op::Vote { mode, d, a, .. } => warpops::vote(fr, m, *mode, *d, *a),
+        Op::Vote { mode, d, a, membermask } => warpops::vote(cx, fr, m, *mode, *d, *a, membermask),
         Op::Shfl { mode, d, p, a, b, c, .. } => warpops::shfl(cx, fr, m, *mode, (*d, *p), [a, b, c]),
         Op::MatchSync { all, bits, d, p, a, membermask } => warpops::match_sync(cx, fr, m, *all, *bits, (*d, *p), a, membermask)?,
         Op::ReduxSync { op, d, a, membermask } => warpops::redux_sync(cx, fr, m, *op, *d, a, membermask)?,
