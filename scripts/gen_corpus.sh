@@ -99,9 +99,14 @@ generate() {
 
   # ---- nvcc 13.5 ---------------------------------------------------------
   local cu
+  # Sources that need sm_80 (__reduce_*_sync, bf16 arithmetic, atomicAdd on
+  # __nv_bfloat162) are compiled at compute_80, the others at compute_75.
+  local SM80_SRC=" half2.cu atom2.cu warp2.cu "
   for cu in *.cu; do
     log "nvcc $cu"
-    "$NVCC" -ptx -arch=compute_75 "${NVCC_INC[@]}" "$cu" -o "$CORPUS/nvcc/${cu%.cu}.ptx"
+    local arch=compute_75
+    [[ $SM80_SRC == *" $cu "* ]] && arch=compute_80
+    "$NVCC" -ptx -arch=$arch "${NVCC_INC[@]}" "$cu" -o "$CORPUS/nvcc/${cu%.cu}.ptx"
   done
   "$NVCC" -ptx -arch=compute_80 "${NVCC_INC[@]}" matmul.cu -o "$CORPUS/nvcc/matmul_sm80.ptx"
   "$NVCC" -ptx -arch=compute_90 "${NVCC_INC[@]}" warp_vote.cu -o "$CORPUS/nvcc/warp_vote_sm90.ptx"
@@ -124,10 +129,10 @@ generate() {
   local CLANG=(clang -x cuda --cuda-device-only -nocudainc -nocudalib -S
                -Xclang -target-feature -Xclang +ptx64)
   for cu in *.cu; do
-    # half.cu needs cuda_fp16.h; mathf.cu and intrin.cu call the CUDA math
-    # library and intrinsics (libdevice, cuda_runtime.h), which -nocudalib
-    # leaves out.
-    case $cu in half.cu | mathf.cu | intrin.cu) continue ;; esac
+    # These need CUDA's headers (cuda_fp16.h, cuda_bf16.h,
+    # cooperative_groups) or its math library and intrinsics (libdevice,
+    # cuda_runtime.h), which -nocudainc -nocudalib leave out.
+    case $cu in half.cu | mathf.cu | intrin.cu | half2.cu | atom2.cu | warp2.cu) continue ;; esac
     log "clang $cu"
     "${CLANG[@]}" --cuda-gpu-arch=sm_70 -O2 "$cu" -o "$CORPUS/clang/${cu%.cu}.ptx"
   done

@@ -13,6 +13,7 @@
 //! kernel mathf_unary
 //! grid X Y Z / block X Y Z / shared BYTES
 //! buf K TYPE N                # argument K: a buffer of N elements, argK.bin
+//!                             # (TYPE u8..u64, s8..s64, f16, bf16, f32, f64)
 //! val K TYPE VALUE            # argument K: a scalar
 //! exact K all|masked ROWS     # buffer K after the launch equals wantK.bin
 //!                             # (where maskK.bin is non-zero, if masked)
@@ -34,7 +35,7 @@ use std::path::Path;
 fn elem_size(ty: &str) -> Option<usize> {
     Some(match ty {
         "u8" | "s8" => 1,
-        "u16" | "s16" | "f16" | "b16" => 2,
+        "u16" | "s16" | "f16" | "bf16" | "b16" => 2,
         "u32" | "s32" | "f32" => 4,
         "u64" | "s64" | "f64" => 8,
         _ => return None,
@@ -47,6 +48,7 @@ fn as_f64(ty: &str, b: &[u8], i: usize) -> f64 {
         "f32" => f32::from_le_bytes(b[4 * i..4 * i + 4].try_into().unwrap()) as f64,
         "f64" => f64::from_le_bytes(b[8 * i..8 * i + 8].try_into().unwrap()),
         "f16" => half_to_f64(u16::from_le_bytes(b[2 * i..2 * i + 2].try_into().unwrap())),
+        "bf16" => f32::from_bits((u16::from_le_bytes(b[2 * i..2 * i + 2].try_into().unwrap()) as u32) << 16) as f64,
         _ => panic!("approx on a non-float buffer of {ty}"),
     }
 }

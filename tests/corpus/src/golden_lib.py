@@ -97,8 +97,11 @@ class Case:
         self.checks = {}  # arg index -> (want ndarray in buffer type or f64, tol f64 or None, labels)
         self.note = note
 
-    def buf(self, arr):
-        self.args.append(("buf", np.ascontiguousarray(arr)))
+    def buf(self, arr, ty=None):
+        """A buffer argument; `ty` names its element type where the dtype
+        does not ("bf16": bfloat16 bits in a uint16 array)."""
+        arr = np.ascontiguousarray(arr)
+        self.args.append(("buf", arr, ty or TYPES[arr.dtype.type]))
         return len(self.args) - 1
 
     def val(self, ty, v):
@@ -143,7 +146,7 @@ def write(case, root):
         if a[0] == "buf":
             arr = a[1]
             arr.tofile(os.path.join(d, f"arg{k}.bin"))
-            lines.append(f"buf {k} {TYPES[arr.dtype.type]} {arr.size}")
+            lines.append(f"buf {k} {a[2]} {arr.size}")
         else:
             lines.append(f"val {k} {a[1]} {a[2]}")
     for k, (want, tol, what, ex) in sorted(case.checks.items()):
@@ -170,10 +173,10 @@ def run_ptxsim(case, ptxsim, corpus):
     for k, a in enumerate(case.args):
         if a[0] == "buf":
             arr = a[1]
-            t = TYPES[arr.dtype.type]
+            t = a[2]
             f = os.path.join(d, f"in{k}.bin")
             arr.tofile(f)
-            t = "b16" if t == "f16" else t
+            t = "b16" if t in ("f16", "bf16") else t
             cmd += ["--arg", f"{t}[{arr.size}]=@{f}"]
         else:
             cmd += ["--arg", f"{a[1]}={a[2]}"]
@@ -198,7 +201,10 @@ def run_ptxsim(case, ptxsim, corpus):
                     ok = False
                     print(f"  {case.name} {lab}: {len(bad)}/{per} differ, e.g. " + "; ".join(f"[{i}] got {g[i]!r} want {w[i]!r}" for i in bad[:4]))
             else:
-                g, w, t = got[sl].astype(np.float64), want[sl], tol[sl]
+                g = got[sl]
+                if case.args[k][2] == "bf16":
+                    g = (g.astype(np.uint32) << 16).view(np.float32)
+                g, w, t = g.astype(np.float64), want[sl], tol[sl]
                 bad = [i for i in range(per) if not agrees(float(g[i]), float(w[i]), float(t[i]))]
                 if bad:
                     ok = False
