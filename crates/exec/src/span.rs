@@ -75,6 +75,34 @@ pub(crate) fn warp_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: 
     Some((al, dense))
 }
 
+/// The dense case of [`warp_span`] alone, small enough to inline into
+/// the loads and stores: all 32 lanes at `first + l * sz` (`sz` 4 or 8,
+/// `first` aligned) inside the allocation `cache` names, `first` a whole
+/// word into it. Gives that allocation and the word index of `first`;
+/// anything else (another allocation included) is `None`, and the caller
+/// asks [`warp_span`], which gives the same answer for what this accepts.
+#[inline(always)]
+pub(crate) fn dense_span<'g>(g: &'g GlobalMemory, base: &[u64; 32], off: u64, m: u32, sz: u64, cache: usize) -> Option<(&'g Allocation, usize)> {
+    if m != u32::MAX {
+        return None;
+    }
+    let on = match sz {
+        4 => on_line::<4>(base),
+        8 => on_line::<8>(base),
+        _ => false,
+    };
+    let first = base[0].wrapping_add(off);
+    if !on || first & (sz - 1) != 0 {
+        return None;
+    }
+    let end = first.checked_add(32 * sz)?;
+    let al = g.allocs.get(cache)?;
+    if first < al.base || end - al.base > al.size || (first - al.base) & 7 != 0 {
+        return None;
+    }
+    Some((al, ((first - al.base) >> 3) as usize))
+}
+
 /// Whether lane `l`'s address is `base[0] + l * SZ` for every lane: the
 /// differences from the line, or-ed together in straight-line vector
 /// code. (`black_box` keeps the compiler from turning the or-ed test back

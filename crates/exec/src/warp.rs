@@ -133,6 +133,9 @@ pub struct Warp {
     pub frames: Vec<Frame>,
     free: Vec<u32>,
     pub local: Vec<Vec<u8>>,
+    /// Whether some lane's `local` may hold bytes (a frame with local
+    /// storage was pushed since the last reset).
+    local_used: bool,
     pub local_top: [u32; 32],
     pub local_limit: u32,
     pub sleep_ns: u64,
@@ -181,6 +184,7 @@ impl Warp {
             frames: Vec::new(),
             free: Vec::new(),
             local: (0..32).map(|_| Vec::new()).collect(),
+            local_used: false,
             local_top: [0; 32],
             local_limit,
             sleep_ns: 0,
@@ -274,8 +278,11 @@ impl Warp {
         }
         self.free.clear();
         self.free.extend((0..self.frames.len() as u32).rev());
-        for l in &mut self.local {
-            l.clear();
+        if self.local_used {
+            for l in &mut self.local {
+                l.clear();
+            }
+            self.local_used = false;
         }
         self.local_top = [0; 32];
         self.local_limit = local_limit;
@@ -338,6 +345,7 @@ impl Warp {
             }
         }
         if top > 0 {
+            self.local_used = true;
             for l in lanes(members) {
                 if self.local[l].len() < top as usize {
                     self.local[l].resize(top as usize, 0);

@@ -98,10 +98,14 @@ pub(super) fn ld(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Spa
 fn ld_global(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Space, (size, signed): (u32, bool), d: Option<u32>, addr: Addr) -> Result<(), Trap> {
     let sz = size as u64;
     let off = addr.offset as u64;
+    let cache = &mut cx.span_cache[pc as usize % SPAN_CACHE];
     let span = {
         let t3;
         let base = abase!(cx, fr, addr, t3);
-        crate::span::warp_span(cx.mem.global, base, off, m, sz, &mut cx.span_cache[pc as usize % SPAN_CACHE])
+        match crate::span::dense_span(cx.mem.global, base, off, m, sz, *cache) {
+            Some((al, w0)) => Some((al, Some(w0))),
+            None => crate::span::warp_span(cx.mem.global, base, off, m, sz, cache),
+        }
     };
     if let Some((al, Some(w0))) = span {
         // Dense: all 32 lanes, in order, from word `w0` (the address
@@ -253,7 +257,12 @@ pub(super) fn st(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Spa
         }
         return Ok(());
     }
-    if let Some((al, dense)) = crate::span::warp_span(cx.mem.global, base, off, m, sz, &mut cx.span_cache[pc as usize % SPAN_CACHE]) {
+    let cache = &mut cx.span_cache[pc as usize % SPAN_CACHE];
+    let span = match crate::span::dense_span(cx.mem.global, base, off, m, sz, *cache) {
+        Some((al, w0)) => Some((al, Some(w0))),
+        None => crate::span::warp_span(cx.mem.global, base, off, m, sz, cache),
+    };
+    if let Some((al, dense)) = span {
         span_write(al, dense, base, off, m, size, v);
         return Ok(());
     }
