@@ -298,7 +298,12 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
                 cta.warps.last_mut().expect("just pushed")
             }
         };
-        w.fill_tid(ctx.geom.block, t0);
+        // (The thread ids of a warp that ran the same warp of another CTA
+        // are already right: nothing else writes them.)
+        if w.tid_of != Some((ctx.geom.block, t0)) {
+            w.fill_tid(ctx.geom.block, t0);
+            w.tid_of = Some((ctx.geom.block, t0));
+        }
         // A whole warp in stack mode runs the entry code together: the
         // registers it writes first need no zeroing.
         let zero = if valid == u32::MAX && mode == Scheduling::Stack { Some(zero) } else { None };

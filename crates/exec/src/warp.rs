@@ -130,6 +130,9 @@ pub struct Warp {
     pub valid: u32,
     pub exited: u32,
     pub tid: [[u64; 32]; 3],
+    /// The block and first thread `tid` was last filled for by a launch,
+    /// which then need not fill it again for the next CTA.
+    pub(crate) tid_of: Option<([u32; 3], u32)>,
     pub frames: Vec<Frame>,
     free: Vec<u32>,
     pub local: Vec<Vec<u8>>,
@@ -181,6 +184,7 @@ impl Warp {
             valid,
             exited: 0,
             tid,
+            tid_of: None,
             frames: Vec::new(),
             free: Vec::new(),
             local: (0..32).map(|_| Vec::new()).collect(),
