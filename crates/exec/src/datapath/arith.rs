@@ -668,6 +668,17 @@ pub(super) fn cvta(cx: &Lanes<'_>, fr: &mut Frame, m: u32, to: bool, space: Spac
         _ => 0,
     };
     let mk = bits_mask(bits);
+    if let (0, u64::MAX, Opnd::Reg(r)) = (win, mk, av) {
+        // A 64-bit global address is its own generic address: a copy.
+        let d = d as usize;
+        if m == u32::MAX {
+            fr.regs[d] = fr.regs[r];
+        } else if r != d {
+            let v = fr.regs[r];
+            store(&mut fr.regs[d], &v, m);
+        }
+        return;
+    }
     if to {
         apply1(&mut fr.regs, d as usize, m, av, |x| x.wrapping_sub(win) & mk);
     } else {
