@@ -66,6 +66,17 @@ enum Flow<'p> {
     Event(Event<'p>),
 }
 
+/// The value of a `Result`, or the loop of [`group_body`] ends with its
+/// error (so the pc and the fuel still go back to the caller).
+macro_rules! tri {
+    ($e:expr) => {
+        match $e {
+            Ok(v) => v,
+            Err(t) => break Err(t),
+        }
+    };
+}
+
 /// Runs lanes `mask` of `warp` in frame `fi` from `*pc`.
 ///
 /// The pc and the fuel left are kept in locals while it runs, and the
@@ -133,49 +144,55 @@ fn group_body<'p>(
         copies,
         stdout: ctx.stdout,
     };
-    loop {
-        let p = *pc;
+    // The pc and the fuel left live in locals (registers) while the loop
+    // runs, and go back through the pointers once, whatever ends it.
+    let (mut lpc, mut left) = (*pc, *budget);
+    let r = loop {
+        let p = lpc;
         if p == stop {
-            return Ok(Event::Stop);
+            break Ok(Event::Stop);
         }
         let Some(ins) = code.get(p as usize) else {
-            return Ok(Event::Ret { mask });
+            break Ok(Event::Ret { mask });
         };
-        if *budget == 0 {
-            return Ok(Event::Yield);
+        if left == 0 {
+            break Ok(Event::Yield);
         }
-        *budget -= 1;
-        cx.clock = clock0 - *budget;
+        left -= 1;
+        cx.clock = clock0 - left;
         let m = guard_mask(fr, ins.guard, mask);
-        if exec_data(&mut cx, fr, &ins.op, p, mask, m)? {
-            *pc = p + 1;
+        if tri!(exec_data(&mut cx, fr, &ins.op, p, mask, m)) {
+            lpc = p + 1;
             continue;
         }
         let flow = match &ins.op {
-            Op::Bra { target, uni } => bra(mask, m, *target, *uni)?,
-            Op::Brx { index, targets, table, uni } => brx(&cx, fr, p, (mask, m), index, targets, table, *uni)?,
-            Op::Call { callee, uni, args, rets } => call(ctx.prog, &cx, fr, (mask, m), callee, *uni, (args, rets.len()))?,
-            Op::Ret { uni } => ret(mask, m, *uni)?,
+            Op::Bra { target, uni } => tri!(bra(mask, m, *target, *uni)),
+            Op::Brx { index, targets, table, uni } => tri!(brx(&cx, fr, p, (mask, m), index, targets, table, *uni)),
+            Op::Call { callee, uni, args, rets } => tri!(call(ctx.prog, &cx, fr, (mask, m), callee, *uni, (args, rets.len()))),
+            Op::Ret { uni } => tri!(ret(mask, m, *uni)),
             Op::Exit => on_lanes(m, Event::Exit { mask: m }),
-            Op::Trap => trap(m)?,
-            Op::Bar { kind, id, count, d, pred_in, .. } => bar(&cx, fr, m, *kind, (id, count.as_ref()), *d, *pred_in)?,
+            Op::Trap => tri!(trap(m)),
+            Op::Bar { kind, id, count, d, pred_in, .. } => tri!(bar(&cx, fr, m, *kind, (id, count.as_ref()), *d, *pred_in)),
             Op::ClusterArrive => on_lanes(m, Event::ClusterArrive { mask: m }),
             Op::ClusterWait => on_lanes(m, Event::ClusterWait { mask: m }),
             Op::Nanosleep { t } => nanosleep(&cx, fr, m, t),
-            Op::Unsupported(msg) => return Err(Trap::new(TrapKind::Unsupported, msg.clone())),
+            Op::Unsupported(msg) => break Err(Trap::new(TrapKind::Unsupported, msg.clone())),
             _ => Flow::Next, // data flow: run above
         };
         match flow {
-            Flow::Next => *pc = p + 1,
+            Flow::Next => lpc = p + 1,
             Flow::Goto(t) => {
-                *pc = t;
+                lpc = t;
                 if yield_on_branch {
-                    return Ok(Event::Branched);
+                    break Ok(Event::Branched);
                 }
             }
-            Flow::Event(e) => return Ok(e),
+            Flow::Event(e) => break Ok(e),
         }
-    }
+    };
+    *pc = lpc;
+    *budget = left;
+    r
 }
 
 /// `e` when some lane runs the instruction, else the next instruction.
