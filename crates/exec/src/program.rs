@@ -15,14 +15,16 @@ pub type FuncId = u32;
 
 /// The 32 lanes of a register, one 64-bit slot per lane.
 pub type L = [u64; 32];
-/// A unary lane kernel: `d = f(a)` on the lanes of the mask (the other
-/// lanes of `d` keep their values). The sources never alias `d`: a caller
-/// whose source is also the destination passes a copy.
-pub type K1 = fn(&mut L, &L, u32);
-/// A binary lane kernel: `d = f(a, b)` on the lanes of the mask.
-pub type K2 = fn(&mut L, &L, &L, u32);
-/// A ternary lane kernel: `d = f(a, b, c)` on the lanes of the mask.
-pub type K3 = fn(&mut L, &L, &L, &L, u32);
+/// A lane kernel: `d = f(a, b, c)` on the lanes of the mask (the other
+/// lanes of `d` keep their values), over the frame's registers, with its
+/// operands in [`KOps`].
+pub type KOp = fn(&mut [L], &KOps, u32);
+/// A lane kernel's operands: the destination register, then for each
+/// source (a, b, c) a register index or an immediate value, as the shape
+/// the kernel was chosen for says (unused sources are 0).
+pub type KOps = [u64; 4];
+/// A lane kernel with its operands.
+pub type KArith = (KOp, KOps);
 /// A comparison lane kernel: the lanes where it holds.
 pub type KCmp = fn(&L, &L) -> u32;
 
@@ -45,6 +47,11 @@ impl<F: Copy> Kern<F> {
     #[inline(always)]
     pub(crate) fn get(self) -> Option<F> {
         self.0
+    }
+
+    #[inline(always)]
+    pub(crate) fn as_ref(&self) -> Option<&F> {
+        self.0.as_ref()
     }
 }
 
@@ -296,9 +303,9 @@ pub enum Op {
     /// `cvt.rna{.satfinite}.tf32.f32`: `a` rounded to tf32's 10-bit
     /// fraction, ties away from zero, in a .b32 whose low 13 bits are 0.
     CvtTf32 { satfinite: bool, d: u32, a: Src },
-    FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, k: Kern<K2> },
-    FUn { op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: Src, k: Kern<K1> },
-    Fma { ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, c: Src, k: Kern<K3> },
+    FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, k: Kern<KArith> },
+    FUn { op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: Src, k: Kern<KArith> },
+    Fma { ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, c: Src, k: Kern<KArith> },
     Setp { cmp: CmpOp, ty: ITyOrF, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmp> },
     /// `set.cmp.dtype.stype`: like setp but writes 0xffffffff/0 (or 1.0f/0.0).
     /// `set`: `d` gets `one` (the destination type's true: all ones, or
@@ -315,7 +322,7 @@ pub enum Op {
     Slct { bits: u32, cf: Option<bool>, d: u32, a: Src, b: Src, c: Src },
     PredLogic { op: PredOp, d: u32, a: PSrc, b: PSrc },
     /// Moves between a predicate and an integer register are not PTX; `selp` covers them.
-    Cvt { dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, d: u32, a: Src, k: Kern<K1> },
+    Cvt { dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, d: u32, a: Src, k: Kern<KArith> },
     /// `cvta` (`to == false`: space address → generic) or `cvta.to`.
     Cvta { to: bool, space: Space, bits: u32, d: u32, a: Src },
     Ld { space: Space, size: u32, signed: bool, ds: Vec<Option<u32>>, addr: Addr },

@@ -316,89 +316,10 @@ pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&
     apply3(&mut fr.regs, d as usize, m, av, bv, cv, alu::prmt);
 }
 
-/// A register file split around destination `d`: the registers below and
-/// above it, and a copy of `d`'s old value where a source reads it.
-struct Around<'r> {
-    d: usize,
-    lo: &'r [L],
-    hi: &'r [L],
-    old: &'r L,
-}
-
-impl Around<'_> {
-    /// Register source `s` in place (the copy for `d` itself); `None` for
-    /// an operand that is not a register.
-    #[inline(always)]
-    fn reg(&self, s: &Src) -> Option<&L> {
-        let Src::Reg(r) = s else {
-            return None;
-        };
-        let r = *r as usize;
-        Some(if r < self.d {
-            &self.lo[r]
-        } else if r == self.d {
-            self.old
-        } else {
-            &self.hi[r - self.d - 1]
-        })
-    }
-}
-
-/// Source `$s` of a lane kernel as 32 lanes: a register in place
-/// ([`Around::reg`]), anything else materialised into `$t` (left unset
-/// until needed: zeroing costs stores).
-macro_rules! ksrc {
-    ($cx:expr, $r:expr, $s:expr, $t:ident) => {
-        match $s {
-            Src::Imm(v) => {
-                $t = [*v; 32];
-                &$t
-            }
-            s => match $r.reg(s) {
-                Some(x) => x,
-                None => {
-                    $t = super::src_lanes($cx, $r.lo, s);
-                    &$t
-                }
-            },
-        }
-    };
-}
-
-static NO_LANES: L = [0; 32];
-
-/// Runs `f` with destination register `d` borrowed mutably and the rest
-/// of the register file split around it (`Around`); when one of `srcs` is
-/// `d` itself, it reads a copy of `d` taken before.
 #[inline(always)]
-fn around<const N: usize>(regs: &mut [L], d: u32, srcs: [&Src; N], f: impl FnOnce(&mut L, &Around<'_>)) {
-    let d = d as usize;
-    let mut alias = false;
-    for s in srcs {
-        alias |= *s == Src::Reg(d as u32);
-    }
-    let (lo, rest) = regs.split_at_mut(d);
-    let Some((dst, hi)) = rest.split_first_mut() else {
-        return;
-    };
-    let old;
-    let old: &L = if alias {
-        old = *dst;
-        &old
-    } else {
-        &NO_LANES
-    };
-    f(dst, &Around { d, lo, hi, old });
-}
-
-#[inline(always)]
-pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K2>, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
-    if let Some(k) = k.get() {
-        around(&mut fr.regs, d, [a, b], |dst, r| {
-            let (t0, t1);
-            k(dst, ksrc!(cx, r, a, t0), ksrc!(cx, r, b, t1), m)
-        });
-        return;
+pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
+    if let Some((k, o)) = k.as_ref() {
+        return k(&mut fr.regs, o, m);
     }
     let (t0, t1);
     let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
@@ -413,13 +334,9 @@ pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K2>, op: FBin
 }
 
 #[inline(always)]
-pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K1>, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
-    if let Some(k) = k.get() {
-        around(&mut fr.regs, d, [a], |dst, r| {
-            let t0;
-            k(dst, ksrc!(cx, r, a, t0), m)
-        });
-        return;
+pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
+    if let Some((k, o)) = k.as_ref() {
+        return k(&mut fr.regs, o, m);
     }
     let t0;
     let av = opnd!(cx, a, t0);
@@ -427,13 +344,9 @@ pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K1>, op: FUnOp
 }
 
 #[inline(always)]
-pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K3>, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
-    if let Some(k) = k.get() {
-        around(&mut fr.regs, d, [a, b, c], |dst, r| {
-            let (t0, t1, t2);
-            k(dst, ksrc!(cx, r, a, t0), ksrc!(cx, r, b, t1), ksrc!(cx, r, c, t2), m)
-        });
-        return;
+pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
+    if let Some((k, o)) = k.as_ref() {
+        return k(&mut fr.regs, o, m);
     }
     let (t0, t1, t2);
     let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
@@ -632,7 +545,7 @@ pub(super) fn unpack(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ds: &[Option<u32>],
 }
 
 #[inline(always)]
-pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K1>, (dst, src): (CvtTy, CvtTy), (rnd, sat, ftz): (Option<Rounding>, bool, bool), d: u32, a: &Src) {
+pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, (dst, src): (CvtTy, CvtTy), (rnd, sat, ftz): (Option<Rounding>, bool, bool), d: u32, a: &Src) {
     let t0;
     let av = opnd!(cx, a, t0);
     let (regs, d) = (&mut fr.regs, d as usize);
@@ -647,11 +560,8 @@ pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<K1>, (dst, src
                 apply1(regs, d, m, av, |x| x & sm & dm)
             }
         }
-        _ => match k.get() {
-            Some(k) => around(regs, d as u32, [a], |dst, r| {
-                let t1;
-                k(dst, ksrc!(cx, r, a, t1), m)
-            }),
+        _ => match k.as_ref() {
+            Some((k, o)) => k(regs, o, m),
             None => apply1(regs, d, m, av, |x| crate::cvt::cvt(dst, src, rnd, sat, ftz, x)),
         },
     }

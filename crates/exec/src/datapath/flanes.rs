@@ -23,7 +23,7 @@ use crate::program::CvtTy;
 
 /// The 32 lanes of a register.
 pub(crate) use crate::program::L;
-pub(crate) use crate::program::{K1, K2, K3, KCmp};
+pub(crate) use crate::program::{KCmp, KOp, KOps};
 
 /// Which copy of a kernel runs: the hardware-FMA one (only constructed
 /// where the CPU has it) or the portable one.
@@ -58,129 +58,144 @@ impl Path {
     }
 }
 
-/// Whether lane `l` is in mask `m`, written as the sign of `m` shifted
-/// so that bit `l` lands in bit 63: with AVX2 a vector shift by a constant
-/// per-lane amount whose sign bits `vpmaskmovq` stores by.
+/// Whether lane `l` is in mask `m`, written as the sign of `m` shifted so
+/// that bit `l` lands in bit 63: with AVX2 a vector shift by a constant
+/// per-lane amount, whose sign bits a masked store (`vpmaskmov`) uses.
 #[inline(always)]
 fn on(m: u32, l: usize) -> bool {
     (((m as u64) << (63 - l)) as i64) < 0
 }
 
-/// `d = f(x)` on the lanes of `m`: with every lane set a straight store,
-/// else a select per lane against the old value (no branch per lane).
+/// [`on`] for a 32-bit half of lane `l`.
 #[inline(always)]
-fn map1(d: &mut L, x: &L, m: u32, f: impl Fn(u64) -> u64) {
-    if m == u32::MAX {
-        for l in 0..32 {
-            d[l] = f(x[l]);
-        }
-    } else {
-        for l in 0..32 {
-            let r = f(x[l]);
-            d[l] = if on(m, l) { r } else { d[l] };
-        }
-    }
-}
-
-/// `d = f(x, y)` on the lanes of `m`.
-#[inline(always)]
-fn map2(d: &mut L, x: &L, y: &L, m: u32, f: impl Fn(u64, u64) -> u64) {
-    if m == u32::MAX {
-        for l in 0..32 {
-            d[l] = f(x[l], y[l]);
-        }
-    } else {
-        for l in 0..32 {
-            let r = f(x[l], y[l]);
-            d[l] = if on(m, l) { r } else { d[l] };
-        }
-    }
-}
-
-/// `d = f(x, y, z)` on the lanes of `m`.
-#[inline(always)]
-fn map3(d: &mut L, x: &L, y: &L, z: &L, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
-    if m == u32::MAX {
-        for l in 0..32 {
-            d[l] = f(x[l], y[l], z[l]);
-        }
-    } else {
-        for l in 0..32 {
-            let r = f(x[l], y[l], z[l]);
-            d[l] = if on(m, l) { r } else { d[l] };
-        }
-    }
+fn on32(m: u32, l: usize) -> bool {
+    ((m << (31 - l)) as i32) < 0
 }
 
 /// Where the low half of a 64-bit lane lies in the register's `[u32; 64]`
 /// view.
 const LO: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
 
-/// Whether lane `l` is in mask `m`, as the sign of a 32-bit element
-/// (`vpmaskmovd`'s mask), for the `[u32; 64]` view.
+/// An unused operand's lanes (an immediate's register entry).
+static NONE: L = [0; 32];
+
+/// Runs `body` on a kernel's destination register and its sources that
+/// are registers (those whose shape bit is clear; an immediate's entry is
+/// [`NONE`]), the register file split around the destination. A source
+/// that is the destination reads a copy taken before. Nothing runs when a
+/// register is out of range (the decoder only makes registers that exist).
 #[inline(always)]
-fn on32(m: u32, l: usize) -> bool {
-    ((m << (31 - l)) as i32) < 0
+fn split<const SH: u8>(regs: &mut [L], o: &KOps, body: impl FnOnce(&mut L, [&L; 3])) {
+    let d = o[0] as usize;
+    let n = regs.len();
+    let reg = |i: usize| SH >> i & 1 == 0;
+    if d >= n || (0..3).any(|i| reg(i) && o[i + 1] as usize >= n) {
+        return;
+    }
+    let alias = (0..3).any(|i| reg(i) && o[i + 1] as usize == d);
+    let old;
+    let old: &L = if alias {
+        old = regs[d];
+        &old
+    } else {
+        &NONE
+    };
+    let (lo, rest) = regs.split_at_mut(d);
+    let Some((dst, hi)) = rest.split_first_mut() else {
+        return;
+    };
+    let pick = |i: usize| -> &L {
+        let r = o[i + 1] as usize;
+        if !reg(i) || r == d {
+            old
+        } else if r < d {
+            &lo[r]
+        } else {
+            &hi[r - d - 1]
+        }
+    };
+    body(dst, [pick(0), pick(1), pick(2)])
 }
 
-/// `map1` for an f32 operation, over the register's `[u32; 64]` view: the
-/// operation runs on both halves of every lane (so the loop is a plain
-/// 8-wide one, with no packing of the low halves), and the high half of
-/// each lane is then cleared. `f` sees only a 32-bit value (a lane's low
-/// half, or a high half whose result is dropped) and must not trap: it is
-/// a pure float function.
+/// Half `k` (of 64) of source `i`: of its register, or of the immediate
+/// `o[i + 1]` (shape bit `i` set) in every lane.
 #[inline(always)]
-fn f32map1(d: &mut L, x: &L, m: u32, f: impl Fn(u64) -> u64) {
-    let x: &[u32; 64] = bytemuck::cast_ref(x);
-    let d: &mut [u32; 64] = bytemuck::cast_mut(d);
+fn half<const SH: u8>(src: &[u32; 64], o: &KOps, i: usize, k: usize) -> u32 {
+    if SH >> i & 1 != 0 {
+        let v = o[i + 1];
+        if k % 2 == LO {
+            v as u32
+        } else {
+            (v >> 32) as u32
+        }
+    } else {
+        src[k]
+    }
+}
+
+/// Lane `l` of source `i`: of its register, or the immediate `o[i + 1]`.
+#[inline(always)]
+fn lane<const SH: u8>(src: &L, o: &KOps, i: usize, l: usize) -> u64 {
+    if SH >> i & 1 != 0 {
+        o[i + 1]
+    } else {
+        src[l]
+    }
+}
+
+/// Runs an f32 operation `f` on the lanes of `m`: `regs[o[0]] = f(a, b,
+/// c)`, each source a register or an immediate as the shape `SH` says
+/// (bit i set: source i is the immediate `o[i + 1]`; unused sources are
+/// immediates).
+///
+/// It works on the registers' `[u32; 64]` views: `f` runs on both halves
+/// of every lane (so the loop is a plain 8-wide one, with no packing of
+/// the low halves), and the high half of each lane is cleared after. `f`
+/// sees only a 32-bit value (a lane's low half, or a high half whose
+/// result is dropped) and must be a pure float function.
+#[inline(always)]
+fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+    split::<SH>(regs, o, |d, [x, y, z]| k32_lanes::<SH>(bytemuck::cast_mut(d), bytemuck::cast_ref(x), bytemuck::cast_ref(y), bytemuck::cast_ref(z), o, m, f))
+}
+
+/// The loops of [`k32`], on distinct registers (arguments, so the
+/// compiler knows they do not overlap).
+#[inline(always)]
+fn k32_lanes<const SH: u8>(d: &mut [u32; 64], x: &[u32; 64], y: &[u32; 64], z: &[u32; 64], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+    // The full mask and the others in two loops: a select against the
+    // mask in the one loop would let the compiler branch per lane.
     if m == u32::MAX {
         for k in 0..64 {
-            let r = f(x[k] as u64) as u32;
-            d[k] = if k % 2 == LO { r } else { 0 };
+            let v = f(half::<SH>(x, o, 0, k) as u64, half::<SH>(y, o, 1, k) as u64, half::<SH>(z, o, 2, k) as u64) as u32;
+            d[k] = if k % 2 == LO { v } else { 0 };
         }
     } else {
         for k in 0..64 {
-            let r = f(x[k] as u64) as u32;
-            let r = if k % 2 == LO { r } else { 0 };
-            d[k] = if on32(m, k / 2) { r } else { d[k] };
+            let v = f(half::<SH>(x, o, 0, k) as u64, half::<SH>(y, o, 1, k) as u64, half::<SH>(z, o, 2, k) as u64) as u32;
+            let v = if k % 2 == LO { v } else { 0 };
+            d[k] = if on32(m, k / 2) { v } else { d[k] };
         }
     }
 }
 
-/// `map2` over the `[u32; 64]` view (see [`f32map1`]).
+/// Runs a lane operation `f` on 64-bit lanes (f64, the f32 operations
+/// that are cheaper packed, conversions), as [`k32`] does.
 #[inline(always)]
-fn f32map2(d: &mut L, x: &L, y: &L, m: u32, f: impl Fn(u64, u64) -> u64) {
-    let (x, y): (&[u32; 64], &[u32; 64]) = (bytemuck::cast_ref(x), bytemuck::cast_ref(y));
-    let d: &mut [u32; 64] = bytemuck::cast_mut(d);
-    if m == u32::MAX {
-        for k in 0..64 {
-            let r = f(x[k] as u64, y[k] as u64) as u32;
-            d[k] = if k % 2 == LO { r } else { 0 };
-        }
-    } else {
-        for k in 0..64 {
-            let r = f(x[k] as u64, y[k] as u64) as u32;
-            let r = if k % 2 == LO { r } else { 0 };
-            d[k] = if on32(m, k / 2) { r } else { d[k] };
-        }
-    }
+fn k64<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+    split::<SH>(regs, o, |d, [x, y, z]| k64_lanes::<SH>(d, x, y, z, o, m, f))
 }
 
-/// `map3` over the `[u32; 64]` view (see [`f32map1`]).
+/// The loops of [`k64`], on distinct registers.
 #[inline(always)]
-fn f32map3(d: &mut L, x: &L, y: &L, z: &L, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
-    let (x, y, z): (&[u32; 64], &[u32; 64], &[u32; 64]) = (bytemuck::cast_ref(x), bytemuck::cast_ref(y), bytemuck::cast_ref(z));
-    let d: &mut [u32; 64] = bytemuck::cast_mut(d);
+fn k64_lanes<const SH: u8>(d: &mut L, x: &L, y: &L, z: &L, o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
     if m == u32::MAX {
-        for k in 0..64 {
-            let r = f(x[k] as u64, y[k] as u64, z[k] as u64) as u32;
-            d[k] = if k % 2 == LO { r } else { 0 };
+        for l in 0..32 {
+            d[l] = f(lane::<SH>(x, o, 0, l), lane::<SH>(y, o, 1, l), lane::<SH>(z, o, 2, l));
         }
     } else {
-        for k in 0..64 {
-            let r = f(x[k] as u64, y[k] as u64, z[k] as u64) as u32;
-            let r = if k % 2 == LO { r } else { 0 };
-            d[k] = if on32(m, k / 2) { r } else { d[k] };
+        for l in 0..32 {
+            let v = f(lane::<SH>(x, o, 0, l), lane::<SH>(y, o, 1, l), lane::<SH>(z, o, 2, l));
+            d[l] = if on(m, l) { v } else { d[l] };
         }
     }
 }
@@ -197,36 +212,16 @@ fn mask2(x: &L, y: &L, f: impl Fn(u64, u64) -> bool) -> u32 {
 /// The same loops compiled for CPUs with AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
 mod hw {
-    use super::L;
+    use super::{KOps, L};
 
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn map1(d: &mut L, x: &L, m: u32, f: impl Fn(u64) -> u64) {
-        super::map1(d, x, m, f)
+    pub(super) fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+        super::k32::<SH>(regs, o, m, f)
     }
 
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn map2(d: &mut L, x: &L, y: &L, m: u32, f: impl Fn(u64, u64) -> u64) {
-        super::map2(d, x, y, m, f)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn map3(d: &mut L, x: &L, y: &L, z: &L, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
-        super::map3(d, x, y, z, m, f)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn f32map1(d: &mut L, x: &L, m: u32, f: impl Fn(u64) -> u64) {
-        super::f32map1(d, x, m, f)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn f32map2(d: &mut L, x: &L, y: &L, m: u32, f: impl Fn(u64, u64) -> u64) {
-        super::f32map2(d, x, y, m, f)
-    }
-
-    #[target_feature(enable = "avx2,fma")]
-    pub(super) fn f32map3(d: &mut L, x: &L, y: &L, z: &L, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
-        super::f32map3(d, x, y, z, m, f)
+    pub(super) fn k64<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+        super::k64::<SH>(regs, o, m, f)
     }
 
     #[target_feature(enable = "avx2,fma")]
@@ -249,6 +244,48 @@ macro_rules! run {
         }
         $map($($arg),+)
     }};
+}
+
+/// [`run!`] for the kernels of shape `SH` ([`k32`], [`k64`]).
+macro_rules! runk {
+    ($map:ident, $($arg:expr),+) => {{
+        #[cfg(target_arch = "x86_64")]
+        if H {
+            // SAFETY: as in `run!`: `H` is true only for a `Path` made
+            // after the CPU reported AVX2 and FMA.
+            #[allow(unsafe_code)]
+            return unsafe { hw::$map::<SH>($($arg),+) };
+        }
+        $map::<SH>($($arg),+)
+    }};
+}
+
+/// The kernel `$f::<$g.., SH>` for the shape `$sh` of an operation with
+/// 1, 2 or 3 sources (the unused ones count as immediates).
+macro_rules! shapes {
+    (1, $sh:expr, $f:ident $(, $g:tt)*) => {
+        if $sh & 1 == 0 { $f::<$($g,)* 6> as KOp } else { $f::<$($g,)* 7> as KOp }
+    };
+    (2, $sh:expr, $f:ident $(, $g:tt)*) => {
+        match $sh & 3 {
+            0 => $f::<$($g,)* 4> as KOp,
+            1 => $f::<$($g,)* 5>,
+            2 => $f::<$($g,)* 6>,
+            _ => $f::<$($g,)* 7>,
+        }
+    };
+    (3, $sh:expr, $f:ident $(, $g:tt)*) => {
+        match $sh & 7 {
+            0 => $f::<$($g,)* 0> as KOp,
+            1 => $f::<$($g,)* 1>,
+            2 => $f::<$($g,)* 2>,
+            3 => $f::<$($g,)* 3>,
+            4 => $f::<$($g,)* 4>,
+            5 => $f::<$($g,)* 5>,
+            6 => $f::<$($g,)* 6>,
+            _ => $f::<$($g,)* 7>,
+        }
+    };
 }
 
 /// An f32 subnormal flushed to a zero of the same sign, on the bits,
@@ -294,20 +331,20 @@ fn out64(r: f64) -> u64 {
     }
 }
 
-fn add32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(f32map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) + f32in::<Z>(b)))
+fn add32<const Z: bool, const S: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k32, regs, o, m, |a, b, _| out32::<Z, S>(f32in::<Z>(a) + f32in::<Z>(b)))
 }
 
-fn sub32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(f32map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) - f32in::<Z>(b)))
+fn sub32<const Z: bool, const S: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k32, regs, o, m, |a, b, _| out32::<Z, S>(f32in::<Z>(a) - f32in::<Z>(b)))
 }
 
-fn mul32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(f32map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) * f32in::<Z>(b)))
+fn mul32<const Z: bool, const S: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k32, regs, o, m, |a, b, _| out32::<Z, S>(f32in::<Z>(a) * f32in::<Z>(b)))
 }
 
-fn fma32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, z: &L, m: u32) {
-    run!(f32map3, d, x, y, z, m, |a, b, c| out32::<Z, S>(f32in::<Z>(a).mul_add(f32in::<Z>(b), f32in::<Z>(c))))
+fn fma32<const Z: bool, const S: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k32, regs, o, m, |a, b, c| out32::<Z, S>(f32in::<Z>(a).mul_add(f32in::<Z>(b), f32in::<Z>(c))))
 }
 
 /// `min`/`max.f32`: a NaN operand gives the other one, two NaNs the
@@ -326,36 +363,36 @@ fn minmax32<const Z: bool, const MAX: bool>(a: u64, b: u64) -> u64 {
     }
 }
 
-fn min32<const Z: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(f32map2, d, x, y, m, minmax32::<Z, false>)
+fn min32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k32, regs, o, m, |a, b, _| minmax32::<Z, false>(a, b))
 }
 
-fn max32<const Z: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(f32map2, d, x, y, m, minmax32::<Z, true>)
+fn max32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k32, regs, o, m, |a, b, _| minmax32::<Z, true>(a, b))
 }
 
-fn div32<const Z: bool, const S: bool, const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, |a, b| out32::<Z, S>(f32in::<Z>(a) / f32in::<Z>(b)))
+fn div32<const Z: bool, const S: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, b, _| out32::<Z, S>(f32in::<Z>(a) / f32in::<Z>(b)))
 }
 
-fn div64<const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, |a, b| out64(f64::from_bits(a) / f64::from_bits(b)))
+fn div64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, b, _| out64(f64::from_bits(a) / f64::from_bits(b)))
 }
 
-fn add64<const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, |a, b| out64(f64::from_bits(a) + f64::from_bits(b)))
+fn add64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, b, _| out64(f64::from_bits(a) + f64::from_bits(b)))
 }
 
-fn sub64<const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, |a, b| out64(f64::from_bits(a) - f64::from_bits(b)))
+fn sub64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, b, _| out64(f64::from_bits(a) - f64::from_bits(b)))
 }
 
-fn mul64<const H: bool>(d: &mut L, x: &L, y: &L, m: u32) {
-    run!(map2, d, x, y, m, |a, b| out64(f64::from_bits(a) * f64::from_bits(b)))
+fn mul64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, b, _| out64(f64::from_bits(a) * f64::from_bits(b)))
 }
 
-fn fma64<const H: bool>(d: &mut L, x: &L, y: &L, z: &L, m: u32) {
-    run!(map3, d, x, y, z, m, |a, b, c| out64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))))
+fn fma64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, b, c| out64(f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c))))
 }
 
 /// Round to nearest even, the only rounding these kernels implement.
@@ -364,26 +401,27 @@ fn is_rn(rnd: Option<Rounding>) -> bool {
 }
 
 /// The kernel of `add/sub/mul/div/min/max` with these modifiers on path
-/// `p`, if there is one.
-pub(crate) fn select_fbin(p: Path, op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K2> {
+/// `p` for operand shape `sh` (bit i: source i is an immediate), if there
+/// is one.
+pub(crate) fn select_fbin(p: Path, op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, sh: u8) -> Option<KOp> {
     if p.hw {
-        fbin_on::<true>(op, ty, ftz, sat, rnd)
+        fbin_on::<true>(op, ty, ftz, sat, rnd, sh)
     } else {
-        fbin_on::<false>(op, ty, ftz, sat, rnd)
+        fbin_on::<false>(op, ty, ftz, sat, rnd, sh)
     }
 }
 
-fn fbin_on<const H: bool>(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K2> {
+fn fbin_on<const H: bool>(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, sh: u8) -> Option<KOp> {
     if !is_rn(rnd) {
         return None;
     }
     macro_rules! zs {
         ($f:ident) => {
             match (ftz, sat) {
-                (false, false) => $f::<false, false, H> as K2,
-                (true, false) => $f::<true, false, H>,
-                (false, true) => $f::<false, true, H>,
-                (true, true) => $f::<true, true, H>,
+                (false, false) => shapes!(2, sh, $f, false, false, H),
+                (true, false) => shapes!(2, sh, $f, true, false, H),
+                (false, true) => shapes!(2, sh, $f, false, true, H),
+                (true, true) => shapes!(2, sh, $f, true, true, H),
             }
         };
     }
@@ -392,123 +430,124 @@ fn fbin_on<const H: bool>(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option
         (FTy::F32, FBinOp::Sub) => zs!(sub32),
         (FTy::F32, FBinOp::Mul) => zs!(mul32),
         (FTy::F32, FBinOp::Div) => zs!(div32),
-        (FTy::F32, FBinOp::Min) if !sat => if ftz { min32::<true, H> } else { min32::<false, H> },
-        (FTy::F32, FBinOp::Max) if !sat => if ftz { max32::<true, H> } else { max32::<false, H> },
-        (FTy::F64, FBinOp::Add) if !sat => add64::<H>,
-        (FTy::F64, FBinOp::Sub) if !sat => sub64::<H>,
-        (FTy::F64, FBinOp::Mul) if !sat => mul64::<H>,
-        (FTy::F64, FBinOp::Div) if !sat => div64::<H>,
+        (FTy::F32, FBinOp::Min) if !sat => if ftz { shapes!(2, sh, min32, true, H) } else { shapes!(2, sh, min32, false, H) },
+        (FTy::F32, FBinOp::Max) if !sat => if ftz { shapes!(2, sh, max32, true, H) } else { shapes!(2, sh, max32, false, H) },
+        (FTy::F64, FBinOp::Add) if !sat => shapes!(2, sh, add64, H),
+        (FTy::F64, FBinOp::Sub) if !sat => shapes!(2, sh, sub64, H),
+        (FTy::F64, FBinOp::Mul) if !sat => shapes!(2, sh, mul64, H),
+        (FTy::F64, FBinOp::Div) if !sat => shapes!(2, sh, div64, H),
         _ => return None,
     })
 }
 
-/// The kernel of `fma` with these modifiers on path `p`, if there is one.
-pub(crate) fn select_fma(p: Path, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K3> {
+/// The kernel of `fma` with these modifiers on path `p` for operand shape
+/// `sh`, if there is one.
+pub(crate) fn select_fma(p: Path, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, sh: u8) -> Option<KOp> {
     if p.hw {
-        fma_on::<true>(ty, ftz, sat, rnd)
+        fma_on::<true>(ty, ftz, sat, rnd, sh)
     } else {
-        fma_on::<false>(ty, ftz, sat, rnd)
+        fma_on::<false>(ty, ftz, sat, rnd, sh)
     }
 }
 
-fn fma_on<const H: bool>(ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>) -> Option<K3> {
+fn fma_on<const H: bool>(ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, sh: u8) -> Option<KOp> {
     if !is_rn(rnd) {
         return None;
     }
     Some(match (ty, ftz, sat) {
-        (FTy::F32, false, false) => fma32::<false, false, H> as K3,
-        (FTy::F32, true, false) => fma32::<true, false, H>,
-        (FTy::F32, false, true) => fma32::<false, true, H>,
-        (FTy::F32, true, true) => fma32::<true, true, H>,
-        (FTy::F64, _, false) => fma64::<H>,
+        (FTy::F32, false, false) => shapes!(3, sh, fma32, false, false, H),
+        (FTy::F32, true, false) => shapes!(3, sh, fma32, true, false, H),
+        (FTy::F32, false, true) => shapes!(3, sh, fma32, false, true, H),
+        (FTy::F32, true, true) => shapes!(3, sh, fma32, true, true, H),
+        (FTy::F64, _, false) => shapes!(3, sh, fma64, H),
         _ => return None,
     })
 }
 
-fn neg32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(f32map1, d, x, m, |a| (f32in::<Z>(a).to_bits() ^ 0x8000_0000) as u64)
+fn neg32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k32, regs, o, m, |a, _, _| (f32in::<Z>(a).to_bits() ^ 0x8000_0000) as u64)
 }
 
-fn abs32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(f32map1, d, x, m, |a| (f32in::<Z>(a).to_bits() & 0x7fff_ffff) as u64)
+fn abs32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k32, regs, o, m, |a, _, _| (f32in::<Z>(a).to_bits() & 0x7fff_ffff) as u64)
 }
 
 /// `sqrt.rn.f32`, `rcp.rn.f32` (correctly rounded in f32) and
 /// `rsqrt.approx.f32` (1/sqrt in f64, rounded once to f32: well inside the
 /// manual's error bound).
-fn sqrt32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out32::<Z, false>(f32in::<Z>(a).sqrt()))
+fn sqrt32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>(f32in::<Z>(a).sqrt()))
 }
 
-fn rcp32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out32::<Z, false>(1.0 / f32in::<Z>(a)))
+fn rcp32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>(1.0 / f32in::<Z>(a)))
 }
 
-fn rsqrt32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out32::<Z, false>((1.0 / (f32in::<Z>(a) as f64).sqrt()) as f32))
+fn rsqrt32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>((1.0 / (f32in::<Z>(a) as f64).sqrt()) as f32))
 }
 
 /// The approximate f32 functions, as [`crate::alu::fun`] computes them: the
 /// operand widened to f64, the f64 function, one rounding to f32 (within
 /// the manual's error bounds for `.approx`). A straight loop: the
 /// per-lane call is the only work left.
-fn sin32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out32::<Z, false>((f32in::<Z>(a) as f64).sin() as f32))
+fn sin32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>((f32in::<Z>(a) as f64).sin() as f32))
 }
 
-fn cos32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out32::<Z, false>((f32in::<Z>(a) as f64).cos() as f32))
+fn cos32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>((f32in::<Z>(a) as f64).cos() as f32))
 }
 
-fn lg2_32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out32::<Z, false>((f32in::<Z>(a) as f64).log2() as f32))
+fn lg2_32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>((f32in::<Z>(a) as f64).log2() as f32))
 }
 
-fn ex2_32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out32::<Z, false>((f32in::<Z>(a) as f64).exp2() as f32))
+fn ex2_32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>((f32in::<Z>(a) as f64).exp2() as f32))
 }
 
-fn tanh32<const Z: bool, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out32::<Z, false>((f32in::<Z>(a) as f64).tanh() as f32))
+fn tanh32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>((f32in::<Z>(a) as f64).tanh() as f32))
 }
 
-fn sqrt64<const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out64(f64::from_bits(a).sqrt()))
+fn sqrt64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out64(f64::from_bits(a).sqrt()))
 }
 
-fn rcp64<const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| out64(1.0 / f64::from_bits(a)))
+fn rcp64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| out64(1.0 / f64::from_bits(a)))
 }
 
-fn neg64<const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| a ^ (1 << 63))
+fn neg64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| a ^ (1 << 63))
 }
 
-fn abs64<const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| a & !(1 << 63))
+fn abs64<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| a & !(1 << 63))
 }
 
 /// The kernel of a float unary operation (`neg`, `abs`, `sqrt`, `rcp`,
 /// `rsqrt`, and on f32 `sin`, `cos`, `lg2`, `ex2`, `tanh`) on path `p`, if
-/// there is one.
-pub(crate) fn select_fun(p: Path, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -> Option<K1> {
+/// there is one, for operand shape `sh`.
+pub(crate) fn select_fun(p: Path, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, sh: u8) -> Option<KOp> {
     if p.hw {
-        fun_on::<true>(op, ty, ftz, rnd)
+        fun_on::<true>(op, ty, ftz, rnd, sh)
     } else {
-        fun_on::<false>(op, ty, ftz, rnd)
+        fun_on::<false>(op, ty, ftz, rnd, sh)
     }
 }
 
-fn fun_on<const H: bool>(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -> Option<K1> {
+fn fun_on<const H: bool>(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, sh: u8) -> Option<KOp> {
     if !is_rn(rnd) {
         return None;
     }
     macro_rules! z {
         ($f:ident) => {
             if ftz {
-                $f::<true, H> as K1
+                shapes!(1, sh, $f, true, H)
             } else {
-                $f::<false, H>
+                shapes!(1, sh, $f, false, H)
             }
         };
     }
@@ -523,10 +562,10 @@ fn fun_on<const H: bool>(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>) -
         (FUnOp::Lg2, FTy::F32) => z!(lg2_32),
         (FUnOp::Ex2, FTy::F32) => z!(ex2_32),
         (FUnOp::Tanh, FTy::F32) => z!(tanh32),
-        (FUnOp::Sqrt, FTy::F64) => sqrt64::<H>,
-        (FUnOp::Rcp, FTy::F64) => rcp64::<H>,
-        (FUnOp::Neg, FTy::F64) => neg64::<H>,
-        (FUnOp::Abs, FTy::F64) => abs64::<H>,
+        (FUnOp::Sqrt, FTy::F64) => shapes!(1, sh, sqrt64, H),
+        (FUnOp::Rcp, FTy::F64) => shapes!(1, sh, rcp64, H),
+        (FUnOp::Neg, FTy::F64) => shapes!(1, sh, neg64, H),
+        (FUnOp::Abs, FTy::F64) => shapes!(1, sh, abs64, H),
         _ => return None,
     })
 }
@@ -689,12 +728,12 @@ fn icmp_on<const H: bool>(cmp: CmpOp, ty: crate::alu::ITy) -> Option<KCmp> {
     Some(table[op])
 }
 
-fn s32_to_f32<const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| (a as u32 as i32 as f32).to_bits() as u64)
+fn s32_to_f32<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| (a as u32 as i32 as f32).to_bits() as u64)
 }
 
-fn u32_to_f32<const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| (a as u32 as f32).to_bits() as u64)
+fn u32_to_f32<const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| (a as u32 as f32).to_bits() as u64)
 }
 
 /// f32 to a 32-bit integer with an integer rounding `R` (0 `.rzi`, 1 `.rni`,
@@ -715,29 +754,29 @@ fn f32_to_i<const Z: bool, const R: u8>(a: u64, signed: bool) -> u64 {
     }
 }
 
-fn f32_to_s32<const Z: bool, const R: u8, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| f32_to_i::<Z, R>(a, true))
+fn f32_to_s32<const Z: bool, const R: u8, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| f32_to_i::<Z, R>(a, true))
 }
 
-fn f32_to_u32<const Z: bool, const R: u8, const H: bool>(d: &mut L, x: &L, m: u32) {
-    run!(map1, d, x, m, |a| f32_to_i::<Z, R>(a, false))
+fn f32_to_u32<const Z: bool, const R: u8, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps, m: u32) {
+    runk!(k64, regs, o, m, |a, _, _| f32_to_i::<Z, R>(a, false))
 }
 
 /// The kernel of `cvt` between f32 and 32-bit integers on path `p`, if
-/// there is one.
-pub(crate) fn select_cvt(p: Path, dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool) -> Option<K1> {
+/// there is one, for operand shape `sh`.
+pub(crate) fn select_cvt(p: Path, dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, sh: u8) -> Option<KOp> {
     if p.hw {
-        cvt_on::<true>(dst, src, rnd, sat, ftz)
+        cvt_on::<true>(dst, src, rnd, sat, ftz, sh)
     } else {
-        cvt_on::<false>(dst, src, rnd, sat, ftz)
+        cvt_on::<false>(dst, src, rnd, sat, ftz, sh)
     }
 }
 
-fn cvt_on<const H: bool>(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool) -> Option<K1> {
+fn cvt_on<const H: bool>(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, sh: u8) -> Option<KOp> {
     match (dst, src) {
         // Integer to f32 rounds to nearest; `.ftz` cannot apply (no integer
         // converts to a subnormal), `.sat` can (values above 1).
-        (CvtTy::F(FTy::F32), CvtTy::I(s)) if s.bits == 32 && is_rn(rnd) && !sat => Some(if s.signed { s32_to_f32::<H> } else { u32_to_f32::<H> }),
+        (CvtTy::F(FTy::F32), CvtTy::I(s)) if s.bits == 32 && is_rn(rnd) && !sat => Some(if s.signed { shapes!(1, sh, s32_to_f32, H) } else { shapes!(1, sh, u32_to_f32, H) }),
         // f32 to integer saturates whatever `.sat` says.
         (CvtTy::I(d), CvtTy::F(FTy::F32)) if d.bits == 32 => {
             let r = match rnd {
@@ -747,18 +786,33 @@ fn cvt_on<const H: bool>(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: boo
                 Some(Rounding::Rpi) => 3,
                 _ => return None,
             };
-            Some(cvt_table::<H>(d.signed)[r + 4 * ftz as usize])
+            Some(cvt_table::<H>(d.signed, sh)[r + 4 * ftz as usize])
         }
         _ => None,
     }
 }
 
-/// f32 → 32-bit integer kernels, without and with `.ftz`, by rounding.
-fn cvt_table<const H: bool>(signed: bool) -> [K1; 8] {
+/// f32 → 32-bit integer kernels of shape `sh`, without and with `.ftz`,
+/// by rounding.
+fn cvt_table<const H: bool>(signed: bool, sh: u8) -> [KOp; 8] {
+    macro_rules! row {
+        ($f:ident) => {
+            [
+                shapes!(1, sh, $f, false, 0, H),
+                shapes!(1, sh, $f, false, 1, H),
+                shapes!(1, sh, $f, false, 2, H),
+                shapes!(1, sh, $f, false, 3, H),
+                shapes!(1, sh, $f, true, 0, H),
+                shapes!(1, sh, $f, true, 1, H),
+                shapes!(1, sh, $f, true, 2, H),
+                shapes!(1, sh, $f, true, 3, H),
+            ]
+        };
+    }
     if signed {
-        [f32_to_s32::<false, 0, H>, f32_to_s32::<false, 1, H>, f32_to_s32::<false, 2, H>, f32_to_s32::<false, 3, H>, f32_to_s32::<true, 0, H>, f32_to_s32::<true, 1, H>, f32_to_s32::<true, 2, H>, f32_to_s32::<true, 3, H>]
+        row!(f32_to_s32)
     } else {
-        [f32_to_u32::<false, 0, H>, f32_to_u32::<false, 1, H>, f32_to_u32::<false, 2, H>, f32_to_u32::<false, 3, H>, f32_to_u32::<true, 0, H>, f32_to_u32::<true, 1, H>, f32_to_u32::<true, 2, H>, f32_to_u32::<true, 3, H>]
+        row!(f32_to_u32)
     }
 }
 
@@ -814,32 +868,50 @@ mod tests {
         std::array::from_fn(|l| 0xdead_0000_0000_0000 | l as u64)
     }
 
-    /// The kernel's results on all 32 lanes; checks on the way that under
-    /// a partial mask it writes the same results to the set lanes and
-    /// leaves the others as they were.
-    fn masked(run: impl Fn(&mut L, u32)) -> L {
-        let mut full = old();
-        run(&mut full, u32::MAX);
+    /// Runs the kernels `sel` chooses for every operand shape on sources
+    /// `srcs` (one to three), and returns the all-register, full-mask
+    /// results. On the way it checks that under each mask of [`MASKS`]
+    /// the set lanes get the same results and the others keep their
+    /// values, that a destination that is also the first source gives the
+    /// same results, and that a shape with immediates gives, for the
+    /// immediate value of lane 0, the results of the all-register shape on
+    /// a register holding that value in every lane.
+    fn call(sel: impl Fn(u8) -> Option<KOp>, srcs: &[&L]) -> Option<L> {
+        let n = srcs.len();
+        let unused = (0b111u8 << n) & 0b111;
+        sel(unused)?;
+        let run = |sh: u8, vals: &[L], m: u32, alias: bool| -> L {
+            let k = sel(sh | unused).expect("every shape has a kernel");
+            // Register 0 is the destination, 1.. the sources.
+            let mut regs = vec![old()];
+            regs.extend(vals.iter().copied());
+            let mut o = [0u64; 4];
+            for i in 0..n {
+                o[i + 1] = if sh >> i & 1 != 0 { vals[i][0] } else { (i + 1) as u64 };
+            }
+            if alias {
+                regs[0] = vals[0];
+                o[1] = 0;
+            }
+            k(&mut regs, &o, m);
+            regs[0]
+        };
+        let vals: Vec<L> = srcs.iter().map(|s| **s).collect();
+        let full = run(0, &vals, u32::MAX, false);
         for m in MASKS {
-            let mut d = old();
-            run(&mut d, m);
+            let got = run(0, &vals, m, false);
+            let aliased = run(0, &vals, m, true);
             for l in 0..32 {
-                assert_eq!(d[l], if m >> l & 1 == 1 { full[l] } else { old()[l] }, "mask {m:#x} lane {l}");
+                let on = m >> l & 1 == 1;
+                assert_eq!(got[l], if on { full[l] } else { old()[l] }, "mask {m:#x} lane {l}");
+                assert_eq!(aliased[l], if on { full[l] } else { vals[0][l] }, "aliased, mask {m:#x} lane {l}");
             }
         }
-        full
-    }
-
-    fn call1(k: K1, x: &L) -> L {
-        masked(|d, m| k(d, x, m))
-    }
-
-    fn call2(k: K2, x: &L, y: &L) -> L {
-        masked(|d, m| k(d, x, y, m))
-    }
-
-    fn call3(k: K3, x: &L, y: &L, z: &L) -> L {
-        masked(|d, m| k(d, x, y, z, m))
+        for sh in 1..(1u8 << n) {
+            let splat: Vec<L> = vals.iter().enumerate().map(|(i, v)| if sh >> i & 1 != 0 { [v[0]; 32] } else { *v }).collect();
+            assert_eq!(run(sh, &splat, u32::MAX, false), run(0, &splat, u32::MAX, false), "shape {sh:#b}");
+        }
+        Some(full)
     }
 
     /// The portable path, and the hardware one where this CPU has it.
@@ -860,8 +932,7 @@ mod tests {
             for (ftz, sat) in [(false, false), (true, false), (false, true), (true, true)] {
                 for rnd in [None, Some(Rounding::Rn)] {
                     for p in paths() {
-                        let Some(k) = select_fbin(p, op, ty, ftz, sat, rnd) else { continue };
-                        let r = call2(k, x, y);
+                        let Some(r) = call(|sh| select_fbin(p, op, ty, ftz, sat, rnd, sh), &[x, y]) else { continue };
                         for l in 0..32 {
                             let want = alu::fbin(op, ty, ftz, sat, x[l], y[l]);
                             prop_assert_eq!(r[l], want, "{:?} {:?} ftz={} sat={} {:?} {:#x} {:#x}", op, ty, ftz, sat, p, x[l], y[l]);
@@ -885,8 +956,7 @@ mod tests {
             for ftz in [false, true] {
                 for rnd in [None, Some(Rounding::Rn)] {
                     for p in paths() {
-                        let Some(k) = select_fun(p, op, ty, ftz, rnd) else { continue };
-                        let r = call1(k, x);
+                        let Some(r) = call(|sh| select_fun(p, op, ty, ftz, rnd, sh), &[x]) else { continue };
                         for l in 0..32 {
                             prop_assert_eq!(r[l], alu::fun_rnd(op, ty, ftz, rnd, x[l]), "{:?} {:?} ftz={} {:#x}", op, ty, ftz, x[l]);
                         }
@@ -900,8 +970,7 @@ mod tests {
     fn check_fma(ty: FTy, x: &L, y: &L, z: &L) -> Result<(), TestCaseError> {
         for (ftz, sat) in [(false, false), (true, false), (false, true), (true, true)] {
             for p in paths() {
-                let Some(k) = select_fma(p, ty, ftz, sat, None) else { continue };
-                let r = call3(k, x, y, z);
+                let Some(r) = call(|sh| select_fma(p, ty, ftz, sat, None, sh), &[x, y, z]) else { continue };
                 for l in 0..32 {
                     prop_assert_eq!(r[l], alu::fma(ty, ftz, sat, x[l], y[l], z[l]), "fma {:?} ftz={} sat={} {:?} {:#x} {:#x} {:#x}", ty, ftz, sat, p, x[l], y[l], z[l]);
                 }
@@ -933,7 +1002,7 @@ mod tests {
             // The exact residual a*b - round(a*b), computed in f64.
             let want = (a as f64 * b as f64 + c as f64) as f32;
             for p in paths() {
-                let r = call3(select_fma(p, FTy::F32, false, false, None).unwrap(), &x, &y, &z);
+                let r = call(|sh| select_fma(p, FTy::F32, false, false, None, sh), &[&x, &y, &z]).unwrap();
                 prop_assert_eq!(r[0] as u32, if want.is_nan() { alu::F32_CANON_NAN } else { want.to_bits() });
             }
         }
@@ -948,8 +1017,7 @@ mod tests {
                         let cases = [(CvtTy::I(it), CvtTy::F(FTy::F32), &x), (CvtTy::F(FTy::F32), CvtTy::I(it), &i)];
                         for (dst, src, v) in cases {
                             for p in paths() {
-                                let Some(k) = select_cvt(p, dst, src, rnd, sat, ftz) else { continue };
-                                let r = call1(k, v);
+                                let Some(r) = call(|sh| select_cvt(p, dst, src, rnd, sat, ftz, sh), &[v]) else { continue };
                                 for l in 0..32 {
                                     prop_assert_eq!(r[l], crate::cvt::cvt(dst, src, rnd, sat, ftz, v[l]), "cvt {:?} {:?} {:?} sat={} ftz={} {:#x}", dst, src, rnd, sat, ftz, v[l]);
                                 }
@@ -1004,8 +1072,8 @@ mod tests {
         fn approx_kernels_are_within_one_ulp(e in lanes((-126.0f32..127.0).prop_map(|f| f.to_bits() as u64)), l in lanes((1.0e-30f32..1.0e30).prop_map(|f| f.to_bits() as u64)), t in lanes((-100.0f32..100.0).prop_map(|f| f.to_bits() as u64))) {
             let f = |b: u64| f32::from_bits(b as u32);
             for p in paths() {
-                let k = |op| select_fun(p, op, FTy::F32, false, None).expect("kernel");
-                let (ex2, lg2, rsq, sin, cos) = (call1(k(FUnOp::Ex2), &e), call1(k(FUnOp::Lg2), &l), call1(k(FUnOp::Rsqrt), &l), call1(k(FUnOp::Sin), &t), call1(k(FUnOp::Cos), &t));
+                let k = |op, x: &L| call(|sh| select_fun(p, op, FTy::F32, false, None, sh), &[x]).expect("kernel");
+                let (ex2, lg2, rsq, sin, cos) = (k(FUnOp::Ex2, &e), k(FUnOp::Lg2, &l), k(FUnOp::Rsqrt, &l), k(FUnOp::Sin, &t), k(FUnOp::Cos, &t));
                 for i in 0..32 {
                     prop_assert!(ulps(f(ex2[i]), (f(e[i]) as f64).exp2()) <= 1.0, "ex2 {}", f(e[i]));
                     prop_assert!(ulps(f(lg2[i]), (f(l[i]) as f64).log2()) <= 1.0, "lg2 {}", f(l[i]));
@@ -1031,19 +1099,19 @@ mod tests {
     fn common_forms_have_kernels() {
         for p in paths() {
             for op in [FBinOp::Add, FBinOp::Sub, FBinOp::Mul, FBinOp::Min, FBinOp::Max] {
-                assert!(select_fbin(p, op, FTy::F32, false, false, None).is_some(), "{op:?}");
-                assert!(select_fbin(p, op, FTy::F32, true, false, Some(Rounding::Rn)).is_some(), "{op:?}");
+                assert!(select_fbin(p, op, FTy::F32, false, false, None, 0).is_some(), "{op:?}");
+                assert!(select_fbin(p, op, FTy::F32, true, false, Some(Rounding::Rn), 1).is_some(), "{op:?}");
             }
-            assert!(select_fma(p, FTy::F32, false, false, Some(Rounding::Rn)).is_some());
-            assert!(select_fma(p, FTy::F64, false, false, Some(Rounding::Rn)).is_some());
+            assert!(select_fma(p, FTy::F32, false, false, Some(Rounding::Rn), 4).is_some());
+            assert!(select_fma(p, FTy::F64, false, false, Some(Rounding::Rn), 0).is_some());
             for cmp in CMPS {
                 assert!(select_fcmp(p, cmp, FTy::F32, false).is_some() && select_fcmp(p, cmp, FTy::F32, true).is_some());
             }
             for op in [FUnOp::Ex2, FUnOp::Lg2, FUnOp::Sin, FUnOp::Cos, FUnOp::Rsqrt] {
-                assert!(select_fun(p, op, FTy::F32, true, None).is_some(), "{op:?}");
+                assert!(select_fun(p, op, FTy::F32, true, None, 6).is_some(), "{op:?}");
             }
-            assert!(select_fma(p, FTy::F32, false, false, Some(Rounding::Rz)).is_none());
-            assert!(select_fun(p, FUnOp::Sqrt, FTy::F32, false, Some(Rounding::Rz)).is_none());
+            assert!(select_fma(p, FTy::F32, false, false, Some(Rounding::Rz), 0).is_none());
+            assert!(select_fun(p, FUnOp::Sqrt, FTy::F32, false, Some(Rounding::Rz), 6).is_none());
         }
     }
 

@@ -120,14 +120,37 @@ pub fn op_class(op: &Op) -> OpClass {
 pub(crate) fn with_kernel(mut op: Op) -> Op {
     let p = Path::detect();
     match &mut op {
-        Op::FBin { op, ty, ftz, sat, rnd, k, .. } => *k = Kern::new(flanes::select_fbin(p, *op, *ty, *ftz, *sat, *rnd)),
-        Op::FUn { op, ty, ftz, rnd, k, .. } => *k = Kern::new(flanes::select_fun(p, *op, *ty, *ftz, *rnd)),
-        Op::Fma { ty, ftz, sat, rnd, k, .. } => *k = Kern::new(flanes::select_fma(p, *ty, *ftz, *sat, *rnd)),
+        Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => *k = Kern::new(kops(*d, &[a, b]).and_then(|(sh, o)| Some((flanes::select_fbin(p, *op, *ty, *ftz, *sat, *rnd, sh)?, o)))),
+        Op::FUn { op, ty, ftz, rnd, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_fun(p, *op, *ty, *ftz, *rnd, sh)?, o)))),
+        Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => *k = Kern::new(kops(*d, &[a, b, c]).and_then(|(sh, o)| Some((flanes::select_fma(p, *ty, *ftz, *sat, *rnd, sh)?, o)))),
         Op::Setp { cmp, ty, ftz, k, .. } | Op::Set { cmp, ty, ftz, k, .. } => *k = Kern::new(arith::select_cmp(p, *cmp, *ty, *ftz)),
-        Op::Cvt { dst, src, rnd, sat, ftz, k, .. } => *k = Kern::new(flanes::select_cvt(p, *dst, *src, *rnd, *sat, *ftz)),
+        Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_cvt(p, *dst, *src, *rnd, *sat, *ftz, sh)?, o)))),
         _ => {}
     }
     op
+}
+
+/// The shape and operands of a lane kernel with destination `d` and
+/// sources `srcs`: bit i of the shape says source i is an immediate (the
+/// unused ones count as immediates), the operands hold `d`, then each
+/// source's register index or immediate value. `None` when a source is
+/// neither (a special register, a frame address): such an instruction
+/// runs lane by lane.
+fn kops(d: u32, srcs: &[&mut Src]) -> Option<(u8, KOps)> {
+    let mut sh = 0u8;
+    let mut o = [d as u64, 0, 0, 0];
+    for i in 0..3 {
+        match srcs.get(i).map(|s| &**s) {
+            Some(Src::Reg(r)) => o[i + 1] = *r as u64,
+            Some(Src::Imm(v)) => {
+                sh |= 1 << i;
+                o[i + 1] = *v;
+            }
+            None => sh |= 1 << i,
+            Some(_) => return None,
+        }
+    }
+    Some((sh, o))
 }
 
 /// The lanes of `active` on which guard `g` holds (all of them without one).
