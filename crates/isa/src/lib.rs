@@ -455,20 +455,20 @@ macro_rules! for_each_op {
             "vset"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
             "vshl"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
             "vshr"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vabsdiff2"  Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vadd2"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vsub2"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vavrg2"     Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vmax2"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vmin2"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vset2"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vabsdiff4"  Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vadd4"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vsub4"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vavrg4"     Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vmax4"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vmin4"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vset4"      Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
+            "vabsdiff2"  Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vadd2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vsub2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vavrg2"     Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vmax2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vmin2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vset2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vabsdiff4"  Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vadd4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vsub4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vavrg4"     Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vmax4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vmin4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "vset4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
         }
     };
 }

@@ -238,6 +238,8 @@ pub enum Lane3Op {
     Fns,
     /// `cvt.pack.sat` to a `bits`-bit type.
     CvtPack { bits: u32, signed: bool },
+    /// A SIMD video instruction (`vadd2` ... `vset4`, [`super::video`]).
+    Video(super::video::Video),
 }
 
 /// One lane of a [`Lane3Op`]; `None` where the manual leaves the result
@@ -251,6 +253,7 @@ pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
         Lane3Op::Szext { clamp, signed } => szext(clamp, signed, a, b),
         Lane3Op::Fns => return fns(a, b, c),
         Lane3Op::CvtPack { bits, signed } => cvt_pack(bits, signed, a, b, c),
+        Lane3Op::Video(v) => super::video::video(v, a, b, c),
     })
 }
 

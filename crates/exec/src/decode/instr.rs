@@ -17,6 +17,7 @@ use std::collections::HashMap;
 
 mod bits;
 mod ext;
+mod video;
 mod route;
 mod tensor;
 

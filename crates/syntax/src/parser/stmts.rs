@@ -11,6 +11,16 @@ use smallvec::SmallVec;
 
 pub(crate) const COMPONENTS: &[&str] = &[".x", ".y", ".z", ".w", ".r", ".g", ".b", ".a"];
 
+/// Whether `text` (a `.`-token right after an operand's name) is a
+/// component of it: a vector component, or a SIMD video instruction's
+/// halfword or byte selector or mask (`%r1.h10`, `%r2.b7654`, `%r3.h0`).
+pub(crate) fn is_component(text: &str) -> bool {
+    let digits = |rest: &str, max: u8, n: usize| !rest.is_empty() && rest.len() <= n && rest.bytes().all(|c| (b'0'..=max).contains(&c));
+    COMPONENTS.contains(&text)
+        || text.strip_prefix(".h").is_some_and(|r| digits(r, b'3', 2))
+        || text.strip_prefix(".b").is_some_and(|r| digits(r, b'7', 4))
+}
+
 impl<'a> Parser<'a> {
     /// `{ statements }`
     pub(crate) fn block(&mut self) -> PResult<Block<'a>> {
@@ -388,7 +398,7 @@ impl<'a> Parser<'a> {
                 } else {
                     let component = if self.tok == Tok::Dot
                         && self.span.start == name.span.end
-                        && COMPONENTS.contains(&self.cur_text())
+                        && is_component(self.cur_text())
                     {
                         let s = self.bump();
                         Some(Name { text: self.text(s), span: s })

@@ -73,6 +73,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// `cvt.pack.sat.ctype.s32{.b32} d, a, b{, c}`.
     fn lane3(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
+        if opc.starts_with('v') {
+            return self.video(i);
+        }
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let has = |m: &str| mods.contains(&m);
         let full = format!("{opc}{}", mods.concat());

@@ -1,0 +1,288 @@
+//! The SIMD video instructions (PTX ISA 9.7.16.2): `vadd2`, `vsub2`,
+//! `vavrg2`, `vabsdiff2`, `vmin2`, `vmax2`, `vset2` on two 16-bit elements
+//! and their `4` forms on four 8-bit elements, which nvcc emits for the
+//! SIMD intrinsics (`__vabsdiffu4`, `__vsadu2`, ...). Each element of `a`
+//! and `b` is taken with its operand's signedness, the operation is done
+//! on the exact values, `.sat` clamps to the destination's element range;
+//! then either the results of the elements in `.mask` are added to `c`
+//! (`.add`, the secondary accumulate) or they replace those elements of
+//! `c` (the secondary SIMD merge). Each operand selector (`a.h10`,
+//! `b.b7654`, ...) names, element by element from the highest, which of the
+//! eight bytes (four halfwords) of `b:a` feeds it (0-3 are `a`'s bytes, 4-7
+//! `b`'s; halfwords 0-1 `a`'s, 2-3 `b`'s); `d`'s mask (`d.h0`, `d.b30`, ...)
+//! lists the elements written or accumulated. The defaults: `a` and `b` in
+//! element order, every element.
+
+/// The primary operation of a SIMD video instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoOp {
+    Add,
+    Sub,
+    Avrg,
+    Absdiff,
+    Min,
+    Max,
+    /// `vset`: 1 where the comparison holds, else 0 (unsigned results).
+    Set(VideoCmp),
+}
+
+/// The comparison of `vset2`/`vset4`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoCmp {
+    Eq,
+    Ne,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+}
+
+/// A decoded SIMD video instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Video {
+    pub op: VideoOp,
+    /// Four 8-bit elements (`vop4`), else two 16-bit ones (`vop2`).
+    pub four: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    /// The destination's signedness (the `.sat` range).
+    pub d_signed: bool,
+    pub sat: bool,
+    /// `.add`: the secondary accumulate; else the SIMD merge with `c`.
+    pub acc: bool,
+    /// Bit `i`: element `i` is written (merge) or added (`.add`).
+    pub mask: u8,
+    /// Element `i`'s source in bits `4i..4i+4`: an index into the bytes
+    /// (halfwords) of `b:a`.
+    pub asel: u16,
+    pub bsel: u16,
+}
+
+/// The selector of an operand from its component text (`.h10`, `.b7654`),
+/// or the default when absent; `None` when the text is not a selector of
+/// `n` elements (`four`: bytes 0-7, else halfwords 0-3).
+pub fn selector(comp: Option<&str>, four: bool, default_b: bool) -> Option<u16> {
+    let n = if four { 4 } else { 2 };
+    let Some(c) = comp else {
+        let first = if default_b { n } else { 0 };
+        return Some((0..n).fold(0u16, |acc, i| acc | ((first + i) as u16) << (4 * i)));
+    };
+    let digits = c.strip_prefix(if four { ".b" } else { ".h" })?;
+    if digits.len() != n {
+        return None;
+    }
+    let mut sel = 0u16;
+    // Digits name the elements from the highest down.
+    for (k, ch) in digits.chars().enumerate() {
+        let v = ch.to_digit(10)?;
+        if v >= 2 * n as u32 {
+            return None;
+        }
+        sel |= (v as u16) << (4 * (n - 1 - k));
+    }
+    Some(sel)
+}
+
+/// The destination mask from `d`'s component (`.h0`, `.h10`, `.b320`, ...):
+/// the elements it lists, each once, highest first; all when absent.
+pub fn dest_mask(comp: Option<&str>, four: bool) -> Option<u8> {
+    let n = if four { 4 } else { 2 };
+    let Some(c) = comp else { return Some((1u8 << n) - 1) };
+    let digits = c.strip_prefix(if four { ".b" } else { ".h" })?;
+    let mut mask = 0u8;
+    let mut last = None;
+    for ch in digits.chars() {
+        let v = ch.to_digit(10)?;
+        if v >= n as u32 || last.is_some_and(|l| v >= l) {
+            return None;
+        }
+        last = Some(v);
+        mask |= 1 << v;
+    }
+    (mask != 0).then_some(mask)
+}
+
+/// Decodes `vop2.dtype.atype.btype{.sat|.add}`,
+/// `vop4.dtype.atype.btype{.sat|.add}` and `vset{2,4}.atype.btype.cmp{.add}`
+/// from the opcode and its modifiers; `None` for a form this module does
+/// not run (another secondary operation, a type other than `.u32`/`.s32`).
+pub fn decode(opc: &str, mods: &[&str]) -> Option<Video> {
+    let (name, four) = match opc.strip_suffix('2') {
+        Some(n) => (n, false),
+        None => (opc.strip_suffix('4')?, true),
+    };
+    let mut types = Vec::new();
+    let (mut sat, mut acc, mut cmp) = (false, false, None);
+    for m in mods {
+        match *m {
+            ".u32" => types.push(false),
+            ".s32" => types.push(true),
+            ".sat" => sat = true,
+            ".add" => acc = true,
+            ".eq" => cmp = Some(VideoCmp::Eq),
+            ".ne" => cmp = Some(VideoCmp::Ne),
+            ".lt" => cmp = Some(VideoCmp::Lt),
+            ".le" => cmp = Some(VideoCmp::Le),
+            ".gt" => cmp = Some(VideoCmp::Gt),
+            ".ge" => cmp = Some(VideoCmp::Ge),
+            _ => return None,
+        }
+    }
+    let op = match name {
+        "vadd" => VideoOp::Add,
+        "vsub" => VideoOp::Sub,
+        "vavrg" => VideoOp::Avrg,
+        "vabsdiff" => VideoOp::Absdiff,
+        "vmin" => VideoOp::Min,
+        "vmax" => VideoOp::Max,
+        "vset" => VideoOp::Set(cmp?),
+        _ => return None,
+    };
+    let is_set = matches!(op, VideoOp::Set(_));
+    if cmp.is_some() != is_set || sat && (acc || is_set) {
+        return None;
+    }
+    // vset has no destination type: its results are unsigned.
+    let (d_signed, a_signed, b_signed) = match (is_set, types.as_slice()) {
+        (false, &[d, a, b]) => (d, a, b),
+        (true, &[a, b]) => (false, a, b),
+        _ => return None,
+    };
+    let all = selector(None, four, false)?;
+    let ball = selector(None, four, true)?;
+    Some(Video { op, four, a_signed, b_signed, d_signed, sat, acc, mask: (1 << if four { 4 } else { 2 }) - 1, asel: all, bsel: ball })
+}
+
+/// Element `i` of the selected source: its index in `b:a` from `sel`.
+fn pick(a: u64, b: u64, sel: u16, i: u32, bits: u32, signed: bool) -> i64 {
+    let k = ((sel >> (4 * i)) & 0xf) as u32;
+    let both = (a & 0xffff_ffff) | (b & 0xffff_ffff) << 32;
+    elem(both, k, bits, signed)
+}
+
+/// Element `i` of `x` (`bits` wide), sign-extended when `signed`.
+fn elem(x: u64, i: u32, bits: u32, signed: bool) -> i64 {
+    let v = (x >> (i * bits)) & ((1 << bits) - 1);
+    if signed && v >> (bits - 1) == 1 {
+        v as i64 - (1 << bits)
+    } else {
+        v as i64
+    }
+}
+
+/// One lane of a SIMD video instruction: `d` from `a`, `b` and `c`.
+pub fn video(v: Video, a: u64, b: u64, c: u64) -> u64 {
+    let (n, bits) = if v.four { (4, 8) } else { (2, 16) };
+    let emask = (1u64 << bits) - 1;
+    let mut d = if v.acc { c & 0xffff_ffff } else { 0 };
+    for i in 0..n {
+        if v.mask >> i & 1 == 0 {
+            // Not in the mask: the merge keeps `c`'s element, the
+            // accumulate adds nothing.
+            if !v.acc {
+                d |= c & (emask << (i * bits));
+            }
+            continue;
+        }
+        let (x, y) = (pick(a, b, v.asel, i, bits, v.a_signed), pick(a, b, v.bsel, i, bits, v.b_signed));
+        let mut t = match v.op {
+            VideoOp::Add => x + y,
+            VideoOp::Sub => x - y,
+            VideoOp::Avrg => {
+                let s = x + y;
+                if s >= 0 {
+                    (s + 1) >> 1
+                } else {
+                    s >> 1
+                }
+            }
+            VideoOp::Absdiff => (x - y).abs(),
+            VideoOp::Min => x.min(y),
+            VideoOp::Max => x.max(y),
+            VideoOp::Set(cmp) => (match cmp {
+                VideoCmp::Eq => x == y,
+                VideoCmp::Ne => x != y,
+                VideoCmp::Lt => x < y,
+                VideoCmp::Le => x <= y,
+                VideoCmp::Gt => x > y,
+                VideoCmp::Ge => x >= y,
+            }) as i64,
+        };
+        if v.sat {
+            let (lo, hi) = if v.d_signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
+            t = t.clamp(lo, hi);
+        }
+        if v.acc {
+            d = d.wrapping_add(t as u64) & 0xffff_ffff;
+        } else {
+            d |= (t as u64 & emask) << (i * bits);
+        }
+    }
+    d
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dec(s: &str) -> Video {
+        let mut parts = s.split('.');
+        let opc = parts.next().unwrap();
+        let mods: Vec<String> = parts.map(|m| format!(".{m}")).collect();
+        let mods: Vec<&str> = mods.iter().map(|m| m.as_str()).collect();
+        decode(opc, &mods).unwrap()
+    }
+
+    #[test]
+    fn examples_from_the_intrinsics() {
+        // __vabsdiffu4(0x10ff0080, 0x20010070): |0x10-0x20|, |0xff-0x01|, |0-0|, |0x80-0x70|
+        assert_eq!(video(dec("vabsdiff4.u32.u32.u32"), 0x10ff_0080, 0x2001_0070, 0), 0x10fe_0010);
+        // signed bytes: |(-1) - 1| = 2, |-128 - 127| = 255 (wraps to 0xff without .sat)
+        assert_eq!(video(dec("vabsdiff4.s32.s32.s32"), 0x0000_ff80, 0x0000_017f, 0), 0x0000_02ff);
+        // __vsadu2: c + |a.h0 - b.h0| + |a.h1 - b.h1|
+        assert_eq!(video(dec("vabsdiff2.u32.u32.u32.add"), 0x0005_0100, 0x0002_0300, 7), 7 + 3 + 0x200);
+        // saturating signed halves: 0x7fff + 1 clamps, -0x8000 + -1 clamps
+        assert_eq!(video(dec("vadd2.s32.s32.s32.sat"), 0x8000_7fff, 0xffff_0001, 0), 0x8000_7fff);
+        // unsigned saturation of a difference: 1 - 2 clamps to 0
+        assert_eq!(video(dec("vsub4.u32.u32.u32.sat"), 0x0101_0101, 0x0002_0200, 0), 0x0100_0001);
+        // rounding average: (3 + 4 + 1) >> 1 = 4, (-3 + -4) >> 1 = -4 (0xfc)
+        assert_eq!(video(dec("vavrg4.s32.s32.s32"), 0x0000_fd03, 0x0000_fc04, 0), 0x0000_fc04);
+        // vset: 1 per element that compares, merged into d
+        assert_eq!(video(dec("vset4.u32.u32.lt"), 0x0102_0304, 0x0202_0204, 0xffff_ffff), 0x0100_0000);
+        assert_eq!(video(dec("vset2.s32.s32.gt.add"), 0x0001_ffff, 0x0000_0000, 10), 11);
+    }
+
+    #[test]
+    fn selectors_and_masks() {
+        // vsub2.s32.s32.s32.sat r1.h0, r2.h10, r3.h32, r1 (the manual's example):
+        // element 0 only, element 1 keeps c's
+        let mut v = dec("vsub2.s32.s32.s32.sat");
+        v.mask = dest_mask(Some(".h0"), false).unwrap();
+        v.asel = selector(Some(".h10"), false, false).unwrap();
+        v.bsel = selector(Some(".h32"), false, true).unwrap();
+        assert_eq!(video(v, 0x0000_0005, 0x0000_0007, 0xabcd_1234), 0xabcd_fffe);
+        // vmin2.s32.u32.u32.add r1.h10, r2.h00, r3.h22, r1: a.h0 twice, b.h0 twice
+        let mut v = dec("vmin2.s32.u32.u32.add");
+        v.asel = selector(Some(".h00"), false, false).unwrap();
+        v.bsel = selector(Some(".h22"), false, true).unwrap();
+        assert_eq!(video(v, 0x0009_0003, 0x0001_0005, 100), 100 + 3 + 3);
+        // bytes of b selected for a: .b7654 on a swaps the operands' roles
+        let mut v = dec("vsub4.u32.u32.u32");
+        v.asel = selector(Some(".b7654"), true, false).unwrap();
+        v.bsel = selector(Some(".b3210"), true, true).unwrap();
+        assert_eq!(video(v, 0x0101_0101, 0x0505_0505, 0), 0x0404_0404);
+        assert_eq!(dest_mask(Some(".b320"), true), Some(0b1101));
+        assert_eq!(dest_mask(Some(".b023"), true), None);
+        assert_eq!(selector(Some(".h4"), false, false), None);
+        assert_eq!(selector(Some(".b8765"), true, false), None);
+    }
+
+    #[test]
+    fn refused_forms() {
+        assert!(decode("vadd2", &[".u32", ".u32"]).is_none());
+        assert!(decode("vset2", &[".u32", ".u32"]).is_none());
+        assert!(decode("vadd4", &[".u32", ".u32", ".u32", ".sat", ".add"]).is_none());
+        assert!(decode("vadd4", &[".u32", ".u32", ".u32", ".max"]).is_none());
+        assert!(decode("vadd", &[".u32", ".u32", ".u32"]).is_none());
+    }
+}
