@@ -132,7 +132,7 @@ generate() {
     # These need CUDA's headers (cuda_fp16.h, cuda_bf16.h,
     # cooperative_groups) or its math library and intrinsics (libdevice,
     # cuda_runtime.h), which -nocudainc -nocudalib leave out.
-    case $cu in half.cu | mathf.cu | intrin.cu | half2.cu | atom2.cu | warp2.cu) continue ;; esac
+    case $cu in half.cu | mathf.cu | intrin.cu | simd.cu | half2.cu | atom2.cu | warp2.cu) continue ;; esac
     log "clang $cu"
     "${CLANG[@]}" --cuda-gpu-arch=sm_70 -O2 "$cu" -o "$CORPUS/clang/${cu%.cu}.ptx"
   done

@@ -10,7 +10,7 @@
 //!
 //! ```text
 //! ptx nvcc/mathf.ptx          # module, relative to tests/corpus
-//! kernel mathf_unary
+//! kernel mathf_unary         # `*`: the module's only kernel (Numba's mangled names)
 //! grid X Y Z / block X Y Z / shared BYTES
 //! buf K TYPE N                # argument K: a buffer of N elements, argK.bin
 //!                             # (TYPE u8..u64, s8..s64, f16, bf16, f32, f64)
@@ -97,9 +97,15 @@ fn run_case(dir: &Path, mode: Scheduling) -> Result<(), String> {
     let lines: Vec<Vec<&str>> = text.lines().filter(|l| !l.trim().is_empty() && !l.starts_with('#')).map(|l| l.split_whitespace().collect()).collect();
     let field = |k: &str| lines.iter().find(|l| l[0] == k).unwrap_or_else(|| panic!("{name}: no `{k}`"));
     let ptx = field("ptx")[1];
-    let kernel = field("kernel")[1];
     let mut dev = Device::new();
     let module = dev.load_named(ptx, &tests_text(&format!("corpus/{ptx}"))).map_err(|e| format!("{name}: load: {e}"))?;
+    let kernel = match field("kernel")[1] {
+        "*" => match module.kernels().as_slice() {
+            [k] => k.to_string(),
+            ks => return Err(format!("{name}: `kernel *` needs a module with one kernel, {ptx} has {ks:?}")),
+        },
+        k => k.to_string(),
+    };
     let mut args = Vec::new();
     // Argument index -> (type, address, bytes).
     let mut bufs = std::collections::BTreeMap::new();
@@ -122,7 +128,7 @@ fn run_case(dir: &Path, mode: Scheduling) -> Result<(), String> {
     cfg.fuel = FUEL;
     cfg.scheduling = mode;
     cfg.dynamic_shared_bytes = field("shared")[1].parse().expect("shared bytes");
-    dev.launch(&module, kernel, &cfg, &args).map_err(|e| format!("{name}: launch: {e}"))?;
+    dev.launch(&module, &kernel, &cfg, &args).map_err(|e| format!("{name}: launch: {e}"))?;
     let mut report = Vec::new();
     for l in lines.iter().filter(|l| l[0] == "exact" || l[0] == "approx") {
         let k: usize = l[1].parse().expect("argument index");

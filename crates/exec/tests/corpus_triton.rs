@@ -997,6 +997,8 @@ fn every_triton_file_is_launched() {
             "tr_gelu.ptx",
             "tr_histogram.ptx",
             "tr_layer_norm.ptx",
+            // tr_math_ops, tr_scans and tr_softmax_f16: corpus_golden.rs
+            "tr_math_ops.ptx",
             "tr_matmul_bf16.ptx",
             "tr_matmul_f16.ptx",
             "tr_matmul_f32_ieee.ptx",
@@ -1008,6 +1010,8 @@ fn every_triton_file_is_launched() {
             "tr_print_values.ptx",
             "tr_quant_i8.ptx",
             "tr_randint.ptx",
+            "tr_scans.ptx",
+            "tr_softmax_f16.ptx",
             "tr_softmax_row.ptx",
             "tr_sort_i32.ptx",
             "tr_to_bf16.ptx",

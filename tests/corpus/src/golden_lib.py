@@ -166,7 +166,11 @@ def run_ptxsim(case, ptxsim, corpus):
     """Runs the case through `ptxsim run` and reports disagreements (for
     developing references; the test suite runs the library instead)."""
     d = tempfile.mkdtemp()
-    cmd = [ptxsim, "run", os.path.join(corpus, case.ptx), "--kernel", case.kernel,
+    kernel = case.kernel
+    if kernel == "*":  # the module's only kernel (Numba's mangled names)
+        import re
+        kernel = re.search(r"\.entry\s+(\w+)", open(os.path.join(corpus, case.ptx)).read()).group(1)
+    cmd = [ptxsim, "run", os.path.join(corpus, case.ptx), "--kernel", kernel,
            "--grid", ",".join(map(str, case.grid)), "--block", ",".join(map(str, case.block)), "--out-dir", d]
     if case.shared:
         cmd += ["--shared", str(case.shared)]

@@ -7,9 +7,10 @@ Each kernel is compiled with numba.cuda.compile_ptx for sm_80 (no GPU needed)
 and written to OUTDIR/nb_<name>.ptx, or PENDING_DIR/nb_<name>.ptx for the
 kernels in PENDING (the engine cannot run them yet).
 """
+import cmath
 import math
 import sys
-from numba import cuda, float32, float64, int32, uint32, int64, uint64
+from numba import cuda, float32, float64, int32, uint32, int64, uint64, int8, uint16
 
 KERNELS = {}
 
@@ -266,6 +267,57 @@ def last_block_sum(total, partial, counter, x):
 
 # Kernels the engine cannot run yet: written to PENDING_DIR.
 PENDING = set()
+
+
+# fmath2, complex_ops and small_ints are checked against the golden
+# references of golden_numba.py (tests/corpus/golden/nb_*).
+@kernel("void(float32[:,:], float32[:], float32[:])")
+def fmath2(out, x, y):
+    i = cuda.grid(1)
+    if i >= x.size:
+        return
+    a = x[i]
+    b = y[i]
+    out[0, i] = math.erf(a)
+    out[1, i] = math.erfc(a)
+    out[2, i] = math.gamma(a)
+    out[3, i] = math.lgamma(a)
+    out[4, i] = math.atan2(a, b)
+    out[5, i] = math.fmod(a, b)
+    out[6, i] = math.copysign(a, b)
+    out[7, i] = math.hypot(a, b)
+    out[8, i] = math.expm1(a)
+    out[9, i] = math.log1p(math.fabs(a))
+    out[10, i] = math.ldexp(a, int32(b))
+    out[11, i] = math.trunc(a)
+    out[12, i] = math.asinh(a)
+    out[13, i] = math.degrees(a)
+
+
+@kernel("void(complex64[:], complex64[:], complex64[:], float32[:])")
+def complex_ops(out, x, y, mag):
+    i = cuda.grid(1)
+    if i >= x.size:
+        return
+    z = x[i]
+    w = y[i]
+    out[4 * i] = z * w
+    out[4 * i + 1] = z / w
+    out[4 * i + 2] = cmath.exp(z)
+    out[4 * i + 3] = cmath.sqrt(z)
+    mag[i] = abs(z)
+
+
+@kernel("void(int8[:], uint16[:], int8[:], uint16[:], int32[:])")
+def small_ints(o8, o16, a, b, wide):
+    i = cuda.grid(1)
+    if i >= a.size:
+        return
+    x = a[i]
+    y = b[i]
+    o8[i] = x * int8(3) + int8(y)
+    o16[i] = y * uint16(7) - uint16(x)
+    wide[i] = int32(x) * int32(y) // 5 + (int32(x) % 7)
 
 
 def main():

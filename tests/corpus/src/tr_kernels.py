@@ -208,6 +208,68 @@ def matmul(a_ptr, b_ptr, c_ptr, M, N, K, sam, sak, sbk, sbn, scm, scn,
              mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
+# math_ops, scans and softmax_f16 are checked against the golden references
+# of golden_triton.py (tests/corpus/golden/tr_*).
+@triton.jit
+def math_ops(x_ptr, y_ptr, u_ptr, out_ptr, iout_ptr, n, BLOCK: tl.constexpr):
+    pid = tl.program_id(0)
+    offs = pid * BLOCK + tl.arange(0, BLOCK)
+    mask = offs < n
+    x = tl.load(x_ptr + offs, mask=mask, other=1.0)
+    y = tl.load(y_ptr + offs, mask=mask, other=1.0)
+    u = tl.load(u_ptr + offs, mask=mask, other=1)
+    ax = tl.abs(x)
+    tl.store(out_ptr + 0 * n + offs, tl.sqrt_rn(ax), mask=mask)
+    tl.store(out_ptr + 1 * n + offs, tl.div_rn(x, y), mask=mask)
+    tl.store(out_ptr + 2 * n + offs, tl.fma(x, y, x), mask=mask)
+    tl.store(out_ptr + 3 * n + offs, tl.math.rsqrt(ax), mask=mask)
+    tl.store(out_ptr + 4 * n + offs, tl.exp2(x), mask=mask)
+    tl.store(out_ptr + 5 * n + offs, tl.log2(ax), mask=mask)
+    tl.store(out_ptr + 6 * n + offs, tl.cos(x), mask=mask)
+    tl.store(out_ptr + 7 * n + offs, tl.sin(x), mask=mask)
+    tl.store(out_ptr + 8 * n + offs, tl.floor(x), mask=mask)
+    tl.store(out_ptr + 9 * n + offs, tl.ceil(x), mask=mask)
+    tl.store(out_ptr + 10 * n + offs, tl.clamp(x, -1.0, 1.0), mask=mask)
+    tl.store(out_ptr + 11 * n + offs, tl.where(x > y, x, y), mask=mask)
+    tl.store(out_ptr + 12 * n + offs, x % y, mask=mask)
+    tl.store(out_ptr + 13 * n + offs, tl.exp(x), mask=mask)
+    tl.store(out_ptr + 14 * n + offs, tl.log(ax), mask=mask)
+    tl.store(out_ptr + 15 * n + offs, x / y, mask=mask)
+    tl.store(iout_ptr + 0 * n + offs, tl.umulhi(u, u + 12345), mask=mask)
+    s = u.to(tl.int32)
+    t = (s >> 3) + 7
+    tl.store(iout_ptr + 1 * n + offs, (s // t).to(tl.uint32), mask=mask)
+    tl.store(iout_ptr + 2 * n + offs, (s % t).to(tl.uint32), mask=mask)
+    tl.store(iout_ptr + 3 * n + offs, (x * 1000.0).to(tl.int32).to(tl.uint32), mask=mask)
+
+
+@triton.jit
+def scans(x_ptr, i_ptr, out_ptr, iout_ptr, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    x = tl.load(x_ptr + row * BLOCK + cols)
+    v = tl.load(i_ptr + row * BLOCK + cols)
+    tl.store(out_ptr + row * BLOCK + cols, tl.cumsum(x, axis=0))
+    tl.store(iout_ptr + row * 4 * BLOCK + cols, tl.cumprod(v % 3 + 1, axis=0))
+    tl.store(iout_ptr + row * 4 * BLOCK + BLOCK + cols, tl.cumsum(v, axis=0, reverse=True))
+    tl.store(iout_ptr + row * 4 * BLOCK + 2 * BLOCK + cols, tl.flip(v, 0))
+    amin = tl.argmin(x, axis=0)
+    mx = tl.max(v, axis=0)
+    tl.store(iout_ptr + row * 4 * BLOCK + 3 * BLOCK + cols, tl.where(cols == 0, amin, tl.where(cols == 1, mx, tl.sum(v, axis=0))))
+
+
+@triton.jit
+def softmax_f16(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
+    row = tl.program_id(0)
+    cols = tl.arange(0, BLOCK)
+    mask = cols < n_cols
+    x = tl.load(in_ptr + row * n_cols + cols, mask=mask, other=-float("inf")).to(tl.float32)
+    x = x - tl.max(x, axis=0)
+    num = tl.exp(x)
+    den = tl.sum(num, axis=0)
+    tl.store(out_ptr + row * n_cols + cols, (num / den).to(tl.float16), mask=mask)
+
+
 def MM_SIG(t):
     return {"a_ptr": "*" + t, "b_ptr": "*" + t, "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
             "sam": "i32", "sak": "i32", "sbk": "i32", "sbn": "i32", "scm": "i32", "scn": "i32",
@@ -265,6 +327,12 @@ KERNELS = {
     "matmul_f32_ieee": (matmul, MM_SIG("fp32"), {"BM": 32, "BN": 32, "BK": 16, "PRECISION": "ieee"},
                         {"num_stages": 1}),
     "matmul_f32_ieee_pipelined": (matmul, MM_SIG("fp32"), {"BM": 32, "BN": 32, "BK": 16, "PRECISION": "ieee"}),
+    "math_ops": (math_ops, {"x_ptr": "*fp32", "y_ptr": "*fp32", "u_ptr": "*u32", "out_ptr": "*fp32",
+                            "iout_ptr": "*u32", "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}),
+    "scans": (scans, {"x_ptr": "*fp32", "i_ptr": "*i32", "out_ptr": "*fp32", "iout_ptr": "*i32",
+                      "BLOCK": "constexpr"}, {"BLOCK": 128}),
+    "softmax_f16": (softmax_f16, {"out_ptr": "*fp16", "in_ptr": "*fp16", "n_cols": "i32", "BLOCK": "constexpr"},
+                    {"BLOCK": 128}),
 }
 
 

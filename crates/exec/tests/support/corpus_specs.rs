@@ -355,6 +355,8 @@ pub fn specs() -> Vec<Spec> {
         s("mathf_binary", g, b, vec![f32k(T, -1200, 1200, 0.01), f32k(T, -300, 300, 0.03), out(4 * 30 * T), out(4 * 2 * T), u32v(NN)]),
         // intrin.cu
         s("int_intrinsics", g, b, vec![u32_bits(T), u32_bits(T), u64_bits(T), u64_bits(T), out(4 * 23 * T), out(8 * 8 * T), u32v(NN)]),
+        // simd.cu
+        s("simd_intrinsics", g, b, vec![u32_bits(T), u32_bits(T), out(4 * 28 * T), u32v(NN)]),
         // half2.cu (sm_80)
         s("half_ops", g, b, vec![f16q(2 * T, -8, 8), f16q(2 * T, -8, 8), out(4 * 28 * T), out(4 * T), u32v(NN)]),
         s("bf16_ops", g, b, vec![u32_bits(T), u32_bits(T), out(4 * 15 * T), out(8 * T), u32v(NN)]),
