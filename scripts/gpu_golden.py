@@ -33,7 +33,8 @@ def load_module(path, kernel):
         return fn
     except Exception:  # CUDA_ERROR_UNSUPPORTED_PTX_VERSION from an older driver
         text = re.sub(r"^\.version 9\.\d+$", ".version 8.8", open(path).read(), flags=re.M)
-        tmp = "/tmp/gpu_golden_lowered.ptx"
+        # one file per module: CuPy caches modules by path
+        tmp = "/tmp/gpu_golden_lowered_" + re.sub(r"\W", "_", os.path.relpath(path, ROOT))
         open(tmp, "w").write(text)
         return cp.RawModule(path=tmp).get_function(kernel)
 
@@ -60,7 +61,11 @@ def run(case_dir):
             args.append(DT[ty](float(v) if ty.startswith("f") else int(v, 0)))
         elif l[0] in ("exact", "approx"):
             checks.append(l)
-    fn = load_module(os.path.join(ROOT, kv["ptx"]), kv["kernel"])
+    path = os.path.join(ROOT, kv["ptx"])
+    kernel = kv["kernel"]
+    if kernel == "*":  # the module's only kernel
+        kernel = re.search(r"\.entry\s+(\w+)", open(path).read()).group(1)
+    fn = load_module(path, kernel)
     fn(kv["grid"], kv["block"], tuple(args), shared_mem=kv.get("shared", 0))
     cp.cuda.runtime.deviceSynchronize()
     ok = True
