@@ -169,6 +169,22 @@ pub struct Frame<'f, 'a> {
     pub names: NameMap<&'a str, Sym<'f, 'a>>,
     /// `%r<N>` ranges: prefix, count, symbol.
     pub ranges: Vec<(&'a str, u64, Sym<'f, 'a>)>,
+    /// The prefix of each range packed by [`pack`], in the same order.
+    pub range_keys: Vec<u64>,
+}
+
+/// A name of up to seven bytes as one word (its bytes and its length), so
+/// that `%r` and `%rd` compare in one instruction; `u64::MAX` for a longer
+/// name, which is compared as a string.
+pub fn pack(s: &str) -> u64 {
+    let b = s.as_bytes();
+    if b.len() > 7 {
+        return u64::MAX;
+    }
+    let mut w = [0u8; 8];
+    w[..b.len()].copy_from_slice(b);
+    w[7] = b.len() as u8;
+    u64::from_le_bytes(w)
 }
 
 /// Splits `%r12` into `("%r", 12)`.
@@ -186,6 +202,28 @@ pub fn split_index(name: &str) -> Option<(&str, u64)> {
 }
 
 impl<'f, 'a> Frame<'f, 'a> {
+    /// [`Frame::get`] for a function's frame, looking in the ranges first:
+    /// `%r12`-style registers, most of the names looked up, are found there
+    /// without hashing. In a function's frame a name is declared once
+    /// (`Ctx::declare` and `declare_range` look in both), so at most one of
+    /// the two holds it and the order does not matter.
+    pub fn get_local(&self, name: &str) -> Option<&Sym<'f, 'a>> {
+        if !self.ranges.is_empty() {
+            if let Some((p, i)) = split_index(name) {
+                let key = pack(p);
+                for (k, (rp, n, s)) in self.range_keys.iter().zip(&self.ranges) {
+                    if *k == key && i < *n && (key != u64::MAX || *rp == p) {
+                        return Some(s);
+                    }
+                }
+            }
+        }
+        if self.names.is_empty() {
+            return None;
+        }
+        self.names.get(name)
+    }
+
     pub fn get(&self, name: &str) -> Option<&Sym<'f, 'a>> {
         if let Some(s) = self.names.get(name) {
             return Some(s);
@@ -365,7 +403,7 @@ impl<'f, 'a> Ctx<'f, 'a> {
     /// module scope as it stood before the body.
     pub fn lookup(&self, name: &str) -> Option<&Sym<'f, 'a>> {
         for f in self.frames.iter().rev() {
-            if let Some(s) = f.get(name) {
+            if let Some(s) = f.get_local(name) {
                 return Some(s);
             }
         }
@@ -444,7 +482,9 @@ impl<'f, 'a> Ctx<'f, 'a> {
             );
             return;
         }
-        self.top_mut().ranges.push((name.text, count, sym));
+        let top = self.top_mut();
+        top.ranges.push((name.text, count, sym));
+        top.range_keys.push(pack(name.text));
     }
 
     /// Requires a gated feature; reports the version and the target shortfall.

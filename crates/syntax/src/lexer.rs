@@ -473,10 +473,28 @@ pub fn skip_braced(src: &str, from: usize) -> Option<usize> {
         t
     }
     static MARK: [bool; 256] = marks();
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    /// The high bit of each byte of `w` equal to `c`; exact up to the
+    /// lowest such byte (a borrow may flag a byte above a match).
+    #[inline(always)]
+    fn eq(w: u64, c: u8) -> u64 {
+        let x = w ^ (ONES * c as u64);
+        x.wrapping_sub(ONES) & !x & (ONES << 7)
+    }
     let b = src.as_bytes();
     let mut depth = 1u64;
     let mut i = from;
     loop {
+        // Eight bytes at a time to the next brace, quote or slash.
+        while let Some(c) = b.get(i..i + 8) {
+            let w = u64::from_le_bytes([c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]]);
+            let m = eq(w, b'{') | eq(w, b'}') | eq(w, b'"') | eq(w, b'/');
+            if m != 0 {
+                i += (m.trailing_zeros() / 8) as usize;
+                break;
+            }
+            i += 8;
+        }
         while i < b.len() && !MARK[b[i] as usize] {
             i += 1;
         }

@@ -113,3 +113,47 @@ fn mutated_modules_fall_back_exactly_when_parse_reports() {
         }
     }
 }
+
+/// `lexer::skip_braced` ends where matching the braces of the lexer's
+/// tokens ends, on random texts of braces, quotes, slashes, stars,
+/// backslashes, newlines and letters, at every start.
+#[test]
+fn skip_braced_matches_the_tokens_braces() {
+    use ptxsim_syntax::lexer::{skip_braced, Lexer, Tok};
+    let alphabet = b"{}{}\"//**\\\n ab%.;";
+    let mut s = 0x9e37_79b9_7f4a_7c15u64;
+    for _ in 0..20_000 {
+        s ^= s << 13;
+        s ^= s >> 7;
+        s ^= s << 17;
+        // Short dense texts, and long sparse ones (runs of letters longer
+        // than the eight bytes the scan takes at a time).
+        let (len, sparse) = if s % 2 == 0 { ((s >> 8) as usize % 40, 1) } else { ((s >> 8) as usize % 300, 9) };
+        let mut r = s;
+        let text: String = (0..len)
+            .map(|_| {
+                r ^= r << 13;
+                r ^= r >> 7;
+                r ^= r << 17;
+                if r % sparse == 0 { alphabet[(r >> 8) as usize % alphabet.len()] as char } else { 'x' }
+            })
+            .collect();
+        let mut lx = Lexer::new(&text);
+        let mut depth = 1u64;
+        let want = loop {
+            let (t, span) = lx.next_token();
+            match t {
+                Tok::Eof | Tok::UnterminatedComment => break None,
+                Tok::LBrace => depth += 1,
+                Tok::RBrace => {
+                    depth -= 1;
+                    if depth == 0 {
+                        break Some(span.end as usize);
+                    }
+                }
+                _ => {}
+            }
+        };
+        assert_eq!(skip_braced(&text, 0), want, "{text:?}");
+    }
+}

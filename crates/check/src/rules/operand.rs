@@ -31,6 +31,14 @@ pub fn special(name: &str) -> Option<(bool, u32)> {
         "%is_explicit_cluster", "%reserved_smem_offset_begin", "%reserved_smem_offset_end",
         "%reserved_smem_offset_cap", "%reserved_smem_offset_2",
     ];
+    // Most names are registers (`%r12`, `%rd3`, `%f1`, `%p2`): tell them
+    // apart by their second byte before comparing whole names.
+    match name.as_bytes().get(1) {
+        Some(b't' | b'n' | b'c' | b'l' | b'w' | b's' | b'g' | b'a' | b'd' | b'i' | b'e') => {}
+        Some(b'r') if name.starts_with("%reserved") => {}
+        Some(b'p') if name.starts_with("%pm") => {}
+        _ => return None,
+    }
     if VEC.contains(&name) {
         return Some((true, 32));
     }
@@ -106,6 +114,17 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
                     return false;
                 }
                 return true;
+            }
+            // The common case, a register of a type that fits, without
+            // copying its symbol.
+            if let Some(Sym::Var(v)) = cx.lookup(name.text) {
+                if v.space() == StateSpace::Reg {
+                    match v.ty() {
+                        None => return true,
+                        Some(rt) if (v.sig.vector.is_none() || component.is_some()) && reg_fits(want, rt, size) => return true,
+                        Some(_) => {}
+                    }
+                }
             }
             let Some(sym) = cx.lookup(name.text).cloned() else {
                 cx.unknown(*name, "register or variable");
