@@ -5,8 +5,9 @@
 //! - `ptxsim check` on a module of at least 12 MB generated from the
 //!   corpus (every `tests/corpus/**.ptx` file's items copied with renamed
 //!   module-level names, `crates/syntax/tests/common/gen.rs`): MB/s of the
-//!   whole process and its peak resident memory, beside parsing alone and
-//!   parsing plus checking in process.
+//!   whole process and its peak resident memory, on one thread (`-j 1`)
+//!   and on every core, beside parsing alone and checking in process
+//!   (`check_text`) on one thread and on every core.
 //! - `ptxsim run` on the Mandelbrot escape kernel of the engine bench
 //!   (256 x 256 points, at most 256 iterations, one worker): thread
 //!   instructions per second of the whole process (reading the PTX and the
@@ -63,17 +64,34 @@ fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     (best, last.expect("n > 0"))
 }
 
-/// The largest resident set of the child processes waited for so far, in bytes.
-fn children_peak_rss() -> u64 {
-    // SAFETY: getrusage only writes the struct it is given.
-    #[allow(unsafe_code)]
-    unsafe {
-        let mut ru: libc::rusage = std::mem::zeroed();
-        if libc::getrusage(libc::RUSAGE_CHILDREN, &mut ru) != 0 {
-            return 0;
-        }
-        ru.ru_maxrss as u64 * 1024
+/// Best wall time of `n` runs of `ptxsim args`, the largest peak resident
+/// set of one run (in bytes), and the last run's standard output and error.
+fn best_process_rss(n: usize, args: &[&str]) -> (f64, u64, String) {
+    use std::io::Read;
+    let (mut best, mut rss, mut out) = (f64::MAX, 0u64, String::new());
+    for _ in 0..n {
+        let t = Instant::now();
+        let mut child = Command::new(BIN).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("run ptxsim");
+        let (mut o, mut e) = (Vec::new(), Vec::new());
+        let _ = child.stdout.take().expect("stdout").read_to_end(&mut o);
+        let _ = child.stderr.take().expect("stderr").read_to_end(&mut e);
+        // SAFETY: wait4 only writes the status and the struct it is given;
+        // the child is reaped here and not waited for again.
+        #[allow(unsafe_code)]
+        let peak = unsafe {
+            let mut ru: libc::rusage = std::mem::zeroed();
+            let mut status = 0;
+            if libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) < 0 {
+                0
+            } else {
+                ru.ru_maxrss as u64 * 1024
+            }
+        };
+        best = best.min(t.elapsed().as_secs_f64());
+        rss = rss.max(peak);
+        out = String::from_utf8_lossy(&o).into_owned() + &String::from_utf8_lossy(&e);
     }
+    (best, rss, out)
 }
 
 fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -103,21 +121,31 @@ fn bench_check(dir: &Path) {
     println!("check: {mb:.1} MB module from {} of {} corpus files", templates.len(), files.len());
 
     let p = path.to_str().expect("utf-8 temp path");
-    let (t_proc, out) = best_process(1, &["check", p]);
-    let rss = children_peak_rss();
-    let (t_proc, out) = {
-        let (t, o) = best_process(4, &["check", p]);
-        (t.min(t_proc), if o.is_empty() { out } else { o })
-    };
+    let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let all = format!("-j{cores}");
+    let (t_one, rss_one, out) = best_process_rss(5, &["check", "-j1", p]);
+    let (t_all, rss_all, out_all) = best_process_rss(5, &["check", &all, p]);
+    assert_eq!(out, out_all, "the same report on 1 and {cores} threads");
     let summary = out.lines().find(|l| l.starts_with("ok:") || l.contains("error")).unwrap_or("").to_string();
-    let (t_parse, n) = best_of(3, || ptxsim_syntax::parse(&text).module.items.len());
-    let (t_both, d) = best_of(3, || {
-        let parsed = ptxsim_syntax::parse(&text);
-        ptxsim_check::check_module_mode(&parsed.module, 100, ptxsim_check::Mode::Relocatable).diagnostics.len()
-    });
-    println!("  {:<44} {:>9.1} MB/s", "parse alone, in process", mb / t_parse);
-    println!("  {:<44} {:>9.1} MB/s", "parse + check, in process", mb / t_both);
-    println!("  {:<44} {:>9.1} MB/s  peak RSS {:.0} MB = {:.1}x the input", "`ptxsim check` process", mb / t_proc, rss as f64 / MB, rss as f64 / text.len() as f64);
+    let (t_parse, n) = best_of(5, || ptxsim_syntax::parse(&text).module.items.len());
+    let check = |threads: usize| {
+        let r = ptxsim_check::check_text(&text, 100, ptxsim_check::Mode::Relocatable, threads);
+        r.parse_diagnostics.len() + r.checked.map_or(0, |c| c.diagnostics.len())
+    };
+    let (t_in_one, d) = best_of(5, || check(1));
+    let (t_in_all, _) = best_of(5, || check(cores));
+    let rate = |t: f64| mb / t;
+    println!("  {cores} cores; MB/s on one thread and on {cores} threads:");
+    println!("  {:<44} {:>9.1}", "parse alone, in process (one thread)", rate(t_parse));
+    println!("  {:<44} {:>9.1} {:>9.1}", "check_text, in process", rate(t_in_one), rate(t_in_all));
+    println!("  {:<44} {:>9.1} {:>9.1}", "`ptxsim check` process", rate(t_one), rate(t_all));
+    println!(
+        "  peak RSS of the process: {:.0} MB = {:.1}x the input on one thread, {:.0} MB = {:.1}x on {cores}",
+        rss_one as f64 / MB,
+        rss_one as f64 / text.len() as f64,
+        rss_all as f64 / MB,
+        rss_all as f64 / text.len() as f64
+    );
     println!("  ({n} items; {d} diagnostics in process; process summary: {summary})");
 }
 
