@@ -22,8 +22,8 @@ use crate::module::{self, Job};
 use crate::{body, Checked, Mode};
 use ptxsim_syntax::ast::{Item, Module, Statement};
 use ptxsim_syntax::{Diagnostic, Span};
-use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
-use std::sync::Mutex;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Condvar, Mutex, MutexGuard};
 
 /// What checking one body found: its diagnostics (at most `limit` errors
 /// and `limit` warnings kept, the rest counted) and the `.extern` functions
@@ -64,19 +64,19 @@ pub struct Merge<'a> {
 }
 
 impl<'a> Merge<'a> {
-    /// Starts from the module pass's context.
-    pub fn new(cx: Ctx<'_, 'a>, limit: usize) -> Merge<'a> {
+    /// Starts from the module pass's context, taking its diagnostics.
+    pub fn new(cx: &mut Ctx<'_, 'a>, limit: usize) -> Merge<'a> {
         Merge {
             out: Vec::new(),
             limit,
             kept: (0, 0),
             dropped: (0, 0),
-            module: cx.diags.into_iter(),
+            module: std::mem::take(&mut cx.diags).into_iter(),
             merged: 0,
-            errors_not_shown: cx.errors_not_shown,
-            warnings_not_shown: cx.warnings_not_shown,
-            unresolved: cx.unresolved,
-            deferred: cx.deferred,
+            errors_not_shown: std::mem::take(&mut cx.errors_not_shown),
+            warnings_not_shown: std::mem::take(&mut cx.warnings_not_shown),
+            unresolved: std::mem::take(&mut cx.unresolved),
+            deferred: std::mem::take(&mut cx.deferred),
         }
     }
 
@@ -135,16 +135,11 @@ pub fn check_module(m: &Module<'_>, limit: usize, mode: Mode) -> Checked {
     cx.limit = limit;
     cx.gm().mode = mode;
     let jobs = module::pass(&mut cx, m);
-    let parts: Vec<Part<'_>> = jobs
-        .iter()
-        .map(|job| match &m.items[job.item] {
-            Item::Function(f) => check_body(&cx, job, f, limit),
-            _ => Part::default(),
-        })
-        .collect();
-    let mut merge = Merge::new(cx, limit);
-    for (job, part) in jobs.iter().zip(parts) {
-        merge.body(job, part);
+    let mut merge = Merge::new(&mut cx, limit);
+    for job in &jobs {
+        if let Item::Function(f) = &m.items[job.item] {
+            merge.body(job, check_body(&cx, job, f, limit));
+        }
     }
     merge.finish()
 }
@@ -189,21 +184,16 @@ fn streamed<'a>(text: &'a str, limit: usize, mode: Mode, threads: usize) -> Opti
     cx.limit = limit;
     cx.gm().mode = mode;
     let jobs = module::pass(&mut cx, &outline);
+    let mut merge = Merge::new(&mut cx, limit);
     let run = |g: &Globals<'_, 'a>, job: &Job, stack: &mut Vec<Statement<'a>>| -> Option<Part<'a>> { run_job(text, &outline, g, job, stack, limit) };
     let threads = threads.min(jobs.len());
-    let parts = if threads <= 1 {
+    if threads <= 1 {
         let mut stack = Vec::new();
-        let mut parts = Vec::with_capacity(jobs.len());
         for job in &jobs {
-            parts.push(run(&cx, job, &mut stack)?);
+            merge.body(job, run(&cx, job, &mut stack)?);
         }
-        parts
     } else {
-        parallel(&cx, &jobs, threads, &run)?
-    };
-    let mut merge = Merge::new(cx, limit);
-    for (job, part) in jobs.iter().zip(parts) {
-        merge.body(job, part);
+        parallel(&cx, &jobs, threads, &run, |job, part| merge.body(job, part))?;
     }
     Some(TextChecked { checked: Some(merge.finish()), ..Default::default() })
 }
@@ -226,37 +216,103 @@ fn run_job<'a>(text: &'a str, outline: &Module<'a>, g: &Globals<'_, 'a>, job: &J
     Some(part)
 }
 
+/// How many bodies may be checked ahead of the first one not merged yet,
+/// per thread: what bounds the findings waiting to be merged.
+const AHEAD_PER_THREAD: usize = 16;
+
+/// What the threads of [`parallel`] share: each job's findings until merged,
+/// how many are merged, and whether a body failed to parse.
+struct Board<'a> {
+    slots: Vec<Option<Part<'a>>>,
+    merged: usize,
+    failed: bool,
+}
+
+fn lock<'m, 'a>(m: &'m Mutex<Board<'a>>) -> MutexGuard<'m, Board<'a>> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Marks the board failed if its thread unwinds, so that no thread waits
+/// for a job that will never be done.
+struct FailOnUnwind<'m, 'a>(&'m Mutex<Board<'a>>, &'m Condvar);
+
+impl Drop for FailOnUnwind<'_, '_> {
+    fn drop(&mut self) {
+        if std::thread::panicking() {
+            lock(self.0).failed = true;
+            self.1.notify_all();
+        }
+    }
+}
+
 /// Runs `run` on every job on `threads` threads, each taking the next job
-/// not taken; `None` if one returned `None`.
-fn parallel<'a, F>(g: &Globals<'_, 'a>, jobs: &[Job], threads: usize, run: &F) -> Option<Vec<Part<'a>>>
+/// not taken, at most `AHEAD_PER_THREAD * threads` ahead of the first job not
+/// merged; this thread hands the findings to `merge` in the order of the
+/// jobs as they come. `None` if a job returned `None`.
+fn parallel<'a, F>(g: &Globals<'_, 'a>, jobs: &[Job], threads: usize, run: &F, mut merge: impl FnMut(&Job, Part<'a>)) -> Option<()>
 where
     F: Fn(&Globals<'_, 'a>, &Job, &mut Vec<Statement<'a>>) -> Option<Part<'a>> + Sync,
 {
+    let window = threads * AHEAD_PER_THREAD;
     let next = AtomicUsize::new(0);
-    let failed = AtomicBool::new(false);
-    let slots: Mutex<Vec<Option<Part<'a>>>> = Mutex::new((0..jobs.len()).map(|_| None).collect());
+    let board = Mutex::new(Board { slots: (0..jobs.len()).map(|_| None).collect(), merged: 0, failed: false });
+    let cv = Condvar::new();
     std::thread::scope(|s| {
         for _ in 0..threads {
             s.spawn(|| {
+                let _guard = FailOnUnwind(&board, &cv);
                 let mut stack = Vec::new();
                 loop {
                     let j = next.fetch_add(1, Ordering::Relaxed);
-                    if j >= jobs.len() || failed.load(Ordering::Relaxed) {
+                    if j >= jobs.len() {
                         break;
                     }
-                    match run(g, &jobs[j], &mut stack) {
-                        Some(p) => {
-                            let mut sl = slots.lock().unwrap_or_else(|e| e.into_inner());
-                            sl[j] = Some(p);
+                    {
+                        let mut b = lock(&board);
+                        while j >= b.merged + window && !b.failed {
+                            b = cv.wait(b).unwrap_or_else(|e| e.into_inner());
                         }
-                        None => failed.store(true, Ordering::Relaxed),
+                        if b.failed {
+                            break;
+                        }
+                    }
+                    let r = run(g, &jobs[j], &mut stack);
+                    let mut b = lock(&board);
+                    match r {
+                        Some(p) => b.slots[j] = Some(p),
+                        None => b.failed = true,
+                    }
+                    cv.notify_all();
+                    if b.failed {
+                        break;
                     }
                 }
             });
         }
+        for (k, job) in jobs.iter().enumerate() {
+            let part = {
+                let mut b = lock(&board);
+                loop {
+                    if b.failed {
+                        break None;
+                    }
+                    if let Some(p) = b.slots[k].take() {
+                        b.merged = k + 1;
+                        cv.notify_all();
+                        break Some(p);
+                    }
+                    b = cv.wait(b).unwrap_or_else(|e| e.into_inner());
+                }
+            };
+            match part {
+                Some(p) => merge(job, p),
+                None => break,
+            }
+        }
     });
-    if failed.load(Ordering::Relaxed) {
-        return None;
+    if lock(&board).failed {
+        None
+    } else {
+        Some(())
     }
-    slots.into_inner().unwrap_or_else(|e| e.into_inner()).into_iter().collect()
 }

@@ -167,6 +167,21 @@ fn planted_problems_are_reported_alike_whatever_the_threads() {
     }
 }
 
+/// A syntax error in one body of many: the module is reported as a whole
+/// parse reports it, whichever thread meets the body.
+#[test]
+fn a_syntax_error_in_a_late_body_is_reported_as_parse_reports_it() {
+    let _g = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    let text = corpus_module(if cfg!(debug_assertions) { 200 << 10 } else { 1 << 20 });
+    let at = text[..text.len() * 3 / 4].rfind("\n\tret;").expect("a ret in the last quarter");
+    let broken = format!("{}\n\tadd.s32 %r1, , 1;{}", &text[..at], &text[at..]);
+    let want = whole(&broken, 100, Mode::Relocatable);
+    assert!(want.contains("syntax/"), "a syntax error is reported");
+    for threads in [1, 2, 5] {
+        assert_eq!(streamed(&broken, 100, Mode::Relocatable, threads), want, "threads {threads}");
+    }
+}
+
 /// Peak heap while checking, the text included, as a multiple of the text.
 fn peak_ratio(text: &str, threads: usize) -> f64 {
     let base = LIVE.load(Relaxed);
