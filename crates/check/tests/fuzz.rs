@@ -1,7 +1,8 @@
 //! Mutation fuzzing of parse + check: every file of both corpora is mutated
 //! at random (bytes replaced, lines deleted, duplicated or swapped, tokens
 //! spliced from other files), and the checker must neither panic nor report a
-//! span outside the input. The default run is short; set
+//! span outside the input, and `check_text` must report what parsing and
+//! checking the whole mutant reports. The default run is short; set
 //! `PTXSIM_FUZZ_SECS=600` for a ten-minute run.
 
 use ptxsim_syntax::{Diagnostic, SourceFile};
@@ -95,7 +96,19 @@ fn mutate(rng: &mut Rng, src: &str, other: &str) -> String {
     lines.join("\n")
 }
 
+/// `check_text` (the function-at-a-time pipeline of `ptxsim check`, on two
+/// threads) reports what parsing the whole mutant and checking it reports.
+fn streamed_agrees(src: &str) {
+    let parsed = ptxsim_syntax::parse_with_limit(src, 100);
+    let checked = if parsed.has_errors() { None } else { Some(ptxsim_check::check_module_mode(&parsed.module, 100, ptxsim_check::Mode::Relocatable)) };
+    let want = format!("{:?} {} {:?}", parsed.diagnostics, parsed.errors_not_shown, checked);
+    let r = ptxsim_check::check_text(src, 100, ptxsim_check::Mode::Relocatable, 2);
+    let got = format!("{:?} {} {:?}", r.parse_diagnostics, r.parse_errors_not_shown, r.checked);
+    assert_eq!(got, want, "check_text differs on:\n{src}");
+}
+
 fn run_one(src: &str) {
+    streamed_agrees(src);
     let parsed = ptxsim_syntax::parse(src);
     if parsed.diagnostics.iter().any(Diagnostic::is_error) {
         return;
