@@ -157,12 +157,19 @@ pub struct TextChecked {
 
 /// Parses and checks a module's text, keeping at most `limit` errors and
 /// `limit` warnings of each stage, with bodies parsed and checked one at a
-/// time on `threads` threads (at least one). The result does not depend on
+/// time on at most `threads` threads (and one per 256 KiB of text at most). The result does not depend on
 /// `threads`, and equals parsing the whole module with `parse_with_limit`
 /// and checking it with [`crate::check_module_mode`] when it parses
 /// without errors.
 pub fn check_text(text: &str, limit: usize, mode: Mode, threads: usize) -> TextChecked {
-    streamed(text, limit, mode, threads.max(1)).unwrap_or_else(|| whole(text, limit, mode))
+    check_text_spread(text, limit, mode, threads, MIN_BYTES_PER_THREAD)
+}
+
+/// [`check_text`] with a thread for every `bytes_per_thread` of text at
+/// most (tests spread small modules over several threads with it).
+pub fn check_text_spread(text: &str, limit: usize, mode: Mode, threads: usize, bytes_per_thread: usize) -> TextChecked {
+    let threads = threads.min(text.len() / bytes_per_thread.max(1)).max(1);
+    streamed(text, limit, mode, threads).unwrap_or_else(|| whole(text, limit, mode))
 }
 
 /// The whole module parsed, then checked if it has no syntax errors.
@@ -216,27 +223,34 @@ fn run_job<'a>(text: &'a str, outline: &Module<'a>, g: &Globals<'_, 'a>, job: &J
     Some(part)
 }
 
+/// The least text per thread of [`check_text`]: starting a thread costs
+/// more than checking a small module's bodies.
+const MIN_BYTES_PER_THREAD: usize = 256 << 10;
+
 /// How many bodies may be checked ahead of the first one not merged yet,
 /// per thread: what bounds the findings waiting to be merged.
 const AHEAD_PER_THREAD: usize = 16;
 
 /// What the threads of [`parallel`] share: each job's findings until merged,
-/// how many are merged, and whether a body failed to parse.
-struct Board<'a> {
+/// how many are merged, whether a body failed to parse, how many threads
+/// wait for the merge to catch up, and the merge itself.
+struct Board<'a, M> {
     slots: Vec<Option<Part<'a>>>,
     merged: usize,
     failed: bool,
+    waiting: usize,
+    merge: M,
 }
 
-fn lock<'m, 'a>(m: &'m Mutex<Board<'a>>) -> MutexGuard<'m, Board<'a>> {
+fn lock<'m, T>(m: &'m Mutex<T>) -> MutexGuard<'m, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// Marks the board failed if its thread unwinds, so that no thread waits
 /// for a job that will never be done.
-struct FailOnUnwind<'m, 'a>(&'m Mutex<Board<'a>>, &'m Condvar);
+struct FailOnUnwind<'m, 'a, M>(&'m Mutex<Board<'a, M>>, &'m Condvar);
 
-impl Drop for FailOnUnwind<'_, '_> {
+impl<M> Drop for FailOnUnwind<'_, '_, M> {
     fn drop(&mut self) {
         if std::thread::panicking() {
             lock(self.0).failed = true;
@@ -247,15 +261,17 @@ impl Drop for FailOnUnwind<'_, '_> {
 
 /// Runs `run` on every job on `threads` threads, each taking the next job
 /// not taken, at most `AHEAD_PER_THREAD * threads` ahead of the first job not
-/// merged; this thread hands the findings to `merge` in the order of the
-/// jobs as they come. `None` if a job returned `None`.
-fn parallel<'a, F>(g: &Globals<'_, 'a>, jobs: &[Job], threads: usize, run: &F, mut merge: impl FnMut(&Job, Part<'a>)) -> Option<()>
+/// merged. The thread that finishes the first job not merged hands it, and
+/// the finished jobs after it, to `merge` in order, so no thread waits for
+/// findings and few wait at all. `None` if a job returned `None`.
+fn parallel<'a, F, M>(g: &Globals<'_, 'a>, jobs: &[Job], threads: usize, run: &F, merge: M) -> Option<()>
 where
     F: Fn(&Globals<'_, 'a>, &Job, &mut Vec<Statement<'a>>) -> Option<Part<'a>> + Sync,
+    M: FnMut(&Job, Part<'a>) + Send,
 {
     let window = threads * AHEAD_PER_THREAD;
     let next = AtomicUsize::new(0);
-    let board = Mutex::new(Board { slots: (0..jobs.len()).map(|_| None).collect(), merged: 0, failed: false });
+    let board = Mutex::new(Board { slots: (0..jobs.len()).map(|_| None).collect(), merged: 0, failed: false, waiting: 0, merge });
     let cv = Condvar::new();
     std::thread::scope(|s| {
         for _ in 0..threads {
@@ -270,47 +286,38 @@ where
                     {
                         let mut b = lock(&board);
                         while j >= b.merged + window && !b.failed {
+                            b.waiting += 1;
                             b = cv.wait(b).unwrap_or_else(|e| e.into_inner());
+                            b.waiting -= 1;
                         }
                         if b.failed {
                             break;
                         }
                     }
                     let r = run(g, &jobs[j], &mut stack);
-                    let mut b = lock(&board);
-                    match r {
-                        Some(p) => b.slots[j] = Some(p),
-                        None => b.failed = true,
-                    }
-                    cv.notify_all();
-                    if b.failed {
+                    let mut guard = lock(&board);
+                    let b = &mut *guard;
+                    let Some(p) = r else {
+                        b.failed = true;
+                        cv.notify_all();
                         break;
+                    };
+                    b.slots[j] = Some(p);
+                    if j == b.merged {
+                        while let Some(p) = b.slots.get_mut(b.merged).and_then(Option::take) {
+                            (b.merge)(&jobs[b.merged], p);
+                            b.merged += 1;
+                        }
+                        if b.waiting > 0 {
+                            cv.notify_all();
+                        }
                     }
                 }
             });
         }
-        for (k, job) in jobs.iter().enumerate() {
-            let part = {
-                let mut b = lock(&board);
-                loop {
-                    if b.failed {
-                        break None;
-                    }
-                    if let Some(p) = b.slots[k].take() {
-                        b.merged = k + 1;
-                        cv.notify_all();
-                        break Some(p);
-                    }
-                    b = cv.wait(b).unwrap_or_else(|e| e.into_inner());
-                }
-            };
-            match part {
-                Some(p) => merge(job, p),
-                None => break,
-            }
-        }
     });
-    if lock(&board).failed {
+    let b = lock(&board);
+    if b.failed || b.merged < jobs.len() {
         None
     } else {
         Some(())

@@ -102,7 +102,7 @@ fn streamed_agrees(src: &str) {
     let parsed = ptxsim_syntax::parse_with_limit(src, 100);
     let checked = if parsed.has_errors() { None } else { Some(ptxsim_check::check_module_mode(&parsed.module, 100, ptxsim_check::Mode::Relocatable)) };
     let want = format!("{:?} {} {:?}", parsed.diagnostics, parsed.errors_not_shown, checked);
-    let r = ptxsim_check::check_text(src, 100, ptxsim_check::Mode::Relocatable, 2);
+    let r = ptxsim_check::stream::check_text_spread(src, 100, ptxsim_check::Mode::Relocatable, 2, 1);
     let got = format!("{:?} {} {:?}", r.parse_diagnostics, r.parse_errors_not_shown, r.checked);
     assert_eq!(got, want, "check_text differs on:\n{src}");
 }

@@ -93,7 +93,7 @@ fn whole(text: &str, limit: usize, mode: Mode) -> String {
 }
 
 fn streamed(text: &str, limit: usize, mode: Mode, threads: usize) -> String {
-    let r = check_text(text, limit, mode, threads);
+    let r = ptxsim_check::stream::check_text_spread(text, limit, mode, threads, 1);
     format!("{:?} {} {:?}", r.parse_diagnostics, r.parse_errors_not_shown, r.checked)
 }
 
