@@ -275,7 +275,11 @@ where
     let cv = Condvar::new();
     std::thread::scope(|s| {
         for _ in 0..threads {
-            s.spawn(|| {
+            // The main thread's stack size: the parser and the checker
+            // recurse as deep as the module nests (up to `MAX_DEPTH`). A
+            // thread that cannot start leaves its jobs to the others (with
+            // none started, the module is checked whole).
+            let _ = std::thread::Builder::new().stack_size(8 << 20).spawn_scoped(s, || {
                 let _guard = FailOnUnwind(&board, &cv);
                 let mut stack = Vec::new();
                 loop {

@@ -182,6 +182,25 @@ fn a_syntax_error_in_a_late_body_is_reported_as_parse_reports_it() {
     }
 }
 
+/// Bodies nested as deep as the parser allows, and deeper, are checked on
+/// the threads as on the main thread.
+#[test]
+fn deeply_nested_bodies_on_threads() {
+    let _g = ALONE.lock().unwrap_or_else(|e| e.into_inner());
+    for depth in [150, 198, 199, 260] {
+        let mut text = String::from(".version 7.8\n.target sm_80\n.address_size 64\n.visible .entry first() { ret; }\n.visible .entry deep() {\n.reg .b32 %r<2>;\n");
+        for _ in 0..depth {
+            text.push_str("{ .reg .b32 %q;\n mov.u32 %q, %r1;\n");
+        }
+        text.push_str(&"}\n".repeat(depth));
+        text.push_str("ret;\n}\n.visible .entry last() { ret; }\n");
+        let want = whole(&text, 100, Mode::Relocatable);
+        for threads in [1, 3] {
+            assert_eq!(streamed(&text, 100, Mode::Relocatable, threads), want, "depth {depth}, threads {threads}");
+        }
+    }
+}
+
 /// Peak heap while checking, the text included, as a multiple of the text.
 fn peak_ratio(text: &str, threads: usize) -> f64 {
     let base = LIVE.load(Relaxed);

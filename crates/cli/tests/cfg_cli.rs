@@ -31,10 +31,14 @@ END:
 }
 ";
 
+/// The kernel written to a file of its own for each test: the tests run in
+/// parallel, and one rewriting a shared file could let another read it
+/// truncated.
 fn file() -> PathBuf {
+    static N: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
     let dir = std::env::temp_dir().join(format!("ptxsim-cfg-cli-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("temp dir");
-    let p = dir.join("k.ptx");
+    let p = dir.join(format!("k{}.ptx", N.fetch_add(1, std::sync::atomic::Ordering::Relaxed)));
     std::fs::write(&p, KERNEL).expect("write");
     p
 }
