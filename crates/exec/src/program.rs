@@ -245,8 +245,11 @@ pub enum BarKind {
     RedOr,
 }
 
-/// One decoded instruction.
+/// One decoded instruction. (`repr(u8)`: the variant is a byte at the
+/// start, which the dispatch reads and jumps by, instead of a niche in a
+/// field that takes several instructions to decode.)
 #[derive(Clone, Debug, PartialEq)]
+#[repr(u8)]
 pub enum Op {
     Nop,
     Mov { d: u32, a: Src, bits: u32 },
