@@ -317,7 +317,7 @@ pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&
 }
 
 #[inline(always)]
-pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
+pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
     if let Some((k, o)) = k.as_ref() {
         return k(&mut fr.regs, o, m);
     }
@@ -334,7 +334,7 @@ pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, op: 
 }
 
 #[inline(always)]
-pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
+pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
     if let Some((k, o)) = k.as_ref() {
         return k(&mut fr.regs, o, m);
     }
@@ -344,7 +344,7 @@ pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, op: F
 }
 
 #[inline(always)]
-pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
+pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
     if let Some((k, o)) = k.as_ref() {
         return k(&mut fr.regs, o, m);
     }
@@ -545,7 +545,7 @@ pub(super) fn unpack(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ds: &[Option<u32>],
 }
 
 #[inline(always)]
-pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KArith>, (dst, src): (CvtTy, CvtTy), (rnd, sat, ftz): (Option<Rounding>, bool, bool), d: u32, a: &Src) {
+pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (dst, src): (CvtTy, CvtTy), (rnd, sat, ftz): (Option<Rounding>, bool, bool), d: u32, a: &Src) {
     let t0;
     let av = opnd!(cx, a, t0);
     let (regs, d) = (&mut fr.regs, d as usize);

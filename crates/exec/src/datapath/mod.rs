@@ -404,9 +404,9 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
         Op::PrmtMode { mode, d, a, b, c } => arith::prmt_mode(cx, fr, m, *mode, *d, [a, b, c]),
         Op::CvtTf32 { satfinite, d, a } => arith::cvt_tf32(cx, fr, m, *satfinite, *d, a),
-        Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => arith::fbin(cx, fr, m, *k, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
-        Op::FUn { op, ty, ftz, rnd, d, a, k } => arith::fun(cx, fr, m, *k, *op, *ty, *ftz, *rnd, *d, a),
-        Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => arith::fma(cx, fr, m, *k, *ty, (*ftz, *sat, *rnd), *d, [a, b, c]),
+        Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => arith::fbin(cx, fr, m, k, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
+        Op::FUn { op, ty, ftz, rnd, d, a, k } => arith::fun(cx, fr, m, k, *op, *ty, *ftz, *rnd, *d, a),
+        Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => arith::fma(cx, fr, m, k, *ty, (*ftz, *sat, *rnd), *d, [a, b, c]),
         Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k } => arith::setp(cx, fr, m, *k, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
         Op::Set { cmp, ty, ftz, one, d, a, b, comb, k } => arith::set(cx, fr, m, *k, (*cmp, *ty, *ftz), *one, *d, a, b, *comb),
         Op::SetpX2 { cmp, ty, ftz, p, q, a, b, comb } => arith::setp_x2(cx, fr, m, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
@@ -416,7 +416,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::PredLogic { op, d, a, b } => arith::pred_logic(fr, m, *op, *d, *a, *b),
         Op::Pack { d, parts, part_bits } => arith::pack(cx, fr, m, *d, parts, *part_bits),
         Op::Unpack { ds, a, part_bits } => arith::unpack(cx, fr, m, ds, a, *part_bits),
-        Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => arith::cvt(cx, fr, m, *k, (*dst, *src), (*rnd, *sat, *ftz), *d, a),
+        Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => arith::cvt(cx, fr, m, k, (*dst, *src), (*rnd, *sat, *ftz), *d, a),
         Op::Cvta { to, space, bits, d, a } => arith::cvta(cx, fr, m, *to, *space, *bits, *d, a),
         Op::Ld { space, size, signed, ds, addr } if !cx.copies.idle() => {
             asynccopy::check_access(cx, fr, m, *space, *addr, *size as u64 * ds.len() as u64, false)?;
