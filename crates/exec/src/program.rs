@@ -26,7 +26,10 @@ pub type KOps = [u64; 4];
 /// A lane kernel with its operands.
 pub type KArith = (KOp, KOps);
 /// A comparison lane kernel: the lanes where it holds.
-pub type KCmp = fn(&L, &L) -> u32;
+pub type KCmp = fn(&[L], &KOps) -> u32;
+/// A comparison kernel with its operands (`a` and `b`; the destination
+/// entry is unused).
+pub type KCmpOps = (KCmp, KOps);
 
 /// The lane kernel an instruction runs, chosen when it was decoded (for
 /// its operation, type, `.ftz`, `.sat`, rounding and the CPU's features),
@@ -42,11 +45,6 @@ impl<F: Copy> Kern<F> {
 
     pub(crate) fn new(k: Option<F>) -> Kern<F> {
         Kern(k)
-    }
-
-    #[inline(always)]
-    pub(crate) fn get(self) -> Option<F> {
-        self.0
     }
 
     #[inline(always)]
@@ -309,11 +307,11 @@ pub enum Op {
     FBin { op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, k: Kern<KArith> },
     FUn { op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: Src, k: Kern<KArith> },
     Fma { ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, d: u32, a: Src, b: Src, c: Src, k: Kern<KArith> },
-    Setp { cmp: CmpOp, ty: ITyOrF, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmp> },
+    Setp { cmp: CmpOp, ty: ITyOrF, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmpOps> },
     /// `set.cmp.dtype.stype`: like setp but writes 0xffffffff/0 (or 1.0f/0.0).
     /// `set`: `d` gets `one` (the destination type's true: all ones, or
     /// 1.0 in its float format) where the comparison holds, else 0.
-    Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, one: u32, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmp> },
+    Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, one: u32, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmpOps> },
     /// `setp` on `.f16x2`/`.bf16x2`: the halves compared apart, `p` from the
     /// lower half (bits 0..15), `q` from the upper, each combined with `c`.
     SetpX2 { cmp: CmpOp, ty: crate::alu::FTy, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },

@@ -391,20 +391,19 @@ fn compare(regs: &[[u64; 32]], cmp: CmpOp, ty: ITyOrF, ftz: bool, av: Opnd<'_>, 
 
 /// The comparison kernel of `setp`/`set` with operator `cmp` on type `ty`
 /// (`flanes.rs`), chosen when the instruction is decoded.
-pub(crate) fn select_cmp(p: Path, cmp: CmpOp, ty: ITyOrF, ftz: bool) -> Option<KCmp> {
+pub(crate) fn select_cmp(p: Path, cmp: CmpOp, ty: ITyOrF, ftz: bool, sh: u8) -> Option<KCmp> {
     match ty {
-        ITyOrF::F(f) => flanes::select_fcmp(p, cmp, f, ftz),
-        ITyOrF::I(it) => flanes::select_icmp(p, cmp, it),
+        ITyOrF::F(f) => flanes::select_fcmp(p, cmp, f, ftz, sh),
+        ITyOrF::I(it) => flanes::select_icmp(p, cmp, it, sh),
     }
 }
 
 /// The lanes where `a cmp b` holds, through the instruction's kernel
 /// where it has one.
 #[inline(always)]
-fn cmp_lanes(cx: &Lanes<'_>, regs: &[[u64; 32]], k: Kern<KCmp>, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), a: &Src, b: &Src) -> u32 {
-    if let Some(k) = k.get() {
-        let (t0, t1);
-        return k(fetch!(cx, regs, a, t0), fetch!(cx, regs, b, t1));
+fn cmp_lanes(cx: &Lanes<'_>, regs: &[[u64; 32]], k: &Kern<KCmpOps>, (cmp, ty, ftz): (CmpOp, ITyOrF, bool), a: &Src, b: &Src) -> u32 {
+    if let Some((k, o)) = k.as_ref() {
+        return k(regs, o);
     }
     let (t0, t1);
     let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
@@ -429,7 +428,7 @@ fn combine(t: u32, comb: Option<(BoolOp, PSrc)>, preds: &[u32]) -> (u32, u32) {
 }
 
 #[inline(always)]
-pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KCmp>, form: (CmpOp, ITyOrF, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KCmpOps>, form: (CmpOp, ITyOrF, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
     let t = cmp_lanes(cx, &fr.regs, k, form, a, b);
     let (pv, qv) = combine(t, comb, &fr.preds);
     if let Some(p) = p {
@@ -440,7 +439,7 @@ pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KCmp>, form: 
     }
 }
 
-pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: Kern<KCmp>, form: (CmpOp, ITyOrF, bool), one: u32, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KCmpOps>, form: (CmpOp, ITyOrF, bool), one: u32, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
     let t = cmp_lanes(cx, &fr.regs, k, form, a, b);
     let (v, _) = combine(t, comb, &fr.preds);
     let r: [u64; 32] = std::array::from_fn(|l| if v >> l & 1 != 0 { one as u64 } else { 0 });

@@ -200,11 +200,27 @@ fn k64_lanes<const SH: u8>(d: &mut L, x: &L, y: &L, z: &L, o: &KOps, m: u32, f: 
     }
 }
 
+/// `f(a, b)` per lane as all ones or zero, `a` a register and `b` a
+/// register or (shape bit 1) the immediate `o[2]`. A register out of range
+/// reads as zeros (the decoder only makes registers that exist).
 #[inline(always)]
-fn mask2(x: &L, y: &L, f: impl Fn(u64, u64) -> bool) -> u32 {
+fn truth<const SH: u8>(regs: &[L], o: &KOps, f: impl Fn(u64, u64) -> bool) -> L {
+    let reg = |i: usize| regs.get(o[i + 1] as usize).unwrap_or(&NONE);
+    let (x, y) = (reg(0), if SH & 2 != 0 { &NONE } else { reg(1) });
+    let mut c = [0u64; 32];
+    for l in 0..32 {
+        c[l] = (f(x[l], lane::<SH>(y, o, 1, l)) as u64).wrapping_neg();
+    }
+    c
+}
+
+/// The lanes where `f(a, b)` holds ([`truth`]).
+#[inline(always)]
+fn mask2<const SH: u8>(regs: &[L], o: &KOps, f: impl Fn(u64, u64) -> bool) -> u32 {
+    let c = truth::<SH>(regs, o, f);
     let mut t = 0u32;
     for l in 0..32 {
-        t |= (f(x[l], y[l]) as u32) << l;
+        t |= ((c[l] >> 63) as u32) << l;
     }
     t
 }
@@ -224,35 +240,30 @@ mod hw {
         super::k64::<SH>(regs, o, m, f)
     }
 
+    /// [`super::mask2`], the lanes' truth gathered 4 at a time by
+    /// `vmovmskpd`.
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn mask2(x: &L, y: &L, f: impl Fn(u64, u64) -> bool) -> u32 {
-        super::mask2(x, y, f)
+    pub(super) fn mask2<const SH: u8>(regs: &[L], o: &KOps, f: impl Fn(u64, u64) -> bool) -> u32 {
+        use std::arch::x86_64::{_mm256_castsi256_pd, _mm256_movemask_pd, _mm256_set_epi64x};
+        let c = super::truth::<SH>(regs, o, f);
+        let mut t = 0u32;
+        for q in 0..8 {
+            let v = _mm256_set_epi64x(c[4 * q + 3] as i64, c[4 * q + 2] as i64, c[4 * q + 1] as i64, c[4 * q] as i64);
+            t |= (_mm256_movemask_pd(_mm256_castsi256_pd(v)) as u32) << (4 * q);
+        }
+        t
     }
 }
 
-/// Runs loop `$map` in the copy kernel parameter `H` names: the
-/// `avx2,fma` one when `H` is true.
-macro_rules! run {
+/// Runs loop `$map` of shape `SH` ([`k32`], [`k64`], [`mask2`]) in the
+/// copy kernel parameter `H` names: the `avx2,fma` one when `H` is true.
+macro_rules! runk {
     ($map:ident, $($arg:expr),+) => {{
         #[cfg(target_arch = "x86_64")]
         if H {
             // SAFETY: a kernel with `H` true is only handed out by the
             // `select_*` functions for a `Path` with `hw` set, which only
             // `Path::detect` makes, after the CPU reported AVX2 and FMA.
-            #[allow(unsafe_code)]
-            return unsafe { hw::$map($($arg),+) };
-        }
-        $map($($arg),+)
-    }};
-}
-
-/// [`run!`] for the kernels of shape `SH` ([`k32`], [`k64`]).
-macro_rules! runk {
-    ($map:ident, $($arg:expr),+) => {{
-        #[cfg(target_arch = "x86_64")]
-        if H {
-            // SAFETY: as in `run!`: `H` is true only for a `Path` made
-            // after the CPU reported AVX2 and FMA.
             #[allow(unsafe_code)]
             return unsafe { hw::$map::<SH>($($arg),+) };
         }
@@ -285,6 +296,14 @@ macro_rules! shapes {
             6 => $f::<$($g,)* 6>,
             _ => $f::<$($g,)* 7>,
         }
+    };
+}
+
+/// The comparison kernel `$f::<$g.., SH>` for shape `$sh` (`a` a
+/// register, `b` a register or an immediate).
+macro_rules! cshapes {
+    ($sh:expr, $f:ident $(, $g:tt)*) => {
+        if $sh & 2 == 0 { $f::<$($g,)* 4> as KCmp } else { $f::<$($g,)* 6> as KCmp }
     };
 }
 
@@ -594,15 +613,15 @@ fn fcmp<T: PartialOrd>(op: CmpOp, x: T, y: T, nan: bool) -> bool {
 }
 
 /// An f32 comparison kernel for operator `OP` (a `CmpOp` as `u8`).
-fn cmp32<const Z: bool, const OP: u8, const H: bool>(x: &L, y: &L) -> u32 {
-    run!(mask2, x, y, |a, b| {
+fn cmp32<const Z: bool, const OP: u8, const H: bool, const SH: u8>(regs: &[L], o: &KOps) -> u32 {
+    runk!(mask2, regs, o, |a, b| {
         let (u, v) = (f32in::<Z>(a), f32in::<Z>(b));
         fcmp(CMPS[OP as usize], u, v, u.is_nan() | v.is_nan())
     })
 }
 
-fn cmp64<const OP: u8, const H: bool>(x: &L, y: &L) -> u32 {
-    run!(mask2, x, y, |a, b| {
+fn cmp64<const OP: u8, const H: bool, const SH: u8>(regs: &[L], o: &KOps) -> u32 {
+    runk!(mask2, regs, o, |a, b| {
         let (u, v) = (f64::from_bits(a), f64::from_bits(b));
         fcmp(CMPS[OP as usize], u, v, u.is_nan() | v.is_nan())
     })
@@ -628,22 +647,27 @@ const CMPS: [CmpOp; 14] = [
 
 /// The kernel of `setp`/`set` on f32 or f64 with operator `cmp` on path
 /// `p`, if there is one.
-pub(crate) fn select_fcmp(p: Path, cmp: CmpOp, ty: FTy, ftz: bool) -> Option<KCmp> {
+pub(crate) fn select_fcmp(p: Path, cmp: CmpOp, ty: FTy, ftz: bool, sh: u8) -> Option<KCmp> {
+    if sh & 1 != 0 {
+        return None;
+    }
     if p.hw {
-        fcmp_on::<true>(cmp, ty, ftz)
+        fcmp_on::<true>(cmp, ty, ftz, sh)
     } else {
-        fcmp_on::<false>(cmp, ty, ftz)
+        fcmp_on::<false>(cmp, ty, ftz, sh)
     }
 }
 
-fn fcmp_on<const H: bool>(cmp: CmpOp, ty: FTy, ftz: bool) -> Option<KCmp> {
+fn fcmp_on<const H: bool>(cmp: CmpOp, ty: FTy, ftz: bool, sh: u8) -> Option<KCmp> {
     let i = CMPS.iter().position(|c| *c == cmp)?;
     macro_rules! table {
         ($f:ident $(, $z:literal)?) => {
             [
-                $f::<$($z,)? 0, H> as KCmp, $f::<$($z,)? 1, H>, $f::<$($z,)? 2, H>, $f::<$($z,)? 3, H>, $f::<$($z,)? 4, H>,
-                $f::<$($z,)? 5, H>, $f::<$($z,)? 6, H>, $f::<$($z,)? 7, H>, $f::<$($z,)? 8, H>, $f::<$($z,)? 9, H>,
-                $f::<$($z,)? 10, H>, $f::<$($z,)? 11, H>, $f::<$($z,)? 12, H>, $f::<$($z,)? 13, H>,
+                cshapes!(sh, $f $(, $z)?, 0, H), cshapes!(sh, $f $(, $z)?, 1, H), cshapes!(sh, $f $(, $z)?, 2, H),
+                cshapes!(sh, $f $(, $z)?, 3, H), cshapes!(sh, $f $(, $z)?, 4, H), cshapes!(sh, $f $(, $z)?, 5, H),
+                cshapes!(sh, $f $(, $z)?, 6, H), cshapes!(sh, $f $(, $z)?, 7, H), cshapes!(sh, $f $(, $z)?, 8, H),
+                cshapes!(sh, $f $(, $z)?, 9, H), cshapes!(sh, $f $(, $z)?, 10, H), cshapes!(sh, $f $(, $z)?, 11, H),
+                cshapes!(sh, $f $(, $z)?, 12, H), cshapes!(sh, $f $(, $z)?, 13, H),
             ]
         };
     }
@@ -669,13 +693,13 @@ fn ord<T: Ord, const OP: u8>(x: T, y: T) -> bool {
     }
 }
 
-/// An integer comparison kernel on `64 - SH`-bit values: both operands
-/// shifted left by `SH` keep their order as unsigned numbers of that
+/// An integer comparison kernel on `64 - W`-bit values: both operands
+/// shifted left by `W` keep their order as unsigned numbers of that
 /// width, and as `i64` their order as signed ones (`S`), whatever the bits
 /// above the width hold.
-fn icmp<const SH: u32, const S: bool, const OP: u8, const H: bool>(x: &L, y: &L) -> u32 {
-    run!(mask2, x, y, |a, b| {
-        let (u, v) = (a << SH, b << SH);
+fn icmp<const W: u32, const S: bool, const OP: u8, const H: bool, const SH: u8>(regs: &[L], o: &KOps) -> u32 {
+    runk!(mask2, regs, o, |a, b| {
+        let (u, v) = (a << W, b << W);
         if S {
             ord::<i64, OP>(u as i64, v as i64)
         } else {
@@ -687,15 +711,18 @@ fn icmp<const SH: u32, const S: bool, const OP: u8, const H: bool>(x: &L, y: &L)
 /// The kernel of an integer `setp`/`set` with operator `cmp` on type `ty`
 /// on path `p`, if there is one (the ordered operators on 8- to 64-bit
 /// types; `lo/ls/hi/hs` are the unsigned `lt/le/gt/ge`).
-pub(crate) fn select_icmp(p: Path, cmp: CmpOp, ty: crate::alu::ITy) -> Option<KCmp> {
+pub(crate) fn select_icmp(p: Path, cmp: CmpOp, ty: crate::alu::ITy, sh: u8) -> Option<KCmp> {
+    if sh & 1 != 0 {
+        return None;
+    }
     if p.hw {
-        icmp_on::<true>(cmp, ty)
+        icmp_on::<true>(cmp, ty, sh)
     } else {
-        icmp_on::<false>(cmp, ty)
+        icmp_on::<false>(cmp, ty, sh)
     }
 }
 
-fn icmp_on<const H: bool>(cmp: CmpOp, ty: crate::alu::ITy) -> Option<KCmp> {
+fn icmp_on<const H: bool>(cmp: CmpOp, ty: crate::alu::ITy, sh: u8) -> Option<KCmp> {
     let (op, signed) = match cmp {
         CmpOp::Eq => (0, false),
         CmpOp::Ne => (1, false),
@@ -711,7 +738,7 @@ fn icmp_on<const H: bool>(cmp: CmpOp, ty: crate::alu::ITy) -> Option<KCmp> {
     };
     macro_rules! ops {
         ($sh:literal, $s:literal) => {
-            [icmp::<$sh, $s, 0, H> as KCmp, icmp::<$sh, $s, 1, H>, icmp::<$sh, $s, 2, H>, icmp::<$sh, $s, 3, H>, icmp::<$sh, $s, 4, H>, icmp::<$sh, $s, 5, H>]
+            [cshapes!(sh, icmp, $sh, $s, 0, H), cshapes!(sh, icmp, $sh, $s, 1, H), cshapes!(sh, icmp, $sh, $s, 2, H), cshapes!(sh, icmp, $sh, $s, 3, H), cshapes!(sh, icmp, $sh, $s, 4, H), cshapes!(sh, icmp, $sh, $s, 5, H)]
         };
     }
     let table = match (ty.bits, signed) {
@@ -914,6 +941,19 @@ mod tests {
         Some(full)
     }
 
+    /// The lanes where the comparison kernel `sel` chooses for two
+    /// registers holds on `x` and `y`; checks on the way that the shape
+    /// with an immediate `b` gives, for lane 0's value of `y`, the result
+    /// of two registers with that value in every lane of `b`.
+    fn callc(sel: impl Fn(u8) -> Option<KCmp>, x: &L, y: &L) -> Option<u32> {
+        let k = sel(0b100)?;
+        let regs = [*x, *y, [y[0]; 32]];
+        let t = k(&regs, &[0, 0, 1, 0]);
+        let imm = sel(0b110).expect("a kernel for an immediate b")(&regs, &[0, 0, y[0], 0]);
+        assert_eq!(imm, k(&regs, &[0, 0, 2, 0]), "immediate b");
+        Some(t)
+    }
+
     /// The portable path, and the hardware one where this CPU has it.
     fn paths() -> Vec<Path> {
         let d = Path::detect();
@@ -944,8 +984,7 @@ mod tests {
         for cmp in CMPS {
             for ftz in [false, true] {
                 for p in paths() {
-                    let Some(k) = select_fcmp(p, cmp, ty, ftz) else { continue };
-                    let t = k(x, y);
+                    let Some(t) = callc(|sh| select_fcmp(p, cmp, ty, ftz, sh), x, y) else { continue };
                     for l in 0..32 {
                         prop_assert_eq!(t >> l & 1 == 1, alu::fcmp(cmp, ty, ftz, x[l], y[l]), "{:?} {:?} ftz={} {:#x} {:#x}", cmp, ty, ftz, x[l], y[l]);
                     }
@@ -1044,8 +1083,7 @@ mod tests {
                     let ty = ITy { bits, signed };
                     for cmp in ops {
                         for p in paths() {
-                            let k = select_icmp(p, cmp, ty).expect("every ordered integer comparison has a kernel");
-                            let t = k(&x, &y);
+                            let t = callc(|sh| select_icmp(p, cmp, ty, sh), &x, &y).expect("every ordered integer comparison has a kernel");
                             for l in 0..32 {
                                 prop_assert_eq!(t >> l & 1 == 1, alu::icmp(cmp, ty, x[l], y[l]), "{:?} {:?} {:#x} {:#x}", cmp, ty, x[l], y[l]);
                             }
@@ -1105,7 +1143,7 @@ mod tests {
             assert!(select_fma(p, FTy::F32, false, false, Some(Rounding::Rn), 4).is_some());
             assert!(select_fma(p, FTy::F64, false, false, Some(Rounding::Rn), 0).is_some());
             for cmp in CMPS {
-                assert!(select_fcmp(p, cmp, FTy::F32, false).is_some() && select_fcmp(p, cmp, FTy::F32, true).is_some());
+                assert!(select_fcmp(p, cmp, FTy::F32, false, 0b100).is_some() && select_fcmp(p, cmp, FTy::F32, true, 0b110).is_some());
             }
             for op in [FUnOp::Ex2, FUnOp::Lg2, FUnOp::Sin, FUnOp::Cos, FUnOp::Rsqrt] {
                 assert!(select_fun(p, op, FTy::F32, true, None, 6).is_some(), "{op:?}");

@@ -123,7 +123,7 @@ pub(crate) fn with_kernel(mut op: Op) -> Op {
         Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => *k = Kern::new(kops(*d, &[a, b]).and_then(|(sh, o)| Some((flanes::select_fbin(p, *op, *ty, *ftz, *sat, *rnd, sh)?, o)))),
         Op::FUn { op, ty, ftz, rnd, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_fun(p, *op, *ty, *ftz, *rnd, sh)?, o)))),
         Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => *k = Kern::new(kops(*d, &[a, b, c]).and_then(|(sh, o)| Some((flanes::select_fma(p, *ty, *ftz, *sat, *rnd, sh)?, o)))),
-        Op::Setp { cmp, ty, ftz, k, .. } | Op::Set { cmp, ty, ftz, k, .. } => *k = Kern::new(arith::select_cmp(p, *cmp, *ty, *ftz)),
+        Op::Setp { cmp, ty, ftz, a, b, k, .. } | Op::Set { cmp, ty, ftz, a, b, k, .. } => *k = Kern::new(kops(0, &[a, b]).and_then(|(sh, o)| Some((arith::select_cmp(p, *cmp, *ty, *ftz, sh)?, o)))),
         Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_cvt(p, *dst, *src, *rnd, *sat, *ftz, sh)?, o)))),
         _ => {}
     }
@@ -407,8 +407,8 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => arith::fbin(cx, fr, m, k, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
         Op::FUn { op, ty, ftz, rnd, d, a, k } => arith::fun(cx, fr, m, k, *op, *ty, *ftz, *rnd, *d, a),
         Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => arith::fma(cx, fr, m, k, *ty, (*ftz, *sat, *rnd), *d, [a, b, c]),
-        Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k } => arith::setp(cx, fr, m, *k, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
-        Op::Set { cmp, ty, ftz, one, d, a, b, comb, k } => arith::set(cx, fr, m, *k, (*cmp, *ty, *ftz), *one, *d, a, b, *comb),
+        Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k } => arith::setp(cx, fr, m, k, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
+        Op::Set { cmp, ty, ftz, one, d, a, b, comb, k } => arith::set(cx, fr, m, k, (*cmp, *ty, *ftz), *one, *d, a, b, *comb),
         Op::SetpX2 { cmp, ty, ftz, p, q, a, b, comb } => arith::setp_x2(cx, fr, m, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
         Op::SetX2 { cmp, ty, ftz, one, d, a, b, comb } => arith::set_x2(cx, fr, m, (*cmp, *ty, *ftz), *one, *d, a, b, *comb),
         Op::Selp { bits, d, a, b, c } => arith::selp(cx, fr, m, *bits, *d, a, b, *c),
