@@ -58,6 +58,9 @@ struct Barrier {
 #[derive(Clone, Debug)]
 pub struct Barriers {
     bars: Vec<Barrier>,
+    /// Bit `id`: barrier `id` saw an arrival since the last reset (the
+    /// others are idle, so a reset or a scan after exits skips them).
+    touched: u32,
 }
 
 impl Default for Barriers {
@@ -112,15 +115,24 @@ impl Barriers {
     pub fn new() -> Barriers {
         Barriers {
             bars: vec![Barrier::default(); BARRIERS],
+            touched: 0,
         }
     }
 
     /// Makes every barrier idle again.
     pub fn reset(&mut self) {
-        self.bars.resize_with(BARRIERS, Barrier::default);
-        for b in &mut self.bars {
-            *b = Barrier::default();
+        for id in lanes(self.touched) {
+            if let Some(b) = self.bars.get_mut(id) {
+                *b = Barrier::default();
+            }
         }
+        self.touched = 0;
+    }
+
+    /// The barriers that may have threads arrived ([`Barriers::pending`]),
+    /// a bit per id; every other barrier is idle.
+    pub fn maybe_pending(&self) -> u32 {
+        self.touched
     }
 
     /// Lanes `waiter.mask` arrive at barrier `args.id` (below 16, as
@@ -131,6 +143,7 @@ impl Barriers {
         let Some(b) = self.bars.get_mut(args.id as usize) else {
             return false;
         };
+        self.touched |= 1 << args.id;
         let mask = waiter.mask;
         if b.arrived == 0 && b.waiters.is_empty() {
             b.all = true;

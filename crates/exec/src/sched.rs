@@ -12,7 +12,7 @@ use crate::exec::{CtaEnv, Ctx};
 use crate::fuel::Tank;
 use crate::lanemem::Peers;
 pub(crate) use crate::policy::Located;
-use crate::barrier::{BarArgs, Barriers, Waiter, BARRIERS};
+use crate::barrier::{BarArgs, Barriers, Waiter};
 use crate::policy::{Policy, TurnEnd, Wait};
 use crate::warp::{lanes, Stats, Warp, WarpStatus};
 use crate::Scheduling;
@@ -160,7 +160,7 @@ fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end:
                     }
                 }
             }
-            for id in 0..BARRIERS {
+            for id in lanes(ctas[ci].barriers.maybe_pending()) {
                 if ctas[ci].barriers.pending(id) {
                     check_barrier(&mut ctas[ci], id, pol);
                 }
