@@ -25,6 +25,7 @@ fn wait_state(on: Wait) -> LaneState {
 
 impl Policy for Its {
     fn enter(&self, w: &mut Warp, frame: u32) {
+        w.its_used = true;
         for l in lanes(w.valid) {
             w.lane_frame[l] = frame;
         }

@@ -170,6 +170,7 @@ fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end:
         TurnEnd::Bar { frame, pc, mask, args } => arrive(&mut ctas[ci], wi, Waiter { warp: wi as u32, frame, pc, mask, kind: args.kind, dst: args.dst }, args, pol),
         TurnEnd::ClusterArrive { mask } => {
             let w = &mut ctas[ci].warps[wi];
+            w.cluster_used = true;
             for l in lanes(mask) {
                 if w.cluster_arrived[l] != cs.phase {
                     w.cluster_arrived[l] = cs.phase;

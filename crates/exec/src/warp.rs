@@ -157,6 +157,12 @@ pub struct Warp {
     pub last_mask: u32,
     /// `barrier.cluster.arrive` phase each lane arrived in (u64::MAX: not arrived).
     pub cluster_arrived: [u64; 32],
+    /// Whether the ITS policy entered the warp (`pc`, `lane_frame`,
+    /// `lane_state`, `spins`, `last_key`, `last_mask` may have changed),
+    /// and whether a lane arrived at a cluster barrier, since the last
+    /// reset: [`Warp::reset`] restores only what may have changed.
+    pub(crate) its_used: bool,
+    pub(crate) cluster_used: bool,
     /// Spin detection (stack mode): checkpoint hash and counters.
     pub spin_hash: u64,
     pub spin_count: u64,
@@ -203,6 +209,8 @@ impl Warp {
             last_key: None,
             last_mask: 0,
             cluster_arrived: [u64::MAX; 32],
+            its_used: false,
+            cluster_used: false,
             spin_hash: 0,
             spin_count: 0,
             spin_same: 0,
@@ -269,10 +277,22 @@ impl Warp {
     pub fn reset(&mut self, id: u32, valid: u32, local_limit: u32) {
         if valid == u32::MAX {
             self.lane_state = [LaneState::Ready; 32];
-        } else {
+        } else if valid != self.valid || self.its_used {
             for (l, s) in self.lane_state.iter_mut().enumerate() {
                 *s = if valid >> l & 1 == 1 { LaneState::Ready } else { LaneState::Absent };
             }
+        }
+        if self.its_used {
+            self.pc = [0; 32];
+            self.lane_frame = [NO_FRAME; 32];
+            self.spins = 0;
+            self.last_key = None;
+            self.last_mask = 0;
+            self.its_used = false;
+        }
+        if self.cluster_used {
+            self.cluster_arrived = [u64::MAX; 32];
+            self.cluster_used = false;
         }
         self.id = id;
         self.valid = valid;
@@ -282,25 +302,21 @@ impl Warp {
         }
         self.free.clear();
         self.free.extend((0..self.frames.len() as u32).rev());
+        // (Only a frame with local storage makes a lane's local top
+        // nonzero, and it sets `local_used`.)
         if self.local_used {
             for l in &mut self.local {
                 l.clear();
             }
+            self.local_top = [0; 32];
             self.local_used = false;
         }
-        self.local_top = [0; 32];
         self.local_limit = local_limit;
         self.sleep_ns = 0;
         self.instrs = 0;
         self.stores = 0;
         self.status = if valid == 0 { WarpStatus::Done } else { WarpStatus::Runnable };
         self.stack.clear();
-        self.pc = [0; 32];
-        self.lane_frame = [NO_FRAME; 32];
-        self.spins = 0;
-        self.last_key = None;
-        self.last_mask = 0;
-        self.cluster_arrived = [u64::MAX; 32];
         self.spin_hash = 0;
         self.spin_count = 0;
         self.spin_same = 0;
