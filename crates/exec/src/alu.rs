@@ -941,6 +941,7 @@ pub fn fun_rnd(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, a: u64) -> 
 pub mod dot;
 pub mod bits;
 pub mod ext;
+pub mod fp8;
 pub mod video;
 
 #[cfg(test)]

@@ -366,6 +366,11 @@ pub enum Op {
     Movmatrix { d: u32, a: Src },
     /// `mma.sync.aligned`.
     Mma(Box<Mma>),
+    /// `wmma.load.{a,b,c}`: a fragment from memory (`datapath/wmma.rs`).
+    WmmaLoad { f: WmmaFrag, space: Space, ds: Vec<u32>, addr: Addr, stride: Src },
+    /// `wmma.store.d`: a fragment to memory.
+    WmmaStore { f: WmmaFrag, space: Space, srcs: Vec<Src>, addr: Addr, stride: Src },
+    WmmaMma(Box<WmmaMma>),
     /// `mbarrier.*` on the object at `addr` (`space` `.shared` or generic),
     /// and `cp.async.mbarrier.arrive`: `d` the state (arrive), the predicate
     /// (test_wait/try_wait) or the count (pending_count, whose `a` is the
@@ -445,6 +450,42 @@ pub struct Mma {
     pub ctype: MmaTy,
     pub rnd: crate::alu::Rounding,
     pub satfinite: bool,
+    pub d: Vec<u32>,
+    pub a: Vec<Src>,
+    pub b: Vec<Src>,
+    pub c: Vec<Src>,
+}
+
+/// A `wmma` fragment: of matrix A (`b'a'`, M x K), B (`b'b'`, K x N) or
+/// C/D (`b'c'`, M x N) of shape (M, N, K), its memory layout, element type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct WmmaFrag {
+    pub which: u8,
+    pub shape: (usize, usize, usize),
+    pub col_major: bool,
+    pub ty: MmaTy,
+}
+
+impl WmmaFrag {
+    /// Rows and columns of the fragment's matrix.
+    pub fn dims(&self) -> (usize, usize) {
+        let (m, n, k) = self.shape;
+        match self.which {
+            b'a' => (m, k),
+            b'b' => (k, n),
+            _ => (m, n),
+        }
+    }
+}
+
+/// `wmma.mma.sync.aligned`: D = A * B + C on fragments.
+#[derive(Clone, Debug, PartialEq)]
+pub struct WmmaMma {
+    pub shape: (usize, usize, usize),
+    pub fa: WmmaFrag,
+    pub fb: WmmaFrag,
+    pub fc: WmmaFrag,
+    pub fd: WmmaFrag,
     pub d: Vec<u32>,
     pub a: Vec<Src>,
     pub b: Vec<Src>,

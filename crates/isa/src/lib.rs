@@ -437,7 +437,7 @@ macro_rules! for_each_op {
             "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy;
             "mbarrier"   Tensor     (ANY)             _          Rmw      Data     Seq            Mbarrier;
             "mma"        Tensor     (ANY)             _          Def      PerLane  Seq            Mma;
-            "wmma"       Loose      (ANY)             _          Def      Data     Seq            "matrix instructions are not modelled yet";
+            "wmma"       Loose      (ANY)             _          Def      Data     Seq            Matrix;
             "ldmatrix"   Tensor     (ANY)             _          Load     PerLane  Seq            Matrix;
             "stmatrix"   Tensor     (ANY)             _          Store    Data     Seq            Matrix;
             "movmatrix"  Tensor     (ANY)             _          Def      PerLane  Seq            Matrix;

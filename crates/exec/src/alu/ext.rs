@@ -240,6 +240,8 @@ pub enum Lane3Op {
     CvtPack { bits: u32, signed: bool },
     /// A SIMD video instruction (`vadd2` ... `vset4`, [`super::video`]).
     Video(super::video::Video),
+    /// An 8-bit float `cvt` ([`super::fp8`]).
+    Fp8 { op: super::fp8::Fp8Cvt, relu: bool },
 }
 
 /// One lane of a [`Lane3Op`]; `None` where the manual leaves the result
@@ -254,6 +256,7 @@ pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
         Lane3Op::Fns => return fns(a, b, c),
         Lane3Op::CvtPack { bits, signed } => cvt_pack(bits, signed, a, b, c),
         Lane3Op::Video(v) => super::video::video(v, a, b, c),
+        Lane3Op::Fp8 { op, relu } => super::fp8::cvt(op, relu, a, b),
     })
 }
 

@@ -36,6 +36,7 @@ mod space;
 mod tensor;
 mod sys;
 mod warpops;
+mod wmma;
 
 use crate::error::{RunError, Trap, TrapKind};
 use crate::lanemem::LaneMem;
@@ -446,6 +447,9 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Stmatrix { trans, space, srcs, addr } => tensor::stmatrix(cx, fr, m, *trans, *space, srcs, *addr)?,
         Op::Movmatrix { d, a } => tensor::movmatrix(cx, fr, m, *d, a)?,
         Op::Mma(x) => tensor::mma(cx, fr, m, x)?,
+        Op::WmmaLoad { f, space, ds, addr, stride } => wmma::load(cx, fr, m, f, *space, ds, *addr, stride)?,
+        Op::WmmaStore { f, space, srcs, addr, stride } => wmma::store_d(cx, fr, m, f, *space, srcs, *addr, stride)?,
+        Op::WmmaMma(x) => wmma::mma(cx, fr, m, x)?,
         Op::Mbarrier { op, d, space, addr, a } => mbarrier::mbarrier(cx, fr, m, *op, *d, *space, *addr, a)?,
         Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?,
         Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,

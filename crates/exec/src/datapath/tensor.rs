@@ -34,7 +34,7 @@ use crate::warp::Frame;
 
 /// Traps unless all 32 lanes execute the instruction; `Ok(false)` when
 /// none does (every lane guarded off).
-fn whole_warp(m: u32, what: &str) -> Result<bool, Trap> {
+pub(crate) fn whole_warp(m: u32, what: &str) -> Result<bool, Trap> {
     match m {
         0 => Ok(false),
         u32::MAX => Ok(true),

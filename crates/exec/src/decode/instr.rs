@@ -17,7 +17,9 @@ use std::collections::HashMap;
 
 mod bits;
 mod ext;
+mod fp8;
 mod video;
+mod wmma;
 mod route;
 mod tensor;
 

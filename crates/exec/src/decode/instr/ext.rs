@@ -38,7 +38,7 @@ pub(super) enum Ext {
 pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
         "add" | "sub" | "mad" if has(".cc") => Ext::CarryChain,
-        "cvt" if has(".pack") => Ext::Lane3,
+        "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
         "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs" | "ex2" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         "ex2" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
         _ => return None,
@@ -75,6 +75,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let opc = i.opcode.text;
         if opc.starts_with('v') {
             return self.video(i);
+        }
+        if opc == "cvt" && i.modifiers.iter().any(|m| m.text == ".e4m3x2" || m.text == ".e5m2x2") {
+            return self.cvt_fp8(i);
         }
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let has = |m: &str| mods.contains(&m);

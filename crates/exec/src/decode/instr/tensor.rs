@@ -58,6 +58,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Tensor::CpAsync => self.cp_async(i),
             Tensor::Matrix => match i.opcode.text {
                 "movmatrix" => self.movmatrix(i),
+                "wmma" => self.wmma(i),
                 op => self.ld_st_matrix(i, op == "stmatrix"),
             },
             Tensor::Mma => self.mma(i),
