@@ -99,9 +99,10 @@ generate() {
 
   # ---- nvcc 13.5 ---------------------------------------------------------
   local cu
-  # Sources that need sm_80 (__reduce_*_sync, bf16 arithmetic, atomicAdd on
-  # __nv_bfloat162) are compiled at compute_80, the others at compute_75.
-  local SM80_SRC=" half2.cu atom2.cu warp2.cu "
+  # Sources that need sm_80 (__reduce_*_sync, bf16 arithmetic and wmma,
+  # atomicAdd on __nv_bfloat162) are compiled at compute_80, the others at
+  # compute_75.
+  local SM80_SRC=" half2.cu atom2.cu warp2.cu wmma_bf16.cu "
   for cu in *.cu; do
     log "nvcc $cu"
     local arch=compute_75
@@ -132,7 +133,7 @@ generate() {
     # These need CUDA's headers (cuda_fp16.h, cuda_bf16.h,
     # cooperative_groups) or its math library and intrinsics (libdevice,
     # cuda_runtime.h), which -nocudainc -nocudalib leave out.
-    case $cu in half.cu | mathf.cu | intrin.cu | simd.cu | half2.cu | atom2.cu | warp2.cu) continue ;; esac
+    case $cu in half.cu | mathf.cu | mathd.cu | intrin.cu | simd.cu | half2.cu | atom2.cu | warp2.cu | wmma.cu | wmma_bf16.cu) continue ;; esac
     log "clang $cu"
     "${CLANG[@]}" --cuda-gpu-arch=sm_70 -O2 "$cu" -o "$CORPUS/clang/${cu%.cu}.ptx"
   done
@@ -189,9 +190,10 @@ validate() {
   : >"$out.new"
   while IFS= read -r f; do
     rel=${f#"$CORPUS"/}
-    target=$(sed -n 's/^[[:space:]]*\.target[[:space:]]*sm_\([0-9]*\).*/\1/p' "$f" | head -1)
+    # the target with its suffix (sm_90a: Triton's fp8 kernels for sm_90)
+    target=$(sed -n 's/^[[:space:]]*\.target[[:space:]]*sm_\([0-9]*[a-z]*\).*/\1/p' "$f" | head -1)
     arch=75
-    [[ -n $target && $target -gt 75 ]] && arch=$target
+    [[ -n $target && ${target%%[a-z]*} -gt 75 ]] && arch=$target
     ver=$(sed -n 's/^[[:space:]]*\.version[[:space:]]*\([0-9.]*\).*/\1/p' "$f" | head -1)
     if [[ ${ver%%.*} -ge 9 ]]; then
       # ptxas 12.9 reads PTX ISA <= 8.8; nvcc 13.5 writes 9.x. Check the file
@@ -246,7 +248,7 @@ validate_pending() {
   : >"$out"
   while IFS= read -r f; do
     rel=${f#"$PENDING"/}
-    arch=$(sed -n 's/^[[:space:]]*\.target[[:space:]]*sm_\([0-9]*\).*/\1/p' "$f" | head -1)
+    arch=$(sed -n 's/^[[:space:]]*\.target[[:space:]]*sm_\([0-9]*[a-z]*\).*/\1/p' "$f" | head -1)
     "$PTXAS12" -arch=sm_$arch "$f" -o "$tmp/a.cubin" || { log "REJECTED by ptxas 12.9: $rel"; return 1; }
     printf '%s\taccepted by ptxas 12.9 -arch=sm_%s\n' "$rel" "$arch" >>"$out"
   done < <(find "$PENDING/numba" "$PENDING/triton" -name '*.ptx' | LC_ALL=C sort)

@@ -1015,6 +1015,9 @@ fn every_triton_file_is_launched() {
             "tr_softmax_row.ptx",
             "tr_sort_i32.ptx",
             "tr_to_bf16.ptx",
+            // tr_to_fp8_sm89 and tr_to_fp8_sm90: corpus_golden.rs
+            "tr_to_fp8_sm89.ptx",
+            "tr_to_fp8_sm90.ptx",
             "tr_vector_add.ptx"
         ]
     );

@@ -10,9 +10,9 @@ maskN.bin), which crates/exec/tests/corpus_golden.rs launches and compares.
 Needs numpy only (the Numba tools environment has it)."""
 import sys
 from golden_lib import write, run_ptxsim
-import golden_mathf, golden_int, golden_half, golden_warp, golden_simd, golden_numba, golden_triton
+import golden_mathf, golden_mathd, golden_int, golden_half, golden_warp, golden_simd, golden_numba, golden_triton, golden_fp8, golden_wmma
 
-CASES = golden_mathf.CASES + golden_int.CASES + golden_half.CASES + golden_warp.CASES + golden_simd.CASES + golden_numba.CASES + golden_triton.CASES
+CASES = golden_mathf.CASES + golden_mathd.CASES + golden_int.CASES + golden_half.CASES + golden_warp.CASES + golden_simd.CASES + golden_numba.CASES + golden_triton.CASES + golden_fp8.CASES + golden_wmma.CASES
 
 if __name__ == "__main__":
     only = None

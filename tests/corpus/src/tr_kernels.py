@@ -4,7 +4,7 @@ Run with a Python that has triton==3.3.1 (PyPI; no GPU, driver or torch
 needed):
     python tr_kernels.py OUTDIR PENDING_DIR
 Each kernel is compiled ahead of time with triton.compile for an sm_80 target
-(GPUTarget("cuda", 80, 32), num_warps=4) and its PTX is written to
+(GPUTarget("cuda", 80, 32), num_warps=4; to_fp8 also for sm_89 and sm_90) and its PTX is written to
 OUTDIR/tr_<name>.ptx, or PENDING_DIR/tr_<name>.ptx for the kernels in
 PENDING. Each directory gets a launch.tsv with the kernel name, num_warps
 and the dynamic shared memory size that Triton computed. Triton's
@@ -270,6 +270,21 @@ def softmax_f16(out_ptr, in_ptr, n_cols, BLOCK: tl.constexpr):
     tl.store(out_ptr + row * n_cols + cols, (num / den).to(tl.float16), mask=mask)
 
 
+# to_fp8 (compiled for sm_89 and sm_90, where Triton has fp8 conversions) is
+# checked against the golden references of golden_fp8.py.
+@triton.jit
+def to_fp8(x_ptr, e4_ptr, e5_ptr, back_ptr, n, BLOCK: tl.constexpr):
+    offs = tl.program_id(0) * BLOCK + tl.arange(0, BLOCK)
+    m = offs < n
+    x = tl.load(x_ptr + offs, mask=m)
+    a = x.to(tl.float8e4nv)
+    b = x.to(tl.float8e5)
+    tl.store(e4_ptr + offs, a, mask=m)
+    tl.store(e5_ptr + offs, b, mask=m)
+    tl.store(back_ptr + offs, a.to(tl.float32), mask=m)
+    tl.store(back_ptr + n + offs, b.to(tl.float32), mask=m)
+
+
 def MM_SIG(t):
     return {"a_ptr": "*" + t, "b_ptr": "*" + t, "c_ptr": "*fp32", "M": "i32", "N": "i32", "K": "i32",
             "sam": "i32", "sak": "i32", "sbk": "i32", "sbn": "i32", "scm": "i32", "scn": "i32",
@@ -333,6 +348,13 @@ KERNELS = {
                       "BLOCK": "constexpr"}, {"BLOCK": 128}),
     "softmax_f16": (softmax_f16, {"out_ptr": "*fp16", "in_ptr": "*fp16", "n_cols": "i32", "BLOCK": "constexpr"},
                     {"BLOCK": 128}),
+    # fp8 conversions: cvt.rz.f16.f32 + cvt.rn.satfinite.e4m3x2.f16x2 and
+    # integer rounding for e5m2 at sm_89; cvt.rn.satfinite.{e4m3x2,e5m2x2}.f32
+    # at sm_90 (Triton's target is then sm_90a)
+    "to_fp8_sm89": (to_fp8, {"x_ptr": "*fp32", "e4_ptr": "*fp8e4nv", "e5_ptr": "*fp8e5", "back_ptr": "*fp32",
+                                 "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, {"cc": 89}),
+    "to_fp8_sm90": (to_fp8, {"x_ptr": "*fp32", "e4_ptr": "*fp8e4nv", "e5_ptr": "*fp8e5", "back_ptr": "*fp32",
+                                 "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, {"cc": 90}),
 }
 
 
@@ -347,7 +369,9 @@ def main():
     tables = {outdir: [], pending_dir: []}
     for name, (fn, sig, consts, *extra) in KERNELS.items():
         src = ASTSource(fn=fn, signature=sig, constexprs=consts)
-        k = triton.compile(src, target=target, options={"num_warps": 4, **(extra[0] if extra else {})})
+        opts = dict(extra[0]) if extra else {}
+        cc = opts.pop("cc", 80)  # the target's compute capability (sm_80 unless named)
+        k = triton.compile(src, target=GPUTarget("cuda", cc, 32) if cc != 80 else target, options={"num_warps": 4, **opts})
         d = pending_dir if name in PENDING else outdir
         with open(f"{d}/tr_{name}.ptx", "w") as fh:
             fh.write(k.asm["ptx"])

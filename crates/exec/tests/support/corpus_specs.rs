@@ -353,6 +353,12 @@ pub fn specs() -> Vec<Spec> {
         // mathf.cu (outputs: one row of n per function)
         s("mathf_unary", g, b, vec![f32k(T, -1200, 1200, 0.01), out(4 * 48 * T), u32v(NN)]),
         s("mathf_binary", g, b, vec![f32k(T, -1200, 1200, 0.01), f32k(T, -300, 300, 0.03), out(4 * 30 * T), out(4 * 2 * T), u32v(NN)]),
+        // mathd.cu
+        s("mathd", g, b, vec![f64q(T, -40, 40), f64q(T, -20, 20), out(8 * 48 * T), out(4 * T), u32v(NN)]),
+        // wmma.cu, wmma_bf16.cu: whole warps (the warp matrix functions need all 32 lanes)
+        s("wmma_gemm", d1(1), d2(64, 2), vec![f16q(32 * 32, -2, 2), f16q(32 * 32, -2, 2), f32q(32 * 32, -8, 8), u32v(32), u32v(32), u32v(32), f32v(2.0), f32v(-0.5)]),
+        s("wmma_f16acc", d1(1), d1(32), vec![f16q(32 * 16, -2, 2), f16q(16 * 8, -2, 2), out(2 * 256)]),
+        s("wmma_bf16", d1(1), d1(32), vec![u32_bits(128), u32_bits(256), out(4 * 256), f32q(256, -8, 8)]),
         // intrin.cu
         s("int_intrinsics", g, b, vec![u32_bits(T), u32_bits(T), u64_bits(T), u64_bits(T), out(4 * 23 * T), out(8 * 8 * T), u32v(NN)]),
         // simd.cu

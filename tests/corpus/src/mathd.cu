@@ -1,0 +1,60 @@
+// Double-precision CUDA math library: one output row per function.
+#include "compat.h"
+
+extern "C" __global__ void mathd(const double *x, const double *y, double *out, int *iout, int n) {
+  int i = blockIdx.x * blockDim.x + threadIdx.x;
+  if (i >= n) return;
+  double v = x[i], w = y[i];
+  double a = fabs(v);
+  int k = 0;
+  out[k++ * n + i] = pow(a, w);
+  out[k++ * n + i] = atan2(v, w);
+  out[k++ * n + i] = asin(v / (1.0 + a));
+  out[k++ * n + i] = acos(v / (1.0 + a));
+  out[k++ * n + i] = acosh(a + 1.0);
+  out[k++ * n + i] = asinh(v);
+  out[k++ * n + i] = atanh(v / (1.0 + a));
+  out[k++ * n + i] = erf(v);
+  out[k++ * n + i] = erfc(v);
+  out[k++ * n + i] = lgamma(v);
+  out[k++ * n + i] = tgamma(v);
+  out[k++ * n + i] = cbrt(v);
+  out[k++ * n + i] = exp(v);
+  out[k++ * n + i] = log(a);
+  out[k++ * n + i] = sin(v);
+  out[k++ * n + i] = cos(v);
+  out[k++ * n + i] = tan(v);
+  out[k++ * n + i] = fmod(v, w);
+  out[k++ * n + i] = remainder(v, w);
+  out[k++ * n + i] = hypot(v, w);
+  out[k++ * n + i] = rint(v);
+  out[k++ * n + i] = round(v);
+  out[k++ * n + i] = trunc(v);
+  int e;
+  out[k++ * n + i] = frexp(v, &e);
+  iout[i] = e;
+  out[k++ * n + i] = ldexp(v, (int)w);
+  out[k++ * n + i] = rsqrt(a);
+  out[k++ * n + i] = sinpi(v);
+  out[k++ * n + i] = nextafter(v, w);
+  out[k++ * n + i] = expm1(v);
+  out[k++ * n + i] = log1p(a);
+  out[k++ * n + i] = sqrt(a);
+  out[k++ * n + i] = v / w;
+  out[k++ * n + i] = fma(v, w, 0.25);
+  out[k++ * n + i] = __dadd_rz(v, w);
+  out[k++ * n + i] = __dmul_ru(v, w);
+  out[k++ * n + i] = __ddiv_rd(v, w);
+  out[k++ * n + i] = __drcp_rn(w);
+  out[k++ * n + i] = __dsqrt_ru(a);
+  out[k++ * n + i] = (double)__double2float_rz(v);
+  out[k++ * n + i] = (double)__double2ll_rn(v);
+  out[k++ * n + i] = (double)__double2int_rz(v);
+  out[k++ * n + i] = log2(a);
+  out[k++ * n + i] = exp2(v);
+  out[k++ * n + i] = cosh(v);
+  out[k++ * n + i] = tanh(v);
+  out[k++ * n + i] = atan(v);
+  out[k++ * n + i] = erfinv(v / (1.0 + a));
+  out[k++ * n + i] = normcdf(v);
+}
