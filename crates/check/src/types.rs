@@ -52,6 +52,27 @@ pub enum Size {
 /// Whether a register of type `reg` may stand where the instruction type `ins`
 /// is expected.
 pub fn reg_fits(ins: ScalarType, reg: ScalarType, size: Size) -> bool {
+    // Looked up once per register operand: read from a table of every
+    // (instruction type, register type, size rule) filled by the rule below.
+    static TABLE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+    let n = ScalarType::ALL.len();
+    let at = |i: ScalarType, r: ScalarType, s: Size| (i as usize * n + r as usize) * 2 + (s == Size::AtLeast) as usize;
+    let t = TABLE.get_or_init(|| {
+        let mut t = vec![false; n * n * 2];
+        for &i in ScalarType::ALL {
+            for &r in ScalarType::ALL {
+                for s in [Size::Exact, Size::AtLeast] {
+                    t[at(i, r, s)] = reg_fits_rule(i, r, s);
+                }
+            }
+        }
+        t
+    });
+    t.get(at(ins, reg, size)).copied().unwrap_or_else(|| reg_fits_rule(ins, reg, size))
+}
+
+/// The rule [`reg_fits`] tabulates.
+fn reg_fits_rule(ins: ScalarType, reg: ScalarType, size: Size) -> bool {
     let (ci, cr) = (class(ins), class(reg));
     if ci == Class::Pred || cr == Class::Pred {
         return ci == cr;
@@ -139,5 +160,24 @@ mod tests {
         assert!(!arg_fits(F32, U32));
         assert!(arg_fits(U64, B64) && arg_fits(B64, F64) && arg_fits(S64, U64));
         assert!(!arg_fits(F64, F32));
+    }
+}
+
+#[cfg(test)]
+mod reg_fits_tests {
+    use super::*;
+
+    /// The table answers what the rule answers, and `ALL` lists the types in
+    /// declaration order (the table's index).
+    #[test]
+    fn the_table_is_the_rule() {
+        for (k, &i) in ScalarType::ALL.iter().enumerate() {
+            assert_eq!(i as usize, k);
+            for &r in ScalarType::ALL {
+                for s in [Size::Exact, Size::AtLeast] {
+                    assert_eq!(reg_fits(i, r, s), reg_fits_rule(i, r, s), "{i:?} {r:?}");
+                }
+            }
+        }
     }
 }
