@@ -1,6 +1,14 @@
-//! Float lane kernels: the common float instructions as straight loops over
-//! the 32 lanes of a warp, one kernel per (operation, type, `.ftz`, `.sat`,
-//! rounding), chosen once per instruction by the `select_*` functions.
+//! Float lane kernels: the common float instructions (and the integer
+//! comparisons) as straight loops over the 32 lanes of a warp, one kernel
+//! per (operation, type, `.ftz`, `.sat`, rounding, operand shape), chosen
+//! once per instruction by the `select_*` functions.
+//!
+//! The shape says which sources are immediates (bit i for source i); a
+//! kernel takes the frame's register file with its operands
+//! ([`KOps`]: the destination, then each source's register or immediate)
+//! and the lane mask, and writes the destination in place ([`k32`],
+//! [`k64`]); a comparison kernel returns the lanes where it holds
+//! ([`mask2`]).
 //!
 //! Division, square root and reciprocal (`.rn`) and `rsqrt.approx` have
 //! kernels too: the vector units compute them correctly rounded.
@@ -8,7 +16,7 @@
 //! Each kernel computes all 32 lanes with no data-dependent branch: `.ftz`
 //! is a mask on the bits, NaN canonicalisation and `.sat` are selects, so
 //! the compiler vectorises the loop. Forms without a kernel here (other
-//! roundings, f16/bf16, `.sat` on f64, the approximate functions) return
+//! roundings, f16/bf16, `.sat` on f64, a special-register source) return
 //! `None` and run through [`crate::alu`] lane by lane.
 //!
 //! Fused multiply-add is exact on every path. Where the CPU has FMA (x86-64
