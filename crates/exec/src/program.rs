@@ -437,6 +437,9 @@ pub enum MmaTy {
     S8,
     U8,
     S32,
+    /// The 8-bit floats of sm_89's `mma.m16n8k32` (`crate::alu::fp8`).
+    E4m3,
+    E5m2,
 }
 
 /// One `mma.sync.aligned.shape.row.col{.rnd}{.satfinite}.dtype.atype.btype.ctype d, a, b, c`:

@@ -1003,6 +1003,8 @@ fn every_triton_file_is_launched() {
             "tr_matmul_f16.ptx",
             "tr_matmul_f32_ieee.ptx",
             "tr_matmul_f32_ieee_pipelined.ptx",
+            // tr_matmul_fp8_sm89: corpus_golden.rs
+            "tr_matmul_fp8_sm89.ptx",
             "tr_matmul_i8.ptx",
             "tr_matmul_tf32.ptx",
             "tr_max_abs.ptx",

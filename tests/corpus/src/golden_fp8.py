@@ -103,3 +103,21 @@ def to_fp8(cc):
 
 
 CASES = [to_fp8(89), to_fp8(90)]
+
+
+def matmul_fp8():
+    rng = np.random.default_rng(111)
+    # e4m3 multiples of 1/4 up to 2, e5m2 values with two mantissa bits
+    a = rng.integers(-8, 9, (32, 32)) / 4
+    b = rng.choice([-2.0, -1.5, -1.25, -1.0, -0.5, 0.0, 0.5, 1.0, 1.25, 1.5, 2.0], (32, 32))
+    case = Case("tr_matmul_fp8_sm89", "triton/tr_matmul_fp8_sm89.ptx", "matmul_small", (1, 1, 1), (128, 1, 1), shared=4224,
+                note="Triton matmul_small on float8e4nv x float8e5 at sm_89: mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32")
+    case.buf(np.array([e4m3(v) for v in a.reshape(-1)], np.uint8))
+    case.buf(np.array([e5m2(v) for v in b.reshape(-1)], np.uint8))
+    k = case.buf(np.full(32 * 32, np.nan, np.float32))
+    case.val("u64", 0)
+    case.approx(k, (a @ b).reshape(-1), np.zeros(1024), "c")
+    return case
+
+
+CASES = [to_fp8(89), to_fp8(90), matmul_fp8]

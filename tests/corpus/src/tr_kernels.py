@@ -353,6 +353,9 @@ KERNELS = {
     # at sm_90 (Triton's target is then sm_90a)
     "to_fp8_sm89": (to_fp8, {"x_ptr": "*fp32", "e4_ptr": "*fp8e4nv", "e5_ptr": "*fp8e5", "back_ptr": "*fp32",
                                  "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, {"cc": 89}),
+    # tl.dot on float8e4nv x float8e5 at sm_89: mma.sync m16n8k32 .e4m3/.e5m2 into f32
+    "matmul_fp8_sm89": (matmul_small, {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e5", "c_ptr": "*fp32", "BM": "constexpr",
+                                       "BN": "constexpr", "BK": "constexpr"}, {"BM": 32, "BN": 32, "BK": 32}, {"cc": 89}),
     "to_fp8_sm90": (to_fp8, {"x_ptr": "*fp32", "e4_ptr": "*fp8e4nv", "e5_ptr": "*fp8e5", "back_ptr": "*fp32",
                                  "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, {"cc": 90}),
 }

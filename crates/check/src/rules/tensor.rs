@@ -372,6 +372,7 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
         (Tf32, Tf32) => k != 16 && dt == F32 && ct == F32,
         (a, b) if int(a) && int(b) => matches!((m, n, k), (16, 8, 16) | (16, 8, 32)) && dt == S32 && ct == S32,
         (F64, F64) => (m, n, k) == (8, 8, 4) && dt == F64 && ct == F64,
+        (E4m3 | E5m2, E4m3 | E5m2) => (m, n, k) == (16, 8, 32) && dt == F32 && ct == F32,
         _ => false,
     };
     if !ok {
@@ -383,9 +384,18 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     if let Some(s) = sat.filter(|_| !int(at)) {
         return err(cx, s, "`.satfinite` applies to the integer `mma` forms".to_string(), "unexpected modifier");
     }
-    cx.require(if k == 8 && at == F16 { Feature::MmaM16N8K8 } else { Feature::MmaSm80 }, sspan);
+    cx.require(
+        if k == 8 && at == F16 {
+            Feature::MmaM16N8K8
+        } else if matches!(at, E4m3 | E5m2) {
+            Feature::MmaFp8
+        } else {
+            Feature::MmaSm80
+        },
+        sspan,
+    );
     let per = |t: ScalarType| match t {
-        S8 | U8 => 4,
+        S8 | U8 | E4m3 | E5m2 => 4,
         F16 | Bf16 => 2,
         _ => 1,
     };

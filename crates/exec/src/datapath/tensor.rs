@@ -52,7 +52,7 @@ pub(crate) fn whole_warp(m: u32, what: &str) -> Result<bool, Trap> {
 /// Width in bits of an element type.
 pub(crate) fn elem_bits(t: MmaTy) -> u32 {
     match t {
-        MmaTy::S8 | MmaTy::U8 => 8,
+        MmaTy::S8 | MmaTy::U8 | MmaTy::E4m3 | MmaTy::E5m2 => 8,
         MmaTy::F16 | MmaTy::BF16 => 16,
         MmaTy::Tf32 | MmaTy::F32 | MmaTy::S32 => 32,
         MmaTy::F64 => 64,
@@ -111,6 +111,8 @@ fn value(ty: MmaTy, bits: u64) -> (f64, i64) {
         MmaTy::Tf32 => (f32::from_bits(bits as u32 & !0x1fff) as f64, 0),
         MmaTy::F32 => (f32::from_bits(bits as u32) as f64, 0),
         MmaTy::F64 => (f64::from_bits(bits), 0),
+        MmaTy::E4m3 => (crate::alu::fp8::F8::E4m3.to_f64(bits as u8), 0),
+        MmaTy::E5m2 => (crate::alu::fp8::F8::E5m2.to_f64(bits as u8), 0),
         MmaTy::S8 => (0.0, bits as u8 as i8 as i64),
         MmaTy::U8 => (0.0, bits as u8 as i64),
         MmaTy::S32 => (0.0, bits as u32 as i32 as i64),

@@ -323,6 +323,8 @@ fn mma_ty(t: ScalarType) -> Option<MmaTy> {
         ScalarType::S8 => MmaTy::S8,
         ScalarType::U8 => MmaTy::U8,
         ScalarType::S32 => MmaTy::S32,
+        ScalarType::E4m3 => MmaTy::E4m3,
+        ScalarType::E5m2 => MmaTy::E5m2,
         _ => return None,
     })
 }
@@ -341,6 +343,8 @@ pub(crate) fn mma_form(shape: MmaShape, d: MmaTy, a: MmaTy, b: MmaTy, c: MmaTy) 
         (Tf32, Tf32) => matches!(shape, M16N8K8 | M16N8K4) && d == F32 && c == F32,
         (S8 | U8, S8 | U8) => matches!(shape, M16N8K32 | M16N8K16) && d == S32 && c == S32,
         (F64, F64) => shape == M8N8K4 && d == F64 && c == F64,
+        // sm_89's 8-bit floats (PTX ISA 8.4): m16n8k32 into f32.
+        (E4m3 | E5m2, E4m3 | E5m2) => shape == M16N8K32 && d == F32 && c == F32,
         _ => false,
     }
 }
