@@ -1,7 +1,11 @@
 //! ptxsim-check: verifies a parsed PTX module the way ptxas does, and warns
 //! about constructs that are legal but undefined at run time.
 //!
-//! [`check_module`] runs one linear pass over the module. Every diagnostic
+//! [`check_module`] checks a parsed module: the module pass over its
+//! header and declarations, then each function body against what was
+//! declared before it, the findings merged in source order ([`stream`]);
+//! [`check_text`] does the same from the text, parsing and checking one
+//! body at a time on several threads. Every diagnostic
 //! names its rule in its code (`check/<rule>`), points at the offending span,
 //! and where useful at the related declaration. The rules:
 //!

@@ -122,3 +122,33 @@ fn extern_calls_are_left_to_the_linker_unless_whole_program() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(text.contains("error[check/call-target]: `ext_f` is called but never defined in this module"), "{text}");
 }
+
+/// `--jobs` changes how many threads check the bodies, never the report: a
+/// module large enough to be spread over threads (one per 256 KiB), with
+/// errors in many of its functions and one past `--max-errors`, gives the
+/// same output and status on 1 and 4 threads, in text and JSON; `--jobs 0`
+/// is a usage error.
+#[test]
+fn jobs_do_not_change_the_report() {
+    let mut src = String::from(".version 7.8\n.target sm_70\n.address_size 64\n");
+    for k in 0..8000 {
+        let bad = if k % 97 == 0 { "%undeclared" } else { "%r1" };
+        src.push_str(&format!(".visible .entry k{k}()\n{{\n    .reg .b32 %r<4>;\n    mov.u32 %r2, {bad};\n    ret;\n}}\n"));
+    }
+    assert!(src.len() > 600 << 10, "{} bytes", src.len());
+    let p = temp_file("jobs.ptx", src.as_bytes());
+    let p = p.to_str().unwrap();
+    for format in ["text", "json"] {
+        let one = ptxsim(&["check", "--format", format, "--max-errors", "50", "-j", "1", p]);
+        let four = ptxsim(&["check", "--format", format, "--max-errors", "50", "--jobs", "4", p]);
+        assert_eq!(one.status.code(), Some(1));
+        assert_eq!(four.status.code(), one.status.code(), "{format}");
+        assert_eq!(String::from_utf8_lossy(&four.stdout), String::from_utf8_lossy(&one.stdout), "{format}");
+        assert_eq!(String::from_utf8_lossy(&four.stderr), String::from_utf8_lossy(&one.stderr), "{format}");
+        let out = String::from_utf8_lossy(&one.stdout).into_owned() + &String::from_utf8_lossy(&one.stderr);
+        // 83 functions (every 97th of 8,000) have the error; 50 are shown.
+        let past = if format == "text" { "33 more errors not shown" } else { "\"not_shown\":33" };
+        assert!(out.contains("undeclared") && out.contains(past), "{format}: {}", out.get(..2000).unwrap_or(&out));
+    }
+    assert_eq!(ptxsim(&["check", "--jobs", "0", p]).status.code(), Some(2));
+}
