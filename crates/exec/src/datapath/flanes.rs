@@ -168,6 +168,8 @@ fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64)
 
 /// The loops of [`k32`], on distinct registers (arguments, so the
 /// compiler knows they do not overlap).
+// The lane index also picks the mask bit and the immediate's half.
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn k32_lanes<const SH: u8>(d: &mut [u32; 64], x: &[u32; 64], y: &[u32; 64], z: &[u32; 64], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
     // The full mask and the others in two loops: a select against the
@@ -194,6 +196,8 @@ fn k64<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64)
 }
 
 /// The loops of [`k64`], on distinct registers.
+// The lane index also picks the mask bit and the immediate's half.
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn k64_lanes<const SH: u8>(d: &mut L, x: &L, y: &L, z: &L, o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
     if m == u32::MAX {
@@ -211,6 +215,8 @@ fn k64_lanes<const SH: u8>(d: &mut L, x: &L, y: &L, z: &L, o: &KOps, m: u32, f: 
 /// `f(a, b)` per lane as all ones or zero, `a` a register and `b` a
 /// register or (shape bit 1) the immediate `o[2]`. A register out of range
 /// reads as zeros (the decoder only makes registers that exist).
+// The lane index also picks the mask bit and the immediate's half.
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn truth<const SH: u8>(regs: &[L], o: &KOps, f: impl Fn(u64, u64) -> bool) -> L {
     let reg = |i: usize| regs.get(o[i + 1] as usize).unwrap_or(&NONE);
@@ -223,6 +229,8 @@ fn truth<const SH: u8>(regs: &[L], o: &KOps, f: impl Fn(u64, u64) -> bool) -> L 
 }
 
 /// The lanes where `f(a, b)` holds ([`truth`]).
+// The lane index also picks the mask bit and the immediate's half.
+#[allow(clippy::needless_range_loop)]
 #[inline(always)]
 fn mask2<const SH: u8>(regs: &[L], o: &KOps, f: impl Fn(u64, u64) -> bool) -> u32 {
     let c = truth::<SH>(regs, o, f);
