@@ -66,8 +66,19 @@ fn outline_agrees(text: &str, what: &str) -> bool {
     !failed
 }
 
+/// Runs `f` with the stack of a process's main thread: the malformed
+/// examples nest blocks 200 deep, which formatting and dropping their trees
+/// in a debug build takes more than a test thread's 2 MiB for.
+fn with_main_stack(f: fn()) {
+    std::thread::Builder::new().stack_size(8 << 20).spawn(f).expect("a thread").join().expect("no panic");
+}
+
 #[test]
 fn outline_and_functions_rebuild_the_parse() {
+    with_main_stack(rebuild);
+}
+
+fn rebuild() {
     let mut files = common::corpus_files();
     files.extend(common::ptx_files(&common::repo_root().join("tests/check")));
     files.extend(common::ptx_files(&std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/malformed")));
@@ -84,6 +95,10 @@ fn outline_and_functions_rebuild_the_parse() {
 
 #[test]
 fn mutated_modules_fall_back_exactly_when_parse_reports() {
+    with_main_stack(mutated);
+}
+
+fn mutated() {
     let files = common::corpus_files();
     let mut s = 0x2545_f491_4f6c_dd1du64;
     let mut next = |n: usize| {
