@@ -144,7 +144,12 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Bare => forms::bare(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
-        Form::Loose => operand::resolve_all(cx, i),
+        Form::Loose => {
+            operand::resolve_all(cx, i);
+            if matches!(i.opcode.text, "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4") {
+                forms::video(cx, i);
+            }
+        }
         _ => typed::typed(cx, i, &d, spec),
     }
 }
