@@ -511,3 +511,27 @@ pub fn corpus_files() -> Vec<PathBuf> {
     files
 }
 
+
+/// The block shapes `spec` is launched with: the kernels on the default
+/// geometry (3 blocks of 80) also run with blocks of 75 (warps of 32, 32 and
+/// 11 lanes; 225 threads for 217 elements).
+pub fn launch_blocks(spec: &Spec) -> Vec<Dim3> {
+    if spec.grid == d1(3) && spec.block == d1(80) {
+        vec![d1(80), d1(75)]
+    } else {
+        vec![spec.block]
+    }
+}
+
+/// The name of one launch of `kernel` in corpus file `rel` (`nvcc/x.ptx`)
+/// with `block`, as the recorded GPU results name it.
+pub fn launch_id(rel: &str, kernel: &str, block: Dim3) -> String {
+    let file = rel.trim_end_matches(".ptx").replace('/', "_");
+    format!("{file}.{kernel}.b{}", block.x * block.y * block.z)
+}
+
+/// FNV-1a of an input buffer: `launches.txt` of the recorded GPU results
+/// names each input with it.
+pub fn digest(b: &[u8]) -> u64 {
+    b.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, &x| (h ^ x as u64).wrapping_mul(0x100_0000_01b3))
+}

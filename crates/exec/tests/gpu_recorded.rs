@@ -1,0 +1,231 @@
+//! The corpus launches of `support/corpus_specs.rs` against what a real GPU
+//! left in their buffers.
+//!
+//! `tests/gpu/corpus/` holds the results of every launch (`<id>.out<K>.bin`:
+//! buffer argument K after the launch; `<id>.stdout`: what it printed) as an
+//! NVIDIA H100 (sm_90, driver 13.0) computed them: the launches were written
+//! by `cargo run -p ptxsim-exec --example export_corpus_launches` and
+//! replayed by `scripts/gpu_record.py` through CuPy and the driver's PTX JIT
+//! (`device.txt`, `record.txt`: which modules had their `.version` lowered
+//! for that driver). `launches.txt` is the exported list, with a digest of
+//! each input buffer, so a change to a launch's inputs is noticed: such a
+//! launch, like one added after the recording, is listed as unrecorded and
+//! not compared (the test requires nearly all recorded launches to be).
+//!
+//! Each launch runs here on a fresh device with one worker, under both
+//! scheduling modes, and every byte of every buffer must equal the GPU's,
+//! except the bytes [`EXCEPTIONS`] (schedule-dependent on purpose) and
+//! [`GPU_FREEDOM`] (results the PTX ISA leaves to the implementation) name.
+//! Printed lines must be the same lines (their order across warps is the
+//! schedule's).
+
+use ptxsim_exec::{Device, LaunchConfig, Scheduling};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+#[path = "support/corpus_specs.rs"]
+mod corpus_specs;
+use corpus_specs::*;
+
+/// Warp instructions one launch may execute (far more than any needs).
+const FUEL: u64 = 20_000_000;
+
+/// How a buffer may differ from the GPU's where the PTX ISA leaves the
+/// result to the implementation.
+enum Freedom {
+    /// The bytes for which the function is true are not compared.
+    Bytes(fn(usize) -> bool),
+    /// Each f32 element within this many units in the last place of the
+    /// GPU's (NaN matches NaN).
+    F32Ulps(u32),
+    /// Each f32 element within this fraction of the buffer's largest
+    /// magnitude (a sum whose terms may each be off by a few ulps).
+    F32OfMax(f32),
+}
+
+/// Results the PTX ISA leaves to the implementation, so ptxsim and the GPU
+/// may both be right and still differ: (launch id prefix, argument, what
+/// may differ, why).
+const GPU_FREEDOM: &[(&str, usize, Freedom, &str)] = &[
+    ("llvmlite_lt_compare.compare_kernel.", 4, Freedom::Bytes(|at| at >= 160 && at % 160 < 8),
+     "each thread writes 42 words at a stride of 40 (lt_compare.py's record is two words longer than its slot), so its last \
+      two stores race with the next thread's first two: a data race, whose outcome the memory model leaves open (the GPU's \
+      store scheduling keeps the next thread's values)"),
+    ("nvcc_fpmath.nbody_forces.", 1, Freedom::F32OfMax(1e-5), NBODY),
+    ("nvcc_fpmath.nbody_forces.", 2, Freedom::F32OfMax(1e-5), NBODY),
+    ("nvcc_fpmath.nbody_forces.", 3, Freedom::F32OfMax(1e-5), NBODY),
+    ("clang_fpmath.nbody_forces.", 1, Freedom::F32OfMax(1e-5), NBODY),
+    ("clang_fpmath.nbody_forces.", 2, Freedom::F32OfMax(1e-5), NBODY),
+    ("clang_fpmath.nbody_forces.", 3, Freedom::F32OfMax(1e-5), NBODY),
+    ("nvcc_mathf.mathf_unary.", 1, Freedom::F32Ulps(1024), MATHF),
+    ("nvcc_mathf.mathf_binary.", 2, Freedom::F32Ulps(32), MATHF),
+];
+
+const NBODY: &str = "sums of forces computed with `rsqrt.approx.f32` (the manual bounds its error, 2^-22.9 relative, and leaves \
+     the value to the implementation) and with `mul.f32`/`add.f32` without a rounding modifier, which ptxas may contract \
+     into `fma` (PTX ISA: mul/add without .rn may be optimized aggressively); the per-term differences of a few ulps add \
+     up in sums with cancellation";
+
+const MATHF: &str = "CUDA's single-precision library uses `rcp`, `rsqrt`, `ex2`, `lg2`, `sin`, `cos` and `div` `.approx` in \
+     its fast paths; the manual bounds their errors but does not give their bits, and lgammaf/tgammaf/erfcf amplify a \
+     one-ulp difference of such a step. Each function's accuracy against an exact reference is checked by \
+     `corpus_golden.rs`";
+
+/// The distance in units in the last place between two f32 (bit patterns).
+fn ulps(a: u32, b: u32) -> u64 {
+    let key = |x: u32| if x >> 31 == 1 { -((x & 0x7fff_ffff) as i64) } else { x as i64 };
+    let (fa, fb) = (f32::from_bits(a), f32::from_bits(b));
+    if fa.is_nan() && fb.is_nan() {
+        return 0;
+    }
+    (key(a) - key(b)).unsigned_abs()
+}
+
+fn gpu_dir() -> PathBuf {
+    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/corpus"))
+}
+
+/// What one launch left: every buffer argument (by index) and the printed text.
+struct Result {
+    bufs: Vec<(usize, Vec<u8>)>,
+    stdout: Vec<u8>,
+}
+
+fn run(src: &str, spec: &Spec, block: ptxsim_exec::Dim3, mode: Scheduling) -> std::result::Result<Result, String> {
+    let mut dev = Device::new();
+    let m = dev.load(src).map_err(|e| e.to_string())?;
+    let (args, ptrs) = upload(&mut dev, &spec.args);
+    let mut cfg = LaunchConfig::new(spec.grid, block);
+    cfg.dynamic_shared_bytes = spec.dynamic_shared;
+    cfg.scheduling = mode;
+    cfg.fuel = FUEL;
+    cfg.threads = Some(1);
+    let stats = dev.launch(&m, spec.kernel, &cfg, &args).map_err(|e| e.to_string())?;
+    let idx = spec.args.iter().enumerate().filter(|(_, a)| matches!(a, Arg::Buf(_))).map(|(i, _)| i);
+    let bufs = idx.zip(ptrs).map(|(i, (p, n))| (i, dev.read(p, n).unwrap())).collect();
+    Ok(Result { bufs, stdout: stats.stdout.bytes })
+}
+
+/// The printed lines in sorted order, each `0x` followed by nine or more
+/// hex digits (a `%p` of a device address, which is the implementation's)
+/// replaced by `0x<address>`.
+fn sorted_lines(b: &[u8]) -> Vec<String> {
+    let text = String::from_utf8_lossy(b);
+    let mut l: Vec<String> = text.split_inclusive('\n').map(mask_addresses).collect();
+    l.sort();
+    l
+}
+
+fn mask_addresses(line: &str) -> String {
+    let mut out = String::new();
+    let mut rest = line;
+    while let Some(p) = rest.find("0x") {
+        let digits = rest[p + 2..].bytes().take_while(u8::is_ascii_hexdigit).count();
+        out.push_str(&rest[..p + 2]);
+        if digits >= 9 {
+            out.push_str("<address>");
+        } else {
+            out.push_str(&rest[p + 2..p + 2 + digits]);
+        }
+        rest = &rest[p + 2 + digits..];
+    }
+    out.push_str(rest);
+    out
+}
+
+#[test]
+fn corpus_launches_leave_what_the_gpu_left() {
+    let dir = gpu_dir();
+    let listed: HashMap<String, String> = std::fs::read_to_string(dir.join("launches.txt"))
+        .expect("tests/gpu/corpus/launches.txt")
+        .lines()
+        .filter_map(|l| l.split_once(' ').map(|(id, rest)| (id.to_string(), rest.to_string())))
+        .collect();
+    let specs = specs();
+    let (mut launches, mut bytes) = (0usize, 0usize);
+    let mut failures = Vec::new();
+    let mut unrecorded = Vec::new();
+    for f in corpus_files() {
+        let src = std::fs::read_to_string(&f).unwrap();
+        let rel = format!(
+            "{}/{}",
+            f.parent().and_then(|p| p.file_name()).and_then(|s| s.to_str()).unwrap_or(""),
+            f.file_name().and_then(|s| s.to_str()).unwrap_or("")
+        );
+        let m = Device::new().load(&src).unwrap_or_else(|e| panic!("{rel}: {e}"));
+        for k in m.kernels() {
+            let spec = specs.iter().find(|s| s.kernel == k).unwrap_or_else(|| panic!("{rel}: no spec for {k}"));
+            for block in launch_blocks(spec) {
+                let id = launch_id(&rel, k, block);
+                // The recorded launch had these inputs.
+                // The recorded launch had these inputs (a launch added or
+                // changed since the recording is listed, not compared).
+                let Some(line) = listed.get(&id) else {
+                    unrecorded.push(format!("{id}: not recorded"));
+                    continue;
+                };
+                let stale = spec.args.iter().enumerate().any(|(i, a)| match a {
+                    Arg::Buf(b) => !line.split(' ').any(|w| w == format!("buf:{id}.in{i}.bin#{:016x}", digest(b))),
+                    Arg::Val(_) => false,
+                });
+                if stale {
+                    unrecorded.push(format!("{id}: inputs changed since the recording"));
+                    continue;
+                }
+                let skipped: Vec<(usize, std::ops::Range<usize>)> = EXCEPTIONS.iter().filter(|e| e.0 == k).map(|e| (e.1.arg, e.1.range.clone())).collect();
+                let free: Vec<&(&str, usize, Freedom, &str)> = GPU_FREEDOM.iter().filter(|g| id.starts_with(g.0)).collect();
+                for mode in [Scheduling::Stack, Scheduling::Its] {
+                    launches += 1;
+                    let got = match run(&src, spec, block, mode) {
+                        Ok(r) => r,
+                        Err(e) => {
+                            failures.push(format!("{id} ({mode:?}): {}", e.lines().next().unwrap_or("")));
+                            continue;
+                        }
+                    };
+                    for (i, mine) in &got.bufs {
+                        let path = dir.join(format!("{id}.out{i}.bin"));
+                        let gpu = std::fs::read(&path).unwrap_or_else(|_| panic!("{}", path.display()));
+                        bytes += gpu.len();
+                        let off = |at: usize| {
+                            skipped.iter().any(|(a, r)| a == i && r.contains(&at))
+                                || free.iter().any(|g| g.1 == *i && matches!(g.2, Freedom::Bytes(f) if f(at)))
+                        };
+                        let word = |v: &[u8], at: usize| v.get(at & !3..(at & !3) + 4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+                        let largest = (0..gpu.len() / 4).filter_map(|w| word(&gpu, 4 * w)).map(|x| f32::from_bits(x).abs()).filter(|x| x.is_finite()).fold(0f32, f32::max);
+                        let near = |at: usize| {
+                            let (Some(g), Some(m)) = (word(&gpu, at), word(mine, at)) else { return false };
+                            free.iter().any(|f| {
+                                f.1 == *i
+                                    && match f.2 {
+                                        Freedom::F32Ulps(n) => ulps(g, m) <= n as u64,
+                                        Freedom::F32OfMax(e) => (f32::from_bits(g) - f32::from_bits(m)).abs() <= e * largest,
+                                        Freedom::Bytes(_) => false,
+                                    }
+                            })
+                        };
+                        let diff: Vec<usize> = (0..gpu.len().max(mine.len())).filter(|&at| gpu.get(at) != mine.get(at) && !off(at) && !near(at)).collect();
+                        if let Some(&at) = diff.first() {
+                            let most = (0..gpu.len() / 4).filter_map(|w| Some(ulps(word(&gpu, 4 * w)?, word(mine, 4 * w)?))).max().unwrap_or(0);
+                            let w = |v: &[u8]| {
+                                let s = at & !3;
+                                v.get(s..s + 4).map(|c| format!("{:#010x}", u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).unwrap_or_default()
+                            };
+                            failures.push(format!("{id} ({mode:?}): buffer {i}: {} bytes differ, first at byte {at}: gpu {} ptxsim {} (as f32 words: at most {most} ulps apart)", diff.len(), w(&gpu), w(mine)));
+                        }
+                    }
+                    let printed = std::fs::read(dir.join(format!("{id}.stdout"))).unwrap_or_default();
+                    if sorted_lines(&printed) != sorted_lines(&got.stdout) {
+                        failures.push(format!("{id} ({mode:?}): printed lines differ:\ngpu     {:?}\nptxsim  {:?}", String::from_utf8_lossy(&printed), String::from_utf8_lossy(&got.stdout)));
+                    }
+                }
+            }
+        }
+    }
+    if !unrecorded.is_empty() {
+        println!("{} launches without a GPU recording (record them: scripts/gpu_record.py):\n{}", unrecorded.len(), unrecorded.join("\n"));
+    }
+    assert!(failures.is_empty(), "{} of {launches} launches differ from the GPU:\n{}", failures.len(), failures.join("\n"));
+    // 305 launches were recorded (2026-11-25); each runs in both modes.
+    assert!(launches >= 580 && bytes > 1_000_000, "only {launches} launches / {bytes} bytes compared");
+}
