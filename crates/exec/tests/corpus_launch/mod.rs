@@ -108,6 +108,10 @@ pub struct Loaded {
     pub dev: Device,
     pub module: Module,
     pub kernel: String,
+    /// The module's path under `tests/`.
+    pub rel: String,
+    /// The buffers allocated by [`Loaded::buffer`]: (address, bytes).
+    pub bufs: Vec<(u64, u64)>,
 }
 
 impl Loaded {
@@ -121,7 +125,7 @@ impl Loaded {
             return Err(Failure::Mismatch(format!("{rel}: expected one kernel, found {kernels:?}")));
         }
         let kernel = kernels[0].to_string();
-        Ok(Loaded { dev, module, kernel })
+        Ok(Loaded { dev, module, kernel, rel: rel.to_string(), bufs: Vec::new() })
     }
 
     /// Allocates a buffer holding `data`; returns its device address.
@@ -129,6 +133,7 @@ impl Loaded {
         let bytes = to_bytes(data);
         let addr = self.dev.alloc(bytes.len().max(1) as u64)?;
         self.dev.write(addr, &bytes)?;
+        self.bufs.push((addr, bytes.len() as u64));
         Ok(addr)
     }
 
@@ -146,11 +151,72 @@ impl Loaded {
     /// [`Loaded::launch`], returning what the launch reports (its
     /// statistics and what the kernel printed).
     pub fn launch_stats(&self, grid: impl Into<ptxsim_exec::Dim3>, block: impl Into<ptxsim_exec::Dim3>, shared: u32, args: &[KernelArg]) -> Result<ptxsim_exec::LaunchStats, Failure> {
+        let (grid, block) = (grid.into(), block.into());
+        if MODE.with(|m| m.get()) == Scheduling::Stack {
+            if let Some(dir) = std::env::var_os("PTXSIM_RECORD_LAUNCHES") {
+                self.export(std::path::Path::new(&dir), grid, block, shared, args);
+            }
+        }
         let mut cfg = LaunchConfig::new(grid, block);
         cfg.fuel = FUEL;
         cfg.dynamic_shared_bytes = shared;
         cfg.scheduling = MODE.with(|m| m.get());
         Ok(self.dev.launch(&self.module, &self.kernel, &cfg, args)?)
+    }
+}
+
+impl Loaded {
+    /// Appends this launch to `dir/launches.txt` in the format of the
+    /// `export_corpus_launches` example (for `scripts/gpu_record.py`): a
+    /// pointer argument equal to the address of one of this module's
+    /// buffers becomes that buffer, with its bytes at launch time written to
+    /// `dir`. The launch's name is the module, the kernel and a digest of
+    /// the inputs, so it does not depend on the order tests run in.
+    fn export(&self, dir: &std::path::Path, grid: ptxsim_exec::Dim3, block: ptxsim_exec::Dim3, shared: u32, args: &[KernelArg]) {
+        use std::fmt::Write as _;
+        use std::io::Write as _;
+        let fnv = |h: u64, b: &[u8]| b.iter().fold(h, |h, &x| (h ^ x as u64).wrapping_mul(0x100_0000_01b3));
+        let mut inputs = Vec::new();
+        let mut all = 0xcbf2_9ce4_8422_2325u64;
+        for a in args {
+            let v = match a {
+                KernelArg::Ptr(p) | KernelArg::U64(p) => Some(*p),
+                _ => None,
+            };
+            match v.and_then(|p| self.bufs.iter().find(|b| b.0 == p && p != 0)) {
+                Some(&(p, n)) => {
+                    let bytes = self.dev.read(p, n).expect("read a recorded buffer");
+                    all = fnv(all, &bytes);
+                    inputs.push(Some(bytes));
+                }
+                None => {
+                    all = fnv(all, &a.bytes());
+                    inputs.push(None);
+                }
+            }
+        }
+        let stem = self.rel.trim_start_matches("corpus/").trim_end_matches(".ptx").replace('/', "_");
+        // (Numba's mangled kernel names are too long for a file name.)
+        let kernel = if self.kernel.len() <= 40 { self.kernel.clone() } else { format!("k{:08x}", fnv(0xcbf2_9ce4_8422_2325, self.kernel.as_bytes()) as u32) };
+        let id = format!("{stem}.{kernel}.{:08x}", all as u32);
+        let mut line = format!("{id} {} {} {},{},{} {},{},{} {shared}", self.rel.trim_start_matches("corpus/"), self.kernel, grid.x, grid.y, grid.z, block.x, block.y, block.z);
+        for (i, (a, inp)) in args.iter().zip(&inputs).enumerate() {
+            match inp {
+                Some(bytes) => {
+                    let file = format!("{id}.in{i}.bin");
+                    std::fs::write(dir.join(&file), bytes).expect("write an input");
+                    let _ = write!(line, " buf:{file}#{:016x}", fnv(0xcbf2_9ce4_8422_2325, bytes));
+                }
+                None => {
+                    let _ = write!(line, " v{}:", a.bytes().len());
+                    for x in a.bytes() {
+                        let _ = write!(line, "{x:02x}");
+                    }
+                }
+            }
+        }
+        let mut f = std::fs::OpenOptions::new().create(true).append(true).open(dir.join("launches.txt")).expect("open launches.txt");
+        let _ = writeln!(f, "{line}");
     }
 }
 
