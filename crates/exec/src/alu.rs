@@ -162,6 +162,29 @@ pub fn ftz32(x: f32) -> f32 {
 /// The canonical NaN PTX produces for f32 (`0x7fffffff`).
 pub const F32_CANON_NAN: u32 = 0x7fff_ffff;
 pub const F64_CANON_NAN: u64 = 0x7fff_ffff_ffff_ffff;
+/// The NaN an f64 operation creates (inf-inf, 0*inf, 0/0, sqrt of a
+/// negative) on the hardware: `0xfff8000000000000` (measured on an H100,
+/// `tests/gpu/nan_bits`).
+pub const F64_NEW_NAN: u64 = 0xfff8_0000_0000_0000;
+
+/// An f64 result's bits as the hardware writes them (`tests/gpu/nan_bits`,
+/// an H100): a number as it is; a NaN result passes on the first NaN of
+/// `operands`, quieted, with its sign and payload (the order is the one the
+/// hardware showed: `b, a` for add/sub/mul/min/max, `b, c, a` for fma, `a, b`
+/// for div), and is [`F64_NEW_NAN`] when no operand was a NaN. The PTX ISA
+/// leaves f64 NaN payloads to the implementation.
+#[inline(always)]
+pub fn f64_result(r: f64, operands: &[u64]) -> u64 {
+    if !r.is_nan() {
+        return r.to_bits();
+    }
+    for &x in operands {
+        if f64::from_bits(x).is_nan() {
+            return x | 1 << 51;
+        }
+    }
+    F64_NEW_NAN
+}
 
 /// Integer binary operations.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -537,7 +560,7 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                 FBinOp::Div => x / y,
                 FBinOp::Min | FBinOp::Max => match min_max_f64(x, y, op == FBinOp::Max) {
                     Some(v) => v,
-                    None => return F64_CANON_NAN,
+                    None => return f64_result(f64::NAN, &[b, a]),
                 },
                 FBinOp::MinMax { max, nan, xorsign_abs } => match min_max_mod(x, y, (a ^ b) >> 63 == 1, max, nan, xorsign_abs) {
                     Some(v) => v,
@@ -546,10 +569,12 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                 FBinOp::Copysign => y.copysign(x),
             };
             let r = if sat { sat01(r) } else { r };
-            if r.is_nan() && !matches!(op, FBinOp::Copysign) {
-                F64_CANON_NAN
-            } else {
+            if matches!(op, FBinOp::Copysign) {
                 r.to_bits()
+            } else if op == FBinOp::Div {
+                f64_result(r, &[a, b])
+            } else {
+                f64_result(r, &[b, a])
             }
         }
         FTy::F16 | FTy::BF16 => {
@@ -640,11 +665,7 @@ pub fn fma(ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
         FTy::F64 => {
             let r = f64::from_bits(a).mul_add(f64::from_bits(b), f64::from_bits(c));
             let r = if sat { sat01(r) } else { r };
-            if r.is_nan() {
-                F64_CANON_NAN
-            } else {
-                r.to_bits()
-            }
+            f64_result(r, &[b, c, a])
         }
         FTy::F16 | FTy::BF16 => {
             let f = |v: u64| ty.to_f64(ftz_half(ty, ftz, v));
@@ -668,6 +689,14 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
             let mut v = a & if bits == 64 { u64::MAX } else { (1 << bits) - 1 };
             if ftz && ty == FTy::F32 {
                 v = ftz32(f32::from_bits(v as u32)).to_bits() as u64;
+            }
+            // A NaN operand, on an H100 (tests/gpu/nan_bits): neg.f32 gives
+            // the canonical NaN, neg.f64 and abs.f64 the operand quieted
+            // with its sign unchanged (the manual: an unspecified NaN).
+            match ty {
+                FTy::F32 if op == FUnOp::Neg && f32::from_bits(v as u32).is_nan() => return F32_CANON_NAN as u64,
+                FTy::F64 if f64::from_bits(v).is_nan() => return v | 1 << 51,
+                _ => {}
             }
             if op == FUnOp::Neg {
                 v ^ sign
@@ -706,13 +735,7 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
             };
             match ty {
                 FTy::F32 => f32_out(r as f32, ftz, false),
-                FTy::F64 => {
-                    if r.is_nan() {
-                        F64_CANON_NAN
-                    } else {
-                        r.to_bits()
-                    }
-                }
+                FTy::F64 => f64_result(r, &[a]),
                 _ => {
                     if r.is_nan() {
                         0x7fff
@@ -886,20 +909,16 @@ pub fn fbin_rnd(op: FBinOp, ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>
         FBinOp::Div => crate::softfloat::div(x, y, f, mode),
         _ => return fbin(op, ty, ftz, sat, a, b),
     };
-    finish(ty, ftz, sat, r)
+    let operands = if op == FBinOp::Div { [a, b] } else { [b, a] };
+    finish(ty, ftz, sat, r, &operands)
 }
 
-fn finish(ty: FTy, ftz: bool, sat: bool, r: f64) -> u64 {
+/// A directed-rounding result: `operands` in the order [`f64_result`] takes.
+fn finish(ty: FTy, ftz: bool, sat: bool, r: f64, operands: &[u64]) -> u64 {
     let r = if sat { sat01(r) } else { r };
     match ty {
         FTy::F32 => f32_out(r as f32, ftz, false),
-        _ => {
-            if r.is_nan() {
-                F64_CANON_NAN
-            } else {
-                r.to_bits()
-            }
-        }
+        _ => f64_result(r, operands),
     }
 }
 
@@ -916,7 +935,7 @@ pub fn fma_rnd(ty: FTy, ftz: bool, sat: bool, rnd: Option<Rounding>, a: u64, b: 
         y = ftz32(y as f32) as f64;
         z = ftz32(z as f32) as f64;
     }
-    finish(ty, ftz, sat, crate::softfloat::fma(x, y, z, f, mode))
+    finish(ty, ftz, sat, crate::softfloat::fma(x, y, z, f, mode), &[b, c, a])
 }
 
 /// `sqrt`/`rcp` in a rounding mode.
@@ -935,7 +954,7 @@ pub fn fun_rnd(op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, a: u64) -> 
         FUnOp::Rcp => crate::softfloat::div(1.0, x, f, mode),
         _ => return fun(op, ty, ftz, a),
     };
-    finish(ty, ftz, false, r)
+    finish(ty, ftz, false, r, &[a])
 }
 
 pub mod dot;

@@ -65,9 +65,15 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
                 }
             }
             if f.is_nan() && !sat {
-                return match d {
-                    FTy::F32 => F32_CANON_NAN as u64,
-                    FTy::F64 => 0x7fff_ffff_ffff_ffff,
+                // A NaN between f32 and f64 keeps its sign and the top of its
+                // payload, quieted, as on an H100 (tests/gpu/nan_bits); f32 to
+                // f32 gives the canonical NaN as f32 arithmetic does.
+                return match (d, s) {
+                    (FTy::F32, FTy::F64) => (x >> 32 & 0x8000_0000) | 0x7fc0_0000 | (x >> 29 & 0x3f_ffff),
+                    (FTy::F64, FTy::F32) => ((x & 0x8000_0000) << 32) | 0x7ff8_0000_0000_0000 | ((x & 0x3f_ffff) << 29),
+                    (FTy::F64, FTy::F64) => x | 1 << 51,
+                    (FTy::F32, _) => F32_CANON_NAN as u64,
+                    (FTy::F64, _) => 0x7fff_ffff_ffff_ffff,
                     _ => 0x7fff,
                 };
             }
