@@ -546,7 +546,9 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                     Some(v) => v as f32,
                     None => return F32_CANON_NAN as u64,
                 },
-                FBinOp::Copysign => y.copysign(x),
+                // A bit operation: b's bits with a's sign, a NaN `b` included
+                // (as on an H100: tests/gpu/special_f32).
+                FBinOp::Copysign => return (b as u32 & 0x7fff_ffff | a as u32 & 0x8000_0000) as u64,
             };
             f32_out(r, ftz, sat)
         }
@@ -690,11 +692,11 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
             if ftz && ty == FTy::F32 {
                 v = ftz32(f32::from_bits(v as u32)).to_bits() as u64;
             }
-            // A NaN operand, on an H100 (tests/gpu/nan_bits): neg.f32 gives
-            // the canonical NaN, neg.f64 and abs.f64 the operand quieted
+            // A NaN operand, on an H100 (tests/gpu/nan_bits, special_f32):
+            // neg/abs.f32 give the canonical NaN, neg.f64 and abs.f64 the operand quieted
             // with its sign unchanged (the manual: an unspecified NaN).
             match ty {
-                FTy::F32 if op == FUnOp::Neg && f32::from_bits(v as u32).is_nan() => return F32_CANON_NAN as u64,
+                FTy::F32 if f32::from_bits(v as u32).is_nan() => return F32_CANON_NAN as u64,
                 FTy::F64 if f64::from_bits(v).is_nan() => return v | 1 << 51,
                 _ => {}
             }
@@ -726,8 +728,10 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
                     }
                 }
                 FUnOp::Rsqrt => 1.0 / x.sqrt(),
-                FUnOp::Sin => x.sin(),
-                FUnOp::Cos => x.cos(),
+                // (sin/cos.approx take a subnormal f32 operand as a zero of
+                // its sign, as an H100 does: tests/gpu/special_f32.)
+                FUnOp::Sin => if ty == FTy::F32 { ftz32(x as f32) as f64 } else { x }.sin(),
+                FUnOp::Cos => if ty == FTy::F32 { ftz32(x as f32) as f64 } else { x }.cos(),
                 FUnOp::Lg2 => x.log2(),
                 FUnOp::Ex2 => x.exp2(),
                 FUnOp::Tanh => x.tanh(),
@@ -833,8 +837,10 @@ pub fn fcmp(op: CmpOp, ty: FTy, ftz: bool, a: u64, b: u64) -> bool {
 /// Float → integer conversion with an integer rounding mode; saturates to
 /// the destination range, NaN gives 0 (PTX `cvt` semantics).
 pub fn f_to_i(x: f64, rnd: Rounding, dst: ITy) -> u64 {
+    // A NaN converts to 0, and to 1 << 63 in a 64-bit integer (an H100:
+    // tests/gpu/special_f32).
     if x.is_nan() {
-        return 0;
+        return if dst.bits >= 64 { 1 << 63 } else { 0 };
     }
     let r = match rnd {
         Rounding::Rni | Rounding::Rn => x.round_ties_even(),

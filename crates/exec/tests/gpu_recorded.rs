@@ -432,3 +432,155 @@ fn nan_bits_are_the_hardwares() {
     }
     assert!(failures.is_empty(), "{} results differ from the H100:\n{}", failures.len(), failures.join("\n"));
 }
+
+/// The result slots of `tests/isa/special_f32.ptx`, one 32-bit word each;
+/// the first 46 depend on `a` only.
+const SPECIAL_SLOTS: &[&str] = &[
+    "abs.f32",
+    "neg.f32",
+    "sqrt.rn.f32",
+    "sqrt.approx.f32",
+    "sqrt.approx.ftz.f32",
+    "rsqrt.approx.f32",
+    "rsqrt.approx.ftz.f32",
+    "rcp.rn.f32",
+    "rcp.approx.f32",
+    "rcp.approx.ftz.f32",
+    "ex2.approx.f32",
+    "ex2.approx.ftz.f32",
+    "lg2.approx.f32",
+    "lg2.approx.ftz.f32",
+    "sin.approx.f32",
+    "cos.approx.f32",
+    "tanh.approx.f32",
+    "cvt.rni.f32.f32",
+    "cvt.rzi.ftz.f32.f32",
+    "cvt.sat.f32.f32",
+    "abs.ftz.f32",
+    "neg.ftz.f32",
+    "sqrt.rn.ftz.f32",
+    "cvt.ftz.f32.f32",
+    "cvt.rzi.s32.f32",
+    "cvt.rni.u32.f32",
+    "cvt.rmi.s32.f32",
+    "cvt.rpi.u32.f32",
+    "cvt.rzi.s64.f32 (low)",
+    "cvt.rzi.s64.f32 (high)",
+    "cvt.rzi.u64.f32 (low)",
+    "cvt.rzi.u64.f32 (high)",
+    "testp.finite.f32",
+    "testp.infinite.f32",
+    "testp.number.f32",
+    "testp.notanumber.f32",
+    "testp.normal.f32",
+    "testp.subnormal.f32",
+    "cvt.rn.f16.f32",
+    "cvt.rn.bf16.f32",
+    "min.f32",
+    "max.f32",
+    "min.NaN.f32",
+    "max.NaN.f32",
+    "div.rn.f32",
+    "div.approx.f32",
+    "div.full.f32",
+    "div.approx.ftz.f32",
+    "div.full.ftz.f32",
+    "add.rn.ftz.f32",
+    "mul.rn.ftz.f32",
+    "add.rn.sat.f32",
+    "copysign.f32",
+    "min.ftz.f32",
+    "max.ftz.f32",
+    "sub.rn.f32",
+    "mul.rn.f32",
+    "add.rn.f32",
+    "setp.lt.f32",
+    "setp.equ.f32",
+    "setp.num.f32",
+    "setp.nan.f32",
+    "setp.ltu.f32",
+    "setp.ge.f32",
+];
+
+/// The error bound the PTX ISA states for an approximate operation on an
+/// ordinary operand `a` (and `b`): `Some(allowed |got - gpu|)` given the
+/// GPU's value `g`, `None` where the manual states no bound (so the result
+/// is not compared), or `Some(0.0)`: exact.
+fn approx_bound(op: &str, a: f32, b: f32, g: f32) -> Option<f64> {
+    let ulp = |x: f32| (f32::from_bits(x.abs().to_bits() + 1) - x.abs()) as f64;
+    let g64 = g as f64;
+    Some(match op.split('.').next().unwrap_or("") {
+        // Absolute error 2^-20.9 in [-100pi, 100pi]; no bound outside.
+        "sin" | "cos" if (a as f64).abs() > 100.0 * std::f64::consts::PI => return None,
+        "sin" | "cos" => 2f64.powf(-20.9),
+        "tanh" => 2f64.powf(-10.987) * g64.abs(),
+        "lg2" => 2f64.powf(-22.6).max(2.0 * ulp(g)),
+        "ex2" => 2.0 * ulp(g),
+        "rsqrt" | "sqrt" if op.contains("approx") => 2f64.powf(-22.9) * g64.abs() + ulp(g),
+        "rcp" if op.contains("approx") => ulp(g),
+        // 2 ulp for |b| in [2^-126, 2^126]; no bound outside.
+        "div" if (op.contains("approx") || op.contains("full")) && !(2f32.powi(-126)..=2f32.powi(126)).contains(&b.abs()) => return None,
+        "div" if op.contains("approx") || op.contains("full") => 2.0 * ulp(g),
+        _ => 0.0,
+    })
+}
+
+/// Special f32 values on an H100 (`tests/gpu/special_f32`,
+/// `scripts/gpu_special_f32.py`): every pair of 16 values (zeros,
+/// infinities, NaNs with payloads, subnormals, the largest finite, ordinary
+/// numbers) through 64 result slots: arithmetic, `.ftz`, `.sat`, `min/max`
+/// with `.NaN`, `copysign`, `div.rn/.approx/.full`, `cvt` to integers and
+/// halves, `testp`, `setp` and the `.approx` functions. Exact results must be
+/// the GPU's bits; an approximate function on an ordinary operand (finite,
+/// nonzero, and a finite GPU result) must be within the manual's bound of the
+/// GPU's value.
+#[test]
+fn special_f32_values_are_the_hardwares() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/special_f32"));
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/special_f32.ptx")).unwrap();
+    let words = |f: &str| -> Vec<u32> { std::fs::read(dir.join(f)).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect() };
+    let (a, b, gpu) = (words("a.bin"), words("b.bin"), words("out.bin"));
+    let n = SPECIAL_SLOTS.len();
+    assert_eq!(gpu.len(), a.len() * n);
+    let mut dev = Device::new();
+    let m = dev.load(&src).unwrap();
+    let bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (pa, pb, po) = (dev.alloc(4 * a.len() as u64).unwrap(), dev.alloc(4 * b.len() as u64).unwrap(), dev.alloc(4 * gpu.len() as u64).unwrap());
+    dev.write(pa, &bytes(&a)).unwrap();
+    dev.write(pb, &bytes(&b)).unwrap();
+    let cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(a.len() as u32, 1, 1));
+    dev.launch(&m, "probe32", &cfg, &[ptxsim_exec::KernelArg::U64(pa), ptxsim_exec::KernelArg::U64(pb), ptxsim_exec::KernelArg::U64(po)]).unwrap();
+    let mine: Vec<u32> = dev.read(po, 4 * gpu.len() as u64).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let (mut failures, mut exact, mut bounded) = (Vec::new(), 0, 0);
+    for t in 0..a.len() {
+        let (fa, fb) = (f32::from_bits(a[t]), f32::from_bits(b[t]));
+        for (k, op) in SPECIAL_SLOTS.iter().enumerate() {
+            if k < 46 && t % 16 != 0 {
+                continue; // (a function of `a` alone: one thread per value)
+            }
+            let (g, me) = (gpu[t * n + k], mine[t * n + k]);
+            let ordinary = |x: f32| x.is_finite() && x != 0.0;
+            // (`div.approx`/`.full` by |b| > 2^126: the manual states a result
+            // only for a finite `a`, zero, which is a*(1/b) with 1/b flushed.)
+            let huge_divisor = op.starts_with("div.") && !op.starts_with("div.rn") && fb.is_finite() && fb.abs() > 2f32.powi(126) && !fa.is_finite();
+            let bound = if huge_divisor {
+                None
+            } else if ordinary(fa) && (k < 46 || ordinary(fb)) && f32::from_bits(g).is_finite() {
+                approx_bound(op, fa, fb, f32::from_bits(g))
+            } else {
+                Some(0.0)
+            };
+            match bound {
+                None => continue,
+                Some(e) if e == 0.0 => exact += 1,
+                Some(_) => bounded += 1,
+            }
+            let ok = g == me || bound.is_some_and(|e| e > 0.0 && (f32::from_bits(g) as f64 - f32::from_bits(me) as f64).abs() <= e);
+            if !ok {
+                failures.push(format!("{op} a={:#010x} b={:#010x}: gpu {g:#010x} ptxsim {me:#010x}", a[t], b[t]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} results differ from the H100:\n{}", failures.len(), failures.join("\n"));
+    assert!(exact > 4000 && bounded > 50, "compared {exact} exactly and {bounded} within bounds");
+}
