@@ -706,6 +706,27 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
                 v & !sign
             }
         }
+        // `rcp.approx.ftz.f64` and `rsqrt.approx.ftz.f64`, as an H100
+        // computes them (tests/gpu/special_f64): subnormal operands and
+        // results flushed to signed zeros; a NaN result is
+        // 0x7fffffff00000000; both read only the upper 32 bits of the
+        // operand (a NaN whose payload lies in the lower half is an
+        // infinity to them) and give a result with its lower 32 bits
+        // cleared.
+        FUnOp::Rcp | FUnOp::Rsqrt if ty == FTy::F64 && ftz => {
+            let rcp = op == FUnOp::Rcp;
+            let x = f64::from_bits(a & 0xffff_ffff_0000_0000);
+            let x = if x != 0.0 && x.abs() < f64::MIN_POSITIVE { 0.0f64.copysign(x) } else { x };
+            let r = if rcp { 1.0 / x } else { 1.0 / x.sqrt() };
+            let r = if r.is_nan() || (!rcp && x < 0.0) {
+                return 0x7fff_ffff_0000_0000;
+            } else if r != 0.0 && r.abs() < f64::MIN_POSITIVE {
+                0.0f64.copysign(r)
+            } else {
+                r
+            };
+            r.to_bits() & 0xffff_ffff_0000_0000
+        }
         _ => {
             let half = matches!(ty, FTy::F16 | FTy::BF16);
             let mut x = ty.to_f64(if half { ftz_half(ty, ftz, a) } else { a });

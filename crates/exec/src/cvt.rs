@@ -21,6 +21,12 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
             if ftz && s == FTy::F32 {
                 f = ftz32(f as f32) as f64;
             }
+            // A NaN from f64 converts to the integer's sign bit alone, also
+            // for a 32-bit integer (an H100: tests/gpu/special_f64); from
+            // f32, f_to_i's rule.
+            if s == FTy::F64 && f.is_nan() && !sat {
+                return 1u64 << (d.bits - 1);
+            }
             f_to_i(f, rnd.unwrap_or(Rounding::Rzi), d)
         }
         (CvtTy::F(d), CvtTy::I(s)) => {

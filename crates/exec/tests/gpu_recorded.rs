@@ -584,3 +584,93 @@ fn special_f32_values_are_the_hardwares() {
     assert!(failures.is_empty(), "{} results differ from the H100:\n{}", failures.len(), failures.join("\n"));
     assert!(exact > 4000 && bounded > 50, "compared {exact} exactly and {bounded} within bounds");
 }
+
+/// The result slots of `tests/isa/special_f64.ptx`, one doubleword each;
+/// the first 25 depend on `a` only.
+const SPECIAL64_SLOTS: &[&str] = &[
+    "abs.f64",
+    "neg.f64",
+    "sqrt.rn.f64",
+    "rsqrt.approx.f64",
+    "rsqrt.approx.ftz.f64",
+    "rcp.rn.f64",
+    "rcp.approx.ftz.f64",
+    "cvt.rni.f64.f64",
+    "cvt.rzi.f64.f64",
+    "cvt.rmi.f64.f64",
+    "cvt.sat.f64.f64",
+    "cvt.rzi.s32.f64",
+    "cvt.rni.u32.f64",
+    "cvt.rpi.s32.f64",
+    "cvt.rzi.s64.f64",
+    "cvt.rni.u64.f64",
+    "cvt.rn.f32.f64",
+    "cvt.rz.f32.f64",
+    "cvt.rn.ftz.f32.f64",
+    "testp.finite.f64",
+    "testp.infinite.f64",
+    "testp.number.f64",
+    "testp.notanumber.f64",
+    "testp.normal.f64",
+    "testp.subnormal.f64",
+    "min.f64",
+    "max.f64",
+    "div.rn.f64",
+    "add.rn.f64",
+    "sub.rn.f64",
+    "mul.rn.f64",
+    "copysign.f64",
+    "add.rz.f64",
+    "mul.rm.f64",
+    "div.rp.f64",
+    "fma.rn.f64 a,b,a",
+    "setp.lt.f64",
+    "setp.equ.f64",
+    "setp.num.f64",
+    "setp.nan.f64",
+    "setp.gtu.f64",
+];
+
+/// Special f64 values on an H100 (`tests/gpu/special_f64`,
+/// `scripts/gpu_special_f64.py`): every pair of 16 values through 41
+/// result slots (arithmetic in four rounding modes, `sqrt`, `rcp`, the
+/// `.approx` reciprocal and square root, rounding to integral values,
+/// `.sat`, `min/max`, `copysign`, conversions to integers and to f32,
+/// `testp`, `setp`). Every result must be the GPU's bits, except
+/// `rsqrt.approx.f64` (without `.ftz`) on an ordinary operand, which must be
+/// within the manual's relative error 2^-22.9 of the GPU's value.
+#[test]
+fn special_f64_values_are_the_hardwares() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/special_f64"));
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/special_f64.ptx")).unwrap();
+    let words = |f: &str| -> Vec<u64> { std::fs::read(dir.join(f)).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect() };
+    let (a, b, gpu) = (words("a.bin"), words("b.bin"), words("out.bin"));
+    let n = SPECIAL64_SLOTS.len();
+    assert_eq!(gpu.len(), a.len() * n);
+    let mut dev = Device::new();
+    let m = dev.load(&src).unwrap();
+    let bytes = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
+    let (pa, pb, po) = (dev.alloc(8 * a.len() as u64).unwrap(), dev.alloc(8 * b.len() as u64).unwrap(), dev.alloc(8 * gpu.len() as u64).unwrap());
+    dev.write(pa, &bytes(&a)).unwrap();
+    dev.write(pb, &bytes(&b)).unwrap();
+    let cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(a.len() as u32, 1, 1));
+    dev.launch(&m, "probe_f64", &cfg, &[ptxsim_exec::KernelArg::U64(pa), ptxsim_exec::KernelArg::U64(pb), ptxsim_exec::KernelArg::U64(po)]).unwrap();
+    let mine: Vec<u64> = dev.read(po, 8 * gpu.len() as u64).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let (mut failures, mut compared) = (Vec::new(), 0);
+    for t in 0..a.len() {
+        for (k, op) in SPECIAL64_SLOTS.iter().enumerate() {
+            if k < 25 && t % 16 != 0 {
+                continue;
+            }
+            compared += 1;
+            let (g, me) = (gpu[t * n + k], mine[t * n + k]);
+            let (fg, fm, fa) = (f64::from_bits(g), f64::from_bits(me), f64::from_bits(a[t]));
+            let bounded = *op == "rsqrt.approx.f64" && fa.is_finite() && fa > 0.0 && fg.is_finite() && (fg - fm).abs() <= 2f64.powf(-22.9) * fg.abs();
+            if g != me && !bounded {
+                failures.push(format!("{op} a={:#018x} b={:#018x}: gpu {g:#018x} ptxsim {me:#018x}", a[t], b[t]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} results differ from the H100:\n{}", failures.len(), failures.join("\n"));
+    assert!(compared > 4000, "compared {compared}");
+}
