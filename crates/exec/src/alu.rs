@@ -693,10 +693,13 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
                 v = ftz32(f32::from_bits(v as u32)).to_bits() as u64;
             }
             // A NaN operand, on an H100 (tests/gpu/nan_bits, special_f32):
-            // neg/abs.f32 give the canonical NaN, neg.f64 and abs.f64 the operand quieted
+            // neg/abs.f32 (and f16, bf16: special_half) give the canonical NaN,
+            // neg.f64 and abs.f64 the operand quieted
             // with its sign unchanged (the manual: an unspecified NaN).
             match ty {
                 FTy::F32 if f32::from_bits(v as u32).is_nan() => return F32_CANON_NAN as u64,
+                FTy::F16 if v & 0x7fff > 0x7c00 => return 0x7fff,
+                FTy::BF16 if v & 0x7fff > 0x7f80 => return 0x7fff,
                 FTy::F64 if f64::from_bits(v).is_nan() => return v | 1 << 51,
                 _ => {}
             }
@@ -764,6 +767,12 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
                 _ => {
                     if r.is_nan() {
                         0x7fff
+                    } else if op == FUnOp::Tanh {
+                        // tanh.approx on halves: the f32 value rounded toward
+                        // zero, as an H100 gives it (tests/gpu/special_half).
+                        let h = ty.from_f64(r as f32 as f64);
+                        let h = if ty.to_f64(h).abs() > (r as f32 as f64).abs() { h - 1 } else { h };
+                        ftz_half(ty, ftz, h)
                     } else {
                         ftz_half(ty, ftz, ty.from_f64(r))
                     }

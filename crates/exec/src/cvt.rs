@@ -75,6 +75,8 @@ pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, 
                 // payload, quieted, as on an H100 (tests/gpu/nan_bits); f32 to
                 // f32 gives the canonical NaN as f32 arithmetic does.
                 return match (d, s) {
+                    // bf16 to f32 is exact, NaN bits included (special_half).
+                    (FTy::F32, FTy::BF16) => (x & 0xffff) << 16,
                     (FTy::F32, FTy::F64) => (x >> 32 & 0x8000_0000) | 0x7fc0_0000 | (x >> 29 & 0x3f_ffff),
                     (FTy::F64, FTy::F32) => ((x & 0x8000_0000) << 32) | 0x7ff8_0000_0000_0000 | ((x & 0x3f_ffff) << 29),
                     (FTy::F64, FTy::F64) => x | 1 << 51,

@@ -674,3 +674,96 @@ fn special_f64_values_are_the_hardwares() {
     assert!(failures.is_empty(), "{} results differ from the H100:\n{}", failures.len(), failures.join("\n"));
     assert!(compared > 4000, "compared {compared}");
 }
+
+/// The result slots of `tests/isa/special_half.ptx`, one halfword each; the
+/// first 13 depend on `a` (f16) or `x` (bf16) only.
+const HALF_SLOTS: &[&str] = &[
+    "neg.f16",
+    "abs.f16",
+    "ex2.approx.f16",
+    "tanh.approx.f16",
+    "neg.bf16",
+    "abs.bf16",
+    "ex2.approx.ftz.bf16",
+    "tanh.approx.bf16",
+    "cvt.f32.f16 (low half)",
+    "cvt.f32.f16 (high half)",
+    "cvt.f32.bf16 (low half)",
+    "cvt.f32.bf16 (high half)",
+    "cvt.rn.f16.f32 (cvt.f32.bf16 x)",
+    "add.rn.f16",
+    "sub.rn.f16",
+    "mul.rn.f16",
+    "add.rn.ftz.f16",
+    "mul.rn.sat.f16",
+    "min.f16",
+    "max.f16",
+    "min.NaN.f16",
+    "max.NaN.f16",
+    "add.rn.bf16",
+    "mul.rn.bf16",
+    "min.bf16",
+    "max.bf16",
+    "min.NaN.bf16",
+    "max.NaN.bf16",
+    "sub.rn.bf16",
+    "fma.rn.f16 a,b,a",
+    "fma.rn.bf16 x,y,x",
+    "fma.rn.relu.f16 a,b,a",
+    "setp.lt.f16",
+    "setp.equ.f16",
+    "setp.nan.f16",
+    "setp.ge.f16",
+    "add.rn.f16x2 (a,b)+(a,b) low",
+    "high",
+];
+
+/// Special f16 and bf16 values on an H100 (`tests/gpu/special_half`,
+/// `scripts/gpu_special_half.py`): every pair of 16 values of each type
+/// through 38 result slots (arithmetic, `.ftz`, `.sat`, `.relu`, `min/max`
+/// with `.NaN`, `neg`, `abs`, `ex2`/`tanh.approx`, conversions to and from
+/// f32, `setp`, `f16x2`). Every result must be the GPU's bits, except
+/// `ex2.approx.f16` on an ordinary operand: within the manual's relative
+/// error 2^-9.9 of the GPU's value.
+#[test]
+fn special_half_values_are_the_hardwares() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/special_half"));
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/special_half.ptx")).unwrap();
+    let halves = |f: &str| -> Vec<u16> { std::fs::read(dir.join(f)).unwrap().chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect() };
+    let ins: Vec<Vec<u16>> = ["a.bin", "b.bin", "x.bin", "y.bin"].iter().map(|f| halves(f)).collect();
+    let gpu = halves("out.bin");
+    let n = HALF_SLOTS.len();
+    let threads = ins[0].len();
+    assert_eq!(gpu.len(), threads * n);
+    let mut dev = Device::new();
+    let m = dev.load(&src).unwrap();
+    let mut args = Vec::new();
+    for v in &ins {
+        let p = dev.alloc(2 * v.len() as u64).unwrap();
+        dev.write(p, &v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
+        args.push(ptxsim_exec::KernelArg::U64(p));
+    }
+    let po = dev.alloc(2 * gpu.len() as u64).unwrap();
+    args.push(ptxsim_exec::KernelArg::U64(po));
+    let cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(threads as u32, 1, 1));
+    dev.launch(&m, "probe_half", &cfg, &args).unwrap();
+    let mine: Vec<u16> = dev.read(po, 2 * gpu.len() as u64).unwrap().chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let f16 = |h: u16| half::f16::from_bits(h).to_f64();
+    let (mut failures, mut compared) = (Vec::new(), 0);
+    for t in 0..threads {
+        for (k, op) in HALF_SLOTS.iter().enumerate() {
+            if k < 13 && t % 16 != 0 {
+                continue;
+            }
+            compared += 1;
+            let (g, me) = (gpu[t * n + k], mine[t * n + k]);
+            let a = f16(ins[0][t]);
+            let bounded = *op == "ex2.approx.f16" && a.is_finite() && a != 0.0 && f16(g).is_finite() && (f16(g) - f16(me)).abs() <= 2f64.powf(-9.9) * f16(g).abs();
+            if g != me && !bounded {
+                failures.push(format!("{op} a={:#06x} b={:#06x} x={:#06x} y={:#06x}: gpu {g:#06x} ptxsim {me:#06x}", ins[0][t], ins[1][t], ins[2][t], ins[3][t]));
+            }
+        }
+    }
+    assert!(failures.is_empty(), "{} results differ from the H100:\n{}", failures.len(), failures.join("\n"));
+    assert!(compared > 4000, "compared {compared}");
+}

@@ -39,8 +39,8 @@ pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
         "add" | "sub" | "mad" if has(".cc") => Ext::CarryChain,
         "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
-        "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs" | "ex2" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
-        "ex2" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
+        "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
+        "ex2" | "tanh" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
         _ => return None,
     })
 }
@@ -383,6 +383,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             "fma" if has(".rn") && allowed(&[".ftz", ".sat"]) => (H2Op::Fma, 4),
             "neg" | "abs" if allowed(&[".ftz"]) => (H2Op::Un(if opc == "neg" { FUnOp::Neg } else { FUnOp::Abs }), 2),
             "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
+            "tanh" if has(".approx") && allowed(&[".approx"]) => (H2Op::Un(FUnOp::Tanh), 2),
             "cvt" if has(".rn") && has(".f32") && allowed(&[".relu", ".f32"]) => (H2Op::FromF32 { relu: has(".relu") }, 3),
             _ => return Err(unsupported()),
         };
@@ -400,9 +401,11 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// `ex2.approx.f16 d, a` and `ex2.approx.ftz.bf16 d, a`: computed
     /// exactly rounded, inside the manual's error bound.
     fn ex2_half(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let opc = i.opcode.text;
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let full = format!("ex2{}", mods.concat());
-        if !mods.iter().all(|m| matches!(*m, ".approx" | ".ftz" | ".f16" | ".bf16")) {
+        let full = format!("{opc}{}", mods.concat());
+        let op = if opc == "tanh" { FUnOp::Tanh } else { FUnOp::Ex2 };
+        if !mods.iter().all(|m| matches!(*m, ".approx" | ".ftz" | ".f16" | ".bf16")) || (op == FUnOp::Tanh && mods.contains(&".ftz")) {
             return Err(format!("instruction `{full}` is not supported yet"));
         }
         if i.operands.len() != 2 {
@@ -411,6 +414,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let ty = if mods.contains(&".bf16") { FTy::BF16 } else { FTy::F16 };
         let d = self.dst(&i.operands[0])?;
         let a = self.src(&i.operands[1], ImmKind::Int(16))?;
-        Ok(Op::FUn { op: FUnOp::Ex2, ty, ftz: mods.contains(&".ftz"), rnd: None, d, a, k: Kern::NONE })
+        Ok(Op::FUn { op, ty, ftz: mods.contains(&".ftz"), rnd: None, d, a, k: Kern::NONE })
     }
 }
