@@ -1,6 +1,6 @@
 //! `cvt`: conversions between integer and float types, with the PTX rules:
 //! integer narrowing truncates (or clamps with `.sat`), sign- or zero-extends
-//! by the source type; float → integer rounds by the given integer rounding
+//! by the source type, and an .s8/.s16 result is sign-extended in its register; float → integer rounds by the given integer rounding
 //! mode and saturates, NaN giving 0; integer → float rounds to nearest even;
 //! float → float rounds to nearest even, or to an integral value with
 //! `.rni/.rzi/.rmi/.rpi`. `.ftz` flushes f32 subnormals; `.sat` on a float
@@ -10,6 +10,17 @@ use crate::alu::{f_round_int, f_to_i, ftz32, i_to_f, sext, FTy, Rounding, F32_CA
 use crate::program::CvtTy;
 
 pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, x: u64) -> u64 {
+    let r = convert(dst, src, rnd, sat, ftz, x);
+    // An .s8 or .s16 result fills its (wider) register sign-extended, as an
+    // H100 writes it (tests/gpu/int_ops: cvt.s8.s32.sat into a .b32
+    // register gives 0xffffff80 for -128).
+    match dst {
+        CvtTy::I(d) if d.signed && d.bits < 32 => sext(r, d.bits) as u64,
+        _ => r,
+    }
+}
+
+fn convert(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, x: u64) -> u64 {
     match (dst, src) {
         (CvtTy::I(d), CvtTy::I(s)) => {
             let v: i128 = if s.signed { sext(x, s.bits) as i128 } else { (x & s.mask()) as i128 };
