@@ -910,3 +910,36 @@ fn integer_results_are_the_hardwares() {
     assert!(failures.is_empty(), "{} results differ from the H100:\n{}", failures.len(), failures.join("\n"));
     assert!(compared > 18_000, "compared {compared}");
 }
+
+/// Warp primitives on an H100 (`tests/gpu/warp_ops`, `scripts/gpu_warp_ops.py`):
+/// two full warps through `tests/isa/warp_ops.ptx`'s 351 result words
+/// (`shfl.sync` in the four modes with seven clamp/segment values and six
+/// lane operands, results and predicates; `vote`, `match`, `redux`,
+/// `%lanemask_*`, `activemask`), every word equal to the GPU's.
+#[test]
+fn warp_primitives_are_the_hardwares() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/warp_ops"));
+    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/warp_ops.ptx")).unwrap();
+    let inp = std::fs::read(dir.join("in.bin")).unwrap();
+    let gpu = std::fs::read(dir.join("out.bin")).unwrap();
+    let threads = inp.len() / 12;
+    let words = gpu.len() / 4 / threads;
+    assert_eq!(words, 351);
+    for mode in [Scheduling::Stack, Scheduling::Its] {
+        let mut dev = Device::new();
+        let m = dev.load(&src).unwrap();
+        let pi = dev.alloc(inp.len() as u64).unwrap();
+        dev.write(pi, &inp).unwrap();
+        let po = dev.alloc(gpu.len() as u64).unwrap();
+        let mut cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(threads as u32, 1, 1));
+        cfg.scheduling = mode;
+        dev.launch(&m, "probe_warp", &cfg, &[ptxsim_exec::KernelArg::U64(pi), ptxsim_exec::KernelArg::U64(po)]).unwrap();
+        let mine = dev.read(po, gpu.len() as u64).unwrap();
+        let differ: Vec<String> = (0..gpu.len() / 4)
+            .filter(|w| gpu[4 * w..4 * w + 4] != mine[4 * w..4 * w + 4])
+            .take(10)
+            .map(|w| format!("thread {} word {}: gpu {:02x?} ptxsim {:02x?}", w / words, w % words, &gpu[4 * w..4 * w + 4], &mine[4 * w..4 * w + 4]))
+            .collect();
+        assert!(differ.is_empty(), "({mode:?}) differs from the H100:\n{}", differ.join("\n"));
+    }
+}
