@@ -1,23 +1,19 @@
-//! The corpus launches of `support/corpus_specs.rs` against what a real GPU
-//! left in their buffers.
+//! ptxsim against real-GPU results: every file under `tests/gpu/` (see its
+//! README) as an NVIDIA H100 (sm_90, driver 13.0) computed it.
 //!
-//! `tests/gpu/corpus/` holds the results of every launch (`<id>.out<K>.bin`:
-//! buffer argument K after the launch; `<id>.stdout`: what it printed) as an
-//! NVIDIA H100 (sm_90, driver 13.0) computed them: the launches were written
-//! by `cargo run -p ptxsim-exec --example export_corpus_launches` and
-//! replayed by `scripts/gpu_record.py` through CuPy and the driver's PTX JIT
-//! (`device.txt`, `record.txt`: which modules had their `.version` lowered
-//! for that driver). `launches.txt` is the exported list, with a digest of
-//! each input buffer, so a change to a launch's inputs is noticed: such a
-//! launch, like one added after the recording, is listed as unrecorded and
-//! not compared (the test requires nearly all recorded launches to be).
-//!
-//! Each launch runs here on a fresh device with one worker, under both
-//! scheduling modes, and every byte of every buffer must equal the GPU's,
-//! except the bytes [`EXCEPTIONS`] (schedule-dependent on purpose) and
-//! [`GPU_FREEDOM`] (results the PTX ISA leaves to the implementation) name.
-//! Printed lines must be the same lines (their order across warps is the
-//! schedule's).
+//! - Recorded launches (`tests/gpu/corpus`: the corpus launches of
+//!   `support/corpus_specs.rs`, written by the `export_corpus_launches`
+//!   example; `tests/gpu/launches`: the Numba and Triton launches) replayed
+//!   by `scripts/gpu_record.py` through CuPy and the driver's PTX JIT,
+//!   inputs included: each runs here on a fresh device with one worker,
+//!   under both scheduling modes, and every byte of every buffer must equal
+//!   the GPU's, except the bytes [`EXCEPTIONS`] (schedule-dependent on
+//!   purpose) and the freedoms (results the PTX ISA leaves to the
+//!   implementation, each with its reason) name; printed lines must be the
+//!   same lines (their order across warps is the schedule's).
+//! - Probes of single instructions (`tests/isa/{nan_bits,special_f32,
+//!   special_f64,special_half,int_ops,warp_ops}.ptx`) on special and random
+//!   operands, compared slot by slot.
 
 use ptxsim_exec::{Device, LaunchConfig, Scheduling};
 use std::collections::HashMap;
@@ -27,8 +23,6 @@ use std::path::PathBuf;
 mod corpus_specs;
 use corpus_specs::*;
 
-/// Warp instructions one launch may execute (far more than any needs).
-const FUEL: u64 = 20_000_000;
 
 /// How a buffer may differ from the GPU's where the PTX ISA leaves the
 /// result to the implementation.
@@ -132,29 +126,12 @@ fn differs(gpu: &[u8], mine: &[u8], i: usize, skipped: &[(usize, std::ops::Range
     ))
 }
 
-fn gpu_dir() -> PathBuf {
-    PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/corpus"))
-}
-
-/// What one launch left: every buffer argument (by index) and the printed text.
-struct Result {
-    bufs: Vec<(usize, Vec<u8>)>,
-    stdout: Vec<u8>,
-}
-
-fn run(src: &str, spec: &Spec, block: ptxsim_exec::Dim3, mode: Scheduling) -> std::result::Result<Result, String> {
-    let mut dev = Device::new();
-    let m = dev.load(src).map_err(|e| e.to_string())?;
-    let (args, ptrs) = upload(&mut dev, &spec.args);
-    let mut cfg = LaunchConfig::new(spec.grid, block);
-    cfg.dynamic_shared_bytes = spec.dynamic_shared;
-    cfg.scheduling = mode;
-    cfg.fuel = FUEL;
-    cfg.threads = Some(1);
-    let stats = dev.launch(&m, spec.kernel, &cfg, &args).map_err(|e| e.to_string())?;
-    let idx = spec.args.iter().enumerate().filter(|(_, a)| matches!(a, Arg::Buf(_))).map(|(i, _)| i);
-    let bufs = idx.zip(ptrs).map(|(i, (p, n))| (i, dev.read(p, n).unwrap())).collect();
-    Ok(Result { bufs, stdout: stats.stdout.bytes })
+/// One argument of a recorded launch.
+enum Recorded {
+    /// A buffer with these initial bytes.
+    Buf(Vec<u8>),
+    /// A scalar's bytes.
+    Val(Vec<u8>),
 }
 
 /// The printed lines in sorted order, each `0x` followed by nine or more
@@ -184,115 +161,29 @@ fn mask_addresses(line: &str) -> String {
     out
 }
 
-#[test]
-fn corpus_launches_leave_what_the_gpu_left() {
-    let dir = gpu_dir();
-    let listed: HashMap<String, String> = std::fs::read_to_string(dir.join("launches.txt"))
-        .expect("tests/gpu/corpus/launches.txt")
-        .lines()
-        .filter_map(|l| l.split_once(' ').map(|(id, rest)| (id.to_string(), rest.to_string())))
-        .collect();
-    let specs = specs();
-    let (mut launches, mut bytes) = (0usize, 0usize);
-    let mut failures = Vec::new();
-    let mut unrecorded = Vec::new();
-    for f in corpus_files() {
-        let src = std::fs::read_to_string(&f).unwrap();
-        let rel = format!(
-            "{}/{}",
-            f.parent().and_then(|p| p.file_name()).and_then(|s| s.to_str()).unwrap_or(""),
-            f.file_name().and_then(|s| s.to_str()).unwrap_or("")
-        );
-        let m = Device::new().load(&src).unwrap_or_else(|e| panic!("{rel}: {e}"));
-        for k in m.kernels() {
-            let spec = specs.iter().find(|s| s.kernel == k).unwrap_or_else(|| panic!("{rel}: no spec for {k}"));
-            for block in launch_blocks(spec) {
-                let id = launch_id(&rel, k, block);
-                // The recorded launch had these inputs.
-                // The recorded launch had these inputs (a launch added or
-                // changed since the recording is listed, not compared).
-                let Some(line) = listed.get(&id) else {
-                    unrecorded.push(format!("{id}: not recorded"));
-                    continue;
-                };
-                let stale = spec.args.iter().enumerate().any(|(i, a)| match a {
-                    Arg::Buf(b) => !line.split(' ').any(|w| w == format!("buf:{id}.in{i}.bin#{:016x}", digest(b))),
-                    Arg::Val(_) => false,
-                });
-                if stale {
-                    unrecorded.push(format!("{id}: inputs changed since the recording"));
-                    continue;
-                }
-                let skipped: Vec<(usize, std::ops::Range<usize>)> = EXCEPTIONS.iter().filter(|e| e.0 == k).map(|e| (e.1.arg, e.1.range.clone())).collect();
-                let free: Vec<&(&str, usize, Freedom, &str)> = GPU_FREEDOM.iter().filter(|g| id.starts_with(g.0)).collect();
-                for mode in [Scheduling::Stack, Scheduling::Its] {
-                    launches += 1;
-                    let got = match run(&src, spec, block, mode) {
-                        Ok(r) => r,
-                        Err(e) => {
-                            failures.push(format!("{id} ({mode:?}): {}", e.lines().next().unwrap_or("")));
-                            continue;
-                        }
-                    };
-                    for (i, mine) in &got.bufs {
-                        let path = dir.join(format!("{id}.out{i}.bin"));
-                        let gpu = std::fs::read(&path).unwrap_or_else(|_| panic!("{}", path.display()));
-                        bytes += gpu.len();
-                        if let Some(d) = differs(&gpu, mine, *i, &skipped, &free) {
-                            failures.push(format!("{id} ({mode:?}): buffer {i}: {d}"));
-                        }
-                    }
-                    let printed = std::fs::read(dir.join(format!("{id}.stdout"))).unwrap_or_default();
-                    if sorted_lines(&printed) != sorted_lines(&got.stdout) {
-                        failures.push(format!("{id} ({mode:?}): printed lines differ:\ngpu     {:?}\nptxsim  {:?}", String::from_utf8_lossy(&printed), String::from_utf8_lossy(&got.stdout)));
-                    }
-                }
-            }
-        }
-    }
-    if !unrecorded.is_empty() {
-        println!("{} launches without a GPU recording (record them: scripts/gpu_record.py):\n{}", unrecorded.len(), unrecorded.join("\n"));
-    }
-    assert!(failures.is_empty(), "{} of {launches} launches differ from the GPU:\n{}", failures.len(), failures.join("\n"));
-    // 305 launches were recorded (2026-11-25); each runs in both modes.
-    assert!(launches >= 580 && bytes > 1_000_000, "only {launches} launches / {bytes} bytes compared");
+/// What [`replay`] compared.
+struct Replayed {
+    launches: usize,
+    bytes: usize,
+    failures: Vec<String>,
 }
 
-/// One argument of a recorded launch.
-enum Recorded {
-    /// A buffer with these initial bytes.
-    Buf(Vec<u8>),
-    /// A scalar's bytes.
-    Val(Vec<u8>),
-}
-
-/// Results of the recorded Numba and Triton launches the PTX ISA leaves to
-/// the implementation: (launch id prefix, argument, what may differ, why).
-const LAUNCH_FREEDOM: &[(&str, usize, Freedom, &str)] = &[
-    ("numba_nb_mandel.", 4, Freedom::FewWords(4), "escape-time counts of 2,048 points: the kernel's `mul.f32`/`add.f32` carry no rounding modifier, so ptxas may contract them into `fma` (PTX ISA, mul/add: such instructions may be optimized aggressively); near the set's boundary the orbit is chaotic and a last-bit difference changes the count (measured: 2 points differ)"),
-    ("numba_nb_fmath.", 4, Freedom::F32Ulps(256), "libdevice expf/tanhf/powf use `ex2.approx.ftz` and `rcp.approx.ftz` (bounded, not bit-specified by the manual) and uncontracted mul/add that ptxas may fuse; powf amplifies a one-ulp difference of its log step"),
-    ("triton_tr_gelu.", 1, Freedom::F32Ulps(64), "erf/tanh through `ex2.approx.ftz.f32` and contractible mul/add"),
-    ("triton_tr_layer_norm.", 1, Freedom::F32OfMax(1e-5), "`sqrt.approx.ftz.f32` of the variance and contractible mul/add in the sums; normalised outputs near zero differ by many ulps of their own magnitude but within 1e-5 of the row's largest"),
-    ("triton_tr_softmax_row.", 0, Freedom::F32Ulps(4), "`ex2.approx.f32` (bounded, not bit-specified) and contractible mul/add"),
-    ("numba_nb_special.", 4, Freedom::F64Ulps(8), "libdevice hypot/cbrt/erf in double use `rcp.approx.ftz.f64` and `rsqrt.approx.ftz.f64` seeds refined by Newton steps, and uncontracted mul/add; the refined result may keep a few ulps of the seed"),
-];
-
-/// The Numba and Triton launches of `corpus_numba.rs` and `corpus_triton.rs`
-/// (recorded with `PTXSIM_RECORD_LAUNCHES=tests/gpu/launches cargo test
-/// --test corpus_numba --test corpus_triton`, inputs included) against what
-/// the H100 left in their buffers; a launch that failed on the GPU (Triton's
-/// `device_assert`) must fail here too.
-#[test]
-fn numba_and_triton_launches_leave_what_the_gpu_left() {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/launches"));
+/// Replays every launch of `dir/launches.txt` (the format of the
+/// `export_corpus_launches` example: module under `tests/corpus`, kernel,
+/// grid, block, dynamic shared memory, then `buf:FILE#DIGEST` or `vN:HEX`
+/// per argument) on ptxsim under both scheduling modes, one worker, and
+/// compares each buffer with `dir/<id>.out<K>.bin` and the printed lines
+/// with `dir/<id>.stdout`. A launch `record.txt` marks as failed on the GPU
+/// must fail here too. `skip(kernel)` names schedule-dependent bytes;
+/// `freedoms` what the ISA leaves to the implementation.
+fn replay(dir: &std::path::Path, freedoms: &[(&str, usize, Freedom, &str)], skip: impl Fn(&str) -> Vec<(usize, std::ops::Range<usize>)>) -> Replayed {
     let corpus = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/corpus"));
     let status: HashMap<String, bool> = std::fs::read_to_string(dir.join("record.txt"))
-        .expect("tests/gpu/launches/record.txt")
+        .expect("record.txt")
         .lines()
         .filter_map(|l| l.split_once(' ').map(|(id, rest)| (id.to_string(), rest.starts_with("ok"))))
         .collect();
-    let (mut launches, mut bytes) = (0usize, 0usize);
-    let mut failures = Vec::new();
+    let mut r = Replayed { launches: 0, bytes: 0, failures: Vec::new() };
     for line in std::fs::read_to_string(dir.join("launches.txt")).expect("launches.txt").lines() {
         let f: Vec<&str> = line.split(' ').collect();
         let (id, ptx, kernel) = (f[0], f[1], f[2]);
@@ -312,9 +203,10 @@ fn numba_and_triton_launches_leave_what_the_gpu_left() {
             })
             .collect();
         let src = std::fs::read_to_string(corpus.join(ptx)).unwrap();
-        let free: Vec<&(&str, usize, Freedom, &str)> = LAUNCH_FREEDOM.iter().filter(|g| id.starts_with(g.0)).collect();
+        let free: Vec<&(&str, usize, Freedom, &str)> = freedoms.iter().filter(|g| id.starts_with(g.0)).collect();
+        let skipped = skip(kernel);
         for mode in [Scheduling::Stack, Scheduling::Its] {
-            launches += 1;
+            r.launches += 1;
             let mut dev = Device::new();
             let m = dev.load_named(ptx, &src).unwrap();
             let mut bufs = Vec::new();
@@ -336,27 +228,71 @@ fn numba_and_triton_launches_leave_what_the_gpu_left() {
             cfg.scheduling = mode;
             cfg.fuel = 200_000_000;
             cfg.threads = Some(1);
-            let r = dev.launch(&m, kernel, &cfg, &kargs);
-            match (status.get(id), r) {
-                (Some(true), Ok(_)) => {
+            match (status.get(id), dev.launch(&m, kernel, &cfg, &kargs)) {
+                (Some(true), Ok(stats)) => {
                     for (i, p, n) in bufs {
                         let gpu = std::fs::read(dir.join(format!("{id}.out{i}.bin"))).unwrap();
                         let mine = dev.read(p, n).unwrap();
-                        bytes += gpu.len();
-                        if let Some(d) = differs(&gpu, &mine, i, &[], &free) {
-                            failures.push(format!("{id} ({mode:?}): buffer {i}: {d}"));
+                        r.bytes += gpu.len();
+                        if let Some(d) = differs(&gpu, &mine, i, &skipped, &free) {
+                            r.failures.push(format!("{id} ({mode:?}): buffer {i}: {d}"));
                         }
+                    }
+                    let printed = std::fs::read(dir.join(format!("{id}.stdout"))).unwrap_or_default();
+                    if sorted_lines(&printed) != sorted_lines(&stats.stdout.bytes) {
+                        r.failures.push(format!("{id} ({mode:?}): printed lines differ:\ngpu     {:?}\nptxsim  {:?}", String::from_utf8_lossy(&printed), String::from_utf8_lossy(&stats.stdout.bytes)));
                     }
                 }
                 (Some(false), Err(_)) => {}
-                (Some(true), Err(e)) => failures.push(format!("{id} ({mode:?}): ran on the GPU, fails here: {}", e.to_string().lines().next().unwrap_or(""))),
-                (Some(false), Ok(_)) => failures.push(format!("{id} ({mode:?}): failed on the GPU, completes here")),
-                (None, _) => failures.push(format!("{id}: no status in record.txt")),
+                (Some(true), Err(e)) => r.failures.push(format!("{id} ({mode:?}): ran on the GPU, fails here: {}", e.to_string().lines().next().unwrap_or(""))),
+                (Some(false), Ok(_)) => r.failures.push(format!("{id} ({mode:?}): failed on the GPU, completes here")),
+                (None, _) => r.failures.push(format!("{id}: no status in record.txt")),
             }
         }
     }
-    assert!(failures.is_empty(), "{} of {launches} launches differ from the GPU:\n{}", failures.len(), failures.join("\n"));
-    assert!(launches >= 98 && bytes > 500_000, "only {launches} launches / {bytes} bytes compared");
+    r
+}
+
+/// The corpus launches of `support/corpus_specs.rs` as recorded (inputs
+/// included, so the recording stands on its own when the specifications
+/// change): every byte equal to the GPU's outside [`EXCEPTIONS`] and
+/// [`GPU_FREEDOM`].
+#[test]
+fn corpus_launches_leave_what_the_gpu_left() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/corpus"));
+    let r = replay(&dir, GPU_FREEDOM, |k| EXCEPTIONS.iter().filter(|e| e.0 == k).map(|e| (e.1.arg, e.1.range.clone())).collect());
+    assert!(r.failures.is_empty(), "{} of {} launches differ from the GPU:\n{}", r.failures.len(), r.launches, r.failures.join("\n"));
+    // 305 launches were recorded (2026-11-25); each runs in both modes.
+    assert!(r.launches == 610 && r.bytes > 1_000_000, "only {} launches / {} bytes compared", r.launches, r.bytes);
+}
+
+/// Results of the recorded Numba and Triton launches the PTX ISA leaves to
+/// the implementation: (launch id prefix, argument, what may differ, why).
+const LAUNCH_FREEDOM: &[(&str, usize, Freedom, &str)] = &[
+    ("numba_nb_mandel.", 4, Freedom::FewWords(4), "escape-time counts of 2,048 points: the kernel's `mul.f32`/`add.f32` carry no rounding modifier, so ptxas may contract them into `fma` (PTX ISA, mul/add: such instructions may be optimized aggressively); near the set's boundary the orbit is chaotic and a last-bit difference changes the count (measured: 2 points differ)"),
+    ("numba_nb_fmath.", 4, Freedom::F32Ulps(256), "libdevice expf/tanhf/powf use `ex2.approx.ftz` and `rcp.approx.ftz` (bounded, not bit-specified by the manual) and uncontracted mul/add that ptxas may fuse; powf amplifies a one-ulp difference of its log step"),
+    ("triton_tr_gelu.", 1, Freedom::F32Ulps(64), "erf/tanh through `ex2.approx.ftz.f32` and contractible mul/add"),
+    ("triton_tr_layer_norm.", 1, Freedom::F32OfMax(1e-5), "`sqrt.approx.ftz.f32` of the variance and contractible mul/add in the sums; normalised outputs near zero differ by many ulps of their own magnitude but within 1e-5 of the row's largest"),
+    ("triton_tr_softmax_row.", 0, Freedom::F32Ulps(4), "`ex2.approx.f32` (bounded, not bit-specified) and contractible mul/add"),
+    ("numba_nb_special.", 4, Freedom::F64Ulps(8), "libdevice hypot/cbrt/erf in double use `rcp.approx.ftz.f64` and `rsqrt.approx.ftz.f64` seeds refined by Newton steps, and uncontracted mul/add; the refined result may keep a few ulps of the seed"),
+];
+
+/// The Numba and Triton launches of `corpus_numba.rs` and `corpus_triton.rs`
+/// (recorded with `PTXSIM_RECORD_LAUNCHES=tests/gpu/launches cargo test
+/// --test corpus_numba --test corpus_triton`, inputs included) against what
+/// the H100 left in their buffers; a launch that failed on the GPU (Triton's
+/// `device_assert`) must fail here too.
+/// The Numba and Triton launches of `corpus_numba.rs` and `corpus_triton.rs`
+/// (recorded with `PTXSIM_RECORD_LAUNCHES=tests/gpu/launches cargo test
+/// --test corpus_numba --test corpus_triton`, inputs included) against what
+/// the H100 left in their buffers; a launch that failed on the GPU (Triton's
+/// `device_assert`) must fail here too.
+#[test]
+fn numba_and_triton_launches_leave_what_the_gpu_left() {
+    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/launches"));
+    let r = replay(&dir, LAUNCH_FREEDOM, |_| Vec::new());
+    assert!(r.failures.is_empty(), "{} of {} launches differ from the GPU:\n{}", r.failures.len(), r.launches, r.failures.join("\n"));
+    assert!(r.launches >= 98 && r.bytes > 500_000, "only {} launches / {} bytes compared", r.launches, r.bytes);
 }
 
 /// The result slots of `tests/isa/nan_bits.ptx`: (byte offset in a thread's
