@@ -56,8 +56,14 @@ const GPU_FREEDOM: &[(&str, usize, Freedom, &str)] = &[
     ("clang_fpmath.nbody_forces.", 2, Freedom::F32OfMax(1e-5), NBODY),
     ("clang_fpmath.nbody_forces.", 3, Freedom::F32OfMax(1e-5), NBODY),
     ("nvcc_mathf.mathf_unary.", 1, Freedom::F32Ulps(1024), MATHF),
+    ("nvcc_mathd.mathd.", 2, Freedom::F64Ulps(2), "CUDA's double-precision library seeds division, rcbrt and rsqrt with `rcp.approx.ftz.f64`/`rsqrt.approx.ftz.f64` and has 378 `mul.f64`/`add.f64`/`sub.f64` without a rounding modifier, which ptxas may contract into `fma`; 56 of 11,520 results differ by one ulp"),
+    ("nvcc_warp2.warp_reduce.", 3, Freedom::Bytes(|at| at / 4 >= 217 && (at / 4) % 217 < 23), "the kernel writes out[k*n + i] for every thread i, and the launch has more threads (240 or 225) than n = 217: thread n+j and thread j of the next row store to the same word, a data race whose outcome the memory model leaves open"),
+    ("nvcc_wmma_bf16.wmma_bf16.", 2, Freedom::F32Ulps(1), WMMA),
+    ("nvcc_wmma_bf16.wmma_bf16.", 3, Freedom::F32Ulps(1), WMMA),
     ("nvcc_mathf.mathf_binary.", 2, Freedom::F32Ulps(32), MATHF),
 ];
+
+const WMMA: &str = "`wmma.mma` on bf16 with f32 accumulation: the manual does not state the precision or order of the tile's sums (ptxsim rounds each exact sum once); the H100 differs by one ulp in 14 and 17 of the two tiles' 256 results";
 
 const NBODY: &str = "sums of forces computed with `rsqrt.approx.f32` (the manual bounds its error, 2^-22.9 relative, and leaves \
      the value to the implementation) and with `mul.f32`/`add.f32` without a rounding modifier, which ptxas may contract \
@@ -262,8 +268,8 @@ fn corpus_launches_leave_what_the_gpu_left() {
     let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/corpus"));
     let r = replay(&dir, GPU_FREEDOM, |k| EXCEPTIONS.iter().filter(|e| e.0 == k).map(|e| (e.1.arg, e.1.range.clone())).collect());
     assert!(r.failures.is_empty(), "{} of {} launches differ from the GPU:\n{}", r.failures.len(), r.launches, r.failures.join("\n"));
-    // 305 launches were recorded (2026-11-25); each runs in both modes.
-    assert!(r.launches == 610 && r.bytes > 1_000_000, "only {} launches / {} bytes compared", r.launches, r.bytes);
+    // 320 launches were recorded (2026-11-25); each runs in both modes.
+    assert!(r.launches == 640 && r.bytes > 1_000_000, "only {} launches / {} bytes compared", r.launches, r.bytes);
 }
 
 /// Results of the recorded Numba and Triton launches the PTX ISA leaves to
