@@ -255,10 +255,10 @@ pub enum Op {
     Pack { d: u32, parts: Vec<Src>, part_bits: u32 },
     /// `mov.b64 {a, b}, d`: unpack.
     Unpack { ds: Vec<Option<u32>>, a: Src, part_bits: u32 },
-    IBin { op: IBinOp, ty: ITy, d: u32, a: Src, b: Src },
+    IBin { op: IBinOp, ty: ITy, d: u32, a: Src, b: Src, k: Kern<KArith> },
     IUn { op: IUnOp, ty: ITy, d: u32, a: Src },
     /// `mad.lo/.hi/.wide`: `d = (a*b).part + c`. `wide` doubles the width of c and d.
-    Mad { hi: bool, wide: bool, sat: bool, ty: ITy, d: u32, a: Src, b: Src, c: Src },
+    Mad { hi: bool, wide: bool, sat: bool, ty: ITy, d: u32, a: Src, b: Src, c: Src, k: Kern<KArith> },
     Bfe { ty: ITy, d: u32, a: Src, b: Src, c: Src },
     /// The carry chain (`add.cc`, `addc`, `sub.cc`, `subc`, `mad.cc`, `madc`):
     /// `cin` reads and `cout` writes the thread's CC.CF, which the decoder

@@ -98,7 +98,11 @@ fn div_by_zero(op: IBinOp, l: usize) -> Trap {
 }
 
 #[inline(always)]
-pub(super) fn ibin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src) -> Result<(), Trap> {
+pub(super) fn ibin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src) -> Result<(), Trap> {
+    if let Some((k, o)) = k.as_ref() {
+        k(&mut fr.regs, o, m);
+        return Ok(());
+    }
     if matches!(op, IBinOp::Div | IBinOp::Rem) {
         return divrem(cx, fr, m, op, ty, d, a, b);
     }
@@ -171,7 +175,10 @@ pub(super) fn iun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IUnOp, ty: ITy, d:
 }
 
 #[inline(always)]
-pub(super) fn mad(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (hi, wide, sat): (bool, bool, bool), ty: ITy, d: u32, [a, b, c]: [&Src; 3]) {
+pub(super) fn mad(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (hi, wide, sat): (bool, bool, bool), ty: ITy, d: u32, [a, b, c]: [&Src; 3]) {
+    if let Some((k, o)) = k.as_ref() {
+        return k(&mut fr.regs, o, m);
+    }
     let (t0, t1, t2);
     let (av, bv, cv) = (opnd!(cx, a, t0), opnd!(cx, b, t1), opnd!(cx, c, t2));
     let (regs, d, mk) = (&mut fr.regs, d as usize, ty.mask());

@@ -60,7 +60,6 @@ impl Path {
     }
 
     /// Whether this is the hardware-FMA copy.
-    #[cfg(test)]
     pub(crate) fn is_hw(self) -> bool {
         self.hw
     }
@@ -162,7 +161,7 @@ fn lane<const SH: u8>(src: &L, o: &KOps, i: usize, l: usize) -> u64 {
 /// sees only a 32-bit value (a lane's low half, or a high half whose
 /// result is dropped) and must be a pure float function.
 #[inline(always)]
-fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+pub(super) fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
     split::<SH>(regs, o, |d, [x, y, z]| k32_lanes::<SH>(bytemuck::cast_mut(d), bytemuck::cast_ref(x), bytemuck::cast_ref(y), bytemuck::cast_ref(z), o, m, f))
 }
 
@@ -191,7 +190,7 @@ fn k32_lanes<const SH: u8>(d: &mut [u32; 64], x: &[u32; 64], y: &[u32; 64], z: &
 /// Runs a lane operation `f` on 64-bit lanes (f64, the f32 operations
 /// that are cheaper packed, conversions), as [`k32`] does.
 #[inline(always)]
-fn k64<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+pub(super) fn k64<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
     split::<SH>(regs, o, |d, [x, y, z]| k64_lanes::<SH>(d, x, y, z, o, m, f))
 }
 
@@ -243,16 +242,16 @@ fn mask2<const SH: u8>(regs: &[L], o: &KOps, f: impl Fn(u64, u64) -> bool) -> u3
 
 /// The same loops compiled for CPUs with AVX2 and FMA.
 #[cfg(target_arch = "x86_64")]
-mod hw {
+pub(super) mod hw {
     use super::{KOps, L};
 
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+    pub(crate) fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
         super::k32::<SH>(regs, o, m, f)
     }
 
     #[target_feature(enable = "avx2,fma")]
-    pub(super) fn k64<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+    pub(crate) fn k64<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
         super::k64::<SH>(regs, o, m, f)
     }
 
@@ -314,6 +313,7 @@ macro_rules! shapes {
         }
     };
 }
+pub(super) use {runk, shapes};
 
 /// The comparison kernel `$f::<$g.., SH>` for shape `$sh` (`a` a
 /// register, `b` a register or an immediate).

@@ -30,6 +30,7 @@
 mod arith;
 mod asynccopy;
 mod flanes;
+mod ilanes;
 mod mbarrier;
 mod mem;
 mod space;
@@ -125,6 +126,8 @@ pub(crate) fn with_kernel(mut op: Op) -> Op {
         Op::FUn { op, ty, ftz, rnd, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_fun(p, *op, *ty, *ftz, *rnd, sh)?, o)))),
         Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => *k = Kern::new(kops(*d, &[a, b, c]).and_then(|(sh, o)| Some((flanes::select_fma(p, *ty, *ftz, *sat, *rnd, sh)?, o)))),
         Op::Setp { cmp, ty, ftz, a, b, k, .. } | Op::Set { cmp, ty, ftz, a, b, k, .. } => *k = Kern::new(kops(0, &[a, b]).and_then(|(sh, o)| Some((arith::select_cmp(p, *cmp, *ty, *ftz, sh)?, o)))),
+        Op::IBin { op, ty, d, a, b, k } => *k = Kern::new(kops(*d, &[a, b]).and_then(|(sh, o)| Some((ilanes::select_ibin(p, *op, *ty, sh)?, o)))),
+        Op::Mad { hi, wide, sat, ty, d, a, b, c, k } => *k = Kern::new(kops(*d, &[a, b, c]).and_then(|(sh, o)| Some((ilanes::select_mad(p, (*hi, *wide, *sat), *ty, sh)?, o)))),
         Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_cvt(p, *dst, *src, *rnd, *sat, *ftz, sh)?, o)))),
         _ => {}
     }
@@ -386,9 +389,9 @@ pub(crate) fn set_pred(preds: &mut [u32], slot: u32, val: u32, m: u32) {
 pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, active: u32, m: u32) -> Result<bool, Trap> {
     match op {
         Op::Mov { d, a, bits } => arith::mov(cx, fr, m, *d, a, *bits),
-        Op::IBin { op, ty, d, a, b } => arith::ibin(cx, fr, m, *op, *ty, *d, a, b)?,
+        Op::IBin { op, ty, d, a, b, k } => arith::ibin(cx, fr, m, k, *op, *ty, *d, a, b)?,
         Op::IUn { op, ty, d, a } => arith::iun(cx, fr, m, *op, *ty, *d, a),
-        Op::Mad { hi, wide, sat, ty, d, a, b, c } => arith::mad(cx, fr, m, (*hi, *wide, *sat), *ty, *d, [a, b, c]),
+        Op::Mad { hi, wide, sat, ty, d, a, b, c, k } => arith::mad(cx, fr, m, k, (*hi, *wide, *sat), *ty, *d, [a, b, c]),
         Op::Bfe { ty, d, a, b, c } => arith::bfe(cx, fr, m, *ty, *d, [a, b, c]),
         Op::Bits { op, d, a, b, c } => arith::bits(cx, fr, m, *op, *d, [a, b, c]),
         Op::Lop3P { lut, or, d, p, a, b, c, q } => arith::lop3_pred(cx, fr, m, (*lut, *or), (*d, *p), [a, b, c], *q),

@@ -686,7 +686,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
                 let bb = if matches!(op, IBinOp::Shl | IBinOp::Shr) { 32 } else { ty.bits };
                 let b = self.src(&ops[2], ImmKind::Int(bb))?;
-                Ok(Op::IBin { op, ty, d, a, b })
+                Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
             }
             _ => Err(unsupported()),
         }
@@ -800,7 +800,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
                 let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
                 let c = self.src(&ops[3], ImmKind::Int(if wide { ty.bits * 2 } else { ty.bits }))?;
-                Ok(Op::Mad { hi, wide, sat, ty, d, a, b, c })
+                Ok(Op::Mad { hi, wide, sat, ty, d, a, b, c, k: Kern::NONE })
             }
             "bfe" => {
                 need(4)?;
