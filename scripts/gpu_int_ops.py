@@ -4,10 +4,10 @@ probe's result slots; writes in.bin, out.bin and device.txt to OUT_DIR.
 
     python scripts/gpu_int_ops.py OUT_DIR
 """
-import os, sys
-import numpy as np, cupy as cp
+import sys
+import numpy as np
+from gpu_common import run_probe
 
-PTX = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "isa", "int_ops.ptx")
 rng = np.random.default_rng(20261125)
 T = 256
 edge32 = np.array([0, 1, 0x7fffffff, 0x80000000, 0xffffffff, 0xfffffffe, 31, 32, 33, 64, 0x00ff00ff, 0x12345678], np.uint32)
@@ -30,15 +30,4 @@ rows[:, 0], rows[:, 1], rows[:, 2], rows[:, 3] = a, b, c, d
 for i, v in enumerate((A, B, C, D)):
     rows[:, 4 + 2 * i] = (v & 0xffffffff).astype(np.uint32)
     rows[:, 5 + 2 * i] = (v >> np.uint64(32)).astype(np.uint32)
-N = int(open(PTX).read().split("writes ")[1].split(" ")[0])
-out_dir = sys.argv[1]
-os.makedirs(out_dir, exist_ok=True)
-din, do = cp.asarray(rows.ravel()), cp.zeros(T * N, np.uint64)
-fn = cp.RawModule(path=PTX).get_function("probe_int")
-fn((1,), (T,), (din, do))
-cp.cuda.runtime.deviceSynchronize()
-rows.ravel().tofile(os.path.join(out_dir, "in.bin"))
-cp.asnumpy(do).tofile(os.path.join(out_dir, "out.bin"))
-props = cp.cuda.runtime.getDeviceProperties(0)
-open(os.path.join(out_dir, "device.txt"), "w").write(f"gpu {props['name'].decode()} sm_{props['major']}{props['minor']} driver {cp.cuda.runtime.driverGetVersion()}\n")
-print("ok", N)
+run_probe("int_ops", "probe_int", T, {"in": rows.ravel()}, np.uint64, 80, sys.argv[1])

@@ -11,29 +11,10 @@ writes what each launch left in its buffers (and what it printed):
 `.version` is newer than the driver accepts is retried with `.version`
 lowered to the driver's newest (recorded in record.txt).
 """
-import os, re, sys, tempfile
+import os, sys
 import numpy as np
 import cupy as cp
-
-
-def load_function(path, kernel):
-    """The kernel from the module at `path`, JIT-compiled by the driver (CuPy
-    loads a module lazily, at the first `get_function`)."""
-    try:
-        return cp.RawModule(path=path).get_function(kernel), ""
-    except cp.cuda.driver.CUDADriverError as e:
-        if "UNSUPPORTED_PTX_VERSION" not in str(e):
-            raise
-        text = open(path).read()
-        low = re.sub(r"^\.version .*$", f".version {LOWERED}", text, flags=re.M)
-        # One file per module: CuPy caches loaded modules by path.
-        tmp = os.path.join(tempfile.gettempdir(), "lowered_" + path.replace("/", "_"))
-        open(tmp, "w").write(low)
-        return cp.RawModule(path=tmp).get_function(kernel), f" lowered to .version {LOWERED}"
-
-
-# The newest PTX ISA the driver of the recording machine (CUDA 13.0) JITs.
-LOWERED = "9.0"
+from gpu_common import load_function, write_device
 
 
 def run(corpus, ldir, out, line):
@@ -102,10 +83,7 @@ def main():
     import subprocess
     ldir, out = sys.argv[1], sys.argv[2]
     os.makedirs(out, exist_ok=True)
-    props = cp.cuda.runtime.getDeviceProperties(0)
-    with open(os.path.join(out, "device.txt"), "w") as d:
-        d.write(f"gpu {props['name'].decode()} sm_{props['major']}{props['minor']}\n")
-        d.write(f"driver {cp.cuda.runtime.driverGetVersion()} runtime {cp.cuda.runtime.runtimeGetVersion()} cupy {cp.__version__}\n")
+    write_device(out)
     open(os.path.join(out, "record.txt"), "w").close()
     total = sum(1 for l in open(os.path.join(ldir, "launches.txt")) if l.strip())
     start = 0

@@ -8,9 +8,10 @@ the cases' independent Python models against hardware.
 Prints one line per case (`agrees` or the differing elements) and writes the
 same report to OUT_FILE when given.
 """
-import json, math, os, re, sys, tempfile
+import json, math, os, re, sys
 import numpy as np
 import cupy as cp
+from gpu_common import load_function
 
 RUN = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "tests", "run")
 DT = {"u8": np.uint8, "u16": np.uint16, "u32": np.uint32, "u64": np.uint64, "s8": np.int8, "s16": np.int16,
@@ -48,18 +49,6 @@ def parse_arg(a):
     return ("val", ty, DT[ty](num(ty, v)))
 
 
-def load_function(path, kernel):
-    try:
-        return cp.RawModule(path=path).get_function(kernel)
-    except cp.cuda.driver.CUDADriverError as e:
-        if "UNSUPPORTED_PTX_VERSION" not in str(e):
-            raise
-        low = re.sub(r"^\.version .*$", ".version 9.0", open(path).read(), flags=re.M)
-        tmp = os.path.join(tempfile.gettempdir(), "lowered_run_" + os.path.basename(path))
-        open(tmp, "w").write(low)
-        return cp.RawModule(path=tmp).get_function(kernel)
-
-
 def same(ty, got, want):
     if want is None:
         return True
@@ -82,7 +71,7 @@ def run_case(ptx, c):
             args.append(d)
         else:
             args.append(v)
-    fn = load_function(os.path.join(RUN, ptx), c["kernel"])
+    fn, _ = load_function(os.path.join(RUN, ptx), c["kernel"])
     fn(dims(c["grid"]), dims(c["block"]), tuple(args), shared_mem=int(c.get("shared", 0)))
     cp.cuda.runtime.deviceSynchronize()
     bad = []

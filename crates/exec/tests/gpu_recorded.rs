@@ -301,6 +301,47 @@ fn numba_and_triton_launches_leave_what_the_gpu_left() {
     assert!(r.launches >= 98 && r.bytes > 500_000, "only {} launches / {} bytes compared", r.launches, r.bytes);
 }
 
+/// `tests/gpu/<probe>/<file>`.
+fn probe_data(probe: &str, file: &str) -> Vec<u8> {
+    let path = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu")).join(probe).join(file);
+    std::fs::read(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+}
+
+/// `tests/isa/<probe>.ptx`.
+fn probe_src(probe: &str) -> String {
+    std::fs::read_to_string(PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa")).join(format!("{probe}.ptx"))).unwrap()
+}
+
+/// Launches `kernel` of `src` on one CTA of `threads` threads in `mode`:
+/// one buffer argument per input (filled with its bytes), then an output
+/// buffer of `out_len` bytes; the output after the launch.
+fn launch_probe(src: &str, kernel: &str, threads: usize, mode: Scheduling, inputs: &[&[u8]], out_len: usize) -> Result<Vec<u8>, ptxsim_exec::RunError> {
+    let mut dev = Device::new();
+    let m = dev.load(src)?;
+    let mut args = Vec::new();
+    for b in inputs {
+        let p = dev.alloc(b.len().max(1) as u64)?;
+        dev.write(p, b)?;
+        args.push(ptxsim_exec::KernelArg::U64(p));
+    }
+    let po = dev.alloc(out_len as u64)?;
+    args.push(ptxsim_exec::KernelArg::U64(po));
+    let mut cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(threads as u32, 1, 1));
+    cfg.scheduling = mode;
+    dev.launch(&m, kernel, &cfg, &args)?;
+    Ok(dev.read(po, out_len as u64)?)
+}
+
+fn u16s(b: &[u8]) -> Vec<u16> {
+    b.chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect()
+}
+fn u32s(b: &[u8]) -> Vec<u32> {
+    b.chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect()
+}
+fn u64s(b: &[u8]) -> Vec<u64> {
+    b.chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect()
+}
+
 /// The result slots of `tests/isa/nan_bits.ptx`: (byte offset in a thread's
 /// 256 bytes, width in bytes, operation).
 const NAN_SLOTS: &[(usize, usize, &str)] = &[
@@ -340,22 +381,12 @@ const NAN_SLOTS: &[(usize, usize, &str)] = &[
 /// 32 bits only (`0x7fffffff00000000`, or zero for a low-word-only payload).
 #[test]
 fn nan_bits_are_the_hardwares() {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/nan_bits"));
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/nan_bits.ptx")).unwrap();
-    let inp = std::fs::read(dir.join("in.bin")).unwrap();
-    let gpu = std::fs::read(dir.join("out.bin")).unwrap();
+    let src = probe_src("nan_bits");
+    let (inp, gpu) = (probe_data("nan_bits", "in.bin"), probe_data("nan_bits", "out.bin"));
     let n = inp.len() / 24;
     let mut failures = Vec::new();
     for mode in [Scheduling::Stack, Scheduling::Its] {
-        let mut dev = Device::new();
-        let m = dev.load(&src).unwrap();
-        let pi = dev.alloc(inp.len() as u64).unwrap();
-        dev.write(pi, &inp).unwrap();
-        let po = dev.alloc(gpu.len() as u64).unwrap();
-        let mut cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(n as u32, 1, 1));
-        cfg.scheduling = mode;
-        dev.launch(&m, "probe64", &cfg, &[ptxsim_exec::KernelArg::U64(pi), ptxsim_exec::KernelArg::U64(po)]).unwrap();
-        let mine = dev.read(po, gpu.len() as u64).unwrap();
+        let mine = launch_probe(&src, "probe64", n, mode, &[&inp], gpu.len()).unwrap();
         for t in 0..n {
             let abc: Vec<String> = (0..3).map(|k| format!("{:#018x}", u64::from_le_bytes(inp[24 * t + 8 * k..24 * t + 8 * k + 8].try_into().unwrap()))).collect();
             let a_nan = f64::from_bits(u64::from_le_bytes(inp[24 * t..24 * t + 8].try_into().unwrap())).is_nan();
@@ -478,21 +509,11 @@ fn approx_bound(op: &str, a: f32, b: f32, g: f32) -> Option<f64> {
 /// GPU's value.
 #[test]
 fn special_f32_values_are_the_hardwares() {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/special_f32"));
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/special_f32.ptx")).unwrap();
-    let words = |f: &str| -> Vec<u32> { std::fs::read(dir.join(f)).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect() };
-    let (a, b, gpu) = (words("a.bin"), words("b.bin"), words("out.bin"));
+    let (ab, bb) = (probe_data("special_f32", "a.bin"), probe_data("special_f32", "b.bin"));
+    let (a, b, gpu) = (u32s(&ab), u32s(&bb), u32s(&probe_data("special_f32", "out.bin")));
     let n = SPECIAL_SLOTS.len();
     assert_eq!(gpu.len(), a.len() * n);
-    let mut dev = Device::new();
-    let m = dev.load(&src).unwrap();
-    let bytes = |v: &[u32]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let (pa, pb, po) = (dev.alloc(4 * a.len() as u64).unwrap(), dev.alloc(4 * b.len() as u64).unwrap(), dev.alloc(4 * gpu.len() as u64).unwrap());
-    dev.write(pa, &bytes(&a)).unwrap();
-    dev.write(pb, &bytes(&b)).unwrap();
-    let cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(a.len() as u32, 1, 1));
-    dev.launch(&m, "probe32", &cfg, &[ptxsim_exec::KernelArg::U64(pa), ptxsim_exec::KernelArg::U64(pb), ptxsim_exec::KernelArg::U64(po)]).unwrap();
-    let mine: Vec<u32> = dev.read(po, 4 * gpu.len() as u64).unwrap().chunks(4).map(|c| u32::from_le_bytes(c.try_into().unwrap())).collect();
+    let mine = u32s(&launch_probe(&probe_src("special_f32"), "probe32", a.len(), Scheduling::Stack, &[&ab, &bb], 4 * gpu.len()).unwrap());
     let (mut failures, mut exact, mut bounded) = (Vec::new(), 0, 0);
     for t in 0..a.len() {
         let (fa, fb) = (f32::from_bits(a[t]), f32::from_bits(b[t]));
@@ -583,21 +604,11 @@ const SPECIAL64_SLOTS: &[&str] = &[
 /// within the manual's relative error 2^-22.9 of the GPU's value.
 #[test]
 fn special_f64_values_are_the_hardwares() {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/special_f64"));
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/special_f64.ptx")).unwrap();
-    let words = |f: &str| -> Vec<u64> { std::fs::read(dir.join(f)).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect() };
-    let (a, b, gpu) = (words("a.bin"), words("b.bin"), words("out.bin"));
+    let (ab, bb) = (probe_data("special_f64", "a.bin"), probe_data("special_f64", "b.bin"));
+    let (a, b, gpu) = (u64s(&ab), u64s(&bb), u64s(&probe_data("special_f64", "out.bin")));
     let n = SPECIAL64_SLOTS.len();
     assert_eq!(gpu.len(), a.len() * n);
-    let mut dev = Device::new();
-    let m = dev.load(&src).unwrap();
-    let bytes = |v: &[u64]| v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>();
-    let (pa, pb, po) = (dev.alloc(8 * a.len() as u64).unwrap(), dev.alloc(8 * b.len() as u64).unwrap(), dev.alloc(8 * gpu.len() as u64).unwrap());
-    dev.write(pa, &bytes(&a)).unwrap();
-    dev.write(pb, &bytes(&b)).unwrap();
-    let cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(a.len() as u32, 1, 1));
-    dev.launch(&m, "probe_f64", &cfg, &[ptxsim_exec::KernelArg::U64(pa), ptxsim_exec::KernelArg::U64(pb), ptxsim_exec::KernelArg::U64(po)]).unwrap();
-    let mine: Vec<u64> = dev.read(po, 8 * gpu.len() as u64).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let mine = u64s(&launch_probe(&probe_src("special_f64"), "probe_f64", a.len(), Scheduling::Stack, &[&ab, &bb], 8 * gpu.len()).unwrap());
     let (mut failures, mut compared) = (Vec::new(), 0);
     for t in 0..a.len() {
         for (k, op) in SPECIAL64_SLOTS.iter().enumerate() {
@@ -669,27 +680,14 @@ const HALF_SLOTS: &[&str] = &[
 /// error 2^-9.9 of the GPU's value.
 #[test]
 fn special_half_values_are_the_hardwares() {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/special_half"));
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/special_half.ptx")).unwrap();
-    let halves = |f: &str| -> Vec<u16> { std::fs::read(dir.join(f)).unwrap().chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect() };
-    let ins: Vec<Vec<u16>> = ["a.bin", "b.bin", "x.bin", "y.bin"].iter().map(|f| halves(f)).collect();
-    let gpu = halves("out.bin");
+    let raw: Vec<Vec<u8>> = ["a.bin", "b.bin", "x.bin", "y.bin"].iter().map(|f| probe_data("special_half", f)).collect();
+    let ins: Vec<Vec<u16>> = raw.iter().map(|b| u16s(b)).collect();
+    let gpu = u16s(&probe_data("special_half", "out.bin"));
     let n = HALF_SLOTS.len();
     let threads = ins[0].len();
     assert_eq!(gpu.len(), threads * n);
-    let mut dev = Device::new();
-    let m = dev.load(&src).unwrap();
-    let mut args = Vec::new();
-    for v in &ins {
-        let p = dev.alloc(2 * v.len() as u64).unwrap();
-        dev.write(p, &v.iter().flat_map(|x| x.to_le_bytes()).collect::<Vec<u8>>()).unwrap();
-        args.push(ptxsim_exec::KernelArg::U64(p));
-    }
-    let po = dev.alloc(2 * gpu.len() as u64).unwrap();
-    args.push(ptxsim_exec::KernelArg::U64(po));
-    let cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(threads as u32, 1, 1));
-    dev.launch(&m, "probe_half", &cfg, &args).unwrap();
-    let mine: Vec<u16> = dev.read(po, 2 * gpu.len() as u64).unwrap().chunks(2).map(|c| u16::from_le_bytes([c[0], c[1]])).collect();
+    let inputs: Vec<&[u8]> = raw.iter().map(|b| b.as_slice()).collect();
+    let mine = u16s(&launch_probe(&probe_src("special_half"), "probe_half", threads, Scheduling::Stack, &inputs, 2 * gpu.len()).unwrap());
     let f16 = |h: u16| half::f16::from_bits(h).to_f64();
     let (mut failures, mut compared) = (Vec::new(), 0);
     for t in 0..threads {
@@ -808,23 +806,13 @@ const INT_SLOTS: &[&str] = &[
 /// the probe without them.
 #[test]
 fn integer_results_are_the_hardwares() {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/int_ops"));
-    let full = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/int_ops.ptx")).unwrap();
-    let inp = std::fs::read(dir.join("in.bin")).unwrap();
-    let gpu: Vec<u64> = std::fs::read(dir.join("out.bin")).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect();
+    let full = probe_src("int_ops");
+    let inp = probe_data("int_ops", "in.bin");
+    let gpu = u64s(&probe_data("int_ops", "out.bin"));
     let n = INT_SLOTS.len();
     let threads = inp.len() / 48;
     assert_eq!(gpu.len(), threads * n);
-    let launch = |src: &str| {
-        let mut dev = Device::new();
-        let m = dev.load(src).unwrap();
-        let pi = dev.alloc(inp.len() as u64).unwrap();
-        dev.write(pi, &inp).unwrap();
-        let po = dev.alloc(8 * gpu.len() as u64).unwrap();
-        let cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(threads as u32, 1, 1));
-        dev.launch(&m, "probe_int", &cfg, &[ptxsim_exec::KernelArg::U64(pi), ptxsim_exec::KernelArg::U64(po)])
-            .map(|_| dev.read(po, 8 * gpu.len() as u64).unwrap().chunks(8).map(|c| u64::from_le_bytes(c.try_into().unwrap())).collect::<Vec<u64>>())
-    };
+    let launch = |src: &str| launch_probe(src, "probe_int", threads, Scheduling::Stack, &[&inp], 8 * gpu.len()).map(|o| u64s(&o));
     let packed = ["min.u16x2", "max.s16x2", "add.u16x2"];
     let e = launch(&full).expect_err("the packed 16x2 integer forms are not supported yet");
     assert!(e.to_string().contains("min.u16x2"), "{e}");
@@ -860,23 +848,13 @@ fn integer_results_are_the_hardwares() {
 /// `%lanemask_*`, `activemask`), every word equal to the GPU's.
 #[test]
 fn warp_primitives_are_the_hardwares() {
-    let dir = PathBuf::from(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/gpu/warp_ops"));
-    let src = std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/isa/warp_ops.ptx")).unwrap();
-    let inp = std::fs::read(dir.join("in.bin")).unwrap();
-    let gpu = std::fs::read(dir.join("out.bin")).unwrap();
+    let src = probe_src("warp_ops");
+    let (inp, gpu) = (probe_data("warp_ops", "in.bin"), probe_data("warp_ops", "out.bin"));
     let threads = inp.len() / 12;
     let words = gpu.len() / 4 / threads;
     assert_eq!(words, 351);
     for mode in [Scheduling::Stack, Scheduling::Its] {
-        let mut dev = Device::new();
-        let m = dev.load(&src).unwrap();
-        let pi = dev.alloc(inp.len() as u64).unwrap();
-        dev.write(pi, &inp).unwrap();
-        let po = dev.alloc(gpu.len() as u64).unwrap();
-        let mut cfg = LaunchConfig::new(ptxsim_exec::Dim3::new(1, 1, 1), ptxsim_exec::Dim3::new(threads as u32, 1, 1));
-        cfg.scheduling = mode;
-        dev.launch(&m, "probe_warp", &cfg, &[ptxsim_exec::KernelArg::U64(pi), ptxsim_exec::KernelArg::U64(po)]).unwrap();
-        let mine = dev.read(po, gpu.len() as u64).unwrap();
+        let mine = launch_probe(&src, "probe_warp", threads, mode, &[&inp], gpu.len()).unwrap();
         let differ: Vec<String> = (0..gpu.len() / 4)
             .filter(|w| gpu[4 * w..4 * w + 4] != mine[4 * w..4 * w + 4])
             .take(10)
