@@ -89,13 +89,16 @@ static NONE: L = [0; 32];
 /// Runs `body` on a kernel's destination register and its sources that
 /// are registers (those whose shape bit is clear; an immediate's entry is
 /// [`NONE`]), the register file split around the destination. A source
-/// that is the destination reads a copy taken before. Nothing runs when a
+/// that is the destination reads a copy taken before, except the sources
+/// of `IN` (bit i: source i, which the caller knows is the destination):
+/// their entry is [`NONE`] and `body` reads them from the destination
+/// itself, lane by lane before it writes the lane. Nothing runs when a
 /// register is out of range (the decoder only makes registers that exist).
 #[inline(always)]
-fn split<const SH: u8>(regs: &mut [L], o: &KOps, body: impl FnOnce(&mut L, [&L; 3])) {
+fn split<const SH: u8, const IN: u8>(regs: &mut [L], o: &KOps, body: impl FnOnce(&mut L, [&L; 3])) {
     let d = o[0] as usize;
     let n = regs.len();
-    let reg = |i: usize| SH >> i & 1 == 0;
+    let reg = |i: usize| SH >> i & 1 == 0 && IN >> i & 1 == 0;
     if d >= n || (0..3).any(|i| reg(i) && o[i + 1] as usize >= n) {
         return;
     }
@@ -160,9 +163,27 @@ fn lane<const SH: u8>(src: &L, o: &KOps, i: usize, l: usize) -> u64 {
 /// the low halves), and the high half of each lane is cleared after. `f`
 /// sees only a 32-bit value (a lane's low half, or a high half whose
 /// result is dropped) and must be a pure float function.
+///
+/// A destination that is one of the sources (`fma %f6, %f10, %f6, %f4`)
+/// is read and written in the same loop, with no copy of the source: the
+/// loop is elementwise, so each half is read before it is written. A
+/// destination that is two or three sources reads a copy ([`split`]).
 #[inline(always)]
 pub(super) fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
-    split::<SH>(regs, o, |d, [x, y, z]| k32_lanes::<SH>(bytemuck::cast_mut(d), bytemuck::cast_ref(x), bytemuck::cast_ref(y), bytemuck::cast_ref(z), o, m, f))
+    let d = o[0];
+    let is = |i: usize| ((SH >> i & 1 == 0 && o[i + 1] == d) as u8) << i;
+    match is(0) | is(1) | is(2) {
+        1 => k32_in::<SH, 1>(regs, o, m, f),
+        2 => k32_in::<SH, 2>(regs, o, m, f),
+        4 => k32_in::<SH, 4>(regs, o, m, f),
+        _ => k32_in::<SH, 0>(regs, o, m, f),
+    }
+}
+
+/// [`k32`] with the sources of `IN` read from the destination in place.
+#[inline(always)]
+fn k32_in<const SH: u8, const IN: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+    split::<SH, IN>(regs, o, |d, [x, y, z]| k32_lanes::<SH, IN>(bytemuck::cast_mut(d), bytemuck::cast_ref(x), bytemuck::cast_ref(y), bytemuck::cast_ref(z), o, m, f))
 }
 
 /// The loops of [`k32`], on distinct registers (arguments, so the
@@ -170,19 +191,23 @@ pub(super) fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64
 // The lane index also picks the mask bit and the immediate's half.
 #[allow(clippy::needless_range_loop)]
 #[inline(always)]
-fn k32_lanes<const SH: u8>(d: &mut [u32; 64], x: &[u32; 64], y: &[u32; 64], z: &[u32; 64], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+fn k32_lanes<const SH: u8, const IN: u8>(d: &mut [u32; 64], x: &[u32; 64], y: &[u32; 64], z: &[u32; 64], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
+    // Half k of source i: of the destination as it was (sources of `IN`).
+    let src = |s: &[u32; 64], i: usize, k: usize, old: u32| if IN >> i & 1 != 0 { old } else { half::<SH>(s, o, i, k) } as u64;
     // The full mask and the others in two loops: a select against the
     // mask in the one loop would let the compiler branch per lane.
     if m == u32::MAX {
         for k in 0..64 {
-            let v = f(half::<SH>(x, o, 0, k) as u64, half::<SH>(y, o, 1, k) as u64, half::<SH>(z, o, 2, k) as u64) as u32;
+            let old = d[k];
+            let v = f(src(x, 0, k, old), src(y, 1, k, old), src(z, 2, k, old)) as u32;
             d[k] = if k % 2 == LO { v } else { 0 };
         }
     } else {
         for k in 0..64 {
-            let v = f(half::<SH>(x, o, 0, k) as u64, half::<SH>(y, o, 1, k) as u64, half::<SH>(z, o, 2, k) as u64) as u32;
+            let old = d[k];
+            let v = f(src(x, 0, k, old), src(y, 1, k, old), src(z, 2, k, old)) as u32;
             let v = if k % 2 == LO { v } else { 0 };
-            d[k] = if on32(m, k / 2) { v } else { d[k] };
+            d[k] = if on32(m, k / 2) { v } else { old };
         }
     }
 }
@@ -191,7 +216,7 @@ fn k32_lanes<const SH: u8>(d: &mut [u32; 64], x: &[u32; 64], y: &[u32; 64], z: &
 /// that are cheaper packed, conversions), as [`k32`] does.
 #[inline(always)]
 pub(super) fn k64<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
-    split::<SH>(regs, o, |d, [x, y, z]| k64_lanes::<SH>(d, x, y, z, o, m, f))
+    split::<SH, 0>(regs, o, |d, [x, y, z]| k64_lanes::<SH>(d, x, y, z, o, m, f))
 }
 
 /// The loops of [`k64`], on distinct registers.
@@ -927,7 +952,9 @@ mod tests {
         let n = srcs.len();
         let unused = (0b111u8 << n) & 0b111;
         sel(unused)?;
-        let run = |sh: u8, vals: &[L], m: u32, alias: bool| -> L {
+        // `alias` bit i: source i is the destination register (holding
+        // the value of the lowest such source).
+        let run = |sh: u8, vals: &[L], m: u32, alias: u8| -> L {
             let k = sel(sh | unused).expect("every shape has a kernel");
             // Register 0 is the destination, 1.. the sources.
             let mut regs = vec![old()];
@@ -936,27 +963,50 @@ mod tests {
             for i in 0..n {
                 o[i + 1] = if sh >> i & 1 != 0 { vals[i][0] } else { (i + 1) as u64 };
             }
-            if alias {
-                regs[0] = vals[0];
-                o[1] = 0;
+            if let Some(first) = (0..n).find(|i| alias >> i & 1 != 0) {
+                regs[0] = vals[first];
+                for i in (0..n).filter(|i| alias >> i & 1 != 0) {
+                    o[i + 1] = 0;
+                }
             }
             k(&mut regs, &o, m);
             regs[0]
         };
         let vals: Vec<L> = srcs.iter().map(|s| **s).collect();
-        let full = run(0, &vals, u32::MAX, false);
-        for m in MASKS {
-            let got = run(0, &vals, m, false);
-            let aliased = run(0, &vals, m, true);
+        let full = run(0, &vals, u32::MAX, 0);
+        for m in MASKS.into_iter().chain([u32::MAX]) {
+            let got = run(0, &vals, m, 0);
             for l in 0..32 {
                 let on = m >> l & 1 == 1;
                 assert_eq!(got[l], if on { full[l] } else { old()[l] }, "mask {m:#x} lane {l}");
-                assert_eq!(aliased[l], if on { full[l] } else { vals[0][l] }, "aliased, mask {m:#x} lane {l}");
+            }
+            // The destination as each set of sources (read in place when it
+            // is one source, from a copy when more): the results of
+            // distinct registers holding the same values.
+            for alias in 1..(1u8 << n) {
+                let first = alias.trailing_zeros() as usize;
+                let same: Vec<L> = vals.iter().enumerate().map(|(i, v)| if alias >> i & 1 != 0 { vals[first] } else { *v }).collect();
+                let want = run(0, &same, u32::MAX, 0);
+                let aliased = run(0, &vals, m, alias);
+                for l in 0..32 {
+                    let on = m >> l & 1 == 1;
+                    assert_eq!(aliased[l], if on { want[l] } else { vals[first][l] }, "destination as sources {alias:#b}, mask {m:#x} lane {l}");
+                }
             }
         }
         for sh in 1..(1u8 << n) {
             let splat: Vec<L> = vals.iter().enumerate().map(|(i, v)| if sh >> i & 1 != 0 { [v[0]; 32] } else { *v }).collect();
-            assert_eq!(run(sh, &splat, u32::MAX, false), run(0, &splat, u32::MAX, false), "shape {sh:#b}");
+            assert_eq!(run(sh, &splat, u32::MAX, 0), run(0, &splat, u32::MAX, 0), "shape {sh:#b}");
+            // A destination that is a register source of an immediate shape.
+            for alias in (0..n).map(|i| 1u8 << i).filter(|a| a & sh == 0) {
+                let first = alias.trailing_zeros() as usize;
+                let aliased = run(sh, &splat, 0x5a5a_c3f0, alias);
+                let want = run(sh, &splat, u32::MAX, 0);
+                for l in 0..32 {
+                    let on = 0x5a5a_c3f0u32 >> l & 1 == 1;
+                    assert_eq!(aliased[l], if on { want[l] } else { splat[first][l] }, "shape {sh:#b}, destination as source {first}, lane {l}");
+                }
+            }
         }
         Some(full)
     }
