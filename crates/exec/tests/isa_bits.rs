@@ -5,7 +5,11 @@
 
 use proptest::prelude::*;
 use ptxsim_exec::alu::bits::{lop3, mul24, shf};
-use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling};
+use ptxsim_exec::{Device, LaunchConfig, Scheduling};
+
+#[path = "support/words.rs"]
+mod words;
+use words::run_words;
 
 /// The manual's `shf`: `n = clamp ? min(c, 32) : c & 0x1f`, then
 /// `shf.l: d = (b << n) | (a >> (32 - n))`, `shf.r: d = (b << (32 - n)) | (a >> n)`
@@ -151,17 +155,8 @@ fn kernels_using_every_form_match_the_manual() {
         let (a, b, c) = (pick(0, next()), pick(1, next()), pick(2, next() % 70));
         input.extend([a, b, c]);
     }
-    let mut dev = Device::new();
-    let m = dev.load(KERNEL).expect("loads");
-    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let pin = dev.alloc(bytes.len() as u64).expect("alloc");
-    dev.write(pin, &bytes).expect("write");
     for mode in [Scheduling::Stack, Scheduling::Its] {
-        let pout = dev.alloc(threads as u64 * 64).expect("alloc");
-        let mut cfg = LaunchConfig::new(1u32, threads as u32);
-        cfg.scheduling = mode;
-        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(pout), KernelArg::Ptr(pin)]).expect("runs");
-        let out: Vec<u32> = dev.read(pout, threads as u64 * 64).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let out = run_words(KERNEL, threads, &input, 16, mode);
         for t in 0..threads {
             let (a, b, c) = (input[3 * t], input[3 * t + 1], input[3 * t + 2]);
             let want = [
@@ -291,17 +286,8 @@ fn lop3_predicate_output_is_d_nonzero_combined_with_q() {
         let (a, b, c) = (pick(next()), pick(next()), pick(next()));
         input.extend([a, b, c, (t as u32 >> 1) & 1]);
     }
-    let mut dev = Device::new();
-    let m = dev.load(LOP3_PRED).expect("loads");
-    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let pin = dev.alloc(bytes.len() as u64).expect("alloc");
-    dev.write(pin, &bytes).expect("write");
     for mode in [Scheduling::Stack, Scheduling::Its] {
-        let pout = dev.alloc(threads as u64 * 32).expect("alloc");
-        let mut cfg = LaunchConfig::new(1u32, threads as u32);
-        cfg.scheduling = mode;
-        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(pout), KernelArg::Ptr(pin)]).expect("runs");
-        let out: Vec<u32> = dev.read(pout, threads as u64 * 32).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let out = run_words(LOP3_PRED, threads, &input, 8, mode);
         for t in 0..threads {
             let (a, b, c, q) = (input[4 * t], input[4 * t + 1], input[4 * t + 2], input[4 * t + 3] != 0);
             let xor = a ^ b ^ c; // 0x96

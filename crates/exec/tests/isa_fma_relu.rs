@@ -6,7 +6,11 @@
 //! Results that round to zero are left out (whether -0 counts as negative
 //! is not said by the manual).
 
-use ptxsim_exec::{Device, KernelArg, LaunchConfig};
+use ptxsim_exec::Scheduling;
+
+#[path = "support/words.rs"]
+mod words;
+use words::run_words;
 
 /// A 16-bit float format: fraction bits, exponent bias.
 #[derive(Clone, Copy)]
@@ -171,14 +175,7 @@ fn fma_relu_matches_the_definition() {
         }
         input.extend(w);
     }
-    let mut dev = Device::new();
-    let m = dev.load(KERNEL).expect("loads");
-    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let pin = dev.alloc(bytes.len() as u64).expect("alloc");
-    dev.write(pin, &bytes).expect("write");
-    let pout = dev.alloc(threads as u64 * 12).expect("alloc");
-    dev.launch(&m, "k", &LaunchConfig::new(1u32, threads as u32), &[KernelArg::Ptr(pout), KernelArg::Ptr(pin)]).expect("runs");
-    let out: Vec<u32> = dev.read(pout, threads as u64 * 12).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let out = run_words(KERNEL, threads, &input, 3, Scheduling::Stack);
     let mut checked = 0;
     for t in 0..threads {
         let (a, b, c) = (input[3 * t], input[3 * t + 1], input[3 * t + 2]);

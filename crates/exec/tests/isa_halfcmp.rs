@@ -8,7 +8,11 @@
 //! 0xffff per half for integer destinations and 1.0 in the destination's
 //! float format, 0 where false.
 
-use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling};
+use ptxsim_exec::{Device, LaunchConfig, Scheduling};
+
+#[path = "support/words.rs"]
+mod words;
+use words::run_words;
 
 /// IEEE binary16 bits to f64, by the format's definition.
 fn f16_value(h: u16) -> f64 {
@@ -139,17 +143,8 @@ fn half_comparisons_match_the_manual() {
         let c = (next() & 1) as u32;
         input.extend([alo as u32 | (ahi as u32) << 16, blo as u32 | (bhi as u32) << 16, c]);
     }
-    let mut dev = Device::new();
-    let m = dev.load(KERNEL).expect("loads");
-    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let pin = dev.alloc(bytes.len() as u64).expect("alloc");
-    dev.write(pin, &bytes).expect("write");
     for mode in [Scheduling::Stack, Scheduling::Its] {
-        let pout = dev.alloc(threads as u64 * 32).expect("alloc");
-        let mut cfg = LaunchConfig::new(1u32, threads as u32);
-        cfg.scheduling = mode;
-        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(pout), KernelArg::Ptr(pin)]).expect("runs");
-        let out: Vec<u32> = dev.read(pout, threads as u64 * 32).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let out = run_words(KERNEL, threads, &input, 8, mode);
         for t in 0..threads {
             let (a, b, c) = (input[3 * t], input[3 * t + 1], input[3 * t + 2] != 0);
             let h = |v: u32, i: u32| (v >> (16 * i)) as u16;

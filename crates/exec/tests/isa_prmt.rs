@@ -3,7 +3,11 @@
 //! copied here row by row: for each mode and selector `c[1:0]`, the source
 //! byte (0..7 of `{b, a}`, `a` the low four) of `d.b3 d.b2 d.b1 d.b0`.
 
-use ptxsim_exec::{Device, KernelArg, LaunchConfig};
+use ptxsim_exec::Scheduling;
+
+#[path = "support/words.rs"]
+mod words;
+use words::run_words;
 
 const TABLE: [(&str, [[u32; 4]; 4]); 6] = [
     ("f4e", [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]]),
@@ -64,14 +68,7 @@ fn prmt_modes_follow_the_manuals_table() {
         let c = if t < 4 { t as u32 } else { next() };
         input.extend([a, b, c]);
     }
-    let mut dev = Device::new();
-    let m = dev.load(&kernel()).expect("loads");
-    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let pin = dev.alloc(bytes.len() as u64).expect("alloc");
-    dev.write(pin, &bytes).expect("write");
-    let pout = dev.alloc(threads as u64 * 24).expect("alloc");
-    dev.launch(&m, "k", &LaunchConfig::new(1u32, threads as u32), &[KernelArg::Ptr(pout), KernelArg::Ptr(pin)]).expect("runs");
-    let out: Vec<u32> = dev.read(pout, threads as u64 * 24).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let out = run_words(&kernel(), threads, &input, 6, Scheduling::Stack);
     for t in 0..threads {
         let (a, b, c) = (input[3 * t], input[3 * t + 1], input[3 * t + 2]);
         let pool = (b as u64) << 32 | a as u64;

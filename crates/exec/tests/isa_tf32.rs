@@ -7,7 +7,11 @@
 //! `.satfinite` that largest value ((2 - 2^-10) * 2^127) of the same sign.
 
 use proptest::prelude::*;
-use ptxsim_exec::{Device, KernelArg, LaunchConfig};
+use ptxsim_exec::Scheduling;
+
+#[path = "support/words.rs"]
+mod words;
+use words::run_words;
 
 /// The definition, for finite inputs; `None` for NaN inputs.
 fn reference(x: u32, satfinite: bool) -> Option<u32> {
@@ -96,15 +100,8 @@ fn kernel_rounds_to_tf32_as_defined() {
         // Every fourth one a tie exactly.
         input.push(if input.len() % 4 == 0 { z & 0xffff_e000 | 0x1000 } else { z });
     }
-    let mut dev = Device::new();
-    let m = dev.load(KERNEL).expect("loads");
-    let bytes: Vec<u8> = input.iter().flat_map(|v| v.to_le_bytes()).collect();
-    let pin = dev.alloc(bytes.len() as u64).expect("alloc");
-    dev.write(pin, &bytes).expect("write");
     let n = input.len();
-    let pout = dev.alloc(n as u64 * 8).expect("alloc");
-    dev.launch(&m, "k", &LaunchConfig::new(1u32, n as u32), &[KernelArg::Ptr(pout), KernelArg::Ptr(pin)]).expect("runs");
-    let out: Vec<u32> = dev.read(pout, n as u64 * 8).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let out = run_words(KERNEL, n, &input, 2, Scheduling::Stack);
     for (t, &x) in input.iter().enumerate() {
         check(x, out[2 * t], false);
         check(x, out[2 * t + 1], true);
