@@ -86,6 +86,38 @@ const LO: usize = if cfg!(target_endian = "little") { 0 } else { 1 };
 /// An unused operand's lanes (an immediate's register entry).
 static NONE: L = [0; 32];
 
+/// Bit 32 + i of a kernel's `o[0]`: source i is a register and it is the
+/// destination (set once, when the kernel is chosen: [`with_aliases`]).
+const ALIAS_SHIFT: u32 = 32;
+
+/// `o` with the destination's aliases recorded in `o[0]` above the
+/// destination's index (bit 32 + i: source i, a register by shape `sh`, is
+/// the destination), so a kernel knows how its destination overlaps its
+/// sources without comparing them each time it runs.
+pub(crate) fn with_aliases(mut o: KOps, sh: u8) -> KOps {
+    let d = o[0] as u32 as u64;
+    let mut bits = 0u64;
+    for i in 0..3 {
+        if sh >> i & 1 == 0 && o[i + 1] == d {
+            bits |= 1 << i;
+        }
+    }
+    o[0] = d | bits << ALIAS_SHIFT;
+    o
+}
+
+/// The destination register of kernel operands `o`.
+#[inline(always)]
+fn dst(o: &KOps) -> usize {
+    o[0] as u32 as usize
+}
+
+/// The register sources of shape `SH` that are the destination ([`with_aliases`]).
+#[inline(always)]
+fn aliases<const SH: u8>(o: &KOps) -> u8 {
+    (o[0] >> ALIAS_SHIFT) as u8 & !SH & 7
+}
+
 /// Runs `body` on a kernel's destination register and its sources that
 /// are registers (those whose shape bit is clear; an immediate's entry is
 /// [`NONE`]), the register file split around the destination. A source
@@ -96,35 +128,41 @@ static NONE: L = [0; 32];
 /// register is out of range (the decoder only makes registers that exist).
 #[inline(always)]
 fn split<const SH: u8, const IN: u8>(regs: &mut [L], o: &KOps, body: impl FnOnce(&mut L, [&L; 3])) {
-    let d = o[0] as usize;
-    let n = regs.len();
+    let d = dst(o);
     let reg = |i: usize| SH >> i & 1 == 0 && IN >> i & 1 == 0;
-    if d >= n || (0..3).any(|i| reg(i) && o[i + 1] as usize >= n) {
-        return;
-    }
-    let alias = (0..3).any(|i| reg(i) && o[i + 1] as usize == d);
+    // A copy only where a source read from a register is the destination.
     let old;
-    let old: &L = if alias {
-        old = regs[d];
+    let old: &L = if aliases::<SH>(o) & !IN != 0 {
+        let Some(v) = regs.get(d) else {
+            return;
+        };
+        old = *v;
         &old
     } else {
         &NONE
     };
-    let (lo, rest) = regs.split_at_mut(d);
+    let Some((lo, rest)) = regs.split_at_mut_checked(d) else {
+        return;
+    };
     let Some((dst, hi)) = rest.split_first_mut() else {
         return;
     };
-    let pick = |i: usize| -> &L {
+    let pick = |i: usize| -> Option<&L> {
         let r = o[i + 1] as usize;
-        if !reg(i) || r == d {
-            old
+        if !reg(i) {
+            Some(&NONE)
         } else if r < d {
-            &lo[r]
+            lo.get(r)
+        } else if r > d {
+            hi.get(r - d - 1)
         } else {
-            &hi[r - d - 1]
+            Some(old)
         }
     };
-    body(dst, [pick(0), pick(1), pick(2)])
+    let (Some(a), Some(b), Some(c)) = (pick(0), pick(1), pick(2)) else {
+        return;
+    };
+    body(dst, [a, b, c])
 }
 
 /// Half `k` (of 64) of source `i`: of its register, or of the immediate
@@ -170,9 +208,7 @@ fn lane<const SH: u8>(src: &L, o: &KOps, i: usize, l: usize) -> u64 {
 /// destination that is two or three sources reads a copy ([`split`]).
 #[inline(always)]
 pub(super) fn k32<const SH: u8>(regs: &mut [L], o: &KOps, m: u32, f: impl Fn(u64, u64, u64) -> u64) {
-    let d = o[0];
-    let is = |i: usize| ((SH >> i & 1 == 0 && o[i + 1] == d) as u8) << i;
-    match is(0) | is(1) | is(2) {
+    match aliases::<SH>(o) {
         1 => k32_in::<SH, 1>(regs, o, m, f),
         2 => k32_in::<SH, 2>(regs, o, m, f),
         4 => k32_in::<SH, 4>(regs, o, m, f),
@@ -280,18 +316,25 @@ pub(super) mod hw {
         super::k64::<SH>(regs, o, m, f)
     }
 
-    /// [`super::mask2`], the lanes' truth gathered 4 at a time by
-    /// `vmovmskpd`.
+    /// [`super::mask2`], the lanes' truths narrowed to bytes in lane
+    /// order and gathered by one `vpmovmskb`. (A scalar gather of eight
+    /// 4-bit `vmovmskpd` results was vectorised by the compiler into a
+    /// serial chain of inserts, on the path from `setp` to its `bra`.)
     #[target_feature(enable = "avx2,fma")]
     pub(super) fn mask2<const SH: u8>(regs: &[L], o: &KOps, f: impl Fn(u64, u64) -> bool) -> u32 {
-        use std::arch::x86_64::{_mm256_castsi256_pd, _mm256_movemask_pd, _mm256_set_epi64x};
+        use std::arch::x86_64::*;
         let c = super::truth::<SH>(regs, o, f);
-        let mut t = 0u32;
-        for q in 0..8 {
-            let v = _mm256_set_epi64x(c[4 * q + 3] as i64, c[4 * q + 2] as i64, c[4 * q + 1] as i64, c[4 * q] as i64);
-            t |= (_mm256_movemask_pd(_mm256_castsi256_pd(v)) as u32) << (4 * q);
-        }
-        t
+        let quad = |q: usize| _mm256_castsi256_ps(_mm256_set_epi64x(c[4 * q + 3] as i64, c[4 * q + 2] as i64, c[4 * q + 1] as i64, c[4 * q] as i64));
+        // Lanes 8j..8j+8 as 32-bit truths in order: the low halves of two
+        // quads ([0, 1, 4, 5 | 2, 3, 6, 7] in-lane), their middle pairs swapped.
+        let eight = |j: usize| _mm256_permute4x64_epi64::<0xd8>(_mm256_castps_si256(_mm256_shuffle_ps::<0x88>(quad(2 * j), quad(2 * j + 1))));
+        // Saturating packs keep 0 and -1 and work within 128-bit halves:
+        // the dwords come out as lanes 0-3, 8-11, 16-19, 24-27, 4-7, 12-15,
+        // 20-23, 28-31, put back in order by one dword permutation.
+        let w0 = _mm256_packs_epi32(eight(0), eight(1));
+        let w1 = _mm256_packs_epi32(eight(2), eight(3));
+        let b = _mm256_permutevar8x32_epi32(_mm256_packs_epi16(w0, w1), _mm256_setr_epi32(0, 4, 1, 5, 2, 6, 3, 7));
+        _mm256_movemask_epi8(b) as u32
     }
 }
 
@@ -969,7 +1012,7 @@ mod tests {
                     o[i + 1] = 0;
                 }
             }
-            k(&mut regs, &o, m);
+            k(&mut regs, &with_aliases(o, sh | unused), m);
             regs[0]
         };
         let vals: Vec<L> = srcs.iter().map(|s| **s).collect();

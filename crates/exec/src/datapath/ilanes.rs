@@ -225,7 +225,7 @@ mod tests {
                     o[i + 1] = if sh >> i & 1 != 0 { srcs[i][0] } else { (i + 1) as u64 };
                 }
                 let before = regs[d];
-                k(&mut regs, &o, m);
+                k(&mut regs, &super::flanes::with_aliases(o, sh | (0b111 << n & 0b111)), m);
                 for l in 0..32 {
                     let args: Vec<u64> = eff.iter().map(|s| s[l]).collect();
                     let w = if m >> l & 1 != 0 { want(&args) } else { before[l] };

@@ -154,7 +154,7 @@ fn kops(d: u32, srcs: &[&mut Src]) -> Option<(u8, KOps)> {
             Some(_) => return None,
         }
     }
-    Some((sh, o))
+    Some((sh, flanes::with_aliases(o, sh)))
 }
 
 /// The lanes of `active` on which guard `g` holds (all of them without one).
