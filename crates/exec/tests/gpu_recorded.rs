@@ -801,9 +801,8 @@ const INT_SLOTS: &[&str] = &[
 /// result must be the GPU's bits, except 64-bit `bfe` with a position or
 /// length above 255, which the manual restricts to 0..255 (ptxsim applies
 /// the manual's `& 0xff`; the H100's 64-bit sequence does not). The
-/// sm_90 packed `add`/`min`/`max` on `.u16x2`/`.s16x2` are not supported
-/// yet: the test checks that the engine refuses them by name, then runs
-/// the probe without them.
+/// sm_90 packed `min.u16x2`, `max.s16x2` and `add.u16x2` are compared
+/// like the rest.
 #[test]
 fn integer_results_are_the_hardwares() {
     let full = probe_src("int_ops");
@@ -812,22 +811,12 @@ fn integer_results_are_the_hardwares() {
     let n = INT_SLOTS.len();
     let threads = inp.len() / 48;
     assert_eq!(gpu.len(), threads * n);
-    let launch = |src: &str| launch_probe(src, "probe_int", threads, Scheduling::Stack, &[&inp], 8 * gpu.len()).map(|o| u64s(&o));
-    let packed = ["min.u16x2", "max.s16x2", "add.u16x2"];
-    let e = launch(&full).expect_err("the packed 16x2 integer forms are not supported yet");
-    assert!(e.to_string().contains("min.u16x2"), "{e}");
-    let mut src = full.clone();
-    for p in packed {
-        let at = src.find(&format!("  {p} ")).unwrap();
-        let end = at + src[at..].find(';').unwrap() + 1;
-        src.replace_range(at..end, "  mov.b32 %r, 0;");
-    }
-    let mine = launch(&src).unwrap();
+    let mine = launch_probe(&full, "probe_int", threads, Scheduling::Stack, &[&inp], 8 * gpu.len()).map(|o| u64s(&o)).unwrap();
     let word = |t: usize, k: usize| u32::from_le_bytes(inp[48 * t + 4 * k..48 * t + 4 * k + 4].try_into().unwrap());
     let (mut failures, mut compared) = (Vec::new(), 0);
     for t in 0..threads {
         for (k, op) in INT_SLOTS.iter().enumerate() {
-            if packed.contains(op) || (op.starts_with("bfe.") && op.ends_with("64") && (word(t, 1) > 255 || word(t, 2) > 255)) {
+            if (op.starts_with("bfe.") && op.ends_with("64") && (word(t, 1) > 255 || word(t, 2) > 255)) {
                 continue;
             }
             compared += 1;

@@ -14,7 +14,7 @@ use super::operand::{value, Role};
 use super::{allows, opname, Decoded, Form, Spec};
 use crate::ctx::Ctx;
 use crate::types::Size;
-use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType};
+use ptxsim_syntax::ast::{Instruction, Name, OperandKind, ScalarType};
 use ptxsim_syntax::Diagnostic;
 
 fn wide(t: ScalarType) -> Option<ScalarType> {
@@ -77,10 +77,15 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
     if spec.form == Form::Cvt {
         return cvt(cx, i, d);
     }
-    if d.types.is_empty() && d.other.iter().any(|m| m.text.ends_with("x2") || m.text.ends_with("x4")) {
-        // Packed integer types (`.u16x2`, `.s16x2`) are not typed here.
-        super::operand::resolve_all(cx, i);
-        return;
+    if d.types.is_empty() {
+        if let Some(m) = d.other.iter().find(|m| matches!(m.text, ".u16x2" | ".s16x2")) {
+            return packed16(cx, i, *m);
+        }
+        if d.other.iter().any(|m| m.text.ends_with("x2") || m.text.ends_with("x4")) {
+            // Other packed forms are typed by their own rules.
+            super::operand::resolve_all(cx, i);
+            return;
+        }
     }
     let Some(ty) = one_type(cx, i, d, spec) else {
         super::operand::resolve_all(cx, i);
@@ -255,4 +260,73 @@ pub fn nanosleep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>)
         return count_error(cx, i, "one");
     }
     value(cx, &i.operands[0], ScalarType::U32, Role::Src, Size::Exact, i);
+}
+
+/// The packed 16-bit integer forms (PTX ISA 9.7.1.1 add, 9.7.1.10 min,
+/// 9.7.1.11 max; PTX 8.0, sm_90): `add.{u16x2,s16x2} d, a, b`,
+/// `min/max.u16x2 d, a, b` and `min/max{.relu}.s16x2 d, a, b`, every
+/// operand a `.b32` register (no immediates, no special registers, no
+/// three-source `min`/`max`), no other modifier. ptxas 12.9 rejects the
+/// rest with "Unexpected instruction types", "Modifier '.sat' does not
+/// apply", "Illegal modifier '.relu'" or "Arguments mismatch".
+fn packed16<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: Name<'a>) {
+    const NOTE: &str = "rule check/instruction-type (PTX ISA 9.7.1.1, 9.7.1.10, 9.7.1.11): `add.{u16x2,s16x2} d, a, b;`, `min/max.u16x2 d, a, b;`, `min/max{.relu}.s16x2 d, a, b;` with `.b32` registers";
+    let op = i.opcode.text;
+    if !matches!(op, "add" | "min" | "max") {
+        cx.emit(Diagnostic::error("check/instruction-type", ty.span, format!("`{op}` does not take type `{}`", ty.text)).with_label("unexpected instruction type").with_note(NOTE));
+        return super::operand::resolve_all(cx, i);
+    }
+    cx.require(crate::isa::Feature::PackedInt16, i.opcode.span.to(ty.span));
+    // (Spans compare equal whatever their positions: compare the text.)
+    for m in i.modifiers.iter().filter(|m| m.text != ty.text) {
+        let why = match m.text {
+            ".relu" if op == "add" => "`add` takes no `.relu`".to_string(),
+            ".relu" if ty.text == ".u16x2" => format!("`.relu` applies to `{op}.s16x2` only"),
+            ".relu" => continue,
+            ".sat" => format!("`.sat` does not apply to `{}`", ty.text),
+            x => format!("`{x}` does not apply to `{op}{}`", ty.text),
+        };
+        cx.emit(Diagnostic::error("check/modifiers", m.span, why).with_label("modifier does not apply here").with_note(NOTE));
+    }
+    if i.operands.len() != 3 {
+        return count_error(cx, i, "three");
+    }
+    for (k, o) in i.operands.iter().enumerate() {
+        if matches!(o.kind, OperandKind::Int(_) | OperandKind::Float(_)) && k > 0 {
+            cx.emit(
+                Diagnostic::error("check/operand-type", o.span, format!("`{op}{}` takes registers only; an immediate is not allowed here", ty.text))
+                    .with_label("immediate here")
+                    .with_note(NOTE),
+            );
+            continue;
+        }
+        // The operands are `.b32` exactly: ptxas 12.9 rejects `.u32`,
+        // `.s32` and `.f32` registers ("Arguments mismatch") and special
+        // registers.
+        let role = if k == 0 { Role::Dest } else { Role::Src };
+        if let OperandKind::Name { name, .. } = &o.kind {
+            if super::operand::special(name.text).is_some() {
+                cx.emit(
+                    Diagnostic::error("check/operand-type", o.span, format!("`{op}{}` takes `.b32` registers; special register `{}` is not allowed here", ty.text, name.text))
+                        .with_label("special register here")
+                        .with_note(NOTE),
+                );
+                continue;
+            }
+            if let Some(crate::ctx::Sym::Var(v)) = cx.lookup(name.text) {
+                if v.space() == ptxsim_syntax::ast::StateSpace::Reg {
+                    if let Some(rt) = v.ty().filter(|t| *t != ScalarType::B32) {
+                        let what = if k == 0 { "destination" } else { "source" };
+                        cx.emit(
+                            Diagnostic::error("check/operand-type", o.span, format!("{what} `{}` is a `{}` register; `{op}{}` takes `.b32` registers only", name.text, rt.as_str(), ty.text))
+                                .with_label("`.b32` register expected here")
+                                .with_note(NOTE),
+                        );
+                        continue;
+                    }
+                }
+            }
+        }
+        value(cx, o, ScalarType::B32, role, Size::Exact, i);
+    }
 }

@@ -242,6 +242,45 @@ pub enum Lane3Op {
     Video(super::video::Video),
     /// An 8-bit float `cvt` ([`super::fp8`]).
     Fp8 { op: super::fp8::Fp8Cvt, relu: bool },
+    /// `add/min/max{.relu}` on `.u16x2`/`.s16x2` ([`packed16`]).
+    Packed16 { op: P16Op, signed: bool, relu: bool },
+}
+
+/// The operation of a packed 16-bit integer instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum P16Op {
+    Add,
+    Min,
+    Max,
+}
+
+/// `add.{u16x2,s16x2}`, `min/max.u16x2`, `min/max{.relu}.s16x2` (PTX ISA
+/// 9.7.1.1, 9.7.1.10, 9.7.1.11): the two halfwords of `a` and `b` (bits
+/// 0-15 and 16-31) are taken as unsigned or signed 16-bit integers and
+/// processed each on its own; `add` wraps modulo 2^16 (there is no `.sat`),
+/// `.relu` clamps a negative result to 0. The result is the two halfwords
+/// packed again, zero-extended.
+pub fn packed16(op: P16Op, signed: bool, relu: bool, a: u64, b: u64) -> u64 {
+    let half = |v: u64, i: u32| -> i32 {
+        let h = (v >> (16 * i)) as u16;
+        if signed {
+            h as i16 as i32
+        } else {
+            h as i32
+        }
+    };
+    let mut r = 0u64;
+    for i in 0..2 {
+        let (x, y) = (half(a, i), half(b, i));
+        let v = match op {
+            P16Op::Add => x + y,
+            P16Op::Min => x.min(y),
+            P16Op::Max => x.max(y),
+        };
+        let v = if relu { v.max(0) } else { v };
+        r |= ((v as u32 & 0xffff) as u64) << (16 * i);
+    }
+    r
 }
 
 /// One lane of a [`Lane3Op`]; `None` where the manual leaves the result
@@ -257,6 +296,7 @@ pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
         Lane3Op::CvtPack { bits, signed } => cvt_pack(bits, signed, a, b, c),
         Lane3Op::Video(v) => super::video::video(v, a, b, c),
         Lane3Op::Fp8 { op, relu } => super::fp8::cvt(op, relu, a, b),
+        Lane3Op::Packed16 { op, signed, relu } => packed16(op, signed, relu, a, b),
     })
 }
 

@@ -8,6 +8,7 @@
 
 use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
 use ptxsim_isa::modifiers::BoolOp as IsaBoolOp;
+use crate::alu::ext::{Lane3Op, P16Op};
 use crate::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, PrmtMode, Rounding};
 use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
@@ -601,6 +602,25 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let unsupported = || x.unsupported();
         let need = |k: usize| x.need(k);
         match opc {
+            "add" | "min" | "max" if has(".u16x2") || has(".s16x2") => {
+                // Packed 16-bit integers (sm_90): `add`, `min/max`, `.relu`
+                // on `.s16x2` only; no `.sat`, `.cc` or other modifiers.
+                need(3)?;
+                let signed = has(".s16x2");
+                let relu = has(".relu");
+                if x.n != 3 || sat || (relu && (!signed || opc == "add")) || x.mods.len() != 1 + relu as usize {
+                    return Err(unsupported());
+                }
+                let op = match opc {
+                    "add" => P16Op::Add,
+                    "min" => P16Op::Min,
+                    _ => P16Op::Max,
+                };
+                let k = ImmKind::Int(32);
+                let d = self.dst(&ops[0])?;
+                let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
+                Ok(Op::Lane3 { op: Lane3Op::Packed16 { op, signed, relu }, d, a, b, c: Src::Imm(0) })
+            }
             "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "copysign" => {
                 need(3)?;
                 let t = last_ty.ok_or_else(unsupported)?;
