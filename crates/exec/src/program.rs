@@ -329,6 +329,12 @@ pub enum Op {
     Ld { space: Space, size: u32, signed: bool, ds: Vec<Option<u32>>, addr: Addr },
     St { space: Space, size: u32, srcs: Vec<Src>, addr: Addr },
     Atom { space: Space, op: AtomOp, ty: ITyOrF, d: Option<u32>, addr: Addr, b: Src, c: Src },
+    /// `atom`/`red` on a vector (`.v2`, `.v4`, `.v8`; sm_90): element k, at
+    /// `addr + k * size`, is an atomic operation of its own with `bs[k]`,
+    /// whose old value `ds[k]` receives (PTX ISA 9.7.13.5: the atomicity
+    /// holds for each element, not for the whole vector). `red` has no
+    /// destinations.
+    AtomVec { space: Space, op: AtomOp, ty: ITyOrF, ds: Vec<Option<u32>>, addr: Addr, bs: Vec<Src> },
     Bra { target: u32, uni: bool },
     Brx { index: Src, targets: Vec<u32>, table: String, uni: bool },
     Call { callee: Callee, args: Vec<CallArg>, rets: Vec<CallArg>, uni: bool },

@@ -23,7 +23,6 @@ const FORMS: &[&str] = &[
     "`ltbl` is not a .calltargets list, call table or .callprototype",
     "addc.sat.s32",
     "addc.u16",
-    "atom.global.v2.f32.add",
     "madc.hi.sat.s32",
     "madc.lo.u16",
     "predicate parameters are not supported yet",

@@ -9,7 +9,7 @@
 
 use super::{fetch, Lanes};
 use crate::alu;
-use crate::error::Trap;
+use crate::error::{Trap, TrapKind};
 use crate::lanemem::check_align;
 use crate::lanes::store;
 use crate::memory::Allocation;
@@ -365,6 +365,46 @@ pub(super) fn atom(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, op:
     }
     if let Some(d) = d {
         store(&mut fr.regs[d as usize], &r, m);
+    }
+    Ok(())
+}
+
+/// `atom`/`red` on a vector ([`Op::AtomVec`](crate::program::Op::AtomVec)):
+/// per lane, one atomic operation per element. The vector must be aligned
+/// to its whole size, and a generic address must point to global memory
+/// (PTX ISA 9.7.13.5: vector atomics exist only for `.global`).
+pub(super) fn atom_vec(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (space, op, ty): (Space, AtomOp, ITyOrF), ds: &[Option<u32>], addr: Addr, bs: &[Src]) -> Result<(), Trap> {
+    let t3;
+    let base = *abase!(cx, fr, addr, t3);
+    let size = match ty {
+        ITyOrF::I(t) => t.bits / 8,
+        ITyOrF::F(f) => f.bits() / 8,
+    };
+    let n = bs.len();
+    let vals: Vec<[u64; 32]> = bs.iter().map(|s| super::src_lanes(cx, &fr.regs, s)).collect();
+    let mut old = vec![[0u64; 32]; n];
+    for l in lanes(m) {
+        let a = base[l].wrapping_add(addr.offset as u64);
+        check_align(a, size * n as u32, l)?;
+        if space == Space::Generic && !matches!(crate::lanemem::place(space, a), crate::lanemem::Place::Global(_)) {
+            return Err(Trap::lane(
+                TrapKind::OutOfBounds,
+                l as u32,
+                format!("lane {l}: vector `atom`/`red` at generic address {a:#x}, which is not in global memory (the manual allows vector atomics on global memory only)"),
+            ));
+        }
+        for k in 0..n {
+            let (was, changed) = crate::atomics::atom(&mut cx.mem, space, l, a + (k as u64) * size as u64, size, op, ty, vals[k][l], 0)?;
+            old[k][l] = was;
+            if changed {
+                *cx.stores += 1;
+            }
+        }
+    }
+    for (k, d) in ds.iter().enumerate() {
+        if let Some(d) = d {
+            store(&mut fr.regs[*d as usize], &old[k], m);
+        }
     }
     Ok(())
 }

@@ -438,6 +438,14 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
             asynccopy::check_access(cx, fr, m, *space, *addr, bytes as u64, true)?;
             mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?
         }
+        Op::AtomVec { space, op, ty, ds, addr, bs } if !cx.copies.idle() => {
+            let bytes = match ty {
+                ITyOrF::I(t) => t.bits / 8,
+                ITyOrF::F(f) => f.bits() / 8,
+            };
+            asynccopy::check_access(cx, fr, m, *space, *addr, bytes as u64 * bs.len() as u64, true)?;
+            mem::atom_vec(cx, fr, m, (*space, *op, *ty), ds, *addr, bs)?
+        }
         Op::CpAsync { dst, src, cp_size, size } => asynccopy::cp_async(cx, fr, m, *dst, *src, *cp_size, *size)?,
         Op::CpAsyncCommit => cx.copies.commit(m),
         Op::CpAsyncWait { n, all } => {
@@ -457,6 +465,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?,
         Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,
         Op::Atom { space, op, ty, d, addr, b, c } => mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?,
+        Op::AtomVec { space, op, ty, ds, addr, bs } => mem::atom_vec(cx, fr, m, (*space, *op, *ty), ds, *addr, bs)?,
         Op::Activemask { d } => warpops::activemask(fr, active, m, *d),
         Op::Vote { mode, d, a, membermask } => warpops::vote(cx, fr, m, *mode, *d, *a, membermask),
         Op::Shfl { mode, d, p, a, b, c, .. } => warpops::shfl(cx, fr, m, *mode, (*d, *p), [a, b, c]),

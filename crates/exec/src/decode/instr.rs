@@ -1043,8 +1043,47 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     _ => None,
                 };
                 let noftz_ok = matches!(t, ScalarType::F32 | ScalarType::F16 | ScalarType::Bf16) || half2.is_some();
-                if has(".v2") || has(".v4") || has(".noftz") && !noftz_ok {
+                if has(".noftz") && !noftz_ok {
                     return Err(unsupported());
+                }
+                if let Some(n) = [(".v2", 2), (".v4", 4), (".v8", 8)].iter().find(|(v, _)| has(v)).map(|x| x.1) {
+                    // Vector atomics (sm_90): `add` on `.f32` (`.v2`, `.v4`),
+                    // `.f16`/`.bf16` (up to `.v8`) and `.f16x2`/`.bf16x2`
+                    // (`.v2`, `.v4`); their `min`/`max` are not supported yet.
+                    let (op, ty) = match (t, half2) {
+                        (_, Some(h)) if n <= 4 => (AtomOp::AddHalf2(h), ITyOrF::I(ity(ScalarType::B32).ok_or_else(unsupported)?)),
+                        (ScalarType::F32, _) if n <= 4 => (AtomOp::Add, ITyOrF::F(FTy::F32)),
+                        (ScalarType::F16, _) => (AtomOp::Add, ITyOrF::F(FTy::F16)),
+                        (ScalarType::Bf16, _) => (AtomOp::Add, ITyOrF::F(FTy::BF16)),
+                        _ => return Err(unsupported()),
+                    };
+                    if !has(".add") || !matches!(space, Space::Global | Space::Generic) {
+                        return Err(unsupported());
+                    }
+                    let base = if is_red { 0 } else { 1 };
+                    fn elems<'o, 'a>(o: &'o Operand<'a>, n: usize) -> Option<&'o [Operand<'a>]> {
+                        match &o.kind {
+                            OperandKind::Vector(p) if p.len() == n => Some(p),
+                            _ => None,
+                        }
+                    }
+                    let parts = |o| elems(o, n).ok_or_else(|| DecodeError::from(format!("`{}` needs a vector of {n} operands here", x.full())));
+                    let mut ds = Vec::new();
+                    if !is_red {
+                        for p in parts(&ops[0])? {
+                            ds.push(if matches!(p.kind, OperandKind::Sink) { None } else { Some(self.dst(p)?) });
+                        }
+                    }
+                    let k = match ty {
+                        ITyOrF::F(f) => ImmKind::Float(f),
+                        ITyOrF::I(t) => ImmKind::Int(t.bits),
+                    };
+                    let mut bs = Vec::new();
+                    for p in parts(&ops[base + 1])? {
+                        bs.push(self.src(p, k)?);
+                    }
+                    let (space, addr) = self.addr(&ops[base], space)?;
+                    return Ok(Op::AtomVec { space, op, ty, ds, addr, bs });
                 }
                 let op = if let (true, Some(h)) = (has(".add"), half2) {
                     AtomOp::AddHalf2(h)
