@@ -70,6 +70,7 @@ pub enum Feature {
     Dp4a,
     MinMaxRelu,
     PackedInt16,
+    GridDepControl,
     CarryAdd,
     CarrySub,
     MadCarry,
@@ -170,6 +171,7 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::Fence, name: "fence", min_version: v(6, 0), min_sm: 70, source: "PTX ISA 9.7.13.4 membar/fence: fence introduced in 6.0, requires sm_70 (membar has no such requirement)" },
     Gate { feature: Feature::FenceProxy, name: "fence.proxy", min_version: v(7, 5), min_sm: 70, source: "PTX ISA 9.7.13.4 fence.proxy: introduced in 7.5 (ptxas 12.9 requires sm_70)" },
     Gate { feature: Feature::SzextBmsk, name: "szext/bmsk", min_version: v(7, 6), min_sm: 70, source: "PTX ISA 9.7.1.x szext, bmsk: introduced in 7.6, require sm_70" },
+    Gate { feature: Feature::GridDepControl, name: "griddepcontrol", min_version: v(7, 8), min_sm: 90, source: "PTX ISA griddepcontrol (parallel synchronization instructions): introduced in 7.8, requires sm_90; ptxas 12.9 agrees" },
     Gate { feature: Feature::PackedInt16, name: "`.u16x2`/`.s16x2` integer arithmetic", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.1.1 add, 9.7.1.10/9.7.1.11 min/max: .u16x2/.s16x2 introduced in 8.0, require sm_90" },
     Gate { feature: Feature::MinMaxRelu, name: "min/max `.relu`", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.1.10/9.7.1.11 min/max: .relu introduced in 8.0, requires sm_90" },
     // The carry chain, measured with ptxas 12.9 (the manual's notes give the

@@ -91,6 +91,9 @@ pub enum Form {
     Activemask,
     /// No operands, no modifiers (`trap`).
     Bare,
+    /// `griddepcontrol.{wait,launch_dependents}`: one of the two modes, no
+    /// type, no operands.
+    GridDep,
     /// `cp.async` and its groups, `ldmatrix`, `stmatrix`, `movmatrix`,
     /// `mma`, `mbarrier` (the checker's `rules/tensor.rs`).
     Tensor,
@@ -420,7 +423,7 @@ macro_rules! for_each_op {
             "redux"      Collective (ANY)             ReduxSync  Def      Uniform  Seq            WarpCollective;
             "elect"      Collective (ANY)             _          Def      PerLane  Seq            WarpCollective;
             "pmevent"    Loose      (ANY)             _          Use      Data     Seq            "performance monitor events are not modelled";
-            "griddepcontrol" Loose  (ANY)             _          Use      Data     Seq            "dependent grid launches are not modelled yet";
+            "griddepcontrol" GridDep (0)              GridDepControl Use  Data     Seq            Hint;
             "setmaxnreg" Loose      (ANY)             _          Use      Data     Seq            "register reallocation is not modelled yet";
             "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet";
             "istypep"    Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet";

@@ -327,3 +327,26 @@ pub fn bare<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         count(cx, i, 0, BARE_NOTE);
     }
 }
+
+const GRIDDEP_NOTE: &str = "rule check/modifiers (PTX ISA griddepcontrol): `griddepcontrol.launch_dependents;` or `griddepcontrol.wait;`, no type, no operands";
+
+/// `griddepcontrol.{launch_dependents,wait}`: exactly one of the two
+/// modes (ptxas 12.9: "'.launch_dependents' or '.wait' modifier required",
+/// "cannot be combined"), nothing else, no operands ("Arguments
+/// mismatch").
+pub fn griddep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    let ok = only(cx, i, d, &[".launch_dependents", ".wait"], Takes::default(), GRIDDEP_NOTE);
+    if let Some((t, s)) = d.types.first() {
+        error(cx, "check/instruction-type", *s, format!("`griddepcontrol` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", GRIDDEP_NOTE);
+        return;
+    }
+    let modes: Vec<_> = i.modifiers.iter().filter(|m| matches!(m.text, ".launch_dependents" | ".wait")).collect();
+    match modes.as_slice() {
+        [] if ok => error(cx, "check/modifiers", i.opcode.span, "`griddepcontrol` needs `.launch_dependents` or `.wait`".into(), "missing modifier", GRIDDEP_NOTE),
+        [_, second, ..] => error(cx, "check/modifiers", second.span, format!("`griddepcontrol` takes one of `.launch_dependents` and `.wait`; `{}` is a second one", second.text), "second mode", GRIDDEP_NOTE),
+        _ => {}
+    }
+    if ok {
+        count(cx, i, 0, GRIDDEP_NOTE);
+    }
+}

@@ -142,6 +142,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Slct => forms::slct(cx, i, &d),
         Form::Activemask => forms::activemask(cx, i, &d),
         Form::Bare => forms::bare(cx, i, &d),
+        Form::GridDep => forms::griddep(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
         Form::Loose => {

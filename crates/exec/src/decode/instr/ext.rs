@@ -58,7 +58,12 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Ext::Ex2Half => self.ex2_half(i),
             // Cache hints: the engine has no caches, so they do nothing
             // (`discard` leaves the line's data as it was, one of the
-            // values the manual allows after it).
+            // values the manual allows after it). `griddepcontrol` too:
+            // launches run one after another, each to completion, so
+            // `.wait` finds no prerequisite grid in flight and every
+            // earlier grid's memory operations already performed, and
+            // `.launch_dependents` (which only lets a dependent grid be
+            // scheduled early) has nothing to start.
             Ext::Hint => Ok(Op::Nop),
             Ext::CreatePolicy => match i.operands.first() {
                 Some(o) => self.dst(o).map(|d| Op::CreatePolicy { d }).map_err(String::from),
