@@ -359,6 +359,11 @@ pub enum Op {
     /// `cp.async.{ca,cg}.shared.global [dst], [src], cp_size{, src-size |
     /// ignore-src}`: `dst` a shared address, `src` a global one.
     CpAsync { dst: Addr, src: Addr, cp_size: u32, size: crate::datapath::CopySrcSize },
+    /// `cp.async.bulk` (sm_90, non-tensor): `size` bytes (a multiple of 16,
+    /// both addresses 16-byte aligned) from `src` to `dst`, performed when
+    /// issued; with `mbar`, the copy's bytes then complete that many
+    /// transactions of the mbarrier there (`.mbarrier::complete_tx::bytes`).
+    BulkCopy { dst: (Space, Addr), src: (Space, Addr), size: Src, mbar: Option<Addr> },
     /// `cp.async.commit_group`.
     CpAsyncCommit,
     /// `cp.async.wait_group n`, or `cp.async.wait_all` (`all`: commit, then wait for every group).

@@ -4,7 +4,8 @@
 //! one allocation (`span.rs`) moves the warp's values with no per-lane
 //! checks (whole words for a dense warp); a kernel-parameter or constant
 //! load at a fixed address reads once for the warp. Both give what the
-//! lane-by-lane path gives, which reports the first failing lane.
+//! lane-by-lane path gives, which reports the first failing lane. Vector
+//! atomics and the non-tensor bulk copies (`cp.async.bulk`) live here too.
 #![allow(clippy::too_many_arguments)]
 
 use super::{fetch, Lanes};
@@ -405,6 +406,39 @@ pub(super) fn atom_vec(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (space, op, t
         if let Some(d) = d {
             store(&mut fr.regs[*d as usize], &old[k], m);
         }
+    }
+    Ok(())
+}
+
+/// `cp.async.bulk` ([`Op::BulkCopy`](crate::program::Op::BulkCopy)) on the
+/// lanes of `m`, each lane its own copy. The copy is performed when it is
+/// issued (completing at once is one of the orders the asynchronous proxy
+/// allows), 8 bytes at a time; then, for the `.mbarrier::complete_tx::bytes`
+/// forms, the mbarrier's transaction count drops by the size (it may go
+/// below zero until the matching `expect_tx`, which the manual allows).
+/// A size that is not a multiple of 16 and an address not aligned to 16
+/// bytes are undefined in the manual: traps.
+pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst): (Space, Addr), (sspace, src): (Space, Addr), size: &Src, mbar: Option<Addr>) -> Result<(), Trap> {
+    let (t0, t1, t2);
+    let db = *abase!(cx, fr, dst, t0);
+    let sb = *abase!(cx, fr, src, t1);
+    let sv = *fetch!(cx, fr.regs, size, t2);
+    let (mut rc, mut wc) = (usize::MAX, usize::MAX);
+    for l in lanes(m) {
+        let (d, s, n) = (db[l].wrapping_add(dst.offset as u64), sb[l].wrapping_add(src.offset as u64), sv[l] as u32 as u64);
+        if n % 16 != 0 {
+            return Err(Trap::lane(TrapKind::Misaligned, l as u32, format!("lane {l}: cp.async.bulk size {n} is not a multiple of 16")));
+        }
+        check_align(d, 16, l)?;
+        check_align(s, 16, l)?;
+        for k in (0..n).step_by(8) {
+            let v = cx.mem.read(sspace, l, s + k, 8, &mut rc)?;
+            cx.mem.write(dspace, l, d + k, 8, v, &mut wc)?;
+        }
+    }
+    *cx.stores += 1;
+    if let Some(mb) = mbar {
+        super::mbarrier::mbarrier(cx, fr, m, MbarOp::Tx { complete: true }, None, Space::Shared, mb, size)?;
     }
     Ok(())
 }

@@ -451,6 +451,8 @@ pub fn specs() -> Vec<Spec> {
         s("vec_scale_int", g, b, vec![i32s(700, -1000, 1000), u32v(700), i32v(3), i32v(-7)]),
         s("fill_volume_3d", Dim3::new(2, 2, 3), Dim3::new(8, 4, 3), vec![out(4 * 13 * 7 * 8), u32v(13), u32v(7), u32v(8)]),
         s("stencil_3d", Dim3::new(2, 2, 3), Dim3::new(8, 4, 3), vec![f32q(13 * 7 * 8, -20, 20), out(4 * 13 * 7 * 8), u32v(13), u32v(7), u32v(8)]),
+        // bulk_copy.cu (and the sm_90 build): two blocks, 256 floats each.
+        s("bulk_reverse", d1(2), d1(256), vec![f32q(512, -50, 50), out(4 * 512)]),
         // warp_vote.cu (and the sm_90 build)
         s("vote_kernel", g, d1(64), vec![i32s(192, -3, 40), out(4 * 6), out(4 * 6), out(4 * 6), u32v(150)]),
         s("active_lanes", g, d1(64), vec![i32s(192, 0, 100), out(4 * 6), out(4 * 6)]),

@@ -21,8 +21,10 @@ pub struct Template {
     defined: HashSet<String>,
 }
 
-/// Prepares `text` as a template, or `None` if it does not parse cleanly or
-/// carries debug sections (whose label references would need renaming too).
+/// Prepares `text` as a template, or `None` if it does not parse cleanly,
+/// carries debug sections (whose label references would need renaming too)
+/// or targets a later architecture than the generated module's sm_80 (its
+/// instructions may need it).
 pub fn template(name: &str, text: &str) -> Option<Template> {
     let parsed = parse(text);
     if parsed.has_errors() {
@@ -33,7 +35,13 @@ pub fn template(name: &str, text: &str) -> Option<Template> {
     for item in &parsed.module.items {
         match item {
             Item::Version(v) => body_start = body_start.max(v.span.end),
-            Item::Target(t) => body_start = body_start.max(t.span.end),
+            Item::Target(t) => {
+                let sm = text[t.span.range()].split(|c: char| !c.is_ascii_digit()).find_map(|d| d.parse::<u32>().ok());
+                if sm.is_some_and(|sm| sm > 80) {
+                    return None;
+                }
+                body_start = body_start.max(t.span.end)
+            }
             Item::AddressSize(a) => body_start = body_start.max(a.span.end),
             Item::Section(_) | Item::File(_) => return None,
             Item::Function(f) => {

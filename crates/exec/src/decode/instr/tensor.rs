@@ -3,8 +3,9 @@
 //! `datapath/asynccopy.rs`), `ldmatrix`, `stmatrix`, `movmatrix` and
 //! `mma.sync.aligned` (semantics in `datapath/tensor.rs`). The main decoder (`instr.rs`) asks
 //! [`tensor_route`] first; `None` means the instruction is not one of these.
-//! A form outside what the engine runs (`cp.async.bulk`, ...) is refused
-//! with its name.
+//! The non-tensor bulk copies (`cp.async.bulk`, sm_90) decode here too.
+//! A form outside what the engine runs (`cp.async.bulk.tensor`, ...) is
+//! refused with its name.
 
 use super::{FuncDecoder, ImmKind, Sym};
 use crate::alu::{FTy, Rounding};
@@ -20,6 +21,8 @@ type R<T> = Result<T, String>;
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Tensor {
     CpAsync,
+    /// `cp.async.bulk` without `.tensor` (and not `cp.reduce.async.bulk`).
+    CpAsyncBulk,
     /// `ldmatrix`, `stmatrix`, `movmatrix` (by opcode).
     Matrix,
     Mma,
@@ -27,13 +30,14 @@ pub(super) enum Tensor {
 }
 
 /// The refinement of an opcode's family by its modifiers that this file
-/// reads: `cp` with `.async` (the other `cp` forms, bulk and tensor copies,
-/// are not supported yet). The other instructions of this file are routed
+/// reads: `cp` with `.async`, with or without `.bulk` (the tensor and
+/// reducing bulk copies are not supported yet). The other instructions of this file are routed
 /// by their rows of the instruction description (`ptxsim_isa`: families
 /// `AsyncCopy`, `Matrix`, `Mma`).
 pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tensor> {
     match opc {
         "cp" if has(".async") && !has(".bulk") => Some(Tensor::CpAsync),
+        "cp" if has(".async") && has(".bulk") && !has(".tensor") && !has(".reduce") => Some(Tensor::CpAsyncBulk),
         _ => None,
     }
 }
@@ -56,6 +60,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     pub(super) fn tensor_instr(&mut self, r: Tensor, i: &ast::Instruction<'_>) -> R<Op> {
         match r {
             Tensor::CpAsync => self.cp_async(i),
+            Tensor::CpAsyncBulk => self.cp_async_bulk(i),
             Tensor::Matrix => match i.opcode.text {
                 "movmatrix" => self.movmatrix(i),
                 "wmma" => self.wmma(i),
@@ -69,6 +74,67 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// `cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB}
     /// [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`,
     /// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`.
+    /// `cp.async.bulk` (PTX ISA 9.7.9.25.4, sm_90), the non-tensor forms:
+    /// global to shared with `.mbarrier::complete_tx::bytes`
+    /// (`.shared::cluster` or `.shared::cta` destination), shared to global
+    /// with `.bulk_group`, each with an optional `.L2::cache_hint` (and its
+    /// policy operand, a hint the engine does not need); `commit_group`,
+    /// `wait_group{.read}` (the copies are complete when issued) and
+    /// `prefetch.L2` (no caches) do nothing. `.multicast::cluster`,
+    /// `.cp_mask` and shared-to-shared copies are not supported yet.
+    fn cp_async_bulk(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let ops = &i.operands;
+        let rest = mods.get(2..).unwrap_or(&[]);
+        match rest {
+            [".commit_group"] if ops.is_empty() => return Ok(Op::Nop),
+            [".wait_group"] | [".wait_group", ".read"] => {
+                return match ops.as_slice() {
+                    [n] if matches!(n.kind, OperandKind::Int(_)) => Ok(Op::Nop),
+                    _ => Err(format!("`{}` takes one operand, an integer constant", full(i))),
+                };
+            }
+            [".prefetch", ".L2", ".global", hint @ ..] if hint.is_empty() || hint == [".L2::cache_hint"] => {
+                let want = 2 + hint.len();
+                if ops.len() != want {
+                    return Err(format!("`{}` takes {want} operands", full(i)));
+                }
+                let _ = self.addr(&ops[0], Space::Global)?;
+                let _ = self.src(&ops[1], ImmKind::Int(32))?;
+                return Ok(Op::Nop);
+            }
+            _ => {}
+        }
+        let (mut spaces, mut mbar, mut group, mut hint) = (Vec::new(), false, false, false);
+        for m in rest {
+            match *m {
+                ".global" => spaces.push(Space::Global),
+                ".shared::cta" | ".shared::cluster" | ".shared" => spaces.push(Space::Shared),
+                ".mbarrier::complete_tx::bytes" => mbar = true,
+                ".bulk_group" => group = true,
+                ".L2::cache_hint" => hint = true,
+                _ => return Err(unsupported(i)),
+            }
+        }
+        let ok = match spaces.as_slice() {
+            [Space::Shared, Space::Global] => mbar && !group,
+            [Space::Global, Space::Shared] => group && !mbar && !mods.contains(&".shared::cluster"),
+            _ => false,
+        };
+        if !ok {
+            return Err(unsupported(i));
+        }
+        let want = 3 + mbar as usize + hint as usize;
+        if ops.len() != want {
+            return Err(format!("`{}` takes {want} operands", full(i)));
+        }
+        let (ds, dst) = self.addr(&ops[0], spaces[0])?;
+        let (ss, src) = self.addr(&ops[1], spaces[1])?;
+        let size = self.src(&ops[2], ImmKind::Int(32))?;
+        let mbar = if mbar { Some(self.addr(&ops[3], Space::Shared)?.1) } else { None };
+        Ok(Op::BulkCopy { dst: (ds, dst), src: (ss, src), size, mbar })
+    }
+
     fn cp_async(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let ops = &i.operands;
