@@ -73,8 +73,9 @@ fn count(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, n: &str) {
 /// Checks `cp.async`, `ldmatrix`, `stmatrix`, `movmatrix` and `mma`.
 pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     match i.opcode.text {
-        // The bulk and tensor copies (`cp.async.bulk`, `cp.reduce.async.bulk`)
-        // are only resolved, as before.
+        // The tensor and reducing bulk copies (`cp.async.bulk.tensor`,
+        // `cp.reduce.async.bulk`) are only resolved.
+        "cp" if i.has_modifier(".async") && i.has_modifier(".bulk") && !i.has_modifier(".tensor") && i.modifiers.first().is_some_and(|m| m.text == ".async") => cp_async_bulk(cx, i),
         "cp" if !i.has_modifier(".async") || i.has_modifier(".bulk") => super::operand::resolve_all(cx, i),
         "cp" if i.has_modifier(".mbarrier") => cp_async_mbarrier(cx, i),
         "cp" => cp_async(cx, i),
@@ -538,5 +539,118 @@ fn cp_async_mbarrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
             address(cx, a, space);
         }
         _ => count(cx, i, "one"),
+    }
+}
+
+const BULK_NOTE: &str = "rule check/tensor-operands (PTX ISA 9.7.9.25.4 cp.async.bulk): `cp.async.bulk.{shared::cluster,shared::cta}.global.mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint} [dst], [src], size, [mbar]{, ctaMask}{, policy}`, `cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [dst], [src], size, [mbar]`, `cp.async.bulk.global.shared::cta.bulk_group{.L2::cache_hint}{.cp_mask} [dst], [src], size{, policy}{, byteMask}`, `cp.async.bulk.commit_group`, `cp.async.bulk.wait_group{.read} N`, `cp.async.bulk.prefetch.L2.global{.L2::cache_hint} [src], size{, policy}`; size a 32-bit register or a multiple of 16";
+
+fn bulk_err(cx: &mut Ctx<'_, '_>, span: Span, msg: String, label: &str) {
+    cx.emit(Diagnostic::error("check/tensor-operands", span, msg).with_label(label.to_string()).with_note(BULK_NOTE));
+}
+
+/// `size` of a bulk copy: a 32-bit integer register or an integer constant
+/// that is a multiple of 16 (ptxas 12.9: "Arguments mismatch" for other
+/// registers, "expected to be a multiple of 16" for other constants).
+fn bulk_size<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &Operand<'a>) {
+    match &o.kind {
+        OperandKind::Int(v) if v.value % 16 != 0 => bulk_err(cx, o.span, format!("`{}`: size {} is not a multiple of 16", opname(i), v.value), "size not a multiple of 16"),
+        OperandKind::Int(_) => {}
+        _ => {
+            value(cx, o, ScalarType::U32, Role::Src, Size::Exact, i);
+        }
+    }
+}
+
+/// `cp.async.bulk` without `.tensor`: its forms, state spaces, completion
+/// mechanisms, operand counts and the size, as ptxas 12.9 checks them.
+fn cp_async_bulk<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    cx.require(Feature::BulkCopy, head(i));
+    let ops = &i.operands;
+    let rest: Vec<&str> = i.modifiers.iter().skip(2).map(|m| m.text).collect();
+    match rest.as_slice() {
+        [".commit_group"] => {
+            if !ops.is_empty() {
+                count(cx, i, "no");
+            }
+            return;
+        }
+        [".wait_group"] | [".wait_group", ".read"] => {
+            match ops.as_slice() {
+                [o] if matches!(o.kind, OperandKind::Int(_)) => {}
+                [o] => bulk_err(cx, o.span, "`cp.async.bulk.wait_group N` takes an integer constant".to_string(), "not a constant"),
+                _ => count(cx, i, "one"),
+            }
+            return;
+        }
+        [".prefetch", ".L2", ".global", hint @ ..] if hint.is_empty() || hint == [".L2::cache_hint"] => {
+            let want = 2 + hint.len();
+            if ops.len() != want {
+                return count(cx, i, &want.to_string());
+            }
+            if address(cx, &ops[0], Some(StateSpace::Global)) {
+                bulk_size(cx, i, &ops[1]);
+            }
+            if want == 3 {
+                value(cx, &ops[2], ScalarType::B64, Role::Src, Size::Exact, i);
+            }
+            return;
+        }
+        _ => {}
+    }
+    let (mut spaces, mut mbar, mut group, mut multicast, mut hint, mut mask) = (Vec::new(), false, false, false, false, false);
+    for m in i.modifiers.iter().skip(2) {
+        match m.text {
+            ".global" | ".shared::cta" | ".shared::cluster" => spaces.push(m.text),
+            ".mbarrier::complete_tx::bytes" if !mbar && !group => mbar = true,
+            ".bulk_group" if !mbar && !group => group = true,
+            ".multicast::cluster" if !multicast => multicast = true,
+            ".L2::cache_hint" if !hint => hint = true,
+            ".cp_mask" if !mask => mask = true,
+            _ => return bulk_err(cx, m.span, format!("`{}` is not a modifier of `cp.async.bulk` here", m.text), "illegal modifier"),
+        }
+    }
+    let to_shared = match spaces.as_slice() {
+        [".shared::cluster" | ".shared::cta", ".global"] => true,
+        [".shared::cluster", ".shared::cta"] => true,
+        [".global", ".shared::cta"] => false,
+        _ => return bulk_err(cx, head(i), format!("`{}`: the state spaces must be `.shared::cluster.global`, `.shared::cta.global`, `.shared::cluster.shared::cta` or `.global.shared::cta`", opname(i)), "state space incorrect"),
+    };
+    if !mbar && !group {
+        return bulk_err(cx, head(i), format!("`{}` needs its completion mechanism (`.mbarrier::complete_tx::bytes` or `.bulk_group`)", opname(i)), "missing completion mechanism");
+    }
+    let from_shared = spaces[1] == ".shared::cta";
+    if to_shared != mbar || (multicast && (from_shared || !to_shared)) || (mask && to_shared) || (hint && from_shared && to_shared) {
+        return bulk_err(cx, head(i), format!("`{}` is not a form of `cp.async.bulk`", opname(i)), "illegal combination");
+    }
+    if spaces[0] == ".shared::cta" {
+        cx.require(Feature::BulkCopyCtaDst, head(i));
+    }
+    if mask {
+        cx.require(Feature::BulkCopyCpMask, head(i));
+    }
+    let want = 3 + mbar as usize + multicast as usize + hint as usize + mask as usize;
+    if ops.len() != want {
+        return count(cx, i, &want.to_string());
+    }
+    let space = |s: &str| if s == ".global" { StateSpace::Global } else { StateSpace::Shared };
+    if !address(cx, &ops[0], Some(space(spaces[0]))) || !address(cx, &ops[1], Some(space(spaces[1]))) {
+        return;
+    }
+    bulk_size(cx, i, &ops[2]);
+    let mut k = 3;
+    if mbar {
+        address(cx, &ops[k], Some(StateSpace::Shared));
+        k += 1;
+    }
+    if multicast {
+        value(cx, &ops[k], ScalarType::B16, Role::Src, Size::Exact, i);
+        k += 1;
+    }
+    if hint {
+        value(cx, &ops[k], ScalarType::B64, Role::Src, Size::Exact, i);
+        k += 1;
+    }
+    if mask {
+        value(cx, &ops[k], ScalarType::B16, Role::Src, Size::Exact, i);
     }
 }
