@@ -12,7 +12,7 @@ use ptxsim_exec::Scheduling;
 
 #[path = "support/words.rs"]
 mod words;
-use words::run_words;
+use words::{run_words, words_kernel};
 
 /// The instructions under test, in the order the kernel stores them.
 const FORMS: [&str; 8] = ["add.u16x2", "add.s16x2", "min.u16x2", "max.u16x2", "min.s16x2", "max.s16x2", "min.relu.s16x2", "max.relu.s16x2"];
@@ -22,29 +22,7 @@ fn kernel() -> String {
     for (i, f) in FORMS.iter().enumerate() {
         body += &format!("    {f} %r4, %r1, %r2;\n    st.global.u32 [%rd5+{}], %r4;\n", 4 * i);
     }
-    format!(
-        r#".version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out, .param .u64 in)
-{{
-    .reg .b32 %r<6>;
-    .reg .u64 %rd<6>;
-    ld.param.u64 %rd1, [out];
-    ld.param.u64 %rd2, [in];
-    cvta.to.global.u64 %rd1, %rd1;
-    cvta.to.global.u64 %rd2, %rd2;
-    mov.u32 %r5, %tid.x;
-    mul.wide.u32 %rd3, %r5, 8;
-    add.u64 %rd4, %rd2, %rd3;
-    ld.global.u32 %r1, [%rd4];
-    ld.global.u32 %r2, [%rd4+4];
-    mul.wide.u32 %rd3, %r5, 32;
-    add.u64 %rd5, %rd1, %rd3;
-{body}    ret;
-}}
-"#
-    )
+    words_kernel("8.0", "sm_90", 2, FORMS.len(), &body)
 }
 
 /// Half word `i` of `v` as a signed or unsigned 16-bit integer.

@@ -7,7 +7,7 @@ use ptxsim_exec::Scheduling;
 
 #[path = "support/words.rs"]
 mod words;
-use words::run_words;
+use words::{run_words, words_kernel};
 
 const TABLE: [(&str, [[u32; 4]; 4]); 6] = [
     ("f4e", [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]]),
@@ -23,30 +23,7 @@ fn kernel() -> String {
     for (i, (mode, _)) in TABLE.iter().enumerate() {
         body += &format!("    prmt.b32.{mode} %r4, %r1, %r2, %r3;\n    st.global.u32 [%rd5+{}], %r4;\n", 4 * i);
     }
-    format!(
-        r#".version 7.0
-.target sm_80
-.address_size 64
-.visible .entry k(.param .u64 out, .param .u64 in)
-{{
-    .reg .b32 %r<6>;
-    .reg .u64 %rd<6>;
-    ld.param.u64 %rd1, [out];
-    ld.param.u64 %rd2, [in];
-    cvta.to.global.u64 %rd1, %rd1;
-    cvta.to.global.u64 %rd2, %rd2;
-    mov.u32 %r5, %tid.x;
-    mul.wide.u32 %rd3, %r5, 12;
-    add.u64 %rd4, %rd2, %rd3;
-    ld.global.u32 %r1, [%rd4];
-    ld.global.u32 %r2, [%rd4+4];
-    ld.global.u32 %r3, [%rd4+8];
-    mul.wide.u32 %rd3, %r5, 24;
-    add.u64 %rd5, %rd1, %rd3;
-{body}    ret;
-}}
-"#
-    )
+    words_kernel("7.0", "sm_80", 3, TABLE.len(), &body)
 }
 
 #[test]

@@ -22,3 +22,16 @@ pub fn run_words(src: &str, threads: usize, input: &[u32], out_words: usize, mod
     dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(pout), KernelArg::Ptr(pin)]).expect("runs");
     dev.read(pout, out_bytes).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
 }
+
+/// The text of a kernel `k(.param .u64 out, .param .u64 in)` for
+/// [`run_words`]: thread t loads its row of `n_in` input words into
+/// `%r1`..`%r{n_in}` and `%rd5` points at its row of `n_out` result words;
+/// `body` follows (it may use `%r{n_in + 1}`..`%r14`), then `ret`.
+pub fn words_kernel(version: &str, target: &str, n_in: usize, n_out: usize, body: &str) -> String {
+    let loads: String = (0..n_in).map(|k| format!("    ld.global.u32 %r{}, [%rd4+{}];\n", k + 1, 4 * k)).collect();
+    format!(
+        ".version {version}\n.target {target}\n.address_size 64\n.visible .entry k(.param .u64 out, .param .u64 in)\n{{\n    .reg .b32 %r<16>;\n    .reg .u64 %rd<6>;\n    ld.param.u64 %rd1, [out];\n    ld.param.u64 %rd2, [in];\n    cvta.to.global.u64 %rd1, %rd1;\n    cvta.to.global.u64 %rd2, %rd2;\n    mov.u32 %r15, %tid.x;\n    mul.wide.u32 %rd3, %r15, {};\n    add.u64 %rd4, %rd2, %rd3;\n{loads}    mul.wide.u32 %rd3, %r15, {};\n    add.u64 %rd5, %rd1, %rd3;\n{body}    ret;\n}}\n",
+        4 * n_in,
+        4 * n_out
+    )
+}
