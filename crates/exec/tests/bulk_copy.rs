@@ -14,7 +14,7 @@
 //! what the manual leaves undefined: a size that is not a multiple of 16,
 //! an address not aligned to 16 bytes.
 
-use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling, TrapKind};
+use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling, TrapKind};
 
 fn corpus(name: &str) -> String {
     let p = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus/nvcc").join(name);
@@ -113,4 +113,81 @@ fn bulk_copy_sizes_and_alignment_are_checked() {
     assert!(e.1.contains("multiple of 16"), "{}", e.1);
     let e = run(&kernel("    cp.async.bulk.global.shared::cta.bulk_group [%rd1+8], [%r9], 32;")).expect_err("misaligned");
     assert_eq!(e.0, TrapKind::Misaligned, "{}", e.1);
+}
+
+/// Clusters of two CTAs: rank 0 fills a 64-word tile with `1000 * cluster +
+/// tid` and copies it into rank 1's tile with
+/// `cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`,
+/// completing on rank 1's mbarrier (addresses from `mapa`); rank 1's thread
+/// 0 expects the 256 bytes, every thread of rank 1 waits for the phase and
+/// stores its word of the tile. The cluster barrier orders rank 1's
+/// `mbarrier.init` before rank 0's copy.
+const CLUSTER_COPY: &str = r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{
+    .reg .b32 %r<16>;
+    .reg .b64 %rd<6>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b32 tile[64];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %cluster_ctarank;
+    mov.u32 %r3, %clusterid.x;
+    mov.u32 %r4, tile;
+    mov.u32 %r5, bar;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [%r5], 1;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.eq.u32 %p2, %r2, 0;
+    @!%p2 bra $receive;
+    mul.lo.u32 %r6, %r3, 1000;
+    add.u32 %r6, %r6, %r1;
+    shl.b32 %r7, %r1, 2;
+    add.u32 %r8, %r4, %r7;
+    st.shared.u32 [%r8], %r6;
+    bar.sync 0;
+    @!%p1 bra $done;
+    mapa.shared::cluster.u32 %r9, %r4, 1;
+    mapa.shared::cluster.u32 %r10, %r5, 1;
+    cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r9], [%r4], 256, [%r10];
+    bra $done;
+$receive:
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd2, [%r5], 256;
+$wait:
+    mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;
+    @!%p3 bra $wait;
+    shl.b32 %r7, %r1, 2;
+    add.u32 %r8, %r4, %r7;
+    ld.shared.u32 %r11, [%r8];
+    mul.lo.u32 %r12, %r3, 64;
+    add.u32 %r12, %r12, %r1;
+    mul.wide.u32 %rd3, %r12, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    st.global.u32 [%rd4], %r11;
+$done:
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+#[test]
+fn bulk_copy_into_another_ctas_shared_memory() {
+    for mode in [Scheduling::Stack, Scheduling::Its] {
+        let mut dev = Device::new();
+        let m = dev.load(CLUSTER_COPY).expect("loads");
+        let out = dev.alloc(3 * 256).expect("alloc");
+        let mut cfg = LaunchConfig::new(6u32, 64u32);
+        cfg.cluster = Some(Dim3::new(2, 1, 1));
+        cfg.scheduling = mode;
+        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out)]).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+        let got: Vec<u32> = dev.read(out, 3 * 256).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let want: Vec<u32> = (0..3u32).flat_map(|c| (0..64u32).map(move |t| 1000 * c + t)).collect();
+        assert_eq!(got, want, "{mode:?}");
+    }
 }

@@ -431,6 +431,10 @@ pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst
         }
         check_align(d, 16, l)?;
         check_align(s, 16, l)?;
+        // A shared source is `.shared::cta`: this CTA's own memory.
+        if sspace == Space::Shared && s >> crate::lanemem::RANK_SHIFT != 0 {
+            return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: the source of a bulk copy, shared {s:#x}, is not in this CTA's shared memory (`.shared::cta`)")));
+        }
         for k in (0..n).step_by(8) {
             let v = cx.mem.read(sspace, l, s + k, 8, &mut rc)?;
             cx.mem.write(dspace, l, d + k, 8, v, &mut wc)?;

@@ -78,10 +78,12 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// global to shared with `.mbarrier::complete_tx::bytes`
     /// (`.shared::cluster` or `.shared::cta` destination), shared to global
     /// with `.bulk_group`, each with an optional `.L2::cache_hint` (and its
-    /// policy operand, a hint the engine does not need); `commit_group`,
+    /// policy operand, a hint the engine does not need), and from this
+    /// CTA's shared memory into a cluster CTA's (`.shared::cluster.shared::cta`,
+    /// the mbarrier in the destination CTA); `commit_group`,
     /// `wait_group{.read}` (the copies are complete when issued) and
-    /// `prefetch.L2` (no caches) do nothing. `.multicast::cluster`,
-    /// `.cp_mask` and shared-to-shared copies are not supported yet.
+    /// `prefetch.L2` (no caches) do nothing. `.multicast::cluster` and
+    /// `.cp_mask` are not supported yet.
     fn cp_async_bulk(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let ops = &i.operands;
@@ -118,6 +120,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         }
         let ok = match spaces.as_slice() {
             [Space::Shared, Space::Global] => mbar && !group,
+            // Into the shared memory of a CTA of the cluster.
+            [Space::Shared, Space::Shared] => mbar && !group && !hint && mods.contains(&".shared::cluster") && mods.contains(&".shared::cta"),
             [Space::Global, Space::Shared] => group && !mbar && !mods.contains(&".shared::cluster"),
             _ => false,
         };
