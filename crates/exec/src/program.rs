@@ -363,7 +363,10 @@ pub enum Op {
     /// both addresses 16-byte aligned) from `src` to `dst`, performed when
     /// issued; with `mbar`, the copy's bytes then complete that many
     /// transactions of the mbarrier there (`.mbarrier::complete_tx::bytes`).
-    BulkCopy { dst: (Space, Addr), src: (Space, Addr), size: Src, mbar: Option<Addr> },
+    /// With `mask` (`.multicast::cluster`), the copy and the completion go
+    /// to the same CTA-relative offsets in each CTA of the cluster whose
+    /// rank is a bit of the mask.
+    BulkCopy { dst: (Space, Addr), src: (Space, Addr), size: Src, mbar: Option<Addr>, mask: Option<Src> },
     /// `cp.async.commit_group`.
     CpAsyncCommit,
     /// `cp.async.wait_group n`, or `cp.async.wait_all` (`all`: commit, then wait for every group).

@@ -191,3 +191,87 @@ fn bulk_copy_into_another_ctas_shared_memory() {
         assert_eq!(got, want, "{mode:?}");
     }
 }
+
+/// Clusters of four CTAs: rank 0's thread 0 multicasts 64 words of `in`
+/// (`.multicast::cluster`, ctaMask 0b1011) into the tile of ranks 0, 1 and
+/// 3, each completing on that CTA's own mbarrier at the same offset; those
+/// three ranks expect the 256 bytes, wait, and store the tile; rank 2
+/// receives nothing and stores nothing.
+const MULTICAST: &str = r#".version 8.0
+.target sm_90a
+.address_size 64
+.visible .entry k(.param .u64 in, .param .u64 out)
+{
+    .reg .b32 %r<16>;
+    .reg .b16 %h<2>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<4>;
+    .shared .align 16 .b32 tile[64];
+    .shared .align 8 .b64 bar;
+    ld.param.u64 %rd1, [in];
+    ld.param.u64 %rd5, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    cvta.to.global.u64 %rd5, %rd5;
+    mov.u32 %r1, %tid.x;
+    mov.u32 %r2, %cluster_ctarank;
+    mov.u32 %r3, %clusterid.x;
+    mov.u32 %r4, tile;
+    mov.u32 %r5, bar;
+    setp.eq.u32 %p1, %r1, 0;
+    @%p1 mbarrier.init.shared::cta.b64 [%r5], 1;
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    setp.eq.u32 %p2, %r2, 2;
+    @%p2 bra $done;
+    setp.ne.u32 %p3, %r2, 0;
+    @%p3 bra $receive;
+    @!%p1 bra $receive;
+    mul.wide.u32 %rd2, %r3, 256;
+    add.s64 %rd3, %rd1, %rd2;
+    mov.b16 %h1, 0xb;
+    cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r4], [%rd3], 256, [%r5], %h1;
+$receive:
+    @%p1 mbarrier.arrive.expect_tx.shared::cta.b64 %rd4, [%r5], 256;
+$wait:
+    mbarrier.try_wait.parity.shared::cta.b64 %p3, [%r5], 0;
+    @!%p3 bra $wait;
+    shl.b32 %r7, %r1, 2;
+    add.u32 %r8, %r4, %r7;
+    ld.shared.u32 %r11, [%r8];
+    mov.u32 %r12, %ctaid.x;
+    mul.lo.u32 %r12, %r12, 64;
+    add.u32 %r12, %r12, %r1;
+    mul.wide.u32 %rd6, %r12, 4;
+    add.s64 %rd7, %rd5, %rd6;
+    st.global.u32 [%rd7], %r11;
+$done:
+    barrier.cluster.arrive;
+    barrier.cluster.wait;
+    ret;
+}
+"#;
+
+#[test]
+fn multicast_bulk_copy_reaches_the_ctas_of_its_mask() {
+    let input: Vec<u32> = (0..128u32).map(|i| i * 7 + 3).collect();
+    for mode in [Scheduling::Stack, Scheduling::Its] {
+        let mut dev = Device::new();
+        let m = dev.load(MULTICAST).expect("loads");
+        let pin = dev.alloc(512).expect("alloc");
+        dev.write(pin, &input.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).expect("write");
+        let out = dev.alloc(8 * 256).expect("alloc");
+        dev.write(out, &[0xffu8; 8 * 256]).expect("write");
+        let mut cfg = LaunchConfig::new(8u32, 64u32);
+        cfg.cluster = Some(Dim3::new(4, 1, 1));
+        cfg.scheduling = mode;
+        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(pin), KernelArg::Ptr(out)]).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+        let got: Vec<u32> = dev.read(out, 8 * 256).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        for cta in 0..8usize {
+            let (c, r) = (cta / 4, cta % 4);
+            for t in 0..64 {
+                let want = if r == 2 { u32::MAX } else { input[c * 64 + t] };
+                assert_eq!(got[cta * 64 + t], want, "{mode:?}: CTA {cta} (cluster {c}, rank {r}) word {t}");
+            }
+        }
+    }
+}

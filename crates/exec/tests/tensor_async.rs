@@ -184,14 +184,14 @@ fn bad_copies_trap() {
     assert_eq!(both(&none, &input, 128).unwrap()[..4], [0, 0, 0, 0]);
 }
 
-/// The tensor copies (TMA), the reducing and multicast bulk copies
+/// The tensor copies (TMA), the reducing bulk copies
 /// and the Hopper warpgroup `wgmma` stay not supported: a launch that
 /// reaches one traps `unsupported` naming it. (The global/shared bulk
 /// copies run: `bulk_copy.rs`.)
 #[test]
 fn bulk_copies_and_wgmma_are_reported_by_name() {
     for (ins, name) in [
-        ("cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster [%r1], [%rd1], 16, [%r2], %h1;", "cp.async.bulk.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"),
+        ("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];", "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes"),
         ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 16;", "cp.reduce.async.bulk"),
         ("wgmma.fence.sync.aligned;", "wgmma.fence.sync.aligned"),
     ] {

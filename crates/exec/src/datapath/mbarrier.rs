@@ -70,6 +70,33 @@ fn settle(o: u64) -> u64 {
     }
 }
 
+/// Object state `o` after `expect_tx` (or, `complete`, `complete_tx`) of
+/// `count` transactions by lane `l`.
+fn transact(o: u64, count: u64, complete: bool, l: usize) -> Result<u64, Trap> {
+    let t = if complete { tx(o) - count as i64 } else { tx(o) + count as i64 };
+    if count > MAX_COUNT || t.unsigned_abs() > MAX_COUNT {
+        return Err(trap(l, format!("mbarrier transaction count {t} is outside ±{MAX_COUNT}")));
+    }
+    let after = with(o, pending(o), expected(o), t);
+    Ok(if complete { settle(after) } else { after })
+}
+
+/// `complete_tx` of `count` transactions on the mbarrier at shared address
+/// `at` (of this CTA, or rank-tagged: another CTA's) for lane `l`: how a
+/// bulk copy signals its bytes, to one or (multicast) several CTAs.
+pub(super) fn complete_tx(cx: &mut Lanes<'_>, l: usize, at: u64, count: u64) -> Result<(), Trap> {
+    check_align(at, 8, l)?;
+    let mut cache = usize::MAX;
+    let o = cx.mem.read(Space::Shared, l, at, 8, &mut cache)?;
+    if o & VALID == 0 {
+        return Err(trap(l, format!("the mbarrier object at shared {at:#x} is not initialised (mbarrier.init), or was invalidated")));
+    }
+    let new = transact(o, count, true, l)?;
+    cx.mem.write(Space::Shared, l, at, 8, new, &mut cache)?;
+    *cx.stores += 1;
+    Ok(())
+}
+
 /// The shared-memory offset of lane `l`'s object.
 fn object(cx: &Lanes<'_>, fr: &Frame, l: usize, space: Space, addr: Addr) -> Result<u64, Trap> {
     let base = match addr.base {
@@ -136,18 +163,7 @@ pub(crate) fn mbarrier(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, op: MbarOp, d
                 }
                 settle(after)
             }
-            MbarOp::Tx { complete } => {
-                let t = if complete { tx(o) - count as i64 } else { tx(o) + count as i64 };
-                if count > MAX_COUNT || t.unsigned_abs() > MAX_COUNT {
-                    return Err(trap(l, format!("mbarrier transaction count {t} is outside ±{MAX_COUNT}")));
-                }
-                let after = with(o, pending(o), expected(o), t);
-                if complete {
-                    settle(after)
-                } else {
-                    after
-                }
-            }
+            MbarOp::Tx { complete } => transact(o, count, complete, l)?,
             MbarOp::CpAsyncArrive { noinc } => {
                 // The copies of this thread are complete already (they are
                 // performed at issue), so the arrive-on happens now; without

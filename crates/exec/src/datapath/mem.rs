@@ -416,33 +416,76 @@ pub(super) fn atom_vec(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (space, op, t
 /// allows), 8 bytes at a time; then, for the `.mbarrier::complete_tx::bytes`
 /// forms, the mbarrier's transaction count drops by the size (it may go
 /// below zero until the matching `expect_tx`, which the manual allows).
-/// A size that is not a multiple of 16 and an address not aligned to 16
-/// bytes are undefined in the manual: traps.
-pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst): (Space, Addr), (sspace, src): (Space, Addr), size: &Src, mbar: Option<Addr>) -> Result<(), Trap> {
-    let (t0, t1, t2);
+/// With a multicast `mask`, the destination and the mbarrier are the same
+/// CTA-relative offsets in each CTA of the cluster whose rank is a bit of
+/// the mask. A size that is not a multiple of 16 and an address not
+/// aligned to 16 bytes are undefined in the manual: traps, as are a mask
+/// bit past the cluster and a shared source outside this CTA.
+pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst): (Space, Addr), (sspace, src): (Space, Addr), size: &Src, (mbar, mask): (Option<Addr>, Option<&Src>)) -> Result<(), Trap> {
+    use crate::lanemem::RANK_SHIFT;
+    let (t0, t1, t2, t3, t4);
     let db = *abase!(cx, fr, dst, t0);
     let sb = *abase!(cx, fr, src, t1);
     let sv = *fetch!(cx, fr.regs, size, t2);
+    let mbv = match mbar {
+        Some(a) => Some(*abase!(cx, fr, a, t3)),
+        None => None,
+    };
+    let maskv = match mask {
+        Some(s) => Some(*fetch!(cx, fr.regs, s, t4)),
+        None => None,
+    };
+    let (n_ctas, own) = (super::space::cluster_size(cx), u64::from(cx.sregs.cta.rank));
     let (mut rc, mut wc) = (usize::MAX, usize::MAX);
     for l in lanes(m) {
         let (d, s, n) = (db[l].wrapping_add(dst.offset as u64), sb[l].wrapping_add(src.offset as u64), sv[l] as u32 as u64);
+        let mb = match (mbv, mbar) {
+            (Some(v), Some(a)) => Some(v[l].wrapping_add(a.offset as u64)),
+            _ => None,
+        };
         if n % 16 != 0 {
             return Err(Trap::lane(TrapKind::Misaligned, l as u32, format!("lane {l}: cp.async.bulk size {n} is not a multiple of 16")));
         }
         check_align(d, 16, l)?;
         check_align(s, 16, l)?;
         // A shared source is `.shared::cta`: this CTA's own memory.
-        if sspace == Space::Shared && s >> crate::lanemem::RANK_SHIFT != 0 {
+        if sspace == Space::Shared && s >> RANK_SHIFT != 0 {
             return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: the source of a bulk copy, shared {s:#x}, is not in this CTA's shared memory (`.shared::cta`)")));
         }
-        for k in (0..n).step_by(8) {
-            let v = cx.mem.read(sspace, l, s + k, 8, &mut rc)?;
-            cx.mem.write(dspace, l, d + k, 8, v, &mut wc)?;
+        // The (destination, mbarrier) pairs: one, or one per CTA of the mask.
+        let mut targets: Vec<(u64, Option<u64>)> = Vec::new();
+        match maskv {
+            None => targets.push((d, mb)),
+            Some(mv) => {
+                let bits = mv[l] & 0xffff;
+                let at = |r: u64, x: u64| {
+                    let off = x & ((1 << RANK_SHIFT) - 1);
+                    if r == own {
+                        off
+                    } else {
+                        (r + 1) << RANK_SHIFT | off
+                    }
+                };
+                for r in (0..16u64).filter(|r| bits >> r & 1 != 0) {
+                    if r >= n_ctas {
+                        return Err(super::space::bad_rank(l, "cp.async.bulk .multicast::cluster", r, n_ctas));
+                    }
+                    targets.push((at(r, d), mb.map(|b| at(r, b))));
+                }
+            }
         }
-    }
-    *cx.stores += 1;
-    if let Some(mb) = mbar {
-        super::mbarrier::mbarrier(cx, fr, m, MbarOp::Tx { complete: true }, None, Space::Shared, mb, size)?;
+        for &(to, _) in &targets {
+            for k in (0..n).step_by(8) {
+                let v = cx.mem.read(sspace, l, s + k, 8, &mut rc)?;
+                cx.mem.write(dspace, l, to + k, 8, v, &mut wc)?;
+            }
+        }
+        *cx.stores += 1;
+        for &(_, b) in &targets {
+            if let Some(b) = b {
+                super::mbarrier::complete_tx(cx, l, b, n)?;
+            }
+        }
     }
     Ok(())
 }

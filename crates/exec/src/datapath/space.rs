@@ -30,7 +30,7 @@ use crate::program::{Space, Src};
 use crate::warp::{lanes, Frame};
 
 /// The CTA count of the executing CTA's cluster.
-fn cluster_size(cx: &Lanes<'_>) -> u64 {
+pub(super) fn cluster_size(cx: &Lanes<'_>) -> u64 {
     let g = cx.sregs.geom;
     u64::from(g.cluster[0]) * u64::from(g.cluster[1]) * u64::from(g.cluster[2])
 }
@@ -86,7 +86,7 @@ fn not_shared(l: usize, what: &str, a: u64) -> Trap {
     Trap::lane(TrapKind::OutOfBounds, l as u32, format!("`{what}`: address {a:#x} is not in shared memory{w}"))
 }
 
-fn bad_rank(l: usize, what: &str, rank: u64, n: u64) -> Trap {
+pub(super) fn bad_rank(l: usize, what: &str, rank: u64, n: u64) -> Trap {
     Trap::lane(TrapKind::OutOfBounds, l as u32, format!("`{what}`: CTA rank {rank} is outside the cluster of {n} CTAs"))
 }
 

@@ -82,8 +82,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// CTA's shared memory into a cluster CTA's (`.shared::cluster.shared::cta`,
     /// the mbarrier in the destination CTA); `commit_group`,
     /// `wait_group{.read}` (the copies are complete when issued) and
-    /// `prefetch.L2` (no caches) do nothing. `.multicast::cluster` and
-    /// `.cp_mask` are not supported yet.
+    /// `prefetch.L2` (no caches) do nothing. With `.multicast::cluster`
+    /// (global to `.shared::cluster`) the copy goes to every CTA of its
+    /// mask. `.cp_mask` is not supported yet.
     fn cp_async_bulk(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let ops = &i.operands;
@@ -107,9 +108,10 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             }
             _ => {}
         }
-        let (mut spaces, mut mbar, mut group, mut hint) = (Vec::new(), false, false, false);
+        let (mut spaces, mut mbar, mut group, mut hint, mut multicast) = (Vec::new(), false, false, false, false);
         for m in rest {
             match *m {
+                ".multicast::cluster" => multicast = true,
                 ".global" => spaces.push(Space::Global),
                 ".shared::cta" | ".shared::cluster" | ".shared" => spaces.push(Space::Shared),
                 ".mbarrier::complete_tx::bytes" => mbar = true,
@@ -119,16 +121,16 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             }
         }
         let ok = match spaces.as_slice() {
-            [Space::Shared, Space::Global] => mbar && !group,
+            [Space::Shared, Space::Global] => mbar && !group && (!multicast || mods.contains(&".shared::cluster")),
             // Into the shared memory of a CTA of the cluster.
-            [Space::Shared, Space::Shared] => mbar && !group && !hint && mods.contains(&".shared::cluster") && mods.contains(&".shared::cta"),
+            [Space::Shared, Space::Shared] => mbar && !group && !hint && !multicast && mods.contains(&".shared::cluster") && mods.contains(&".shared::cta"),
             [Space::Global, Space::Shared] => group && !mbar && !mods.contains(&".shared::cluster"),
             _ => false,
         };
         if !ok {
             return Err(unsupported(i));
         }
-        let want = 3 + mbar as usize + hint as usize;
+        let want = 3 + mbar as usize + multicast as usize + hint as usize;
         if ops.len() != want {
             return Err(format!("`{}` takes {want} operands", full(i)));
         }
@@ -136,7 +138,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (ss, src) = self.addr(&ops[1], spaces[1])?;
         let size = self.src(&ops[2], ImmKind::Int(32))?;
         let mbar = if mbar { Some(self.addr(&ops[3], Space::Shared)?.1) } else { None };
-        Ok(Op::BulkCopy { dst: (ds, dst), src: (ss, src), size, mbar })
+        let mask = if multicast { Some(self.src(&ops[4], ImmKind::Int(16))?) } else { None };
+        Ok(Op::BulkCopy { dst: (ds, dst), src: (ss, src), size, mbar, mask })
     }
 
     fn cp_async(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
