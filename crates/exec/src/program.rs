@@ -367,6 +367,13 @@ pub enum Op {
     /// to the same CTA-relative offsets in each CTA of the cluster whose
     /// rank is a bit of the mask.
     BulkCopy { dst: (Space, Addr), src: (Space, Addr), size: Src, mbar: Option<Addr>, mask: Option<Src> },
+    /// `cp.reduce.async.bulk` (sm_90, non-tensor): each `ty` element of
+    /// `dst` (global, or a cluster CTA's shared memory) becomes
+    /// `op(dst, src)` with the element at the same offset of `src` (this
+    /// CTA's shared memory), one atomic operation per element, performed
+    /// when issued; with `mbar`, the bytes then complete that many
+    /// transactions of the mbarrier there.
+    BulkReduce { dst: (Space, Addr), src: Addr, size: Src, mbar: Option<Addr>, op: AtomOp, ty: ITyOrF },
     /// `cp.async.commit_group`.
     CpAsyncCommit,
     /// `cp.async.wait_group n`, or `cp.async.wait_all` (`all`: commit, then wait for every group).

@@ -275,3 +275,103 @@ fn multicast_bulk_copy_reaches_the_ctas_of_its_mask() {
         }
     }
 }
+
+/// `cp.reduce.async.bulk` (PTX ISA 9.7.9.25.4.2): thread 0 of each of two
+/// CTAs reduces the 64-word shared tile (`tid * 3 + 1` as `.u32`, or as
+/// `.f32`) into the same global words, so each global word ends as its
+/// initial value combined with both CTAs' words, element by element; and,
+/// into a cluster CTA's shared memory, rank 0 adds its tile into rank 1's
+/// (which holds `tid`), completing on rank 1's mbarrier.
+fn reduce_kernel(form: &str, tile: &str) -> String {
+    format!(
+        r#".version 8.0
+.target sm_90
+.address_size 64
+.visible .entry k(.param .u64 out)
+{{
+    .reg .b32 %r<12>;
+    .reg .f32 %f<2>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<2>;
+    .shared .align 16 .b32 tile[64];
+    ld.param.u64 %rd1, [out];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r1, %tid.x;
+    mul.lo.u32 %r2, %r1, 3;
+    add.u32 %r2, %r2, 1;
+{tile}
+    mov.u32 %r9, tile;
+    shl.b32 %r3, %r1, 2;
+    add.u32 %r4, %r9, %r3;
+    st.shared.b32 [%r4], %r2;
+    bar.sync 0;
+    setp.ne.u32 %p1, %r1, 0;
+    @%p1 bra $done;
+    {form};
+    cp.async.bulk.commit_group;
+    cp.async.bulk.wait_group 0;
+$done:
+    ret;
+}}
+"#
+    )
+}
+
+fn reduce_global(form: &str, tile: &str, init: &[u32]) -> Vec<u32> {
+    let mut dev = Device::new();
+    let ops = if form.contains("cache_hint") { " [%rd1], [%r9], 256, %rd3" } else { " [%rd1], [%r9], 256" };
+    let m = dev.load(&reduce_kernel(&format!("{form}{ops}"), tile)).unwrap_or_else(|e| panic!("{form}: {e}"));
+    let out = dev.alloc(256).expect("alloc");
+    dev.write(out, &init.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).expect("write");
+    dev.launch(&m, "k", &LaunchConfig::new(2u32, 64u32), &[KernelArg::Ptr(out)]).unwrap_or_else(|e| panic!("{form}: {e}"));
+    dev.read(out, 256).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+}
+
+#[test]
+fn bulk_reduction_into_global_memory() {
+    let init: Vec<u32> = (0..64u32).map(|i| (i * 37) % 101).collect();
+    let x = |t: u32| t * 3 + 1;
+    let add = reduce_global("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32", "", &init);
+    assert_eq!(add, (0..64u32).map(|t| init[t as usize] + 2 * x(t)).collect::<Vec<_>>());
+    let max = reduce_global("cp.reduce.async.bulk.global.shared::cta.bulk_group.max.u32", "", &init);
+    assert_eq!(max, (0..64u32).map(|t| init[t as usize].max(x(t))).collect::<Vec<_>>());
+    let xor = reduce_global("cp.reduce.async.bulk.global.shared::cta.bulk_group.xor.b32", "", &init);
+    assert_eq!(xor, init, "xor with the same word twice");
+    // inc: old >= src ? 0 : old + 1, twice.
+    let inc = reduce_global("cp.reduce.async.bulk.global.shared::cta.bulk_group.inc.u32", "", &init);
+    let step = |o: u32, s: u32| if o >= s { 0 } else { o + 1 };
+    assert_eq!(inc, (0..64u32).map(|t| step(step(init[t as usize], x(t)), x(t))).collect::<Vec<_>>());
+    // f32 add of integers (exact), the tile converted first.
+    let finit: Vec<u32> = (0..64u32).map(|i| (i as f32 * 0.5).to_bits()).collect();
+    let fadd = reduce_global("cp.reduce.async.bulk.global.shared::cta.bulk_group.L2::cache_hint.add.f32", "    cvt.rn.f32.u32 %f1, %r2;\n    mov.b32 %r2, %f1;\n    createpolicy.fractional.L2::evict_last.b64 %rd3, 1.0;", &finit);
+    let want: Vec<u32> = (0..64u32).map(|t| (t as f32 * 0.5 + 2.0 * x(t) as f32).to_bits()).collect();
+    assert_eq!(fadd, want);
+}
+
+#[test]
+fn bulk_reduction_into_another_ctas_shared_memory() {
+    // Every thread first stores its tid in its CTA's tile; rank 0 then adds
+    // its tile (1000 * cluster + tid) into rank 1's.
+    let src = CLUSTER_COPY
+        .replace(
+            "    barrier.cluster.arrive;\n    barrier.cluster.wait;\n    setp.eq.u32 %p2",
+            "    shl.b32 %r13, %r1, 2;\n    add.u32 %r14, %r4, %r13;\n    st.shared.u32 [%r14], %r1;\n    barrier.cluster.arrive;\n    barrier.cluster.wait;\n    setp.eq.u32 %p2",
+        )
+        .replace(
+            "cp.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes [%r9], [%r4], 256, [%r10];",
+            "cp.reduce.async.bulk.shared::cluster.shared::cta.mbarrier::complete_tx::bytes.add.u32 [%r9], [%r4], 256, [%r10];",
+        );
+    assert!(src.contains("cp.reduce") && src.contains("%r14"));
+    for mode in [Scheduling::Stack, Scheduling::Its] {
+        let mut dev = Device::new();
+        let m = dev.load(&src).expect("loads");
+        let out = dev.alloc(3 * 256).expect("alloc");
+        let mut cfg = LaunchConfig::new(6u32, 64u32);
+        cfg.cluster = Some(Dim3::new(2, 1, 1));
+        cfg.scheduling = mode;
+        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out)]).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+        let got: Vec<u32> = dev.read(out, 3 * 256).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+        let want: Vec<u32> = (0..3u32).flat_map(|c| (0..64u32).map(move |t| 1000 * c + 2 * t)).collect();
+        assert_eq!(got, want, "{mode:?}");
+    }
+}

@@ -184,7 +184,7 @@ fn bad_copies_trap() {
     assert_eq!(both(&none, &input, 128).unwrap()[..4], [0, 0, 0, 0]);
 }
 
-/// The tensor copies (TMA), the reducing bulk copies
+/// The tensor copies (TMA)
 /// and the Hopper warpgroup `wgmma` stay not supported: a launch that
 /// reaches one traps `unsupported` naming it. (The global/shared bulk
 /// copies run: `bulk_copy.rs`.)
@@ -192,7 +192,6 @@ fn bad_copies_trap() {
 fn bulk_copies_and_wgmma_are_reported_by_name() {
     for (ins, name) in [
         ("cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2}], [%r3];", "cp.async.bulk.tensor.1d.shared::cluster.global.mbarrier::complete_tx::bytes"),
-        ("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32 [%rd1], [%r1], 16;", "cp.reduce.async.bulk"),
         ("wgmma.fence.sync.aligned;", "wgmma.fence.sync.aligned"),
     ] {
         let src = format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    .reg .b16 %h<2>;\n    {ins}\n    ret;\n}}\n");

@@ -436,7 +436,7 @@ macro_rules! for_each_op {
             "sured"      Loose      (ANY)             _          RmwNoDef Data     Seq            "textures and surfaces are not modelled yet";
             "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet";
             // Asynchronous copies, matrices and tensors.
-            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "tensor and reducing bulk copies (cp.async.bulk.tensor, cp.reduce.async.bulk) are not modelled yet";
+            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "tensor bulk copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) are not modelled yet";
             "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy;
             "mbarrier"   Tensor     (ANY)             _          Rmw      Data     Seq            Mbarrier;
             "mma"        Tensor     (ANY)             _          Def      PerLane  Seq            Mma;

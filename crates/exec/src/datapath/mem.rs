@@ -489,3 +489,47 @@ pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst
     }
     Ok(())
 }
+
+/// `cp.reduce.async.bulk` ([`Op::BulkReduce`](crate::program::Op::BulkReduce))
+/// on the lanes of `m`: per lane, each element of the destination is
+/// reduced with the source element at the same offset by one atomic
+/// operation ([`crate::atomics::atom`], the `atom`/`red` semantics: `.add`
+/// on `.f32` flushes subnormals as the manual says this instruction does),
+/// when issued; then the mbarrier's `complete_tx` of the size. The size
+/// and alignment rules are [`bulk_copy`]'s.
+pub(super) fn bulk_reduce(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst): (Space, Addr), src: Addr, size: &Src, mbar: Option<Addr>, (op, ty): (AtomOp, ITyOrF)) -> Result<(), Trap> {
+    use crate::lanemem::RANK_SHIFT;
+    let (t0, t1, t2, t3);
+    let db = *abase!(cx, fr, dst, t0);
+    let sb = *abase!(cx, fr, src, t1);
+    let sv = *fetch!(cx, fr.regs, size, t2);
+    let mbv = match mbar {
+        Some(a) => Some(*abase!(cx, fr, a, t3)),
+        None => None,
+    };
+    let esize = match ty {
+        ITyOrF::I(t) => t.bits / 8,
+        ITyOrF::F(f) => f.bits() / 8,
+    } as u64;
+    let mut rc = usize::MAX;
+    for l in lanes(m) {
+        let (d, s, n) = (db[l].wrapping_add(dst.offset as u64), sb[l].wrapping_add(src.offset as u64), sv[l] as u32 as u64);
+        if n % 16 != 0 {
+            return Err(Trap::lane(TrapKind::Misaligned, l as u32, format!("lane {l}: cp.reduce.async.bulk size {n} is not a multiple of 16")));
+        }
+        check_align(d, 16, l)?;
+        check_align(s, 16, l)?;
+        if s >> RANK_SHIFT != 0 {
+            return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: the source of a bulk reduction, shared {s:#x}, is not in this CTA's shared memory (`.shared::cta`)")));
+        }
+        for k in (0..n).step_by(esize as usize) {
+            let v = cx.mem.read(Space::Shared, l, s + k, esize as u32, &mut rc)?;
+            crate::atomics::atom(&mut cx.mem, dspace, l, d + k, esize as u32, op, ty, v, 0)?;
+        }
+        *cx.stores += 1;
+        if let (Some(v), Some(a)) = (mbv, mbar) {
+            super::mbarrier::complete_tx(cx, l, v[l].wrapping_add(a.offset as u64), n)?;
+        }
+    }
+    Ok(())
+}

@@ -447,6 +447,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
             mem::atom_vec(cx, fr, m, (*space, *op, *ty), ds, *addr, bs)?
         }
         Op::CpAsync { dst, src, cp_size, size } => asynccopy::cp_async(cx, fr, m, *dst, *src, *cp_size, *size)?,
+        Op::BulkReduce { dst, src, size, mbar, op, ty } => mem::bulk_reduce(cx, fr, m, *dst, *src, size, *mbar, (*op, *ty))?,
         Op::BulkCopy { dst, src, size, mbar, mask } => mem::bulk_copy(cx, fr, m, *dst, *src, size, (*mbar, mask.as_ref()))?,
         Op::CpAsyncCommit => cx.copies.commit(m),
         Op::CpAsyncWait { n, all } => {

@@ -23,6 +23,8 @@ pub(super) enum Tensor {
     CpAsync,
     /// `cp.async.bulk` without `.tensor` (and not `cp.reduce.async.bulk`).
     CpAsyncBulk,
+    /// `cp.reduce.async.bulk` without `.tensor`.
+    CpReduceBulk,
     /// `ldmatrix`, `stmatrix`, `movmatrix` (by opcode).
     Matrix,
     Mma,
@@ -38,6 +40,7 @@ pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tens
     match opc {
         "cp" if has(".async") && !has(".bulk") => Some(Tensor::CpAsync),
         "cp" if has(".async") && has(".bulk") && !has(".tensor") && !has(".reduce") => Some(Tensor::CpAsyncBulk),
+        "cp" if has(".reduce") && has(".async") && has(".bulk") && !has(".tensor") => Some(Tensor::CpReduceBulk),
         _ => None,
     }
 }
@@ -61,6 +64,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         match r {
             Tensor::CpAsync => self.cp_async(i),
             Tensor::CpAsyncBulk => self.cp_async_bulk(i),
+            Tensor::CpReduceBulk => self.cp_reduce_bulk(i),
             Tensor::Matrix => match i.opcode.text {
                 "movmatrix" => self.movmatrix(i),
                 "wmma" => self.wmma(i),
@@ -140,6 +144,65 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let mbar = if mbar { Some(self.addr(&ops[3], Space::Shared)?.1) } else { None };
         let mask = if multicast { Some(self.src(&ops[4], ImmKind::Int(16))?) } else { None };
         Ok(Op::BulkCopy { dst: (ds, dst), src: (ss, src), size, mbar, mask })
+    }
+
+    /// `cp.reduce.async.bulk` (PTX ISA 9.7.9.25.4.2, sm_90), the non-tensor
+    /// forms: into a cluster CTA's shared memory completing on its mbarrier
+    /// (`.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`), or into
+    /// global memory (`.global.shared::cta.bulk_group{.L2::cache_hint}`),
+    /// with `.and .or .xor .add .inc .dec .min .max` on the manual's integer
+    /// types, `.add` on `.f32`/`.f64` and `.add.noftz` on `.f16`/`.bf16`;
+    /// `min`/`max` on the half types are not supported yet.
+    fn cp_reduce_bulk(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+        let ops = &i.operands;
+        let (mut spaces, mut mbar, mut group, mut hint, mut noftz) = (Vec::new(), false, false, false, false);
+        let (mut op, mut ty) = (None, None);
+        for m in mods.get(3..).unwrap_or(&[]) {
+            match *m {
+                ".global" => spaces.push((Space::Global, *m)),
+                ".shared::cta" | ".shared::cluster" => spaces.push((Space::Shared, *m)),
+                ".mbarrier::complete_tx::bytes" => mbar = true,
+                ".bulk_group" => group = true,
+                ".L2::cache_hint" => hint = true,
+                ".noftz" => noftz = true,
+                ".and" | ".or" | ".xor" | ".add" | ".inc" | ".dec" | ".min" | ".max" if op.is_none() => {
+                    op = Some(match *m {
+                        ".and" => AtomOp::And,
+                        ".or" => AtomOp::Or,
+                        ".xor" => AtomOp::Xor,
+                        ".add" => AtomOp::Add,
+                        ".inc" => AtomOp::Inc,
+                        ".dec" => AtomOp::Dec,
+                        ".min" => AtomOp::Min,
+                        _ => AtomOp::Max,
+                    })
+                }
+                t if ty.is_none() && ScalarType::from_str(t).is_some() => ty = ScalarType::from_str(t),
+                _ => return Err(unsupported(i)),
+            }
+        }
+        let (Some(op), Some(t)) = (op, ty) else { return Err(unsupported(i)) };
+        let to_cluster = match spaces.as_slice() {
+            [(Space::Shared, ".shared::cluster"), (Space::Shared, ".shared::cta")] if mbar && !group && !hint => true,
+            [(Space::Global, _), (Space::Shared, ".shared::cta")] if group && !mbar => false,
+            _ => return Err(unsupported(i)),
+        };
+        let ty = match (t, op) {
+            (ScalarType::F32 | ScalarType::F64, AtomOp::Add) if !noftz => ITyOrF::F(if t == ScalarType::F32 { FTy::F32 } else { FTy::F64 }),
+            (ScalarType::F16 | ScalarType::Bf16, AtomOp::Add) if noftz => ITyOrF::F(if t == ScalarType::F16 { FTy::F16 } else { FTy::BF16 }),
+            _ if !noftz && matches!(t.bits(), 32 | 64) && crate::decode::ity(t).is_some() => ITyOrF::I(crate::decode::ity(t).ok_or_else(|| unsupported(i))?),
+            _ => return Err(unsupported(i)),
+        };
+        let want = 3 + mbar as usize + hint as usize;
+        if ops.len() != want {
+            return Err(format!("`{}` takes {want} operands", full(i)));
+        }
+        let (ds, dst) = self.addr(&ops[0], if to_cluster { Space::Shared } else { Space::Global })?;
+        let (_, src) = self.addr(&ops[1], Space::Shared)?;
+        let size = self.src(&ops[2], ImmKind::Int(32))?;
+        let mbar = if mbar { Some(self.addr(&ops[3], Space::Shared)?.1) } else { None };
+        Ok(Op::BulkReduce { dst: (ds, dst), src, size, mbar, op, ty })
     }
 
     fn cp_async(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
