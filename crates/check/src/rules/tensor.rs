@@ -73,8 +73,9 @@ fn count(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, n: &str) {
 /// Checks `cp.async`, `ldmatrix`, `stmatrix`, `movmatrix` and `mma`.
 pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     match i.opcode.text {
-        // The tensor and reducing bulk copies (`cp.async.bulk.tensor`,
-        // `cp.reduce.async.bulk`) are only resolved.
+        "cp" if i.modifiers.first().is_some_and(|m| m.text == ".reduce") && i.has_modifier(".async") && i.has_modifier(".bulk") && !i.has_modifier(".tensor") => cp_reduce_bulk(cx, i),
+        // The tensor bulk copies (`cp.async.bulk.tensor`,
+        // `cp.reduce.async.bulk.tensor`) are only resolved.
         "cp" if i.has_modifier(".async") && i.has_modifier(".bulk") && !i.has_modifier(".tensor") && i.modifiers.first().is_some_and(|m| m.text == ".async") => cp_async_bulk(cx, i),
         "cp" if !i.has_modifier(".async") || i.has_modifier(".bulk") => super::operand::resolve_all(cx, i),
         "cp" if i.has_modifier(".mbarrier") => cp_async_mbarrier(cx, i),
@@ -652,5 +653,77 @@ fn cp_async_bulk<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     }
     if mask {
         value(cx, &ops[k], ScalarType::B16, Role::Src, Size::Exact, i);
+    }
+}
+
+/// `cp.reduce.async.bulk` without `.tensor` (PTX ISA 9.7.9.25.4.2): into
+/// global memory with `.bulk_group{.L2::cache_hint}` or into a cluster
+/// CTA's shared memory with `.mbarrier::complete_tx::bytes`, from this
+/// CTA's shared memory, with the manual's table of reduction operations
+/// and element types (ptxas 12.9: "Incorrect type", "Illegal reduction
+/// operation", "Modifier '.noftz' required").
+fn cp_reduce_bulk<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    cx.require(Feature::BulkCopy, head(i));
+    let ops = &i.operands;
+    let (mut spaces, mut mbar, mut group, mut hint, mut noftz) = (Vec::new(), false, false, false, false);
+    let (mut op, mut ty) = (None, None);
+    for m in i.modifiers.iter().skip(3) {
+        match m.text {
+            ".global" | ".shared::cta" | ".shared::cluster" => spaces.push(m.text),
+            ".mbarrier::complete_tx::bytes" if !mbar && !group => mbar = true,
+            ".bulk_group" if !mbar && !group => group = true,
+            ".L2::cache_hint" if !hint => hint = true,
+            ".noftz" if !noftz => noftz = true,
+            ".and" | ".or" | ".xor" | ".add" | ".inc" | ".dec" | ".min" | ".max" if op.is_none() => op = Some(m.text),
+            t if ty.is_none() && ScalarType::from_str(t).is_some() => ty = ScalarType::from_str(t).map(|x| (x, m.span)),
+            _ => return bulk_err(cx, m.span, format!("`{}` is not a modifier of `cp.reduce.async.bulk` here", m.text), "illegal modifier"),
+        }
+    }
+    let global = match spaces.as_slice() {
+        [".global", ".shared::cta"] => true,
+        [".shared::cluster", ".shared::cta"] => false,
+        _ => return bulk_err(cx, head(i), format!("`{}`: the state spaces must be `.global.shared::cta` or `.shared::cluster.shared::cta`", opname(i)), "state space incorrect"),
+    };
+    if global != group || global == mbar || (hint && !global) {
+        let want = if global { "`.bulk_group` (and optionally `.L2::cache_hint`)" } else { "`.mbarrier::complete_tx::bytes`" };
+        return bulk_err(cx, head(i), format!("`{}` into {} memory completes with {want}", opname(i), if global { "global" } else { "shared::cluster" }), "completion mechanism");
+    }
+    let (Some(op), Some((t, tspan))) = (op, ty) else {
+        return bulk_err(cx, head(i), format!("`{}` needs a reduction operation and an element type", opname(i)), "missing modifier");
+    };
+    use ScalarType::*;
+    let ok = match (op, global) {
+        (".add", true) => matches!(t, U32 | S32 | U64 | F32 | F64 | F16 | Bf16),
+        (".min" | ".max", true) => matches!(t, U32 | S32 | U64 | S64 | F16 | Bf16),
+        (".and" | ".or" | ".xor", true) => matches!(t, B32 | B64),
+        (".add", false) => matches!(t, U32 | S32 | U64),
+        (".min" | ".max", false) => matches!(t, U32 | S32),
+        (".and" | ".or" | ".xor", false) => t == B32,
+        _ => t == U32, // .inc, .dec
+    };
+    if !ok {
+        return bulk_err(cx, tspan, format!("`{}`: `{op}` does not take `{}` into {} memory", opname(i), t.as_str(), if global { "global" } else { "shared::cluster" }), "incorrect type for the operation");
+    }
+    let half = matches!(t, F16 | Bf16);
+    if op == ".add" && half && !noftz {
+        return bulk_err(cx, tspan, format!("`{}`: `.add` on `{}` needs `.noftz`", opname(i), t.as_str()), "missing `.noftz`");
+    }
+    if noftz && !(half && op == ".add") {
+        return bulk_err(cx, head(i), format!("`{}`: `.noftz` applies to `.add` on `.f16` and `.bf16` only", opname(i)), "illegal modifier");
+    }
+    let want = 3 + mbar as usize + hint as usize;
+    if ops.len() != want {
+        return count(cx, i, &want.to_string());
+    }
+    let dst = if global { StateSpace::Global } else { StateSpace::Shared };
+    if !address(cx, &ops[0], Some(dst)) || !address(cx, &ops[1], Some(StateSpace::Shared)) {
+        return;
+    }
+    bulk_size(cx, i, &ops[2]);
+    if mbar {
+        address(cx, &ops[3], Some(StateSpace::Shared));
+    }
+    if hint {
+        value(cx, &ops[ops.len() - 1], ScalarType::B64, Role::Src, Size::Exact, i);
     }
 }
