@@ -42,8 +42,9 @@
 //!
 //! Other shapes and forms (`m8n8k4` on `.f16`, `m8n8k16`, sparse
 //! `mma.sp`, `.m16n16` `ldmatrix`) are reported as not known by this rule;
-//! the bulk and tensor copies (`cp.async.bulk`, `cp.reduce.async.bulk`)
-//! are only resolved, as before.
+//! the non-tensor bulk copies and reductions (`cp.async.bulk`,
+//! `cp.reduce.async.bulk`, PTX ISA 9.7.9.25.4) are typed as ptxas 12.9
+//! types them; the tensor ones (`.tensor`) are only resolved.
 
 use super::operand::{pred_reg, resolve_operand, value, Role};
 use super::{opname, Decoded};
