@@ -816,7 +816,7 @@ fn integer_results_are_the_hardwares() {
     let (mut failures, mut compared) = (Vec::new(), 0);
     for t in 0..threads {
         for (k, op) in INT_SLOTS.iter().enumerate() {
-            if (op.starts_with("bfe.") && op.ends_with("64") && (word(t, 1) > 255 || word(t, 2) > 255)) {
+            if op.starts_with("bfe.") && op.ends_with("64") && (word(t, 1) > 255 || word(t, 2) > 255) {
                 continue;
             }
             compared += 1;
