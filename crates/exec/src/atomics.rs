@@ -8,12 +8,17 @@ use crate::error::Trap;
 use crate::lanemem::LaneMem;
 use crate::program::{AtomOp, ITyOrF, Space};
 
-fn apply(op: AtomOp, ty: ITyOrF, old: u64, b: u64, c: u64) -> u64 {
+/// The new value of an atomic `op` on `old` with operands `b`, `c`;
+/// `flush`: an `.f32` add flushes subnormal inputs and results to zeros of
+/// their sign (PTX ISA 9.7.13.5: `atom.add.f32` does on global memory,
+/// and keeps them on shared memory).
+fn apply(op: AtomOp, ty: ITyOrF, old: u64, b: u64, c: u64, flush: bool) -> u64 {
     match ty {
-        ITyOrF::F(FTy::F32) => {
+        ITyOrF::F(FTy::F32) if flush => {
             let (o, v) = (ftz32(f32::from_bits(old as u32)), ftz32(f32::from_bits(b as u32)));
             ftz32(o + v).to_bits() as u64
         }
+        ITyOrF::F(FTy::F32) => (f32::from_bits(old as u32) + f32::from_bits(b as u32)).to_bits() as u64,
         ITyOrF::F(FTy::F64) => (f64::from_bits(old) + f64::from_bits(b)).to_bits(),
         // `.f16`/`.bf16` (`.noftz`: subnormals kept), rounded to nearest
         // even: the f64 sum of two f16 is exact; that of two bf16 is
@@ -72,8 +77,11 @@ fn apply(op: AtomOp, ty: ITyOrF, old: u64, b: u64, c: u64) -> u64 {
 #[allow(clippy::too_many_arguments)]
 pub(crate) fn atom(mem: &mut LaneMem<'_>, space: Space, l: usize, a: u64, size: u32, op: AtomOp, ty: ITyOrF, b: u64, c: u64) -> Result<(u64, bool), Trap> {
     let mut changed = false;
+    // Subnormals are flushed except in shared memory (a generic address
+    // included).
+    let flush = !matches!(crate::lanemem::place(space, a), crate::lanemem::Place::Shared(_));
     let old = mem.rmw(space, l, a, size, &mut |old| {
-        let new = apply(op, ty, old, b, c);
+        let new = apply(op, ty, old, b, c, flush);
         changed = new != old;
         new
     })?;
