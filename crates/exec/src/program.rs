@@ -539,6 +539,16 @@ pub enum ITyOrF {
     F(FTy),
 }
 
+impl ITyOrF {
+    /// The size of one value in bytes.
+    pub fn bytes(self) -> u32 {
+        match self {
+            ITyOrF::I(t) => t.bits / 8,
+            ITyOrF::F(f) => f.bits() / 8,
+        }
+    }
+}
+
 /// A `cvt` operand type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CvtTy {

@@ -45,10 +45,10 @@ fn memcpy_async_through_a_bulk_copy_gives_the_sources_result() {
     }
 }
 
-/// A kernel whose 64 threads fill a shared tile with `tid * 3`, then
-/// thread 0 runs `body` (with `%rd1` the global `out`, `%r9` the tile's
-/// shared address).
-fn kernel(body: &str) -> String {
+/// A kernel whose 64 threads fill a shared tile with `%r2` as `fill`
+/// computes it from the tid `%r1`, then thread 0 runs `body` (with `%rd1`
+/// the global `out`, `%r9` the tile's shared address).
+fn tile_kernel(fill: &str, body: &str) -> String {
     format!(
         r#".version 8.0
 .target sm_90
@@ -56,17 +56,18 @@ fn kernel(body: &str) -> String {
 .visible .entry k(.param .u64 out)
 {{
     .reg .b32 %r<12>;
+    .reg .f32 %f<2>;
     .reg .b64 %rd<4>;
     .reg .pred %p<2>;
     .shared .align 16 .b32 tile[64];
     ld.param.u64 %rd1, [out];
     cvta.to.global.u64 %rd1, %rd1;
     mov.u32 %r1, %tid.x;
-    mul.lo.u32 %r2, %r1, 3;
+{fill}
     mov.u32 %r9, tile;
     shl.b32 %r3, %r1, 2;
     add.u32 %r4, %r9, %r3;
-    st.shared.u32 [%r4], %r2;
+    st.shared.b32 [%r4], %r2;
     bar.sync 0;
     setp.ne.u32 %p1, %r1, 0;
     @%p1 bra $done;
@@ -78,13 +79,26 @@ $done:
     )
 }
 
-fn run(src: &str) -> Result<Vec<u32>, (TrapKind, String)> {
+/// [`tile_kernel`] with the tile holding `tid * 3`.
+fn kernel(body: &str) -> String {
+    tile_kernel("    mul.lo.u32 %r2, %r1, 3;", body)
+}
+
+/// Runs kernel `k` of `src` on `ctas` CTAs of 64 threads with `out`
+/// holding `init`; returns `out` after the launch, or the trap.
+fn launch(src: &str, ctas: u32, init: &[u32]) -> Result<Vec<u32>, (TrapKind, String)> {
     let mut dev = Device::new();
-    let m = dev.load(src).expect("loads");
-    let out = dev.alloc(512).expect("alloc");
-    dev.write(out, &[0xffu8; 512]).expect("write");
-    dev.launch(&m, "k", &LaunchConfig::new(1u32, 64u32), &[KernelArg::Ptr(out)]).map_err(|e| (e.kind, e.to_string()))?;
-    Ok(dev.read(out, 512).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+    let m = dev.load(src).unwrap_or_else(|e| panic!("loads: {e}"));
+    let bytes = 4 * init.len() as u64;
+    let out = dev.alloc(bytes).expect("alloc");
+    dev.write(out, &init.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).expect("write");
+    dev.launch(&m, "k", &LaunchConfig::new(ctas, 64u32), &[KernelArg::Ptr(out)]).map_err(|e| (e.kind, e.to_string()))?;
+    Ok(dev.read(out, bytes).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect())
+}
+
+/// [`launch`] on one CTA with a 128-word `out` filled with ones.
+fn run(src: &str) -> Result<Vec<u32>, (TrapKind, String)> {
+    launch(src, 1, &[u32::MAX; 128])
 }
 
 #[test]
@@ -282,49 +296,11 @@ fn multicast_bulk_copy_reaches_the_ctas_of_its_mask() {
 /// initial value combined with both CTAs' words, element by element; and,
 /// into a cluster CTA's shared memory, rank 0 adds its tile into rank 1's
 /// (which holds `tid`), completing on rank 1's mbarrier.
-fn reduce_kernel(form: &str, tile: &str) -> String {
-    format!(
-        r#".version 8.0
-.target sm_90
-.address_size 64
-.visible .entry k(.param .u64 out)
-{{
-    .reg .b32 %r<12>;
-    .reg .f32 %f<2>;
-    .reg .b64 %rd<4>;
-    .reg .pred %p<2>;
-    .shared .align 16 .b32 tile[64];
-    ld.param.u64 %rd1, [out];
-    cvta.to.global.u64 %rd1, %rd1;
-    mov.u32 %r1, %tid.x;
-    mul.lo.u32 %r2, %r1, 3;
-    add.u32 %r2, %r2, 1;
-{tile}
-    mov.u32 %r9, tile;
-    shl.b32 %r3, %r1, 2;
-    add.u32 %r4, %r9, %r3;
-    st.shared.b32 [%r4], %r2;
-    bar.sync 0;
-    setp.ne.u32 %p1, %r1, 0;
-    @%p1 bra $done;
-    {form};
-    cp.async.bulk.commit_group;
-    cp.async.bulk.wait_group 0;
-$done:
-    ret;
-}}
-"#
-    )
-}
-
 fn reduce_global(form: &str, tile: &str, init: &[u32]) -> Vec<u32> {
-    let mut dev = Device::new();
     let ops = if form.contains("cache_hint") { " [%rd1], [%r9], 256, %rd3" } else { " [%rd1], [%r9], 256" };
-    let m = dev.load(&reduce_kernel(&format!("{form}{ops}"), tile)).unwrap_or_else(|e| panic!("{form}: {e}"));
-    let out = dev.alloc(256).expect("alloc");
-    dev.write(out, &init.iter().flat_map(|v| v.to_le_bytes()).collect::<Vec<u8>>()).expect("write");
-    dev.launch(&m, "k", &LaunchConfig::new(2u32, 64u32), &[KernelArg::Ptr(out)]).unwrap_or_else(|e| panic!("{form}: {e}"));
-    dev.read(out, 256).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect()
+    let fill = format!("    mul.lo.u32 %r2, %r1, 3;\n    add.u32 %r2, %r2, 1;\n{tile}");
+    let body = format!("    {form}{ops};\n    cp.async.bulk.commit_group;\n    cp.async.bulk.wait_group 0;");
+    launch(&tile_kernel(&fill, &body), 2, init).unwrap_or_else(|e| panic!("{form}: {}", e.1))
 }
 
 #[test]

@@ -350,10 +350,7 @@ pub(super) fn atom(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, op:
     let (t0, t1, t3);
     let base = abase!(cx, fr, addr, t3);
     let (bv, cv) = (fetch!(cx, fr.regs, b, t0), fetch!(cx, fr.regs, c, t1));
-    let size = match ty {
-        ITyOrF::I(t) => t.bits / 8,
-        ITyOrF::F(f) => f.bits() / 8,
-    };
+    let size = ty.bytes();
     let mut r = [0u64; 32];
     for l in lanes(m) {
         let a = base[l].wrapping_add(addr.offset as u64);
@@ -377,10 +374,7 @@ pub(super) fn atom(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, op:
 pub(super) fn atom_vec(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (space, op, ty): (Space, AtomOp, ITyOrF), ds: &[Option<u32>], addr: Addr, bs: &[Src]) -> Result<(), Trap> {
     let t3;
     let base = *abase!(cx, fr, addr, t3);
-    let size = match ty {
-        ITyOrF::I(t) => t.bits / 8,
-        ITyOrF::F(f) => f.bits() / 8,
-    };
+    let size = ty.bytes();
     let n = bs.len();
     let vals: Vec<[u64; 32]> = bs.iter().map(|s| super::src_lanes(cx, &fr.regs, s)).collect();
     let mut old = vec![[0u64; 32]; n];
@@ -406,6 +400,22 @@ pub(super) fn atom_vec(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (space, op, t
         if let Some(d) = d {
             store(&mut fr.regs[*d as usize], &old[k], m);
         }
+    }
+    Ok(())
+}
+
+/// What the manual leaves undefined for lane `l`'s bulk copy or reduction
+/// of `n` bytes from `s` to `d`: a size that is not a multiple of 16, an
+/// address not aligned to 16 bytes, and (`shared_src`) a `.shared::cta`
+/// source outside this CTA's shared memory.
+fn bulk_checks(l: usize, what: &str, (d, s, n): (u64, u64, u64), shared_src: bool) -> Result<(), Trap> {
+    if n % 16 != 0 {
+        return Err(Trap::lane(TrapKind::Misaligned, l as u32, format!("lane {l}: {what} size {n} is not a multiple of 16")));
+    }
+    check_align(d, 16, l)?;
+    check_align(s, 16, l)?;
+    if shared_src && s >> crate::lanemem::RANK_SHIFT != 0 {
+        return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: the source of {what}, shared {s:#x}, is not in this CTA's shared memory (`.shared::cta`)")));
     }
     Ok(())
 }
@@ -443,15 +453,7 @@ pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst
             (Some(v), Some(a)) => Some(v[l].wrapping_add(a.offset as u64)),
             _ => None,
         };
-        if n % 16 != 0 {
-            return Err(Trap::lane(TrapKind::Misaligned, l as u32, format!("lane {l}: cp.async.bulk size {n} is not a multiple of 16")));
-        }
-        check_align(d, 16, l)?;
-        check_align(s, 16, l)?;
-        // A shared source is `.shared::cta`: this CTA's own memory.
-        if sspace == Space::Shared && s >> RANK_SHIFT != 0 {
-            return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: the source of a bulk copy, shared {s:#x}, is not in this CTA's shared memory (`.shared::cta`)")));
-        }
+        bulk_checks(l, "cp.async.bulk", (d, s, n), sspace == Space::Shared)?;
         // The (destination, mbarrier) pairs: one, or one per CTA of the mask.
         let mut targets: Vec<(u64, Option<u64>)> = Vec::new();
         match maskv {
@@ -498,7 +500,6 @@ pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst
 /// when issued; then the mbarrier's `complete_tx` of the size. The size
 /// and alignment rules are [`bulk_copy`]'s.
 pub(super) fn bulk_reduce(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst): (Space, Addr), src: Addr, size: &Src, mbar: Option<Addr>, (op, ty): (AtomOp, ITyOrF)) -> Result<(), Trap> {
-    use crate::lanemem::RANK_SHIFT;
     let (t0, t1, t2, t3);
     let db = *abase!(cx, fr, dst, t0);
     let sb = *abase!(cx, fr, src, t1);
@@ -507,21 +508,11 @@ pub(super) fn bulk_reduce(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, d
         Some(a) => Some(*abase!(cx, fr, a, t3)),
         None => None,
     };
-    let esize = match ty {
-        ITyOrF::I(t) => t.bits / 8,
-        ITyOrF::F(f) => f.bits() / 8,
-    } as u64;
+    let esize = ty.bytes() as u64;
     let mut rc = usize::MAX;
     for l in lanes(m) {
         let (d, s, n) = (db[l].wrapping_add(dst.offset as u64), sb[l].wrapping_add(src.offset as u64), sv[l] as u32 as u64);
-        if n % 16 != 0 {
-            return Err(Trap::lane(TrapKind::Misaligned, l as u32, format!("lane {l}: cp.reduce.async.bulk size {n} is not a multiple of 16")));
-        }
-        check_align(d, 16, l)?;
-        check_align(s, 16, l)?;
-        if s >> RANK_SHIFT != 0 {
-            return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: the source of a bulk reduction, shared {s:#x}, is not in this CTA's shared memory (`.shared::cta`)")));
-        }
+        bulk_checks(l, "cp.reduce.async.bulk", (d, s, n), true)?;
         for k in (0..n).step_by(esize as usize) {
             let v = cx.mem.read(Space::Shared, l, s + k, esize as u32, &mut rc)?;
             crate::atomics::atom(&mut cx.mem, dspace, l, d + k, esize as u32, op, ty, v, 0)?;

@@ -431,18 +431,12 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
             mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?
         }
         Op::Atom { space, op, ty, d, addr, b, c } if !cx.copies.idle() => {
-            let bytes = match ty {
-                ITyOrF::I(t) => t.bits / 8,
-                ITyOrF::F(f) => f.bits() / 8,
-            };
+            let bytes = ty.bytes();
             asynccopy::check_access(cx, fr, m, *space, *addr, bytes as u64, true)?;
             mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?
         }
         Op::AtomVec { space, op, ty, ds, addr, bs } if !cx.copies.idle() => {
-            let bytes = match ty {
-                ITyOrF::I(t) => t.bits / 8,
-                ITyOrF::F(f) => f.bits() / 8,
-            };
+            let bytes = ty.bytes();
             asynccopy::check_access(cx, fr, m, *space, *addr, bytes as u64 * bs.len() as u64, true)?;
             mem::atom_vec(cx, fr, m, (*space, *op, *ty), ds, *addr, bs)?
         }
