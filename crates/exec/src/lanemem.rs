@@ -156,6 +156,7 @@ pub(crate) fn space_name(s: Space) -> &'static str {
     match s {
         Space::Global => "global",
         Space::Shared => "shared",
+        Space::SharedCta => "shared::cta",
         Space::Local => "local",
         Space::Const => "const",
         Space::KernelParam => "kernel param",
@@ -173,6 +174,9 @@ pub(crate) enum Place {
     Local(u64),
     Const(u64),
     Param(u64),
+    /// Past every window of its space (a `.shared::cta` offset beyond the
+    /// shared window of one CTA): the access traps `out_of_bounds`.
+    Outside,
 }
 
 #[inline(always)]
@@ -180,6 +184,8 @@ pub(crate) fn place(space: Space, a: u64) -> Place {
     match space {
         Space::Global => Place::Global(a),
         Space::Shared => Place::Shared(a),
+        Space::SharedCta if a >> RANK_SHIFT == 0 => Place::Shared(a),
+        Space::SharedCta => Place::Outside,
         Space::Local | Space::FrameParam => Place::Local(a),
         Space::Const => Place::Const(a),
         Space::KernelParam => Place::Param(a),
@@ -213,6 +219,7 @@ impl LaneMem<'_> {
             }
             Place::Const(o) => read_le(self.consts, o, size),
             Place::Param(o) => read_le(self.kparams, o, size),
+            Place::Outside => None,
         };
         r.ok_or_else(|| oob(l, space_name(space), a, size))
     }
@@ -237,7 +244,7 @@ impl LaneMem<'_> {
             Place::Const(_) | Place::Param(_) if space != Space::Generic => {
                 return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, format!("lane {l}: store to read-only {} space at {a:#x}", space_name(space))))
             }
-            Place::Const(_) | Place::Param(_) => false,
+            Place::Const(_) | Place::Param(_) | Place::Outside => false,
         };
         if ok {
             Ok(())
@@ -275,7 +282,7 @@ impl LaneMem<'_> {
                 write_le(&mut self.local[l], o, size, f(old));
                 Ok(old)
             }
-            Place::Const(_) | Place::Param(_) => Err(oob(l, space_name(space), a, size)),
+            Place::Const(_) | Place::Param(_) | Place::Outside => Err(oob(l, space_name(space), a, size)),
         }
     }
 }

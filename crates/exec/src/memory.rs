@@ -299,7 +299,7 @@ fn explain(map: &MemMap, space: &str, a: u64, size: u64) -> String {
         }
     };
     match (space, window) {
-        ("shared", _) | (_, Window::Shared(_)) => {
+        ("shared" | "shared::cta", _) | (_, Window::Shared(_)) => {
             let off = if let Window::Shared(o) = window { o } else { a };
             let s = past("the CTA's shared memory", off, map.shared_bytes);
             if map.dynamic_shared_bytes == 0 {

@@ -123,7 +123,16 @@ pub enum PSrc {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Space {
     Global,
+    /// The shared window of the executing CTA's cluster: an offset below
+    /// `1 << lanemem::RANK_SHIFT` is this CTA's own byte, a rank-tagged one
+    /// another CTA's (a `.shared::cluster` address, and what `mapa`/`cvta`
+    /// produce).
     Shared,
+    /// A `.shared`/`.shared::cta` address of a memory instruction: an
+    /// offset into this CTA's own shared memory only. The rank tag of a
+    /// `.shared::cluster` address is not read here, so an offset past this
+    /// CTA's window traps `out_of_bounds` whatever its high bits.
+    SharedCta,
     Local,
     Const,
     /// The kernel's parameter buffer.

@@ -127,7 +127,7 @@ impl AsyncCopies {
 /// Checks the accesses of `bytes` bytes at `addr` (per lane, in `space`) by
 /// the lanes of `m` against the warp's pending copies.
 pub(crate) fn check_access(cx: &Lanes<'_>, fr: &Frame, m: u32, space: Space, addr: Addr, bytes: u64, write: bool) -> Result<(), Trap> {
-    if !matches!(space, Space::Shared | Space::Generic) {
+    if !matches!(space, Space::Shared | Space::SharedCta | Space::Generic) {
         return Ok(());
     }
     let what = if write { "writes" } else { "reads" };

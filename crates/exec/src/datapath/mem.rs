@@ -211,7 +211,7 @@ fn ld_vector(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, (size, si
     let a0 = base.get(first).map_or(0, |b| b.wrapping_add(addr.offset as u64));
     let same = m != 0 && lanes(m).all(|l| base[l] == base[first]);
     let shared_memory = match space {
-        Space::Global | Space::Shared | Space::Const | Space::KernelParam => true,
+        Space::Global | Space::Shared | Space::SharedCta | Space::Const | Space::KernelParam => true,
         Space::Generic => !matches!(crate::memory::classify(a0), crate::memory::Window::Local(_)),
         Space::Local | Space::FrameParam => false,
     };

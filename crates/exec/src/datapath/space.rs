@@ -14,6 +14,12 @@
 //! - `(rank + 1) << 24 | off`, byte `off` of the shared memory of the CTA of
 //!   cluster rank `rank`.
 //!
+//! Only a `.shared::cluster` address, or a generic one (what `mapa` and
+//! `cvta` produce), is read this way. A `.shared`/`.shared::cta` address of
+//! a memory instruction is an offset into this CTA's own window
+//! (`Space::SharedCta`): its high bits name no CTA, and past the window it
+//! traps `out_of_bounds`.
+//!
 //! `mapa` to the executing CTA's rank gives its own (`.shared::cta`) form,
 //! to another rank the tagged one; the address it maps may be either form
 //! (the variable's offset is the same in every CTA). `getctarank` inverts

@@ -477,7 +477,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             }
             (Sym::Reg { slot, .. }, sp) => (sp, Addr { base: AddrBase::Reg(slot), offset: off }),
             (Sym::Global(g), Space::Global | Space::Generic) => (space, abs(g)),
-            (Sym::Shared(s), Space::Shared) => (space, abs(s)),
+            (Sym::Shared(s), Space::Shared | Space::SharedCta) => (space, abs(s)),
             (Sym::Shared(s), Space::Generic) => (space, abs(SHARED_WINDOW + s)),
             (Sym::Const(c), Space::Const) => (space, abs(c)),
             (Sym::Const(c), Space::Generic) => (space, abs(CONST_WINDOW + c)),
@@ -1394,7 +1394,7 @@ fn ld_space(mods: &[&str]) -> Option<Space> {
     for m in mods {
         match *m {
             ".global" => return Some(Space::Global),
-            ".shared" | ".shared::cta" => return Some(Space::Shared),
+            ".shared" | ".shared::cta" => return Some(Space::SharedCta),
             ".local" => return Some(Space::Local),
             ".const" => return Some(Space::Const),
             ".param" | ".param::entry" | ".param::func" => return Some(Space::FrameParam),
