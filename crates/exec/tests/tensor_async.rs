@@ -203,3 +203,91 @@ fn bulk_copies_and_wgmma_are_reported_by_name() {
         assert!(e.message.contains(name), "{e}");
     }
 }
+
+/// The pattern `cuda::memcpy_async` with a `cuda::barrier` compiles to at
+/// sm_80: each lane issues a copy to `a`, then (`before`) more code, then
+/// `cp.async.mbarrier.arrive{.noinc}` on `bar`, an `mbarrier.arrive`, and
+/// (`wait`) a wait loop; it then reads its copy back. `init` is the
+/// mbarrier's expected count; `after` runs between the cp.async arrive and
+/// the read (a second copy, for instance).
+fn via_mbarrier(init: u32, arrive: &str, before: &str, wait: &str, read: &str) -> String {
+    format!(
+        r#"
+.visible .entry k(.param .u64 pin, .param .u64 pout)
+{{
+    .shared .align 16 .b8 a[128];
+    .shared .align 16 .b8 b[128];
+    .shared .align 8 .b64 bar;
+    .shared .align 8 .b64 other;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    .reg .pred %p<3>;
+    ld.param.u64 %rd1, [pin];
+    ld.param.u64 %rd2, [pout];
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p2, %r1, 0;
+    @%p2 bra INIT_DONE;
+    mov.u32 %r8, bar;
+    mbarrier.init.shared.b64 [%r8], {init};
+    mov.u32 %r8, other;
+    mbarrier.init.shared.b64 [%r8], 1;
+INIT_DONE:
+    bar.sync 0;
+    mul.wide.u32 %rd3, %r1, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    add.s64 %rd5, %rd2, %rd3;
+    shl.b32 %r3, %r1, 2;
+    mov.u32 %r2, a;
+    add.s32 %r4, %r2, %r3;
+    mov.u32 %r5, b;
+    add.s32 %r6, %r5, %r3;
+    mov.u32 %r9, bar;
+    mov.u32 %r10, other;
+    cp.async.ca.shared.global [%r4], [%rd4], 4;
+    {before}
+    {arrive} [%r9];
+    mbarrier.arrive.shared.b64 %rd6, [%r9];
+WAIT:
+    {wait}
+    ld.shared.u32 %r7, [{read}];
+    st.global.u32 [%rd5], %r7;
+    ret;
+}}
+"#
+    )
+}
+
+const LOOP: &str = "mbarrier.test_wait.shared.b64 %p1, [%r9], %rd6;\n    @!%p1 bra WAIT;";
+
+/// PTX ISA 9.7.9.25.3.4 (`cp.async.mbarrier.arrive`): the arrive-on
+/// operation is triggered when all prior `cp.async` operations of the
+/// executing thread complete, so once a thread observes the phase complete
+/// (9.7.13.15.16, `test_wait`/`try_wait`) the copies are complete and their
+/// destinations may be read, with no `cp.async.wait_group`. Before that
+/// observation, or for a copy issued after the arrive, the read is a race.
+#[test]
+fn a_completed_mbarrier_phase_waits_for_the_copies_it_tracks() {
+    let noinc = "cp.async.mbarrier.arrive.noinc.shared.b64";
+    let inc = "cp.async.mbarrier.arrive.shared.b64";
+    // `.noinc`: each thread arrives twice (its copies and its own arrive).
+    assert_eq!(race_kind(&via_mbarrier(64, noinc, "", LOOP, "%r4")), None);
+    // Without `.noinc` the copies' arrival is added to the pending count.
+    assert_eq!(race_kind(&via_mbarrier(32, inc, "", LOOP, "%r4")), None);
+    // test_wait.parity on the phase parity 0.
+    let parity = "mbarrier.test_wait.parity.shared.b64 %p1, [%r9], 0;\n    @!%p1 bra WAIT;";
+    assert_eq!(race_kind(&via_mbarrier(64, noinc, "", parity, "%r4")), None);
+    // The data arrives: the copies' bytes are the source.
+    let input: Vec<u8> = (0..256u32).map(|i| (i * 5 + 1) as u8).collect();
+    assert_eq!(both(&via_mbarrier(64, noinc, "", LOOP, "%r4"), &input, 128).unwrap(), input[..128].to_vec());
+    // No wait for the phase: a race.
+    assert_eq!(race_kind(&via_mbarrier(64, noinc, "", "", "%r4")), Some(TrapKind::AsyncCopyRace));
+    // A copy issued after the cp.async arrive is not tracked by that phase.
+    let later = via_mbarrier(64, noinc, "", LOOP, "%r6").replace("    mbarrier.arrive.shared.b64 %rd6", "    cp.async.ca.shared.global [%r6], [%rd4], 4;\n    mbarrier.arrive.shared.b64 %rd6");
+    assert_eq!(race_kind(&later), Some(TrapKind::AsyncCopyRace));
+    // ...while a second copy issued before it is.
+    let two = via_mbarrier(64, noinc, "cp.async.ca.shared.global [%r6], [%rd4], 4;", LOOP, "%r6");
+    assert_eq!(race_kind(&two), None);
+    // Observing another mbarrier's phase does not complete them.
+    let wrong = "mbarrier.arrive.shared.b64 %rd7, [%r10];\n    mbarrier.test_wait.shared.b64 %p1, [%r10], %rd7;\n    @!%p1 bra WAIT;";
+    assert_eq!(race_kind(&via_mbarrier(64, noinc, "", wrong, "%r4")), Some(TrapKind::AsyncCopyRace));
+}

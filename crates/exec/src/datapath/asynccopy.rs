@@ -12,6 +12,12 @@
 //!
 //! Races: a program that reads or writes a destination before the copy is
 //! waited for has no defined result (the copy may or may not have landed).
+//! A copy is waited for by a `cp.async.wait_group`/`wait_all` that covers
+//! it, or, when its thread made a `cp.async.mbarrier.arrive{.noinc}` after
+//! issuing it, by a thread of the warp observing (`mbarrier.test_wait` or
+//! `try_wait` true) the completion of the mbarrier phase that arrive-on
+//! went to: the pattern `cuda::memcpy_async` with a `cuda::barrier`
+//! compiles to.
 //! Each warp keeps the destinations of its lanes' copies not yet waited for
 //! ([`AsyncCopies`]), with the group each belongs to (per thread: the
 //! copies a thread issued since its last `commit_group` form its next
@@ -36,7 +42,9 @@ pub const MAX_TRACKED: usize = 4096;
 
 /// One copy not yet waited for: its lane, the lane's group it belongs to,
 /// its destination bytes `[start, end)` in the CTA's shared memory (at most
-/// 16), and its issue number (for forgetting the oldest).
+/// 16), its issue number (for forgetting the oldest), and the mbarrier
+/// phase that tracks it, if its lane made a `cp.async.mbarrier.arrive`
+/// after issuing it: the object's shared offset and the phase's parity.
 #[derive(Clone, Copy, Debug)]
 struct Pending {
     lane: u8,
@@ -44,6 +52,7 @@ struct Pending {
     start: u64,
     end: u64,
     seq: u64,
+    mbar: Option<(u64, bool)>,
 }
 
 /// The widest copy (`cp-size` 16): a pending copy starting more than this
@@ -103,6 +112,27 @@ impl AsyncCopies {
         self.pending.retain(|p| m >> p.lane & 1 == 0 || p.group.saturating_add(n) >= committed[p.lane as usize]);
     }
 
+    /// `cp.async.mbarrier.arrive{.noinc}` by lane `l` on the mbarrier at
+    /// shared offset `at`, in its phase of parity `parity`: the arrive-on
+    /// is triggered when every copy the lane issued before it is complete
+    /// (PTX ISA 9.7.9.25.3), so those copies are complete when that phase
+    /// completes. A copy already tracked by an earlier arrive keeps it.
+    pub fn track(&mut self, l: usize, at: u64, parity: bool) {
+        for p in self.pending.iter_mut().filter(|p| p.lane as usize == l && p.mbar.is_none()) {
+            p.mbar = Some((at, parity));
+        }
+    }
+
+    /// A thread of the warp observed (`mbarrier.test_wait`/`try_wait`
+    /// true) that the phase of parity `parity` of the mbarrier at `at` is
+    /// complete: the copies whose arrive-on that phase tracked are complete
+    /// and visible to it, as after `cp.async.wait_group`.
+    pub fn observed(&mut self, at: u64, parity: bool) {
+        if !self.pending.is_empty() {
+            self.pending.retain(|p| p.mbar != Some((at, parity)));
+        }
+    }
+
     /// The trap for an access of lane `l` to shared bytes `[start, end)`
     /// that overlap a pending copy.
     fn check(&self, l: usize, start: u64, end: u64, what: &str) -> Result<(), Trap> {
@@ -114,7 +144,7 @@ impl AsyncCopies {
                     TrapKind::AsyncCopyRace,
                     l as u32,
                     format!(
-                        "lane {l}: {what} shared bytes {start:#x}..{end:#x}, the destination of lane {}'s cp.async ({:#x}..{:#x}), {state}: wait for it with cp.async.wait_group/wait_all first",
+                        "lane {l}: {what} shared bytes {start:#x}..{end:#x}, the destination of lane {}'s cp.async ({:#x}..{:#x}), {state}: wait for it with cp.async.wait_group/wait_all (or an mbarrier phase its cp.async.mbarrier.arrive tracks) first",
                         p.lane, p.start, p.end
                     ),
                 ));
@@ -228,7 +258,7 @@ pub(crate) fn cp_async(cx: &mut Lanes<'_>, fr: &Frame, m: u32, dst: Addr, src: A
             cx.mem.write(Space::Shared, l, d + k as u64, w, u64::from_le_bytes(v), &mut cache)?;
         }
         let group = cx.copies.committed[l];
-        cx.copies.push(Pending { lane: l as u8, group, start: d, end: d + cp_size as u64, seq: 0 });
+        cx.copies.push(Pending { lane: l as u8, group, start: d, end: d + cp_size as u64, seq: 0, mbar: None });
     }
     *cx.stores += 1;
     Ok(())

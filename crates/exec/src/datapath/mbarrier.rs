@@ -165,6 +165,7 @@ pub(crate) fn mbarrier(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, op: MbarOp, d
             }
             MbarOp::Tx { complete } => transact(o, count, complete, l)?,
             MbarOp::CpAsyncArrive { noinc } => {
+                cx.copies.track(l, at, o & PHASE != 0);
                 // The copies of this thread are complete already (they are
                 // performed at issue), so the arrive-on happens now; without
                 // `.noinc` it first adds the arrival it then makes.
@@ -181,6 +182,7 @@ pub(crate) fn mbarrier(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, op: MbarOp, d
                 let phase = if parity { count & 1 } else { count >> 63 };
                 if o >> 63 != phase {
                     done |= 1 << l;
+                    cx.copies.observed(at, phase == 1);
                 }
                 o
             }
