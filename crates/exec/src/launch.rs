@@ -1,6 +1,7 @@
 //! Kernel launch: validates the configuration and arguments, lays out the
-//! kernel parameter buffer, splits the grid into clusters (one CTA each
-//! unless `--cluster` is given) and hands them out in increasing order to
+//! kernel parameter buffer, splits the grid into clusters (the launch's
+//! `--cluster` shape, else the kernel's `.reqnctapercluster`, else one CTA
+//! each; `.explicitcluster` and `.maxclusterrank` are enforced) and hands them out in increasing order to
 //! scoped worker threads, as many as the memory cap allows. Clusters share
 //! nothing but global memory. Once one fails no worker starts another; the
 //! error reported is the one of the lowest-numbered failing cluster (see
@@ -67,7 +68,30 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
             return Err(invalid(format!("kernel `{kernel}` allows at most {} threads per block (.maxntid)", r[0] * r[1] * r[2])));
         }
     }
-    let cl = cfg.cluster.unwrap_or(Dim3::new(1, 1, 1));
+    // The cluster shape: the launch's, or the kernel's compile-time
+    // `.reqnctapercluster` (CUDA launches such a kernel in its declared
+    // clusters, and a different shape at launch is an error).
+    let cl = match (cfg.cluster, kf.reqnctapercluster) {
+        (Some(c), Some(r)) if [c.x, c.y, c.z] != r => {
+            return Err(invalid(format!(
+                "kernel `{kernel}` is declared with .reqnctapercluster {},{},{}; it cannot be launched in clusters of {},{},{}",
+                r[0], r[1], r[2], c.x, c.y, c.z
+            )))
+        }
+        (Some(c), _) => c,
+        (None, Some(r)) => Dim3::new(r[0], r[1], r[2]),
+        (None, None) if kf.explicitcluster => {
+            return Err(invalid(format!("kernel `{kernel}` is declared .explicitcluster: it must be launched with a cluster shape (--cluster), and none was given")))
+        }
+        (None, None) => Dim3::new(1, 1, 1),
+    };
+    let explicit_cluster = cfg.cluster.is_some() || kf.reqnctapercluster.is_some();
+    if let Some(n) = kf.maxclusterrank {
+        let size = cl.x as u64 * cl.y as u64 * cl.z as u64;
+        if size > u64::from(n) {
+            return Err(invalid(format!("kernel `{kernel}` is declared with .maxclusterrank {n}; a cluster of {},{},{} has {size} CTAs", cl.x, cl.y, cl.z)));
+        }
+    }
     if cl.x == 0 || cl.y == 0 || cl.z == 0 || g.x % cl.x != 0 || g.y % cl.y != 0 || g.z % cl.z != 0 {
         return Err(invalid(format!("cluster {},{},{} must divide the grid {},{},{}", cl.x, cl.y, cl.z, g.x, g.y, g.z)));
     }
@@ -98,7 +122,7 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
         grid: [g.x, g.y, g.z],
         block: [b.x, b.y, b.z],
         cluster: [cl.x, cl.y, cl.z],
-        explicit_cluster: cfg.cluster.is_some(),
+        explicit_cluster,
         dyn_smem: cfg.dynamic_shared_bytes,
         total_smem: total_smem as u32,
         max_depth: cfg.max_call_depth,
@@ -112,7 +136,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let prog = &*module.program;
     let kf = &prog.functions[kid as usize];
     let (g, b) = (cfg.grid, cfg.block);
-    let cl = cfg.cluster.unwrap_or(Dim3::new(1, 1, 1));
+    let cl = Dim3::new(geom.cluster[0], geom.cluster[1], geom.cluster[2]);
     let threads = b.x as u64 * b.y as u64 * b.z as u64;
     let total_smem = geom.total_smem;
     let epoch = AtomicU64::new(0);

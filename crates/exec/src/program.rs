@@ -605,6 +605,14 @@ pub struct Function {
     /// `.reqntid` / `.maxntid` directive values, if any.
     pub reqntid: Option<[u32; 3]>,
     pub maxntid: Option<[u32; 3]>,
+    /// `.reqnctapercluster` (nvcc's `__cluster_dims__`): the cluster shape
+    /// the kernel is launched in.
+    pub reqnctapercluster: Option<[u32; 3]>,
+    /// `.explicitcluster`: the kernel must be launched in clusters given at
+    /// compile time or at launch.
+    pub explicitcluster: bool,
+    /// `.maxclusterrank`: the most CTAs a cluster of this kernel may have.
+    pub maxclusterrank: Option<u32>,
     pub line: u32,
     /// The module it comes from (an index into [`Program::files`]).
     pub module: u32,

@@ -20,7 +20,8 @@ pub enum Role {
 /// Special registers of thread-block clusters (PTX ISA 7.8, sm_90).
 pub const CLUSTER_REGS: &[&str] = &["%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid", "%cluster_ctarank", "%cluster_nctarank", "%is_explicit_cluster"];
 
-/// A special register: whether it has `.x/.y/.z` components, and its width.
+/// A special register: whether it has `.x/.y/.z` components, and its width
+/// (1 for `%is_explicit_cluster`, the one `.pred` special register).
 pub fn special(name: &str) -> Option<(bool, u32)> {
     const VEC: &[&str] = &["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
     const W64: &[&str] = &["%gridid", "%clock64", "%globaltimer", "%current_graph_exec"];
@@ -28,7 +29,7 @@ pub fn special(name: &str) -> Option<(bool, u32)> {
         "%laneid", "%warpid", "%nwarpid", "%smid", "%nsmid", "%lanemask_eq", "%lanemask_le", "%lanemask_lt",
         "%lanemask_ge", "%lanemask_gt", "%clock", "%clock_hi", "%globaltimer_lo", "%globaltimer_hi",
         "%total_smem_size", "%aggr_smem_size", "%dynamic_smem_size", "%cluster_ctarank", "%cluster_nctarank",
-        "%is_explicit_cluster", "%reserved_smem_offset_begin", "%reserved_smem_offset_end",
+        "%reserved_smem_offset_begin", "%reserved_smem_offset_end",
         "%reserved_smem_offset_cap", "%reserved_smem_offset_2",
     ];
     // Most names are registers (`%r12`, `%rd3`, `%f1`, `%p2`): tell them
@@ -47,6 +48,9 @@ pub fn special(name: &str) -> Option<(bool, u32)> {
     }
     if W32.contains(&name) {
         return Some((false, 32));
+    }
+    if name == "%is_explicit_cluster" {
+        return Some((false, 1));
     }
     if let Some(n) = name.strip_prefix("%pm") {
         if let Some(k) = n.strip_suffix("_64") {
@@ -105,6 +109,15 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
                     return false;
                 }
                 let c = class(want);
+                if bits == 1 {
+                    // PTX ISA 10.30: `%is_explicit_cluster` is a `.pred`
+                    // (ptxas: `mov.pred` takes it, `mov.u32` does not).
+                    if want == ScalarType::Pred {
+                        return true;
+                    }
+                    mismatch(cx, op, i, "check/pred-int", format!("special register `{}` is a .pred, which does not fit `{ins}`", name.text), format!("a .pred value where `{}` is expected", want.as_str()), None, PRED_NOTE);
+                    return false;
+                }
                 let fits_bits = match size {
                     Size::Exact => want.bits() == bits || (vector && want.bits() == 16),
                     Size::AtLeast => bits >= want.bits() || (vector && want.bits() == 16),

@@ -561,6 +561,15 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let t = last_ty.ok_or_else(unsupported)?;
                 if t == ScalarType::Pred {
                     let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
+                    if let OperandKind::Name { name, component: None } = &ops[1].kind {
+                        if name.text == "%is_explicit_cluster" {
+                            // The one `.pred` special register: its value
+                            // (1 or 0) compared with 0.
+                            let a = self.src(&ops[1], ImmKind::Int(32))?;
+                            let ty = ITyOrF::I(crate::alu::ITy { bits: 32, signed: false });
+                            return Ok(Op::Setp { cmp: crate::alu::CmpOp::Ne, ty, ftz: false, p: Some(d), q: None, a, b: Src::Imm(0), comb: None, k: Kern::NONE });
+                        }
+                    }
                     let a = self.psrc(&ops[1])?;
                     return Ok(Op::PredLogic { op: PredOp::Mov, d, a, b: PSrc::Const(false) });
                 }

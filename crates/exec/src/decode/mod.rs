@@ -460,6 +460,9 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
             kparam_bytes: 0,
             reqntid: None,
             maxntid: None,
+            reqnctapercluster: None,
+            explicitcluster: false,
+            maxclusterrank: None,
             line: self.line(f.name.span),
             module: 0,
         };
@@ -472,6 +475,9 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                 match name.text {
                     ".reqntid" => func.reqntid = Some(v),
                     ".maxntid" => func.maxntid = Some(v),
+                    ".reqnctapercluster" => func.reqnctapercluster = Some(v),
+                    ".explicitcluster" => func.explicitcluster = true,
+                    ".maxclusterrank" => func.maxclusterrank = Some(v[0]),
                     _ => {}
                 }
             }
