@@ -105,6 +105,15 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
             total_smem, prog.shared_static, cfg.dynamic_shared_bytes, dev.limits.max_shared_bytes
         )));
     }
+    // The printf buffer is device memory, as CUDA's FIFO is.
+    let fifo = cfg.stdout.as_ref().map_or(cfg.stdout_bytes, |s| s.cap());
+    let cap = dev.limits.max_memory;
+    if fifo > cap.saturating_sub(dev.mem.total) {
+        return Err(RunError::new(
+            TrapKind::OutOfMemory,
+            format!("the printf buffer of {fifo} bytes (--printf-buffer) does not fit beside the {} bytes of global memory allocated in the memory limit of {cap} bytes (--max-memory)", dev.mem.total),
+        ));
+    }
     // Parameters.
     if args.len() != kf.kparams.len() {
         return Err(invalid(format!("kernel `{kernel}` takes {} parameters, {} given", kf.kparams.len(), args.len())));
@@ -162,7 +171,8 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // for its cluster in flight. Fewer workers run when not all fit.
     let need = worker_bytes(prog, kf, threads, cl.x as u64 * cl.y as u64 * cl.z as u64, total_smem as u64, local_limit);
     let cap = dev.limits.max_memory;
-    let room = cap.saturating_sub(dev.mem.total);
+    // The printf buffer is device memory (checked in `prepare`).
+    let room = cap.saturating_sub(dev.mem.total).saturating_sub(stdout.cap());
     if need.total > room {
         return Err(RunError::new(
             TrapKind::OutOfMemory,
@@ -228,6 +238,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             }
             if r.is_err() {
                 abort.fetch_min(ci, Ordering::Relaxed);
+                stdout.stop_after(ci);
                 fuel.note_failure();
             }
             total = total.add(r.map_err(|e| (ci, e)));

@@ -75,14 +75,35 @@ struct Inner {
     /// The lowest cluster that lost bytes to the cap: everything a cluster at
     /// or above it prints lies past the kept prefix.
     cut_from: Option<u64>,
-    /// (cluster index, its bytes), sorted by cluster, one entry per cluster
-    /// that printed.
-    chunks: Vec<(u64, Vec<u8>)>,
+    /// The lowest cluster that failed (`u64::MAX`: none): what clusters
+    /// above it print is not output of the launch.
+    stop: u64,
+    /// One entry per cluster that printed, sorted by cluster: its index,
+    /// its kept bytes, and how many of its bytes the cap dropped (entries
+    /// for clusters that lost everything are kept while there are fewer
+    /// than [`MAX_ENTRIES`], so that [`Stdout::stop_after`] can take their
+    /// losses back out of the count).
+    chunks: Vec<Chunk>,
 }
+
+#[derive(Debug)]
+struct Chunk {
+    cluster: u64,
+    bytes: Vec<u8>,
+    lost: u64,
+}
+
+/// Most entries kept for clusters whose output the cap dropped whole.
+const MAX_ENTRIES: usize = 1 << 16;
 
 impl Stdout {
     pub fn new(cap: u64) -> Stdout {
-        Stdout { cap, inner: Mutex::new(Inner::default()) }
+        Stdout { cap, inner: Mutex::new(Inner { stop: u64::MAX, ..Inner::default() }) }
+    }
+
+    /// The most bytes kept.
+    pub fn cap(&self) -> u64 {
+        self.cap
     }
 
     /// Appends what one call printed in cluster `cluster`.
@@ -91,36 +112,73 @@ impl Stdout {
             Ok(g) => g,
             Err(p) => p.into_inner(),
         };
-        if bytes.is_empty() {
+        if bytes.is_empty() || cluster > g.stop {
             return;
         }
+        let n = bytes.len() as u64;
+        let found = g.chunks.binary_search_by_key(&cluster, |c| c.cluster);
         if g.cut_from.is_some_and(|c| cluster >= c) {
-            g.dropped += bytes.len() as u64;
+            g.dropped += n;
+            match found {
+                Ok(i) => g.chunks[i].lost += n,
+                Err(i) if g.chunks.len() < MAX_ENTRIES => g.chunks.insert(i, Chunk { cluster, bytes: Vec::new(), lost: n }),
+                Err(_) => {}
+            }
             return;
         }
-        let at = match g.chunks.binary_search_by_key(&cluster, |c| c.0) {
+        let at = match found {
             Ok(i) => i,
             Err(i) => {
-                g.chunks.insert(i, (cluster, Vec::new()));
+                g.chunks.insert(i, Chunk { cluster, bytes: Vec::new(), lost: 0 });
                 i
             }
         };
-        g.chunks[at].1.extend_from_slice(bytes);
-        g.kept += bytes.len() as u64;
+        g.chunks[at].bytes.extend_from_slice(bytes);
+        g.kept += n;
         // Cut what now lies past the cap, from the highest cluster down.
-        while g.kept > self.cap {
-            let over = (g.kept - self.cap) as usize;
-            let Some(last) = g.chunks.last_mut() else { break };
-            let c = last.0;
-            let n = over.min(last.1.len());
-            let keep = last.1.len() - n;
-            last.1.truncate(keep);
-            if last.1.is_empty() {
-                g.chunks.pop();
+        let mut i = g.chunks.len();
+        while g.kept > self.cap && i > 0 {
+            i -= 1;
+            let over = g.kept - self.cap;
+            let last = &mut g.chunks[i];
+            let c = last.cluster;
+            let n = over.min(last.bytes.len() as u64);
+            if n == 0 {
+                continue;
             }
-            g.kept -= n as u64;
-            g.dropped += n as u64;
+            let keep = last.bytes.len() - n as usize;
+            last.bytes.truncate(keep);
+            last.lost += n;
+            g.kept -= n;
+            g.dropped += n;
             g.cut_from = Some(g.cut_from.map_or(c, |f| f.min(c)));
+        }
+    }
+
+    /// Cluster `k` failed: the launch's output is what the clusters up to
+    /// `k` printed (cluster `k`'s up to its trap), the output a single
+    /// worker produces, which runs the clusters in order and starts none
+    /// after a failure. What clusters above `k` printed (they ran beside it
+    /// on other workers) is discarded, and their losses to the cap no
+    /// longer count.
+    pub(crate) fn stop_after(&self, k: u64) {
+        let mut g = match self.inner.lock() {
+            Ok(g) => g,
+            Err(p) => p.into_inner(),
+        };
+        if k >= g.stop {
+            return;
+        }
+        g.stop = k;
+        let from = g.chunks.partition_point(|c| c.cluster <= k);
+        let gone: Vec<Chunk> = g.chunks.drain(from..).collect();
+        for c in gone {
+            g.kept -= c.bytes.len() as u64;
+            g.dropped -= c.lost;
+        }
+        if g.cut_from.is_some_and(|c| c > k) {
+            // Nothing at or below `k` lost bytes: they all fit again.
+            g.cut_from = None;
         }
     }
 
@@ -132,8 +190,8 @@ impl Stdout {
         };
         let chunks = std::mem::take(&mut g.chunks);
         let mut bytes = Vec::with_capacity(g.kept as usize);
-        for (_, c) in chunks {
-            bytes.extend_from_slice(&c);
+        for c in chunks {
+            bytes.extend_from_slice(&c.bytes);
         }
         Printed { bytes, dropped: g.dropped }
     }
@@ -747,6 +805,31 @@ mod tests {
         // Everything in cluster order is "aaaaAAAA" "bb" "cc" "x": the first 10 bytes are kept.
         assert_eq!(p.bytes, b"aaaaAAAAbb");
         assert_eq!(p.dropped, 3);
+    }
+
+    /// After cluster `k` fails, the output is that of clusters up to `k`
+    /// alone, capped, and the losses of the clusters above no longer count:
+    /// the same as if they had never printed.
+    #[test]
+    fn stop_after_keeps_the_clusters_up_to_the_failing_one() {
+        let s = Stdout::new(6);
+        s.push(3, b"dddd");
+        s.push(0, b"aa");
+        s.push(1, b"bbb");
+        s.push(2, b"cc");
+        s.stop_after(1);
+        s.push(2, b"late");
+        let p = s.take();
+        assert_eq!(p.bytes, b"aabbb");
+        assert_eq!(p.dropped, 0);
+        let s = Stdout::new(4);
+        s.push(2, b"cc");
+        s.push(0, b"aa");
+        s.push(1, b"bbb");
+        s.stop_after(1);
+        let p = s.take();
+        assert_eq!(p.bytes, b"aabb");
+        assert_eq!(p.dropped, 1);
     }
 
     /// The kept bytes are the first `cap` bytes in cluster order for every

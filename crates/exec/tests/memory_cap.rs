@@ -145,3 +145,26 @@ fn host_copies_out_of_bounds_name_the_allocation() {
     let e = dev.read(tab + 16, 4).expect_err("past the end");
     assert!(e.message.contains("0 bytes past the end of `.global` variable `tab` (16 bytes"), "{e}");
 }
+
+/// The printf buffer is device memory (CUDA reserves
+/// `cudaLimitPrintfFifoSize` bytes of it): a buffer larger than the memory
+/// cap left is refused at launch, before anything runs, instead of
+/// growing past the cap while the kernel prints (`--printf-buffer 1T
+/// --max-memory 256M` used to reach 2.7 GB).
+#[test]
+fn the_printf_buffer_counts_against_the_memory_cap() {
+    let src = format!("{HEADER}.visible .entry k()\n{{\nret;\n}}\n");
+    let mut dev = Device::with_limits(Limits { max_memory: 256 << 20, ..Limits::default() });
+    let m = dev.load(&src).expect("loads");
+    let mut cfg = LaunchConfig::new(1, 1);
+    cfg.stdout_bytes = 1 << 40;
+    let e = dev.launch(&m, "k", &cfg, &[]).expect_err("a 1 TiB printf buffer does not fit in 256 MiB");
+    assert_eq!(e.kind, TrapKind::OutOfMemory, "{e}");
+    assert!(e.message.contains("printf buffer"), "{e}");
+    // With the buffer and an allocation together past the cap, too.
+    let _big = dev.alloc(200 << 20).expect("alloc");
+    cfg.stdout_bytes = 100 << 20;
+    assert_eq!(dev.launch(&m, "k", &cfg, &[]).expect_err("200 + 100 MiB > 256 MiB").kind, TrapKind::OutOfMemory);
+    cfg.stdout_bytes = 1 << 20;
+    dev.launch(&m, "k", &cfg, &[]).expect("200 MiB + the default 1 MiB buffer fit");
+}
