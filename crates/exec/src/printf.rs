@@ -559,10 +559,19 @@ fn float(out: &mut Vec<u8>, sp: &Spec, conv: u8, v: f64) {
     }
 }
 
+/// Digits past which a double's decimal expansion is all zeros: it has at
+/// most 1,074 digits after the point (2^-1074 is the smallest subnormal)
+/// and at most 767 significant digits. Rust's formatting takes precisions
+/// below 65,535 only (it panics above), so longer ones are formatted at
+/// this precision, which is exact, and the zeros appended.
+const EXACT_DIGITS: usize = 1100;
+
 /// `%f` of a non-negative finite value: Rust's formatting is exact and
 /// rounds ties to even, as glibc does in the default rounding mode.
 fn fixed(a: f64, p: usize, alt: bool) -> String {
-    let mut s = format!("{a:.p$}");
+    let q = p.min(EXACT_DIGITS);
+    let mut s = format!("{a:.q$}");
+    s.push_str(&"0".repeat(p - q));
     if p == 0 && alt {
         s.push('.');
     }
@@ -572,9 +581,12 @@ fn fixed(a: f64, p: usize, alt: bool) -> String {
 /// Rust's `{:.pe}` ("1.5e2") with C's exponent ("1.5e+02"), and the
 /// decimal exponent.
 fn sci(a: f64, p: usize) -> (String, i32) {
-    let s = format!("{a:.p$e}");
+    let q = p.min(EXACT_DIGITS);
+    let s = format!("{a:.q$e}");
     let (m, e) = s.split_once('e').unwrap_or((&s, "0"));
-    (m.to_string(), e.parse().unwrap_or(0))
+    let mut m = m.to_string();
+    m.push_str(&"0".repeat(p - q));
+    (m, e.parse().unwrap_or(0))
 }
 
 fn exp_text(e: i32, upper: bool) -> String {
@@ -866,4 +878,65 @@ mod tests {
             assert_eq!(seen, 720 / 4, "interleavings of 2+1+2+1 ordered calls");
         }
     }
+
+    /// glibc's `snprintf` of one double with a `*` width and precision,
+    /// the independent reference for the float conversions.
+    #[allow(unsafe_code)]
+    fn glibc(fmt: &str, width: i32, prec: i32, v: f64) -> Vec<u8> {
+        use std::ffi::{c_char, c_int, CString};
+        extern "C" {
+            fn snprintf(buf: *mut c_char, n: usize, fmt: *const c_char, ...) -> c_int;
+        }
+        let f = CString::new(fmt).expect("no NUL");
+        // SAFETY: a NULL buffer of size 0 only measures; the second call
+        // writes at most `n + 1` bytes into a buffer of that size.
+        let n = unsafe { snprintf(std::ptr::null_mut(), 0, f.as_ptr(), width as c_int, prec as c_int, v) };
+        assert!(n >= 0, "glibc failed on {fmt}");
+        let mut buf = vec![0u8; n as usize + 1];
+        let m = unsafe { snprintf(buf.as_mut_ptr().cast(), buf.len(), f.as_ptr(), width as c_int, prec as c_int, v) };
+        assert_eq!(m, n);
+        buf.truncate(n as usize);
+        buf
+    }
+
+    fn ours(fmt: &str, width: i32, prec: i32, v: f64) -> Vec<u8> {
+        let (s, n) = fmt_args(fmt, &[i(width), i(prec), d(v)]);
+        assert_eq!(n, 3);
+        s.into_bytes()
+    }
+
+    /// The precisions, which used to panic inside Rust's float
+    /// formatting (65,535 for `%e`, 65,536 for every conversion).
+    #[test]
+    fn huge_precisions_match_glibc() {
+        for conv in ["f", "e", "g", "a", "E", "G"] {
+            for prec in [65534, 65535, 65536, 100_000, 1 << 20] {
+                for v in [1.5, -0.1, 1e300, 5e-324, 0.0, 123456789.125] {
+                    let fmt = format!("%*.*{conv}");
+                    assert!(ours(&fmt, 0, prec, v) == glibc(&fmt, 0, prec, v), "{fmt} prec {prec} of {v:e}");
+                }
+            }
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(200))]
+        /// Every float conversion with any flags, widths and precisions up
+        /// to the 1 MiB field cap (`MAX_FIELD`), on any double's bits,
+        /// equals glibc's output.
+        #[test]
+        fn float_conversions_match_glibc(
+            bits in proptest::prelude::any::<u64>(),
+            conv in proptest::sample::select(vec!["f", "F", "e", "E", "g", "G", "a", "A"]),
+            flags in proptest::sample::subsequence(vec!["-", "+", " ", "#", "0"], 0..=5),
+            width in proptest::prop_oneof![0i32..40, 0i32..=(MAX_FIELD as i32)],
+            prec in proptest::prop_oneof![-1i32..40, 0i32..1200, 0i32..=(MAX_FIELD as i32)],
+        ) {
+            let v = f64::from_bits(bits);
+            let fmt = format!("%{}*.*{conv}", flags.concat());
+            let (a, b) = (ours(&fmt, width, prec, v), glibc(&fmt, width, prec, v));
+            proptest::prop_assert!(a == b, "{} width {} prec {} of {:e} ({:#x}): ours {} bytes, glibc {} bytes; first difference at {:?}", fmt, width, prec, v, bits, a.len(), b.len(), a.iter().zip(&b).position(|(x, y)| x != y));
+        }
+    }
+
 }
