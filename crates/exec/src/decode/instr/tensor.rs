@@ -215,7 +215,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 let noinc = rest.first() == Some(&".noinc");
                 let rest = if noinc { &rest[1..] } else { rest };
                 let space = match rest {
-                    [".shared" | ".shared::cta", ".b64"] => Space::Shared,
+                    [".shared" | ".shared::cta", ".b64"] => Space::SharedCta,
                     [".b64"] => Space::Generic,
                     _ => return Err(unsupported(i)),
                 };
@@ -386,19 +386,26 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     }
     /// `mbarrier.{init,inval,arrive{.noComplete}{.expect_tx},arrive_drop,
     /// expect_tx,complete_tx,test_wait{.parity},try_wait{.parity},pending_count}
-    /// {.sem}{.scope}{.shared{::cta}}.b64` (semantics in `datapath/mbarrier.rs`).
+    /// {.sem}{.scope}{.shared{::cta, ::cluster}}.b64` (semantics in `datapath/mbarrier.rs`).
     fn mbarrier(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let Some((&kind, rest)) = mods.split_first() else { return Err(unsupported(i)) };
         let (mut space, mut b64, mut no_complete, mut expect_tx, mut parity) = (Space::Generic, false, false, false, false);
         for m in rest {
             match *m {
-                ".shared" | ".shared::cta" => space = Space::Shared,
+                // A `.shared::cta` object is this CTA's; a `.shared::cluster`
+                // one (its address from `mapa`) may be another CTA's of
+                // the cluster, whose mbarrier the operation then acts on.
+                ".shared" | ".shared::cta" => space = Space::SharedCta,
+                ".shared::cluster" => space = Space::Shared,
                 ".b64" => b64 = true,
                 ".noComplete" if matches!(kind, ".arrive" | ".arrive_drop") => no_complete = true,
                 ".expect_tx" if matches!(kind, ".arrive" | ".arrive_drop") => expect_tx = true,
                 ".parity" if matches!(kind, ".test_wait" | ".try_wait") => parity = true,
-                ".release" | ".acquire" | ".relaxed" | ".cta" => {}
+                // Memory order and scope: the engine performs each
+                // operation at once, in program order, which every order
+                // and scope allows.
+                ".release" | ".acquire" | ".relaxed" | ".cta" | ".cluster" => {}
                 _ => return Err(unsupported(i)),
             }
         }
@@ -419,13 +426,16 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             }
             ".arrive" | ".arrive_drop" => {
                 arity(2..=3)?;
-                let d = Dst::Reg(self.dst(&ops[0])?);
+                let d = match ops[0].kind {
+                    OperandKind::Sink => None,
+                    _ => Some(Dst::Reg(self.dst(&ops[0])?)),
+                };
                 let a = match ops.get(2) {
                     Some(o) => self.src(o, ImmKind::Int(32))?,
                     None if expect_tx => return Err(format!("`{}` needs a transaction count", full(i))),
                     None => Src::Imm(1),
                 };
-                (MbarOp::Arrive { drop: kind == ".arrive_drop", no_complete, expect_tx }, Some(d), self.addr(&ops[1], space)?, a)
+                (MbarOp::Arrive { drop: kind == ".arrive_drop", no_complete, expect_tx }, d, self.addr(&ops[1], space)?, a)
             }
             ".expect_tx" | ".complete_tx" => {
                 arity(2..=2)?;
