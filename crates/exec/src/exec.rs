@@ -333,7 +333,10 @@ fn bar(cx: &Lanes<'_>, fr: &Frame, m: u32, kind: BarKind, (id, count): (&Src, Op
     let iv = fetch!(cx, fr.regs, id, t0);
     let idv = iv[first];
     if idv >= 16 {
-        return Err(Trap::new(TrapKind::Unsupported, format!("barrier id {idv} is out of range (0..15)")));
+        // PTX ISA 9.7.13.1: "Operand a ... values 0 through 15"; another
+        // value has no barrier: undefined, trapped as an access outside the
+        // CTA's 16 barriers.
+        return Err(Trap::lane(TrapKind::OutOfBounds, first as u32, format!("barrier id {idv} is out of range: a CTA has barriers 0 to 15")));
     }
     if let Some(l) = lanes(m).find(|&l| iv[l] != idv) {
         return Err(Trap::lane(TrapKind::NonUniform, l as u32, format!("barrier id differs across lanes ({} vs {idv})", iv[l])));

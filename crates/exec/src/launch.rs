@@ -21,6 +21,41 @@ use std::sync::Arc;
 /// The most worker threads a launch starts.
 pub const MAX_WORKERS: usize = 1024;
 
+/// A name as a message quotes it: at most 64 bytes, cut as
+/// `first bytes…(N bytes)` (the bound of every diagnostic).
+pub(crate) fn bounded(name: &str) -> String {
+    const MAX: usize = ptxsim_syntax::diag::MAX_NAME;
+    if name.len() <= MAX {
+        return name.to_string();
+    }
+    let mut cut = MAX - 16;
+    while !name.is_char_boundary(cut) {
+        cut -= 1;
+    }
+    format!("{}…({} bytes)", &name[..cut], name.len())
+}
+
+/// At most eight names, each [`bounded`], then how many more there are.
+pub(crate) fn name_list<'n>(names: impl Iterator<Item = &'n str>) -> String {
+    let mut out = Vec::new();
+    let mut more = 0usize;
+    for n in names {
+        if out.len() < 8 {
+            out.push(format!("`{}`", bounded(n)));
+        } else {
+            more += 1;
+        }
+    }
+    if more > 0 {
+        out.push(format!("and {more} more"));
+    }
+    if out.is_empty() {
+        "none".to_string()
+    } else {
+        out.join(", ")
+    }
+}
+
 fn invalid(msg: impl Into<String>) -> RunError {
     RunError::new(TrapKind::InvalidLaunch, msg)
 }
@@ -41,10 +76,24 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
         .iter()
         .position(|f| f.name == kernel && f.is_kernel && f.defined)
         .ok_or_else(|| {
-            let names: Vec<&str> = prog.functions.iter().filter(|f| f.is_kernel && f.defined).map(|f| f.name.as_str()).collect();
-            invalid(format!("no kernel named `{kernel}` (kernels: {})", names.join(", ")))
+            let names = prog.functions.iter().filter(|f| f.is_kernel && f.defined).map(|f| f.name.as_str());
+            invalid(format!("no kernel named `{}` (kernels: {})", bounded(kernel), name_list(names)))
         })? as u32;
+    // Module-local kernels of one name in several linked modules: nvlink
+    // links them, but the name alone does not say which to launch.
+    let same: Vec<&Function> = prog.functions.iter().filter(|f| f.name == kernel && f.is_kernel && f.defined).collect();
+    if same.len() > 1 {
+        let at: Vec<String> = same.iter().take(4).map(|f| format!("{}:{}", prog.files.get(f.module as usize).map_or("module", String::as_str), f.line)).collect();
+        return Err(invalid(format!(
+            "the kernel name `{}` is ambiguous: {} linked modules define a module-local `.entry` of that name ({}{}); make one `.visible` or rename it",
+            bounded(kernel),
+            same.len(),
+            at.join(", "),
+            if same.len() > 4 { ", ..." } else { "" }
+        )));
+    }
     let kf = &prog.functions[kid as usize];
+    let kname = bounded(kernel);
     let (g, b) = (cfg.grid, cfg.block);
     for (what, d) in [("grid", g), ("block", b)] {
         if d.x == 0 || d.y == 0 || d.z == 0 {
@@ -60,12 +109,12 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
     }
     if let Some(r) = kf.reqntid {
         if [b.x, b.y, b.z] != r {
-            return Err(invalid(format!("kernel `{kernel}` requires .reqntid {},{},{}", r[0], r[1], r[2])));
+            return Err(invalid(format!("kernel `{kname}` requires .reqntid {},{},{}", r[0], r[1], r[2])));
         }
     }
     if let Some(r) = kf.maxntid {
         if threads > r[0] as u64 * r[1] as u64 * r[2] as u64 {
-            return Err(invalid(format!("kernel `{kernel}` allows at most {} threads per block (.maxntid)", r[0] * r[1] * r[2])));
+            return Err(invalid(format!("kernel `{kname}` allows at most {} threads per block (.maxntid)", r[0] * r[1] * r[2])));
         }
     }
     // The cluster shape: the launch's, or the kernel's compile-time
@@ -74,14 +123,14 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
     let cl = match (cfg.cluster, kf.reqnctapercluster) {
         (Some(c), Some(r)) if [c.x, c.y, c.z] != r => {
             return Err(invalid(format!(
-                "kernel `{kernel}` is declared with .reqnctapercluster {},{},{}; it cannot be launched in clusters of {},{},{}",
+                "kernel `{kname}` is declared with .reqnctapercluster {},{},{}; it cannot be launched in clusters of {},{},{}",
                 r[0], r[1], r[2], c.x, c.y, c.z
             )))
         }
         (Some(c), _) => c,
         (None, Some(r)) => Dim3::new(r[0], r[1], r[2]),
         (None, None) if kf.explicitcluster => {
-            return Err(invalid(format!("kernel `{kernel}` is declared .explicitcluster: it must be launched with a cluster shape (--cluster), and none was given")))
+            return Err(invalid(format!("kernel `{kname}` is declared .explicitcluster: it must be launched with a cluster shape (--cluster), and none was given")))
         }
         (None, None) => Dim3::new(1, 1, 1),
     };
@@ -89,7 +138,7 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
     if let Some(n) = kf.maxclusterrank {
         let size = cl.x as u64 * cl.y as u64 * cl.z as u64;
         if size > u64::from(n) {
-            return Err(invalid(format!("kernel `{kernel}` is declared with .maxclusterrank {n}; a cluster of {},{},{} has {size} CTAs", cl.x, cl.y, cl.z)));
+            return Err(invalid(format!("kernel `{kname}` is declared with .maxclusterrank {n}; a cluster of {},{},{} has {size} CTAs", cl.x, cl.y, cl.z)));
         }
     }
     if cl.x == 0 || cl.y == 0 || cl.z == 0 || g.x % cl.x != 0 || g.y % cl.y != 0 || g.z % cl.z != 0 {
@@ -116,13 +165,13 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
     }
     // Parameters.
     if args.len() != kf.kparams.len() {
-        return Err(invalid(format!("kernel `{kernel}` takes {} parameters, {} given", kf.kparams.len(), args.len())));
+        return Err(invalid(format!("kernel `{kname}` takes {} parameters, {} given", kf.kparams.len(), args.len())));
     }
     let mut kparams = vec![0u8; kf.kparam_bytes as usize];
     for (i, (a, &(off, size))) in args.iter().zip(kf.kparams.iter()).enumerate() {
         let bytes = a.bytes();
         if bytes.len() != size as usize {
-            return Err(invalid(format!("argument {i} of `{kernel}` is {} bytes but the parameter is {size} bytes", bytes.len())));
+            return Err(invalid(format!("argument {i} of `{kname}` is {} bytes but the parameter is {size} bytes", bytes.len())));
         }
         kparams[off as usize..(off + size) as usize].copy_from_slice(&bytes);
     }

@@ -328,6 +328,16 @@ fn traps_are_located_errors() {
     let e = trap(&kernel("setp.eq.u32 %p, %t, 9;\n@%p trap;", ""), 32);
     assert_eq!((e.kind, e.lane), (TrapKind::Trap, Some(9)));
 
+    // A barrier id computed at run time past the CTA's 16 barriers (PTX
+    // ISA 9.7.13.1: ids 0 to 15) is undefined: out of bounds, located, not
+    // "unsupported".
+    for form in ["bar.sync %b;", "bar.arrive %b, 32;", "barrier.sync %b;", "bar.red.popc.u32 %a, %b, %p;"] {
+        let e = trap(&kernel(&format!("mov.u32 %b, 16;\nsetp.eq.u32 %p, %t, 0;\n{form}"), ""), 32);
+        assert_eq!((e.kind, e.lane), (TrapKind::OutOfBounds, Some(0)), "{form}: {e}");
+        assert!(e.message.contains("barrier id 16"), "{e}");
+        assert_eq!(e.line, Some(16), "{form}: {e}");
+    }
+
     let e = trap(&kernel("mov.u64 %x, 12345;\nft: .calltargets g;\ncall (%a), %x, (%t), ft;", ".func (.reg .u32 r) g(.reg .u32 x) { mov.u32 r, x; ret; }"), 32);
     assert_eq!(e.kind, TrapKind::BadCallTarget);
 

@@ -218,3 +218,26 @@ fn a_cluster_waiting_on_a_failed_one_stops_after_a_grace() {
         assert!(t0.elapsed() < Duration::from_secs(3), "{threads} workers: {:?}", t0.elapsed());
     }
 }
+
+/// A launch error names kernels the way diagnostics do: each name cut to
+/// 64 bytes and at most eight of them, so its size does not follow the
+/// input (a 5 MB kernel name, a module of 100 kernels).
+#[test]
+fn launch_errors_quote_bounded_names() {
+    let mut src = String::from(".version 7.8\n.target sm_70\n.address_size 64\n");
+    for i in 0..100 {
+        src += &format!(".visible .entry kernel_number_{i}()\n{{\nret;\n}}\n");
+    }
+    let long = "x".repeat(5 << 20);
+    src += &format!(".visible .entry {long}()\n{{\nret;\n}}\n");
+    let mut dev = Device::new();
+    let m = dev.load(&src).expect("loads");
+    let asked = "y".repeat(5 << 20);
+    let e = dev.launch(&m, &asked, &LaunchConfig::new(1, 1), &[]).expect_err("no such kernel");
+    assert_eq!(e.kind, TrapKind::InvalidLaunch);
+    assert!(e.message.len() < 1024, "{} bytes", e.message.len());
+    assert!(e.message.contains("(5242880 bytes)") && e.message.contains("and 93 more"), "{}", e.message);
+    // A found kernel with a long name: its errors are bounded too.
+    let e = dev.launch(&m, &long, &LaunchConfig::new(1, 1), &[KernelArg::U32(1)]).expect_err("takes no parameters");
+    assert!(e.message.len() < 512 && e.message.contains("(5242880 bytes)"), "{}", e.message);
+}

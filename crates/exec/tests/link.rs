@@ -76,6 +76,8 @@ fn link_verdicts_agree_with_nvlink() {
                     ("Prototype doesn't match", &["main.ptx:", ".ptx:"])
                 } else if part.contains("Size doesn't match") {
                     ("Size doesn't match", &["main.ptx:"])
+                } else if part.contains("not declared __global__") {
+                    ("defines it as a kernel (`.entry`)", &["main.ptx:", ".ptx:"])
                 } else {
                     panic!("unexpected nvlink message {part}")
                 };
@@ -114,4 +116,19 @@ fn names_without_linkage_stay_in_their_module() {
     let b = dev.read(out, 8).expect("read");
     // main's h: 3 * 5; lib's f -> lib's h: 3 + 1000.
     assert_eq!([u32::from_le_bytes([b[0], b[1], b[2], b[3]]), u32::from_le_bytes([b[4], b[5], b[6], b[7]])], [15, 1003]);
+}
+
+/// Two modules that each define a module-local `.entry k` link (nvlink 13.5
+/// accepts them), but the name does not say which to launch: the launch is
+/// refused, naming both definitions, rather than taking the first.
+#[test]
+fn a_kernel_name_defined_locally_in_two_modules_is_ambiguous() {
+    let k = |v: u32| format!(".version 8.8\n.target sm_80\n.address_size 64\n\n.entry k(.param .u64 out)\n{{\n  .reg .b64 %rd1;\n  ld.param.u64 %rd1, [out];\n  st.global.u32 [%rd1], {v};\n  ret;\n}}\n");
+    let (a, b) = (k(1), k(2));
+    let mut dev = Device::new();
+    let m = dev.load_linked(&[("k1.ptx", &a), ("k2.ptx", &b)]).expect("nvlink links two module-local kernels of one name");
+    let out = dev.alloc(4).expect("alloc");
+    let e = dev.launch(&m, "k", &LaunchConfig::new(1, 1), &[KernelArg::Ptr(out)]).expect_err("ambiguous");
+    assert_eq!(e.kind, TrapKind::InvalidLaunch, "{e}");
+    assert!(e.message.contains("ambiguous") && e.message.contains("k1.ptx:5") && e.message.contains("k2.ptx:5"), "{e}");
 }

@@ -12,7 +12,9 @@
 //!   differ in number, type, vector size or array size from the definition
 //!   ("Prototype doesn't match");
 //! - an `.extern` variable whose size differs from the definition's ("Size
-//!   doesn't match"; the element type may differ, as for nvlink).
+//!   doesn't match"; the element type may differ, as for nvlink);
+//! - an `.extern .func` that another module defines as a kernel, `.entry`
+//!   ("Function not declared __global__ in all source files").
 //!
 //! Module-local names (no linkage directive) never meet across modules.
 //! `tests/link/verdicts.tsv` records nvlink 13.5 on the cases of
@@ -67,6 +69,8 @@ pub(crate) fn check(units: &[Unit<'_, '_>], called: &[Vec<(String, u32)>]) -> Re
     let mut errors: Vec<String> = Vec::new();
     // Function definitions: name -> (where, weak, returns, params).
     let mut fdefs: HashMap<&str, (At, bool, Vec<String>, Vec<String>)> = HashMap::new();
+    // Kernels (`.entry`) with linkage: name -> where.
+    let mut entries: HashMap<&str, At> = HashMap::new();
     // Variable definitions: name -> (where, weak, size in bytes).
     let mut vdefs: HashMap<&str, (At, bool, Option<u64>)> = HashMap::new();
     for (u, unit) in units.iter().enumerate() {
@@ -79,6 +83,9 @@ pub(crate) fn check(units: &[Unit<'_, '_>], called: &[Vec<(String, u32)>]) -> Re
                         _ => continue,
                     };
                     let here = At { unit: u, line: unit.lines.line(f.name.span.start) };
+                    if f.kind == ast::FunctionKind::Entry {
+                        entries.entry(f.name.text).or_insert(here);
+                    }
                     let def = (here, weak, proto(f.returns.as_ref()), proto(f.params.as_ref()));
                     match fdefs.get(f.name.text) {
                         Some((first, false, ..)) if !weak => errors.push(format!(
@@ -133,6 +140,15 @@ pub(crate) fn check(units: &[Unit<'_, '_>], called: &[Vec<(String, u32)>]) -> Re
             match item {
                 Item::Function(f) if f.body.is_none() && linkage(f.linkage) == Some(Linkage::Extern) && !has_body(f.name.text) => {
                     let here = At { unit: u, line: unit.lines.line(f.name.span.start) };
+                    if let Some(k) = entries.get(f.name.text) {
+                        errors.push(format!(
+                            "`{}` is declared `.extern .func` at {}, but {} defines it as a kernel (`.entry`), which cannot be called (nvlink: Function not declared __global__ in all source files)",
+                            f.name.text,
+                            at(here),
+                            at(*k)
+                        ));
+                        continue;
+                    }
                     match fdefs.get(f.name.text) {
                         Some((def, _, rets, params)) => {
                             let (r, p) = (proto(f.returns.as_ref()), proto(f.params.as_ref()));
