@@ -266,7 +266,8 @@ fn parse_raw(text: &str) -> Result<Raw, ParseError> {
     close(&mut p, &mut lines);
     p.control = (0..p.code.len() / 3).map(|b| controls.get(&b).copied().unwrap_or(crate::lower::DEFAULT_CONTROL)).collect();
     // Labels.
-    let mut names: Vec<(usize, String)> = labels.iter().filter(|(n, _)| !p.functions.iter().any(|f| &f.name == *n)).map(|(n, &i)| (i, n.clone())).collect();
+    let fnames: std::collections::HashSet<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
+    let mut names: Vec<(usize, String)> = labels.iter().filter(|(n, _)| !fnames.contains(n.as_str())).map(|(n, &i)| (i, n.clone())).collect();
     names.sort();
     p.labels = names;
     let resolve = |t: &Tgt, ln: usize| -> Result<u64, ParseError> {
@@ -611,18 +612,26 @@ pub fn parse(dev: &mut ptxsim_exec::Device, name: &str, text: &str) -> Result<(p
     let _ = (&raw.pending, &raw.bank_refs);
     let ptx = synthetic_ptx(&p);
     let module = dev.load_named(&format!("{name} (PTX parts)"), &ptx).map_err(|e| format!("{name}: the PTX parts do not load:\n{}", e.message))?;
+    // `Program::function_by_name` once per name: the first defined function.
+    let mut by_name: HashMap<&str, u32> = HashMap::new();
+    for (i, pf) in module.program.functions.iter().enumerate() {
+        if pf.defined {
+            by_name.entry(pf.name.as_str()).or_insert(i as u32);
+        }
+    }
     for fi in 0..p.functions.len() {
-        let f = p.functions[fi].clone();
-        let Some(fid) = module.program.function_by_name(&f.name) else {
-            return Err(format!("{name}: `.function {}` has no PTX header defining it", f.name));
+        let (fstart, flen) = (p.functions[fi].start, p.functions[fi].len);
+        let fname = p.functions[fi].name.clone();
+        let Some(&fid) = by_name.get(fname.as_str()) else {
+            return Err(format!("{name}: `.function {fname}` has no PTX header defining it"));
         };
         p.functions[fi].ptx = fid;
         let code = &module.program.functions[fid as usize].code;
-        if code.len() != f.len + 1 {
-            return Err(format!("{name}: `.function {}`: {} machine instructions but {} PTX ones; each data line must be one PTX instruction", f.name, f.len, code.len().saturating_sub(1)));
+        if code.len() != flen + 1 {
+            return Err(format!("{name}: `.function {fname}`: {flen} machine instructions but {} PTX ones; each data line must be one PTX instruction", code.len().saturating_sub(1)));
         }
-        for k in 0..f.len {
-            let i = f.start + k;
+        for k in 0..flen {
+            let i = fstart + k;
             let ln = raw.lines.get(i).copied().unwrap_or(0);
             let d = &code[k];
             let ins = &mut p.code[i];
