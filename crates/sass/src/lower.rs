@@ -33,7 +33,7 @@ use crate::cc::CcTest;
 use crate::isa::*;
 use crate::layout;
 use ptxsim_analysis::cfg::Terminator;
-use ptxsim_analysis::dom::{cfg_dominators, DomOrder};
+use ptxsim_analysis::dom::cfg_dominators;
 use ptxsim_analysis::loops::LoopForest;
 use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Uniformity};
 use ptxsim_exec::program::{Callee, Op, Program};
@@ -42,7 +42,7 @@ use ptxsim_syntax::LineIndex;
 use std::collections::{HashMap, HashSet};
 
 mod sites;
-use sites::{find_sites, nest_sites, Pos, Site};
+use sites::{find_sites, nest_sites, DomPre, Pos, Site};
 
 /// The kind of reconvergence token a site pushes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -194,8 +194,8 @@ fn collect_decls(src: &str, b: &ast::Block<'_>, count: &mut usize, out: &mut Vec
 struct Analysed<'x> {
     name: &'x str,
     fa: &'x FunctionAnalysis,
-    /// Dominance in constant time.
-    order: DomOrder,
+    /// The dominator tree's preorder (dominance and regions in constant time).
+    tree: DomPre,
     loops: &'x LoopForest,
     uni: &'x Uniformity,
     /// Instructions of the function.
@@ -246,7 +246,7 @@ fn lower_function(
         return Err(format!("{name}: the decoded function has {} instructions, the analysis {n}", pf.code.len()));
     }
     let lines = flat.instrs.iter().map(|i| li.line(i.span.start)).collect();
-    let a = Analysed { name: &name, fa: &fa, order: DomOrder::new(&dom), loops: &loops, uni: &uni, n, lines };
+    let a = Analysed { name: &name, fa: &fa, tree: DomPre::new(&dom), loops: &loops, uni: &uni, n, lines };
     // 1. Sites; 2. nesting: tokens pushed while another is live must be popped first.
     let mut sites = find_sites(&a, &mut out.fallbacks);
     nest_sites(&a, &mut sites, &mut out.fallbacks);
@@ -297,7 +297,7 @@ impl Stubs {
             return Sym::Code(a.n);
         }
         if let Some(v) = self.sync_at.get(&t) {
-            if let Some(&s) = v.iter().find(|&&s| sites[s].holds(ub)) {
+            if let Some(&s) = v.iter().find(|&&s| a.tree.holds(&sites[s], ub)) {
                 return Sym::SyncStub(s);
             }
         }
