@@ -784,7 +784,7 @@ impl Run<'_> {
                         return Ok(None);
                     }
                     Op::Unsupported(name) => RunError::new(TrapKind::Unsupported, format!("`{name}` is not supported yet")),
-                    _ => RunError::new(TrapKind::Unsupported, "PTX control flow in a data line: write it as machine instructions"),
+                    _ => RunError::new(TrapKind::Unsupported, format!("PTX control flow in a data line at {:#06x}: write it as machine instructions", layout::addr_of(mw.pc))),
                 }));
             }
         }

@@ -15,6 +15,7 @@
 use crate::cc::CcTest;
 use crate::isa::*;
 use crate::layout;
+use ptxsim_exec::datapath::{op_class, OpClass};
 use ptxsim_exec::program::{Op, Src};
 use std::collections::HashMap;
 
@@ -344,6 +345,25 @@ fn take_binding(ops: &str) -> (&str, Option<CallBinding>) {
     }
 }
 
+/// The machine instructions that stand for a PTX control-flow opcode, which
+/// a data line (run by the engine's data path) cannot hold.
+fn ptx_control(opc: &str) -> Option<&'static str> {
+    Some(match opc.split('.').next().unwrap_or("") {
+        "bra" => "BRA",
+        "brx" => "SHL, LDC and BRX (a jump table in bank 2)",
+        "call" => "CAL (JCAL, or PRET and BRX) with the call in braces",
+        "ret" => "RET (EXIT in a kernel)",
+        "exit" => "EXIT",
+        _ => return None,
+    })
+}
+
+/// The error for PTX control flow `opc` on the data line of instruction `i`.
+fn control_on_data_line(opc: &str, i: usize) -> String {
+    let m = ptx_control(opc).unwrap_or("machine instructions");
+    format!("`{opc}` at {:#06x} is PTX control flow, which a data line cannot hold: write it as {m}", layout::addr_of(i))
+}
+
 /// An opcode split into its base and its `.` modifiers (`BRA.U.LMT`).
 struct Mnemonic<'s> {
     base: &'s str,
@@ -394,6 +414,11 @@ fn parse_instr(body: &str, i: usize, pending: &mut Vec<Pending>, ln: usize) -> R
         None => (rest, ""),
     };
     if opc.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
+        // (A `call` is told apart once decoded: `call vprintf` is a data
+        // instruction.)
+        if !opc.starts_with("call") && ptx_control(opc).is_some() {
+            return Err(control_on_data_line(opc, i));
+        }
         return Ok(MInstr::new(MOp::Data { pc: i as u32, text: body.to_string() }));
     }
     let m = Mnemonic::new(opc);
@@ -646,6 +671,10 @@ pub fn parse(dev: &mut ptxsim_exec::Device, name: &str, text: &str) -> Result<(p
                 }
             }
             match &mut ins.op {
+                MOp::Data { text, .. } if matches!(op_class(&d.op), OpClass::Control) && !matches!(d.op, Op::Trap | Op::Unsupported(_)) => {
+                    let opc = text.split_whitespace().find(|w| !w.starts_with('@')).unwrap_or("");
+                    return Err(format!("{name}:line {ln}: {}", control_on_data_line(opc, i)));
+                }
                 MOp::Data { pc, .. } => *pc = k as u32,
                 MOp::Cal { call: Some(c), .. } | MOp::Jcal { call: Some(c), .. } | MOp::Brx { call: Some(c), .. } => {
                     if !matches!(d.op, Op::Call { .. }) {
