@@ -95,8 +95,8 @@ fn main() {
             rows.push(r);
         }
         print!("{:<15} {:>8}", "", "4n / n");
-        for c in 0..COLS.len() {
-            print!(" {:>9.1}x", rows[1][c] / rows[0][c].max(1e-9));
+        for (a, b) in rows[0].iter().zip(&rows[1]) {
+            print!(" {:>9.1}x", b / a.max(1e-9));
         }
         println!();
     }

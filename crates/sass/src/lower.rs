@@ -28,6 +28,11 @@
 //! flow), the inner SSY is dropped and the case is recorded in
 //! [`Lowered::fallbacks`]: those threads meet again only at an enclosing
 //! SYNC or at the exit.
+//!
+//! Placing the sites (phases 1 and 2) is `lower/sites.rs`; emission and
+//! target resolution are here. Every phase is linear in the function's
+//! instructions and blocks, but for regions nested in regions, which cost
+//! their total size (see `sites`).
 
 use crate::cc::CcTest;
 use crate::isa::*;

@@ -128,15 +128,17 @@ fn lowering_printing_parsing_and_running_grow_linearly() {
     let n_kernels = 12_500 / SCALE;
     let mut report = String::new();
     let mut failures = Vec::new();
-    let shapes: [(&str, usize, Box<dyn Fn(usize) -> String>, Option<Box<dyn Fn(usize, u32) -> u32>>); 3] = [
-        ("ifs", n_ifs, Box::new(shapes::ifs), Some(Box::new(shapes::ifs_expected))),
-        ("switch", n_cases, Box::new(shapes::switch), Some(Box::new(shapes::switch_expected))),
-        ("k0", n_kernels, Box::new(shapes::kernels), None),
+    /// Kernel, `n`, the generator, and the output of lane `t` at size `n`.
+    type Shape = (&'static str, usize, fn(usize) -> String, Option<fn(usize, u32) -> u32>);
+    let shapes: [Shape; 3] = [
+        ("ifs", n_ifs, shapes::ifs, Some(shapes::ifs_expected)),
+        ("switch", n_cases, shapes::switch, Some(shapes::switch_expected)),
+        ("k0", n_kernels, shapes::kernels, None),
     ];
     for (kernel, n, gen, expect) in &shapes {
         let mut costs = Vec::new();
         for size in [*n, 4 * n] {
-            let f = expect.as_ref().map(|e| move |t: u32| e(size, t));
+            let f = expect.map(|e| move |t: u32| e(size, t));
             let c = phases(&gen(size), kernel, f.as_ref().map(|f| f as &dyn Fn(u32) -> u32));
             costs.push(c);
         }
