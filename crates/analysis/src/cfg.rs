@@ -67,6 +67,7 @@ pub struct BasicBlock {
     /// Instruction range `[start, end)` in the flat function.
     pub start: usize,
     pub end: usize,
+    /// Successor blocks, sorted and without duplicates.
     pub succs: Vec<BlockId>,
     pub preds: Vec<BlockId>,
     /// Whether control can leave the function from this block.

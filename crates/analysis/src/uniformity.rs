@@ -617,7 +617,9 @@ impl UniAnalysis<'_> {
             }
         };
         let cut = |v: BlockId| headers.contains(&v);
-        if cfg.blocks[b].succs.contains(&v) && !cut(v) {
+        // `succs` is sorted (`Cfg::new`); a `brx.idx` block can have
+        // thousands, and every node of its region asks.
+        if cfg.blocks[b].succs.binary_search(&v).is_ok() && !cut(v) {
             add(v);
         }
         for &q in &cfg.blocks[v].preds {
@@ -673,7 +675,7 @@ impl UniAnalysis<'_> {
         let mut out: Vec<(BlockId, Vec<usize>)> = Vec::new();
         for &h in headers {
             let mut ls = Vec::new();
-            if cfg.blocks[b].succs.contains(&h) {
+            if cfg.blocks[b].succs.binary_search(&h).is_ok() {
                 ls.push(h);
             }
             for &q in &cfg.blocks[h].preds {

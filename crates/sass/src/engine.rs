@@ -35,6 +35,7 @@ use ptxsim_exec::datapath::{op_class, step_data, DataEnv, OpClass, Setup, Warp};
 use ptxsim_exec::barrier::{self, Barriers, Waiter, BARRIERS};
 use ptxsim_exec::program::Op;
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, Module, RunError, TrapKind};
+use std::collections::HashMap;
 use std::fmt;
 
 /// Token kinds of the CRS stack.
@@ -161,6 +162,10 @@ struct Run<'a> {
     cfg: &'a MachineConfig,
     /// The machine function of each instruction.
     func_of: &'a [usize],
+    /// The machine function of each PTX function (the first one listed).
+    entry_of: &'a HashMap<u32, usize>,
+    /// The jump table read at each bank-2 offset (the first one listed).
+    table_at: &'a HashMap<i64, TableRef>,
     fuel: &'a mut u64,
     stats: &'a mut MachineStats,
     /// The CTA's barriers, shared bookkeeping with the PTX engine.
@@ -190,6 +195,14 @@ pub fn launch(
             *x = fi;
         }
     }
+    let mut entry_of: HashMap<u32, usize> = HashMap::with_capacity(mp.functions.len());
+    for (fi, f) in mp.functions.iter().enumerate() {
+        entry_of.entry(f.ptx).or_insert(fi);
+    }
+    let mut table_at: HashMap<i64, TableRef> = HashMap::with_capacity(mp.tables.len());
+    for t in &mp.tables {
+        table_at.entry(t.offset as i64).or_insert(*t);
+    }
     let mut fuel = cfg.fuel;
     let mut stats = MachineStats::default();
     let mut ends = Vec::new();
@@ -217,7 +230,7 @@ pub fn launch(
                 spin_stores: u64::MAX,
             });
         }
-        let mut run = Run { mp, setup: &setup, env: setup.env(dev, &cta), cfg: mcfg, func_of: &func_of, fuel: &mut fuel, stats: &mut stats, bars: Barriers::new() };
+        let mut run = Run { mp, setup: &setup, env: setup.env(dev, &cta), cfg: mcfg, func_of: &func_of, entry_of: &entry_of, table_at: &table_at, fuel: &mut fuel, stats: &mut stats, bars: Barriers::new() };
         loop {
             let mut progressed = false;
             for wi in 0..warps.len() {
@@ -771,7 +784,7 @@ impl Run<'_> {
                         return Ok(None);
                     }
                     Op::Unsupported(name) => RunError::new(TrapKind::Unsupported, format!("`{name}` is not supported yet")),
-                    _ => RunError::new(TrapKind::Unsupported, "PTX control flow in a data line: write it as machine instructions"),
+                    _ => RunError::new(TrapKind::Unsupported, format!("PTX control flow in a data line at {:#06x}: write it as machine instructions", layout::addr_of(mw.pc))),
                 }));
             }
         }
@@ -842,7 +855,7 @@ impl Run<'_> {
             mw.pc += 1;
         }
         MOp::Ldc { d, bank, a, imm } => {
-            let table = self.mp.tables.iter().find(|t| t.offset as i64 == *imm as i64).copied();
+            let table = self.table_at.get(&(*imm as i64)).copied();
             for l in lanes(Self::guard(mw, &ins.guard)) {
                 let off = Self::reg(mw, a, l) as i32 as i64 + *imm as i64;
                 if let Some(t) = table {
@@ -887,7 +900,7 @@ impl Run<'_> {
         let m = groups.iter().fold(0, |a, g| a | g.1);
         let mut entries = Vec::with_capacity(groups.len());
         for &(f, gm) in &groups {
-            let Some(mf) = self.mp.functions.iter().find(|x| x.ptx == f) else {
+            let Some(mf) = self.entry_of.get(&f).map(|&fi| &self.mp.functions[fi]) else {
                 return Err(Fault::Run(RunError::new(TrapKind::Unsupported, format!("the machine program has no code for `{}`", self.setup.program.functions[f as usize].name))));
             };
             let nf = calls::enter(self.setup, &mut mw.w, mw.frame, k, f, gm).map_err(Fault::Run)?;

@@ -28,18 +28,26 @@
 //! flow), the inner SSY is dropped and the case is recorded in
 //! [`Lowered::fallbacks`]: those threads meet again only at an enclosing
 //! SYNC or at the exit.
+//!
+//! Placing the sites (phases 1 and 2) is `lower/sites.rs`; emission and
+//! target resolution are here. Every phase is linear in the function's
+//! instructions and blocks, but for regions nested in regions, which cost
+//! their total size (see `sites`).
 
 use crate::cc::CcTest;
 use crate::isa::*;
 use crate::layout;
 use ptxsim_analysis::cfg::Terminator;
-use ptxsim_analysis::dom::{cfg_dominators, DomTree};
+use ptxsim_analysis::dom::cfg_dominators;
 use ptxsim_analysis::loops::LoopForest;
-use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Reconvergence, Uniformity};
+use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Uniformity};
 use ptxsim_exec::program::{Callee, Op, Program};
 use ptxsim_syntax::ast::{self, Item, Statement};
 use ptxsim_syntax::LineIndex;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
+
+mod sites;
+use sites::{find_sites, nest_sites, DomPre, Pos, Site};
 
 /// The kind of reconvergence token a site pushes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -88,24 +96,6 @@ enum Sym {
     Func(u32),
 }
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Pos {
-    Before(usize),
-    Pre(usize),
-}
-
-struct Site {
-    pos: Pos,
-    join: usize,
-    branches: Vec<usize>,
-    region: Vec<bool>,
-    size: usize,
-    kind: SiteKind,
-    /// Blocks of the loop it is hoisted before.
-    lp: Option<Vec<bool>>,
-    alive: bool,
-}
-
 fn text_of(src: &str, sp: ptxsim_syntax::Span) -> String {
     let t = src.get(sp.range()).unwrap_or("");
     let t = t.split_whitespace().collect::<Vec<_>>().join(" ");
@@ -143,12 +133,19 @@ pub fn lower(src: &str, module: &ast::Module<'_>, prog: &Program) -> Result<Lowe
     let mut pending: Vec<(usize, Sym)> = Vec::new();
     let mut func_start: HashMap<u32, usize> = HashMap::new();
     let mut locals: Vec<usize> = Vec::new();
+    // `Program::function_by_name` once per name: the first defined function.
+    let mut by_name: HashMap<&str, u32> = HashMap::new();
+    for (i, pf) in prog.functions.iter().enumerate() {
+        if pf.defined {
+            by_name.entry(pf.name.as_str()).or_insert(i as u32);
+        }
+    }
     for item in &module.items {
         let Item::Function(f) = item else { continue };
         if f.body.is_none() {
             continue;
         }
-        let Some(fid) = prog.function_by_name(f.name.text) else {
+        let Some(&fid) = by_name.get(f.name.text) else {
             return Err(format!("function {} is not in the decoded program", f.name.text));
         };
         lower_function(src, &li, f, prog, fid, &mut out, &mut pending, &mut func_start, &mut locals)?;
@@ -202,7 +199,8 @@ fn collect_decls(src: &str, b: &ast::Block<'_>, count: &mut usize, out: &mut Vec
 struct Analysed<'x> {
     name: &'x str,
     fa: &'x FunctionAnalysis,
-    dom: &'x DomTree,
+    /// The dominator tree's preorder (dominance and regions in constant time).
+    tree: DomPre,
     loops: &'x LoopForest,
     uni: &'x Uniformity,
     /// Instructions of the function.
@@ -253,7 +251,7 @@ fn lower_function(
         return Err(format!("{name}: the decoded function has {} instructions, the analysis {n}", pf.code.len()));
     }
     let lines = flat.instrs.iter().map(|i| li.line(i.span.start)).collect();
-    let a = Analysed { name: &name, fa: &fa, dom: &dom, loops: &loops, uni: &uni, n, lines };
+    let a = Analysed { name: &name, fa: &fa, tree: DomPre::new(&dom), loops: &loops, uni: &uni, n, lines };
     // 1. Sites; 2. nesting: tokens pushed while another is live must be popped first.
     let mut sites = find_sites(&a, &mut out.fallbacks);
     nest_sites(&a, &mut sites, &mut out.fallbacks);
@@ -266,154 +264,6 @@ fn lower_function(
     let cx = EmitCx { src, a: &a, flat: &flat, prog, code: &pf.code, sites: &sites, stubs: &stubs, is_kernel: pf.is_kernel };
     cx.emit_body(&mut out.prog, &mut em, locals)?;
     record(src, f, &cx, fid, fstart, em, out, pending, locals, &live)
-}
-
-/// Phase 1: the SSY/PBK sites of a function's divergent branches, with
-/// their regions; a branch whose region cannot be a site is a fallback.
-fn find_sites(a: &Analysed<'_>, fallbacks: &mut Vec<Fallback>) -> Vec<Site> {
-    let (cfg, loops, n) = (&a.fa.cfg, a.loops, a.n);
-    let nb = cfg.blocks.len();
-    let mut sites: Vec<Site> = Vec::new();
-    for k in 0..n {
-        let (targets, conditional, is_uni) = match &cfg.terms[k] {
-            Terminator::Branch { target, conditional, uni } => (vec![*target], *conditional, *uni),
-            Terminator::IndirectBranch { targets, conditional, uni } => (targets.clone(), *conditional || targets.len() > 1, *uni),
-            _ => continue,
-        };
-        if !conditional || is_uni || !a.uni.is_divergent(k) {
-            continue;
-        }
-        let Some(Reconvergence::At(j)) = a.fa.simt_reconvergence[k] else { continue };
-        let fall = matches!(cfg.terms[k], Terminator::Branch { .. });
-        if targets.iter().all(|&t| t == j) && (!fall || k + 1 == j) {
-            continue;
-        }
-        if j >= n {
-            continue;
-        }
-        let kb = cfg.block_of[k];
-        let jb = cfg.block_of[j];
-        let outer = loops.loops_containing(kb).into_iter().filter(|&l| !loops.loops[l].contains(jb)).min_by_key(|&l| loops.loops[l].depth);
-        let pos = match outer {
-            Some(l) => Pos::Pre(cfg.blocks[loops.loops[l].header].start),
-            None => Pos::Before(k),
-        };
-        if let Some(s) = sites.iter_mut().find(|s| s.pos == pos && s.join == j) {
-            s.branches.push(k);
-            continue;
-        }
-        // A branch inside a live region with the same meeting point needs no
-        // SSY of its own (ptxas: short-circuit chains, an `if` whose join is
-        // the enclosing one's): its DIV token sits above that SSY, and the
-        // SYNC at the join runs the other side first.
-        if let Some(s) = sites.iter_mut().find(|s| s.join == j && s.region[kb] && matches!(pos, Pos::Before(_))) {
-            s.branches.push(k);
-            continue;
-        }
-        let start = match pos {
-            Pos::Before(_) => kb,
-            Pos::Pre(h) => cfg.block_of[h],
-        };
-        let (region, cyclic) = site_region(a, start, jb, matches!(pos, Pos::Before(_)));
-        let lp = outer.map(|l| {
-            let mut v = vec![false; nb];
-            for &b in &loops.loops[l].blocks {
-                v[b] = true;
-            }
-            v
-        });
-        let mut bad = None;
-        if cyclic {
-            bad = Some("the branch can run again before its threads meet");
-        }
-        if (0..nb).any(|b| region[b] && !a.dom.dominates(start, b)) {
-            bad = Some("its region can be entered other than through the branch (unstructured control flow)");
-        }
-        if let (Pos::Pre(_), Some(lp)) = (pos, &lp) {
-            if (0..nb).any(|b| region[b] && !lp[b] && cfg.blocks[b].succs.contains(&start)) {
-                bad = Some("the loop can be re-entered from its own exit before the threads meet");
-            }
-        }
-        if let Some(r) = bad {
-            fallbacks.push(a.fallback(k, r));
-            continue;
-        }
-        // ptxas (observed): PBK for a switch and when the region holds a
-        // loop that is left by a break (more than one exit edge), SSY otherwise.
-        let breaks = |l: &ptxsim_analysis::loops::Loop| l.exits.len() > 1;
-        let kind = match (pos, &outer) {
-            // A `brx.idx` switch: its cases end in BRK to a PBK, as ptxas
-            // lowers a C switch whose cases end in `break`.
-            (Pos::Before(_), _) if matches!(cfg.terms[k], Terminator::IndirectBranch { .. }) => SiteKind::Pbk,
-            (Pos::Pre(_), Some(l)) if breaks(&loops.loops[*l]) => SiteKind::Pbk,
-            (Pos::Pre(_), _) => SiteKind::Ssy,
-            (Pos::Before(_), _) if loops.loops.iter().any(|l| l.blocks.iter().all(|&b| region[b]) && breaks(l)) => SiteKind::Pbk,
-            _ => SiteKind::Ssy,
-        };
-        let size = region.iter().filter(|&&x| x).count();
-        sites.push(Site { pos, join: j, branches: vec![k], region, size, kind, lp, alive: true });
-    }
-    sites
-}
-
-/// The blocks reachable from `start` without passing the meeting block
-/// `jb`, and whether `start` is reached again (for a site in place, one
-/// not hoisted).
-fn site_region(a: &Analysed<'_>, start: usize, jb: usize, in_place: bool) -> (Vec<bool>, bool) {
-    let cfg = &a.fa.cfg;
-    let nb = cfg.blocks.len();
-    let mut region = vec![false; nb];
-    let mut stack = vec![start];
-    region[start] = true;
-    let mut cyclic = false;
-    while let Some(b) = stack.pop() {
-        for &s in &cfg.blocks[b].succs {
-            if s >= nb || s == jb {
-                continue;
-            }
-            if s == start && in_place {
-                cyclic = true;
-            }
-            if !region[s] {
-                region[s] = true;
-                stack.push(s);
-            }
-        }
-    }
-    (region, cyclic)
-}
-
-/// Phase 2: a site whose region overlaps a larger one without nesting in it
-/// is dropped (its branches become fallbacks).
-fn nest_sites(a: &Analysed<'_>, sites: &mut [Site], fallbacks: &mut Vec<Fallback>) {
-    let cfg = &a.fa.cfg;
-    let nb = cfg.blocks.len();
-    let mut order: Vec<usize> = (0..sites.len()).collect();
-    order.sort_by_key(|&i| std::cmp::Reverse(sites[i].size));
-    for x_at in 0..order.len() {
-        for y_at in x_at + 1..order.len() {
-            let (x, y) = (order[x_at], order[y_at]);
-            if !sites[x].alive || !sites[y].alive {
-                continue;
-            }
-            let (sx, sy) = (&sites[x], &sites[y]);
-            let overlap = (0..nb).any(|u| sx.region[u] && sy.region[u]);
-            if !overlap {
-                continue;
-            }
-            let jxb = cfg.block_of[sx.join];
-            let nested = sx.region[a.site_block(sy)]
-                && (0..nb).all(|u| !sy.region[u] || sx.region[u])
-                && (sy.join == sx.join || (0..nb).all(|u| !sy.region[u] || !cfg.blocks[u].succs.contains(&jxb)))
-                && !(sx.pos == sy.pos && sx.join != sy.join && matches!(sx.pos, Pos::Pre(_)) && sx.size == sy.size);
-            if !nested {
-                sites[y].alive = false;
-                for &k in &sites[y].branches {
-                    fallbacks.push(a.fallback(k, "its SSY region overlaps another without nesting in it (unstructured control flow)"));
-                }
-            }
-        }
-    }
 }
 
 /// The stubs at each instruction: SYNC stubs (innermost first) at a
@@ -447,18 +297,18 @@ impl Stubs {
     /// Where an edge from block `ub` to instruction `t` enters: the SYNC
     /// stub of the innermost site whose region holds `ub`, the hoisted
     /// SSYs when coming from outside their loop, or `t` itself.
-    fn entry(&self, sites: &[Site], n: usize, ub: usize, t: usize) -> Sym {
-        if t >= n {
-            return Sym::Code(n);
+    fn entry(&self, a: &Analysed<'_>, sites: &[Site], ub: usize, t: usize) -> Sym {
+        if t >= a.n {
+            return Sym::Code(a.n);
         }
         if let Some(v) = self.sync_at.get(&t) {
-            if let Some(&s) = v.iter().find(|&&s| sites[s].region[ub]) {
+            if let Some(&s) = v.iter().find(|&&s| a.tree.holds(&sites[s], ub)) {
                 return Sym::SyncStub(s);
             }
         }
-        if let Some(v) = self.pre_at.get(&t) {
-            if let Some(lp) = &sites[v[0]].lp {
-                if !lp[ub] {
+        if let Some(&s) = self.pre_at.get(&t).and_then(|v| v.first()) {
+            if let Some(l) = sites[s].lp {
+                if !a.loops.loops[l].contains(ub) {
                     return Sym::PreStub(t);
                 }
             }
@@ -480,14 +330,15 @@ impl Stubs {
     /// Where an SSY sends its threads once they have met.
     fn ssy_target(&self, a: &Analysed<'_>, sites: &[Site], s: usize) -> Sym {
         let j = sites[s].join;
-        let chain = &self.sync_at[&j];
-        let i = chain.iter().position(|&x| x == s).unwrap_or(0);
-        if let Some(&outer) = chain.get(i + 1) {
-            return Sym::SyncStub(outer);
+        if let Some(chain) = self.sync_at.get(&j) {
+            let i = chain.iter().position(|&x| x == s).unwrap_or(0);
+            if let Some(&outer) = chain.get(i + 1) {
+                return Sym::SyncStub(outer);
+            }
         }
-        if let Some(v) = self.pre_at.get(&j) {
-            if let Some(lp) = &sites[v[0]].lp {
-                if !lp[a.site_block(&sites[s])] {
+        if let Some(&p) = self.pre_at.get(&j).and_then(|v| v.first()) {
+            if let Some(l) = sites[p].lp {
+                if !a.loops.loops[l].contains(a.site_block(&sites[s])) {
                     return Sym::PreStub(j);
                 }
             }
@@ -561,7 +412,7 @@ impl EmitCx<'_, '_, '_> {
     }
 
     fn entry(&self, ub: usize, t: usize) -> Sym {
-        self.stubs.entry(self.sites, self.a.n, ub, t)
+        self.stubs.entry(self.a, self.sites, ub, t)
     }
 
     /// Phase 3: the function's code, with its stubs, in PTX order.
@@ -831,11 +682,12 @@ fn resolve(p: &mut MProgram, pending: &[(usize, Sym)], func_start: &HashMap<u32,
 
 /// Names every branch target `.L_x_N` in address order (function entries keep their names).
 pub fn name_labels(p: &mut MProgram) {
+    let starts: HashSet<usize> = p.functions.iter().map(|f| f.start).collect();
     let mut targets: Vec<usize> = Vec::new();
     for (i, ins) in p.code.iter().enumerate() {
         if let Some(t) = crate::text::static_target(p, i, ins) {
             if let Ok(m) = layout::index_of(t, p.code.len()) {
-                if layout::addr_of(m) == t && !p.functions.iter().any(|f| f.start == m) {
+                if layout::addr_of(m) == t && !starts.contains(&m) {
                     targets.push(m);
                 }
             }

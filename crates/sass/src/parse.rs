@@ -15,6 +15,7 @@
 use crate::cc::CcTest;
 use crate::isa::*;
 use crate::layout;
+use ptxsim_exec::datapath::{op_class, OpClass};
 use ptxsim_exec::program::{Op, Src};
 use std::collections::HashMap;
 
@@ -266,7 +267,8 @@ fn parse_raw(text: &str) -> Result<Raw, ParseError> {
     close(&mut p, &mut lines);
     p.control = (0..p.code.len() / 3).map(|b| controls.get(&b).copied().unwrap_or(crate::lower::DEFAULT_CONTROL)).collect();
     // Labels.
-    let mut names: Vec<(usize, String)> = labels.iter().filter(|(n, _)| !p.functions.iter().any(|f| &f.name == *n)).map(|(n, &i)| (i, n.clone())).collect();
+    let fnames: std::collections::HashSet<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
+    let mut names: Vec<(usize, String)> = labels.iter().filter(|(n, _)| !fnames.contains(n.as_str())).map(|(n, &i)| (i, n.clone())).collect();
     names.sort();
     p.labels = names;
     let resolve = |t: &Tgt, ln: usize| -> Result<u64, ParseError> {
@@ -343,6 +345,25 @@ fn take_binding(ops: &str) -> (&str, Option<CallBinding>) {
     }
 }
 
+/// The machine instructions that stand for a PTX control-flow opcode, which
+/// a data line (run by the engine's data path) cannot hold.
+fn ptx_control(opc: &str) -> Option<&'static str> {
+    Some(match opc.split('.').next().unwrap_or("") {
+        "bra" => "BRA",
+        "brx" => "SHL, LDC and BRX (a jump table in bank 2)",
+        "call" => "CAL (JCAL, or PRET and BRX) with the call in braces",
+        "ret" => "RET (EXIT in a kernel)",
+        "exit" => "EXIT",
+        _ => return None,
+    })
+}
+
+/// The error for PTX control flow `opc` on the data line of instruction `i`.
+fn control_on_data_line(opc: &str, i: usize) -> String {
+    let m = ptx_control(opc).unwrap_or("machine instructions");
+    format!("`{opc}` at {:#06x} is PTX control flow, which a data line cannot hold: write it as {m}", layout::addr_of(i))
+}
+
 /// An opcode split into its base and its `.` modifiers (`BRA.U.LMT`).
 struct Mnemonic<'s> {
     base: &'s str,
@@ -393,6 +414,11 @@ fn parse_instr(body: &str, i: usize, pending: &mut Vec<Pending>, ln: usize) -> R
         None => (rest, ""),
     };
     if opc.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
+        // (A `call` is told apart once decoded: `call vprintf` is a data
+        // instruction.)
+        if !opc.starts_with("call") && ptx_control(opc).is_some() {
+            return Err(control_on_data_line(opc, i));
+        }
         return Ok(MInstr::new(MOp::Data { pc: i as u32, text: body.to_string() }));
     }
     let m = Mnemonic::new(opc);
@@ -611,18 +637,26 @@ pub fn parse(dev: &mut ptxsim_exec::Device, name: &str, text: &str) -> Result<(p
     let _ = (&raw.pending, &raw.bank_refs);
     let ptx = synthetic_ptx(&p);
     let module = dev.load_named(&format!("{name} (PTX parts)"), &ptx).map_err(|e| format!("{name}: the PTX parts do not load:\n{}", e.message))?;
+    // `Program::function_by_name` once per name: the first defined function.
+    let mut by_name: HashMap<&str, u32> = HashMap::new();
+    for (i, pf) in module.program.functions.iter().enumerate() {
+        if pf.defined {
+            by_name.entry(pf.name.as_str()).or_insert(i as u32);
+        }
+    }
     for fi in 0..p.functions.len() {
-        let f = p.functions[fi].clone();
-        let Some(fid) = module.program.function_by_name(&f.name) else {
-            return Err(format!("{name}: `.function {}` has no PTX header defining it", f.name));
+        let (fstart, flen) = (p.functions[fi].start, p.functions[fi].len);
+        let fname = p.functions[fi].name.clone();
+        let Some(&fid) = by_name.get(fname.as_str()) else {
+            return Err(format!("{name}: `.function {fname}` has no PTX header defining it"));
         };
         p.functions[fi].ptx = fid;
         let code = &module.program.functions[fid as usize].code;
-        if code.len() != f.len + 1 {
-            return Err(format!("{name}: `.function {}`: {} machine instructions but {} PTX ones; each data line must be one PTX instruction", f.name, f.len, code.len().saturating_sub(1)));
+        if code.len() != flen + 1 {
+            return Err(format!("{name}: `.function {fname}`: {flen} machine instructions but {} PTX ones; each data line must be one PTX instruction", code.len().saturating_sub(1)));
         }
-        for k in 0..f.len {
-            let i = f.start + k;
+        for k in 0..flen {
+            let i = fstart + k;
             let ln = raw.lines.get(i).copied().unwrap_or(0);
             let d = &code[k];
             let ins = &mut p.code[i];
@@ -637,6 +671,10 @@ pub fn parse(dev: &mut ptxsim_exec::Device, name: &str, text: &str) -> Result<(p
                 }
             }
             match &mut ins.op {
+                MOp::Data { text, .. } if matches!(op_class(&d.op), OpClass::Control) && !matches!(d.op, Op::Trap | Op::Unsupported(_)) => {
+                    let opc = text.split_whitespace().find(|w| !w.starts_with('@')).unwrap_or("");
+                    return Err(format!("{name}:line {ln}: {}", control_on_data_line(opc, i)));
+                }
                 MOp::Data { pc, .. } => *pc = k as u32,
                 MOp::Cal { call: Some(c), .. } | MOp::Jcal { call: Some(c), .. } | MOp::Brx { call: Some(c), .. } => {
                     if !matches!(d.op, Op::Call { .. }) {

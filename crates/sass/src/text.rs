@@ -13,6 +13,7 @@
 use crate::cc::CcTest;
 use crate::isa::*;
 use crate::layout;
+use std::collections::HashMap;
 use std::fmt::Write;
 
 /// The absolute byte address an instruction with an immediate target goes to
@@ -46,26 +47,54 @@ fn signed_hex(v: i64) -> String {
     }
 }
 
-/// How a target address is written: a label or function name where one sits
-/// exactly there, else the hex address.
-fn target_text(p: &MProgram, addr: u64) -> String {
-    if let Ok(m) = layout::index_of(addr, p.code.len()) {
-        if layout::addr_of(m) == addr {
-            if let Some(f) = p.functions.iter().find(|f| f.start == m) {
-                return format!("`({})", f.name);
-            }
-            if let Some((_, l)) = p.labels.iter().find(|(i, _)| *i == m) {
-                return format!("`({l})");
-            }
-        }
-    }
-    format!("0x{addr:x}")
+/// The names of instruction indices, looked up once per program: the first
+/// function starting there, and the first label there (as `p.labels` lists
+/// them), so that printing costs one lookup per target.
+pub struct Names<'p> {
+    p: &'p MProgram,
+    funcs: HashMap<usize, &'p str>,
+    labels: HashMap<usize, &'p str>,
 }
 
-fn rel_text(p: &MProgram, i: usize, off: i64) -> String {
-    match layout::relative(layout::addr_of(i), off, 0) {
-        Ok(a) => target_text(p, a),
-        Err(_) => format!("REL:{}", hex(off)),
+impl<'p> Names<'p> {
+    pub fn new(p: &'p MProgram) -> Names<'p> {
+        let mut funcs = HashMap::with_capacity(p.functions.len());
+        for f in &p.functions {
+            funcs.entry(f.start).or_insert(f.name.as_str());
+        }
+        let mut labels = HashMap::with_capacity(p.labels.len());
+        for (i, l) in &p.labels {
+            labels.entry(*i).or_insert(l.as_str());
+        }
+        Names { p, funcs, labels }
+    }
+
+    /// The label at instruction `i`, if any.
+    pub fn label(&self, i: usize) -> Option<&'p str> {
+        self.labels.get(&i).copied()
+    }
+
+    /// How a target address is written: a function or label name where one
+    /// sits exactly there, else the hex address.
+    fn target_text(&self, addr: u64) -> String {
+        if let Ok(m) = layout::index_of(addr, self.p.code.len()) {
+            if layout::addr_of(m) == addr {
+                if let Some(f) = self.funcs.get(&m) {
+                    return format!("`({f})");
+                }
+                if let Some(l) = self.labels.get(&m) {
+                    return format!("`({l})");
+                }
+            }
+        }
+        format!("0x{addr:x}")
+    }
+
+    fn rel_text(&self, i: usize, off: i64) -> String {
+        match layout::relative(layout::addr_of(i), off, 0) {
+            Ok(a) => self.target_text(a),
+            Err(_) => format!("REL:{}", hex(off)),
+        }
     }
 }
 
@@ -103,11 +132,11 @@ fn mods(u: bool, lmt: bool) -> String {
     format!("{}{}", if u { ".U" } else { "" }, if lmt { ".LMT" } else { "" })
 }
 
-fn dest_text(p: &MProgram, i: usize, d: &Dest, relative: bool) -> String {
+fn dest_text(nm: &Names<'_>, i: usize, d: &Dest, relative: bool) -> String {
     match d {
         Dest::Const { bank, offset } => format!("c[0x{bank:x}][0x{offset:x}]"),
-        Dest::Imm(v) if relative => rel_text(p, i, *v),
-        Dest::Imm(v) => target_text(p, *v as u64),
+        Dest::Imm(v) if relative => nm.rel_text(i, *v),
+        Dest::Imm(v) => nm.target_text(*v as u64),
     }
 }
 
@@ -118,27 +147,33 @@ fn binding(c: &Option<CallBinding>) -> String {
     }
 }
 
-/// The text of one instruction (without guard, address or `;`).
+/// The text of one instruction (without guard, address or `;`). It indexes
+/// the program's names first; [`body_named`] reuses an index.
 pub fn body(p: &MProgram, i: usize, ins: &MInstr) -> String {
+    body_named(&Names::new(p), i, ins)
+}
+
+/// [`body`] with the program's names already indexed.
+pub fn body_named(nm: &Names<'_>, i: usize, ins: &MInstr) -> String {
     match &ins.op {
         MOp::Data { text, .. } => text.clone(),
         MOp::Nop => "NOP".into(),
-        MOp::Ssy { off } => format!("SSY {}", rel_text(p, i, *off)),
-        MOp::Pbk { off } => format!("PBK {}", rel_text(p, i, *off)),
-        MOp::Pcnt { off } => format!("PCNT {}", rel_text(p, i, *off)),
-        MOp::Pret { off } => format!("PRET {}", rel_text(p, i, *off)),
-        MOp::Pexit { off } => format!("PEXIT {}", rel_text(p, i, *off)),
+        MOp::Ssy { off } => format!("SSY {}", nm.rel_text(i, *off)),
+        MOp::Pbk { off } => format!("PBK {}", nm.rel_text(i, *off)),
+        MOp::Pcnt { off } => format!("PCNT {}", nm.rel_text(i, *off)),
+        MOp::Pret { off } => format!("PRET {}", nm.rel_text(i, *off)),
+        MOp::Pexit { off } => format!("PEXIT {}", nm.rel_text(i, *off)),
         MOp::Sync { cc } => format!("SYNC{}", cc_suffix(*cc)),
         MOp::Brk { cc } => format!("BRK{}", cc_suffix(*cc)),
         MOp::Cont { cc } => format!("CONT{}", cc_suffix(*cc)),
         MOp::Ret { cc } => format!("RET{}", cc_suffix(*cc)),
         MOp::Exit { cc } => format!("EXIT{}", cc_suffix(*cc)),
-        MOp::Bra { cc, u, lmt, dest } => format!("BRA{} {}{}", mods(*u, *lmt), cc_prefix(*cc), dest_text(p, i, dest, true)),
-        MOp::Jmp { cc, u, lmt, dest } => format!("JMP{} {}{}", mods(*u, *lmt), cc_prefix(*cc), dest_text(p, i, dest, false)),
+        MOp::Bra { cc, u, lmt, dest } => format!("BRA{} {}{}", mods(*u, *lmt), cc_prefix(*cc), dest_text(nm, i, dest, true)),
+        MOp::Jmp { cc, u, lmt, dest } => format!("JMP{} {}{}", mods(*u, *lmt), cc_prefix(*cc), dest_text(nm, i, dest, false)),
         MOp::Brx { cc, lmt, ra, imm, call } => format!("BRX{} {}{} {}{}", mods(false, *lmt), cc_prefix(*cc), reg(ra), signed_hex(*imm), binding(call)),
         MOp::Jmx { cc, lmt, ra, imm } => format!("JMX{} {}{} {}", mods(false, *lmt), cc_prefix(*cc), reg(ra), signed_hex(*imm)),
-        MOp::Cal { off, call } => format!("CAL {}{}", rel_text(p, i, *off), binding(call)),
-        MOp::Jcal { addr, call } => format!("JCAL {}{}", target_text(p, *addr as u64), binding(call)),
+        MOp::Cal { off, call } => format!("CAL {}{}", nm.rel_text(i, *off), binding(call)),
+        MOp::Jcal { addr, call } => format!("JCAL {}{}", nm.target_text(*addr as u64), binding(call)),
         MOp::Mov32i { d, imm } => format!("MOV32I R{d}, 0x{imm:x}"),
         MOp::Iadd { x, cc, d, a, b } => format!("IADD{} R{d}{}, R{a}, {}", if *x { ".X" } else { "" }, if *cc { ".CC" } else { "" }, src(b)),
         MOp::Fadd { cc, d, a, b } => format!("FADD R{d}{}, R{a}, {}", if *cc { ".CC" } else { "" }, src(b)),
@@ -166,6 +201,7 @@ pub fn print(p: &MProgram) -> String {
 
 /// Prints the program's preamble and one function (`Some(name)`) or all of them.
 pub fn print_only(p: &MProgram, only: Option<&str>) -> String {
+    let nm = Names::new(p);
     let mut s = String::new();
     s.push_str("// sm_50 machine form (ptxsim sass). Data instructions are PTX; R0..R255 are machine scratch registers.\n");
     for l in &p.ptx_module {
@@ -180,7 +216,7 @@ pub fn print_only(p: &MProgram, only: Option<&str>) -> String {
             let mut b = [0u8; 4];
             b[..w.len()].copy_from_slice(w);
             let v = u32::from_le_bytes(b) as u64;
-            let _ = writeln!(s, ".bank2 /*{:04x}*/ {}", o * 4, target_text(p, v));
+            let _ = writeln!(s, ".bank2 /*{:04x}*/ {}", o * 4, nm.target_text(v));
         }
     }
     for f in p.functions.iter().filter(|f| only.is_none_or(|n| n == f.name)) {
@@ -197,11 +233,11 @@ pub fn print_only(p: &MProgram, only: Option<&str>) -> String {
                 let c = p.control.get(i / 3).copied().unwrap_or(0);
                 let _ = writeln!(s, "        /*{:04x}*/ {:>18} .ctrl 0x{c:016x} ;", layout::addr_of(i) - 8, "");
             }
-            if let Some((_, l)) = p.labels.iter().find(|(m, _)| *m == i) {
+            if let Some(l) = nm.label(i) {
                 let _ = writeln!(s, "{l}:");
             }
             let ins = &p.code[i];
-            let line = format!("        /*{:04x}*/ {:>18} {} ;", layout::addr_of(i), guard_text(&ins.guard), body(p, i, ins));
+            let line = format!("        /*{:04x}*/ {:>18} {} ;", layout::addr_of(i), guard_text(&ins.guard), body_named(&nm, i, ins));
             if ins.line != 0 {
                 let _ = writeln!(s, "{line:<80} // line {}", ins.line);
             } else {

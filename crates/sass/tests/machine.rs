@@ -2,7 +2,8 @@
 //! test on flags from integer and float results (NaN included), `.U`,
 //! `.LMT` with PRET past the ApiCallLimit, JMP/JMX in and out of range, a
 //! target on a control word, BRK/CONT out of nested divergence, RET on an
-//! empty stack, and each hardware error. (`machine_files.rs` runs the same
+//! empty stack, each hardware error, and PTX control flow written on a data
+//! line (a parse error at its line and address). (`machine_files.rs` runs the same
 //! kind of programs from text files in `tests/sass/machine/`.) Expected values come from the seed
 //! and the fact sheet (`sass-sm50-control-flow.md`), derived by hand in each
 //! test, never from a run of the engine.
@@ -273,4 +274,43 @@ fn api_stack_error_past_the_hardware_call_depth() {
     let w = run_with("MOV32I R5, 0x0 ;\n.L_f:\nIADD R5, R5, 0x1 ;\nCAL `(.L_f) ;\nEXIT ;\n", &mc, 4).unwrap();
     // Three passes through the body: the entry, two calls; the third CAL is a NOP.
     assert_eq!(w[0].scratch[5][0], 3);
+}
+
+#[test]
+fn ptx_control_flow_on_a_data_line_is_a_parse_error_at_its_line_and_address() {
+    // HEAD with a declaration of `f` is lines 1-8; the body's first line is
+    // line 9 and holds instruction 0 (at 0x08), so line 11 holds
+    // instruction 2 at 32 * (2 / 3) + 8 * (2 % 3 + 1) = 0x18 (fact sheet §3).
+    let head_lines = HEAD.lines().count();
+    assert_eq!(head_lines, 7);
+    let head = HEAD.replacen(".function", ".ptx .visible .func f();\n.function", 1);
+    for (line, op) in [
+        ("exit ;", "exit"),
+        ("@%p1 exit ;", "exit"),
+        ("ret ;", "ret"),
+        ("@!%p1 bra .L_x ;", "bra"),
+        ("bra.uni .L_x ;", "bra.uni"),
+        ("brx.idx %r1, T ;", "brx.idx"),
+        ("call f ;", "call"),
+        ("/*0018*/ exit ;", "exit"),
+    ] {
+        let text = format!("{head}mov.u32 %r1, 1 ;\nmov.u32 %r2, 2 ;\n{line}\n.L_x:\nEXIT ;\n.function f func\n.ptx .visible .func f()\nRET ;\n");
+        let e = match parse::parse(&mut Device::new(), "test.sass", &text) {
+            Ok(_) => panic!("`{line}` on a data line parsed"),
+            Err(e) => e,
+        };
+        assert!(e.starts_with("test.sass:line 11: "), "`{line}`: {e}");
+        assert!(e.contains(&format!("`{op}` at 0x0018")), "`{line}`: {e}");
+    }
+    // The same text with machine instructions in their place parses.
+    for line in ["EXIT ;", "RET ;", "@!%p1 BRA `(.L_x) ;", "CAL `(f) {call f} ;"] {
+        let text = format!("{head}mov.u32 %r1, 1 ;\nmov.u32 %r2, 2 ;\n{line}\n.L_x:\nEXIT ;\n.function f func\n.ptx .visible .func f()\nRET ;\n");
+        if let Err(e) = parse::parse(&mut Device::new(), "test.sass", &text) {
+            panic!("`{line}`: {e}");
+        }
+    }
+    // `trap` is a data instruction (the data path raises it), not control
+    // flow; so is a call of `vprintf` (the data path prints).
+    let text = format!("{HEAD}mov.u32 %r1, 1 ;\nmov.u32 %r2, 2 ;\n@%p1 trap ;\nEXIT ;\n");
+    assert!(parse::parse(&mut Device::new(), "test.sass", &text).is_ok());
 }
