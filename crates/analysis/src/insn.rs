@@ -20,15 +20,19 @@ pub type Reg = u32;
 /// The pseudo-register that models the carry flag of `.cc` instructions.
 pub const CARRY: &str = "%<carry>";
 
-/// The registers of one function.
+/// The registers of one function, numbered densely: every plain declared
+/// register and `.reg` parameter, and of the `%r<N>` ranges only the
+/// registers the body names. The table, and everything the analyses size by
+/// [`RegTable::len`], grows with the text of the function, never with a
+/// declared count (`.reg .b32 %r<4294967295>;` declares four billion
+/// registers at the cost of one line).
 #[derive(Debug, Default)]
 pub struct RegTable<'a> {
     names: NameMap<&'a str, Reg>,
-    /// `%r<N>` declarations: prefix -> (count, first index).
-    ranges: NameMap<&'a str, (u64, Reg)>,
-    range_names: Vec<(&'a str, u64)>,
+    /// `%r<N>` declarations: prefix -> count.
+    ranges: NameMap<&'a str, u64>,
+    /// The name of each register, by index.
     plain: Vec<&'a str>,
-    count: Reg,
 }
 
 impl<'a> RegTable<'a> {
@@ -55,14 +59,22 @@ impl<'a> RegTable<'a> {
             }
             for d in &v.declarators {
                 match d.count {
-                    Some(c) if !t.ranges.contains_key(d.name.text) => {
-                        let n = c.value.min(u32::MAX as u64 / 4);
-                        t.ranges.insert(d.name.text, (n, t.count));
-                        t.range_names.push((d.name.text, n));
-                        t.count = t.count.saturating_add(n as u32);
+                    Some(c) => {
+                        t.ranges.entry(d.name.text).or_insert(c.value);
                     }
-                    Some(_) => {}
                     None => t.add(d.name.text),
+                }
+            }
+        }
+        // The registers of the ranges that the body names, in order of
+        // first appearance.
+        if !t.ranges.is_empty() {
+            for i in &f.instrs {
+                if let Some(g) = i.guard {
+                    t.add_ranged(g.pred.text);
+                }
+                for o in &i.operands {
+                    t.add_operand(&o.kind);
                 }
             }
         }
@@ -71,55 +83,91 @@ impl<'a> RegTable<'a> {
 
     fn add(&mut self, name: &'a str) {
         if !self.names.contains_key(name) {
-            self.names.insert(name, self.count);
+            self.names.insert(name, self.plain.len() as Reg);
             self.plain.push(name);
-            self.count += 1;
         }
+    }
+
+    /// Numbers `name` if it is a register of a declared range.
+    fn add_ranged(&mut self, name: &'a str) {
+        if !self.names.contains_key(name) && self.in_range(name) {
+            self.add(name);
+        }
+    }
+
+    fn add_operand(&mut self, k: &OperandKind<'a>) {
+        match k {
+            OperandKind::Name { name, .. } | OperandKind::Not(name) => self.add_ranged(name.text),
+            OperandKind::PredPair(a, b) => {
+                self.add_ranged(a.text);
+                self.add_ranged(b.text);
+            }
+            OperandKind::Vector(v) | OperandKind::List(v) | OperandKind::Bracket(v) => {
+                for x in v {
+                    self.add_operand(&x.kind);
+                }
+            }
+            OperandKind::Address(a) => {
+                if let Some(b) = a.base {
+                    self.add_ranged(b.text);
+                }
+            }
+            OperandKind::Expr(e) => self.add_expr(e),
+            OperandKind::Sink | OperandKind::Int(_) | OperandKind::Float(_) => {}
+        }
+    }
+
+    /// Iterative: a deeply nested expression cannot exhaust the stack.
+    fn add_expr(&mut self, e: &Expr<'a>) {
+        let mut stack = vec![e];
+        while let Some(e) = stack.pop() {
+            match e {
+                Expr::Name(n) | Expr::Generic(n, _) => self.add_ranged(n.text),
+                Expr::Unary(_, a, _) => stack.push(a),
+                Expr::Binary(_, a, b, _) => {
+                    stack.push(a);
+                    stack.push(b);
+                }
+                _ => {}
+            }
+        }
+    }
+
+    /// Whether `name` is `prefix` + index of a declared `%prefix<N>` range.
+    fn in_range(&self, name: &str) -> bool {
+        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        if digits == 0 || digits == name.len() {
+            return false;
+        }
+        let (prefix, num) = name.split_at(name.len() - digits);
+        if num.len() > 1 && num.starts_with('0') {
+            return false;
+        }
+        let Some(&count) = self.ranges.get(prefix) else { return false };
+        num.parse::<u64>().is_ok_and(|k| k < count)
     }
 
     /// How many register indices exist.
     pub fn len(&self) -> usize {
-        self.count as usize
+        self.plain.len()
     }
     pub fn is_empty(&self) -> bool {
-        self.count == 0
+        self.plain.is_empty()
     }
 
-    /// The register a name denotes.
+    /// The register a name denotes: a plain register or parameter, or a
+    /// register of a range that the body names (the only ones the analyses
+    /// ask about).
     pub fn get(&self, name: &str) -> Option<Reg> {
-        if let Some(&r) = self.names.get(name) {
-            return Some(r);
-        }
-        let digits = name.bytes().rev().take_while(u8::is_ascii_digit).count();
-        if digits == 0 || digits == name.len() {
-            return None;
-        }
-        let (prefix, num) = name.split_at(name.len() - digits);
-        if num.len() > 1 && num.starts_with('0') {
-            return None;
-        }
-        let &(count, base) = self.ranges.get(prefix)?;
-        let k: u64 = num.parse().ok()?;
-        if k < count {
-            Some(base + k as u32)
-        } else {
-            None
-        }
+        self.names.get(name).copied()
     }
 
     /// The name of a register, for messages.
     pub fn name(&self, r: Reg) -> String {
-        if let Some(n) = self.plain.iter().find(|n| self.names.get(*n) == Some(&r)) {
-            return (*n).to_string();
+        match self.plain.get(r as usize) {
+            Some(n) => (*n).to_string(),
+            None => format!("%<reg{r}>"),
         }
-        for (p, count) in &self.range_names {
-            if let Some(&(_, base)) = self.ranges.get(p) {
-                if r >= base && (r as u64) < base as u64 + count {
-                    return format!("{p}{}", r - base);
-                }
-            }
-        }
-        format!("%<reg{r}>")
     }
 }
 

@@ -31,6 +31,7 @@ pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: us
     }
     let mut uni_seen = false;
     walk_block_in(cx, body, &mut uni_seen, false);
+    cx.at = u32::MAX;
     cx.frames.pop();
     if uni_seen {
         crate::ub::uniformity(cx, f);
@@ -95,14 +96,17 @@ fn walk_block_in<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut 
         match s {
             Statement::Label(_) | Statement::Pragma(_) | Statement::Loc(_) => {}
             Statement::Var(v) => {
+                cx.at = v.span.start;
                 declare_var(cx, v, VarRole::Local);
             }
             Statement::Block(inner) => walk_block(cx, inner, uni_seen),
             Statement::Instr(i) => {
+                cx.at = i.span.start;
                 *uni_seen |= i.has_modifier(".uni") && may_diverge(cx, i);
                 rules::instruction(cx, i);
             }
             Statement::BranchTargets { targets, span, .. } => {
+                cx.at = span.start;
                 cx.require(Feature::BranchTargets, *span);
                 for t in targets {
                     match cx.lookup(t.text) {
@@ -110,12 +114,13 @@ fn walk_block_in<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut 
                         Some(other) => {
                             let what = crate::ctx::sym_kind(other);
                             let decl = crate::ctx::sym_span(other, &cx.funcs);
-                            cx.emit(
-                                Diagnostic::error("check/brx-tlist", t.span, format!("`.branchtargets` entry `{}` is not a label of this function", t.text))
-                                    .with_label(format!("this names {what}"))
-                                    .with_secondary(decl, "declared here")
-                                    .with_note("rule check/brx-tlist (PTX ISA 9.7.12.4): `.branchtargets` \"must refer to labels within the current function\""),
-                            );
+                            let mut d = Diagnostic::error("check/brx-tlist", t.span, format!("`.branchtargets` entry `{}` is not a label of this function", t.text))
+                                .with_label(format!("this names {what}"))
+                                .with_secondary(decl, "declared here");
+                            if let Some(l) = cx.shadowed_forward_label(t.text) {
+                                d = d.with_secondary(l, format!("the label `{}` comes after the directive: a forward reference names a label only when nothing else of that name is visible (ptxas 12.9)", t.text));
+                            }
+                            cx.emit(d.with_note("rule check/brx-tlist (PTX ISA 9.7.12.4): `.branchtargets` \"must refer to labels within the current function\""));
                         }
                         None => {
                             cx.emit(
@@ -128,6 +133,7 @@ fn walk_block_in<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut 
                 }
             }
             Statement::CallTargets { targets, span, .. } => {
+                cx.at = span.start;
                 cx.require(Feature::CallTargets, *span);
                 for t in targets {
                     match cx.lookup(t.text) {

@@ -316,6 +316,9 @@ pub struct Ctx<'f, 'a> {
     pub deferred: Vec<Diagnostic>,
     /// The function being checked (index into `funcs`), with its kind.
     pub current: Option<(usize, FunctionKind)>,
+    /// Where the statement being checked starts (`u32::MAX` outside a
+    /// body): labels written after it are forward references ([`Ctx::lookup`]).
+    pub at: u32,
 }
 
 impl<'f, 'a> std::ops::Deref for Ctx<'f, 'a> {
@@ -353,6 +356,7 @@ impl<'f, 'a> Ctx<'f, 'a> {
             frames: Vec::new(),
             deferred: Vec::new(),
             current: None,
+            at: u32::MAX,
         }
     }
 
@@ -401,13 +405,36 @@ impl<'f, 'a> Ctx<'f, 'a> {
 
     /// Looks a name up from the innermost frame outwards, then in the
     /// module scope as it stood before the body.
+    ///
+    /// A label written after the statement being checked ([`Ctx::at`]) is a
+    /// forward reference, which names the label only if nothing else of that
+    /// name is visible: as ptxas 12.9 resolves names, a function, variable or
+    /// register of an enclosing scope wins (`bra f; f:` after `.func f` is a
+    /// branch to the function, "Label expected for argument 0 of instruction
+    /// 'bra'"; `call f; f:` calls it), while a label written before the use
+    /// shadows them.
     pub fn lookup(&self, name: &str) -> Option<&Sym<'f, 'a>> {
+        let mut forward = None;
         for f in self.frames.iter().rev() {
             if let Some(s) = f.get_local(name) {
-                return Some(s);
+                match s {
+                    Sym::Label { name: l, .. } if l.span.start > self.at => {
+                        forward = forward.or(Some(s));
+                    }
+                    _ => return Some(s),
+                }
             }
         }
-        self.module_lookup(name, self.before)
+        self.module_lookup(name, self.before).or(forward)
+    }
+
+    /// The label `name` written after the statement being checked, when
+    /// [`Ctx::lookup`] resolved the name to something else (for messages).
+    pub fn shadowed_forward_label(&self, name: &str) -> Option<Span> {
+        self.frames.iter().rev().find_map(|f| match f.get_local(name) {
+            Some(Sym::Label { name: l, .. }) if l.span.start > self.at => Some(l.span),
+            _ => None,
+        })
     }
 
     /// Declares a name in the innermost frame, reporting a duplicate.
@@ -489,7 +516,14 @@ impl<'f, 'a> Ctx<'f, 'a> {
 
     /// Requires a gated feature; reports the version and the target shortfall.
     pub fn require(&mut self, feature: Feature, span: Span) {
-        let g = gate(feature);
+        self.require_gate(gate(feature), span);
+    }
+
+    /// Requires the minimum version and target of a gate row, as
+    /// [`Ctx::require`] does for the rows of `isa::FEATURES`; rules use it for
+    /// the gates of a modifier that only they know (`rules::tensor`'s
+    /// mbarrier scopes and `.shared::cluster`).
+    pub fn require_gate(&mut self, g: &crate::isa::Gate, span: Span) {
         if let Some((v, vspan)) = self.version {
             if v < g.min_version {
                 self.emit(

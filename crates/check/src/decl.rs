@@ -1,6 +1,7 @@
 //! Declaration rules that need no symbol table: `check/alignment` (an
-//! `.align` value is a power of two) and `check/initializer` (an array
-//! initialiser has no more elements than the array has at each dimension).
+//! `.align` value is a power of two), `check/initializer` (an array
+//! initialiser has no more elements than the array has at each dimension)
+//! and `check/register-count` (a `%r<N>` count fits in 32 bits).
 
 use crate::ctx::Ctx;
 use ptxsim_syntax::ast::{Declarator, Init, Spanned};
@@ -16,6 +17,26 @@ pub fn alignment(cx: &mut Ctx<'_, '_>, align: Option<Spanned<u64>>) {
             Diagnostic::error("check/alignment", a.span, format!("alignment {} is not a power of two", a.value))
                 .with_label("`.align` takes 1, 2, 4, 8, 16, ...")
                 .with_note("rule check/alignment (PTX ISA 5.4.5 .align): the alignment must be a power of two (ptxas: \"Alignment must be a power of two\")"),
+        );
+    }
+}
+
+/// Rule `check/register-count` (PTX ISA 5.4.7, parameterized variable
+/// names `%r<N>`): ptxas 12.9 reads N as a 32-bit constant: a count of
+/// 2^32 or more is "Constant overflow" at the declaration. (Up to 2^32 - 1
+/// it reserves 8 bytes per declared register: `%r<2147483648>` assembles
+/// with 16 GiB, `%r<4294967295>` fails with "Memory allocation failure" on
+/// a host with less than 32 GiB; ptxsim accepts both, and none of its
+/// passes sizes anything by the declared count. A count from 2^63 on is
+/// wrapped to 32 bits by ptxas, `%r<9223372036854775813>` being `%r<5>`;
+/// ptxsim reports it as too large.)
+pub fn register_count(cx: &mut Ctx<'_, '_>, count: Option<Spanned<u64>>) {
+    let Some(c) = count else { return };
+    if c.value > u64::from(u32::MAX) {
+        cx.emit(
+            Diagnostic::error("check/register-count", c.span, format!("register count {} does not fit in 32 bits", c.value))
+                .with_label("at most 4294967295")
+                .with_note("rule check/register-count (PTX ISA 5.4.7 `%r<N>`): the count is a 32-bit constant (ptxas: \"Constant overflow\")"),
         );
     }
 }

@@ -18,15 +18,18 @@
 //! - `check/inconsistent-prototype`: a prototype and the definition agree.
 //! - `check/call-table`: call-table initialisers name functions declared
 //!   before them, never labels.
-//! - `check/alignment`, `check/initializer` ([`decl`]): `.align` is a power
-//!   of two; an array initialiser is no longer than the array.
+//! - `check/alignment`, `check/initializer`, `check/register-count`
+//!   ([`decl`]): `.align` is a power of two; an array initialiser is no
+//!   longer than the array; a `%r<N>` count fits in 32 bits.
 //!
 //! **Resolution and scopes** ([`ctx`], [`body`])
 //! - `check/unknown-symbol`: every name resolves in its `{}` scope; a name
 //!   declared inside a block is invisible outside it, an inner declaration
 //!   shadows an outer one, variables are declared before use; labels are
 //!   block-scoped too (visible in their block and nested blocks, forward
-//!   references allowed).
+//!   references allowed, but a function, variable or register of that name
+//!   visible at the reference wins over a label written after it, as in
+//!   ptxas).
 //! - `check/unknown-instruction`: the opcode is a PTX instruction.
 //!
 //! **Instructions** ([`rules`], the instruction table [`rules::TABLE`])
@@ -55,6 +58,9 @@
 //! - `check/instruction-type`, `check/operand-type`, `check/operand-count`,
 //!   `check/operand-shape`: each operand fits the instruction type by the
 //!   manual's type-compatibility rules ([`types`]).
+//! - `check/special-register`: special registers are operands of `mov` and
+//!   integer-to-integer `cvt` only (`bar.sync 1, %ntid.x` and
+//!   `add.u32 %r, %tid.x, 1` are refused, as by ptxas 12.9).
 //! - `check/register-minus`: a register followed by `-` in an operand, which
 //!   ptxas rejects (usually a missing comma: `%p1 -1`).
 //! - `check/nanosleep-operand`: `nanosleep.u32` with a 32-bit register or immediate.
@@ -83,6 +89,9 @@
 //! - `check/modifiers`: the rounding, approximation, saturation and mode
 //!   modifiers each arithmetic instruction takes per operand class
 //!   (`rules/modifiers.rs`, checked against ptxas 12.9 over 3,192 combinations).
+//! - `check/tensor-operands` ([`rules::tensor`]): cp.async, ldmatrix,
+//!   stmatrix, movmatrix, mma, the bulk copies and every `mbarrier`
+//!   operation (its `.sem`/`.scope`, `.shared::cluster` with the sink `_`).
 //! - `check/state-space`: `ld`/`st` address symbols of their state space, no
 //!   `st.const`, input parameters are read-only, address registers are
 //!   32/64-bit integers (64-bit for generic/.global with `.address_size 64`).

@@ -236,6 +236,7 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
 pub fn declare_var<'f, 'a>(cx: &mut Ctx<'f, 'a>, v: &'f VarDecl<'a>, role: VarRole) {
     crate::decl::alignment(cx, v.align);
     for (k, d) in v.declarators.iter().enumerate() {
+        crate::decl::register_count(cx, d.count);
         if let Some(init) = &d.init {
             crate::decl::initializer(cx, d);
             check_init(cx, init);

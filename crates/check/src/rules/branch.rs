@@ -53,16 +53,19 @@ pub fn bra<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         Some(s) => {
             let what = sym_kind(s);
             let decl = sym_span(s, &cx.funcs);
+            let forward = cx.shadowed_forward_label(name.text);
             let hint = match s {
+                _ if forward.is_some() => "",
                 Sym::Var(v) if v.space() == StateSpace::Reg => "; to jump through a register use `brx.idx` with a `.branchtargets` list",
                 _ => "",
             };
-            cx.emit(
-                Diagnostic::error("check/bra-target", op.span, format!("the target of `bra` must be a label, but `{}` is {what}{hint}", name.text))
-                    .with_label("not a label")
-                    .with_secondary(decl, "declared here")
-                    .with_note(BRA_NOTE),
-            );
+            let mut d = Diagnostic::error("check/bra-target", op.span, format!("the target of `bra` must be a label, but `{}` is {what}{hint}", name.text))
+                .with_label("not a label")
+                .with_secondary(decl, "declared here");
+            if let Some(l) = forward {
+                d = d.with_secondary(l, format!("the label `{}` comes after the branch: a forward reference names a label only when nothing else of that name is visible (ptxas 12.9); rename the label", name.text));
+            }
+            cx.emit(d.with_note(BRA_NOTE));
         }
         None if special(name.text).is_some() => {
             cx.emit(

@@ -14,7 +14,7 @@ use super::operand::{special, value, Role};
 use super::{opname, Decoded};
 use crate::ctx::{sym_kind, sym_span, Ctx, Sym, VarRole};
 use crate::types::{class, Class, Size};
-use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, StateSpace};
+use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::Diagnostic;
 
 const SPACE_NOTE: &str = "rule check/state-space (PTX ISA 5.1, 9.7.9.8 ld, 9.7.9.10 st): an `ld`/`st` with a state space must address a symbol of that space; a generic access may name any addressable symbol";
@@ -47,10 +47,19 @@ pub fn ld_st<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, sto
         );
         return;
     }
-    let Some(&(ty, _)) = d.types.last() else {
+    let Some(&(ty, ty_span)) = d.types.last() else {
         cx.emit(Diagnostic::error("check/instruction-type", i.opcode.span, format!("`{}` needs a data type", opname(i))).with_note("rule check/instruction-type (PTX ISA 9.7.9.8 ld)"));
         return;
     };
+    if ty == ScalarType::Pred {
+        // ptxas 12.9: "Unexpected instruction types specified for 'st'".
+        cx.emit(
+            Diagnostic::error("check/instruction-type", ty_span, format!("`{}` has no `.pred` form: predicates are not loaded or stored", opname(i)))
+                .with_label("not a type of ld/st")
+                .with_note("rule check/instruction-type (PTX ISA 9.7.9.8 ld, 9.7.9.10 st: `.type = { .b8, .b16, .b32, .b64, .b128, .u8, ..., .f64 }`, no `.pred`): materialise a predicate with `selp` before storing it, and test a loaded value with `setp`"),
+        );
+        return;
+    }
     if let Some((n, _)) = d.vector {
         match &data.kind {
             OperandKind::Vector(v) if v.len() == n as usize => {}

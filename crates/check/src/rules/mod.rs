@@ -112,6 +112,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         }
     }
     gates(cx, i, spec, &d);
+    operand::special_operands(cx, i, &d);
     if !sink::check(cx, i) {
         return operand::resolve_all(cx, i);
     }

@@ -340,3 +340,33 @@ pub fn resolve_all(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) {
         resolve_operand(cx, op);
     }
 }
+
+/// Rule `check/special-register` (as ptxas 12.9 applies it under every
+/// `.version` measured, 1.4 to 8.6): special registers are read with `mov`
+/// (PTX ISA 10: "special registers ... are read-only", moved into ordinary
+/// registers) and with integer-to-integer `cvt`; any other instruction
+/// naming one as an operand is refused ("Special register argument not
+/// allowed for instruction 'bar'"): `add.u32 %r, %tid.x, 1`,
+/// `bar.sync 1, %ntid.x`, `cvt.rn.f32.u32 %f, %tid.x`. Elements of a vector
+/// operand (`st.v2.u32 [a], {%tid.x, %r}`) are not concerned.
+pub fn special_operands(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &super::Decoded<'_>) {
+    let allowed = match i.opcode.text {
+        "mov" => true,
+        "cvt" => d.types.len() == 2 && d.types.iter().all(|(t, _)| matches!(class(*t), Class::Unsigned | Class::Signed | Class::Bits)),
+        _ => false,
+    };
+    if allowed {
+        return;
+    }
+    for o in &i.operands {
+        if let OperandKind::Name { name, .. } = &o.kind {
+            if special(name.text).is_some() {
+                cx.emit(
+                    Diagnostic::error("check/special-register", o.span, format!("special register `{}` cannot be an operand of `{}`", name.text, OpName(i)))
+                        .with_label("copy it into a register with `mov` first")
+                        .with_note("rule check/special-register (PTX ISA 10 special registers; ptxas 12.9 \"Special register argument not allowed for instruction\"): a special register is read by `mov` or an integer `cvt` into an ordinary register, which other instructions then use"),
+                );
+            }
+        }
+    }
+}
