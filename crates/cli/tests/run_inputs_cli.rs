@@ -251,10 +251,17 @@ fn limits_follow_the_module_target() {
 #[test]
 fn load_errors_name_the_file_and_extern_shared_gets_a_hint() {
     let dir = temp_dir("load");
-    let k = write(&dir, "regs.ptx", ".version 7.8\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n    .reg .b32 %r<20000>;\n    ret;\n}\n");
+    // A big declared range costs nothing (ptxas accepts it): only the
+    // registers the body names take slots.
+    let k = write(&dir, "regs.ptx", ".version 7.8\n.target sm_70\n.address_size 64\n.visible .entry k()\n{\n    .reg .b32 %r<4294967295>;\n    mov.u32 %r4294967294, 1;\n    ret;\n}\n");
+    assert_eq!(run(&["run", &k, "--kernel", "k"]).code, Some(0));
+    // Naming more registers than the engine's limit is a load error at the
+    // function's line.
+    let body: String = (0..16_385).map(|i| format!("    mov.u32 %r{i}, {i};\n")).collect();
+    let k = write(&dir, "regs2.ptx", &format!(".version 7.8\n.target sm_70\n.address_size 64\n.visible .entry k()\n{{\n    .reg .b32 %r<20000>;\n{body}    ret;\n}}\n"));
     let r = run(&["run", &k, "--kernel", "k"]);
     assert_eq!(r.code, Some(1));
-    assert!(r.stderr.contains(&format!("{k}:6: `%r<20000>` declares more than")), "{}", r.stderr);
+    assert!(r.stderr.contains(&format!("{k}:4: more than 16384 registers named in one function")), "{}", r.stderr);
     let k = write(&dir, "dyn.ptx", ".version 7.8\n.target sm_70\n.address_size 64\n.extern .shared .align 4 .b8 buf[];\n.visible .entry k()\n{\n    .reg .u32 %r;\n    st.shared.u32 [buf], 1;\n    ret;\n}\n");
     let r = run(&["run", &k, "--kernel", "k"]);
     assert_eq!(r.code, Some(1));

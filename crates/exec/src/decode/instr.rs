@@ -14,6 +14,7 @@ use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
 use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType, StateSpace, Statement};
+use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
 mod bits;
@@ -37,13 +38,25 @@ enum ImmKind {
     Float(FTy),
 }
 
+/// One block scope: its names, and its register ranges (`%r<N>`: the
+/// prefix, whether they are predicates, and N).
+#[derive(Default)]
+struct Scope {
+    names: HashMap<String, Sym>,
+    ranges: HashMap<String, (bool, u64)>,
+}
+
 pub(crate) struct FuncDecoder<'d, 's, 'f, 'a, 'x> {
     m: &'d ModuleDecoder<'s, 'f, 'a>,
     id: FuncId,
     is_kernel: bool,
-    scopes: Vec<HashMap<String, Sym>>,
-    nregs: u64,
-    npreds: u64,
+    /// Block scopes, innermost last. Interior mutability: a register of a
+    /// `%r<N>` range gets its slot when an operand first names it.
+    scopes: RefCell<Vec<Scope>>,
+    nregs: Cell<u64>,
+    npreds: Cell<u64>,
+    /// A register named past [`MAX_REGS`] slots (reported by `sizes`).
+    overflow: Cell<bool>,
     frame: u64,
     shared_cursor: &'x mut u64,
     code: Vec<Instr>,
@@ -62,9 +75,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             m,
             id,
             is_kernel,
-            scopes: vec![HashMap::new()],
-            nregs: 0,
-            npreds: 0,
+            scopes: RefCell::new(vec![Scope::default()]),
+            nregs: Cell::new(0),
+            npreds: Cell::new(0),
+            overflow: Cell::new(false),
             frame: 0,
             shared_cursor,
             code: Vec::new(),
@@ -99,31 +113,64 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         std::mem::take(&mut self.code)
     }
 
-    pub fn sizes(&self) -> (u32, u32, u32) {
-        (self.nregs as u32, self.npreds as u32, self.frame as u32)
+    /// Register slots, predicate slots and frame bytes of the function, or
+    /// the limit error when its body names more than [`MAX_REGS`] registers.
+    pub fn sizes(&self) -> R<(u32, u32, u32)> {
+        if self.overflow.get() {
+            return Err(DecodeError::Limit(format!("more than {MAX_REGS} registers named in one function")));
+        }
+        Ok((self.nregs.get() as u32, self.npreds.get() as u32, self.frame as u32))
     }
 
     pub fn scope_insert(&mut self, name: &str, s: Sym) {
-        if let Some(sc) = self.scopes.last_mut() {
-            sc.insert(name.to_string(), s);
+        if let Some(sc) = self.scopes.get_mut().last_mut() {
+            sc.names.insert(name.to_string(), s);
         }
     }
 
+    /// The symbol `name` stands for: the innermost scope's name, or a
+    /// register of one of its `%r<N>` ranges (given its slot now, once),
+    /// else a module symbol.
     fn lookup(&self, name: &str) -> Option<Sym> {
-        for sc in self.scopes.iter().rev() {
-            if let Some(s) = sc.get(name) {
+        let mut scopes = self.scopes.borrow_mut();
+        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
+        let (prefix, k) = name.split_at(digits);
+        // `%r0`, `%r12`: no leading zero, as the range names them.
+        let index = (!k.is_empty() && (k == "0" || !k.starts_with('0'))).then(|| k.parse::<u64>().ok()).flatten();
+        for sc in scopes.iter_mut().rev() {
+            if let Some(s) = sc.names.get(name) {
                 return Some(*s);
             }
+            let Some(i) = index else { continue };
+            if let Some(&(pred, n)) = sc.ranges.get(prefix) {
+                if i < n {
+                    let sym = self.slot(pred)?;
+                    sc.names.insert(name.to_string(), sym);
+                    return Some(sym);
+                }
+            }
         }
+        drop(scopes);
         self.m.syms.get(name).copied()
     }
 
-    fn new_reg(&mut self) -> R<Sym> {
-        self.nregs += 1;
-        if self.nregs + self.npreds > MAX_REGS {
-            return Err(DecodeError::Limit(format!("more than {MAX_REGS} registers in one function")));
+    /// A new register (or, `pred`, predicate) slot; `None` past the limit.
+    fn slot(&self, pred: bool) -> Option<Sym> {
+        if self.nregs.get() + self.npreds.get() >= MAX_REGS {
+            self.overflow.set(true);
+            return None;
         }
-        Ok(Sym::Reg { slot: (self.nregs - 1) as u32 })
+        Some(if pred {
+            self.npreds.set(self.npreds.get() + 1);
+            Sym::Pred((self.npreds.get() - 1) as u32)
+        } else {
+            self.nregs.set(self.nregs.get() + 1);
+            Sym::Reg { slot: (self.nregs.get() - 1) as u32 }
+        })
+    }
+
+    fn new_reg(&mut self) -> R<Sym> {
+        self.slot(false).ok_or_else(|| DecodeError::Limit(format!("more than {MAX_REGS} registers in one function")))
     }
 
     fn new_frame(&mut self, size: u64, align: u64) -> R<u32> {
@@ -183,9 +230,9 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 }
                 Statement::Var(v) => self.declare_var(v)?,
                 Statement::Block(inner) => {
-                    self.scopes.push(HashMap::new());
+                    self.scopes.get_mut().push(Scope::default());
                     let r = self.walk_block(inner);
-                    self.scopes.pop();
+                    self.scopes.get_mut().pop();
                     r?;
                 }
                 _ => {}
@@ -205,22 +252,20 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         continue; // vector registers: uses decode to `unsupported`
                     }
                     let Some(s) = v.ty.value.scalar() else { continue };
-                    let n = decl.count.map(|c| c.value).unwrap_or(1);
-                    if n > MAX_REGS {
-                        return Err(DecodeError::Limit(format!("line {line}: `{}<{n}>` declares more than {MAX_REGS} registers", decl.name.text)));
-                    }
-                    for k in 0..n {
-                        let name = if decl.count.is_some() { format!("{}{k}", decl.name.text) } else { decl.name.text.to_string() };
-                        let sym = if s == ScalarType::Pred {
-                            self.npreds += 1;
-                            if self.nregs + self.npreds > MAX_REGS {
-                                return Err(DecodeError::Limit(format!("line {line}: more than {MAX_REGS} registers in one function")));
+                    let pred = s == ScalarType::Pred;
+                    match decl.count {
+                        // A range: its registers get slots as the body
+                        // names them, so the cost follows the registers
+                        // used, never the declared count.
+                        Some(c) => {
+                            if let Some(sc) = self.scopes.get_mut().last_mut() {
+                                sc.ranges.insert(decl.name.text.to_string(), (pred, c.value));
                             }
-                            Sym::Pred((self.npreds - 1) as u32)
-                        } else {
-                            self.new_reg().map_err(|e| format!("line {line}: {e}"))?
-                        };
-                        self.scope_insert(&name, sym);
+                        }
+                        None => {
+                            let sym = self.slot(pred).ok_or_else(|| DecodeError::Limit(format!("line {line}: more than {MAX_REGS} registers in one function")))?;
+                            self.scope_insert(decl.name.text, sym);
+                        }
                     }
                 }
                 StateSpace::Local | StateSpace::Param => {

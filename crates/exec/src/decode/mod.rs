@@ -535,7 +535,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                 Some(Reconvergence::Exit) | None => PC_EXIT,
             })
             .collect();
-        let (nregs, npreds, frame) = fd.sizes();
+        let (nregs, npreds, frame) = fd.sizes().map_err(|e| format!("line {}: {e}", func.line))?;
         func.num_regs = nregs;
         func.num_preds = npreds;
         func.frame_bytes = frame;

@@ -227,11 +227,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         if let Some(s) = self.carry {
             return Ok(s);
         }
-        self.npreds += 1;
-        if self.nregs + self.npreds > MAX_REGS {
+        let Some(crate::decode::Sym::Pred(s)) = self.slot(true) else {
             return Err(format!("more than {MAX_REGS} registers in one function"));
-        }
-        let s = (self.npreds - 1) as u32;
+        };
         self.carry = Some(s);
         Ok(s)
     }
