@@ -110,6 +110,9 @@ generate() {
     "$NVCC" -ptx -arch=$arch "${NVCC_INC[@]}" "$cu" -o "$CORPUS/nvcc/${cu%.cu}.ptx"
   done
   "$NVCC" -ptx -arch=compute_80 "${NVCC_INC[@]}" matmul.cu -o "$CORPUS/nvcc/matmul_sm80.ptx"
+  # cuda::memcpy_async with a cuda::barrier at compute_80: cp.async copies
+  # completed through cp.async.mbarrier.arrive (no cp.async.wait_group).
+  "$NVCC" -ptx -arch=compute_80 "${NVCC_INC[@]}" bulk_copy.cu -o "$CORPUS/nvcc/bulk_copy_sm80.ptx"
   "$NVCC" -ptx -arch=compute_90 "${NVCC_INC[@]}" warp_vote.cu -o "$CORPUS/nvcc/warp_vote_sm90.ptx"
   "$NVCC" -ptx -arch=compute_75 -lineinfo "${NVCC_INC[@]}" scan.cu -o "$CORPUS/nvcc/lineinfo_scan.ptx"
   "$NVCC" -ptx -arch=compute_75 -rdc=true "${NVCC_INC[@]}" funcptr.cu -o "$CORPUS/nvcc/rdc_funcptr.ptx"
