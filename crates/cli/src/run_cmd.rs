@@ -526,7 +526,7 @@ fn fill_failure(e: FillError, i: usize, len: u64, time: &Time) -> Failure {
     match e {
         FillError::Timeout { done } => time.passed(&format!("loading the arguments (argument {i}: {done} of its {len} bytes filled)")).into(),
         FillError::Input(m) => Failure { usage: true, ..RunError::new(TrapKind::InvalidLaunch, format!("argument {i}: {m}")).into() },
-        FillError::Sink(e) => e.into(),
+        FillError::Sink(e) => (*e).into(),
     }
 }
 

@@ -15,6 +15,7 @@
 use crate::common::cut;
 use crate::npy;
 use crate::run_args::Ty;
+use ptxsim_exec::RunError;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 use std::time::Instant;
@@ -58,8 +59,11 @@ pub enum FillError {
     /// or cannot be read.
     Input(String),
     /// The destination refused a piece (a device write).
-    Sink(ptxsim_exec::RunError),
+    Sink(Box<RunError>),
 }
+
+/// Where a fill puts each piece: `(offset in the buffer, bytes)`.
+pub type Sink<'a> = dyn FnMut(u64, &[u8]) -> Result<(), RunError> + 'a;
 
 impl Init {
     /// Describes the initialiser `rhs` of a buffer of `n` elements of `ty`,
@@ -89,7 +93,7 @@ impl Init {
     /// Produces the `len` bytes of the buffer in order, in pieces of at
     /// most [`CHUNK`] bytes, calling `sink(offset, piece)` for each; the
     /// deadline is checked before each piece. `Zeros` produces nothing.
-    pub fn fill(&self, ty: Ty, len: u64, deadline: Option<Instant>, sink: &mut dyn FnMut(u64, &[u8]) -> Result<(), ptxsim_exec::RunError>) -> Result<(), FillError> {
+    pub fn fill(&self, ty: Ty, len: u64, deadline: Option<Instant>, sink: &mut Sink<'_>) -> Result<(), FillError> {
         let mut done = 0u64;
         let late = |done: u64| match deadline {
             Some(d) if Instant::now() >= d => Err(FillError::Timeout { done }),
@@ -97,7 +101,7 @@ impl Init {
         };
         let mut put = |piece: &[u8]| -> Result<(), FillError> {
             late(done)?;
-            sink(done, piece).map_err(FillError::Sink)?;
+            sink(done, piece).map_err(|e| FillError::Sink(Box::new(e)))?;
             done += piece.len() as u64;
             Ok(())
         };

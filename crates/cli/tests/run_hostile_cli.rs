@@ -43,7 +43,7 @@ fn json(r: &Run) -> serde_json::Value {
 /// given header dict and data; the header is padded to a multiple of 64.
 fn npy(path: &Path, dict: &str, data: &[u8]) {
     let mut dict = dict.to_string();
-    while (12 + dict.len() + 1) % 64 != 0 {
+    while !(12 + dict.len() + 1).is_multiple_of(64) {
         dict.push(' ');
     }
     dict.push('\n');
