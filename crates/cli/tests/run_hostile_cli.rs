@@ -174,16 +174,18 @@ fn names_and_lists_in_run_messages_are_cut() {
         assert!(all.len() < 1000, "{a:?}: {} bytes", all.len());
         assert!(all.contains("…(5000000 bytes)"), "{}", head(&all));
     }
-    // Quoted user text (each under Linux's 128 KiB per argument): an --arg
-    // of 30,000 values with a 20,000-byte bad one, a bad --grid, a missing
-    // file with a long name, many kernels.
+    // Quoted user text (each under Linux's 128 KiB per argument): a module
+    // path of 80,000 bytes, an --arg of 30,000 values with a 20,000-byte bad
+    // one, a bad --grid, a missing input file with a long name, many kernels.
     let k = noop(&dir);
     let spec = format!("u32[30000]={}{}", "1,".repeat(29_999), "x".repeat(20_000));
     let grid = "9".repeat(100_000);
     let missing = format!("u32[1]=@{}/{}", dir.display(), "m".repeat(200));
     let kernels: String = (0..1000).map(|i| format!(".visible .entry k{i}()\n{{\nret;\n}}\n")).collect();
     let kk = write(&dir, "kernels.ptx", &format!("{HDR}{kernels}"));
+    let deep = format!("{}/{}missing.ptx", dir.display(), "./".repeat(40_000));
     for a in [
+        vec!["run", deep.as_str(), "--kernel", "k"],
         vec!["run", k.as_str(), "--kernel", "k", "--arg", spec.as_str()],
         vec!["run", k.as_str(), "--kernel", "k", "--grid", grid.as_str()],
         vec!["run", k.as_str(), "--kernel", "k", "--arg", missing.as_str()],
