@@ -4,7 +4,7 @@
 //! Graphviz DOT or JSON; plus `.uni` warnings (and, with `--notes`, notes on
 //! uniform branches that lack `.uni`).
 
-use crate::common::{read_text, use_color, Color, EXIT_INPUT, EXIT_USAGE};
+use crate::common::{cut, escape_controls, read_text, render_diags, use_color, Color, EXIT_INPUT, EXIT_USAGE};
 use ptxsim_analysis::callgraph::{CallGraph, CallSite, Callees};
 use ptxsim_analysis::report::{dot_module_header, FunctionReport};
 use ptxsim_analysis::uniformity::CauseStep;
@@ -51,7 +51,7 @@ pub fn run(a: Args) -> ExitCode {
     let file = SourceFile::new(&name, &text);
     let parsed = ptxsim_syntax::parse(&text);
     if parsed.has_errors() {
-        eprint!("{}", file.render(&parsed.diagnostics, use_color(a.color)));
+        let _ = std::io::stderr().write_all(&render_diags(&file, &parsed.diagnostics, use_color(a.color)));
         return ExitCode::from(EXIT_INPUT);
     }
     let li = LineIndex::new(&text);
@@ -67,7 +67,7 @@ pub fn run(a: Args) -> ExitCode {
         })
         .collect();
     if let (Some(f), true) = (&a.function, funcs.is_empty()) {
-        eprintln!("error: {name}: no function named `{f}` with a body");
+        eprintln!("error: {}", escape_controls(&format!("{}: no function named `{}` with a body", cut(&name), cut(f))));
         return ExitCode::from(EXIT_USAGE);
     }
     let graph = CallGraph::new(&parsed.module);
@@ -99,7 +99,7 @@ pub fn run(a: Args) -> ExitCode {
             }
             if !diags.is_empty() {
                 let _ = writeln!(out);
-                let _ = write!(out, "{}", file.render(&diags, use_color(a.color)));
+                let _ = out.write_all(&render_diags(&file, &diags, use_color(a.color)));
             }
         }
         Format::Dot => {
@@ -119,7 +119,7 @@ pub fn run(a: Args) -> ExitCode {
             }
             let _ = out.flush();
             if !diags.is_empty() {
-                eprint!("{}", file.render(&diags, use_color(a.color)));
+                let _ = std::io::stderr().write_all(&render_diags(&file, &diags, use_color(a.color)));
             }
         }
         Format::Json => {

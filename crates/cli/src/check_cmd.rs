@@ -1,7 +1,6 @@
 //! `ptxsim check` and `ptxsim fmt`.
 
-use crate::common::{read_text, use_color, Color, EXIT_INPUT, EXIT_USAGE};
-use codespan_reporting::term::termcolor;
+use crate::common::{escape_controls, read_text, render_diags, use_color, Color, EXIT_INPUT, EXIT_USAGE};
 use ptxsim_syntax::{Diagnostic, Severity, SourceFile};
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -158,7 +157,7 @@ pub fn run(a: Args) -> ExitCode {
             Err(msg) => {
                 io_errors += 1;
                 match a.format {
-                    Format::Text => eprintln!("error: {msg}"),
+                    Format::Text => eprintln!("error: {}", escape_controls(&msg)),
                     Format::Json => json_item(
                         &mut out,
                         serde_json::json!({"file": name, "severity": "error", "code": "io/read", "message": msg, "line": null, "column": null}),
@@ -179,21 +178,16 @@ pub fn run(a: Args) -> ExitCode {
         // something to show.
         if report.diags.is_empty() {
             if let (Format::Text, Some(m)) = (&a.format, not_shown(&report, a.max_errors)) {
-                let _ = writeln!(out, "{name}: {m}\n");
+                let _ = writeln!(out, "{}: {m}\n", escape_controls(&name));
             }
             continue;
         }
         let file = SourceFile::new(&name, &text);
         match a.format {
             Format::Text => {
-                let mut buf = if color { termcolor::Buffer::ansi() } else { termcolor::Buffer::no_color() };
-                for d in &report.diags {
-                    buf.clear();
-                    file.render_one(&mut buf, d);
-                    let _ = out.write_all(buf.as_slice());
-                }
+                let _ = out.write_all(&render_diags(&file, &report.diags, color));
                 if let Some(m) = not_shown(&report, a.max_errors) {
-                    let _ = writeln!(out, "{name}: {m}\n");
+                    let _ = writeln!(out, "{}: {m}\n", escape_controls(&name));
                 }
             }
             Format::Json => {
@@ -210,7 +204,7 @@ pub fn run(a: Args) -> ExitCode {
                 errors += 1;
                 match a.format {
                     Format::Text => {
-                        let _ = writeln!(out, "error[link/symbol]: {line}\n");
+                        let _ = writeln!(out, "error[link/symbol]: {}\n", escape_controls(line));
                     }
                     Format::Json => json_item(&mut out, serde_json::json!({"file": null, "severity": "error", "code": "link/symbol", "message": line, "line": null, "column": null})),
                 }
@@ -252,7 +246,7 @@ pub fn run(a: Args) -> ExitCode {
             if !unresolved.is_empty() {
                 eprintln!("left to the linker ({} called, declared `.extern` and not defined; --whole-program rejects them):", plural(unresolved.len(), "function"));
                 for (file, f, l) in unresolved.iter().take(16) {
-                    eprintln!("  {} ({file}:{l})", ptxsim_syntax::diag::bound_text(format!("`{f}`")));
+                    eprintln!("  {}", escape_controls(&format!("{} ({file}:{l})", ptxsim_syntax::diag::bound_text(format!("`{f}`")))));
                 }
                 if unresolved.len() > 16 {
                     eprintln!("  ... and {} more", unresolved.len() - 16);
@@ -278,6 +272,7 @@ fn read_text_quiet(path: &std::path::Path) -> Result<String, String> {
 /// A module with syntax or check errors is not printed: its diagnostics go to
 /// standard error and the exit status is 1.
 pub fn fmt(a: FmtArgs) -> ExitCode {
+    use std::io::Write;
     let text = match read_text(&a.file) {
         Ok(t) => t,
         Err(code) => return code,
@@ -286,18 +281,18 @@ pub fn fmt(a: FmtArgs) -> ExitCode {
     let report = diagnose(&text, DEFAULT_MAX_ERRORS as usize, ptxsim_check::Mode::Relocatable, 1);
     if report.errors() > 0 {
         let errors: Vec<Diagnostic> = report.diags.into_iter().filter(Diagnostic::is_error).collect();
-        eprint!("{}", SourceFile::new(&name, &text).render(&errors, false));
+        let _ = std::io::stderr().write_all(&render_diags(&SourceFile::new(&name, &text), &errors, false));
+        let shown = escape_controls(&name);
         if report.errors_not_shown > 0 {
-            eprintln!("{name}: {} more not shown", plural(report.errors_not_shown, "error"));
+            eprintln!("{shown}: {} more not shown", plural(report.errors_not_shown, "error"));
         }
-        eprintln!("error: `{name}` has {}; not formatted", plural(errors.len() + report.errors_not_shown, "error"));
+        eprintln!("error: `{shown}` has {}; not formatted", plural(errors.len() + report.errors_not_shown, "error"));
         return ExitCode::from(EXIT_INPUT);
     }
     drop(report);
     let parsed = ptxsim_syntax::parse(&text);
     let printed = ptxsim_syntax::print_module_with_comments(&parsed.module, &text);
     drop(parsed);
-    use std::io::Write;
     let mut out = std::io::stdout().lock();
     let _ = out.write_all(printed.as_bytes());
     ExitCode::SUCCESS

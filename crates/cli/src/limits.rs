@@ -13,9 +13,10 @@ use std::time::Duration;
 
 /// `--timeout`: seconds (a decimal number), 0 for none.
 pub fn parse_timeout(s: &str) -> Result<Option<Duration>, String> {
-    let v: f64 = s.trim().parse().map_err(|_| format!("--timeout takes seconds (for example 60 or 2.5; 0 for none), not `{s}`"))?;
+    let shown = || crate::common::cut(s);
+    let v: f64 = s.trim().parse().map_err(|_| format!("--timeout takes seconds (for example 60 or 2.5; 0 for none), not `{}`", shown()))?;
     if !v.is_finite() || !(0.0..=1e9).contains(&v) {
-        return Err(format!("--timeout takes seconds from 0 (none) to 10^9, not `{s}`"));
+        return Err(format!("--timeout takes seconds from 0 (none) to 10^9, not `{}`", shown()));
     }
     Ok(if v == 0.0 { None } else { Some(Duration::from_secs_f64(v)) })
 }
@@ -24,7 +25,7 @@ pub fn parse_timeout(s: &str) -> Result<Option<Duration>, String> {
 /// 1024; `KiB`, `MB` and the like are read the same way).
 pub fn parse_bytes(s: &str) -> Result<u64, String> {
     let t = s.trim();
-    let err = || format!("--max-memory takes a size such as 4G, 512M or 1048576, not `{s}`");
+    let err = || format!("--max-memory takes a size such as 4G, 512M or 1048576, not `{}`", crate::common::cut(s));
     let digits = t.find(|c: char| !c.is_ascii_digit()).unwrap_or(t.len());
     let n: u64 = t[..digits].parse().map_err(|_| err())?;
     let shift = match t[digits..].trim().to_ascii_lowercase().as_str() {

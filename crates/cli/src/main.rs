@@ -12,6 +12,7 @@ mod limits;
 mod npy;
 mod run_args;
 mod run_cmd;
+mod run_init;
 mod run_out;
 mod sass_cmd;
 

@@ -1,16 +1,17 @@
 //! The inputs of `ptxsim run`, checked before anything runs: `--arg` specs
-//! (element types, scalar values, buffer initialisers and input files read
-//! with their size checked first), the numeric flags (`--grid`, `--block`,
-//! `--cluster`, `--threads`, `--shared`, `--fuel`) with messages that name
-//! the flag and the range, and the module facts a launch is checked against:
+//! (element types, scalar values, buffer initialisers, whose input files
+//! `run_init` checks before anything is read), the numeric flags (`--grid`,
+//! `--block`, `--cluster`, `--threads`, `--shared`, `--fuel`) with messages
+//! that name the flag and the range (and quote input cut to a few dozen
+//! bytes), and the module facts a launch is checked against:
 //! its kernels' parameters (each argument's class, size and count), its
 //! `.target` (the shared-memory limit, whether clusters exist) and its
 //! `extern .shared` declarations.
 
-use crate::npy;
+use crate::common::{cut, cut_list};
+use crate::run_init::Init;
 use ptxsim_exec::Dim3;
 use ptxsim_syntax::ast::{FunctionKind, Item, Linkage, Module, Param, ScalarType, StateSpace, Statement};
-use std::path::Path;
 
 /// Element types of `--arg`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -83,7 +84,7 @@ impl Ty {
     /// Parses one value into little-endian bits.
     pub fn value(self, s: &str) -> Result<u64, String> {
         let s = s.trim();
-        let bad = || format!("`{s}` is not a valid {} value", self.name());
+        let bad = || format!("`{}` is not a valid {} value", cut(s), self.name());
         match self {
             Ty::F32 => Ok(parse_float(s).ok_or_else(bad)? as f32).map(|f| f.to_bits() as u64),
             Ty::F64 => Ok(parse_float(s).ok_or_else(bad)?.to_bits()),
@@ -100,13 +101,13 @@ impl Ty {
                 let mask = if b == 64 { u64::MAX } else { (1u64 << b) - 1 };
                 if neg {
                     if matches!(self, Ty::U(_)) || mag > (1u64 << (b - 1)) {
-                        return Err(format!("`{s}` is out of range for {}", self.name()));
+                        return Err(format!("`{}` is out of range for {}", cut(s), self.name()));
                     }
                     Ok(mag.wrapping_neg() & mask)
                 } else {
                     let max = if matches!(self, Ty::S(_)) { (1u64 << (b - 1)) - 1 } else { mask };
                     if mag > max {
-                        return Err(format!("`{s}` is out of range for {}", self.name()));
+                        return Err(format!("`{}` is out of range for {}", cut(s), self.name()));
                     }
                     Ok(mag)
                 }
@@ -127,93 +128,43 @@ fn parse_float(s: &str) -> Option<f64> {
 /// One `--arg`.
 pub enum Spec {
     Scalar(Ty, u64),
-    /// `TYPE[N]=INIT`: `data` is `None` for `zeros` (device memory starts zeroed).
-    Buffer { ty: Ty, len: u64, data: Option<Vec<u8>> },
+    /// `TYPE[N]=INIT`: `len` bytes, filled by `init` when the buffer is
+    /// allocated.
+    Buffer { ty: Ty, len: u64, init: Init },
 }
 
 /// Most elements one buffer argument may have (2^28).
 pub const MAX_ELEMS: u64 = 1 << 28;
 
+/// Parses one `--arg`; a buffer's initialiser is checked (a file's size or
+/// `.npy` header) but not produced. Messages quote the spec cut to a few
+/// dozen bytes.
 pub fn parse_spec(s: &str) -> Result<Spec, String> {
-    let (lhs, rhs) = s.split_once('=').ok_or_else(|| format!("`--arg {s}`: expected TYPE=VALUE or TYPE[N]=INIT"))?;
+    let at = || format!("`--arg {}`", cut(s));
+    let (lhs, rhs) = s.split_once('=').ok_or_else(|| format!("{}: expected TYPE=VALUE or TYPE[N]=INIT", at()))?;
     if let Some((tname, rest)) = lhs.split_once('[') {
-        let ty = Ty::parse(tname).ok_or_else(|| format!("`--arg {s}`: unknown type `{tname}`"))?;
+        let ty = Ty::parse(tname).ok_or_else(|| format!("{}: unknown type `{}`", at(), cut(tname)))?;
         let n: u64 = rest
             .strip_suffix(']')
             .and_then(|x| x.trim().parse().ok())
-            .ok_or_else(|| format!("`--arg {s}`: expected TYPE[N] with N a count"))?;
+            .ok_or_else(|| format!("{}: expected TYPE[N] with N a count", at()))?;
         if n > MAX_ELEMS {
-            return Err(format!("`--arg {s}`: at most {MAX_ELEMS} elements"));
+            return Err(format!("{}: at most {MAX_ELEMS} elements", at()));
         }
-        let sz = ty.size();
-        let len = n * sz as u64;
-        let data = match rhs {
-            "zeros" => None,
-            "iota" => {
-                let mut bytes = Vec::with_capacity(len as usize);
-                for i in 0..n {
-                    let bits = match ty {
-                        Ty::F32 => (i as f32).to_bits() as u64,
-                        Ty::F64 => (i as f64).to_bits(),
-                        _ => i,
-                    };
-                    bytes.extend_from_slice(&bits.to_le_bytes()[..sz]);
-                }
-                Some(bytes)
-            }
-            r if r.starts_with('@') => Some(read_file_values(ty, n, Path::new(&r[1..])).map_err(|e| format!("`--arg {s}`: {e}"))?),
-            list => {
-                let vals: Vec<&str> = if list.trim().is_empty() { Vec::new() } else { list.split(',').collect() };
-                if vals.len() as u64 != n {
-                    return Err(format!("`--arg {s}`: {} values given for {n} elements", vals.len()));
-                }
-                let mut bytes = Vec::with_capacity(len as usize);
-                for v in vals {
-                    bytes.extend_from_slice(&ty.value(v).map_err(|e| format!("`--arg {s}`: {e}"))?.to_le_bytes()[..sz]);
-                }
-                Some(bytes)
-            }
-        };
-        Ok(Spec::Buffer { ty, len, data })
+        let len = n * ty.size() as u64;
+        let init = Init::parse(ty, n, rhs).map_err(|e| format!("{}: {e}", at()))?;
+        Ok(Spec::Buffer { ty, len, init })
     } else {
-        let ty = Ty::parse(lhs).ok_or_else(|| format!("`--arg {s}`: unknown type `{lhs}`"))?;
-        Ok(Spec::Scalar(ty, ty.value(rhs).map_err(|e| format!("`--arg {s}`: {e}"))?))
+        let ty = Ty::parse(lhs).ok_or_else(|| format!("{}: unknown type `{}`", at(), cut(lhs)))?;
+        Ok(Spec::Scalar(ty, ty.value(rhs).map_err(|e| format!("{}: {e}", at()))?))
     }
-}
-
-/// Reads `n` elements of `ty` from a `.npy` file or a raw little-endian
-/// file. The size is checked before the data is read (against the file's
-/// length where it has one), and the read is bounded, so `/dev/zero` or a
-/// file that grows cannot make it read more than the buffer.
-pub fn read_file_values(ty: Ty, n: u64, path: &Path) -> Result<Vec<u8>, String> {
-    let want = n * ty.size() as u64;
-    if path.extension().and_then(|e| e.to_str()) == Some("npy") {
-        return npy::read(path, ty.npy_kind(), ty.size(), n, &ty.name());
-    }
-    use std::io::Read;
-    let f = std::fs::File::open(path).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if let Some(len) = f.metadata().ok().filter(|m| m.is_file()).map(|m| m.len()) {
-        if len != want {
-            let whole = if len % ty.size() as u64 == 0 { format!("{} elements", len / ty.size() as u64) } else { "not a whole number of elements".into() };
-            return Err(format!("{} is {len} bytes ({whole}), but the buffer is {n} {} elements ({want} bytes)", path.display(), ty.name()));
-        }
-    }
-    let mut bytes = Vec::with_capacity(want as usize);
-    f.take(want + 1).read_to_end(&mut bytes).map_err(|e| format!("cannot read {}: {e}", path.display()))?;
-    if bytes.len() as u64 > want {
-        return Err(format!("{} holds more than the buffer's {want} bytes ({n} {} elements)", path.display(), ty.name()));
-    }
-    if (bytes.len() as u64) < want {
-        return Err(format!("{} holds {} bytes, fewer than the buffer's {want} bytes ({n} {} elements)", path.display(), bytes.len(), ty.name()));
-    }
-    Ok(bytes)
 }
 
 /// Parses `--grid`, `--block` or `--cluster`: X[,Y[,Z]], each from 1 to 2^32-1.
 pub fn parse_dim(s: &str, what: &str) -> Result<Dim3, String> {
     let parts: Vec<&str> = s.split(',').map(|p| p.trim()).collect();
     if parts.is_empty() || parts.len() > 3 {
-        return Err(format!("--{what} takes X[,Y[,Z]], not `{s}`"));
+        return Err(format!("--{what} takes X[,Y[,Z]], not `{}`", cut(s)));
     }
     let mut v = [1u32; 3];
     for (i, p) in parts.iter().enumerate() {
@@ -229,15 +180,15 @@ pub fn parse_count(p: &str, flag: &str, min: u64, max: u64) -> Result<u64, Strin
     if digits.is_empty() || !digits.bytes().all(|b| b.is_ascii_digit()) {
         let neg = p.strip_prefix('-').is_some_and(|d| !d.is_empty() && d.bytes().all(|b| b.is_ascii_digit()));
         return Err(if neg {
-            format!("{flag}: `{p}` is negative; it must be from {min} to {max}")
+            format!("{flag}: `{}` is negative; it must be from {min} to {max}", cut(p))
         } else {
-            format!("{flag}: `{p}` is not a whole number (from {min} to {max})")
+            format!("{flag}: `{}` is not a whole number (from {min} to {max})", cut(p))
         });
     }
     match digits.parse::<u64>() {
         Ok(v) if v >= min && v <= max => Ok(v),
         Ok(v) if v < min => Err(format!("{flag}: {v} is too small; it must be from {min} to {max}")),
-        _ => Err(format!("{flag}: `{p}` is out of range; it must be from {min} to {max}")),
+        _ => Err(format!("{flag}: `{}` is out of range; it must be from {min} to {max}", cut(p))),
     }
 }
 
@@ -338,7 +289,7 @@ impl ModuleInfo {
         if self.kernels.is_empty() {
             "it has no kernels (`.entry` with a body)".to_string()
         } else {
-            format!("its kernels: {}", self.kernels.iter().map(|k| k.name.as_str()).collect::<Vec<_>>().join(", "))
+            format!("its kernels: {}", cut_list(self.kernels.iter().map(|k| cut(&k.name))))
         }
     }
 
@@ -382,18 +333,18 @@ pub fn max_shared_per_block(sm: u32) -> u32 {
 /// to an array parameter of its exact size).
 pub fn check_args(k: &KernelInfo, specs: &[Spec], addr_bytes: u64) -> Result<(), String> {
     if specs.len() != k.params.len() {
-        let list: Vec<String> = k.params.iter().map(|p| format!("{} ({})", p.name, describe(p))).collect();
+        let list = cut_list(k.params.iter().map(|p| format!("{} ({})", cut(&p.name), describe(p))));
         return Err(format!(
             "kernel `{}` takes {} parameter{}, {} --arg given{}",
-            k.name,
+            cut(&k.name),
             k.params.len(),
             if k.params.len() == 1 { "" } else { "s" },
             specs.len(),
-            if list.is_empty() { String::new() } else { format!(": {}", list.join(", ")) }
+            if list.is_empty() { String::new() } else { format!(": {list}") }
         ));
     }
     for (i, (p, s)) in k.params.iter().zip(specs).enumerate() {
-        let at = || format!("argument {i} (`{}`, {})", p.name, describe(p));
+        let at = || format!("argument {i} (`{}`, {})", cut(&p.name), describe(p));
         match s {
             Spec::Buffer { ty, len, .. } => {
                 if p.array {

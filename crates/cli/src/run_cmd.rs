@@ -10,13 +10,16 @@
 //! usage/I/O. Default fuel: 10^9 warp instructions (`--fuel N` counts warp
 //! instructions). Inputs live in `run_args`, outputs in `run_out`.
 
-use crate::common::{read_text, EXIT_INPUT, EXIT_USAGE};
+use crate::common::{cut, escape_controls, read_text, EXIT_INPUT, EXIT_USAGE, MAX_LISTED};
 use crate::run_args::{check_args, parse_count, parse_dim, parse_spec, ModuleInfo, Spec, Ty, MAX_THREADS};
+use crate::run_init::FillError;
 use crate::run_out::{self, Buffer};
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, LaunchStats, Limits, RunError, Scheduling, TrapKind, DEFAULT_FUEL};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::rc::Rc;
+use std::time::{Duration, Instant};
 
 #[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
 pub enum SchedArg {
@@ -91,7 +94,7 @@ pub(crate) fn error_json(e: &RunError, hint: Option<&str>) -> Value {
         "cta": e.cta.map(|c| c.to_vec()),
         "warp": e.warp,
         "lane": e.lane,
-        "function": e.function,
+        "function": e.function.as_deref().map(cut),
         "hint": hint,
     })
 }
@@ -102,17 +105,31 @@ struct Failure {
     buffers: Option<Vec<Buffer>>,
     /// The module of the failing function, when several were linked.
     file: Option<String>,
+    /// An input that could not be read as it was checked: a usage/I/O
+    /// error (exit status 2), not a launch error.
+    usage: bool,
 }
 
 impl From<RunError> for Failure {
     fn from(error: RunError) -> Failure {
-        Failure { error, buffers: None, file: None }
+        Failure { error, buffers: None, file: None, usage: false }
     }
+}
+
+/// The file a rendered diagnostic points into: the renderer's location
+/// line, `┌─ FILE:LINE:COLUMN`.
+fn diagnostic_file(rendered: &str) -> Option<&str> {
+    let at = rendered.lines().find_map(|l| l.trim_start().strip_prefix("┌─ "))?;
+    let mut parts = at.rsplitn(3, ':');
+    let (col, line, file) = (parts.next()?, parts.next()?, parts.next()?);
+    let number = |x: &str| !x.is_empty() && x.bytes().all(|b| b.is_ascii_digit());
+    (number(col) && number(line)).then_some(file)
 }
 
 fn fail(a: &Args, file: &str, f: Failure, hint: Option<String>) -> ExitCode {
     let file = f.file.as_deref().unwrap_or(file);
     let mut e = f.error;
+    let code = ExitCode::from(if f.usage { EXIT_USAGE } else { EXIT_INPUT });
     // Load errors from the decoder say "line N: ..."; name the file.
     if e.kind == TrapKind::LoadError {
         let named = format!("{file}: line ");
@@ -122,29 +139,39 @@ fn fail(a: &Args, file: &str, f: Failure, hint: Option<String>) -> ExitCode {
     }
     if let (Some(dir), Some(b)) = (&a.out_dir, &f.buffers) {
         if let Err(m) = run_out::write_npy_files(dir, b) {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", escape_controls(&m));
         } else if !a.json {
-            eprintln!("note: wrote the buffers as the launch left them (partial) to {}", dir.display());
+            eprintln!("note: wrote the buffers as the launch left them (partial) to {}", escape_controls(&cut(&dir.display().to_string())));
         }
     }
     let printed = std::mem::take(&mut e.stdout);
     if a.json {
         let _ = run_out::print_json_error(&error_json(&e, hint.as_deref()), f.buffers.as_deref(), &printed);
-        return ExitCode::from(EXIT_INPUT);
+        return code;
     }
+    // What the kernel printed is its own output, written as it is; every
+    // line below is escaped (it quotes input: source lines, names, an
+    // assertion's message).
     print_stdout(&printed);
-    if e.message.starts_with("error[") || e.message.starts_with("warning[") {
-        // Rendered diagnostics of the parser or checker: already located.
-        eprintln!("error[{}]: `{file}` does not load:\n{}", e.kind, e.message);
+    let mut text = String::new();
+    use std::fmt::Write;
+    if f.usage {
+        let _ = writeln!(text, "error: {}", e.message);
+    } else if e.message.starts_with("error[") || e.message.starts_with("warning[") {
+        // Rendered diagnostics of the parser or checker: already located,
+        // in the file they name (when several are linked, not always the
+        // kernel's).
+        let in_file = diagnostic_file(&e.message).unwrap_or(file);
+        let _ = writeln!(text, "error[{}]: `{}` does not load:\n{}", e.kind, cut(in_file), e.message);
     } else {
-        eprintln!("error[{}]: {}", e.kind, e.message);
+        let _ = writeln!(text, "error[{}]: {}", e.kind, e.message);
     }
     let mut at = Vec::new();
     if let Some(l) = e.line {
-        at.push(format!("{file}:{l}"));
+        at.push(format!("{}:{l}", cut(file)));
     }
     if let Some(fun) = &e.function {
-        at.push(format!("in `{fun}`"));
+        at.push(format!("in `{}`", cut(fun)));
     }
     if let Some(c) = e.cta {
         at.push(format!("CTA ({},{},{})", c[0], c[1], c[2]));
@@ -156,18 +183,19 @@ fn fail(a: &Args, file: &str, f: Failure, hint: Option<String>) -> ExitCode {
         at.push(format!("lane {l}"));
     }
     if !at.is_empty() {
-        eprintln!("  at {}", at.join(", "));
+        let _ = writeln!(text, "  at {}", at.join(", "));
     }
     if let Some(h) = hint {
-        eprintln!("  hint: {h}");
+        let _ = writeln!(text, "  hint: {h}");
     }
     if let Some(b) = &f.buffers {
         if !b.is_empty() {
-            eprintln!("buffers when the launch stopped (partial):");
-            eprint!("{}", run_out::buffer_lines(b));
+            text.push_str("buffers when the launch stopped (partial):\n");
+            text.push_str(&run_out::buffer_lines(b));
         }
     }
-    ExitCode::from(EXIT_INPUT)
+    eprint!("{}", escape_controls(&text));
+    code
 }
 
 fn usage(json: bool, msg: String) -> ExitCode {
@@ -175,12 +203,24 @@ fn usage(json: bool, msg: String) -> ExitCode {
     if json {
         println!("{}", json!({"ok": false, "error": error_json(&e, None)}));
     } else {
-        eprintln!("error: {}", e.message);
+        eprintln!("error: {}", escape_controls(&e.message));
     }
     ExitCode::from(EXIT_USAGE)
 }
 
+/// The module list of a message: each file and its kernels, cut.
+fn kernels_of(sources: &[(String, String)], infos: &[ModuleInfo]) -> String {
+    let mut s: Vec<String> = sources.iter().zip(infos).take(MAX_LISTED).map(|((f, _), i)| format!("{}: {}", cut(f), i.kernel_names())).collect();
+    if sources.len() > MAX_LISTED {
+        s.push(format!("… and {} more modules", sources.len() - MAX_LISTED));
+    }
+    s.join("; ")
+}
+
 pub fn run(a: Args) -> ExitCode {
+    // --timeout counts from here: reading and loading the module and the
+    // arguments, and the launch.
+    let started = Instant::now();
     let mut sources: Vec<(String, String)> = Vec::with_capacity(a.files.len());
     for f in &a.files {
         match read_text(f) {
@@ -197,8 +237,7 @@ pub fn run(a: Args) -> ExitCode {
     let at = a.kernel.as_deref().and_then(|k| infos.iter().position(|i| i.kernel(k).is_some())).unwrap_or(0);
     let (file, info) = (sources[at].0.clone(), &infos[at]);
     let Some(kernel) = a.kernel.clone() else {
-        let names: Vec<String> = sources.iter().zip(&infos).map(|((f, _), i)| format!("{f}: {}", i.kernel_names())).collect();
-        return usage(a.json, format!("--kernel KERNEL is required; {}", names.join("; ")));
+        return usage(a.json, format!("--kernel KERNEL is required; {}", kernels_of(&sources, &infos)));
     };
     let mut specs = Vec::new();
     for s in &a.args {
@@ -216,8 +255,7 @@ pub fn run(a: Args) -> ExitCode {
             return usage(a.json, m);
         }
     } else if infos.iter().any(|i| !i.kernels.is_empty()) {
-        let names: Vec<String> = sources.iter().zip(&infos).map(|((f, _), i)| format!("{f}: {}", i.kernel_names())).collect();
-        return usage(a.json, format!("no module has a kernel named `{kernel}`; {}", names.join("; ")));
+        return usage(a.json, format!("no module has a kernel named `{}`; {}", cut(&kernel), kernels_of(&sources, &infos)));
     }
     if let Some(dir) = &a.out_dir {
         if let Err(m) = run_out::prepare_out_dir(dir) {
@@ -233,21 +271,26 @@ pub fn run(a: Args) -> ExitCode {
     }
     let (max_shared, _) = info.max_shared();
     let limits = Limits { max_memory, max_shared_bytes: max_shared, ..Limits::default() };
-    let hint = shared_hint(info, &kernel, cfg.dynamic_shared_bytes);
+    let mut hint = shared_hint(info, &kernel, cfg.dynamic_shared_bytes);
+    let empty: Vec<usize> = specs.iter().enumerate().filter(|(i, s)| matches!(s, Spec::Buffer { len: 0, .. }) && !info.kernel(&kernel).is_some_and(|k| k.params.get(*i).is_some_and(|p| p.array))).map(|(i, _)| i).collect();
     let display = crate::limits::progress(&mut cfg, a.json);
-    let out = execute(&sources, &kernel, &cfg, specs, info, limits, a.engine);
+    let time = Time { started, limit: cfg.timeout };
+    let out = execute(&sources, &kernel, cfg, specs, info, limits, a.engine, time);
     drop(display);
     drop(sources);
     let (buffers, stats) = match out {
         Ok(o) => o,
         Err(f) => {
+            if let (Some(&i), TrapKind::OutOfBounds, true) = (empty.first(), f.error.kind, f.error.message.contains("null pointer")) {
+                hint = Some(format!("argument {i} is a buffer of 0 elements: it has no device memory and is passed as a null pointer"));
+            }
             let hint = hint.filter(|_| f.error.kind == TrapKind::OutOfBounds);
             return fail(&a, &file, f, hint);
         }
     };
     if let Some(dir) = &a.out_dir {
         if let Err(m) = run_out::write_npy_files(dir, &buffers) {
-            eprintln!("error: {m}");
+            eprintln!("error: {}", escape_controls(&m));
             return ExitCode::from(EXIT_USAGE);
         }
     }
@@ -255,7 +298,7 @@ pub fn run(a: Args) -> ExitCode {
         let _ = run_out::print_json_ok(&buffers, &stats, &stats.stdout);
     } else {
         print_stdout(&stats.stdout);
-        print!("{}", run_out::summary(&file, &kernel, &buffers, &stats));
+        print!("{}", escape_controls(&run_out::summary(&file, &kernel, &buffers, &stats)));
     }
     ExitCode::SUCCESS
 }
@@ -285,7 +328,7 @@ fn launch_config(a: &Args, info: &ModuleInfo, file: &str) -> Result<LaunchConfig
     let mut cfg = LaunchConfig::new(grid, block);
     if cluster.is_some() {
         if let Some(sm) = info.sm.filter(|&sm| sm < 90) {
-            return Err(format!("--cluster: thread-block clusters need sm_90 or later, and {file} targets sm_{sm}"));
+            return Err(format!("--cluster: thread-block clusters need sm_90 or later, and {} targets sm_{sm}", cut(file)));
         }
     }
     cfg.cluster = cluster;
@@ -318,21 +361,55 @@ fn shared_hint(info: &ModuleInfo, kernel: &str, dynamic: u32) -> Option<String> 
     if let Some(k) = info.kernel(kernel) {
         names.extend(k.extern_shared.iter().map(String::as_str));
     }
-    let first = names.first()?;
+    let first = cut(names.first()?);
     Some(format!("the module declares `extern .shared` `{first}`, whose size is the dynamic shared memory of the launch: give it with --shared BYTES (it is 0)"))
 }
 
-/// Loads, allocates the buffers (consuming the specs' data), launches and
-/// reads every buffer back, also after a trap (partial results).
+/// The time limit of the command: `--timeout` counted from its start.
+#[derive(Clone, Copy)]
+struct Time {
+    started: Instant,
+    limit: Option<Duration>,
+}
+
+impl Time {
+    fn deadline(&self) -> Option<Instant> {
+        self.limit.map(|l| self.started + l)
+    }
+
+    /// The timeout error for a limit that passed before the launch.
+    fn passed(&self, during: &str) -> RunError {
+        let limit = self.limit.map_or_else(String::new, show_duration);
+        RunError::new(TrapKind::Timeout, format!("the command ran past its time limit of {limit} (--timeout) while {during}, before the launch"))
+    }
+}
+
+/// "60 s", "1.5 s", "250 ms", as the launch's own timeout error says it.
+fn show_duration(d: Duration) -> String {
+    let ms = d.as_millis();
+    if ms < 1000 {
+        format!("{ms} ms")
+    } else if ms.is_multiple_of(1000) {
+        format!("{} s", ms / 1000)
+    } else {
+        format!("{:.3} s", d.as_secs_f64())
+    }
+}
+
+/// Loads, allocates and fills the buffers (each filled in place, a piece
+/// at a time), launches with the time left of the command's limit, and
+/// hands back every buffer (read from the device as the output needs it),
+/// also after a trap (partial results).
 #[allow(clippy::too_many_arguments)]
 fn execute(
     sources: &[(String, String)],
     kernel: &str,
-    cfg: &LaunchConfig,
+    mut cfg: LaunchConfig,
     specs: Vec<Spec>,
     info: &ModuleInfo,
     limits: Limits,
     engine: crate::sass_cmd::EngineArg,
+    time: Time,
 ) -> Result<(Vec<Buffer>, LaunchStats), Failure> {
     let mut dev = Device::with_limits(limits);
     let (file, src) = (&sources[0].0, &sources[0].1);
@@ -344,6 +421,10 @@ fn execute(
         }
         crate::sass_cmd::EngineArg::Ptx => (dev.load_named(file, src)?, None),
     };
+    let deadline = time.deadline();
+    if deadline.is_some_and(|d| Instant::now() >= d) {
+        return Err(time.passed("loading the module").into());
+    }
     let params = info.kernel(kernel).map(|k| k.params.as_slice()).unwrap_or(&[]);
     let mut args = Vec::new();
     let mut bufs = Vec::new();
@@ -361,21 +442,43 @@ fn execute(
                 Ty::F64 => KernelArg::F64(f64::from_bits(bits)),
                 Ty::U(_) | Ty::B(_) => KernelArg::U64(bits),
             }),
-            Spec::Buffer { ty, len, data } => {
+            Spec::Buffer { ty, len, init } => {
                 if params.get(i).is_some_and(|p| p.array) {
                     // A struct (or any array) passed by value.
-                    args.push(KernelArg::Bytes(data.unwrap_or_else(|| vec![0; len as usize])));
+                    let mut bytes = vec![0u8; len as usize];
+                    init.fill(ty, len, deadline, &mut |off, piece| {
+                        bytes[off as usize..off as usize + piece.len()].copy_from_slice(piece);
+                        Ok(())
+                    })
+                    .map_err(|e| fill_failure(e, i, len, &time))?;
+                    args.push(KernelArg::Bytes(bytes));
+                    continue;
+                }
+                if len == 0 {
+                    // No elements, no device memory: a null pointer, which
+                    // every access traps on.
+                    args.push(KernelArg::Ptr(0));
+                    bufs.push((i, ty, 0, 0));
                     continue;
                 }
                 let addr = dev.alloc(len)?;
-                if let Some(d) = data {
-                    dev.write(addr, &d)?;
-                }
+                init.fill(ty, len, deadline, &mut |off, piece| dev.write(addr + off, piece)).map_err(|e| fill_failure(e, i, len, &time))?;
+                drop(init);
                 args.push(KernelArg::Ptr(addr));
                 bufs.push((i, ty, addr, len));
             }
         }
     }
+    // The launch gets what is left of the command's time.
+    if let Some(d) = deadline {
+        let left = d.saturating_duration_since(Instant::now());
+        if left.is_zero() {
+            return Err(time.passed("loading the arguments").into());
+        }
+        cfg.timeout = Some(left);
+    }
+    let cfg = &cfg;
+    let loaded = time.started.elapsed();
     let mut launched = match &machine {
         Some(mp) => crate::sass_cmd::launch(&dev, &module, mp, kernel, cfg, &args),
         None => dev.launch(&module, kernel, cfg, &args),
@@ -387,27 +490,43 @@ fn execute(
         }
     }
     drop(args);
-    let read_all = |dev: &Device| -> Result<Vec<Buffer>, RunError> {
-        let mut out = Vec::with_capacity(bufs.len());
-        for &(i, ty, addr, len) in &bufs {
-            let bytes = if len == 0 { Vec::new() } else { dev.read(addr, len)? };
-            out.push(Buffer { arg: i, ty, bytes });
+    if let (Err(e), Some(limit)) = (&mut launched, time.limit) {
+        if e.kind == TrapKind::Timeout {
+            e.message = format!(
+                "the launch ran past the command's time limit of {} (--timeout, counted from the start: loading the module and the arguments took {})",
+                show_duration(limit),
+                show_duration(loaded)
+            );
         }
-        Ok(out)
+    }
+    let dev = Rc::new(dev);
+    let buffers = || -> Vec<Buffer> {
+        bufs.iter()
+            .map(|&(i, ty, addr, len)| if len == 0 { Buffer::host(i, ty, Vec::new()) } else { Buffer::device(i, ty, dev.clone(), addr, len) })
+            .collect()
     };
     match launched {
-        Ok(stats) => Ok((read_all(&dev)?, stats)),
+        Ok(stats) => Ok((buffers(), stats)),
         Err(error) => {
             // A launch that never started has no results to show.
             let started = !matches!(error.kind, TrapKind::InvalidLaunch | TrapKind::LoadError);
-            let buffers = if started { read_all(&dev).ok() } else { None };
+            let buffers = started.then(buffers);
             // The failing function's own module, when several are linked.
             let prog = &module.program;
             let file = (prog.files.len() > 1)
                 .then(|| error.function.as_ref().and_then(|f| prog.functions.iter().find(|g| &g.name == f)).and_then(|f| prog.files.get(f.module as usize)).cloned())
                 .flatten();
-            Err(Failure { error, buffers, file })
+            Err(Failure { error, buffers, file, usage: false })
         }
+    }
+}
+
+/// The failure of filling argument `i` (`len` bytes).
+fn fill_failure(e: FillError, i: usize, len: u64, time: &Time) -> Failure {
+    match e {
+        FillError::Timeout { done } => time.passed(&format!("loading the arguments (argument {i}: {done} of its {len} bytes filled)")).into(),
+        FillError::Input(m) => Failure { usage: true, ..RunError::new(TrapKind::InvalidLaunch, format!("argument {i}: {m}")).into() },
+        FillError::Sink(e) => (*e).into(),
     }
 }
 
@@ -430,7 +549,8 @@ pub(crate) fn run_source(
     cfg.scheduling = mode;
     let info = ModuleInfo::new(&ptxsim_syntax::parse(src).module);
     let sources = [(file.to_string(), src.to_string())];
-    let (buffers, stats) = execute(&sources, kernel, &cfg, specs, &info, Limits::default(), crate::sass_cmd::EngineArg::Ptx).map_err(|f| f.error)?;
+    let time = Time { started: Instant::now(), limit: None };
+    let (buffers, stats) = execute(&sources, kernel, cfg, specs, &info, Limits::default(), crate::sass_cmd::EngineArg::Ptx, time).map_err(|f| f.error)?;
     let raw = buffers.iter().map(Buffer::hex).collect();
     Ok((run_out::summary(file, kernel, &buffers, &stats), raw))
 }

@@ -4,7 +4,7 @@
 //! launching it on the CRS-stack executor, with errors in the run command's
 //! `RunError` form.
 
-use crate::common::{read_text, EXIT_INPUT};
+use crate::common::{cut, escape_controls, read_text, EXIT_INPUT};
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, LaunchStats, Module, RunError, TrapKind};
 use ptxsim_sass::engine::{MachineConfig, SassError};
 use ptxsim_sass::isa::MProgram;
@@ -77,7 +77,7 @@ pub fn run(a: Args) -> ExitCode {
         match ptxsim_sass::parse::parse(&mut dev, &file, &src) {
             Ok((_, p)) => (p, String::new()),
             Err(m) => {
-                eprintln!("error: {m}");
+                eprintln!("error: {}", escape_controls(&m));
                 return ExitCode::from(EXIT_INPUT);
             }
         }
@@ -92,14 +92,14 @@ pub fn run(a: Args) -> ExitCode {
                 (l.prog, note)
             }
             Err(m) => {
-                eprintln!("error: {file} does not lower: {m}");
+                eprintln!("error: {}", escape_controls(&format!("{} does not lower: {m}", cut(&file))));
                 return ExitCode::from(EXIT_INPUT);
             }
         }
     };
     if let Some(k) = &a.kernel {
         if !mp.functions.iter().any(|f| &f.name == k) {
-            eprintln!("error: {file} has no function `{k}`");
+            eprintln!("error: {}", escape_controls(&format!("{} has no function `{}`", cut(&file), cut(k))));
             return ExitCode::from(EXIT_INPUT);
         }
     }
