@@ -289,13 +289,22 @@ pub(crate) fn oob(l: usize, space: &str, a: u64, size: u32) -> Trap {
     Trap::lane(TrapKind::OutOfBounds, l as u32, format!("{head} {why}"))
 }
 
+/// `n byte` or `n bytes`.
+fn bytes(n: u64) -> String {
+    if n == 1 {
+        "1 byte".to_string()
+    } else {
+        format!("{n} bytes")
+    }
+}
+
 fn explain(map: &MemMap, space: &str, a: u64, size: u64) -> String {
     let window = if space == "generic" { classify(a) } else { Window::Global };
     let past = |what: &str, off: u64, len: u64| {
         if off >= len {
-            format!("is {} bytes past the end of {what} ({len} bytes)", off - len)
+            format!("is {} past the end of {what} ({})", bytes(off - len), bytes(len))
         } else {
-            format!("runs {} bytes past the end of {what} ({len} bytes)", off + size - len)
+            format!("runs {} past the end of {what} ({})", bytes(off + size - len), bytes(len))
         }
     };
     match (space, window) {
@@ -334,11 +343,11 @@ pub(crate) fn explain_global(global: &[(u64, u64, String)], a: u64, size: u64) -
     let d_below = below.map(|g| a.saturating_sub(g.0 + g.1));
     let d_above = above.map(|g| g.0 - a);
     match (below, above) {
-        (Some(g), _) if a < g.0 + g.1 => format!("runs {} bytes past the end of {} ({} bytes at {:#x})", a + size - (g.0 + g.1), g.2, g.1, g.0),
+        (Some(g), _) if a < g.0 + g.1 => format!("runs {} past the end of {} ({} at {:#x})", bytes(a + size - (g.0 + g.1)), g.2, bytes(g.1), g.0),
         (Some(g), _) if d_above.is_none_or(|d| d_below.unwrap_or(u64::MAX) <= d) => {
-            format!("is {} bytes past the end of {} ({} bytes at {:#x})", a - (g.0 + g.1), g.2, g.1, g.0)
+            format!("is {} past the end of {} ({} at {:#x})", bytes(a - (g.0 + g.1)), g.2, bytes(g.1), g.0)
         }
-        (_, Some(g)) => format!("is {} bytes before the start of {} ({} bytes at {:#x})", g.0 - a, g.2, g.1, g.0),
+        (_, Some(g)) => format!("is {} before the start of {} ({} at {:#x})", bytes(g.0 - a), g.2, bytes(g.1), g.0),
         _ => "is outside every allocation (there are none)".to_string(),
     }
 }

@@ -168,3 +168,15 @@ fn the_printf_buffer_counts_against_the_memory_cap() {
     cfg.stdout_bytes = 1 << 20;
     dev.launch(&m, "k", &cfg, &[]).expect("200 MiB + the default 1 MiB buffer fit");
 }
+
+/// An access just past a one-byte buffer names its size in the singular.
+#[test]
+fn a_one_byte_buffer_is_one_byte() {
+    let src = format!("{HEADER}.visible .entry k(.param .u64 p)\n{{\n.reg .u64 %a;\n.reg .u16 %h;\nld.param.u64 %a, [p];\nld.global.u8 %h, [%a+1];\nret;\n}}\n");
+    let mut dev = Device::new();
+    let m = dev.load(&src).expect("loads");
+    let p = dev.alloc(1).expect("alloc");
+    let e = dev.launch(&m, "k", &LaunchConfig::new(1, 1), &[KernelArg::Ptr(p)]).expect_err("out of bounds");
+    assert_eq!(e.kind, TrapKind::OutOfBounds, "{e}");
+    assert!(e.message.contains("(1 byte at") && !e.message.contains("1 bytes"), "{e}");
+}
