@@ -24,11 +24,13 @@ mod fp8;
 mod video;
 mod wmma;
 mod route;
+mod scope;
 mod tensor;
 
 pub(crate) use route::DecodeError;
 pub use route::decodes_opcode;
 use route::{route, Ins, Route};
+use scope::Scope;
 
 type R<T> = Result<T, DecodeError>;
 
@@ -36,14 +38,6 @@ type R<T> = Result<T, DecodeError>;
 enum ImmKind {
     Int(u32),
     Float(FTy),
-}
-
-/// One block scope: its names, and its register ranges (`%r<N>`: the
-/// prefix, whether they are predicates, and N).
-#[derive(Default)]
-struct Scope {
-    names: HashMap<String, Sym>,
-    ranges: HashMap<String, (bool, u64)>,
 }
 
 pub(crate) struct FuncDecoder<'d, 's, 'f, 'a, 'x> {
@@ -111,66 +105,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
 
     pub fn take_code(&mut self) -> Vec<Instr> {
         std::mem::take(&mut self.code)
-    }
-
-    /// Register slots, predicate slots and frame bytes of the function, or
-    /// the limit error when its body names more than [`MAX_REGS`] registers.
-    pub fn sizes(&self) -> R<(u32, u32, u32)> {
-        if self.overflow.get() {
-            return Err(DecodeError::Limit(format!("more than {MAX_REGS} registers named in one function")));
-        }
-        Ok((self.nregs.get() as u32, self.npreds.get() as u32, self.frame as u32))
-    }
-
-    pub fn scope_insert(&mut self, name: &str, s: Sym) {
-        if let Some(sc) = self.scopes.get_mut().last_mut() {
-            sc.names.insert(name.to_string(), s);
-        }
-    }
-
-    /// The symbol `name` stands for: the innermost scope's name, or a
-    /// register of one of its `%r<N>` ranges (given its slot now, once),
-    /// else a module symbol.
-    fn lookup(&self, name: &str) -> Option<Sym> {
-        let mut scopes = self.scopes.borrow_mut();
-        let digits = name.len() - name.bytes().rev().take_while(u8::is_ascii_digit).count();
-        let (prefix, k) = name.split_at(digits);
-        // `%r0`, `%r12`: no leading zero, as the range names them.
-        let index = (!k.is_empty() && (k == "0" || !k.starts_with('0'))).then(|| k.parse::<u64>().ok()).flatten();
-        for sc in scopes.iter_mut().rev() {
-            if let Some(s) = sc.names.get(name) {
-                return Some(*s);
-            }
-            let Some(i) = index else { continue };
-            if let Some(&(pred, n)) = sc.ranges.get(prefix) {
-                if i < n {
-                    let sym = self.slot(pred)?;
-                    sc.names.insert(name.to_string(), sym);
-                    return Some(sym);
-                }
-            }
-        }
-        drop(scopes);
-        self.m.syms.get(name).copied()
-    }
-
-    /// A new register (or, `pred`, predicate) slot; `None` past the limit.
-    fn slot(&self, pred: bool) -> Option<Sym> {
-        if self.nregs.get() + self.npreds.get() >= MAX_REGS {
-            self.overflow.set(true);
-            return None;
-        }
-        Some(if pred {
-            self.npreds.set(self.npreds.get() + 1);
-            Sym::Pred((self.npreds.get() - 1) as u32)
-        } else {
-            self.nregs.set(self.nregs.get() + 1);
-            Sym::Reg { slot: (self.nregs.get() - 1) as u32 }
-        })
-    }
-
-    fn new_reg(&mut self) -> R<Sym> {
-        self.slot(false).ok_or_else(|| DecodeError::Limit(format!("more than {MAX_REGS} registers in one function")))
     }
 
     fn new_frame(&mut self, size: u64, align: u64) -> R<u32> {
