@@ -10,65 +10,13 @@
 
 use ptxsim_analysis::report::{analyse_module, uni_diagnostics};
 use ptxsim_syntax::LineIndex;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
-struct Capped;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
+#[global_allocator]
+static GLOBAL: ptxsim_testkit::Counting = ptxsim_testkit::Counting;
 
 /// Past this much live heap every allocation fails (the process aborts with
 /// "memory allocation failed"): far above what the analyses need here, far
 /// below what sizing by the declared counts takes (gigabytes).
 const HARD_CAP: usize = 512 << 20;
-
-unsafe impl GlobalAlloc for Capped {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        if LIVE.load(Relaxed).saturating_add(l.size()) > HARD_CAP {
-            return std::ptr::null_mut();
-        }
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn alloc_zeroed(&self, l: Layout) -> *mut u8 {
-        if LIVE.load(Relaxed).saturating_add(l.size()) > HARD_CAP {
-            return std::ptr::null_mut();
-        }
-        let p = unsafe { System.alloc_zeroed(l) };
-        if !p.is_null() {
-            let now = LIVE.fetch_add(l.size(), Relaxed) + l.size();
-            PEAK.fetch_max(now, Relaxed);
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        if new > l.size() && LIVE.load(Relaxed).saturating_add(new - l.size()) > HARD_CAP {
-            return std::ptr::null_mut();
-        }
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new >= l.size() {
-                let now = LIVE.fetch_add(new - l.size(), Relaxed) + (new - l.size());
-                PEAK.fetch_max(now, Relaxed);
-            } else {
-                LIVE.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
-
-#[global_allocator]
-static GLOBAL: Capped = Capped;
 
 /// A kernel declaring the largest counts ptxas accepts, using a handful of
 /// registers: a thread-dependent `.uni` branch in a loop (so the uniformity
@@ -99,8 +47,8 @@ LOOP:
 fn analysis_cost_does_not_follow_declared_register_counts() {
     let parsed = ptxsim_syntax::parse(SRC);
     assert!(!parsed.has_errors(), "{:?}", parsed.diagnostics);
-    let before = LIVE.load(Relaxed);
-    PEAK.store(before, Relaxed);
+    ptxsim_testkit::set_cap(HARD_CAP);
+    let m = ptxsim_testkit::mark();
     let start = std::time::Instant::now();
     let li = LineIndex::new(SRC);
     let reports = analyse_module(&parsed.module);
@@ -109,7 +57,7 @@ fn analysis_cost_does_not_follow_declared_register_counts() {
     let text = r.render_text(SRC, &li);
     let dot = r.render_dot(SRC, &li);
     let uni = uni_diagnostics(&parsed.module, true);
-    let peak = PEAK.load(Relaxed).saturating_sub(before);
+    let peak = m.peak();
     let elapsed = start.elapsed();
     // The analyses still see the registers the body uses: the `.uni` loop
     // branch is decided by `%p1`, which depends on `%tid.x` through `%r1`.

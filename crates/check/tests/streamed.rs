@@ -15,48 +15,11 @@
 mod gen;
 
 use ptxsim_check::{check_module_mode, check_text, Mode};
-use std::alloc::{GlobalAlloc, Layout, System};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::sync::Mutex;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grow(n: usize) {
-    let now = LIVE.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            grow(l.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new >= l.size() {
-                grow(new - l.size());
-            } else {
-                LIVE.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: ptxsim_testkit::Counting = ptxsim_testkit::Counting;
 
 /// The memory test measures alone: the other tests wait for it.
 static ALONE: Mutex<()> = Mutex::new(());
@@ -209,10 +172,9 @@ fn deeply_nested() {
 
 /// Peak heap while checking, the text included, as a multiple of the text.
 fn peak_ratio(text: &str, threads: usize) -> f64 {
-    let base = LIVE.load(Relaxed);
-    PEAK.store(base, Relaxed);
+    let m = ptxsim_testkit::mark();
     let r = check_text(text, 100, Mode::Relocatable, threads);
-    let peak = PEAK.load(Relaxed) - base;
+    let peak = m.peak();
     assert!(r.parse_diagnostics.is_empty() && r.checked.is_some_and(|c| c.diagnostics.is_empty()), "the module checks cleanly");
     (peak + text.len()) as f64 / text.len() as f64
 }

@@ -18,50 +18,9 @@ mod shapes;
 
 use ptxsim_exec::{Device, KernelArg, LaunchConfig};
 use ptxsim_sass::engine::MachineConfig;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
-
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-static TOTAL: AtomicUsize = AtomicUsize::new(0);
-static COUNT: AtomicUsize = AtomicUsize::new(0);
-
-fn grow(n: usize) {
-    let now = LIVE.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(now, Relaxed);
-    TOTAL.fetch_add(n, Relaxed);
-    COUNT.fetch_add(1, Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            grow(l.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new >= l.size() {
-                grow(new - l.size());
-            } else {
-                LIVE.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
 
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: ptxsim_testkit::Counting = ptxsim_testkit::Counting;
 
 /// What one phase cost: peak live bytes above the live bytes at its start,
 /// bytes allocated, allocations.
@@ -73,11 +32,9 @@ struct Cost {
 }
 
 fn measure<T>(f: impl FnOnce() -> T) -> (T, Cost) {
-    let base = LIVE.load(Relaxed);
-    PEAK.store(base, Relaxed);
-    let (t0, c0) = (TOTAL.load(Relaxed), COUNT.load(Relaxed));
+    let m = ptxsim_testkit::mark();
     let out = f();
-    let cost = Cost { peak: PEAK.load(Relaxed) - base, total: TOTAL.load(Relaxed) - t0, allocs: COUNT.load(Relaxed) - c0 };
+    let cost = Cost { peak: m.peak(), total: m.total(), allocs: m.allocs() };
     (out, cost)
 }
 

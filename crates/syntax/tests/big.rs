@@ -8,47 +8,10 @@
 
 mod common;
 
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::sync::atomic::{AtomicUsize, Ordering::Relaxed};
 use std::time::Instant;
 
-struct Counting;
-
-static LIVE: AtomicUsize = AtomicUsize::new(0);
-static PEAK: AtomicUsize = AtomicUsize::new(0);
-
-fn grow(n: usize) {
-    let now = LIVE.fetch_add(n, Relaxed) + n;
-    PEAK.fetch_max(now, Relaxed);
-}
-
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, l: Layout) -> *mut u8 {
-        let p = unsafe { System.alloc(l) };
-        if !p.is_null() {
-            grow(l.size());
-        }
-        p
-    }
-    unsafe fn dealloc(&self, p: *mut u8, l: Layout) {
-        unsafe { System.dealloc(p, l) };
-        LIVE.fetch_sub(l.size(), Relaxed);
-    }
-    unsafe fn realloc(&self, p: *mut u8, l: Layout, new: usize) -> *mut u8 {
-        let q = unsafe { System.realloc(p, l, new) };
-        if !q.is_null() {
-            if new >= l.size() {
-                grow(new - l.size());
-            } else {
-                LIVE.fetch_sub(l.size() - new, Relaxed);
-            }
-        }
-        q
-    }
-}
-
 #[global_allocator]
-static GLOBAL: Counting = Counting;
+static GLOBAL: ptxsim_testkit::Counting = ptxsim_testkit::Counting;
 
 /// Peak heap while parsing, as a multiple of the input size. The AST holds
 /// one `Statement` (440 bytes, instructions inline with up to four operands)
@@ -69,12 +32,11 @@ fn hundred_megabyte_module() {
     let text = common::gen::generate(&templates, SIZE);
     let mb = text.len() as f64 / (1 << 20) as f64;
 
-    let base = LIVE.load(Relaxed);
-    PEAK.store(base, Relaxed);
+    let m = ptxsim_testkit::mark();
     let t = Instant::now();
     let parsed = ptxsim_syntax::parse(&text);
     let secs = t.elapsed().as_secs_f64();
-    let peak = PEAK.load(Relaxed) - base;
+    let peak = m.peak();
 
     assert!(!parsed.has_errors(), "the generated module should parse cleanly");
     let items = parsed.module.items.len();
