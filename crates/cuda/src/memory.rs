@@ -243,7 +243,7 @@ fn memset(name: &str, dst: CUdeviceptr, pattern: &[u8], count: usize, stream: Op
     entry(name, true, || {
         let st = state::state();
         check(&st, stream, &[])?;
-        if dst % pattern.len() as u64 != 0 {
+        if !dst.is_multiple_of(pattern.len() as u64) {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         if count == 0 {

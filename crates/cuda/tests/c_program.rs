@@ -19,7 +19,7 @@ fn c_vector_add_runs_through_libcuda_so_1() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "vector_add failed ({}):\nstdout: {stdout}\nstderr: {stderr}", run.status);
-    assert!(stdout.starts_with("OK ptxsim"), "unexpected output: {stdout}");
+    assert!(stdout.starts_with("OK ptxsim cc=8.0 driver=12090 blocks=8"), "unexpected output: {stdout}");
     assert!(stderr.is_empty(), "the library printed to stderr without PTXSIM_LOG: {stderr}");
 }
 
@@ -31,11 +31,34 @@ fn c_program_logs_calls_with_ptxsim_log() {
     let exe = dir.join("vector_add");
     let out = Command::new("cc").arg("-std=c99").arg("-o").arg(&exe).arg(src).arg(&lib).output().expect("run cc");
     assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
-    let run = Command::new(&exe).env("LD_LIBRARY_PATH", &dir).env("PTXSIM_LOG", "1").output().expect("run vector_add");
+    let run = Command::new(&exe).env("LD_LIBRARY_PATH", &dir).env("PTXSIM_LOG", "1").env("PTXSIM_CC", "7.5").output().expect("run vector_add");
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "stderr: {stderr}");
+    // PTXSIM_CC sets the capability (and the pre-Volta scheduling, which
+    // gives the same sums).
+    assert!(String::from_utf8_lossy(&run.stdout).starts_with("OK ptxsim cc=7.5"), "stdout: {}", String::from_utf8_lossy(&run.stdout));
     assert!(stderr.contains("cuLaunchKernel -> CUDA_SUCCESS"), "no call log: {stderr}");
     assert!(stderr.contains("cuInit -> CUDA_SUCCESS"), "no call log: {stderr}");
+}
+
+#[test]
+fn c_kernel_printf_reaches_stdout_and_assert_is_sticky() {
+    let lib = common::private_copy("c-printf-assert");
+    let dir = lib.parent().unwrap().to_path_buf();
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c/printf_assert.c");
+    let exe = dir.join("printf_assert");
+    let out = Command::new("cc").arg("-std=c99").arg("-Wall").arg("-o").arg(&exe).arg(src).arg(&lib).output().expect("run cc");
+    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).env("LD_LIBRARY_PATH", &dir).env_remove("PTXSIM_LOG").output().expect("run printf_assert");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "stdout: {stdout}\nstderr: {stderr}");
+    let want = "before\nhello from 0\nhello from 1\nhello from 2\nhello from 3\nafter\n";
+    assert!(stdout.starts_with(want), "kernel printf out of place:\n{stdout}");
+    // CUDA's assertion message from the device, then both calls' codes.
+    assert!(stdout.contains("t.cu:7: check: block: [0,0,0], thread: [0,0,0] Assertion `x > 0` failed."), "no device assert message:\n{stdout}");
+    assert!(stdout.trim_end().ends_with("ASSERT 710 710"), "stdout:\n{stdout}");
+    assert!(stderr.contains("kernel trap: trap: assertion"), "no located trap message on stderr: {stderr}");
 }
 
 /// The DT_SONAME of a 64-bit little-endian ELF file.

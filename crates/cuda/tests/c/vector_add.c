@@ -89,7 +89,7 @@ static const char *PTX =
 
 int main(void) {
     enum { N = 1000, BLOCK = 128 };
-    int version = 0, count = 0, major = 0, warp = 0;
+    int version = 0, count = 0, major = 0, minor = 0, warp = 0;
     char name[64];
     CUdevice dev;
     CUcontext ctx, popped, current;
@@ -105,6 +105,7 @@ int main(void) {
     CHECK(cuDeviceGet(&dev, 0));
     CHECK(cuDeviceGetName(name, sizeof name, dev));
     CHECK(cuDeviceGetAttribute(&major, 75, dev));
+    CHECK(cuDeviceGetAttribute(&minor, 76, dev));
     CHECK(cuDeviceGetAttribute(&warp, 10, dev));
     if (warp != 32) { fprintf(stderr, "warp size %d\n", warp); return 1; }
 
@@ -148,7 +149,7 @@ int main(void) {
     CHECK(cuMemFree_v2(dc));
     CHECK(cuModuleUnload(mod));
     CHECK(cuDevicePrimaryCtxRelease_v2(dev));
-    printf("OK %s %d.%d blocks=%u\n", name, version / 1000, major, blocks);
+    printf("OK %s cc=%d.%d driver=%d blocks=%u\n", name, major, minor, version, blocks);
     free(a);
     free(b);
     free(c);
