@@ -230,13 +230,35 @@ pub fn initialized() -> Result<(), CUresult> {
 
 static SILENT_PANICS: Once = Once::new();
 
+thread_local! {
+    /// Whether this thread is inside [`entry`] (its panics are not printed).
+    static IN_ENTRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Clears [`IN_ENTRY`] when the call ends, unwinding included.
+struct InEntry(bool);
+
+impl Drop for InEntry {
+    fn drop(&mut self) {
+        IN_ENTRY.with(|c| c.set(self.0));
+    }
+}
+
 /// Runs the body of exported function `name`: checks `cuInit` was called
 /// (unless `needs_init` is false), catches a panic (CUDA_ERROR_UNKNOWN) and
 /// logs the call when `PTXSIM_LOG=1`.
 pub fn entry(name: &str, needs_init: bool, f: impl FnOnce() -> Result<(), CUresult>) -> CUresult {
-    // This library's copy of std prints panics through its own hook: make
-    // it silent, so the library never prints a panic (the result says it).
-    SILENT_PANICS.call_once(|| std::panic::set_hook(Box::new(|_| {})));
+    // A panic inside a driver call is not printed (its result says it);
+    // other panics (a Rust program linking the rlib) keep the previous hook.
+    SILENT_PANICS.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_ENTRY.with(|c| c.get()) {
+                previous(info);
+            }
+        }));
+    });
+    let _guard = InEntry(IN_ENTRY.with(|c| c.replace(true)));
     let r = catch_unwind(AssertUnwindSafe(|| {
         if needs_init {
             initialized()?;

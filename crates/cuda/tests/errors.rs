@@ -491,3 +491,45 @@ fn launch_writes_memory_and_a_trap_is_sticky() {
     assert_eq!(cu.sync(), SUCCESS, "the primary context below is not affected");
     let _ = primary;
 }
+
+#[test]
+fn threads_share_the_primary_context_and_launch_concurrently() {
+    let cu = Cuda::new("threads");
+    let primary = cu.with_context();
+    let (r, m) = cu.load(STORE_PTX);
+    assert_eq!(r, SUCCESS);
+    let (r, f) = cu.function(m, "store");
+    assert_eq!(r, SUCCESS);
+    let (primary, f) = (primary as usize, f as usize);
+    let bufs: Vec<u64> = std::thread::scope(|s| {
+        let handles: Vec<_> = (0..4u32)
+            .map(|t| {
+                let cu = &cu;
+                s.spawn(move || {
+                    // A new thread has an empty stack until it pushes.
+                    assert_eq!(cu.alloc(4).0, INVALID_CONTEXT);
+                    assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(H) -> u32>("cuCtxPushCurrent_v2")(primary as H) }, SUCCESS);
+                    let (r, p) = cu.alloc(128 * 4);
+                    assert_eq!(r, SUCCESS);
+                    let (mut pp, mut v) = (p, 100 + t);
+                    for _ in 0..5 {
+                        let mut args = [&mut pp as *mut u64 as *mut c_void, &mut v as *mut u32 as *mut c_void];
+                        assert_eq!(cu.launch(f as H, 1, 128, &mut args), SUCCESS);
+                    }
+                    p
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    for (t, p) in bufs.iter().enumerate() {
+        let mut back = vec![0u8; 512];
+        assert_eq!(cu.dtoh(&mut back, *p), SUCCESS);
+        assert!(back.chunks(4).all(|w| w == (100 + t as u32).to_le_bytes()), "thread {t}");
+    }
+    // The primary context: released to zero references, its memory goes.
+    let release = || unsafe { cu.f::<unsafe extern "C" fn(i32) -> u32>("cuDevicePrimaryCtxRelease_v2")(0) };
+    assert_eq!(release(), SUCCESS);
+    assert_eq!(cu.free(bufs[0]), INVALID_VALUE);
+    assert_eq!(release(), INVALID_CONTEXT, "released more often than retained");
+}

@@ -6,9 +6,10 @@
 
 use std::path::PathBuf;
 
-/// `target/<profile>/libcuda.so`, found from the test binary's path
-/// (`target/<profile>/deps/<test>`). Cargo builds the package's cdylib
-/// together with its rlib before the tests.
+/// The built library, found from the test binary's path
+/// (`target/<profile>/deps/<test>`): `deps/libcuda.so` first, which cargo
+/// rebuilds with the package's rlib before the tests run (the uplifted
+/// `target/<profile>/libcuda.so` is refreshed only by `cargo build`).
 pub fn lib_path() -> PathBuf {
     let exe = std::env::current_exe().expect("current_exe");
     let mut dir = exe.parent().map(|p| p.to_path_buf());
