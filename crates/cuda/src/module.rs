@@ -56,8 +56,17 @@ unsafe fn ptx_text(image: *const c_void) -> Result<String, CUresult> {
     if image.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
-    let head = std::slice::from_raw_parts(image as *const u8, 4);
-    if head == b"\x7fELF" || u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == 0x466243B1 || u32::from_le_bytes([head[0], head[1], head[2], head[3]]) == 0xBA55ED50 {
+    // The first four bytes, read no further than a NUL (the magic numbers
+    // hold none, and a short text may end before four bytes).
+    let mut head = [0u8; 4];
+    for (i, h) in head.iter_mut().enumerate() {
+        *h = *(image as *const u8).add(i);
+        if *h == 0 {
+            break;
+        }
+    }
+    let magic = u32::from_le_bytes(head);
+    if &head == b"\x7fELF" || magic == 0x466243B1 || magic == 0xBA55ED50 {
         report::log("module image is machine code (ELF or fatbin): only PTX text can be loaded");
         return Err(CUDA_ERROR_INVALID_IMAGE);
     }

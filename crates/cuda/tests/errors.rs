@@ -533,3 +533,54 @@ fn threads_share_the_primary_context_and_launch_concurrently() {
     assert_eq!(cu.free(bufs[0]), INVALID_VALUE);
     assert_eq!(release(), INVALID_CONTEXT, "released more often than retained");
 }
+
+#[test]
+fn random_handles_and_device_pointers_are_errors_never_crashes() {
+    let cu = Cuda::new("random-handles");
+    cu.with_context();
+    let (r, p) = cu.alloc(64);
+    assert_eq!(r, SUCCESS);
+    let (r, _m) = cu.load(STORE_PTX);
+    assert_eq!(r, SUCCESS);
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let push = cu.f::<unsafe extern "C" fn(H) -> u32>("cuCtxPushCurrent_v2");
+    let destroy = cu.f::<unsafe extern "C" fn(H) -> u32>("cuCtxDestroy_v2");
+    let unload = cu.f::<unsafe extern "C" fn(H) -> u32>("cuModuleUnload");
+    let sdestroy = cu.f::<unsafe extern "C" fn(H) -> u32>("cuStreamDestroy_v2");
+    let ssync = cu.f::<unsafe extern "C" fn(H) -> u32>("cuStreamSynchronize");
+    let dtod = cu.f::<unsafe extern "C" fn(u64, u64, usize) -> u32>("cuMemcpyDtoD_v2");
+    let memset = cu.f::<unsafe extern "C" fn(u64, u8, usize) -> u32>("cuMemsetD8_v2");
+    for i in 0..20_000 {
+        // Small values, values shaped like this library's handles (with
+        // serials it has not handed out: this test makes fewer than 16
+        // objects), and anything.
+        let v = match i % 3 {
+            0 => next() % 4096,
+            1 => (16 + next() % 0xffff) | (0xC1 + next() % 4) << 56,
+            _ => next(),
+        };
+        let h = v as usize as H;
+        if v > 2 {
+            assert_ne!(unsafe { ssync(h) }, SUCCESS, "{v:#x}");
+        }
+        assert_ne!(unsafe { push(h) }, SUCCESS, "{v:#x}");
+        assert_ne!(unsafe { destroy(h) }, SUCCESS, "{v:#x}");
+        assert_ne!(unsafe { unload(h) }, SUCCESS, "{v:#x}");
+        assert_ne!(unsafe { sdestroy(h) }, SUCCESS, "{v:#x}");
+        assert_ne!(cu.function(h, "store").0, SUCCESS, "{v:#x}");
+        assert_ne!(cu.launch(h, 1, 1, &mut []), SUCCESS, "{v:#x}");
+        if v.wrapping_sub(p) >= 64 {
+            assert_ne!(cu.free(v), SUCCESS, "{v:#x}");
+            assert_ne!(unsafe { dtod(p, v, 1 + (next() % 64) as usize) }, SUCCESS, "{v:#x}");
+            assert_ne!(unsafe { memset(v, 0, 1 + (next() % 64) as usize) }, SUCCESS, "{v:#x}");
+        }
+    }
+    assert_eq!(cu.sync(), SUCCESS);
+    assert_eq!(cu.free(p), SUCCESS);
+}
