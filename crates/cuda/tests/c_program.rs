@@ -53,12 +53,20 @@ fn c_kernel_printf_reaches_stdout_and_assert_is_sticky() {
     let stdout = String::from_utf8_lossy(&run.stdout);
     let stderr = String::from_utf8_lossy(&run.stderr);
     assert!(run.status.success(), "stdout: {stdout}\nstderr: {stderr}");
-    let want = "before\nhello from 0\nhello from 1\nhello from 2\nhello from 3\nafter\n";
+    let want = "BAD 218\nbefore\nhello from 0\nhello from 1\nhello from 2\nhello from 3\nafter\n";
     assert!(stdout.starts_with(want), "kernel printf out of place:\n{stdout}");
     // CUDA's assertion message from the device, then both calls' codes.
     assert!(stdout.contains("t.cu:7: check: block: [0,0,0], thread: [0,0,0] Assertion `x > 0` failed."), "no device assert message:\n{stdout}");
     assert!(stdout.trim_end().ends_with("ASSERT 710 710"), "stdout:\n{stdout}");
     assert!(stderr.contains("kernel trap: trap: assertion"), "no located trap message on stderr: {stderr}");
+    assert!(!stderr.contains("module load failed"), "logged without PTXSIM_LOG: {stderr}");
+    // With the call log, the refused module's located diagnostic is logged.
+    let run = Command::new(&exe).env("LD_LIBRARY_PATH", &dir).env("PTXSIM_LOG", "1").output().expect("run printf_assert");
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "stderr: {stderr}");
+    assert!(stderr.contains("module load failed: load_error: ") && stderr.contains("module.ptx"), "no located load error in the log: {stderr}");
+    assert!(stderr.contains("cuModuleLoadData -> CUDA_ERROR_INVALID_PTX"), "{stderr}");
+    assert!(stderr.contains("cuLaunchKernel -> CUDA_ERROR_ASSERT"), "{stderr}");
 }
 
 /// The DT_SONAME of a 64-bit little-endian ELF file.

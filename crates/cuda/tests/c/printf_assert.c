@@ -1,6 +1,7 @@
 /* Kernel output through libcuda.so.1: a kernel's printf reaches the
  * process's stdout during the launch, and a failed device assert makes the
  * launch and the next synchronising call return CUDA_ERROR_ASSERT (710).
+ * A module that is not PTX is refused first ("BAD <code>").
  * Prints "ASSERT <launch> <sync>" and exits 0 when both calls returned an
  * error code, 1 when a call that should work did not. */
 #include <stdio.h>
@@ -96,6 +97,7 @@ int main(void) {
     CHECK(cuInit(0));
     CHECK(cuDeviceGet(&dev, 0));
     CHECK(cuCtxCreate_v2(&ctx, 0, dev));
+    printf("BAD %d\n", cuModuleLoadData(&mod, "this is not PTX"));
     CHECK(cuModuleLoadData(&mod, PTX));
     CHECK(cuModuleGetFunction(&hello, mod, "hello"));
     CHECK(cuModuleGetFunction(&check, mod, "check"));

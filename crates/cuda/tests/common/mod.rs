@@ -26,9 +26,11 @@ pub fn lib_path() -> PathBuf {
     );
 }
 
-/// A fresh directory under the target's tmp dir for `name`.
+/// A fresh directory under the target's tmp dir for `name`, emptied first
+/// (by unlinking, so a process still mapping an old copy keeps it), so
+/// repeated runs do not pile up copies.
 pub fn scratch(name: &str) -> PathBuf {
-    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ptxsim-cuda-{}-{name}", std::process::id()));
+    let d = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("ptxsim-cuda-{name}"));
     let _ = std::fs::remove_dir_all(&d);
     std::fs::create_dir_all(&d).expect("create scratch dir");
     d
