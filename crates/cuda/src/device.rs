@@ -1,0 +1,242 @@
+//! Initialisation, the driver version, the one device (ordinal 0, named
+//! "ptxsim") and its attributes, and the error-name queries.
+//!
+//! The compute capability reported is 8.0 unless `PTXSIM_CC=X.Y` says
+//! otherwise (read by `cuInit`). Attributes this library does not know
+//! return CUDA_ERROR_INVALID_VALUE rather than a guess.
+
+use crate::state::{self, entry, put, INITIALIZED};
+use crate::types::*;
+use std::os::raw::{c_char, c_int, c_uint};
+use std::sync::atomic::Ordering;
+
+/// Parses `X.Y` into a compute capability.
+fn parse_cc(s: &str) -> Option<(i32, i32)> {
+    let (a, b) = s.trim().split_once('.')?;
+    let (a, b) = (a.parse().ok()?, b.parse().ok()?);
+    ((1..=20).contains(&a) && (0..=9).contains(&b)).then_some((a, b))
+}
+
+fn check_device(dev: CUdevice) -> Result<(), CUresult> {
+    if dev == 0 {
+        Ok(())
+    } else {
+        Err(CUDA_ERROR_INVALID_DEVICE)
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
+    entry("cuInit", false, || {
+        if flags != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let mut st = state::state();
+        if !INITIALIZED.load(Ordering::Acquire) {
+            st.cc = std::env::var("PTXSIM_CC").ok().and_then(|s| parse_cc(&s)).unwrap_or((8, 0));
+            INITIALIZED.store(true, Ordering::Release);
+        }
+        Ok(())
+    })
+}
+
+/// # Safety
+/// `version` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDriverGetVersion(version: *mut c_int) -> CUresult {
+    entry("cuDriverGetVersion", false, || put(version, DRIVER_VERSION))
+}
+
+/// # Safety
+/// `count` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetCount(count: *mut c_int) -> CUresult {
+    entry("cuDeviceGetCount", true, || put(count, 1))
+}
+
+/// # Safety
+/// `device` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGet(device: *mut CUdevice, ordinal: c_int) -> CUresult {
+    entry("cuDeviceGet", true, || {
+        check_device(ordinal)?;
+        put(device, 0)
+    })
+}
+
+/// # Safety
+/// `name` is null or valid for `len` bytes.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetName(name: *mut c_char, len: c_int, dev: CUdevice) -> CUresult {
+    entry("cuDeviceGetName", true, || {
+        check_device(dev)?;
+        if name.is_null() || len <= 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let text = b"ptxsim";
+        let n = text.len().min(len as usize - 1);
+        std::ptr::copy_nonoverlapping(text.as_ptr(), name as *mut u8, n);
+        *name.add(n) = 0;
+        Ok(())
+    })
+}
+
+/// The value of attribute `attr`, if this library knows it.
+fn attribute(attr: c_int, cc: (i32, i32)) -> Option<c_int> {
+    Some(match attr {
+        1 => 1024,                        // max threads per block
+        2 | 3 => 1024,                    // max block dim x, y
+        4 => 64,                          // max block dim z
+        5 => i32::MAX,                    // max grid dim x
+        6 | 7 => 65535,                   // max grid dim y, z
+        8 => 48 * 1024,                   // max shared memory per block
+        9 => 64 * 1024,                   // total constant memory
+        10 => 32,                         // warp size
+        11 => i32::MAX,                   // max pitch
+        12 => 65536,                      // max registers per block
+        13 => 1_410_000,                  // clock rate (kHz)
+        14 => 512,                        // texture alignment
+        15 => 1,                          // gpu overlap
+        16 => 1,                          // multiprocessor count
+        17 => 0,                          // kernel exec timeout
+        18 => 0,                          // integrated
+        19 => 0,                          // can map host memory: not yet
+        20 => 0,                          // compute mode: default
+        31 => 0,                          // concurrent kernels: launches run one by one
+        32 => 0,                          // ECC
+        33 | 34 | 50 => 0,                // PCI bus, device, domain id
+        35 => 0,                          // TCC driver
+        36 => 1_215_000,                  // memory clock rate (kHz)
+        37 => 5120,                       // global memory bus width (bits)
+        38 => 40 * 1024 * 1024,           // L2 cache size
+        39 => 2048,                       // max threads per multiprocessor
+        40 => 0,                          // async engine count
+        41 => 1,                          // unified addressing
+        75 => cc.0,                       // compute capability major
+        76 => cc.1,                       // compute capability minor
+        78 => 0,                          // stream priorities supported
+        81 => 228 * 1024,                 // max shared memory per multiprocessor
+        82 => 65536,                      // max registers per multiprocessor
+        83 => 0,                          // managed memory: not yet
+        84 => 0,                          // multi-GPU board
+        86 => 0,                          // host native atomics
+        87 => 2,                          // single/double precision perf ratio
+        88 | 89 => 0,                     // pageable / concurrent managed access
+        95 | 96 => 0,                     // cooperative launch: not yet
+        97 => 227 * 1024,                 // max shared memory per block (opt-in)
+        115 => 0,                         // memory pools: not yet
+        _ => return None,
+    })
+}
+
+/// # Safety
+/// `pi` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut c_int, attrib: c_int, dev: CUdevice) -> CUresult {
+    entry("cuDeviceGetAttribute", true, || {
+        check_device(dev)?;
+        let cc = state::state().cc;
+        let v = attribute(attrib, cc).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        put(pi, v)
+    })
+}
+
+/// # Safety
+/// `bytes` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceTotalMem_v2(bytes: *mut usize, dev: CUdevice) -> CUresult {
+    entry("cuDeviceTotalMem_v2", true, || {
+        check_device(dev)?;
+        let cap = state::device_read().limits.global_cap();
+        put(bytes, cap as usize)
+    })
+}
+
+/// # Safety
+/// `major` and `minor` are null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mut c_int, dev: CUdevice) -> CUresult {
+    entry("cuDeviceComputeCapability", true, || {
+        check_device(dev)?;
+        if major.is_null() || minor.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let cc = state::state().cc;
+        put(major, cc.0)?;
+        put(minor, cc.1)
+    })
+}
+
+/// The device's UUID: fixed, so a process sees the same one every run.
+const UUID: [u8; 16] = *b"ptxsim-device-00";
+
+unsafe fn get_uuid(name: &str, uuid: *mut [u8; 16], dev: CUdevice) -> CUresult {
+    entry(name, true, || {
+        check_device(dev)?;
+        put(uuid, UUID)
+    })
+}
+
+/// # Safety
+/// `uuid` is null or valid for a 16-byte write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetUuid(uuid: *mut [u8; 16], dev: CUdevice) -> CUresult {
+    get_uuid("cuDeviceGetUuid", uuid, dev)
+}
+
+/// # Safety
+/// `uuid` is null or valid for a 16-byte write.
+#[no_mangle]
+pub unsafe extern "C" fn cuDeviceGetUuid_v2(uuid: *mut [u8; 16], dev: CUdevice) -> CUresult {
+    get_uuid("cuDeviceGetUuid_v2", uuid, dev)
+}
+
+/// # Safety
+/// `s` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuGetErrorName(error: CUresult, s: *mut *const c_char) -> CUresult {
+    entry("cuGetErrorName", false, || {
+        if s.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        match error_name(error) {
+            Some(n) => put(s, n.as_ptr()),
+            None => {
+                put(s, std::ptr::null())?;
+                Err(CUDA_ERROR_INVALID_VALUE)
+            }
+        }
+    })
+}
+
+/// # Safety
+/// `s` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuGetErrorString(error: CUresult, s: *mut *const c_char) -> CUresult {
+    entry("cuGetErrorString", false, || {
+        if s.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        match error_string(error) {
+            Some(n) => put(s, n.as_ptr()),
+            None => {
+                put(s, std::ptr::null())?;
+                Err(CUDA_ERROR_INVALID_VALUE)
+            }
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    //! `PTXSIM_CC` parsing.
+    use super::parse_cc;
+
+    #[test]
+    fn cc_parses() {
+        assert_eq!(parse_cc("8.0"), Some((8, 0)));
+        assert_eq!(parse_cc(" 9.0 "), Some((9, 0)));
+        assert_eq!(parse_cc("7"), None);
+        assert_eq!(parse_cc("x.y"), None);
+    }
+}

@@ -1,0 +1,34 @@
+//! ptxsim-cuda: a drop-in CUDA driver library (`libcuda.so.1`) over the
+//! ptxsim engine (`ptxsim-exec`), so that programs written against the
+//! driver API run their PTX kernels on the CPU.
+//!
+//! Modules:
+//! - `types`: `CUresult` codes, their names and descriptions, C types.
+//! - `state`: the registries, the engine device, the per-thread context
+//!   stack, handle encoding and [`state::entry`], the guard every exported
+//!   function runs in.
+//! - `report`: everything the library writes to stdout/stderr.
+//! - `device`: `cuInit`, the version, device queries and attributes,
+//!   `cuGetErrorName/String`.
+//! - `context`: primary and created contexts, the context stack.
+//! - `memory`: allocation, copies, memsets, memory queries.
+//! - `module`: modules, kernels, `cuLaunchKernel`, streams.
+//!
+//! Invariants of every exported function: `extern "C"`, `#[no_mangle]`, its
+//! body inside [`state::entry`] (a panic returns CUDA_ERROR_UNKNOWN and
+//! never unwinds into C; a call before `cuInit` returns
+//! CUDA_ERROR_NOT_INITIALIZED), every pointer checked for null, every
+//! handle looked up in its registry (a foreign or freed handle is an error
+//! code, never a dereference). Only the `_v2` forms are exported where the
+//! plain name has the old 32-bit ABI (`cuMemAlloc`, `cuMemcpyHtoD`, ...).
+
+#![allow(non_snake_case)]
+#![deny(clippy::print_stdout, clippy::print_stderr)]
+
+pub mod context;
+pub mod device;
+pub mod memory;
+pub mod module;
+pub mod report;
+pub mod state;
+pub mod types;

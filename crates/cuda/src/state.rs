@@ -1,0 +1,278 @@
+//! The driver's state and the guard every exported function runs in.
+//!
+//! Owns: the registries (contexts, allocations, modules, functions, streams)
+//! behind one mutex, the engine [`Device`] behind a read-write lock, the
+//! per-thread context stack, handle encoding, and [`entry`] (panic
+//! catching, the not-initialised check, the call log).
+//!
+//! Invariants:
+//! - Lock order: [`STATE`] before [`DEVICE`]; a launch holds only a read lock
+//!   of [`DEVICE`], so registry calls from other threads never wait for it.
+//! - A handle is `(tag << 56) | serial`, serials never reused: a freed or
+//!   foreign handle is simply absent from its registry.
+//! - Every device byte range a host copy may touch is in [`State::ranges`]
+//!   (live allocations and the `.global` variables of loaded modules); the
+//!   engine keeps freed blocks in [`State::pool`] for reuse of the same size,
+//!   because `ptxsim-exec` has no free yet.
+
+use crate::types::*;
+use ptxsim_exec::{Device, Limits, Module};
+use std::cell::RefCell;
+use std::collections::{BTreeMap, HashMap};
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{LazyLock, Mutex, MutexGuard, Once, RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+/// Handle tags (the top byte of a handle).
+pub const TAG_CTX: u64 = 0xC1;
+pub const TAG_MODULE: u64 = 0xC2;
+pub const TAG_FUNCTION: u64 = 0xC3;
+pub const TAG_STREAM: u64 = 0xC4;
+
+/// Set by `cuInit`.
+pub static INITIALIZED: AtomicBool = AtomicBool::new(false);
+
+/// The registries.
+pub static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| Mutex::new(State::default()));
+
+/// The engine's device (one, ordinal 0), shared by all contexts so device
+/// addresses are unique process-wide (unified addressing).
+pub static DEVICE: LazyLock<RwLock<Device>> = LazyLock::new(|| RwLock::new(Device::with_limits(Limits::default())));
+
+thread_local! {
+    /// This thread's context stack; the top is the current context.
+    pub static STACK: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// A context.
+#[derive(Debug, Default)]
+pub struct Context {
+    pub primary: bool,
+    /// The first launch failure, returned by every later call on the context
+    /// until it is destroyed or (primary) reset.
+    pub sticky: Option<CUresult>,
+}
+
+/// What a device range is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RangeKind {
+    /// A `cuMemAlloc` allocation of a context.
+    Alloc { ctx: u64 },
+    /// A `.global` variable of a loaded module.
+    Global { module: u64 },
+}
+
+#[derive(Debug, Clone, Copy)]
+pub struct Range {
+    pub size: u64,
+    pub kind: RangeKind,
+}
+
+/// A loaded module.
+#[derive(Debug)]
+pub struct LoadedModule {
+    pub ctx: u64,
+    pub module: Module,
+    /// The module's `.global` variables: name → (address, size).
+    pub globals: HashMap<String, (u64, u64)>,
+    /// Function handles handed out, by kernel name.
+    pub functions: HashMap<String, u64>,
+}
+
+/// A kernel handle.
+#[derive(Debug, Clone)]
+pub struct Function {
+    pub module: u64,
+    pub name: String,
+    /// Parameter sizes in bytes, in order.
+    pub params: Vec<u32>,
+}
+
+#[derive(Debug, Default)]
+pub struct State {
+    serial: u64,
+    /// Compute capability reported (`PTXSIM_CC`, default 8.0).
+    pub cc: (i32, i32),
+    pub contexts: HashMap<u64, Context>,
+    /// The primary context's handle (created on first retain, kept after).
+    pub primary: Option<u64>,
+    pub primary_refs: u32,
+    /// Device ranges a host copy may touch, by base address.
+    pub ranges: BTreeMap<u64, Range>,
+    /// Bytes of live `cuMemAlloc` allocations.
+    pub allocated: u64,
+    /// Freed engine blocks, by exact size, for reuse.
+    pub pool: HashMap<u64, Vec<u64>>,
+    pub modules: HashMap<u64, LoadedModule>,
+    pub functions: HashMap<u64, Function>,
+    /// Created streams and their contexts.
+    pub streams: HashMap<u64, u64>,
+}
+
+impl State {
+    /// A fresh handle with `tag`.
+    pub fn handle(&mut self, tag: u64) -> u64 {
+        self.serial += 1;
+        (tag << 56) | self.serial
+    }
+
+    /// The current context of this thread, validated, without the sticky
+    /// error check.
+    pub fn current_any(&self) -> Result<u64, CUresult> {
+        let top = STACK.with(|s| s.borrow().last().copied()).ok_or(CUDA_ERROR_INVALID_CONTEXT)?;
+        if self.contexts.contains_key(&top) {
+            Ok(top)
+        } else {
+            Err(CUDA_ERROR_CONTEXT_IS_DESTROYED)
+        }
+    }
+
+    /// The current context, failing with its sticky error if it has one.
+    pub fn current(&self) -> Result<u64, CUresult> {
+        let c = self.current_any()?;
+        match self.contexts[&c].sticky {
+            Some(e) => Err(e),
+            None => Ok(c),
+        }
+    }
+
+    /// Checks that `stream` may be used in context `ctx`: the null, legacy
+    /// and per-thread streams always, a created one only in its context.
+    pub fn check_stream(&self, stream: u64, ctx: u64) -> Result<(), CUresult> {
+        match stream {
+            0 | STREAM_LEGACY | STREAM_PER_THREAD => Ok(()),
+            s if self.streams.get(&s) == Some(&ctx) => Ok(()),
+            _ => Err(CUDA_ERROR_INVALID_HANDLE),
+        }
+    }
+
+    /// The device range holding `[addr, addr+len)`: (base, range).
+    pub fn range(&self, addr: u64, len: u64) -> Option<(u64, Range)> {
+        let (&base, &r) = self.ranges.range(..=addr).next_back()?;
+        let end = addr.checked_add(len)?;
+        (end <= base + r.size).then_some((base, r))
+    }
+
+    /// Frees (to the pool) every allocation of `ctx`, and unloads its
+    /// modules and destroys its streams.
+    pub fn release_resources(&mut self, ctx: u64) {
+        let mine: Vec<(u64, u64)> = self.ranges.iter().filter(|(_, r)| r.kind == RangeKind::Alloc { ctx }).map(|(b, r)| (*b, r.size)).collect();
+        for (base, size) in mine {
+            self.ranges.remove(&base);
+            self.allocated -= size;
+            self.pool.entry(size).or_default().push(base);
+        }
+        let mods: Vec<u64> = self.modules.iter().filter(|(_, m)| m.ctx == ctx).map(|(h, _)| *h).collect();
+        for m in mods {
+            self.unload(m);
+        }
+        self.streams.retain(|_, c| *c != ctx);
+    }
+
+    /// Forgets module `m`, its functions and its variables' ranges.
+    pub fn unload(&mut self, m: u64) -> bool {
+        let Some(lm) = self.modules.remove(&m) else { return false };
+        for f in lm.functions.values() {
+            self.functions.remove(f);
+        }
+        for (base, _) in lm.globals.values() {
+            self.ranges.remove(base);
+        }
+        true
+    }
+}
+
+/// Locks the registries (a poisoned lock is still usable: every update
+/// keeps the state consistent before anything can panic).
+pub fn state() -> MutexGuard<'static, State> {
+    STATE.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn device_read() -> RwLockReadGuard<'static, Device> {
+    DEVICE.read().unwrap_or_else(|e| e.into_inner())
+}
+
+pub fn device_write() -> RwLockWriteGuard<'static, Device> {
+    DEVICE.write().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Encodes a handle for C.
+pub fn to_ptr(h: u64) -> Handle {
+    h as usize as Handle
+}
+
+/// Decodes a C handle.
+pub fn from_ptr(p: Handle) -> u64 {
+    p as usize as u64
+}
+
+/// Writes `v` through the out-pointer `p`, or fails with INVALID_VALUE when
+/// it is null.
+///
+/// # Safety
+/// `p` is null or valid for a write of `T` (the caller's contract).
+pub unsafe fn put<T>(p: *mut T, v: T) -> Result<(), CUresult> {
+    if p.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    p.write_unaligned(v);
+    Ok(())
+}
+
+/// Fails with NOT_INITIALIZED before `cuInit`.
+pub fn initialized() -> Result<(), CUresult> {
+    if INITIALIZED.load(Ordering::Acquire) {
+        Ok(())
+    } else {
+        Err(CUDA_ERROR_NOT_INITIALIZED)
+    }
+}
+
+static SILENT_PANICS: Once = Once::new();
+
+thread_local! {
+    /// Whether this thread is inside [`entry`] (its panics are not printed).
+    static IN_ENTRY: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Clears [`IN_ENTRY`] when the call ends, unwinding included.
+struct InEntry(bool);
+
+impl Drop for InEntry {
+    fn drop(&mut self) {
+        IN_ENTRY.with(|c| c.set(self.0));
+    }
+}
+
+/// Runs the body of exported function `name`: checks `cuInit` was called
+/// (unless `needs_init` is false), catches a panic (CUDA_ERROR_UNKNOWN) and
+/// logs the call when `PTXSIM_LOG=1`.
+pub fn entry(name: &str, needs_init: bool, f: impl FnOnce() -> Result<(), CUresult>) -> CUresult {
+    // A panic inside a driver call is not printed (its result says it);
+    // other panics (a Rust program linking the rlib) keep the previous hook.
+    SILENT_PANICS.call_once(|| {
+        let previous = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            if !IN_ENTRY.with(|c| c.get()) {
+                previous(info);
+            }
+        }));
+    });
+    let _guard = InEntry(IN_ENTRY.with(|c| c.replace(true)));
+    let r = catch_unwind(AssertUnwindSafe(|| {
+        if needs_init {
+            initialized()?;
+        }
+        f()
+    }));
+    let code = match r {
+        Ok(Ok(())) => CUDA_SUCCESS,
+        Ok(Err(e)) => e,
+        Err(_) => CUDA_ERROR_UNKNOWN,
+    };
+    if crate::report::logging() {
+        let n = error_name(code).map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|| code.to_string());
+        crate::report::log(&format!("{name} -> {n}"));
+    }
+    code
+}

@@ -1,0 +1,82 @@
+//! The C-facing types of the driver API: `CUresult` codes with their names
+//! and descriptions (`cuGetErrorName`/`cuGetErrorString`), handle and
+//! pointer types, and the device attribute numbers this library answers.
+//! Values follow the driver API's `cuda.h`; only the ones used here appear.
+
+use std::ffi::CStr;
+use std::os::raw::c_void;
+
+/// `CUresult`: 0 is success, everything else an error code.
+pub type CUresult = u32;
+/// `CUdevice`: an ordinal.
+pub type CUdevice = i32;
+/// `CUdeviceptr`: a 64-bit device address.
+pub type CUdeviceptr = u64;
+/// Opaque handles (`CUcontext`, `CUmodule`, `CUfunction`, `CUstream`): this
+/// library hands out tagged integers cast to pointers and never dereferences
+/// one; each is looked up in a registry (`state.rs`).
+pub type Handle = *mut c_void;
+
+pub const CUDA_SUCCESS: CUresult = 0;
+pub const CUDA_ERROR_INVALID_VALUE: CUresult = 1;
+pub const CUDA_ERROR_OUT_OF_MEMORY: CUresult = 2;
+pub const CUDA_ERROR_NOT_INITIALIZED: CUresult = 3;
+pub const CUDA_ERROR_NO_DEVICE: CUresult = 100;
+pub const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
+pub const CUDA_ERROR_INVALID_IMAGE: CUresult = 200;
+pub const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
+pub const CUDA_ERROR_INVALID_PTX: CUresult = 218;
+pub const CUDA_ERROR_INVALID_HANDLE: CUresult = 400;
+pub const CUDA_ERROR_NOT_FOUND: CUresult = 500;
+pub const CUDA_ERROR_NOT_READY: CUresult = 600;
+pub const CUDA_ERROR_ILLEGAL_ADDRESS: CUresult = 700;
+pub const CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: CUresult = 701;
+pub const CUDA_ERROR_LAUNCH_TIMEOUT: CUresult = 702;
+pub const CUDA_ERROR_CONTEXT_IS_DESTROYED: CUresult = 709;
+pub const CUDA_ERROR_ASSERT: CUresult = 710;
+pub const CUDA_ERROR_LAUNCH_FAILED: CUresult = 719;
+pub const CUDA_ERROR_NOT_PERMITTED: CUresult = 800;
+pub const CUDA_ERROR_NOT_SUPPORTED: CUresult = 801;
+pub const CUDA_ERROR_UNKNOWN: CUresult = 999;
+
+/// Every code this library can return: (code, name, description).
+const ERRORS: &[(CUresult, &CStr, &CStr)] = &[
+    (CUDA_SUCCESS, c"CUDA_SUCCESS", c"no error"),
+    (CUDA_ERROR_INVALID_VALUE, c"CUDA_ERROR_INVALID_VALUE", c"invalid argument"),
+    (CUDA_ERROR_OUT_OF_MEMORY, c"CUDA_ERROR_OUT_OF_MEMORY", c"out of memory"),
+    (CUDA_ERROR_NOT_INITIALIZED, c"CUDA_ERROR_NOT_INITIALIZED", c"initialization error"),
+    (CUDA_ERROR_NO_DEVICE, c"CUDA_ERROR_NO_DEVICE", c"no CUDA-capable device is detected"),
+    (CUDA_ERROR_INVALID_DEVICE, c"CUDA_ERROR_INVALID_DEVICE", c"invalid device ordinal"),
+    (CUDA_ERROR_INVALID_IMAGE, c"CUDA_ERROR_INVALID_IMAGE", c"device kernel image is invalid"),
+    (CUDA_ERROR_INVALID_CONTEXT, c"CUDA_ERROR_INVALID_CONTEXT", c"invalid device context"),
+    (CUDA_ERROR_INVALID_PTX, c"CUDA_ERROR_INVALID_PTX", c"a PTX JIT compilation failed"),
+    (CUDA_ERROR_INVALID_HANDLE, c"CUDA_ERROR_INVALID_HANDLE", c"invalid resource handle"),
+    (CUDA_ERROR_NOT_FOUND, c"CUDA_ERROR_NOT_FOUND", c"named symbol not found"),
+    (CUDA_ERROR_NOT_READY, c"CUDA_ERROR_NOT_READY", c"device not ready"),
+    (CUDA_ERROR_ILLEGAL_ADDRESS, c"CUDA_ERROR_ILLEGAL_ADDRESS", c"an illegal memory access was encountered"),
+    (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, c"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", c"too many resources requested for launch"),
+    (CUDA_ERROR_LAUNCH_TIMEOUT, c"CUDA_ERROR_LAUNCH_TIMEOUT", c"the launch timed out and was terminated"),
+    (CUDA_ERROR_CONTEXT_IS_DESTROYED, c"CUDA_ERROR_CONTEXT_IS_DESTROYED", c"context is destroyed"),
+    (CUDA_ERROR_ASSERT, c"CUDA_ERROR_ASSERT", c"device-side assert triggered"),
+    (CUDA_ERROR_LAUNCH_FAILED, c"CUDA_ERROR_LAUNCH_FAILED", c"unspecified launch failure"),
+    (CUDA_ERROR_NOT_PERMITTED, c"CUDA_ERROR_NOT_PERMITTED", c"operation not permitted"),
+    (CUDA_ERROR_NOT_SUPPORTED, c"CUDA_ERROR_NOT_SUPPORTED", c"operation not supported"),
+    (CUDA_ERROR_UNKNOWN, c"CUDA_ERROR_UNKNOWN", c"unknown error"),
+];
+
+/// The name of `code` (`CUDA_ERROR_...`), if it is one this library knows.
+pub fn error_name(code: CUresult) -> Option<&'static CStr> {
+    ERRORS.iter().find(|e| e.0 == code).map(|e| e.1)
+}
+
+/// The description of `code`, if it is one this library knows.
+pub fn error_string(code: CUresult) -> Option<&'static CStr> {
+    ERRORS.iter().find(|e| e.0 == code).map(|e| e.2)
+}
+
+/// `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`: valid without creation.
+pub const STREAM_LEGACY: u64 = 1;
+pub const STREAM_PER_THREAD: u64 = 2;
+
+/// The driver version reported (CUDA 12.9).
+pub const DRIVER_VERSION: i32 = 12090;
