@@ -3,7 +3,7 @@
 //!
 //! Invariants: the primary context's handle never changes once created; a
 //! release to zero references or a reset frees its resources (allocations
-//! back to the pool, modules, streams) and a reset clears its sticky error.
+//! back to the engine, modules, streams) and a reset clears its sticky error.
 //! A destroyed context's handle is gone from the registry, so a stack that
 //! still holds it reports CUDA_ERROR_CONTEXT_IS_DESTROYED.
 

@@ -3,11 +3,9 @@
 //! forms run at once, which is a legal stream order).
 //!
 //! Invariants: a host copy touches only a range of [`State::ranges`] (a
-//! live allocation or a loaded module's `.global` variable), never a freed
-//! block even though the engine still holds it; a freed block is reused only
-//! for an allocation of exactly its size (so the engine's bounds checks stay
-//! those of the allocation a kernel was given) and is zeroed on reuse, as a
-//! fresh engine allocation is.
+//! live allocation or a loaded module's `.global` variable); `cuMemFree`
+//! gives the block back to the engine (`Device::free`), whose addresses are
+//! never reused, so a kernel that keeps a freed pointer traps out of bounds.
 
 use crate::state::{self, entry, put, Range, RangeKind, State};
 use crate::types::*;
@@ -31,29 +29,9 @@ fn fill(dev: &mut Device, addr: u64, len: u64, pattern: &[u8]) -> Result<(), CUr
     Ok(())
 }
 
-/// Allocates `size` bytes for context `ctx`: a pooled block of that size,
-/// else a new engine allocation. When the engine refuses and nothing is
-/// live (no allocation, no module), the engine device is replaced by a
-/// fresh one, which gives back the pooled blocks.
+/// Allocates `size` bytes for context `ctx`.
 fn alloc(st: &mut State, ctx: u64, size: u64) -> Result<u64, CUresult> {
-    let pooled = st.pool.get_mut(&size).and_then(|v| v.pop());
-    let mut dev = state::device_write();
-    let base = match pooled {
-        Some(b) => {
-            fill(&mut dev, b, size, &[0])?;
-            b
-        }
-        None => match dev.alloc(size) {
-            Ok(b) => b,
-            Err(_) if st.ranges.is_empty() && st.modules.is_empty() && !st.pool.is_empty() => {
-                let limits = dev.limits.clone();
-                *dev = Device::with_limits(limits);
-                st.pool.clear();
-                dev.alloc(size).map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?
-            }
-            Err(_) => return Err(CUDA_ERROR_OUT_OF_MEMORY),
-        },
-    };
+    let base = state::device_write().alloc(size).map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
     st.ranges.insert(base, Range { size, kind: RangeKind::Alloc { ctx } });
     st.allocated += size;
     Ok(base)
@@ -84,8 +62,7 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
                 let size = *size;
                 st.ranges.remove(&dptr);
                 st.allocated -= size;
-                st.pool.entry(size).or_default().push(dptr);
-                Ok(())
+                state::device_write().free(dptr).map_err(|_| CUDA_ERROR_INVALID_VALUE)
             }
             _ => Err(CUDA_ERROR_INVALID_VALUE),
         }

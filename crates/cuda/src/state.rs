@@ -11,9 +11,8 @@
 //! - A handle is `(tag << 56) | serial`, serials never reused: a freed or
 //!   foreign handle is simply absent from its registry.
 //! - Every device byte range a host copy may touch is in [`State::ranges`]
-//!   (live allocations and the `.global` variables of loaded modules); the
-//!   engine keeps freed blocks in [`State::pool`] for reuse of the same size,
-//!   because `ptxsim-exec` has no free yet.
+//!   (live allocations and the `.global` variables of loaded modules); a
+//!   freed allocation goes back to the engine (`Device::free`).
 
 use crate::types::*;
 use ptxsim_exec::{Device, Limits, Module};
@@ -101,8 +100,6 @@ pub struct State {
     pub ranges: BTreeMap<u64, Range>,
     /// Bytes of live `cuMemAlloc` allocations.
     pub allocated: u64,
-    /// Freed engine blocks, by exact size, for reuse.
-    pub pool: HashMap<u64, Vec<u64>>,
     pub modules: HashMap<u64, LoadedModule>,
     pub functions: HashMap<u64, Function>,
     /// Created streams and their contexts.
@@ -153,14 +150,14 @@ impl State {
         (end <= base + r.size).then_some((base, r))
     }
 
-    /// Frees (to the pool) every allocation of `ctx`, and unloads its
+    /// Frees every allocation of `ctx` (back to the engine), and unloads its
     /// modules and destroys its streams.
     pub fn release_resources(&mut self, ctx: u64) {
         let mine: Vec<(u64, u64)> = self.ranges.iter().filter(|(_, r)| r.kind == RangeKind::Alloc { ctx }).map(|(b, r)| (*b, r.size)).collect();
         for (base, size) in mine {
             self.ranges.remove(&base);
             self.allocated -= size;
-            self.pool.entry(size).or_default().push(base);
+            let _ = device_write().free(base);
         }
         let mods: Vec<u64> = self.modules.iter().filter(|(_, m)| m.ctx == ctx).map(|(h, _)| *h).collect();
         for m in mods {

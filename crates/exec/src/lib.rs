@@ -496,6 +496,22 @@ impl Device {
         })
     }
 
+    /// Frees an allocation that [`Device::alloc`] returned (not a module's
+    /// `.global` variable). Its bytes count against the memory limit no
+    /// more; its addresses are never reused, so a kernel that still uses
+    /// them traps `out_of_bounds`. Freeing anything else, or twice, is an
+    /// error and changes nothing.
+    pub fn free(&mut self, addr: u64) -> Result<(), RunError> {
+        if self.names.contains_key(&addr) {
+            return Err(RunError::new(TrapKind::InvalidLaunch, format!("{addr:#x} is a module's variable, not an allocation")));
+        }
+        if self.mem.free(addr) {
+            Ok(())
+        } else {
+            Err(RunError::new(TrapKind::InvalidLaunch, format!("{addr:#x} is not the start of a live allocation (freed already, or never allocated)")))
+        }
+    }
+
     /// Copies host bytes to device memory.
     pub fn write(&mut self, addr: u64, bytes: &[u8]) -> Result<(), RunError> {
         if self.mem.write_bytes(addr, bytes) {

@@ -156,6 +156,22 @@ impl GlobalMemory {
         Some(base)
     }
 
+    /// Frees the allocation at `base` (an address `alloc` returned): its
+    /// bytes leave the total, so the memory cap has them again, and its
+    /// addresses are never handed out again, so a stale pointer into it
+    /// traps as out of bounds instead of reaching a newer allocation.
+    /// False when no allocation starts at `base`.
+    pub fn free(&mut self, base: u64) -> bool {
+        match self.allocs.binary_search_by_key(&base, |a| a.base) {
+            Ok(i) => {
+                let a = self.allocs.remove(i);
+                self.total -= a.size;
+                true
+            }
+            Err(_) => false,
+        }
+    }
+
     /// The allocation holding `[addr, addr+size)`, if one does.
     #[inline]
     pub fn find(&self, addr: u64, size: u64) -> Option<usize> {

@@ -180,3 +180,28 @@ fn a_one_byte_buffer_is_one_byte() {
     assert_eq!(e.kind, TrapKind::OutOfBounds, "{e}");
     assert!(e.message.contains("(1 byte at") && !e.message.contains("1 bytes"), "{e}");
 }
+
+/// `Device::free`: freed bytes count against the cap no more (10,000 cycles
+/// of 1 MiB under a 64 MiB cap), a double free, a foreign address and a
+/// module variable are errors, and a kernel given a freed pointer traps
+/// out of bounds rather than reaching a later allocation.
+#[test]
+fn freed_memory_is_given_back_and_stale_pointers_trap() {
+    let src = format!("{HEADER}.visible .global .align 4 .u32 g;\n.visible .entry k(.param .u64 p)\n{{\n.reg .u64 %a;\n.reg .u32 %v;\nld.param.u64 %a, [p];\nld.global.u32 %v, [%a];\nret;\n}}\n");
+    let mut dev = Device::with_limits(Limits { max_memory: 64 << 20, ..Limits::default() });
+    let m = dev.load(&src).expect("loads");
+    for _ in 0..10_000 {
+        let p = dev.alloc(1 << 20).expect("the freed megabytes are available again");
+        dev.free(p).expect("frees");
+    }
+    let p = dev.alloc(64).expect("alloc");
+    dev.free(p).expect("frees");
+    assert!(dev.free(p).is_err(), "double free");
+    assert!(dev.free(p + 8).is_err(), "not the start of an allocation");
+    assert!(dev.free(12345).is_err(), "foreign address");
+    let g = m.globals.iter().find(|(n, _)| n == "g").expect("g").1;
+    assert!(dev.free(g).is_err(), "a module variable");
+    let _later = dev.alloc(64).expect("alloc");
+    let e = dev.launch(&m, "k", &LaunchConfig::new(1, 1), &[KernelArg::Ptr(p)]).expect_err("stale pointer");
+    assert_eq!(e.kind, TrapKind::OutOfBounds, "{e}");
+}
