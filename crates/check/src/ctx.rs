@@ -519,11 +519,8 @@ impl<'f, 'a> Ctx<'f, 'a> {
         self.require_gate(gate(feature), span);
     }
 
-    /// Requires the minimum version and target of a gate row, as
-    /// [`Ctx::require`] does for the rows of `isa::FEATURES`; rules use it for
-    /// the gates of a modifier that only they know (`rules::tensor`'s
-    /// mbarrier scopes and `.shared::cluster`).
-    pub fn require_gate(&mut self, g: &crate::isa::Gate, span: Span) {
+    /// Requires the minimum version and target of a gate row.
+    fn require_gate(&mut self, g: &crate::isa::Gate, span: Span) {
         if let Some((v, vspan)) = self.version {
             if v < g.min_version {
                 self.emit(

@@ -151,7 +151,8 @@ mod tests {
         for f in [
             BrxIdx, BranchTargets, IndirectCall, CallTargets, CallPrototype, FunctionInitialisers,
             ParamFormals, Nanosleep, SetpF16, SetpBf16, SetpBf16x2, AddressSize, ShflSync, VoteSync,
-            BarWarpSync, Activemask, MatchSync, ReduxSync, AtomAddF64, F16Arith,
+            BarWarpSync, Activemask, MatchSync, ReduxSync, AtomAddF64, F16Arith, MbarrierRelaxed,
+            MbarrierClusterScope, MbarrierSharedCluster,
         ] {
             assert_eq!(FEATURES.iter().filter(|g| g.feature == f).count(), 1, "{f:?}");
         }

@@ -106,6 +106,12 @@ pub enum Feature {
     MbarrierArriveCount,
     MbarrierTx,
     MbarrierSem,
+    /// `.relaxed` on `mbarrier.arrive`, `arrive_drop`, `test_wait`, `try_wait`.
+    MbarrierRelaxed,
+    /// The `.cluster` scope of `mbarrier`.
+    MbarrierClusterScope,
+    /// `.shared::cluster` on `mbarrier`.
+    MbarrierSharedCluster,
     SpaceConst,
     SpaceParam,
     SpaceCluster,
@@ -223,6 +229,9 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::MbarrierArriveCount, name: "mbarrier.arrive with a count and without .noComplete", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier.arrive: the count operand without .noComplete was introduced in 7.8, requires sm_90" },
     Gate { feature: Feature::MbarrierTx, name: "mbarrier transaction counts (expect_tx, complete_tx)", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .expect_tx, expect_tx and complete_tx were introduced in 8.0, require sm_90" },
     Gate { feature: Feature::MbarrierSem, name: "mbarrier .sem and .scope", min_version: v(8, 0), min_sm: 80, source: "PTX ISA 9.7.13.15 mbarrier: .release/.acquire/.relaxed and .cta/.cluster were introduced in 8.0" },
+    Gate { feature: Feature::MbarrierRelaxed, name: "`.relaxed` on mbarrier.arrive, arrive_drop, test_wait and try_wait", min_version: v(8, 6), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .relaxed on arrive/test_wait/try_wait introduced in 8.6 (ptxas 12.9: \"Modifier '.relaxed' on 'mbarrier.arrive' requires PTX ISA .version 8.6\", \"requires .target sm_90\")" },
+    Gate { feature: Feature::MbarrierClusterScope, name: "the `.cluster` scope of mbarrier", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .cluster scope requires sm_90 (ptxas 12.9: \"Feature '.cluster scope' requires .target sm_90 or higher\")" },
+    Gate { feature: Feature::MbarrierSharedCluster, name: "`.shared::cluster` on mbarrier", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .shared::cluster on arrive, arrive_drop, expect_tx and complete_tx introduced in 8.0, requires sm_90 (ptxas 12.9: \"Feature '.shared::cluster' requires PTX ISA .version 8.0\", \"requires .target sm_90\")" },
     Gate { feature: Feature::SpaceConst, name: "isspacep.const", min_version: v(3, 1), min_sm: 0, source: "PTX ISA 9.7.9.16 isspacep: .const introduced in 3.1 (ptxas 12.9: 'cvta/isspacep with .const state space' requires 3.1)" },
     Gate { feature: Feature::SpaceParam, name: "isspacep.param", min_version: v(7, 7), min_sm: 70, source: "PTX ISA 9.7.9.16 isspacep: .param introduced in 7.7, requires sm_70 (ptxas 12.9: 'cvta/isspacep with .param state space')" },
     Gate { feature: Feature::SpaceCluster, name: "the `::cluster` qualifier of `.shared`", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.9.16 isspacep: .shared::cluster introduced in 7.8, requires sm_90" },

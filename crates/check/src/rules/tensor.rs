@@ -58,7 +58,7 @@
 use super::operand::{pred_reg, resolve_operand, value, Role};
 use super::{opname, Decoded};
 use crate::ctx::{Ctx, Sym};
-use crate::isa::{Feature, Gate, PtxVersion};
+use crate::isa::Feature;
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
@@ -431,12 +431,6 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     }
 }
 
-/// Gates of mbarrier modifiers that `isa::FEATURES` has no row for, as
-/// ptxas 12.9 applies them (the `feature` field only tags the row).
-const MBAR_RELAXED: Gate = Gate { feature: Feature::MbarrierSem, name: "`.relaxed` on mbarrier.arrive, arrive_drop, test_wait and try_wait", min_version: PtxVersion::new(8, 6), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .relaxed on arrive/test_wait/try_wait introduced in 8.6 (ptxas 12.9: \"Modifier '.relaxed' on 'mbarrier.arrive' requires PTX ISA .version 8.6\", \"requires .target sm_90\")" };
-const MBAR_CLUSTER_SCOPE: Gate = Gate { feature: Feature::MbarrierSem, name: "the `.cluster` scope of mbarrier", min_version: PtxVersion::new(7, 8), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .cluster scope requires sm_90 (ptxas 12.9: \"Feature '.cluster scope' requires .target sm_90 or higher\")" };
-const MBAR_SHARED_CLUSTER: Gate = Gate { feature: Feature::SpaceCluster, name: "`.shared::cluster` on mbarrier", min_version: PtxVersion::new(8, 0), min_sm: 90, source: "PTX ISA 9.7.13.15 mbarrier: .shared::cluster on arrive, arrive_drop, expect_tx and complete_tx introduced in 8.0, requires sm_90 (ptxas 12.9: \"Feature '.shared::cluster' requires PTX ISA .version 8.0\", \"requires .target sm_90\")" };
-
 const MBAR_NOTE: &str = "rule check/tensor-operands (PTX ISA 9.7.13.15 mbarrier, as ptxas 12.9 types it): `mbarrier.{init,inval,arrive{.expect_tx|.noComplete},arrive_drop{...},expect_tx,complete_tx,test_wait{.parity},try_wait{.parity},pending_count}{.sem.scope}{.shared{::cta}|.shared::cluster}.b64`; `.sem` and `.scope` go together: `.release`/`.relaxed` on arrive (`.release.cta` with `.noComplete`), `.relaxed` on expect_tx/complete_tx, `.acquire`/`.relaxed` on the waits; `.shared::cluster` on arrive, arrive_drop, expect_tx and complete_tx only, with `_` as the state";
 
 fn mbar_err(cx: &mut Ctx<'_, '_>, span: Span, msg: String, label: &str) {
@@ -524,7 +518,7 @@ fn mbarrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     if let Some((s, sp)) = space {
         match s {
             ".shared::cta" => cx.require(Feature::SharedCta, sp),
-            ".shared::cluster" => cx.require_gate(&MBAR_SHARED_CLUSTER, head(i)),
+            ".shared::cluster" => cx.require(Feature::MbarrierSharedCluster, head(i)),
             _ => {}
         }
     }
@@ -533,11 +527,11 @@ fn mbarrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     }
     if let Some((".relaxed", _)) = sem {
         if arrive || wait {
-            cx.require_gate(&MBAR_RELAXED, head(i));
+            cx.require(Feature::MbarrierRelaxed, head(i));
         }
     }
     if let Some((".cluster", _)) = scope {
-        cx.require_gate(&MBAR_CLUSTER_SCOPE, head(i));
+        cx.require(Feature::MbarrierClusterScope, head(i));
     }
     if parity {
         cx.require(Feature::MbarrierParity, head(i));
