@@ -58,6 +58,9 @@
 //! - `check/instruction-type`, `check/operand-type`, `check/operand-count`,
 //!   `check/operand-shape`: each operand fits the instruction type by the
 //!   manual's type-compatibility rules ([`types`]).
+//! - `check/cvt-modifiers`: a conversion between integer types takes no
+//!   rounding modifier and no `.ftz`, and `.sat` only where a source value
+//!   can lie outside the destination's range.
 //! - `check/special-register`: special registers are operands of `mov` and
 //!   integer-to-integer `cvt` only (`bar.sync 1, %ntid.x` and
 //!   `add.u32 %r, %tid.x, 1` are refused, as by ptxas 12.9).

@@ -232,8 +232,63 @@ fn cvt<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
             return;
         }
     }
+    if !int_to_int_modifiers(cx, d) {
+        return;
+    }
     value(cx, &i.operands[0], types[0].0, Role::Dest, Size::AtLeast, i);
     value(cx, &i.operands[1], types[1].0, Role::Src, Size::AtLeast, i);
+}
+
+/// The range of an integer type: (signed, bits).
+fn int_range(t: ScalarType) -> Option<(bool, u32)> {
+    use ScalarType::*;
+    Some(match t {
+        U8 => (false, 8),
+        U16 => (false, 16),
+        U32 => (false, 32),
+        U64 => (false, 64),
+        S8 => (true, 8),
+        S16 => (true, 16),
+        S32 => (true, 32),
+        S64 => (true, 64),
+        _ => return None,
+    })
+}
+
+/// Rule `check/cvt-modifiers` on a conversion between integer types, as
+/// ptxas 12.9 applies it: no rounding modifier ("Illegal rounding
+/// modifier"), no `.ftz`, and `.sat` only where a source value can lie
+/// outside the destination's range ("Illegal modifier '.sat'" when every
+/// value of the source type fits: `cvt.sat.u32.u16`, `cvt.sat.s32.u16`,
+/// `cvt.sat.u32.u32`). Returns false when it reported an error.
+fn int_to_int_modifiers<'a>(cx: &mut Ctx<'_, 'a>, d: &Decoded<'a>) -> bool {
+    const NOTE: &str = "rule check/cvt-modifiers (PTX ISA 9.7.9.21 cvt): between integer types there is no rounding and no `.ftz`; `.sat` clamps to the destination's range, and ptxas 12.9 refuses it where no source value can lie outside that range";
+    let (Some((ds, db)), Some((ss, sb))) = (int_range(d.types[0].0), int_range(d.types[1].0)) else { return true };
+    let mut ok = true;
+    for m in d.other.iter().filter(|m| ptxsim_isa::modifiers::Rnd::from_str(m.text).is_some()) {
+        cx.emit(
+            Diagnostic::error("check/cvt-modifiers", m.span, format!("`{}`: a conversion between integer types has no rounding modifier", m.text))
+                .with_label("illegal rounding modifier")
+                .with_note(NOTE),
+        );
+        ok = false;
+    }
+    if let Some(f) = d.ftz {
+        cx.emit(Diagnostic::error("check/cvt-modifiers", f, "`.ftz` does not apply to a conversion between integer types").with_label("illegal modifier").with_note(NOTE));
+        ok = false;
+    }
+    // Every source value fits: same signedness and no wider, or unsigned
+    // into a wider signed type.
+    let fits = (ss == ds && sb <= db) || (!ss && ds && sb < db);
+    if let Some(m) = d.other.iter().find(|m| m.text == ".sat").filter(|_| fits) {
+        cx.emit(
+            Diagnostic::error("check/cvt-modifiers", m.span, format!("`.sat` cannot apply: every `{}` value fits in `{}`", d.types[1].0.as_str(), d.types[0].0.as_str()))
+                .with_label("illegal modifier")
+                .with_note(NOTE),
+        );
+        ok = false;
+    }
+    ok
 }
 
 /// Rules `check/nanosleep-operand` and the `nanosleep` gate (seed 004
