@@ -13,6 +13,9 @@
 //! - `context`: primary and created contexts, the context stack.
 //! - `memory`: allocation, copies, memsets, memory queries.
 //! - `module`: modules, kernels, `cuLaunchKernel`, streams.
+//! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
+//! - `proc_table`: the driver API's versioned names, generated from
+//!   `cudaTypedefs.h` by `scripts/gen_proc_table.py`.
 //!
 //! Invariants of every exported function: `extern "C"`, `#[no_mangle]`, its
 //! body inside [`state::entry`] (a panic returns CUDA_ERROR_UNKNOWN and
@@ -29,6 +32,9 @@ pub mod context;
 pub mod device;
 pub mod memory;
 pub mod module;
+pub mod proc;
+#[rustfmt::skip]
+pub mod proc_table;
 pub mod report;
 pub mod state;
 pub mod types;
