@@ -13,6 +13,9 @@
 //! - `context`: primary and created contexts, the context stack.
 //! - `memory`: allocation, copies, memsets, memory queries.
 //! - `module`: modules, kernels, `cuLaunchKernel`, streams.
+//! - `library`: the PTX linker (`cuLink*`), libraries, kernels, function
+//!   attributes, `cuLaunchKernelEx`.
+//! - `event`: events, stream priorities, `cuPointerGetAttribute`.
 //! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
 //! - `proc_table`: the driver API's versioned names, generated from
 //!   `cudaTypedefs.h` by `scripts/gen_proc_table.py`.
@@ -30,6 +33,8 @@
 
 pub mod context;
 pub mod device;
+pub mod event;
+pub mod library;
 pub mod memory;
 pub mod module;
 pub mod proc;

@@ -1,6 +1,7 @@
 //! The driver's state and the guard every exported function runs in.
 //!
-//! Owns: the registries (contexts, allocations, modules, functions, streams)
+//! Owns: the registries (contexts, allocations, modules and libraries,
+//! functions and kernels, streams, events, link sessions)
 //! behind one mutex, the engine [`Device`] behind a read-write lock, the
 //! per-thread context stack, handle encoding, and [`entry`] (panic
 //! catching, the not-initialised check, the call log).
@@ -27,6 +28,10 @@ pub const TAG_CTX: u64 = 0xC1;
 pub const TAG_MODULE: u64 = 0xC2;
 pub const TAG_FUNCTION: u64 = 0xC3;
 pub const TAG_STREAM: u64 = 0xC4;
+pub const TAG_LIBRARY: u64 = 0xC5;
+pub const TAG_KERNEL: u64 = 0xC6;
+pub const TAG_LINK: u64 = 0xC7;
+pub const TAG_EVENT: u64 = 0xC8;
 
 /// Set by `cuInit`.
 pub static INITIALIZED: AtomicBool = AtomicBool::new(false);
@@ -87,6 +92,25 @@ pub struct Function {
     pub params: Vec<u32>,
 }
 
+/// A `cuLink*` session: the PTX inputs added so far, the image made by
+/// `cuLinkComplete` (kept until `cuLinkDestroy`), and the caller's error
+/// log buffer (`CU_JIT_ERROR_LOG_BUFFER`), if given.
+#[derive(Debug, Default)]
+pub struct Link {
+    pub inputs: Vec<(String, String)>,
+    pub image: Option<Vec<u8>>,
+    pub error_log: Option<(usize, usize)>,
+}
+
+/// An event: its context, creation flags and the host time of its last
+/// record.
+#[derive(Debug)]
+pub struct Event {
+    pub ctx: u64,
+    pub flags: u32,
+    pub recorded: Option<std::time::Instant>,
+}
+
 #[derive(Debug, Default)]
 pub struct State {
     serial: u64,
@@ -104,6 +128,9 @@ pub struct State {
     pub functions: HashMap<u64, Function>,
     /// Created streams and their contexts.
     pub streams: HashMap<u64, u64>,
+    /// Link sessions (context-independent).
+    pub links: HashMap<u64, Link>,
+    pub events: HashMap<u64, Event>,
 }
 
 impl State {
@@ -164,6 +191,7 @@ impl State {
             self.unload(m);
         }
         self.streams.retain(|_, c| *c != ctx);
+        self.events.retain(|_, e| e.ctx != ctx);
     }
 
     /// Forgets module `m`, its functions and its variables' ranges.
