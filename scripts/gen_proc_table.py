@@ -94,8 +94,11 @@ def main():
         "/// The CUDA_VERSION of the header this table was generated from.",
         f"pub const HEADER_VERSION: i32 = {header_version};",
         "",
-        "/// (API name, [(version, exported symbol, has a per-thread form)]), sorted by name.",
-        "pub static PROC_TABLE: &[(&str, &[(i32, &str, bool)])] = &[",
+        "/// An API name's versions: (version, exported symbol, has a per-thread form).",
+        "pub type Versions = &'static [(i32, &'static str, bool)];",
+        "",
+        "/// (API name, its versions), sorted by name.",
+        "pub static PROC_TABLE: &[(&str, Versions)] = &[",
     ]
     for name in sorted(table):
         entries = [f'({v}, "{e}", {"true" if pt else "false"})' for v, e, pt in table[name]]

@@ -76,7 +76,7 @@ pub unsafe extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresu
 }
 
 /// The event `e`, which must belong to the current context.
-fn event<'a>(st: &'a mut State, e: Handle) -> Result<&'a mut Event, CUresult> {
+fn event(st: &mut State, e: Handle) -> Result<&mut Event, CUresult> {
     let ctx = st.current()?;
     match st.events.get_mut(&from_ptr(e)) {
         Some(ev) if ev.ctx == ctx => Ok(ev),

@@ -52,6 +52,9 @@ fn allocation_size(dev: &Device, addr: u64) -> u64 {
 
 /// The PTX text of a module image: NUL-terminated text. Machine code (an
 /// ELF cubin or a fatbin) cannot run here.
+///
+/// # Safety
+/// `image` is null or NUL-terminated.
 pub unsafe fn ptx_text(image: *const c_void) -> Result<String, CUresult> {
     if image.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
@@ -74,6 +77,9 @@ pub unsafe fn ptx_text(image: *const c_void) -> Result<String, CUresult> {
     text.to_str().map(str::to_owned).map_err(|_| CUDA_ERROR_INVALID_PTX)
 }
 
+/// A module's `.global` variables: name → (address, size).
+pub type Globals = HashMap<String, (u64, u64)>;
+
 /// The first line of a linked image (`cuLinkComplete`'s output): the
 /// modules follow, each after a [`LINKED_MODULE`] line with its name.
 pub const LINKED_IMAGE: &str = "// ptxsim linked image\n";
@@ -95,7 +101,7 @@ pub fn split_linked(text: &str) -> Option<Vec<(String, String)>> {
 
 /// Loads PTX text, or a linked image (its modules linked as nvlink does),
 /// into the engine: the module and its `.global` variables (address, size).
-pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, HashMap<String, (u64, u64)>), CUresult> {
+pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, Globals), CUresult> {
     let loaded = match split_linked(text) {
         Some(mods) => {
             let refs: Vec<(&str, &str)> = mods.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
@@ -157,6 +163,9 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_v
 }
 
 /// A C string argument, or INVALID_VALUE.
+///
+/// # Safety
+/// `p` is null or NUL-terminated, and outlives the result.
 pub unsafe fn c_str<'a>(p: *const c_char) -> Result<&'a str, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);

@@ -9,8 +9,11 @@
 /// The CUDA_VERSION of the header this table was generated from.
 pub const HEADER_VERSION: i32 = 13050;
 
-/// (API name, [(version, exported symbol, has a per-thread form)]), sorted by name.
-pub static PROC_TABLE: &[(&str, &[(i32, &str, bool)])] = &[
+/// An API name's versions: (version, exported symbol, has a per-thread form).
+pub type Versions = &'static [(i32, &'static str, bool)];
+
+/// (API name, its versions), sorted by name.
+pub static PROC_TABLE: &[(&str, Versions)] = &[
     ("cuArray3DCreate", &[(2000, "cuArray3DCreate", false), (3020, "cuArray3DCreate_v2", false)]),
     ("cuArray3DGetDescriptor", &[(2000, "cuArray3DGetDescriptor", false), (3020, "cuArray3DGetDescriptor_v2", false)]),
     ("cuArrayCreate", &[(2000, "cuArrayCreate", false), (3020, "cuArrayCreate_v2", false)]),

@@ -23,15 +23,17 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, Once, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Handle tags (the top byte of a handle).
-pub const TAG_CTX: u64 = 0xC1;
-pub const TAG_MODULE: u64 = 0xC2;
-pub const TAG_FUNCTION: u64 = 0xC3;
-pub const TAG_STREAM: u64 = 0xC4;
-pub const TAG_LIBRARY: u64 = 0xC5;
-pub const TAG_KERNEL: u64 = 0xC6;
-pub const TAG_LINK: u64 = 0xC7;
-pub const TAG_EVENT: u64 = 0xC8;
+/// Handle tags (the top byte of a handle). Bit 63 stays clear: Python
+/// clients (cuda-bindings, cuda.core) read a handle as a signed `intptr_t`
+/// and refuse a negative one.
+pub const TAG_CTX: u64 = 0x41;
+pub const TAG_MODULE: u64 = 0x42;
+pub const TAG_FUNCTION: u64 = 0x43;
+pub const TAG_STREAM: u64 = 0x44;
+pub const TAG_LIBRARY: u64 = 0x45;
+pub const TAG_KERNEL: u64 = 0x46;
+pub const TAG_LINK: u64 = 0x47;
+pub const TAG_EVENT: u64 = 0x48;
 
 /// Set by `cuInit`.
 pub static INITIALIZED: AtomicBool = AtomicBool::new(false);

@@ -275,7 +275,7 @@ fn linked_library_kernel_runs_through_launch_kernel_ex() {
     let cfg = LaunchConfig { grid: [1, 1, 1], block: [4, 1, 1], shared: 0, stream: null_mut(), attrs: null(), num_attrs: 1 };
     assert_eq!(unsafe { launch_ex(&cfg, k, params.as_mut_ptr(), null_mut()) }, INVALID_VALUE);
     // A stream of no context.
-    let cfg = LaunchConfig { grid: [1, 1, 1], block: [4, 1, 1], shared: 0, stream: 0xC4000000_0000ffff_u64 as H, attrs: null(), num_attrs: 0 };
+    let cfg = LaunchConfig { grid: [1, 1, 1], block: [4, 1, 1], shared: 0, stream: 0x44000000_0000FFFF_u64 as H, attrs: null(), num_attrs: 0 };
     assert_eq!(unsafe { launch_ex(&cfg, k, params.as_mut_ptr(), null_mut()) }, INVALID_HANDLE);
     assert_eq!(unsafe { cu.f::<unsafe extern "C" fn() -> u32>("cuCtxSynchronize")() }, SUCCESS);
     // Unloaded: the kernel handle and the library are gone.
@@ -299,7 +299,7 @@ fn link_errors() {
     type Add = unsafe extern "C" fn(H, c_int, *mut c_void, usize, *const c_char, c_uint, *mut c_int, *mut *mut c_void) -> u32;
     let add = cu.f::<Add>("cuLinkAddData_v2");
     assert_eq!(unsafe { add(state, CU_JIT_INPUT_PTX, null_mut(), 10, null(), 0, null_mut(), null_mut()) }, INVALID_VALUE);
-    assert_eq!(cu.link_add(0xC7000000_00001234_u64 as H, CU_JIT_INPUT_PTX, LIB_PTX, "x"), INVALID_HANDLE);
+    assert_eq!(cu.link_add(0x47000000_00001234_u64 as H, CU_JIT_INPUT_PTX, LIB_PTX, "x"), INVALID_HANDLE);
     let (mut p, mut n) = (null_mut(), 0usize);
     let complete = cu.f::<unsafe extern "C" fn(H, *mut *mut c_void, *mut usize) -> u32>("cuLinkComplete");
     assert_eq!(unsafe { complete(state, null_mut(), &mut n) }, INVALID_VALUE);
@@ -408,7 +408,7 @@ fn events_time_host_intervals() {
         assert_eq!(create(&mut e, 6), SUCCESS);
         assert_eq!(create(null_mut(), 0), INVALID_VALUE);
         // A stream that does not exist.
-        assert_eq!(record(a, 0xC4000000_0000ffff_u64 as H), INVALID_HANDLE);
+        assert_eq!(record(a, 0x44000000_0000FFFF_u64 as H), INVALID_HANDLE);
         assert_eq!(destroy(a), SUCCESS);
         assert_eq!(destroy(a), INVALID_HANDLE);
         assert_eq!(query(a), INVALID_HANDLE);
@@ -480,5 +480,23 @@ fn pointer_attributes() {
         assert_eq!(get(&mut d as *mut u64 as *mut c_void, 3, p + 256), INVALID_VALUE);
         assert_eq!(cu.f::<unsafe extern "C" fn(u64) -> u32>("cuMemFree_v2")(p), SUCCESS);
         assert_eq!(get(&mut d as *mut u64 as *mut c_void, 3, q), INVALID_VALUE);
+    }
+}
+
+#[test]
+fn handles_are_positive_as_signed_pointers() {
+    // cuda-bindings reads a handle as a signed intptr_t and refuses a negative one.
+    let cu = Cuda::new("positive-handles");
+    let ctx = cu.with_context();
+    let (link, image) = cu.link_both();
+    let (_, lib) = cu.library_load(image);
+    let (_, k) = cu.get_kernel(lib, "k");
+    let (mut s, mut e) = (null_mut(), null_mut());
+    assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(*mut H, c_uint) -> u32>("cuStreamCreate")(&mut s, 0) }, SUCCESS);
+    assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(*mut H, c_uint) -> u32>("cuEventCreate")(&mut e, 0) }, SUCCESS);
+    let mut m = null_mut();
+    assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(*mut H, *const c_void) -> u32>("cuModuleLoadData")(&mut m, image) }, SUCCESS);
+    for h in [ctx, link, lib, k, s, e, m] {
+        assert!(h as isize > 0, "{h:?}");
     }
 }
