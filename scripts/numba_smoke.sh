@@ -1,6 +1,10 @@
 #!/usr/bin/env bash
-# Manual smoke test (not run by CI or cargo test): a Numba vector add through
-# the driver library of crates/cuda (libcuda.so.1), compared with NumPy.
+# Manual smoke test (not run by CI or cargo test): Numba kernels through the
+# driver library of crates/cuda (libcuda.so.1): a vector add compared with
+# NumPy, then launches on a stream, events, shared memory, atomics, float64
+# math, cuda.reduce, and pinned, mapped and managed host arrays (these three
+# need cuMemHostAlloc/cuMemAllocManaged, not implemented yet). Prints one
+# OK/FAIL line per check; exits 1 when any fails.
 #
 # Builds a pinned virtual environment with the Numba packages of
 # scripts/gen_corpus.sh (NUMBA_PKGS; no nvJitLink, so numba-cuda links PTX
@@ -40,9 +44,10 @@ trap 'rm -rf "$LIB"' EXIT
 cp "$ROOT/target/release/libcuda.so" "$LIB/libcuda.so.1"
 ln -s libcuda.so.1 "$LIB/libcuda.so"
 
-cat > "$LIB/vector_add.py" <<'PY'
+cat > "$LIB/smoke.py" <<'PY'
 import numpy as np
 from numba import cuda
+import math
 
 @cuda.jit
 def add(a, b, out):
@@ -50,16 +55,85 @@ def add(a, b, out):
     if i < out.size:
         out[i] = a[i] + b[i]
 
+failed = []
+def step(name, f):
+    try:
+        f(); print("OK  ", name)
+    except Exception as e:
+        failed.append(name)
+        print("FAIL", name, type(e).__name__, str(e)[:300])
+
 n = 1000
-a = np.arange(n, dtype=np.float32)
-b = 2 * a + 1
-d_out = cuda.device_array_like(a)
-add[(n + 127) // 128, 128](cuda.to_device(a), cuda.to_device(b), d_out)
-out = d_out.copy_to_host()
-np.testing.assert_array_equal(out, a + b)
-print("numba_smoke: vector add of", n, "elements matches NumPy")
+a = np.arange(n, dtype=np.float32); b = 2*a
+def vector_add():
+    d_out = cuda.device_array_like(a)
+    add[(n + 127) // 128, 128](cuda.to_device(a), cuda.to_device(b), d_out)
+    np.testing.assert_array_equal(d_out.copy_to_host(), a + b)
+step("vector add of 1000 float32 (compared with NumPy)", vector_add)
+def streams():
+    s = cuda.stream()
+    da = cuda.to_device(a, stream=s); db = cuda.to_device(b, stream=s); do = cuda.device_array_like(a, stream=s)
+    add[8, 128, s](da, db, do)
+    out = do.copy_to_host(stream=s); s.synchronize()
+    assert (out == a + b).all()
+step("stream launch", streams)
+def events():
+    e1 = cuda.event(); e2 = cuda.event()
+    e1.record(); add[8,128](cuda.to_device(a), cuda.to_device(b), cuda.device_array_like(a)); e2.record(); e2.synchronize()
+    t = cuda.event_elapsed_time(e1, e2); assert t >= 0
+step("events", events)
+
+@cuda.jit
+def sm(x, out):
+    s = cuda.shared.array(128, dtype=np.float32)
+    i = cuda.threadIdx.x
+    s[i] = x[cuda.grid(1)]
+    cuda.syncthreads()
+    if i == 0:
+        t = 0.0
+        for j in range(128): t += s[j]
+        out[cuda.blockIdx.x] = t
+def shared():
+    x = np.ones(1024, dtype=np.float32); out = np.zeros(8, dtype=np.float32)
+    sm[8,128](x, out); assert (out == 128).all(), out
+step("shared + host arrays", shared)
+
+@cuda.jit
+def atom(out):
+    cuda.atomic.add(out, 0, 1)
+def atomics():
+    out = np.zeros(1, dtype=np.int64); atom[16, 64](out); assert out[0] == 1024, out
+step("atomics", atomics)
+
+@cuda.jit
+def trig(x, out):
+    i = cuda.grid(1)
+    if i < x.size: out[i] = math.sin(x[i]) + math.exp(x[i] * 0.001)
+def math_():
+    x = np.linspace(0, 3, 500); out = np.zeros_like(x); trig[4,128](x, out)
+    np.testing.assert_allclose(out, np.sin(x) + np.exp(x*0.001), rtol=1e-12)
+step("math f64", math_)
+def red():
+    r = cuda.reduce(lambda x, y: x + y)
+    v = r(np.arange(10000, dtype=np.float64)); assert v == sum(range(10000)), v
+step("cuda.reduce", red)
+def pinned():
+    h = cuda.pinned_array(100, dtype=np.float32); h[:] = 1
+    d = cuda.to_device(h); assert d.copy_to_host().sum() == 100
+step("pinned array", pinned)
+def mapped():
+    h = cuda.mapped_array(100, dtype=np.float32); h[:] = 1
+    add[1,128](h, h, h); assert h.sum() == 200
+step("mapped array", mapped)
+def managed():
+    m = cuda.managed_array(100, dtype=np.float32); m[:] = 1
+    add[1,128](m, m, m); cuda.synchronize(); assert m.sum() == 200
+step("managed array", managed)
+import sys
+print(f"numba_smoke: {len(failed)} check(s) failed" if failed else "numba_smoke: every check passed")
+sys.exit(1 if failed else 0)
 PY
 
-log "running the kernel"
+log "running the checks"
 LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$LIB/libcuda.so.1" \
-  "$VENV/bin/python" "$LIB/vector_add.py"
+  "$VENV/bin/python" "$LIB/smoke.py"
