@@ -2,9 +2,10 @@
 # Manual smoke test (not run by CI or cargo test): Numba kernels through the
 # driver library of crates/cuda (libcuda.so.1): a vector add compared with
 # NumPy, then launches on a stream, events, shared memory, atomics, float64
-# math, cuda.reduce, and pinned, mapped and managed host arrays (these three
-# need cuMemHostAlloc/cuMemAllocManaged, not implemented yet). Prints one
-# OK/FAIL line per check; exits 1 when any fails.
+# math, cuda.reduce, pinned arrays, and mapped and managed arrays (these two
+# fail: the engine cannot reach host memory yet, so cuMemHostAlloc with
+# DEVICEMAP is refused and cuMemAllocManaged is absent). Prints one OK/FAIL
+# line per check; exits 1 when any fails.
 #
 # Builds a pinned virtual environment with the Numba packages of
 # scripts/gen_corpus.sh (NUMBA_PKGS; no nvJitLink, so numba-cuda links PTX

@@ -15,6 +15,7 @@
 //! - `module`: modules, kernels, `cuLaunchKernel`, streams.
 //! - `library`: the PTX linker (`cuLink*`), libraries, kernels, function
 //!   attributes, `cuLaunchKernelEx`.
+//! - `host`: page-locked host memory (allocated or registered).
 //! - `event`: events, stream priorities, `cuPointerGetAttribute`.
 //! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
 //! - `proc_table`: the driver API's versioned names, generated from
@@ -34,6 +35,7 @@
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod host;
 pub mod library;
 pub mod memory;
 pub mod module;

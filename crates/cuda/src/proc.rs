@@ -130,6 +130,11 @@ implemented! {
     crate::event::cuEventElapsedTime => cuEventElapsedTime,
     crate::event::cuEventElapsedTime_v2 => cuEventElapsedTime_v2,
     crate::event::cuPointerGetAttribute => cuPointerGetAttribute,
+    crate::host::cuMemHostAlloc => cuMemHostAlloc,
+    crate::host::cuMemAllocHost_v2 => cuMemAllocHost_v2,
+    crate::host::cuMemFreeHost => cuMemFreeHost,
+    crate::host::cuMemHostRegister_v2 => cuMemHostRegister_v2,
+    crate::host::cuMemHostUnregister => cuMemHostUnregister,
     crate::proc::cuGetProcAddress => cuGetProcAddress,
     crate::proc::cuGetProcAddress_v2 => cuGetProcAddress_v2,
 }

@@ -113,6 +113,15 @@ pub struct Event {
     pub recorded: Option<std::time::Instant>,
 }
 
+/// A page-locked host block: its size, context, and whether this library
+/// allocated it (`cuMemHostAlloc`) or only registered it.
+#[derive(Debug, Clone, Copy)]
+pub struct HostBlock {
+    pub size: usize,
+    pub ctx: u64,
+    pub owned: bool,
+}
+
 #[derive(Debug, Default)]
 pub struct State {
     serial: u64,
@@ -133,6 +142,8 @@ pub struct State {
     /// Link sessions (context-independent).
     pub links: HashMap<u64, Link>,
     pub events: HashMap<u64, Event>,
+    /// Page-locked host blocks, by base address.
+    pub host: BTreeMap<usize, HostBlock>,
 }
 
 impl State {
@@ -194,6 +205,7 @@ impl State {
         }
         self.streams.retain(|_, c| *c != ctx);
         self.events.retain(|_, e| e.ctx != ctx);
+        crate::host::release_context(self, ctx);
     }
 
     /// Forgets module `m`, its functions and its variables' ranges.
