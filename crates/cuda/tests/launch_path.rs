@@ -500,3 +500,74 @@ fn handles_are_positive_as_signed_pointers() {
         assert!(h as isize > 0, "{h:?}");
     }
 }
+
+#[test]
+fn random_handles_of_the_new_kinds_are_errors_never_crashes() {
+    let cu = Cuda::new("random-new-handles");
+    cu.with_context();
+    let (_link, image) = cu.link_both();
+    let (_, lib) = cu.library_load(image);
+    let (_, k) = cu.get_kernel(lib, "k");
+    let p = cu.alloc(64);
+    let mut ev = null_mut();
+    assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(*mut H, c_uint) -> u32>("cuEventCreate")(&mut ev, 0) }, SUCCESS);
+    let mut x = 0x2545_f491_4f6c_dd1du64;
+    let mut next = || {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        x
+    };
+    let unload = cu.f::<unsafe extern "C" fn(H) -> u32>("cuLibraryUnload");
+    let get_function = cu.f::<unsafe extern "C" fn(*mut H, H) -> u32>("cuKernelGetFunction");
+    let link_destroy = cu.f::<unsafe extern "C" fn(H) -> u32>("cuLinkDestroy");
+    let record = cu.f::<unsafe extern "C" fn(H, H) -> u32>("cuEventRecord");
+    let query = cu.f::<unsafe extern "C" fn(H) -> u32>("cuEventQuery");
+    let elapsed = cu.f::<unsafe extern "C" fn(*mut f32, H, H) -> u32>("cuEventElapsedTime");
+    let ev_destroy = cu.f::<unsafe extern "C" fn(H) -> u32>("cuEventDestroy_v2");
+    let pointer = cu.f::<unsafe extern "C" fn(*mut c_void, c_int, u64) -> u32>("cuPointerGetAttribute");
+    let free_host = cu.f::<unsafe extern "C" fn(H) -> u32>("cuMemFreeHost");
+    let unregister = cu.f::<unsafe extern "C" fn(H) -> u32>("cuMemHostUnregister");
+    let (mut n, mut out) = (4u32, p);
+    let mut params = [&mut out as *mut u64 as *mut c_void, &mut n as *mut u32 as *mut c_void];
+    for i in 0..5_000 {
+        // Small values, values shaped like this library's handles (serials
+        // it has not handed out), and anything.
+        let v = match i % 3 {
+            0 => next() % 4096,
+            1 => (16 + next() % 0xffff) | (0x41 + next() % 8) << 56,
+            _ => next(),
+        };
+        let h = v as usize as H;
+        let mut out_h = null_mut();
+        let mut ms = 0f32;
+        let mut d = 0u64;
+        unsafe {
+            assert_ne!(cu.get_kernel(h, "k").0, SUCCESS, "{v:#x}");
+            assert_ne!(unload(h), SUCCESS, "{v:#x}");
+            assert_ne!(get_function(&mut out_h, h), SUCCESS, "{v:#x}");
+            assert_ne!(cu.kernel_attr(h, 0, 0).0, SUCCESS, "{v:#x}");
+            assert_ne!(cu.func_attr(h, 0).0, SUCCESS, "{v:#x}");
+            assert_ne!(cu.launch_ex(h, 1, 4, &[], &mut params), SUCCESS, "{v:#x}");
+            assert_ne!(cu.link_add(h, CU_JIT_INPUT_PTX, LIB_PTX, "x"), SUCCESS, "{v:#x}");
+            assert_ne!(cu.link_complete(h).0, SUCCESS, "{v:#x}");
+            assert_ne!(link_destroy(h), SUCCESS, "{v:#x}");
+            assert_ne!(record(h, null_mut()), SUCCESS, "{v:#x}");
+            if v > 2 {
+                assert_ne!(record(ev, h), SUCCESS, "{v:#x}");
+            }
+            assert_ne!(query(h), SUCCESS, "{v:#x}");
+            assert_ne!(elapsed(&mut ms, h, ev), SUCCESS, "{v:#x}");
+            assert_ne!(ev_destroy(h), SUCCESS, "{v:#x}");
+            assert_ne!(free_host(h), SUCCESS, "{v:#x}");
+            assert_ne!(unregister(h), SUCCESS, "{v:#x}");
+            if v.wrapping_sub(p) >= 64 {
+                assert_ne!(pointer(&mut d as *mut u64 as *mut c_void, 3, v), SUCCESS, "{v:#x}");
+            }
+        }
+    }
+    // Everything real still works.
+    assert_eq!(cu.launch_ex(k, 1, 4, &[], &mut params), SUCCESS);
+    assert_eq!(cu.dtoh_u32(p, 4), vec![0, 2, 4, 6]);
+    assert_eq!(unsafe { query(ev) }, SUCCESS);
+}
