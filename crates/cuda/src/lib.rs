@@ -17,6 +17,8 @@
 //!   attributes, `cuLaunchKernelEx`.
 //! - `host`: page-locked host memory (allocated or registered).
 //! - `event`: events, stream priorities, `cuPointerGetAttribute`.
+//! - `stream`: stream queries, waits and host callbacks (run at once),
+//!   cache configuration, the profiler switches.
 //! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
 //! - `proc_table`: the driver API's versioned names, generated from
 //!   `cudaTypedefs.h` by `scripts/gen_proc_table.py`.
@@ -44,4 +46,5 @@ pub mod proc;
 pub mod proc_table;
 pub mod report;
 pub mod state;
+pub mod stream;
 pub mod types;
