@@ -16,6 +16,7 @@
 //! - `library`: the PTX linker (`cuLink*`), libraries, kernels, function
 //!   attributes, `cuLaunchKernelEx`.
 //! - `host`: page-locked host memory (allocated or registered).
+//! - `occupancy`: settable function attributes, the occupancy calculator.
 //! - `event`: events, stream priorities, `cuPointerGetAttribute`.
 //! - `stream`: stream queries, waits and host callbacks (run at once),
 //!   cache configuration, the profiler switches.
@@ -41,6 +42,7 @@ pub mod host;
 pub mod library;
 pub mod memory;
 pub mod module;
+pub mod occupancy;
 pub mod proc;
 #[rustfmt::skip]
 pub mod proc_table;

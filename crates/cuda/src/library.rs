@@ -326,7 +326,7 @@ pub unsafe extern "C" fn cuKernelGetFunction(func: *mut Handle, k: Handle) -> CU
 }
 
 /// `CUfunction_attribute` `attr` of function or kernel `f`.
-fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUresult> {
+pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUresult> {
     let func = st.functions.get(&f).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let lm = st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let program = &lm.module.program;
@@ -348,8 +348,10 @@ fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUresult
         5 | 6 => st.cc.0 * 10 + st.cc.1,
         // CACHE_MODE_CA.
         7 => 0,
-        // MAX_DYNAMIC_SHARED_SIZE_BYTES: the 48 KiB default less the static part.
-        8 => clamp((48 * 1024u64).saturating_sub(static_shared)),
+        // MAX_DYNAMIC_SHARED_SIZE_BYTES: as set, else the 48 KiB default less the static part.
+        8 => func.max_dynamic_shared.map(|v| v as c_int).unwrap_or(clamp((SHARED_PER_BLOCK as u64).saturating_sub(static_shared))),
+        // PREFERRED_SHARED_MEMORY_CARVEOUT.
+        9 => func.carveout,
         _ => return Err(CUDA_ERROR_INVALID_VALUE),
     })
 }

@@ -201,7 +201,7 @@ pub fn kernel_handle(st: &mut state::State, m: u64, mtag: u64, tag: u64, name: &
     }
     let params = lm.module.kernel_params(name).ok_or(CUDA_ERROR_NOT_FOUND)?;
     let f = st.handle(tag);
-    st.functions.insert(f, Function { module: m, name: name.to_string(), params });
+    st.functions.insert(f, Function { module: m, name: name.to_string(), params, max_dynamic_shared: None, carveout: -1 });
     if let Some(lm) = st.modules.get_mut(&m) {
         lm.functions.insert(name.to_string(), f);
     }
@@ -306,6 +306,13 @@ pub unsafe fn launch(f: Handle, grid: [c_uint; 3], block: [c_uint; 3], shared_by
             let lm = st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
             (ctx, lm.module.clone(), func, st.cc)
         };
+        // Dynamic shared memory beyond the kernel's limit (48 KiB less its
+        // static part unless raised with cuFuncSetAttribute), as a GPU refuses it.
+        let limit = func.max_dynamic_shared.unwrap_or(SHARED_PER_BLOCK.saturating_sub(module.program.shared_static));
+        if shared_bytes > limit {
+            report::log(&format!("launch refused: {shared_bytes} bytes of dynamic shared memory, the kernel's limit is {limit}"));
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
         if !extra.is_null() {
             report::log("cuLaunchKernel: `extra` (packed parameters) is not supported yet");
             return Err(CUDA_ERROR_NOT_SUPPORTED);

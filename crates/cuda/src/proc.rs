@@ -146,6 +146,12 @@ implemented! {
     crate::stream::cuKernelSetCacheConfig => cuKernelSetCacheConfig,
     crate::stream::cuProfilerStart => cuProfilerStart,
     crate::stream::cuProfilerStop => cuProfilerStop,
+    crate::occupancy::cuFuncSetAttribute => cuFuncSetAttribute,
+    crate::occupancy::cuKernelSetAttribute => cuKernelSetAttribute,
+    crate::occupancy::cuOccupancyMaxActiveBlocksPerMultiprocessor => cuOccupancyMaxActiveBlocksPerMultiprocessor,
+    crate::occupancy::cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags => cuOccupancyMaxActiveBlocksPerMultiprocessorWithFlags,
+    crate::occupancy::cuOccupancyMaxPotentialBlockSize => cuOccupancyMaxPotentialBlockSize,
+    crate::occupancy::cuOccupancyMaxPotentialBlockSizeWithFlags => cuOccupancyMaxPotentialBlockSizeWithFlags,
     crate::proc::cuGetProcAddress => cuGetProcAddress,
     crate::proc::cuGetProcAddress_v2 => cuGetProcAddress_v2,
 }

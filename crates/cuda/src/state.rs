@@ -92,6 +92,12 @@ pub struct Function {
     pub name: String,
     /// Parameter sizes in bytes, in order.
     pub params: Vec<u32>,
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` when set (default:
+    /// 48 KiB less the static shared memory).
+    pub max_dynamic_shared: Option<u32>,
+    /// `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT` (a hint; -1 is
+    /// the default).
+    pub carveout: i32,
 }
 
 /// A `cuLink*` session: the PTX inputs added so far, the image made by

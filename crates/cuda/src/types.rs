@@ -84,5 +84,11 @@ pub fn error_string(code: CUresult) -> Option<&'static CStr> {
 pub const STREAM_LEGACY: u64 = 1;
 pub const STREAM_PER_THREAD: u64 = 2;
 
+/// Shared memory a block may use without opting in (static plus dynamic),
+/// and the most it may use after `cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)`
+/// (device attributes 8 and 97).
+pub const SHARED_PER_BLOCK: u32 = 48 * 1024;
+pub const SHARED_PER_BLOCK_OPTIN: u32 = 227 * 1024;
+
 /// The driver version reported (CUDA 12.9).
 pub const DRIVER_VERSION: i32 = 12090;

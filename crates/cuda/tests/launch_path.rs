@@ -348,7 +348,7 @@ fn kernel_and_function_attributes() {
     let (r, regs) = cu.kernel_attr(k, 4, 0);
     assert_eq!(r, SUCCESS);
     assert!(regs > 0 && regs * 1024 <= 65536, "{regs} registers would not fit a 1024-thread block");
-    for a in 0..=8 {
+    for a in 0..=9 {
         assert_eq!(cu.func_attr(k, a), cu.kernel_attr(k, a, 0), "attribute {a}");
     }
     assert_eq!(cu.kernel_attr(k, 1000, 0).0, INVALID_VALUE);
