@@ -13,7 +13,13 @@
 # LD_LIBRARY_PATH and LD_PRELOAD pointing at it. PTXSIM_LOG=1 in the
 # environment logs every driver call to stderr.
 #
-#   scripts/numba_smoke.sh
+#   scripts/numba_smoke.sh            the smoke checks
+#   scripts/numba_smoke.sh --cudadrv  also numba-cuda's own driver tests
+#                                     (numba.cuda.tests.cudadrv, with the
+#                                     pinned pytest packages below), less
+#                                     the files that compile CUDA C with
+#                                     NVRTC, which crashes in this venv with
+#                                     or without this library
 #
 # Environment:
 #   PTXSIM_TOOLS  cache directory (default: $HOME/.cache/ptxsim-tools); the
@@ -30,6 +36,10 @@ log() { printf '[numba_smoke] %s\n' "$*" >&2; }
 
 # One list of pins: NUMBA_PKGS from gen_corpus.sh.
 eval "$(sed -n '/^NUMBA_PKGS=(/,/)/p' "$ROOT/scripts/gen_corpus.sh")"
+# What numba-cuda's test suite needs besides (--cudadrv).
+SUITE_PKGS=(pytest==9.2.0 filecheck==1.0.6 ml_dtypes==0.6.0 cffi==2.1.1 psutil==7.2.2)
+CUDADRV=0
+[[ ${1:-} == --cudadrv ]] && CUDADRV=1
 
 if ! compgen -G "$VENV/lib/python3*/site-packages/numba_cuda/__init__.py" >/dev/null; then
   log "installing ${NUMBA_PKGS[*]} into $VENV"
@@ -136,5 +146,27 @@ sys.exit(1 if failed else 0)
 PY
 
 log "running the checks"
+status=0
 LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$LIB/libcuda.so.1" \
-  "$VENV/bin/python" "$LIB/smoke.py"
+  "$VENV/bin/python" "$LIB/smoke.py" || status=1
+
+if [[ $CUDADRV == 1 ]]; then
+  if ! "$VENV/bin/python" -c 'import pytest, filecheck, ml_dtypes, cffi, psutil' 2>/dev/null; then
+    log "installing ${SUITE_PKGS[*]} into $VENV"
+    "$VENV/bin/pip" install -q "${SUITE_PKGS[@]}"
+  fi
+  # The suite's tests ask for this fixture (numba-cuda's own conftest defines it).
+  cat > "$LIB/ptxsim_plugin.py" <<'PY'
+import pytest
+
+@pytest.fixture
+def initialize_from_pytest_config():
+    yield
+PY
+  T=$("$VENV/bin/python" -c 'import numba_cuda, os; print(os.path.dirname(numba_cuda.__file__))')/numba/cuda/tests/cudadrv
+  log "running numba.cuda.tests.cudadrv"
+  (cd "$LIB" && PYTHONPATH="$LIB" LD_LIBRARY_PATH="$LIB${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" LD_PRELOAD="$LIB/libcuda.so.1" \
+    "$VENV/bin/python" -m pytest -q -rf --import-mode=importlib -p no:cacheprovider -p ptxsim_plugin \
+      --ignore="$T/test_linker.py" --ignore="$T/test_nvrtc.py" --ignore="$T/test_module_callbacks.py" "$T") || status=1
+fi
+exit $status
