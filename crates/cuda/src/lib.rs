@@ -13,6 +13,16 @@
 //! - `context`: primary and created contexts, the context stack.
 //! - `memory`: allocation, copies, memsets, memory queries.
 //! - `module`: modules, kernels, `cuLaunchKernel`, streams.
+//! - `library`: the PTX linker (`cuLink*`), libraries, kernels, function
+//!   attributes, `cuLaunchKernelEx`.
+//! - `host`: page-locked host memory (allocated or registered).
+//! - `occupancy`: settable function attributes, the occupancy calculator.
+//! - `event`: events, stream priorities, `cuPointerGetAttribute`.
+//! - `stream`: stream queries, waits and host callbacks (run at once),
+//!   cache configuration, the profiler switches.
+//! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
+//! - `proc_table`: the driver API's versioned names, generated from
+//!   `cudaTypedefs.h` by `scripts/gen_proc_table.py`.
 //!
 //! Invariants of every exported function: `extern "C"`, `#[no_mangle]`, its
 //! body inside [`state::entry`] (a panic returns CUDA_ERROR_UNKNOWN and
@@ -27,8 +37,16 @@
 
 pub mod context;
 pub mod device;
+pub mod event;
+pub mod host;
+pub mod library;
 pub mod memory;
 pub mod module;
+pub mod occupancy;
+pub mod proc;
+#[rustfmt::skip]
+pub mod proc_table;
 pub mod report;
 pub mod state;
+pub mod stream;
 pub mod types;

@@ -52,7 +52,10 @@ fn allocation_size(dev: &Device, addr: u64) -> u64 {
 
 /// The PTX text of a module image: NUL-terminated text. Machine code (an
 /// ELF cubin or a fatbin) cannot run here.
-unsafe fn ptx_text(image: *const c_void) -> Result<String, CUresult> {
+///
+/// # Safety
+/// `image` is null or NUL-terminated.
+pub unsafe fn ptx_text(image: *const c_void) -> Result<String, CUresult> {
     if image.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -74,6 +77,61 @@ unsafe fn ptx_text(image: *const c_void) -> Result<String, CUresult> {
     text.to_str().map(str::to_owned).map_err(|_| CUDA_ERROR_INVALID_PTX)
 }
 
+/// A module's `.global` variables: name → (address, size).
+pub type Globals = HashMap<String, (u64, u64)>;
+
+/// The first line of a linked image (`cuLinkComplete`'s output): the
+/// modules follow, each after a [`LINKED_MODULE`] line with its name.
+pub const LINKED_IMAGE: &str = "// ptxsim linked image\n";
+pub const LINKED_MODULE: &str = "// ptxsim module: ";
+
+/// Splits a linked image into its modules: (name, text).
+pub fn split_linked(text: &str) -> Option<Vec<(String, String)>> {
+    let body = text.strip_prefix(LINKED_IMAGE)?;
+    let mut out: Vec<(String, String)> = Vec::new();
+    for line in body.split_inclusive('\n') {
+        if let Some(name) = line.strip_prefix(LINKED_MODULE) {
+            out.push((name.trim_end().to_string(), String::new()));
+        } else if let Some(m) = out.last_mut() {
+            m.1.push_str(line);
+        }
+    }
+    Some(out)
+}
+
+/// Loads PTX text, or a linked image (its modules linked as nvlink does),
+/// into the engine: the module and its `.global` variables (address, size).
+pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, Globals), CUresult> {
+    let loaded = match split_linked(text) {
+        Some(mods) => {
+            let refs: Vec<(&str, &str)> = mods.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
+            dev.load_linked(&refs)
+        }
+        None => dev.load_named("module.ptx", text),
+    };
+    let module = loaded.map_err(|e| {
+        report::log(&format!("module load failed: {e}"));
+        if e.kind == TrapKind::OutOfMemory {
+            CUDA_ERROR_OUT_OF_MEMORY
+        } else {
+            CUDA_ERROR_INVALID_PTX
+        }
+    })?;
+    let globals = module.globals.iter().map(|(n, a)| (n.clone(), (*a, allocation_size(dev, *a)))).collect();
+    Ok((module, globals))
+}
+
+/// Registers a loaded module under a fresh handle with `tag`, owned by
+/// context `ctx` (0: by none, a library).
+pub fn register(st: &mut state::State, tag: u64, ctx: u64, module: ptxsim_exec::Module, globals: HashMap<String, (u64, u64)>) -> u64 {
+    let h = st.handle(tag);
+    for (base, size) in globals.values() {
+        st.ranges.insert(*base, Range { size: *size, kind: RangeKind::Global { module: h } });
+    }
+    st.modules.insert(h, LoadedModule { ctx, module, globals, functions: HashMap::new() });
+    h
+}
+
 unsafe fn load(name: &str, pmod: *mut Handle, image: *const c_void) -> CUresult {
     entry(name, true, || {
         if pmod.is_null() {
@@ -82,22 +140,8 @@ unsafe fn load(name: &str, pmod: *mut Handle, image: *const c_void) -> CUresult 
         let text = ptx_text(image)?;
         let mut st = state::state();
         let ctx = st.current()?;
-        let mut dev = state::device_write();
-        let module = dev.load_named("module.ptx", &text).map_err(|e| {
-            report::log(&format!("module load failed: {e}"));
-            if e.kind == TrapKind::OutOfMemory {
-                CUDA_ERROR_OUT_OF_MEMORY
-            } else {
-                CUDA_ERROR_INVALID_PTX
-            }
-        })?;
-        let globals: HashMap<String, (u64, u64)> = module.globals.iter().map(|(n, a)| (n.clone(), (*a, allocation_size(&dev, *a)))).collect();
-        drop(dev);
-        let h = st.handle(TAG_MODULE);
-        for (base, size) in globals.values() {
-            st.ranges.insert(*base, Range { size: *size, kind: RangeKind::Global { module: h } });
-        }
-        st.modules.insert(h, LoadedModule { ctx, module, globals, functions: HashMap::new() });
+        let (module, globals) = load_text(&mut state::device_write(), &text)?;
+        let h = register(&mut st, TAG_MODULE, ctx, module, globals);
         put(pmod, to_ptr(h))
     })
 }
@@ -119,7 +163,10 @@ pub unsafe extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_v
 }
 
 /// A C string argument, or INVALID_VALUE.
-unsafe fn c_str<'a>(p: *const c_char) -> Result<&'a str, CUresult> {
+///
+/// # Safety
+/// `p` is null or NUL-terminated, and outlives the result.
+pub unsafe fn c_str<'a>(p: *const c_char) -> Result<&'a str, CUresult> {
     if p.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
@@ -137,19 +184,48 @@ pub unsafe extern "C" fn cuModuleGetFunction(pfunc: *mut Handle, hmod: Handle, n
         let name = c_str(name)?;
         let mut st = state::state();
         st.current()?;
-        let m = from_ptr(hmod);
-        let lm = st.modules.get(&m).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-        if let Some(&f) = lm.functions.get(name) {
-            return put(pfunc, to_ptr(f));
-        }
-        let params = lm.module.kernel_params(name).ok_or(CUDA_ERROR_NOT_FOUND)?;
-        let f = st.handle(TAG_FUNCTION);
-        st.functions.insert(f, Function { module: m, name: name.to_string(), params });
-        if let Some(lm) = st.modules.get_mut(&m) {
-            lm.functions.insert(name.to_string(), f);
-        }
+        let f = kernel_handle(&mut st, from_ptr(hmod), TAG_MODULE, TAG_FUNCTION, name)?;
         put(pfunc, to_ptr(f))
     })
+}
+
+/// The handle (`tag`) of kernel `name` of module `m` (whose handle has tag
+/// `mtag`), made on first request.
+pub fn kernel_handle(st: &mut state::State, m: u64, mtag: u64, tag: u64, name: &str) -> Result<u64, CUresult> {
+    if m >> 56 != mtag {
+        return Err(CUDA_ERROR_INVALID_HANDLE);
+    }
+    let lm = st.modules.get(&m).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    if let Some(&f) = lm.functions.get(name) {
+        return Ok(f);
+    }
+    let params = lm.module.kernel_params(name).ok_or(CUDA_ERROR_NOT_FOUND)?;
+    let f = st.handle(tag);
+    st.functions.insert(f, Function { module: m, name: name.to_string(), params, max_dynamic_shared: None, carveout: -1 });
+    if let Some(lm) = st.modules.get_mut(&m) {
+        lm.functions.insert(name.to_string(), f);
+    }
+    Ok(f)
+}
+
+/// `(address, size)` of `.global` variable `name` of module `m` (tag `mtag`),
+/// written through the optional out-pointers.
+///
+/// # Safety
+/// `dptr` and `bytes` are each null or valid for a write.
+pub unsafe fn global(st: &state::State, m: u64, mtag: u64, name: &str, dptr: *mut CUdeviceptr, bytes: *mut usize) -> Result<(), CUresult> {
+    if m >> 56 != mtag {
+        return Err(CUDA_ERROR_INVALID_HANDLE);
+    }
+    let lm = st.modules.get(&m).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    let &(addr, size) = lm.globals.get(name).ok_or(CUDA_ERROR_NOT_FOUND)?;
+    if !dptr.is_null() {
+        put(dptr, addr)?;
+    }
+    if !bytes.is_null() {
+        put(bytes, size as usize)?;
+    }
+    Ok(())
 }
 
 /// # Safety
@@ -161,15 +237,7 @@ pub unsafe extern "C" fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mu
         let name = c_str(name)?;
         let st = state::state();
         st.current()?;
-        let lm = st.modules.get(&from_ptr(hmod)).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-        let &(addr, size) = lm.globals.get(name).ok_or(CUDA_ERROR_NOT_FOUND)?;
-        if !dptr.is_null() {
-            put(dptr, addr)?;
-        }
-        if !bytes.is_null() {
-            put(bytes, size as usize)?;
-        }
-        Ok(())
+        global(&st, from_ptr(hmod), TAG_MODULE, name, dptr, bytes)
     })
 }
 
@@ -179,7 +247,8 @@ pub unsafe extern "C" fn cuModuleGetGlobal_v2(dptr: *mut CUdeviceptr, bytes: *mu
 pub extern "C" fn cuModuleUnload(hmod: Handle) -> CUresult {
     entry("cuModuleUnload", true, || {
         let mut st = state::state();
-        if st.unload(from_ptr(hmod)) {
+        let m = from_ptr(hmod);
+        if m >> 56 == TAG_MODULE && st.unload(m) {
             Ok(())
         } else {
             Err(CUDA_ERROR_INVALID_HANDLE)
@@ -218,7 +287,17 @@ pub unsafe extern "C" fn cuLaunchKernel(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CUresult {
-    entry("cuLaunchKernel", true, || {
+    entry("cuLaunchKernel", true, || launch(f, [gx, gy, gz], [bx, by, bz], shared_bytes, stream, params, extra))
+}
+
+/// Launches kernel `f` (a CUfunction or a CUkernel) and runs it to
+/// completion.
+///
+/// # Safety
+/// As [`cuLaunchKernel`].
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn launch(f: Handle, grid: [c_uint; 3], block: [c_uint; 3], shared_bytes: c_uint, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), CUresult> {
+    {
         let (ctx, module, func, cc) = {
             let st = state::state();
             let ctx = st.current()?;
@@ -227,6 +306,13 @@ pub unsafe extern "C" fn cuLaunchKernel(
             let lm = st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
             (ctx, lm.module.clone(), func, st.cc)
         };
+        // Dynamic shared memory beyond the kernel's limit (48 KiB less its
+        // static part unless raised with cuFuncSetAttribute), as a GPU refuses it.
+        let limit = func.max_dynamic_shared.unwrap_or(SHARED_PER_BLOCK.saturating_sub(module.program.shared_static));
+        if shared_bytes > limit {
+            report::log(&format!("launch refused: {shared_bytes} bytes of dynamic shared memory, the kernel's limit is {limit}"));
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
         if !extra.is_null() {
             report::log("cuLaunchKernel: `extra` (packed parameters) is not supported yet");
             return Err(CUDA_ERROR_NOT_SUPPORTED);
@@ -242,7 +328,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
             }
             args.push(KernelArg::Bytes(std::slice::from_raw_parts(p as *const u8, size as usize).to_vec()));
         }
-        let mut cfg = LaunchConfig::new(Dim3::new(gx, gy, gz), Dim3::new(bx, by, bz));
+        let mut cfg = LaunchConfig::new(Dim3::new(grid[0], grid[1], grid[2]), Dim3::new(block[0], block[1], block[2]));
         cfg.dynamic_shared_bytes = shared_bytes;
         cfg.scheduling = if cc.0 >= 7 { Scheduling::Its } else { Scheduling::Stack };
         let result = state::device_read().launch(&module, &func.name, &cfg, &args);
@@ -266,7 +352,7 @@ pub unsafe extern "C" fn cuLaunchKernel(
                 Err(code)
             }
         }
-    })
+    }
 }
 
 /// # Safety

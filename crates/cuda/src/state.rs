@@ -1,6 +1,7 @@
 //! The driver's state and the guard every exported function runs in.
 //!
-//! Owns: the registries (contexts, allocations, modules, functions, streams)
+//! Owns: the registries (contexts, allocations, modules and libraries,
+//! functions and kernels, streams, events, link sessions)
 //! behind one mutex, the engine [`Device`] behind a read-write lock, the
 //! per-thread context stack, handle encoding, and [`entry`] (panic
 //! catching, the not-initialised check, the call log).
@@ -22,11 +23,17 @@ use std::panic::{catch_unwind, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{LazyLock, Mutex, MutexGuard, Once, RwLock, RwLockReadGuard, RwLockWriteGuard};
 
-/// Handle tags (the top byte of a handle).
-pub const TAG_CTX: u64 = 0xC1;
-pub const TAG_MODULE: u64 = 0xC2;
-pub const TAG_FUNCTION: u64 = 0xC3;
-pub const TAG_STREAM: u64 = 0xC4;
+/// Handle tags (the top byte of a handle). Bit 63 stays clear: Python
+/// clients (cuda-bindings, cuda.core) read a handle as a signed `intptr_t`
+/// and refuse a negative one.
+pub const TAG_CTX: u64 = 0x41;
+pub const TAG_MODULE: u64 = 0x42;
+pub const TAG_FUNCTION: u64 = 0x43;
+pub const TAG_STREAM: u64 = 0x44;
+pub const TAG_LIBRARY: u64 = 0x45;
+pub const TAG_KERNEL: u64 = 0x46;
+pub const TAG_LINK: u64 = 0x47;
+pub const TAG_EVENT: u64 = 0x48;
 
 /// Set by `cuInit`.
 pub static INITIALIZED: AtomicBool = AtomicBool::new(false);
@@ -85,6 +92,40 @@ pub struct Function {
     pub name: String,
     /// Parameter sizes in bytes, in order.
     pub params: Vec<u32>,
+    /// `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES` when set (default:
+    /// 48 KiB less the static shared memory).
+    pub max_dynamic_shared: Option<u32>,
+    /// `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT` (a hint; -1 is
+    /// the default).
+    pub carveout: i32,
+}
+
+/// A `cuLink*` session: the PTX inputs added so far, the image made by
+/// `cuLinkComplete` (kept until `cuLinkDestroy`), and the caller's error
+/// log buffer (`CU_JIT_ERROR_LOG_BUFFER`), if given.
+#[derive(Debug, Default)]
+pub struct Link {
+    pub inputs: Vec<(String, String)>,
+    pub image: Option<Vec<u8>>,
+    pub error_log: Option<(usize, usize)>,
+}
+
+/// An event: its context, creation flags and the host time of its last
+/// record.
+#[derive(Debug)]
+pub struct Event {
+    pub ctx: u64,
+    pub flags: u32,
+    pub recorded: Option<std::time::Instant>,
+}
+
+/// A page-locked host block: its size, context, and whether this library
+/// allocated it (`cuMemHostAlloc`) or only registered it.
+#[derive(Debug, Clone, Copy)]
+pub struct HostBlock {
+    pub size: usize,
+    pub ctx: u64,
+    pub owned: bool,
 }
 
 #[derive(Debug, Default)]
@@ -104,6 +145,11 @@ pub struct State {
     pub functions: HashMap<u64, Function>,
     /// Created streams and their contexts.
     pub streams: HashMap<u64, u64>,
+    /// Link sessions (context-independent).
+    pub links: HashMap<u64, Link>,
+    pub events: HashMap<u64, Event>,
+    /// Page-locked host blocks, by base address.
+    pub host: BTreeMap<usize, HostBlock>,
 }
 
 impl State {
@@ -164,6 +210,8 @@ impl State {
             self.unload(m);
         }
         self.streams.retain(|_, c| *c != ctx);
+        self.events.retain(|_, e| e.ctx != ctx);
+        crate::host::release_context(self, ctx);
     }
 
     /// Forgets module `m`, its functions and its variables' ranges.

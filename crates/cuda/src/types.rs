@@ -25,6 +25,7 @@ pub const CUDA_ERROR_NO_DEVICE: CUresult = 100;
 pub const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 pub const CUDA_ERROR_INVALID_IMAGE: CUresult = 200;
 pub const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
+pub const CUDA_ERROR_FILE_NOT_FOUND: CUresult = 301;
 pub const CUDA_ERROR_INVALID_PTX: CUresult = 218;
 pub const CUDA_ERROR_INVALID_HANDLE: CUresult = 400;
 pub const CUDA_ERROR_NOT_FOUND: CUresult = 500;
@@ -33,6 +34,8 @@ pub const CUDA_ERROR_ILLEGAL_ADDRESS: CUresult = 700;
 pub const CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES: CUresult = 701;
 pub const CUDA_ERROR_LAUNCH_TIMEOUT: CUresult = 702;
 pub const CUDA_ERROR_CONTEXT_IS_DESTROYED: CUresult = 709;
+pub const CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED: CUresult = 712;
+pub const CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED: CUresult = 713;
 pub const CUDA_ERROR_ASSERT: CUresult = 710;
 pub const CUDA_ERROR_LAUNCH_FAILED: CUresult = 719;
 pub const CUDA_ERROR_NOT_PERMITTED: CUresult = 800;
@@ -49,6 +52,7 @@ const ERRORS: &[(CUresult, &CStr, &CStr)] = &[
     (CUDA_ERROR_INVALID_DEVICE, c"CUDA_ERROR_INVALID_DEVICE", c"invalid device ordinal"),
     (CUDA_ERROR_INVALID_IMAGE, c"CUDA_ERROR_INVALID_IMAGE", c"device kernel image is invalid"),
     (CUDA_ERROR_INVALID_CONTEXT, c"CUDA_ERROR_INVALID_CONTEXT", c"invalid device context"),
+    (CUDA_ERROR_FILE_NOT_FOUND, c"CUDA_ERROR_FILE_NOT_FOUND", c"file not found"),
     (CUDA_ERROR_INVALID_PTX, c"CUDA_ERROR_INVALID_PTX", c"a PTX JIT compilation failed"),
     (CUDA_ERROR_INVALID_HANDLE, c"CUDA_ERROR_INVALID_HANDLE", c"invalid resource handle"),
     (CUDA_ERROR_NOT_FOUND, c"CUDA_ERROR_NOT_FOUND", c"named symbol not found"),
@@ -57,6 +61,8 @@ const ERRORS: &[(CUresult, &CStr, &CStr)] = &[
     (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, c"CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES", c"too many resources requested for launch"),
     (CUDA_ERROR_LAUNCH_TIMEOUT, c"CUDA_ERROR_LAUNCH_TIMEOUT", c"the launch timed out and was terminated"),
     (CUDA_ERROR_CONTEXT_IS_DESTROYED, c"CUDA_ERROR_CONTEXT_IS_DESTROYED", c"context is destroyed"),
+    (CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED, c"CUDA_ERROR_HOST_MEMORY_ALREADY_REGISTERED", c"part or all of the requested memory range is already mapped"),
+    (CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED, c"CUDA_ERROR_HOST_MEMORY_NOT_REGISTERED", c"pointer does not correspond to a registered memory region"),
     (CUDA_ERROR_ASSERT, c"CUDA_ERROR_ASSERT", c"device-side assert triggered"),
     (CUDA_ERROR_LAUNCH_FAILED, c"CUDA_ERROR_LAUNCH_FAILED", c"unspecified launch failure"),
     (CUDA_ERROR_NOT_PERMITTED, c"CUDA_ERROR_NOT_PERMITTED", c"operation not permitted"),
@@ -77,6 +83,12 @@ pub fn error_string(code: CUresult) -> Option<&'static CStr> {
 /// `CU_STREAM_LEGACY` and `CU_STREAM_PER_THREAD`: valid without creation.
 pub const STREAM_LEGACY: u64 = 1;
 pub const STREAM_PER_THREAD: u64 = 2;
+
+/// Shared memory a block may use without opting in (static plus dynamic),
+/// and the most it may use after `cuFuncSetAttribute(MAX_DYNAMIC_SHARED_SIZE_BYTES)`
+/// (device attributes 8 and 97).
+pub const SHARED_PER_BLOCK: u32 = 48 * 1024;
+pub const SHARED_PER_BLOCK_OPTIN: u32 = 227 * 1024;
 
 /// The driver version reported (CUDA 12.9).
 pub const DRIVER_VERSION: i32 = 12090;

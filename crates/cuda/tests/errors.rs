@@ -562,7 +562,7 @@ fn random_handles_and_device_pointers_are_errors_never_crashes() {
         // objects), and anything.
         let v = match i % 3 {
             0 => next() % 4096,
-            1 => (16 + next() % 0xffff) | (0xC1 + next() % 4) << 56,
+            1 => (16 + next() % 0xffff) | (0x41 + next() % 4) << 56,
             _ => next(),
         };
         let h = v as usize as H;

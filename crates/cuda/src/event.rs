@@ -1,0 +1,209 @@
+//! Events (host timestamps), stream priorities and `cuPointerGetAttribute`.
+//!
+//! Invariants:
+//! - Work is complete when its call returns, so a recorded event has
+//!   completed: `cuEventQuery` and `cuEventSynchronize` succeed, and
+//!   `cuEventElapsedTime` is the host time between two records.
+//! - The device reports no stream priorities (attribute 78 is 0), so the
+//!   priority range is [0, 0] and every requested priority is clamped to 0.
+//! - Pointer attributes are answered for device ranges of
+//!   [`crate::state::State::ranges`] only; other addresses are
+//!   CUDA_ERROR_INVALID_VALUE.
+
+use crate::state::{self, entry, from_ptr, put, to_ptr, Event, RangeKind, State, TAG_EVENT, TAG_STREAM};
+use crate::types::*;
+use std::os::raw::{c_int, c_uint, c_void};
+use std::time::Instant;
+
+/// `CUevent_flags`.
+pub const CU_EVENT_BLOCKING_SYNC: u32 = 1;
+pub const CU_EVENT_DISABLE_TIMING: u32 = 2;
+pub const CU_EVENT_INTERPROCESS: u32 = 4;
+
+/// # Safety
+/// `least` and `greatest` are each null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetStreamPriorityRange(least: *mut c_int, greatest: *mut c_int) -> CUresult {
+    entry("cuCtxGetStreamPriorityRange", true, || {
+        state::state().current()?;
+        if !least.is_null() {
+            put(least, 0)?;
+        }
+        if !greatest.is_null() {
+            put(greatest, 0)?;
+        }
+        Ok(())
+    })
+}
+
+/// `flags`: CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1).
+///
+/// # Safety
+/// `ph` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuStreamCreateWithPriority(ph: *mut Handle, flags: c_uint, _priority: c_int) -> CUresult {
+    entry("cuStreamCreateWithPriority", true, || {
+        if ph.is_null() || flags > 1 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let mut st = state::state();
+        let ctx = st.current()?;
+        let h = st.handle(TAG_STREAM);
+        st.streams.insert(h, ctx);
+        put(ph, to_ptr(h))
+    })
+}
+
+/// # Safety
+/// `ph` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
+    entry("cuEventCreate", true, || {
+        let known = CU_EVENT_BLOCKING_SYNC | CU_EVENT_DISABLE_TIMING | CU_EVENT_INTERPROCESS;
+        if ph.is_null() || flags & !known != 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        // An interprocess event must disable timing.
+        if flags & CU_EVENT_INTERPROCESS != 0 && flags & CU_EVENT_DISABLE_TIMING == 0 {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let mut st = state::state();
+        let ctx = st.current()?;
+        let h = st.handle(TAG_EVENT);
+        st.events.insert(h, Event { ctx, flags, recorded: None });
+        put(ph, to_ptr(h))
+    })
+}
+
+/// The event `e`, which must belong to the current context.
+fn event(st: &mut State, e: Handle) -> Result<&mut Event, CUresult> {
+    let ctx = st.current()?;
+    match st.events.get_mut(&from_ptr(e)) {
+        Some(ev) if ev.ctx == ctx => Ok(ev),
+        _ => Err(CUDA_ERROR_INVALID_HANDLE),
+    }
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventRecord(e: Handle, stream: Handle) -> CUresult {
+    entry("cuEventRecord", true, || {
+        let mut st = state::state();
+        let ctx = st.current()?;
+        st.check_stream(from_ptr(stream), ctx)?;
+        event(&mut st, e)?.recorded = Some(Instant::now());
+        Ok(())
+    })
+}
+
+/// A recorded event has completed (see the module comment); so has one
+/// never recorded.
+#[no_mangle]
+pub extern "C" fn cuEventQuery(e: Handle) -> CUresult {
+    entry("cuEventQuery", true, || event(&mut state::state(), e).map(|_| ()))
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
+    entry("cuEventSynchronize", true, || event(&mut state::state(), e).map(|_| ()))
+}
+
+fn event_destroy(name: &str, e: Handle) -> CUresult {
+    entry(name, true, || {
+        let mut st = state::state();
+        st.events.remove(&from_ptr(e)).map(|_| ()).ok_or(CUDA_ERROR_INVALID_HANDLE)
+    })
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventDestroy(e: Handle) -> CUresult {
+    event_destroy("cuEventDestroy", e)
+}
+
+#[no_mangle]
+pub extern "C" fn cuEventDestroy_v2(e: Handle) -> CUresult {
+    event_destroy("cuEventDestroy_v2", e)
+}
+
+unsafe fn elapsed(name: &str, ms: *mut f32, start: Handle, end: Handle) -> CUresult {
+    entry(name, true, || {
+        if ms.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let mut st = state::state();
+        let a = event(&mut st, start)?;
+        let (fa, ta) = (a.flags, a.recorded);
+        let b = event(&mut st, end)?;
+        let (fb, tb) = (b.flags, b.recorded);
+        if (fa | fb) & CU_EVENT_DISABLE_TIMING != 0 {
+            return Err(CUDA_ERROR_INVALID_HANDLE);
+        }
+        // Either never recorded: INVALID_HANDLE, as the driver API says.
+        let (Some(ta), Some(tb)) = (ta, tb) else { return Err(CUDA_ERROR_INVALID_HANDLE) };
+        let d = if tb >= ta { (tb - ta).as_secs_f64() } else { -(ta - tb).as_secs_f64() };
+        put(ms, (d * 1000.0) as f32)
+    })
+}
+
+/// # Safety
+/// `ms` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Handle) -> CUresult {
+    elapsed("cuEventElapsedTime", ms, start, end)
+}
+
+/// # Safety
+/// `ms` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuEventElapsedTime_v2(ms: *mut f32, start: Handle, end: Handle) -> CUresult {
+    elapsed("cuEventElapsedTime_v2", ms, start, end)
+}
+
+/// `CUpointer_attribute`s answered.
+pub const CU_POINTER_ATTRIBUTE_CONTEXT: c_int = 1;
+pub const CU_POINTER_ATTRIBUTE_MEMORY_TYPE: c_int = 2;
+pub const CU_POINTER_ATTRIBUTE_DEVICE_POINTER: c_int = 3;
+pub const CU_POINTER_ATTRIBUTE_HOST_POINTER: c_int = 4;
+pub const CU_POINTER_ATTRIBUTE_BUFFER_ID: c_int = 7;
+pub const CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: c_int = 9;
+pub const CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: c_int = 11;
+pub const CU_POINTER_ATTRIBUTE_RANGE_SIZE: c_int = 12;
+/// `CU_MEMORYTYPE_DEVICE`.
+pub const CU_MEMORYTYPE_DEVICE: c_uint = 2;
+
+/// Writes attribute `attr` of device pointer `ptr` to `data`: CONTEXT (a
+/// `CUcontext`; a library variable's is the current context), MEMORY_TYPE
+/// (`CU_MEMORYTYPE_DEVICE`, 32 bits), DEVICE_POINTER (the pointer),
+/// BUFFER_ID (the range's base, 64 bits: addresses are never reused),
+/// DEVICE_ORDINAL (0, 32 bits), RANGE_START_ADDR and RANGE_SIZE. HOST_POINTER
+/// is CUDA_ERROR_INVALID_VALUE (device memory is not mapped for the host),
+/// as is any other attribute.
+///
+/// # Safety
+/// `data` is null or valid for a write of the attribute's type.
+#[no_mangle]
+pub unsafe extern "C" fn cuPointerGetAttribute(data: *mut c_void, attr: c_int, ptr: CUdeviceptr) -> CUresult {
+    entry("cuPointerGetAttribute", true, || {
+        if data.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let st = state::state();
+        let current = st.current()?;
+        let (base, r) = st.range(ptr, 1).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        match attr {
+            CU_POINTER_ATTRIBUTE_CONTEXT => {
+                let ctx = match r.kind {
+                    RangeKind::Alloc { ctx } => ctx,
+                    RangeKind::Global { module } => st.modules.get(&module).map(|m| m.ctx).filter(|&c| c != 0).unwrap_or(current),
+                };
+                put(data as *mut Handle, to_ptr(ctx))
+            }
+            CU_POINTER_ATTRIBUTE_MEMORY_TYPE => put(data as *mut c_uint, CU_MEMORYTYPE_DEVICE),
+            CU_POINTER_ATTRIBUTE_DEVICE_POINTER => put(data as *mut CUdeviceptr, ptr),
+            CU_POINTER_ATTRIBUTE_BUFFER_ID => put(data as *mut u64, base),
+            CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => put(data as *mut c_int, 0),
+            CU_POINTER_ATTRIBUTE_RANGE_START_ADDR => put(data as *mut CUdeviceptr, base),
+            CU_POINTER_ATTRIBUTE_RANGE_SIZE => put(data as *mut usize, r.size as usize),
+            _ => Err(CUDA_ERROR_INVALID_VALUE),
+        }
+    })
+}

@@ -1,0 +1,135 @@
+//! `cuGetProcAddress(_v2)` through the built library, as `cuda-python`
+//! calls it: the newest version not above the request picks the exported
+//! symbol (`cuMemAlloc` at 3020 is `cuMemAlloc_v2`), the per-thread-stream
+//! flag resolves to the same functions, and unknown names, names this
+//! library does not implement and too-old requests are CUDA_ERROR_NOT_FOUND
+//! with the query status the driver API documents. Also: every function in
+//! the library's list (`proc::implemented`) is really exported, and every
+//! exported function is in the list.
+
+mod common;
+
+use libloading::Library;
+use std::ffi::{c_char, c_int, c_void};
+use std::ptr::null_mut;
+
+const SUCCESS: u32 = 0;
+const INVALID_VALUE: u32 = 1;
+const NOT_FOUND: u32 = 500;
+const STATUS_SUCCESS: c_int = 0;
+const STATUS_SYMBOL_NOT_FOUND: c_int = 1;
+const STATUS_VERSION_NOT_SUFFICIENT: c_int = 2;
+const PER_THREAD: u64 = 2;
+
+type GetProcV2 = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64, *mut c_int) -> u32;
+type GetProc = unsafe extern "C" fn(*const c_char, *mut *mut c_void, c_int, u64) -> u32;
+
+fn load(name: &str) -> Library {
+    // SAFETY: our own library; its initialisers do nothing.
+    unsafe { Library::new(common::private_copy(name)) }.expect("load libcuda copy")
+}
+
+/// dlsym of `name` in `lib`.
+fn sym(lib: &Library, name: &str) -> usize {
+    let s = format!("{name}\0");
+    // SAFETY: only the address is taken.
+    unsafe { *lib.get::<*mut c_void>(s.as_bytes()).unwrap_or_else(|e| panic!("{name}: {e}")) as usize }
+}
+
+/// cuGetProcAddress_v2(name, version, flags): (result, pointer, status).
+fn get(lib: &Library, name: &str, version: c_int, flags: u64) -> (u32, usize, c_int) {
+    let f: GetProcV2 = unsafe { *lib.get(b"cuGetProcAddress_v2\0").unwrap() };
+    let s = format!("{name}\0");
+    let mut p: *mut c_void = 0x1234 as *mut c_void;
+    let mut st: c_int = -1;
+    let r = unsafe { f(s.as_ptr() as *const c_char, &mut p, version, flags, &mut st) };
+    (r, p as usize, st)
+}
+
+#[test]
+fn every_listed_function_is_exported_and_every_export_is_listed() {
+    let lib = load("proc-exported");
+    let listed: Vec<&str> = cuda::proc::implemented().iter().map(|(n, _)| *n).collect();
+    for n in &listed {
+        assert_ne!(sym(&lib, n), 0, "{n}");
+    }
+    // Every `extern "C" fn` in the sources is in the list.
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/src");
+    let mut exported = Vec::new();
+    for e in std::fs::read_dir(src).unwrap() {
+        let text = std::fs::read_to_string(e.unwrap().path()).unwrap();
+        for line in text.lines() {
+            if let Some(rest) = line.split("extern \"C\" fn ").nth(1) {
+                exported.push(rest.split('(').next().unwrap().trim().to_string());
+            }
+        }
+    }
+    assert!(exported.len() >= 50);
+    for n in &exported {
+        assert!(listed.contains(&n.as_str()), "{n} is exported but missing from proc::implemented");
+    }
+    assert_eq!(exported.len(), listed.len(), "duplicates in proc::implemented");
+}
+
+#[test]
+fn the_newest_version_not_above_the_request_picks_the_symbol() {
+    let lib = load("proc-versions");
+    // No cuInit needed.
+    let (r, p, st) = get(&lib, "cuMemAlloc", 3020, 0);
+    assert_eq!((r, st), (SUCCESS, STATUS_SUCCESS));
+    assert_eq!(p, sym(&lib, "cuMemAlloc_v2"));
+    assert_eq!(get(&lib, "cuMemAlloc", 12090, 0).1, sym(&lib, "cuMemAlloc_v2"));
+    // At 2000 cuMemAlloc is the 32-bit form, which this library lacks.
+    let (r, p, st) = get(&lib, "cuMemAlloc", 2000, 0);
+    assert_eq!((r, p, st), (NOT_FOUND, 0, STATUS_SYMBOL_NOT_FOUND));
+    // cuStreamDestroy: 2000 plain, 4000 `_v2`.
+    assert_eq!(get(&lib, "cuStreamDestroy", 3020, 0).1, sym(&lib, "cuStreamDestroy"));
+    assert_eq!(get(&lib, "cuStreamDestroy", 4000, 0).1, sym(&lib, "cuStreamDestroy_v2"));
+    assert_eq!(get(&lib, "cuGetProcAddress", 12000, 0).1, sym(&lib, "cuGetProcAddress_v2"));
+    assert_eq!(get(&lib, "cuGetProcAddress", 11080, 0).1, sym(&lib, "cuGetProcAddress"));
+    // The legacy-stream flag and the per-thread one: same functions.
+    assert_eq!(get(&lib, "cuLaunchKernel", 12000, 1).1, sym(&lib, "cuLaunchKernel"));
+    assert_eq!(get(&lib, "cuLaunchKernel", 12000, PER_THREAD).1, sym(&lib, "cuLaunchKernel"));
+    assert_eq!(get(&lib, "cuMemcpyHtoD", 12000, PER_THREAD).1, sym(&lib, "cuMemcpyHtoD_v2"));
+    // The pointer is callable.
+    let (_, p, _) = get(&lib, "cuDriverGetVersion", 12000, 0);
+    let f: unsafe extern "C" fn(*mut c_int) -> u32 = unsafe { std::mem::transmute(p) };
+    let mut v = 0;
+    assert_eq!(unsafe { f(&mut v) }, SUCCESS);
+    assert!(v >= 12000);
+}
+
+#[test]
+fn unknown_unimplemented_and_too_new_names_are_not_found() {
+    let lib = load("proc-not-found");
+    assert_eq!(get(&lib, "cuNoSuchFunction", 12000, 0), (NOT_FOUND, 0, STATUS_SYMBOL_NOT_FOUND));
+    assert_eq!(get(&lib, "", 12000, 0), (NOT_FOUND, 0, STATUS_SYMBOL_NOT_FOUND));
+    // Suffixed names are not API names.
+    assert_eq!(get(&lib, "cuMemAlloc_v2", 12000, 0), (NOT_FOUND, 0, STATUS_SYMBOL_NOT_FOUND));
+    // A real API name this library does not implement.
+    assert_eq!(get(&lib, "cuGraphCreate", 12000, 0), (NOT_FOUND, 0, STATUS_SYMBOL_NOT_FOUND));
+    // Names that exist only in versions newer than the request.
+    assert_eq!(get(&lib, "cuLaunchKernel", 3020, 0), (NOT_FOUND, 0, STATUS_VERSION_NOT_SUFFICIENT));
+    assert_eq!(get(&lib, "cuGetProcAddress", 11020, 0), (NOT_FOUND, 0, STATUS_VERSION_NOT_SUFFICIENT));
+    assert_eq!(get(&lib, "cuGraphCreate", 9000, 0), (NOT_FOUND, 0, STATUS_VERSION_NOT_SUFFICIENT));
+}
+
+#[test]
+fn bad_arguments_are_invalid_value_and_the_old_form_has_no_status() {
+    let lib = load("proc-args");
+    assert_eq!(get(&lib, "cuInit", 12000, 4).0, INVALID_VALUE);
+    let f: GetProcV2 = unsafe { *lib.get(b"cuGetProcAddress_v2\0").unwrap() };
+    let mut st = -1;
+    assert_eq!(unsafe { f(c"cuInit".as_ptr(), null_mut(), 12000, 0, &mut st) }, INVALID_VALUE);
+    let mut p = null_mut();
+    assert_eq!(unsafe { f(std::ptr::null(), &mut p, 12000, 0, &mut st) }, INVALID_VALUE);
+    // A null status is allowed.
+    assert_eq!(unsafe { f(c"cuInit".as_ptr(), &mut p, 12000, 0, null_mut()) }, SUCCESS);
+    assert_eq!(p as usize, sym(&lib, "cuInit"));
+    let old: GetProc = unsafe { *lib.get(b"cuGetProcAddress\0").unwrap() };
+    let mut p = null_mut();
+    assert_eq!(unsafe { old(c"cuCtxSynchronize".as_ptr(), &mut p, 11030, 0) }, SUCCESS);
+    assert_eq!(p as usize, sym(&lib, "cuCtxSynchronize"));
+    assert_eq!(unsafe { old(c"cuNoSuchFunction".as_ptr(), &mut p, 11030, 0) }, NOT_FOUND);
+    assert!(p.is_null());
+}
