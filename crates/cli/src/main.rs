@@ -1,13 +1,14 @@
 //! The `ptxsim` command-line interface. The only crate that prints or exits.
 //!
 //! `main.rs` owns argument dispatch; each subcommand lives in its own module
-//! (`check_cmd`, `cfg_cmd`, `run_cmd`, `demo`), and `common` holds file reading
+//! (`check_cmd`, `cfg_cmd`, `run_cmd`, `sass_cmd`, `exec_cmd`, `demo`), and `common` holds file reading
 //! and diagnostic output shared by them.
 
 mod cfg_cmd;
 mod check_cmd;
 mod common;
 mod demo;
+mod exec_cmd;
 mod limits;
 mod npy;
 mod run_args;
@@ -38,6 +39,8 @@ enum Command {
     Run(run_cmd::Args),
     /// Print the sm_50 machine form (SSY/SYNC, BRA/BRX, CAL/RET) of a PTX module in nvdisasm's style.
     Sass(sass_cmd::Args),
+    /// Run a program (after `--`) with the ptxsim driver library as its libcuda.so.1.
+    Exec(exec_cmd::Args),
 }
 
 /// Restores the default SIGPIPE action, so that `ptxsim cfg x.ptx | head` ends
@@ -70,5 +73,6 @@ fn main() -> ExitCode {
         Some(Command::Cfg(a)) => cfg_cmd::run(a),
         Some(Command::Run(a)) => run_cmd::run(a),
         Some(Command::Sass(a)) => sass_cmd::run(a),
+        Some(Command::Exec(a)) => exec_cmd::run(a),
     }
 }

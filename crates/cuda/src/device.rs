@@ -1,11 +1,18 @@
 //! Initialisation, the driver version, the one device (ordinal 0, named
 //! "ptxsim") and its attributes, and the error-name queries.
 //!
-//! The compute capability reported is 8.0 unless `PTXSIM_CC=X.Y` says
-//! otherwise (read by `cuInit`). Attributes this library does not know
+//! `cuInit` reads the library's settings from the environment (what
+//! `ptxsim exec` sets): `PTXSIM_CC=X.Y`, the compute capability reported
+//! (default 8.0); `PTXSIM_SCHEDULING=stack|its`, the engine's scheduling
+//! for every launch (default: ITS from 7.0 on, else the stack);
+//! `PTXSIM_THREADS=N`, engine worker threads per launch (default one per
+//! core); `PTXSIM_SUMMARY=1`, a summary on stderr at exit (`report`). A
+//! value that does not parse is ignored (and logged with `PTXSIM_LOG=1`). Attributes this library does not know
 //! return CUDA_ERROR_INVALID_VALUE rather than a guess.
 
+use crate::report;
 use crate::state::{self, entry, put, INITIALIZED};
+use ptxsim_exec::Scheduling;
 use crate::types::*;
 use std::os::raw::{c_char, c_int, c_uint};
 use std::sync::atomic::Ordering;
@@ -15,6 +22,35 @@ fn parse_cc(s: &str) -> Option<(i32, i32)> {
     let (a, b) = s.trim().split_once('.')?;
     let (a, b) = (a.parse().ok()?, b.parse().ok()?);
     ((1..=20).contains(&a) && (0..=9).contains(&b)).then_some((a, b))
+}
+
+/// Parses `stack` or `its`.
+fn parse_scheduling(s: &str) -> Option<Scheduling> {
+    match s.trim() {
+        "stack" => Some(Scheduling::Stack),
+        "its" => Some(Scheduling::Its),
+        _ => None,
+    }
+}
+
+/// Parses a worker count, 1 to [`ptxsim_exec::MAX_WORKERS`].
+fn parse_threads(s: &str) -> Option<usize> {
+    s.trim().parse().ok().filter(|n| (1..=ptxsim_exec::MAX_WORKERS).contains(n))
+}
+
+/// Reads `name` and parses it; a set value that does not parse is logged.
+fn setting<T>(name: &str, parse: impl Fn(&str) -> Option<T>) -> Option<T> {
+    let v = std::env::var(name).ok()?;
+    let r = parse(&v);
+    if r.is_none() {
+        report::log(&format!("cuInit: ignoring {name}={v:?} (not a valid value)"));
+    }
+    r
+}
+
+/// The scheduling a launch uses at compute capability `cc`.
+pub fn scheduling_for(forced: Option<Scheduling>, cc: (i32, i32)) -> Scheduling {
+    forced.unwrap_or(if cc.0 >= 7 { Scheduling::Its } else { Scheduling::Stack })
 }
 
 fn check_device(dev: CUdevice) -> Result<(), CUresult> {
@@ -33,7 +69,15 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         }
         let mut st = state::state();
         if !INITIALIZED.load(Ordering::Acquire) {
-            st.cc = std::env::var("PTXSIM_CC").ok().and_then(|s| parse_cc(&s)).unwrap_or((8, 0));
+            st.cc = setting("PTXSIM_CC", parse_cc).unwrap_or((8, 0));
+            st.scheduling = setting("PTXSIM_SCHEDULING", parse_scheduling);
+            st.threads = setting("PTXSIM_THREADS", parse_threads);
+            let sched = match scheduling_for(st.scheduling, st.cc) {
+                Scheduling::Stack => "stack",
+                Scheduling::Its => "its",
+            };
+            let threads = st.threads.map_or("auto".to_string(), |n| n.to_string());
+            report::init_summary(format!("cc {}.{}, scheduling {sched}, threads {threads}", st.cc.0, st.cc.1));
             INITIALIZED.store(true, Ordering::Release);
         }
         Ok(())
@@ -229,8 +273,21 @@ pub unsafe extern "C" fn cuGetErrorString(error: CUresult, s: *mut *const c_char
 
 #[cfg(test)]
 mod tests {
-    //! `PTXSIM_CC` parsing.
-    use super::parse_cc;
+    //! Parsing of the `PTXSIM_*` settings.
+    use super::*;
+
+    #[test]
+    fn scheduling_and_threads_parse() {
+        assert_eq!(parse_scheduling("its"), Some(Scheduling::Its));
+        assert_eq!(parse_scheduling(" stack"), Some(Scheduling::Stack));
+        assert_eq!(parse_scheduling("ITS"), None);
+        assert_eq!(parse_threads("4"), Some(4));
+        assert_eq!(parse_threads("0"), None);
+        assert_eq!(parse_threads("-1"), None);
+        assert_eq!(scheduling_for(None, (7, 5)), Scheduling::Its);
+        assert_eq!(scheduling_for(None, (6, 1)), Scheduling::Stack);
+        assert_eq!(scheduling_for(Some(Scheduling::Its), (6, 1)), Scheduling::Its);
+    }
 
     #[test]
     fn cc_parses() {

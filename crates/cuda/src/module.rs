@@ -17,7 +17,7 @@
 use crate::report;
 use crate::state::{self, entry, from_ptr, put, to_ptr, Function, LoadedModule, Range, RangeKind, TAG_FUNCTION, TAG_MODULE, TAG_STREAM};
 use crate::types::*;
-use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, RunError, Scheduling, TrapKind};
+use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, RunError, TrapKind};
 use std::collections::HashMap;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
@@ -298,18 +298,19 @@ pub unsafe extern "C" fn cuLaunchKernel(
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn launch(f: Handle, grid: [c_uint; 3], block: [c_uint; 3], shared_bytes: c_uint, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), CUresult> {
     {
-        let (ctx, module, func, cc) = {
+        let (ctx, module, func, cc, forced, threads) = {
             let st = state::state();
             let ctx = st.current()?;
             st.check_stream(from_ptr(stream), ctx)?;
             let func = st.functions.get(&from_ptr(f)).ok_or(CUDA_ERROR_INVALID_HANDLE)?.clone();
             let lm = st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-            (ctx, lm.module.clone(), func, st.cc)
+            (ctx, lm.module.clone(), func, st.cc, st.scheduling, st.threads)
         };
         // Dynamic shared memory beyond the kernel's limit (48 KiB less its
         // static part unless raised with cuFuncSetAttribute), as a GPU refuses it.
         let limit = func.max_dynamic_shared.unwrap_or(SHARED_PER_BLOCK.saturating_sub(module.program.shared_static));
         if shared_bytes > limit {
+            report::record_launch(&func.name, report::LaunchOutcome::Refused);
             report::log(&format!("launch refused: {shared_bytes} bytes of dynamic shared memory, the kernel's limit is {limit}"));
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
@@ -330,16 +331,19 @@ pub unsafe fn launch(f: Handle, grid: [c_uint; 3], block: [c_uint; 3], shared_by
         }
         let mut cfg = LaunchConfig::new(Dim3::new(grid[0], grid[1], grid[2]), Dim3::new(block[0], block[1], block[2]));
         cfg.dynamic_shared_bytes = shared_bytes;
-        cfg.scheduling = if cc.0 >= 7 { Scheduling::Its } else { Scheduling::Stack };
+        cfg.scheduling = crate::device::scheduling_for(forced, cc);
+        cfg.threads = threads;
         let result = state::device_read().launch(&module, &func.name, &cfg, &args);
         match result {
             Ok(stats) => {
+                report::record_launch(&func.name, report::LaunchOutcome::Ran(stats.warp_instructions, stats.thread_instructions));
                 report::kernel_stdout(&stats.stdout.bytes);
                 Ok(())
             }
             Err(e) => {
                 report::kernel_stdout(&e.stdout.bytes);
                 let (code, sticky) = launch_error(&e);
+                report::record_launch(&func.name, if sticky { report::LaunchOutcome::Trapped } else { report::LaunchOutcome::Refused });
                 if sticky {
                     report::trap(&e.to_string());
                     let mut st = state::state();

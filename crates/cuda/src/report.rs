@@ -1,8 +1,9 @@
 //! Everything the library writes to the process's standard streams, in one
 //! place: the optional call log (`PTXSIM_LOG=1`, stderr), the located
 //! message of a kernel trap (stderr, as a GPU's device-side assert prints
-//! one), and what kernels print with `printf` (stdout). Nothing else in the
-//! crate prints.
+//! one), what kernels print with `printf` (stdout), and the run summary
+//! of `PTXSIM_SUMMARY=1` (stderr, from an `atexit` handler registered by
+//! `cuInit`). Nothing else in the crate prints.
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
@@ -45,5 +46,127 @@ pub fn trap(message: &str) {
 pub fn kernel_stdout(bytes: &[u8]) {
     if !bytes.is_empty() {
         write(false, bytes);
+    }
+}
+
+/// What `PTXSIM_SUMMARY=1` prints at process exit: the settings `cuInit`
+/// read, launches per kernel name, the instructions they ran and traps.
+#[derive(Debug, Default)]
+struct Summary {
+    /// `cc X.Y, scheduling M, threads N` as `cuInit` settled them.
+    settings: String,
+    launches: std::collections::BTreeMap<String, u64>,
+    warp_instructions: u64,
+    thread_instructions: u64,
+    traps: u64,
+    refused: u64,
+}
+
+static SUMMARY: std::sync::Mutex<Option<Summary>> = std::sync::Mutex::new(None);
+
+/// Whether `PTXSIM_SUMMARY=1` is set (read once).
+pub fn summary_enabled() -> bool {
+    static ON: OnceLock<bool> = OnceLock::new();
+    *ON.get_or_init(|| std::env::var("PTXSIM_SUMMARY").is_ok_and(|v| v == "1"))
+}
+
+/// Called by `cuInit` (first time): records the settings and, with
+/// `PTXSIM_SUMMARY=1`, registers the exit handler that prints the summary
+/// (once per process).
+pub fn init_summary(settings: String) {
+    log(&format!("cuInit: {settings}"));
+    if !summary_enabled() {
+        return;
+    }
+    let Ok(mut g) = SUMMARY.lock() else { return };
+    if g.is_none() {
+        *g = Some(Summary { settings, ..Summary::default() });
+        drop(g);
+        extern "C" {
+            fn atexit(cb: extern "C" fn()) -> std::os::raw::c_int;
+        }
+        // SAFETY: registering a plain `extern "C" fn()` with the C library.
+        unsafe {
+            atexit(print_summary);
+        }
+    }
+}
+
+/// The outcome of one launch, for the summary.
+pub enum LaunchOutcome {
+    /// Ran to completion: warp and thread instructions.
+    Ran(u64, u64),
+    /// Trapped (a sticky error).
+    Trapped,
+    /// Refused before running.
+    Refused,
+}
+
+/// Counts a launch of `kernel` (only with `PTXSIM_SUMMARY=1`).
+pub fn record_launch(kernel: &str, outcome: LaunchOutcome) {
+    if !summary_enabled() {
+        return;
+    }
+    let Ok(mut g) = SUMMARY.lock() else { return };
+    let Some(s) = g.as_mut() else { return };
+    *s.launches.entry(kernel.to_string()).or_insert(0) += 1;
+    match outcome {
+        LaunchOutcome::Ran(w, t) => {
+            s.warp_instructions += w;
+            s.thread_instructions += t;
+        }
+        LaunchOutcome::Trapped => s.traps += 1,
+        LaunchOutcome::Refused => s.refused += 1,
+    }
+}
+
+/// The summary's text.
+fn summary_text(s: &Summary) -> String {
+    let total: u64 = s.launches.values().sum();
+    let mut t = format!("[ptxsim-cuda] summary: {}\n", s.settings);
+    t.push_str(&format!("[ptxsim-cuda]   kernels launched: {total}\n"));
+    for (name, n) in &s.launches {
+        t.push_str(&format!("[ptxsim-cuda]     {name}: {n}\n"));
+    }
+    t.push_str(&format!(
+        "[ptxsim-cuda]   warp instructions: {}, thread instructions: {}\n[ptxsim-cuda]   traps: {}, launches refused: {}\n",
+        s.warp_instructions, s.thread_instructions, s.traps, s.refused
+    ));
+    t
+}
+
+/// The exit handler: prints the summary to stderr. Never blocks (a lock
+/// held by a thread stopped at exit skips the summary) and never unwinds.
+extern "C" fn print_summary() {
+    let _ = std::panic::catch_unwind(|| {
+        let text = match SUMMARY.try_lock() {
+            Ok(g) => g.as_ref().map(summary_text),
+            Err(_) => None,
+        };
+        if let Some(t) = text {
+            write(true, t.as_bytes());
+        }
+    });
+}
+
+#[cfg(test)]
+mod tests {
+    //! The summary's text.
+    use super::*;
+
+    #[test]
+    fn summary_lists_kernels_with_counts_and_totals() {
+        let mut s = Summary { settings: "cc 8.0, scheduling its, threads auto".into(), ..Summary::default() };
+        s.launches.insert("vadd".into(), 3);
+        s.launches.insert("k2".into(), 1);
+        s.warp_instructions = 40;
+        s.thread_instructions = 1280;
+        s.traps = 1;
+        let t = summary_text(&s);
+        assert!(t.starts_with("[ptxsim-cuda] summary: cc 8.0, scheduling its, threads auto\n"), "{t}");
+        assert!(t.contains("kernels launched: 4\n"), "{t}");
+        assert!(t.contains("    k2: 1\n[ptxsim-cuda]     vadd: 3\n"), "{t}");
+        assert!(t.contains("warp instructions: 40, thread instructions: 1280\n"), "{t}");
+        assert!(t.contains("traps: 1, launches refused: 0\n"), "{t}");
     }
 }

@@ -133,6 +133,12 @@ pub struct State {
     serial: u64,
     /// Compute capability reported (`PTXSIM_CC`, default 8.0).
     pub cc: (i32, i32),
+    /// Scheduling forced by `PTXSIM_SCHEDULING=stack|its` (`None`: ITS
+    /// from compute capability 7.0 on, else the reconvergence stack).
+    pub scheduling: Option<ptxsim_exec::Scheduling>,
+    /// Engine worker threads per launch (`PTXSIM_THREADS=N`; `None`: one
+    /// per core).
+    pub threads: Option<usize>,
     pub contexts: HashMap<u64, Context>,
     /// The primary context's handle (created on first retain, kept after).
     pub primary: Option<u64>,
