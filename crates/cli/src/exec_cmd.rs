@@ -7,6 +7,9 @@
 //! `../lib/ptxsim/` from it); make a private directory (mode 0700) holding
 //! symlinks `libcuda.so.1` and `libcuda.so` to it; run CMD with that
 //! directory first in `LD_LIBRARY_PATH`, `TRITON_LIBCUDA_PATH` set to it,
+//! `TRITON_PTXAS_PATH` and `TRITON_PTXAS_BLACKWELL_PATH` set to a symlink
+//! `ptxas` there to this executable (a pass-through that copies the PTX to
+//! the "cubin", see `ptxas_shim`),
 //! and the options passed as the environment variables the library reads
 //! at `cuInit` (`PTXSIM_CC`, `PTXSIM_SCHEDULING`, `PTXSIM_THREADS`,
 //! `PTXSIM_SUMMARY`); remove the directory; exit with CMD's status
@@ -168,6 +171,11 @@ pub fn run(a: Args) -> ExitCode {
             return fail(&format!("cannot link {} into {}: {e}", lib.display(), dir.0.display()));
         }
     }
+    // Triton's ptxas: this executable under the name `ptxas` (see `ptxas_shim`).
+    let ptxas = dir.0.join("ptxas");
+    if let Err(e) = std::os::unix::fs::symlink(&exe, &ptxas) {
+        return fail(&format!("cannot link {} into {}: {e}", exe.display(), dir.0.display()));
+    }
     let (prog, rest) = match a.cmd.split_first() {
         Some(x) => x,
         None => return fail("no command given (usage: ptxsim exec [OPTIONS] -- CMD ARGS...)"),
@@ -175,7 +183,9 @@ pub fn run(a: Args) -> ExitCode {
     let mut cmd = Command::new(prog);
     cmd.args(rest)
         .env("LD_LIBRARY_PATH", prepend_path(&dir.0, std::env::var_os("LD_LIBRARY_PATH")))
-        .env("TRITON_LIBCUDA_PATH", &dir.0);
+        .env("TRITON_LIBCUDA_PATH", &dir.0)
+        .env("TRITON_PTXAS_PATH", &ptxas)
+        .env("TRITON_PTXAS_BLACKWELL_PATH", &ptxas);
     if let Some(cc) = &a.cc {
         cmd.env("PTXSIM_CC", cc);
     }

@@ -11,6 +11,7 @@ mod demo;
 mod exec_cmd;
 mod limits;
 mod npy;
+mod ptxas_shim;
 mod run_args;
 mod run_cmd;
 mod run_init;
@@ -59,6 +60,10 @@ fn reset_sigpipe() {}
 
 fn main() -> ExitCode {
     reset_sigpipe();
+    let mut argv = std::env::args_os();
+    if argv.next().is_some_and(|a0| ptxas_shim::invoked_as_ptxas(&a0)) {
+        return ptxas_shim::run(&argv.collect::<Vec<_>>());
+    }
     let cli = match Cli::try_parse() {
         Ok(c) => c,
         Err(e) => {

@@ -187,3 +187,36 @@ fn command_that_cannot_start_is_exit_2() {
     // No command at all: usage error.
     assert_eq!(exec(&[]).status.code(), Some(2));
 }
+
+/// Triton's ptxas: `TRITON_PTXAS_PATH` (and the Blackwell one) is a `ptxas`
+/// in exec's directory whose `--version` has a `release N.M` line.
+#[test]
+fn triton_ptxas_path_answers_version() {
+    let out = exec(&["--", "sh", "-c", "test \"$TRITON_PTXAS_PATH\" = \"$TRITON_PTXAS_BLACKWELL_PATH\" && test \"$(dirname \"$TRITON_PTXAS_PATH\")\" = \"$TRITON_LIBCUDA_PATH\" && \"$TRITON_PTXAS_PATH\" --version"]);
+    let o = text(&out.stdout);
+    assert!(out.status.success(), "{o}{}", text(&out.stderr));
+    assert!(o.lines().any(|l| l.contains("Cuda compilation tools, release 12.8, V12.8.93")), "{o}");
+}
+
+/// The pass-through copies the .ptx to `-o`, NUL-terminated, ignoring
+/// Triton's other flags (as Triton 3.3 calls it).
+#[test]
+fn triton_ptxas_copies_ptx_to_output() {
+    let d = scratch("ptxas");
+    let ptx = d.join("k.ptx");
+    let text_in = ".version 8.0\n.target sm_80\n.address_size 64\n";
+    std::fs::write(&ptx, text_in).expect("write ptx");
+    let obj = d.join("k.ptx.o");
+    let script = format!(
+        "\"$TRITON_PTXAS_PATH\" -lineinfo -v --gpu-name=sm_80 {} -o {}",
+        ptx.display(),
+        obj.display()
+    );
+    let out = exec(&["--", "sh", "-c", &script]);
+    assert!(out.status.success(), "{}", text(&out.stderr));
+    let got = std::fs::read(&obj).expect("output written");
+    assert_eq!(got, [text_in.as_bytes(), b"\0"].concat());
+    // A missing input is an error.
+    let out = exec(&["--", "sh", "-c", "\"$TRITON_PTXAS_PATH\" /nonexistent/x.ptx -o /dev/null"]);
+    assert_eq!(out.status.code(), Some(1));
+}
