@@ -142,6 +142,8 @@ implemented! {
     crate::stream::cuLaunchHostFunc => cuLaunchHostFunc,
     crate::stream::cuCtxSetCacheConfig => cuCtxSetCacheConfig,
     crate::stream::cuCtxGetCacheConfig => cuCtxGetCacheConfig,
+    crate::stream::cuCtxGetLimit => cuCtxGetLimit,
+    crate::stream::cuCtxSetLimit => cuCtxSetLimit,
     crate::stream::cuFuncSetCacheConfig => cuFuncSetCacheConfig,
     crate::stream::cuKernelSetCacheConfig => cuKernelSetCacheConfig,
     crate::stream::cuProfilerStart => cuProfilerStart,

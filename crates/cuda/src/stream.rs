@@ -2,7 +2,8 @@
 //! operation completes inside its own call: `cuStreamQuery`,
 //! `cuStreamWaitEvent`, `cuStreamGetCtx`, host callbacks
 //! (`cuStreamAddCallback`, `cuLaunchHostFunc`, run at once, after the
-//! registry lock is released), cache configuration (accepted, no effect)
+//! registry lock is released), cache configuration (accepted, no effect),
+//! context limits (`cuCtxGetLimit/SetLimit`: stored, no effect)
 //! and the profiler switches (no profiler: nothing to do).
 
 use crate::state::{self, entry, from_ptr, put, to_ptr, TAG_FUNCTION, TAG_KERNEL};
@@ -117,6 +118,38 @@ pub extern "C" fn cuCtxSetCacheConfig(config: c_int) -> CUresult {
     entry("cuCtxSetCacheConfig", true, || {
         state::state().current()?;
         check_cache_config(config)
+    })
+}
+
+/// `CUlimit` values 0-6 (stack size, printf FIFO, malloc heap, device
+/// runtime sync depth and pending launches, L2 fetch granularity,
+/// persisting L2 size) with an A100's defaults. One set per process, not
+/// per context; the values are stored and read back, nothing else uses
+/// them (a kernel's `printf` is unbounded here).
+static LIMITS: std::sync::Mutex<[usize; 7]> = std::sync::Mutex::new([1024, 1 << 20, 8 << 20, 2, 2048, 32, 0]);
+
+/// The stored value of `limit`; UNSUPPORTED_LIMIT for other values.
+///
+/// # Safety
+/// `value` is null or valid for a write.
+#[no_mangle]
+pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_int) -> CUresult {
+    entry("cuCtxGetLimit", true, || {
+        state::state().current()?;
+        let i = usize::try_from(limit).ok().filter(|&i| i < 7).ok_or(CUDA_ERROR_UNSUPPORTED_LIMIT)?;
+        let v = LIMITS.lock().unwrap_or_else(|e| e.into_inner())[i];
+        put(value, v)
+    })
+}
+
+/// Stores `value` for `limit` (0-6; else UNSUPPORTED_LIMIT).
+#[no_mangle]
+pub extern "C" fn cuCtxSetLimit(limit: c_int, value: usize) -> CUresult {
+    entry("cuCtxSetLimit", true, || {
+        state::state().current()?;
+        let i = usize::try_from(limit).ok().filter(|&i| i < 7).ok_or(CUDA_ERROR_UNSUPPORTED_LIMIT)?;
+        LIMITS.lock().unwrap_or_else(|e| e.into_inner())[i] = value;
+        Ok(())
     })
 }
 

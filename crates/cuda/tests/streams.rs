@@ -155,6 +155,20 @@ fn cache_configuration_and_profiler() {
         assert_eq!(f::<unsafe extern "C" fn(*mut c_int) -> u32>(&lib, "cuCtxGetCacheConfig")(&mut c), SUCCESS);
         assert_eq!(c, 0);
         assert_eq!(f::<unsafe extern "C" fn(*mut c_int) -> u32>(&lib, "cuCtxGetCacheConfig")(null_mut()), INVALID_VALUE);
+        // Context limits (Triton sets the printf FIFO size): stored and read back.
+        let get_limit = f::<unsafe extern "C" fn(*mut usize, c_int) -> u32>(&lib, "cuCtxGetLimit");
+        let set_limit = f::<unsafe extern "C" fn(c_int, usize) -> u32>(&lib, "cuCtxSetLimit");
+        let mut v = 0usize;
+        assert_eq!(get_limit(&mut v, 1), SUCCESS);
+        assert_eq!(v, 1 << 20);
+        assert_eq!(set_limit(1, 4 << 20), SUCCESS);
+        assert_eq!(get_limit(&mut v, 1), SUCCESS);
+        assert_eq!(v, 4 << 20);
+        assert_eq!(get_limit(&mut v, 0), SUCCESS);
+        assert_eq!(v, 1024);
+        assert_eq!(get_limit(&mut v, 99), 215);
+        assert_eq!(set_limit(-1, 1), 215);
+        assert_eq!(get_limit(null_mut(), 1), INVALID_VALUE);
         let ptx = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k()\n{\n    ret;\n}\n\0";
         let mut m = null_mut();
         assert_eq!(f::<unsafe extern "C" fn(*mut H, *const c_void) -> u32>(&lib, "cuModuleLoadData")(&mut m, ptx.as_ptr() as *const c_void), SUCCESS);
