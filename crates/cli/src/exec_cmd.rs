@@ -3,7 +3,8 @@
 //! `compute-sanitizer CMD` wraps one.
 //!
 //! Steps: find the library ([`find_library`]: `$PTXSIM_LIBCUDA`, else
-//! `libcuda.so.1`/`libcuda.so` next to the `ptxsim` executable or in
+//! `libcuda.so.1`/`libcuda.so` next to the `ptxsim` executable (in a cargo
+//! target directory, `deps/libcuda.so` when it is newer) or in
 //! `../lib/ptxsim/` from it); make a private directory (mode 0700) holding
 //! symlinks `libcuda.so.1` and `libcuda.so` to it; run CMD with that
 //! directory first in `LD_LIBRARY_PATH`, `TRITON_LIBCUDA_PATH` set to it,
@@ -85,6 +86,17 @@ pub fn find_library(env: Option<&Path>, exe: &Path) -> Result<PathBuf, String> {
         };
     }
     let dir = exe.parent().unwrap_or(Path::new("."));
+    // In a cargo target directory `cargo test` refreshes only
+    // `deps/libcuda.so`: take it when it is newer than the copy beside the
+    // executable (which `cargo build` refreshes), so a stale one is not used.
+    let deps = dir.join("deps").join("libcuda.so");
+    let beside = dir.join("libcuda.so");
+    let modified = |p: &Path| std::fs::metadata(p).and_then(|m| m.modified()).ok();
+    if let Some(d) = modified(&deps) {
+        if modified(&beside).is_none_or(|b| d > b) && !dir.join("libcuda.so.1").is_file() {
+            return Ok(deps);
+        }
+    }
     let dirs = [dir.to_path_buf(), dir.join("..").join("lib").join("ptxsim")];
     let mut looked = Vec::new();
     for d in &dirs {
@@ -271,4 +283,26 @@ mod tests {
         assert!(parse_cc("7.55").is_err());
         assert!(parse_cc("x.0").is_err());
     }
+
+    /// In a cargo target directory, the newer of `deps/libcuda.so` (what
+    /// `cargo test` refreshes) and `libcuda.so` (what `cargo build` does).
+    #[test]
+    fn a_newer_deps_library_wins_over_a_stale_one() {
+        let d = std::env::temp_dir().join(format!("ptxsim-exec-deps-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&d);
+        std::fs::create_dir_all(d.join("deps")).unwrap();
+        let exe = d.join("ptxsim");
+        let (beside, deps) = (d.join("libcuda.so"), d.join("deps/libcuda.so"));
+        std::fs::write(&beside, b"old").unwrap();
+        std::fs::write(&deps, b"new").unwrap();
+        let t = std::time::SystemTime::now();
+        let set = |p: &Path, at: std::time::SystemTime| std::fs::File::options().write(true).open(p).unwrap().set_modified(at).unwrap();
+        set(&beside, t - std::time::Duration::from_secs(60));
+        set(&deps, t);
+        assert_eq!(find_library(None, &exe).unwrap(), deps);
+        set(&beside, t + std::time::Duration::from_secs(60));
+        assert_eq!(find_library(None, &exe).unwrap(), beside);
+        let _ = std::fs::remove_dir_all(&d);
+    }
+
 }
