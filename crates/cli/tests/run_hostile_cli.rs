@@ -10,21 +10,11 @@
 
 mod common;
 
-use common::{ptxsim_measured, temp_dir, Run, MB};
+use common::{json, run, temp_dir, write, MB};
 use std::path::Path;
 use std::time::Duration;
 
 const HDR: &str = ".version 7.8\n.target sm_70\n.address_size 64\n";
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
-}
-
-fn run(args: &[&str]) -> Run {
-    ptxsim_measured(args, Duration::from_secs(120))
-}
 
 /// The start of a long output, for a failure message.
 fn head(s: &str) -> &str {
@@ -33,10 +23,6 @@ fn head(s: &str) -> &str {
         k -= 1;
     }
     &s[..k]
-}
-
-fn json(r: &Run) -> serde_json::Value {
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not one JSON object ({e}): {}", &r.stdout[..r.stdout.len().min(500)]))
 }
 
 /// A `.npy` file (version 2.0, so the header may pass 64 KiB) with the

@@ -7,25 +7,11 @@
 
 mod common;
 
-use common::{ptxsim_measured, temp_dir, Run, MB};
+use common::{json, run, temp_dir, write, MB};
 use std::path::Path;
 use std::time::Duration;
 
 const NOOP: &str = ".version 7.8\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 a)\n{\n    ret;\n}\n";
-
-fn write(dir: &Path, name: &str, text: &str) -> String {
-    let p = dir.join(name);
-    std::fs::write(&p, text).unwrap();
-    p.to_str().unwrap().to_string()
-}
-
-fn run(args: &[&str]) -> Run {
-    ptxsim_measured(args, Duration::from_secs(120))
-}
-
-fn json(r: &Run) -> serde_json::Value {
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not one JSON object ({e}): {}", &r.stdout[..r.stdout.len().min(500)]))
-}
 
 /// A `.npy` file (version 1.0) with the given descr, order, shape and data.
 fn npy(path: &Path, descr: &str, fortran: bool, shape: &str, data: &[u8]) {

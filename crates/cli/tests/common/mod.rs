@@ -11,7 +11,7 @@
 
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
@@ -119,4 +119,21 @@ pub fn temp_dir(test: &str) -> PathBuf {
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("temp dir");
     dir
+}
+
+/// Writes `text` to `dir/name`; returns the path as a string.
+pub fn write(dir: &Path, name: &str, text: &str) -> String {
+    let p = dir.join(name);
+    std::fs::write(&p, text).unwrap();
+    p.to_str().unwrap().to_string()
+}
+
+/// Runs `ptxsim` with `args` (at most two minutes), measured.
+pub fn run(args: &[&str]) -> Run {
+    ptxsim_measured(args, Duration::from_secs(120))
+}
+
+/// The one JSON object `--json` printed.
+pub fn json(r: &Run) -> serde_json::Value {
+    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("not one JSON object ({e}): {}", &r.stdout[..r.stdout.len().min(500)]))
 }
