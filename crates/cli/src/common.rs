@@ -121,37 +121,15 @@ pub fn render_diags(file: &ptxsim_syntax::SourceFile<'_>, diags: &[ptxsim_syntax
 /// [`ptxsim_syntax::diag::MAX_NAME`] bytes, it keeps its first bytes and
 /// says `…(N bytes)`.
 pub fn cut(s: &str) -> String {
-    use ptxsim_syntax::diag::{bound_text, MAX_NAME};
-    if s.len() <= MAX_NAME {
-        return s.to_string();
-    }
-    if s.contains('`') {
-        // bound_text splits at backquotes: cut at a char boundary here.
-        let mut k = MAX_NAME - 16;
-        while !s.is_char_boundary(k) {
-            k -= 1;
-        }
-        return format!("{}…({} bytes)", &s[..k], s.len());
-    }
-    let b = bound_text(format!("`{s}`"));
-    b.strip_prefix('`').and_then(|x| x.strip_suffix('`')).map(str::to_string).unwrap_or(b)
+    ptxsim_syntax::diag::cut_name(s)
 }
 
 /// Most entries of a list a message names (kernels, parameters).
 pub const MAX_LISTED: usize = 8;
 
 /// The first [`MAX_LISTED`] of `items` joined by `, `, then `… and N more`.
-pub fn cut_list<I: IntoIterator<Item = String>>(items: I) -> String
-where
-    I::IntoIter: ExactSizeIterator,
-{
-    let it = items.into_iter();
-    let n = it.len();
-    let mut s: Vec<String> = it.take(MAX_LISTED).collect();
-    if n > MAX_LISTED {
-        s.push(format!("… and {} more", n - MAX_LISTED));
-    }
-    s.join(", ")
+pub fn cut_list(items: impl IntoIterator<Item = String>) -> String {
+    ptxsim_syntax::diag::cut_list(items, MAX_LISTED)
 }
 
 #[cfg(test)]

@@ -8,6 +8,7 @@
 //! the comment at the dispatch for when that depends on timing).
 
 use crate::error::{RunError, TrapKind};
+use ptxsim_syntax::diag::cut_name;
 use crate::exec::{CtaEnv, Ctx, Geom};
 use crate::fuel::{Fuel, Tank};
 use crate::sched::{run_cluster, Cta};
@@ -21,38 +22,13 @@ use std::sync::Arc;
 /// The most worker threads a launch starts.
 pub const MAX_WORKERS: usize = 1024;
 
-/// A name as a message quotes it: at most 64 bytes, cut as
-/// `first bytes…(N bytes)` (the bound of every diagnostic).
-pub(crate) fn bounded(name: &str) -> String {
-    const MAX: usize = ptxsim_syntax::diag::MAX_NAME;
-    if name.len() <= MAX {
-        return name.to_string();
-    }
-    let mut cut = MAX - 16;
-    while !name.is_char_boundary(cut) {
-        cut -= 1;
-    }
-    format!("{}…({} bytes)", &name[..cut], name.len())
-}
-
-/// At most eight names, each [`bounded`], then how many more there are.
+/// At most eight names, each cut (`cut_name`), then how many more there are.
 pub(crate) fn name_list<'n>(names: impl Iterator<Item = &'n str>) -> String {
-    let mut out = Vec::new();
-    let mut more = 0usize;
-    for n in names {
-        if out.len() < 8 {
-            out.push(format!("`{}`", bounded(n)));
-        } else {
-            more += 1;
-        }
-    }
-    if more > 0 {
-        out.push(format!("and {more} more"));
-    }
-    if out.is_empty() {
+    let list = ptxsim_syntax::diag::cut_list(names.map(|n| format!("`{}`", cut_name(n))), 8);
+    if list.is_empty() {
         "none".to_string()
     } else {
-        out.join(", ")
+        list
     }
 }
 
@@ -77,7 +53,7 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
         .position(|f| f.name == kernel && f.is_kernel && f.defined)
         .ok_or_else(|| {
             let names = prog.functions.iter().filter(|f| f.is_kernel && f.defined).map(|f| f.name.as_str());
-            invalid(format!("no kernel named `{}` (kernels: {})", bounded(kernel), name_list(names)))
+            invalid(format!("no kernel named `{}` (kernels: {})", cut_name(kernel), name_list(names)))
         })? as u32;
     // Module-local kernels of one name in several linked modules: nvlink
     // links them, but the name alone does not say which to launch.
@@ -86,14 +62,14 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
         let at: Vec<String> = same.iter().take(4).map(|f| format!("{}:{}", prog.files.get(f.module as usize).map_or("module", String::as_str), f.line)).collect();
         return Err(invalid(format!(
             "the kernel name `{}` is ambiguous: {} linked modules define a module-local `.entry` of that name ({}{}); make one `.visible` or rename it",
-            bounded(kernel),
+            cut_name(kernel),
             same.len(),
             at.join(", "),
             if same.len() > 4 { ", ..." } else { "" }
         )));
     }
     let kf = &prog.functions[kid as usize];
-    let kname = bounded(kernel);
+    let kname = cut_name(kernel);
     let (g, b) = (cfg.grid, cfg.block);
     for (what, d) in [("grid", g), ("block", b)] {
         if d.x == 0 || d.y == 0 || d.z == 0 {

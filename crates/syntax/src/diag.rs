@@ -88,6 +88,27 @@ pub fn bound_text(s: String) -> String {
     out
 }
 
+/// One name as a message quotes it, cut as [`bound_text`] cuts a
+/// backquoted name: longer than [`MAX_NAME`] bytes, its first bytes and
+/// `…(N bytes)`.
+pub fn cut_name(s: &str) -> String {
+    if s.len() <= MAX_NAME {
+        return s.to_string();
+    }
+    format!("{}…({} bytes)", &s[..floor_char(s, MAX_NAME - 16)], s.len())
+}
+
+/// The first `max` of `items` joined by `, `, then `… and N more`.
+pub fn cut_list(items: impl IntoIterator<Item = String>, max: usize) -> String {
+    let mut it = items.into_iter();
+    let mut out: Vec<String> = it.by_ref().take(max).collect();
+    let more = it.count();
+    if more > 0 {
+        out.push(format!("… and {more} more"));
+    }
+    out.join(", ")
+}
+
 /// The largest char boundary of `s` at or below `i`.
 fn floor_char(s: &str, i: usize) -> usize {
     let mut i = i.min(s.len());
