@@ -20,7 +20,10 @@
 //! - `event`: events, stream priorities, `cuPointerGetAttribute`.
 //! - `stream`: stream queries, waits and host callbacks (run at once),
 //!   cache configuration, the profiler switches.
-//! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
+//! - `ipc`: inter-process handles (`cuIpc*`), refused with
+//!   CUDA_ERROR_NOT_SUPPORTED.
+//! - `proc`: `cuGetProcAddress(_v2)`, `cuGetExportTable` (no tables) and
+//!   the list of exported functions.
 //! - `proc_table`: the driver API's versioned names, generated from
 //!   `cudaTypedefs.h` by `scripts/gen_proc_table.py`.
 //!
@@ -39,6 +42,7 @@ pub mod context;
 pub mod device;
 pub mod event;
 pub mod host;
+pub mod ipc;
 pub mod library;
 pub mod memory;
 pub mod module;

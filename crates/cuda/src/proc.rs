@@ -14,6 +14,11 @@
 //! CUDA_ERROR_NOT_FOUND with status SYMBOL_NOT_FOUND; a name whose oldest
 //! version is newer than the request is CUDA_ERROR_NOT_FOUND with status
 //! VERSION_NOT_SUFFICIENT; `*pfn` is NULL on every failure.
+//!
+//! Also `cuGetExportTable`, the driver's undocumented lookup of private
+//! function tables by UUID (the CUDA runtime and NVRTC ask for some): no
+//! table is implemented, so every UUID is CUDA_ERROR_NOT_SUPPORTED with a
+//! NULL table, and the call log names the UUID.
 
 use crate::proc_table::PROC_TABLE;
 use crate::state::{entry, put};
@@ -156,6 +161,13 @@ implemented! {
     crate::occupancy::cuOccupancyMaxPotentialBlockSizeWithFlags => cuOccupancyMaxPotentialBlockSizeWithFlags,
     crate::proc::cuGetProcAddress => cuGetProcAddress,
     crate::proc::cuGetProcAddress_v2 => cuGetProcAddress_v2,
+    crate::proc::cuGetExportTable => cuGetExportTable,
+    crate::ipc::cuIpcGetMemHandle => cuIpcGetMemHandle,
+    crate::ipc::cuIpcOpenMemHandle => cuIpcOpenMemHandle,
+    crate::ipc::cuIpcOpenMemHandle_v2 => cuIpcOpenMemHandle_v2,
+    crate::ipc::cuIpcCloseMemHandle => cuIpcCloseMemHandle,
+    crate::ipc::cuIpcGetEventHandle => cuIpcGetEventHandle,
+    crate::ipc::cuIpcOpenEventHandle => cuIpcOpenEventHandle,
 }
 
 /// The address of this library's function exported as `name`.
@@ -214,6 +226,25 @@ pub unsafe extern "C" fn cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut 
 #[no_mangle]
 pub unsafe extern "C" fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: u64, status: *mut c_int) -> CUresult {
     get_proc("cuGetProcAddress_v2", symbol, pfn, cuda_version, flags, status)
+}
+
+/// `cuGetExportTable(ppExportTable, pExportTableId)`: no private table is
+/// implemented, so every UUID is CUDA_ERROR_NOT_SUPPORTED and
+/// `*ppExportTable` is NULL; a null argument is CUDA_ERROR_INVALID_VALUE.
+///
+/// # Safety
+/// `table` is null or valid for a write; `id` is null or points at 16 bytes.
+#[no_mangle]
+pub unsafe extern "C" fn cuGetExportTable(table: *mut *const c_void, id: *const [u8; 16]) -> CUresult {
+    entry("cuGetExportTable", false, || {
+        if table.is_null() || id.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        put(table, std::ptr::null())?;
+        let uuid: String = (*id).iter().map(|b| format!("{b:02x}")).collect();
+        crate::report::log(&format!("cuGetExportTable: no table for UUID {uuid} (not supported)"));
+        Err(CUDA_ERROR_NOT_SUPPORTED)
+    })
 }
 
 #[cfg(test)]

@@ -102,8 +102,26 @@ pub enum LaunchOutcome {
     Refused,
 }
 
-/// Counts a launch of `kernel` (only with `PTXSIM_SUMMARY=1`).
+/// Launches that reached the engine (ran to completion or trapped) since
+/// the library was loaded, whatever `PTXSIM_SUMMARY` says; read through
+/// [`ptxsim_launch_count`].
+static LAUNCHES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+/// The number of kernel launches that reached the engine (ran or trapped;
+/// refused launches are not counted) since the library was loaded. Not
+/// part of the CUDA driver API: a test harness reads it through `dlsym`
+/// (Python's `ctypes`) to tell whether a piece of code launched a kernel.
+#[no_mangle]
+pub extern "C" fn ptxsim_launch_count() -> u64 {
+    LAUNCHES.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// Counts a launch of `kernel`: always in [`ptxsim_launch_count`] when
+/// it reached the engine, and per kernel name with `PTXSIM_SUMMARY=1`.
 pub fn record_launch(kernel: &str, outcome: LaunchOutcome) {
+    if !matches!(outcome, LaunchOutcome::Refused) {
+        LAUNCHES.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    }
     if !summary_enabled() {
         return;
     }

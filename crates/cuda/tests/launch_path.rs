@@ -571,3 +571,34 @@ fn random_handles_of_the_new_kinds_are_errors_never_crashes() {
     assert_eq!(cu.dtoh_u32(p, 4), vec![0, 2, 4, 6]);
     assert_eq!(unsafe { query(ev) }, SUCCESS);
 }
+
+#[test]
+fn launch_count_counts_launches_that_reach_the_engine() {
+    let cu = Cuda::new("launch-count");
+    let count = cu.f::<extern "C" fn() -> u64>("ptxsim_launch_count");
+    // Readable before cuInit: nothing launched yet.
+    assert_eq!(count(), 0);
+    cu.with_context();
+    let (_state, image) = cu.link_both();
+    let (r, lib) = cu.library_load(image);
+    assert_eq!(r, SUCCESS);
+    let (_, k) = cu.get_kernel(lib, "k");
+    let out = cu.alloc(4 * 4);
+    let (mut p, mut n) = (out, 4u32);
+    let mut params = [&mut p as *mut u64 as *mut c_void, &mut n as *mut u32 as *mut c_void];
+    assert_eq!(cu.launch_ex(k, 1, 4, &[], &mut params), SUCCESS);
+    assert_eq!(count(), 1);
+    assert_eq!(cu.launch_ex(k, 2, 2, &[], &mut params), SUCCESS);
+    assert_eq!(count(), 2);
+    // Refused before the engine runs anything: 1 MiB of dynamic shared
+    // memory (beyond the 48 KiB default limit), a block of 2048 threads.
+    let mut f = null_mut();
+    assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(*mut H, H) -> u32>("cuKernelGetFunction")(&mut f, k) }, SUCCESS);
+    type Launch = unsafe extern "C" fn(H, u32, u32, u32, u32, u32, u32, u32, H, *mut *mut c_void, *mut *mut c_void) -> u32;
+    let launch = cu.f::<Launch>("cuLaunchKernel");
+    assert_eq!(unsafe { launch(f, 1, 1, 1, 4, 1, 1, 1 << 20, null_mut(), params.as_mut_ptr(), null_mut()) }, INVALID_VALUE);
+    assert_ne!(unsafe { launch(f, 1, 1, 1, 2048, 1, 1, 0, null_mut(), params.as_mut_ptr(), null_mut()) }, SUCCESS);
+    assert_eq!(count(), 2);
+    assert_eq!(unsafe { launch(f, 1, 1, 1, 4, 1, 1, 0, null_mut(), params.as_mut_ptr(), null_mut()) }, SUCCESS);
+    assert_eq!(count(), 3);
+}

@@ -5,7 +5,9 @@
 //! library does not implement and too-old requests are CUDA_ERROR_NOT_FOUND
 //! with the query status the driver API documents. Also: every function in
 //! the library's list (`proc::implemented`) is really exported, and every
-//! exported function is in the list.
+//! exported function is in the list (less the library's own `ptxsim_*`
+//! functions, which are no driver API). `cuGetExportTable` refuses every
+//! UUID with CUDA_ERROR_NOT_SUPPORTED and a NULL table.
 
 mod common;
 
@@ -62,7 +64,13 @@ fn every_listed_function_is_exported_and_every_export_is_listed() {
         for line in text.lines() {
             let public = line.starts_with("pub extern \"C\" fn ") || line.starts_with("pub unsafe extern \"C\" fn ");
             if let Some(rest) = line.split("extern \"C\" fn ").nth(1).filter(|_| public) {
-                exported.push(rest.split('(').next().unwrap().trim().to_string());
+                let name = rest.split('(').next().unwrap().trim().to_string();
+                if name.starts_with("ptxsim_") {
+                    assert!(!listed.contains(&name.as_str()), "{name} is no driver API function");
+                    assert_ne!(sym(&lib, &name), 0, "{name}");
+                    continue;
+                }
+                exported.push(name);
             }
         }
     }
@@ -134,4 +142,60 @@ fn bad_arguments_are_invalid_value_and_the_old_form_has_no_status() {
     assert_eq!(p as usize, sym(&lib, "cuCtxSynchronize"));
     assert_eq!(unsafe { old(c"cuNoSuchFunction".as_ptr(), &mut p, 11030, 0) }, NOT_FOUND);
     assert!(p.is_null());
+}
+
+#[test]
+fn export_tables_are_not_supported_for_any_uuid() {
+    const NOT_SUPPORTED: u32 = 801;
+    let lib = load("proc-export-table");
+    type GetExportTable = unsafe extern "C" fn(*mut *const c_void, *const [u8; 16]) -> u32;
+    let f: GetExportTable = unsafe { *lib.get(b"cuGetExportTable\0").unwrap() };
+    // Reachable through cuGetProcAddress, as the table says (since CUDA 3.0).
+    assert_eq!(get(&lib, "cuGetExportTable", 12000, 0).1, sym(&lib, "cuGetExportTable"));
+    // Two UUIDs: all zeros and an arbitrary one; neither has a table.
+    for id in [[0u8; 16], [0x6b, 0xd5, 0xfb, 0x6c, 0x5b, 0xf4, 0xe7, 0x4a, 0x89, 0x87, 0xd9, 0x39, 0x12, 0xfd, 0x9d, 0xf9]] {
+        let mut t: *const c_void = 0x1234 as *const c_void;
+        assert_eq!(unsafe { f(&mut t, &id) }, NOT_SUPPORTED);
+        assert!(t.is_null(), "the table pointer is cleared");
+    }
+    let mut t: *const c_void = std::ptr::null();
+    assert_eq!(unsafe { f(null_mut(), &[0u8; 16]) }, INVALID_VALUE);
+    assert_eq!(unsafe { f(&mut t, std::ptr::null()) }, INVALID_VALUE);
+}
+
+#[test]
+fn ipc_functions_are_present_and_refused_with_not_supported() {
+    const NOT_SUPPORTED: u32 = 801;
+    const NOT_INITIALIZED: u32 = 3;
+    #[repr(C)]
+    #[derive(Clone, Copy)]
+    struct Handle([u8; 64]);
+    let lib = load("proc-ipc");
+    // Found through cuGetProcAddress, as cuda-python looks them up.
+    for n in ["cuIpcGetMemHandle", "cuIpcOpenMemHandle", "cuIpcCloseMemHandle", "cuIpcGetEventHandle", "cuIpcOpenEventHandle"] {
+        let (r, p, _) = get(&lib, n, 12000, 0);
+        assert_eq!(r, SUCCESS, "{n}");
+        assert_ne!(p, 0, "{n}");
+    }
+    assert_eq!(get(&lib, "cuIpcOpenMemHandle", 12000, 0).1, sym(&lib, "cuIpcOpenMemHandle_v2"));
+    let get_mem: unsafe extern "C" fn(*mut Handle, u64) -> u32 = unsafe { *lib.get(b"cuIpcGetMemHandle\0").unwrap() };
+    let open_mem: unsafe extern "C" fn(*mut u64, Handle, u32) -> u32 = unsafe { *lib.get(b"cuIpcOpenMemHandle_v2\0").unwrap() };
+    let close_mem: unsafe extern "C" fn(u64) -> u32 = unsafe { *lib.get(b"cuIpcCloseMemHandle\0").unwrap() };
+    let get_ev: unsafe extern "C" fn(*mut Handle, *mut c_void) -> u32 = unsafe { *lib.get(b"cuIpcGetEventHandle\0").unwrap() };
+    let open_ev: unsafe extern "C" fn(*mut *mut c_void, Handle) -> u32 = unsafe { *lib.get(b"cuIpcOpenEventHandle\0").unwrap() };
+    let mut h = Handle([7; 64]);
+    assert_eq!(unsafe { get_mem(&mut h, 0x1000) }, NOT_INITIALIZED);
+    let init: unsafe extern "C" fn(u32) -> u32 = unsafe { *lib.get(b"cuInit\0").unwrap() };
+    assert_eq!(unsafe { init(0) }, SUCCESS);
+    assert_eq!(unsafe { get_mem(&mut h, 0x1000) }, NOT_SUPPORTED);
+    assert_eq!(unsafe { get_mem(null_mut(), 0x1000) }, INVALID_VALUE);
+    let mut d = 0x55u64;
+    assert_eq!(unsafe { open_mem(&mut d, h, 1) }, NOT_SUPPORTED);
+    assert_eq!(d, 0, "no pointer is handed out");
+    assert_eq!(unsafe { open_mem(null_mut(), h, 1) }, INVALID_VALUE);
+    assert_eq!(unsafe { close_mem(0x1000) }, NOT_SUPPORTED);
+    assert_eq!(unsafe { get_ev(&mut h, null_mut()) }, NOT_SUPPORTED);
+    let mut e: *mut c_void = 0x99 as *mut c_void;
+    assert_eq!(unsafe { open_ev(&mut e, h) }, NOT_SUPPORTED);
+    assert!(e.is_null());
 }

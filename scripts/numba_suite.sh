@@ -1,0 +1,88 @@
+#!/usr/bin/env bash
+# numba-cuda's own test suite (numba.cuda.tests, shipped in its wheel, about
+# 2,000 cases) against the driver library of crates/cuda, under
+# `ptxsim exec`. Manual (not run by CI or cargo test): it takes about 12
+# minutes on two cores. Prints a pass/fail/skip table by test module, with
+# how many passing cases launched a kernel (tests/numba_suite/report.py);
+# tests/numba_suite/results.md records a run and the cause of every failure.
+#
+# Builds (or reuses) a pinned virtual environment, builds the library and
+# `ptxsim`, and runs `python -m pytest --pyargs TARGETS` with the plugin
+# tests/numba_suite/ptxsim_plugin.py (per-case outcome and launch count,
+# one JSON line per case) and a per-case timeout. numba.cuda lives in the
+# numba_cuda distribution (a redirector maps the name), so test modules are
+# imported with --import-mode=importlib and consider_namespace_packages,
+# which name them numba.cuda.tests.* (numba.cuda is imported once).
+#
+#   scripts/numba_suite.sh                      the whole suite
+#   scripts/numba_suite.sh numba.cuda.tests.cudadrv.test_linker [PYTEST ARGS]
+#                                               some modules or packages
+#
+# Environment:
+#   PTXSIM_TOOLS     cache directory (default: $HOME/.cache/ptxsim-tools);
+#                    the venv is $PTXSIM_TOOLS/numba-suite
+#   PYTHON           interpreter that creates the venv (default: python3)
+#   SUITE_OUT        where the results go (default: target/numba-suite);
+#                    results.jsonl (one line per case) and pytest.log
+#   SUITE_TIMEOUT    seconds per case (default: 300)
+#   PTXSIM_LOG=1     logs every driver call to stderr (into pytest.log)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+TOOLS=${PTXSIM_TOOLS:-$HOME/.cache/ptxsim-tools}
+VENV=$TOOLS/numba-suite
+PY=${PYTHON:-python3}
+OUT=${SUITE_OUT:-$ROOT/target/numba-suite}
+TIMEOUT=${SUITE_TIMEOUT:-300}
+
+log() { printf '[numba_suite] %s\n' "$*" >&2; }
+
+# The Numba pins of scripts/gen_corpus.sh (NUMBA_PKGS), and what the suite
+# needs besides.
+eval "$(sed -n '/^NUMBA_PKGS=(/,/)/p' "$ROOT/scripts/gen_corpus.sh")"
+SUITE_PKGS=(pytest==9.2.0 pytest-benchmark==5.3.1 pytest-timeout==2.4.0 filecheck==1.0.6 ml_dtypes==0.6.0
+            cffi==2.1.1 psutil==7.2.2 nvidia-cuda-cccl-cu12==12.9.27)
+PINS=("${NUMBA_PKGS[@]}" "${SUITE_PKGS[@]}")
+
+[[ -x $VENV/bin/python ]] || { log "creating $VENV"; mkdir -p "$TOOLS"; "$PY" -m venv "$VENV"; }
+# Pins not installed as `name==version` from the registry (a different
+# version, or a package installed from a local file).
+missing() {
+  local frozen; frozen=$("$VENV/bin/pip" freeze 2>/dev/null | tr '[:upper:]_' '[:lower:]-')
+  local p
+  for p in "${PINS[@]}"; do
+    grep -qxF "$(tr '[:upper:]_' '[:lower:]-' <<<"$p")" <<<"$frozen" || printf '%s\n' "$p"
+  done
+}
+if [[ -n $(missing) ]]; then
+  log "installing ${PINS[*]} into $VENV"
+  "$VENV/bin/pip" install -q "${PINS[@]}"
+  mapfile -t again < <(missing)
+  if ((${#again[@]})); then
+    log "reinstalling ${again[*]} from the registry"
+    "$VENV/bin/pip" install -q --force-reinstall --no-deps "${again[@]}"
+  fi
+fi
+
+log "building the driver library and ptxsim"
+(cd "$ROOT" && cargo build --release -p ptxsim-cuda -p ptxsim)
+
+TARGETS=()
+while (($#)) && [[ $1 != -* ]]; do TARGETS+=("$1"); shift; done
+((${#TARGETS[@]})) || TARGETS=(numba.cuda.tests)
+
+# Node ids relative to the tests package (its files lie outside the
+# working directory).
+TESTS=$("$VENV/bin/python" -c 'import numba_cuda, os; print(os.path.join(os.path.dirname(numba_cuda.__file__), "numba", "cuda", "tests"))')
+mkdir -p "$OUT"
+rm -f "$OUT/results.jsonl"
+log "running ${TARGETS[*]} (log: $OUT/pytest.log)"
+status=0
+(cd "$OUT" && PTXSIM_SUITE_OUT="$OUT/results.jsonl" PYTHONPATH="$ROOT/tests/numba_suite" \
+  "$ROOT/target/release/ptxsim" exec -- "$VENV/bin/python" -m pytest -q -rfE -p no:cacheprovider --import-mode=importlib \
+    -o consider_namespace_packages=true --rootdir="$TESTS" \
+    -p ptxsim_plugin --timeout="$TIMEOUT" --timeout-method=signal --pyargs "${TARGETS[@]}" "$@") \
+  >"$OUT/pytest.log" 2>&1 || status=$?
+tail -n 3 "$OUT/pytest.log" >&2
+python3 "$ROOT/tests/numba_suite/report.py" "$OUT/results.jsonl"
+exit $status
