@@ -23,7 +23,9 @@
 #                    the venv is $PTXSIM_TOOLS/numba-suite
 #   PYTHON           interpreter that creates the venv (default: python3)
 #   SUITE_OUT        where the results go (default: target/numba-suite);
-#                    results.jsonl (one line per case) and pytest.log
+#                    results.jsonl (one line per case), pytest-MODULE.log
+#                    for each module, pytest.log (modules that failed)
+#   SUITE_JOBS       test modules run at once (default: 2)
 #   SUITE_TIMEOUT    seconds per case (default: 300)
 #   PTXSIM_LOG=1     logs every driver call to stderr (into pytest.log)
 set -euo pipefail
@@ -75,14 +77,39 @@ while (($#)) && [[ $1 != -* ]]; do TARGETS+=("$1"); shift; done
 # working directory).
 TESTS=$("$VENV/bin/python" -c 'import numba_cuda, os; print(os.path.join(os.path.dirname(numba_cuda.__file__), "numba", "cuda", "tests"))')
 mkdir -p "$OUT"
-rm -f "$OUT/results.jsonl"
-log "running ${TARGETS[*]} (log: $OUT/pytest.log)"
+rm -f "$OUT/results.jsonl" "$OUT"/pytest*.log
+# One pytest process per test module, two at a time: a kernel trap leaves
+# its process's context unusable (a sticky error, as on a GPU), so it may
+# fail the rest of its module but never the modules after it.
+mapfile -t MODS < <("$VENV/bin/python" - "$TESTS" "${TARGETS[@]}" <<'PY'
+import os, sys
+root, targets = sys.argv[1], sys.argv[2:]
+base = "numba.cuda.tests"
+for t in targets:
+    rel = t[len(base):].lstrip(".").replace(".", os.sep) if t.startswith(base) else None
+    path = os.path.join(root, rel) if rel is not None else None
+    if path is not None and os.path.isdir(path):
+        for d, _, files in sorted(os.walk(path)):
+            for f in sorted(files):
+                if f.startswith("test_") and f.endswith(".py"):
+                    r = os.path.relpath(os.path.join(d, f[:-3]), root)
+                    print(base + "." + r.replace(os.sep, "."))
+    else:
+        print(t)
+PY
+)
+log "running ${#MODS[@]} test modules of ${TARGETS[*]} (logs: $OUT/pytest-*.log)"
+export OUT ROOT VENV TESTS TIMEOUT
+printf '%s\n' "${MODS[@]}" | xargs -P "${SUITE_JOBS:-2}" -I{} bash -c '
+  cd "$OUT" && PTXSIM_SUITE_OUT="$OUT/results.jsonl" PYTHONPATH="$ROOT/tests/numba_suite" \
+    "$ROOT/target/release/ptxsim" exec -- "$VENV/bin/python" -m pytest -q -rfE -p no:cacheprovider \
+      --import-mode=importlib -o consider_namespace_packages=true --rootdir="$TESTS" \
+      -p ptxsim_plugin --timeout="$TIMEOUT" --timeout-method=signal --pyargs "$1" "${@:2}" \
+    >"$OUT/pytest-$1.log" 2>&1; rc=$?
+  # 5: no tests collected (a module of helpers only).
+  [[ $rc == 0 || $rc == 5 ]] || echo "$1: pytest exit $rc" >>"$OUT/pytest.log"' _ {} "$@"
 status=0
-(cd "$OUT" && PTXSIM_SUITE_OUT="$OUT/results.jsonl" PYTHONPATH="$ROOT/tests/numba_suite" \
-  "$ROOT/target/release/ptxsim" exec -- "$VENV/bin/python" -m pytest -q -rfE -p no:cacheprovider --import-mode=importlib \
-    -o consider_namespace_packages=true --rootdir="$TESTS" \
-    -p ptxsim_plugin --timeout="$TIMEOUT" --timeout-method=signal --pyargs "${TARGETS[@]}" "$@") \
-  >"$OUT/pytest.log" 2>&1 || status=$?
-tail -n 3 "$OUT/pytest.log" >&2
+[[ -s $OUT/pytest.log ]] && status=1
+[[ -s $OUT/pytest.log ]] && cat "$OUT/pytest.log" >&2
 python3 "$ROOT/tests/numba_suite/report.py" "$OUT/results.jsonl"
 exit $status

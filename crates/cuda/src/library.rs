@@ -15,9 +15,13 @@
 //!   handle with its own tag: it launches wherever a `CUfunction` does, and
 //!   `cuKernelGetFunction` returns it.
 //! - Attributes the engine has no real value for are the values that let
-//!   every launch within the device limits go ahead (registers: 32).
+//!   every launch within the device limits go ahead. Registers per thread
+//!   are the kernel's PTX virtual registers, capped at 255 and at the
+//!   `CU_JIT_MAX_REGISTERS` of the link (recorded as the image's last line,
+//!   a PTX comment, [`module::MAX_REGISTERS`]); the occupancy calculator
+//!   still assumes 32.
 
-use crate::module::{self, c_str, kernel_handle, ptx_text, LINKED_IMAGE, LINKED_MODULE};
+use crate::module::{self, c_str, kernel_handle, ptx_text, LINKED_IMAGE, LINKED_MODULE, MAX_REGISTERS};
 use crate::report;
 use crate::state::{self, entry, from_ptr, put, to_ptr, Link, State, TAG_FUNCTION, TAG_KERNEL, TAG_LIBRARY, TAG_LINK};
 use crate::types::*;
@@ -27,6 +31,7 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 /// `CUjitInputType`.
 pub const CU_JIT_INPUT_PTX: c_int = 1;
 /// `CUjit_option`s read here.
+pub const CU_JIT_MAX_REGISTERS: c_int = 0;
 pub const CU_JIT_ERROR_LOG_BUFFER: c_int = 5;
 pub const CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
 
@@ -51,6 +56,16 @@ unsafe fn error_log(n: c_uint, options: *const c_int, values: *const *mut c_void
     Ok((buf != 0 && size != 0).then_some((buf, size)))
 }
 
+/// The `CU_JIT_MAX_REGISTERS` option's value (the number itself, not a
+/// pointer to it), if given and not 0. `options`/`values` are checked by
+/// [`error_log`] first.
+unsafe fn max_registers_option(n: c_uint, options: *const c_int, values: *const *mut c_void) -> Option<u32> {
+    if n == 0 || options.is_null() || values.is_null() {
+        return None;
+    }
+    (0..n as usize).filter(|&i| *options.add(i) == CU_JIT_MAX_REGISTERS).map(|i| *values.add(i) as usize as u32).last().filter(|&v| v != 0)
+}
+
 /// Writes `msg` (truncated, NUL-terminated) into the caller's log buffer.
 unsafe fn write_log(log: Option<(usize, usize)>, msg: &str) {
     if let Some((buf, size)) = log {
@@ -66,9 +81,10 @@ unsafe fn link_create(name: &str, n: c_uint, options: *mut c_int, values: *mut *
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let log = error_log(n, options, values)?;
+        let max_registers = max_registers_option(n, options, values);
         let mut st = state::state();
         let h = st.handle(TAG_LINK);
-        st.links.insert(h, Link { error_log: log, ..Link::default() });
+        st.links.insert(h, Link { error_log: log, max_registers, ..Link::default() });
         put(out, to_ptr(h))
     })
 }
@@ -165,7 +181,7 @@ pub unsafe extern "C" fn cuLinkAddFile(h: Handle, kind: c_int, path: *const c_ch
 }
 
 /// The image of `inputs` (see the module comment), NUL-terminated.
-fn image_of(inputs: &[(String, String)]) -> Vec<u8> {
+fn image_of(inputs: &[(String, String)], max_registers: Option<u32>) -> Vec<u8> {
     let mut s = String::new();
     if let [(_, text)] = inputs {
         s.push_str(text);
@@ -180,6 +196,12 @@ fn image_of(inputs: &[(String, String)]) -> Vec<u8> {
                 s.push('\n');
             }
         }
+    }
+    if let Some(n) = max_registers {
+        if !s.ends_with('\n') {
+            s.push('\n');
+        }
+        s.push_str(&format!("{MAX_REGISTERS}{n}\n"));
     }
     let mut v = s.into_bytes();
     v.push(0);
@@ -202,7 +224,7 @@ pub unsafe extern "C" fn cuLinkComplete(h: Handle, out: *mut *mut c_void, size: 
         if link.inputs.is_empty() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let image = image_of(&link.inputs);
+        let image = image_of(&link.inputs, link.max_registers);
         let text = std::str::from_utf8(&image[..image.len() - 1]).map_err(|_| CUDA_ERROR_INVALID_PTX)?;
         let mut scratch = Device::with_limits(Limits::default());
         if let Err(code) = module::load_text(&mut scratch, text) {
@@ -253,7 +275,7 @@ pub unsafe extern "C" fn cuLibraryLoadData(
         let text = ptx_text(code)?;
         let mut st = state::state();
         let (m, globals) = module::load_text(&mut state::device_write(), &text)?;
-        let h = module::register(&mut st, TAG_LIBRARY, 0, m, globals);
+        let h = module::register(&mut st, TAG_LIBRARY, 0, m, globals, module::max_registers(&text));
         put(lib, to_ptr(h))
     })
 }
@@ -325,6 +347,12 @@ pub unsafe extern "C" fn cuKernelGetFunction(func: *mut Handle, k: Handle) -> CU
     })
 }
 
+/// Registers per thread reported for a kernel with `virtual_regs` PTX
+/// registers: at least 1, at most 255 (the sm_30+ limit) and `cap`.
+pub fn registers(virtual_regs: u32, cap: Option<u32>) -> c_int {
+    virtual_regs.clamp(1, 255).min(cap.unwrap_or(255)) as c_int
+}
+
 /// `CUfunction_attribute` `attr` of function or kernel `f`.
 pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUresult> {
     let func = st.functions.get(&f).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
@@ -342,8 +370,10 @@ pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUre
         2 => clamp(program.const_init.len() as u64),
         // LOCAL_SIZE_BYTES: the kernel's frame.
         3 => clamp(pf.frame_bytes as u64),
-        // NUM_REGS: the engine allocates no registers (see the module comment).
-        4 => 32,
+        // NUM_REGS: the kernel's PTX virtual registers (predicates aside),
+        // as ptxas would allocate them without reuse, within the
+        // architecture's 255 per thread and the link's CU_JIT_MAX_REGISTERS.
+        4 => registers(pf.num_regs, lm.max_registers),
         // PTX_VERSION, BINARY_VERSION: the compute capability reported.
         5 | 6 => st.cc.0 * 10 + st.cc.1,
         // CACHE_MODE_CA.

@@ -85,6 +85,16 @@ pub type Globals = HashMap<String, (u64, u64)>;
 pub const LINKED_IMAGE: &str = "// ptxsim linked image\n";
 pub const LINKED_MODULE: &str = "// ptxsim module: ";
 
+/// The last line of an image linked with `CU_JIT_MAX_REGISTERS` (a PTX
+/// comment, so the image loads as before): the cap, in decimal.
+pub const MAX_REGISTERS: &str = "// ptxsim maxrregcount: ";
+
+/// The register cap recorded in an image's last line, if any.
+pub fn max_registers(text: &str) -> Option<u32> {
+    let last = text.trim_end().rsplit('\n').next()?;
+    last.strip_prefix(MAX_REGISTERS)?.trim().parse().ok()
+}
+
 /// Splits a linked image into its modules: (name, text).
 pub fn split_linked(text: &str) -> Option<Vec<(String, String)>> {
     let body = text.strip_prefix(LINKED_IMAGE)?;
@@ -123,12 +133,12 @@ pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, G
 
 /// Registers a loaded module under a fresh handle with `tag`, owned by
 /// context `ctx` (0: by none, a library).
-pub fn register(st: &mut state::State, tag: u64, ctx: u64, module: ptxsim_exec::Module, globals: HashMap<String, (u64, u64)>) -> u64 {
+pub fn register(st: &mut state::State, tag: u64, ctx: u64, module: ptxsim_exec::Module, globals: HashMap<String, (u64, u64)>, max_registers: Option<u32>) -> u64 {
     let h = st.handle(tag);
     for (base, size) in globals.values() {
         st.ranges.insert(*base, Range { size: *size, kind: RangeKind::Global { module: h } });
     }
-    st.modules.insert(h, LoadedModule { ctx, module, globals, functions: HashMap::new() });
+    st.modules.insert(h, LoadedModule { ctx, module, globals, functions: HashMap::new(), max_registers });
     h
 }
 
@@ -141,7 +151,7 @@ unsafe fn load(name: &str, pmod: *mut Handle, image: *const c_void) -> CUresult 
         let mut st = state::state();
         let ctx = st.current()?;
         let (module, globals) = load_text(&mut state::device_write(), &text)?;
-        let h = register(&mut st, TAG_MODULE, ctx, module, globals);
+        let h = register(&mut st, TAG_MODULE, ctx, module, globals, max_registers(&text));
         put(pmod, to_ptr(h))
     })
 }

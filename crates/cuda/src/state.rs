@@ -83,6 +83,9 @@ pub struct LoadedModule {
     pub globals: HashMap<String, (u64, u64)>,
     /// Function handles handed out, by kernel name.
     pub functions: HashMap<String, u64>,
+    /// The register cap the image was linked with (`CU_JIT_MAX_REGISTERS`),
+    /// which `CU_FUNC_ATTRIBUTE_NUM_REGS` respects.
+    pub max_registers: Option<u32>,
 }
 
 /// A kernel handle.
@@ -108,6 +111,8 @@ pub struct Link {
     pub inputs: Vec<(String, String)>,
     pub image: Option<Vec<u8>>,
     pub error_log: Option<(usize, usize)>,
+    /// `CU_JIT_MAX_REGISTERS` given to `cuLinkCreate`, recorded in the image.
+    pub max_registers: Option<u32>,
 }
 
 /// An event: its context, creation flags and the host time of its last
