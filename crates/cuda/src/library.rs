@@ -16,7 +16,7 @@
 //!   `cuKernelGetFunction` returns it.
 //! - Attributes the engine has no real value for are the values that let
 //!   every launch within the device limits go ahead. Registers per thread
-//!   are the kernel's PTX virtual registers, capped at 255 and at the
+//!   are the PTX registers the kernel's body uses, capped at 255 and at the
 //!   `CU_JIT_MAX_REGISTERS` of the link (recorded as the image's last line,
 //!   a PTX comment, [`module::MAX_REGISTERS`]); the occupancy calculator
 //!   still assumes 32.
@@ -347,8 +347,8 @@ pub unsafe extern "C" fn cuKernelGetFunction(func: *mut Handle, k: Handle) -> CU
     })
 }
 
-/// Registers per thread reported for a kernel with `virtual_regs` PTX
-/// registers: at least 1, at most 255 (the sm_30+ limit) and `cap`.
+/// Registers per thread reported for a kernel whose body uses
+/// `virtual_regs` PTX registers: at least 1, at most 255 (the sm_30+ limit) and `cap`.
 pub fn registers(virtual_regs: u32, cap: Option<u32>) -> c_int {
     virtual_regs.clamp(1, 255).min(cap.unwrap_or(255)) as c_int
 }
@@ -370,8 +370,8 @@ pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUre
         2 => clamp(program.const_init.len() as u64),
         // LOCAL_SIZE_BYTES: the kernel's frame.
         3 => clamp(pf.frame_bytes as u64),
-        // NUM_REGS: the kernel's PTX virtual registers (predicates aside),
-        // as ptxas would allocate them without reuse, within the
+        // NUM_REGS: the PTX registers the kernel's body uses (predicates
+        // aside), as ptxas would allocate them without reuse, within the
         // architecture's 255 per thread and the link's CU_JIT_MAX_REGISTERS.
         4 => registers(pf.num_regs, lm.max_registers),
         // PTX_VERSION, BINARY_VERSION: the compute capability reported.

@@ -347,7 +347,9 @@ fn kernel_and_function_attributes() {
     assert!(local >= 0);
     let (r, regs) = cu.kernel_attr(k, 4, 0);
     assert_eq!(r, SUCCESS);
-    assert!(regs > 0 && regs * 1024 <= 65536, "{regs} registers would not fit a 1024-thread block");
+    // The PTX registers the kernel's body uses, predicates aside: %r1-%r6
+    // and %rd1-%rd3 (of the 8 + 4 declared), 9.
+    assert_eq!(regs, 9);
     for a in 0..=9 {
         assert_eq!(cu.func_attr(k, a), cu.kernel_attr(k, a, 0), "attribute {a}");
     }
@@ -601,4 +603,31 @@ fn launch_count_counts_launches_that_reach_the_engine() {
     assert_eq!(count(), 2);
     assert_eq!(unsafe { launch(f, 1, 1, 1, 4, 1, 1, 0, null_mut(), params.as_mut_ptr(), null_mut()) }, SUCCESS);
     assert_eq!(count(), 3);
+}
+
+#[test]
+fn registers_respect_the_links_max_registers_option() {
+    let cu = Cuda::new("max-registers");
+    cu.with_context();
+    // CU_JIT_MAX_REGISTERS = 0: its value is the number itself.
+    let f = cu.f::<unsafe extern "C" fn(c_uint, *mut c_int, *mut *mut c_void, *mut H) -> u32>("cuLinkCreate_v2");
+    for (cap, want) in [(5usize, 5), (200, 9)] {
+        let mut state = null_mut();
+        let mut opts = [0 as c_int];
+        let mut vals = [cap as *mut c_void];
+        assert_eq!(unsafe { f(1, opts.as_mut_ptr(), vals.as_mut_ptr(), &mut state) }, SUCCESS);
+        assert_eq!(cu.link_add(state, CU_JIT_INPUT_PTX, KERNEL_PTX, "kernel.ptx"), SUCCESS);
+        assert_eq!(cu.link_add(state, CU_JIT_INPUT_PTX, LIB_PTX, "lib.ptx"), SUCCESS);
+        let (r, image, _) = cu.link_complete(state);
+        assert_eq!(r, SUCCESS);
+        let (r, lib) = cu.library_load(image);
+        assert_eq!(r, SUCCESS);
+        let (_, k) = cu.get_kernel(lib, "k");
+        assert_eq!(cu.kernel_attr(k, 4, 0), (SUCCESS, want), "cap {cap}");
+        // The capped image still runs.
+        let out = cu.alloc(4 * 4);
+        let (mut p, mut n) = (out, 4u32);
+        let mut params = [&mut p as *mut u64 as *mut c_void, &mut n as *mut u32 as *mut c_void];
+        assert_eq!(cu.launch_ex(k, 1, 4, &[], &mut params), SUCCESS);
+    }
 }
