@@ -2,7 +2,8 @@
 # Manual smoke test (not run by CI or cargo test): Numba kernels through the
 # driver library of crates/cuda (libcuda.so.1): a vector add compared with
 # NumPy, then launches on a stream, events, shared memory, atomics, float64
-# math, cuda.reduce, pinned arrays, and mapped and managed arrays (these two
+# math, cuda.reduce, pinned arrays, a grid-synchronizing cooperative kernel
+# (cuda.cg.this_grid().sync()), and mapped and managed arrays (these two
 # fail: the engine cannot reach host memory yet, so cuMemHostAlloc with
 # DEVICEMAP is refused and cuMemAllocManaged is absent). Prints one OK/FAIL
 # line per check; exits 1 when any fails.
@@ -140,6 +141,24 @@ def managed():
     m = cuda.managed_array(100, dtype=np.float32); m[:] = 1
     add[1,128](m, m, m); cuda.synchronize(); assert m.sum() == 200
 step("managed array", managed)
+
+@cuda.jit
+def grid_phases(a, b):
+    g = cuda.cg.this_grid()
+    i = cuda.grid(1)
+    n = a.size
+    a[i] = 3 * i + 1
+    g.sync()
+    b[i] = a[(i + 37) % n] + a[n - 1 - i]
+def grid_sync():
+    # Linked with libcudadevrt, launched cooperatively: phase 2 reads what
+    # other blocks wrote in phase 1.
+    n = 8 * 64
+    da = cuda.device_array(n, dtype=np.int64); db = cuda.device_array(n, dtype=np.int64)
+    grid_phases[8, 64](da, db)
+    i = np.arange(n); ah = 3 * i + 1
+    np.testing.assert_array_equal(db.copy_to_host(), ah[(i + 37) % n] + ah[n - 1 - i])
+step("cuda.cg.this_grid().sync() (cooperative launch, libcudadevrt)", grid_sync)
 import sys
 print(f"numba_smoke: {len(failed)} check(s) failed" if failed else "numba_smoke: every check passed")
 sys.exit(1 if failed else 0)

@@ -166,7 +166,9 @@ fn attribute(attr: c_int, cc: (i32, i32)) -> Option<c_int> {
         86 => 0,                          // host native atomics
         87 => 2,                          // single/double precision perf ratio
         88 | 89 => 0,                     // pageable / concurrent managed access
-        95 | 96 => 0,                     // cooperative launch: not yet
+        95 => 1,                          // cooperative launch
+        96 => 0,                          // cooperative multi-device launch
+        120 => (cc.0 >= 9) as i32,        // cluster launch (sm_90+)
         97 => 227 * 1024,                 // max shared memory per block (opt-in)
         115 => 0,                         // memory pools: not yet
         _ => return None,

@@ -8,8 +8,12 @@
 //!   [`module::LINKED_MODULE`] line; `cuModuleLoadData` and
 //!   `cuLibraryLoadData` link such an image as nvlink does
 //!   (`Device::load_linked`). The image stays valid until `cuLinkDestroy`.
-//!   Only PTX inputs are accepted (`CU_JIT_INPUT_PTX`); cubins, fatbins,
-//!   objects and libraries are CUDA_ERROR_NOT_SUPPORTED.
+//!   Only PTX inputs are accepted (`CU_JIT_INPUT_PTX`), and libcudadevrt
+//!   (`CU_JIT_INPUT_LIBRARY`, an `ar` archive whose members are not read):
+//!   its image is a linked one with a [`module::LINKED_DEVRT`] line, loaded
+//!   with the engine's libcudadevrt builtins (`Device::load_linked_devrt`);
+//!   cubins, fatbins, objects and other libraries are
+//!   CUDA_ERROR_NOT_SUPPORTED.
 //! - A library belongs to no context (it survives context destruction and
 //!   primary resets) until `cuLibraryUnload`. A `CUkernel` is a function
 //!   handle with its own tag: it launches wherever a `CUfunction` does, and
@@ -30,6 +34,36 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 /// `CUjitInputType`.
 pub const CU_JIT_INPUT_PTX: c_int = 1;
+pub const CU_JIT_INPUT_LIBRARY: c_int = 4;
+
+/// Whether `name` (a path or an input name) is the CUDA device runtime
+/// library, `libcudadevrt*.a` (`cudadevrt.lib` on Windows).
+fn is_devrt(name: &str) -> bool {
+    let base = name.rsplit(['/', '\\']).next().unwrap_or(name);
+    base.starts_with("libcudadevrt") || base.starts_with("cudadevrt")
+}
+
+/// The first bytes of an `ar` archive.
+const AR_MAGIC: &[u8] = b"!<arch>\n";
+
+/// Accepts the library input `bytes` named `name`: only libcudadevrt, an
+/// `ar` archive, whose cooperative-groups functions the engine provides
+/// (its members are not read).
+fn add_library(h: Handle, name: Option<&str>, bytes: &[u8]) -> Result<(), CUresult> {
+    let mut st = state::state();
+    let link = st.links.get_mut(&from_ptr(h)).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+    if !name.is_some_and(is_devrt) {
+        report::log("cuLinkAdd: the only library input (CU_JIT_INPUT_LIBRARY) that can be linked is libcudadevrt");
+        return Err(CUDA_ERROR_NOT_SUPPORTED);
+    }
+    if !bytes.starts_with(AR_MAGIC) {
+        report::log("cuLinkAdd: libcudadevrt input is not an ar archive");
+        return Err(CUDA_ERROR_INVALID_IMAGE);
+    }
+    link.devrt = true;
+    link.image = None;
+    Ok(())
+}
 /// `CUjit_option`s read here.
 pub const CU_JIT_MAX_REGISTERS: c_int = 0;
 pub const CU_JIT_ERROR_LOG_BUFFER: c_int = 5;
@@ -112,8 +146,8 @@ fn add_input(h: Handle, kind: c_int, name: Option<&str>, text: impl FnOnce() -> 
     let link = st.links.get_mut(&from_ptr(h)).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     match kind {
         CU_JIT_INPUT_PTX => {}
-        0 | 2..=5 => {
-            report::log("cuLinkAdd: only PTX inputs (CU_JIT_INPUT_PTX) can be linked");
+        0 | 2 | 3 | 5 => {
+            report::log("cuLinkAdd: only PTX inputs (CU_JIT_INPUT_PTX) and libcudadevrt (CU_JIT_INPUT_LIBRARY) can be linked");
             return Err(CUDA_ERROR_NOT_SUPPORTED);
         }
         _ => return Err(CUDA_ERROR_INVALID_VALUE),
@@ -131,6 +165,9 @@ unsafe fn link_add_data(name: &str, h: Handle, kind: c_int, data: *mut c_void, s
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let input = if input.is_null() { None } else { Some(c_str(input)?) };
+        if kind == CU_JIT_INPUT_LIBRARY {
+            return add_library(h, input, std::slice::from_raw_parts(data as *const u8, size));
+        }
         add_input(h, kind, input, || {
             let bytes = std::slice::from_raw_parts(data as *const u8, size);
             let end = bytes.iter().position(|&b| b == 0).unwrap_or(size);
@@ -159,6 +196,12 @@ pub unsafe extern "C" fn cuLinkAddData(h: Handle, kind: c_int, data: *mut c_void
 unsafe fn link_add_file(name: &str, h: Handle, kind: c_int, path: *const c_char) -> CUresult {
     entry(name, true, || {
         let path = c_str(path)?;
+        if kind == CU_JIT_INPUT_LIBRARY {
+            // Only the archive's magic is read.
+            let mut head = [0u8; 8];
+            let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
+            return add_library(h, Some(path), &head[..n]);
+        }
         add_input(h, kind, Some(path), || {
             let bytes = std::fs::read(path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
             String::from_utf8(bytes).map_err(|_| CUDA_ERROR_INVALID_PTX)
@@ -180,13 +223,18 @@ pub unsafe extern "C" fn cuLinkAddFile(h: Handle, kind: c_int, path: *const c_ch
     link_add_file("cuLinkAddFile", h, kind, path)
 }
 
-/// The image of `inputs` (see the module comment), NUL-terminated.
-fn image_of(inputs: &[(String, String)], max_registers: Option<u32>) -> Vec<u8> {
+/// The image of `inputs` (see the module comment), NUL-terminated; with
+/// `devrt`, a linked image that says libcudadevrt is linked in; with
+/// `max_registers`, a last line recording the link's register limit.
+fn image_of(inputs: &[(String, String)], devrt: bool, max_registers: Option<u32>) -> Vec<u8> {
     let mut s = String::new();
-    if let [(_, text)] = inputs {
+    if let ([(_, text)], false) = (inputs, devrt) {
         s.push_str(text);
     } else {
         s.push_str(LINKED_IMAGE);
+        if devrt {
+            s.push_str(module::LINKED_DEVRT);
+        }
         for (name, text) in inputs {
             s.push_str(LINKED_MODULE);
             s.push_str(&name.replace('\n', " "));
@@ -224,14 +272,15 @@ pub unsafe extern "C" fn cuLinkComplete(h: Handle, out: *mut *mut c_void, size: 
         if link.inputs.is_empty() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let image = image_of(&link.inputs, link.max_registers);
+        let image = image_of(&link.inputs, link.devrt, link.max_registers);
         let text = std::str::from_utf8(&image[..image.len() - 1]).map_err(|_| CUDA_ERROR_INVALID_PTX)?;
         let mut scratch = Device::with_limits(Limits::default());
         if let Err(code) = module::load_text(&mut scratch, text) {
             let msg = match module::split_linked(text) {
                 Some(mods) => {
                     let refs: Vec<(&str, &str)> = mods.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-                    scratch.load_linked(&refs).err().map(|e| e.to_string())
+                    let r = if module::links_devrt(text) { scratch.load_linked_devrt(&refs) } else { scratch.load_linked(&refs) };
+                    r.err().map(|e| e.to_string())
                 }
                 None => scratch.load_named("module.ptx", text).err().map(|e| e.to_string()),
             };
@@ -442,29 +491,55 @@ pub struct LaunchConfig {
     pub num_attrs: c_uint,
 }
 
-/// Checks the launch attributes: those that change nothing here are
-/// accepted; a cooperative launch, clusters other than 1×1×1 and the
-/// attributes naming events are CUDA_ERROR_NOT_SUPPORTED; unknown ids are
+/// Reads one launch attribute into `opts`. Hints that change nothing here
+/// are accepted (launches run one at a time, in order):
+/// IGNORE, ACCESS_POLICY_WINDOW, SYNCHRONIZATION_POLICY,
+/// CLUSTER_SCHEDULING_POLICY_PREFERENCE, PROGRAMMATIC_STREAM_SERIALIZATION,
+/// PRIORITY, MEM_SYNC_DOMAIN_MAP, MEM_SYNC_DOMAIN,
+/// PREFERRED_SHARED_MEMORY_CARVEOUT. COOPERATIVE (an int) and
+/// CLUSTER_DIMENSION (three unsigned ints; checked at launch) take effect;
+/// a preferred cluster shape other than 1×1×1, the attributes naming
+/// events and the others are CUDA_ERROR_NOT_SUPPORTED; unknown ids are
 /// CUDA_ERROR_INVALID_VALUE.
-fn check_attribute(a: &LaunchAttribute) -> Result<(), CUresult> {
+fn apply_attribute(a: &LaunchAttribute, opts: &mut module::LaunchOpts) -> Result<(), CUresult> {
     let word = |i: usize| u32::from_le_bytes([a.value[4 * i], a.value[4 * i + 1], a.value[4 * i + 2], a.value[4 * i + 3]]);
     let refuse = |what: &str| {
         report::log(&format!("cuLaunchKernelEx: {what} is not supported"));
         Err(CUDA_ERROR_NOT_SUPPORTED)
     };
     match a.id {
-        // IGNORE, ACCESS_POLICY_WINDOW, SYNCHRONIZATION_POLICY, CLUSTER_SCHEDULING_POLICY_PREFERENCE,
-        // PROGRAMMATIC_STREAM_SERIALIZATION, PRIORITY, MEM_SYNC_DOMAIN_MAP, MEM_SYNC_DOMAIN,
-        // PREFERRED_SHARED_MEMORY_CARVEOUT: launches run one at a time, in order.
         0 | 1 | 3 | 5 | 6 | 8 | 9 | 10 | 14 => Ok(()),
-        2 if word(0) == 0 => Ok(()),
-        2 => refuse("a cooperative launch"),
-        4 | 11 if (0..3).all(|i| word(i) <= 1) => Ok(()),
-        4 | 11 => refuse("a cluster launch"),
+        2 => {
+            opts.cooperative = word(0) != 0;
+            Ok(())
+        }
+        4 => {
+            opts.cluster = Some([word(0), word(1), word(2)]);
+            Ok(())
+        }
+        11 if (0..3).all(|i| word(i) <= 1) => Ok(()),
+        11 => refuse("a preferred cluster dimension"),
         7 | 12 => refuse("a launch event attribute"),
         13 | 15..=18 => refuse(&format!("launch attribute {}", a.id)),
         _ => Err(CUDA_ERROR_INVALID_VALUE),
     }
+}
+
+/// The launch options of `c`'s attributes.
+///
+/// # Safety
+/// `c.attrs` is null or valid for `c.num_attrs` entries.
+unsafe fn launch_opts(c: &LaunchConfig) -> Result<module::LaunchOpts, CUresult> {
+    let mut opts = module::LaunchOpts::default();
+    if c.num_attrs > 0 {
+        if c.attrs.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        for i in 0..c.num_attrs as usize {
+            apply_attribute(&*c.attrs.add(i), &mut opts)?;
+        }
+    }
+    Ok(opts)
 }
 
 /// # Safety
@@ -477,14 +552,45 @@ pub unsafe extern "C" fn cuLaunchKernelEx(config: *const LaunchConfig, f: Handle
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let c = &*config;
-        if c.num_attrs > 0 {
-            if c.attrs.is_null() {
-                return Err(CUDA_ERROR_INVALID_VALUE);
-            }
-            for i in 0..c.num_attrs as usize {
-                check_attribute(&*c.attrs.add(i))?;
-            }
+        let opts = launch_opts(c)?;
+        module::launch(f, c.grid, c.block, c.shared_bytes, c.stream, params, extra, opts)
+    })
+}
+
+/// The most clusters of `config`'s cluster shape (its CLUSTER_DIMENSION
+/// attribute; else the kernel's `.reqnctapercluster`, else 1×1×1) that are
+/// resident at once: the device's resident CTAs of that block size and
+/// shared memory (occupancy × multiprocessors), in whole clusters. Clusters
+/// need compute capability 9.0 (else CUDA_ERROR_NOT_SUPPORTED) and at most
+/// 8 CTAs (else CUDA_ERROR_INVALID_CLUSTER_SIZE).
+///
+/// # Safety
+/// `n` is null or valid for a write; `config` as for `cuLaunchKernelEx`.
+#[no_mangle]
+pub unsafe extern "C" fn cuOccupancyMaxActiveClusters(n: *mut c_int, f: Handle, config: *const LaunchConfig) -> CUresult {
+    entry("cuOccupancyMaxActiveClusters", true, || {
+        if n.is_null() || config.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        module::launch(f, c.grid, c.block, c.shared_bytes, c.stream, params, extra)
+        let c = &*config;
+        let opts = launch_opts(c)?;
+        let st = state::state();
+        st.current()?;
+        let fid = from_ptr(f);
+        let func = st.functions.get(&fid).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+        if st.cc.0 < 9 {
+            report::log("cuOccupancyMaxActiveClusters: thread-block clusters need compute capability 9.0");
+            return Err(CUDA_ERROR_NOT_SUPPORTED);
+        }
+        let declared = st.modules.get(&func.module).and_then(|m| m.module.program.functions.iter().find(|k| k.name == func.name && k.is_kernel).and_then(|k| k.reqnctapercluster));
+        let shape = opts.cluster.or(declared).unwrap_or([1, 1, 1]);
+        let size = shape[0] as u64 * shape[1] as u64 * shape[2] as u64;
+        if size == 0 || size > 8 {
+            return Err(CUDA_ERROR_INVALID_CLUSTER_SIZE);
+        }
+        let per_block = c.block[0] as u64 * c.block[1] as u64 * c.block[2] as u64;
+        let b = c_int::try_from(per_block).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+        let resident = crate::occupancy::active_blocks(&st, fid, b, c.shared_bytes as usize)? as u64 * crate::occupancy::MULTIPROCESSORS;
+        put(n, (resident / size) as c_int)
     })
 }

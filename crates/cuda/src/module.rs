@@ -84,6 +84,13 @@ pub type Globals = HashMap<String, (u64, u64)>;
 /// modules follow, each after a [`LINKED_MODULE`] line with its name.
 pub const LINKED_IMAGE: &str = "// ptxsim linked image\n";
 pub const LINKED_MODULE: &str = "// ptxsim module: ";
+/// The line after [`LINKED_IMAGE`] of an image linked with libcudadevrt.
+pub const LINKED_DEVRT: &str = "// ptxsim library: libcudadevrt\n";
+
+/// Whether a linked image was linked with libcudadevrt.
+pub fn links_devrt(text: &str) -> bool {
+    text.strip_prefix(LINKED_IMAGE).is_some_and(|b| b.starts_with(LINKED_DEVRT))
+}
 
 /// The last line of an image linked with `CU_JIT_MAX_REGISTERS` (a PTX
 /// comment, so the image loads as before): the cap, in decimal.
@@ -115,7 +122,11 @@ pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, G
     let loaded = match split_linked(text) {
         Some(mods) => {
             let refs: Vec<(&str, &str)> = mods.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
-            dev.load_linked(&refs)
+            if links_devrt(text) {
+                dev.load_linked_devrt(&refs)
+            } else {
+                dev.load_linked(&refs)
+            }
         }
         None => dev.load_named("module.ptx", text),
     };
@@ -297,7 +308,96 @@ pub unsafe extern "C" fn cuLaunchKernel(
     params: *mut *mut c_void,
     extra: *mut *mut c_void,
 ) -> CUresult {
-    entry("cuLaunchKernel", true, || launch(f, [gx, gy, gz], [bx, by, bz], shared_bytes, stream, params, extra))
+    entry("cuLaunchKernel", true, || launch(f, [gx, gy, gz], [bx, by, bz], shared_bytes, stream, params, extra, LaunchOpts::default()))
+}
+
+/// A cooperative launch: every CTA of the grid resident at once (at most
+/// what the occupancy calculator allows on the device's multiprocessors,
+/// else CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE), joined by the grid-wide
+/// barrier of cooperative groups.
+///
+/// # Safety
+/// As [`cuLaunchKernel`].
+#[no_mangle]
+#[allow(clippy::too_many_arguments)]
+pub unsafe extern "C" fn cuLaunchCooperativeKernel(
+    f: Handle,
+    gx: c_uint,
+    gy: c_uint,
+    gz: c_uint,
+    bx: c_uint,
+    by: c_uint,
+    bz: c_uint,
+    shared_bytes: c_uint,
+    stream: Handle,
+    params: *mut *mut c_void,
+) -> CUresult {
+    entry("cuLaunchCooperativeKernel", true, || {
+        launch(f, [gx, gy, gz], [bx, by, bz], shared_bytes, stream, params, std::ptr::null_mut(), LaunchOpts { cooperative: true, cluster: None })
+    })
+}
+
+/// How a launch runs besides its geometry (`cuLaunchCooperativeKernel`,
+/// `cuLaunchKernelEx`'s attributes).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct LaunchOpts {
+    /// Every CTA resident at once, joined by the grid barrier.
+    pub cooperative: bool,
+    /// Thread-block clusters of this shape (checked against the device).
+    pub cluster: Option<[c_uint; 3]>,
+}
+
+/// `cuLaunchKernel`'s `extra` keys.
+pub const CU_LAUNCH_PARAM_END: usize = 0;
+pub const CU_LAUNCH_PARAM_BUFFER_POINTER: usize = 1;
+pub const CU_LAUNCH_PARAM_BUFFER_SIZE: usize = 2;
+/// The most (key, value) pairs read from `extra` before its END.
+const EXTRA_MAX_PAIRS: usize = 64;
+
+/// The kernel arguments packed in `extra` (CU_LAUNCH_PARAM_BUFFER_POINTER,
+/// CU_LAUNCH_PARAM_BUFFER_SIZE, CU_LAUNCH_PARAM_END): one buffer holding
+/// each parameter at its offset in the kernel's parameter layout.
+unsafe fn extra_args(extra: *mut *mut c_void, layout: &[(u32, u32)], total: u32) -> Result<Vec<KernelArg>, CUresult> {
+    let (mut buf, mut size): (*const u8, Option<usize>) = (std::ptr::null(), None);
+    let mut i = 0;
+    loop {
+        if i >= 2 * EXTRA_MAX_PAIRS {
+            report::log("cuLaunchKernel: `extra` has no CU_LAUNCH_PARAM_END");
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let key = *extra.add(i) as usize;
+        if key == CU_LAUNCH_PARAM_END {
+            break;
+        }
+        let value = *extra.add(i + 1);
+        match key {
+            CU_LAUNCH_PARAM_BUFFER_POINTER => buf = value as *const u8,
+            CU_LAUNCH_PARAM_BUFFER_SIZE => {
+                if value.is_null() {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                size = Some(*(value as *const usize));
+            }
+            _ => {
+                report::log(&format!("cuLaunchKernel: unknown `extra` key {key:#x}"));
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+        }
+        i += 2;
+    }
+    if layout.is_empty() {
+        return Ok(Vec::new());
+    }
+    let Some(size) = size else {
+        report::log("cuLaunchKernel: `extra` gives no CU_LAUNCH_PARAM_BUFFER_SIZE");
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    };
+    if buf.is_null() || size < total as usize {
+        report::log(&format!("cuLaunchKernel: the `extra` parameter buffer holds {size} bytes, the kernel's parameters take {total}"));
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let bytes = std::slice::from_raw_parts(buf, total as usize);
+    Ok(layout.iter().map(|&(off, n)| KernelArg::Bytes(bytes[off as usize..(off + n) as usize].to_vec())).collect())
 }
 
 /// Launches kernel `f` (a CUfunction or a CUkernel) and runs it to
@@ -306,16 +406,53 @@ pub unsafe extern "C" fn cuLaunchKernel(
 /// # Safety
 /// As [`cuLaunchKernel`].
 #[allow(clippy::too_many_arguments)]
-pub unsafe fn launch(f: Handle, grid: [c_uint; 3], block: [c_uint; 3], shared_bytes: c_uint, stream: Handle, params: *mut *mut c_void, extra: *mut *mut c_void) -> Result<(), CUresult> {
+pub unsafe fn launch(
+    f: Handle,
+    grid: [c_uint; 3],
+    block: [c_uint; 3],
+    shared_bytes: c_uint,
+    stream: Handle,
+    params: *mut *mut c_void,
+    extra: *mut *mut c_void,
+    opts: LaunchOpts,
+) -> Result<(), CUresult> {
     {
-        let (ctx, module, func, cc, forced, threads) = {
+        let (ctx, module, func, cc, forced, threads, resident) = {
             let st = state::state();
             let ctx = st.current()?;
             st.check_stream(from_ptr(stream), ctx)?;
             let func = st.functions.get(&from_ptr(f)).ok_or(CUDA_ERROR_INVALID_HANDLE)?.clone();
             let lm = st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
-            (ctx, lm.module.clone(), func, st.cc, st.scheduling, st.threads)
+            // CTAs resident at once on the device (its one multiprocessor):
+            // the most a cooperative launch may have.
+            let resident = if opts.cooperative {
+                let per_block = block[0] as u64 * block[1] as u64 * block[2] as u64;
+                let b = c_int::try_from(per_block).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+                crate::occupancy::active_blocks(&st, from_ptr(f), b, shared_bytes as usize)? as u64 * crate::occupancy::MULTIPROCESSORS
+            } else {
+                0
+            };
+            (ctx, lm.module.clone(), func, st.cc, st.scheduling, st.threads, resident)
         };
+        if opts.cooperative {
+            let ctas = grid[0] as u64 * grid[1] as u64 * grid[2] as u64;
+            if ctas > resident {
+                report::record_launch(&func.name, report::LaunchOutcome::Refused);
+                report::log(&format!("cooperative launch refused: {ctas} CTAs, and {resident} of this block size and shared memory fit on the device at once"));
+                return Err(CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE);
+            }
+        }
+        if let Some(c) = opts.cluster {
+            if cc.0 < 9 {
+                report::log(&format!("launch refused: thread-block clusters need compute capability 9.0, the device has {}.{}", cc.0, cc.1));
+                return Err(CUDA_ERROR_NOT_SUPPORTED);
+            }
+            let n = c[0] as u64 * c[1] as u64 * c[2] as u64;
+            if n == 0 || n > 8 || (0..3).any(|i| grid[i] % c[i].max(1) != 0) {
+                report::log(&format!("launch refused: cluster {},{},{} (at most 8 CTAs, dividing the grid {},{},{})", c[0], c[1], c[2], grid[0], grid[1], grid[2]));
+                return Err(CUDA_ERROR_INVALID_CLUSTER_SIZE);
+            }
+        }
         // Dynamic shared memory beyond the kernel's limit (48 KiB less its
         // static part unless raised with cuFuncSetAttribute), as a GPU refuses it.
         let limit = func.max_dynamic_shared.unwrap_or(SHARED_PER_BLOCK.saturating_sub(module.program.shared_static));
@@ -324,26 +461,46 @@ pub unsafe fn launch(f: Handle, grid: [c_uint; 3], block: [c_uint; 3], shared_by
             report::log(&format!("launch refused: {shared_bytes} bytes of dynamic shared memory, the kernel's limit is {limit}"));
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        if !extra.is_null() {
-            report::log("cuLaunchKernel: `extra` (packed parameters) is not supported yet");
-            return Err(CUDA_ERROR_NOT_SUPPORTED);
-        }
-        if !func.params.is_empty() && params.is_null() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let mut args = Vec::with_capacity(func.params.len());
-        for (i, &size) in func.params.iter().enumerate() {
-            let p = *params.add(i);
-            if p.is_null() {
+        let args = if !extra.is_null() {
+            // Arguments as `params` or as `extra`, not both.
+            if !params.is_null() {
                 return Err(CUDA_ERROR_INVALID_VALUE);
             }
-            args.push(KernelArg::Bytes(std::slice::from_raw_parts(p as *const u8, size as usize).to_vec()));
-        }
+            let kf = module.program.functions.iter().find(|k| k.name == func.name && k.is_kernel && k.defined).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
+            extra_args(extra, &kf.kparams, kf.kparam_bytes)?
+        } else {
+            if !func.params.is_empty() && params.is_null() {
+                return Err(CUDA_ERROR_INVALID_VALUE);
+            }
+            let mut args = Vec::with_capacity(func.params.len());
+            for (i, &size) in func.params.iter().enumerate() {
+                let p = *params.add(i);
+                if p.is_null() {
+                    return Err(CUDA_ERROR_INVALID_VALUE);
+                }
+                args.push(KernelArg::Bytes(std::slice::from_raw_parts(p as *const u8, size as usize).to_vec()));
+            }
+            args
+        };
         let mut cfg = LaunchConfig::new(Dim3::new(grid[0], grid[1], grid[2]), Dim3::new(block[0], block[1], block[2]));
         cfg.dynamic_shared_bytes = shared_bytes;
         cfg.scheduling = crate::device::scheduling_for(forced, cc);
         cfg.threads = threads;
+        cfg.cluster = opts.cluster.map(|c| Dim3::new(c[0], c[1], c[2]));
+        // A cooperative launch's grid workspace: zeroed device memory for
+        // the launch's length.
+        let workspace = if opts.cooperative {
+            let ws = state::device_write().alloc(ptxsim_exec::GRID_WORKSPACE_BYTES).map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
+            cfg.cooperative = true;
+            cfg.grid_workspace = ws;
+            Some(ws)
+        } else {
+            None
+        };
         let result = state::device_read().launch(&module, &func.name, &cfg, &args);
+        if let Some(ws) = workspace {
+            let _ = state::device_write().free(ws);
+        }
         match result {
             Ok(stats) => {
                 report::record_launch(&func.name, report::LaunchOutcome::Ran(stats.warp_instructions, stats.thread_instructions));

@@ -20,6 +20,8 @@ const REGS_PER_SM: u32 = 65536;
 const REGS_PER_THREAD: u32 = 32;
 const SHARED_PER_SM: u32 = 228 * 1024;
 const WARP: u32 = 32;
+/// The device's multiprocessors (`CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT`).
+pub const MULTIPROCESSORS: u64 = 1;
 
 /// `f` as a function or kernel handle of the registry.
 fn function(st: &State, f: Handle, kernel_only: bool) -> Result<u64, CUresult> {
@@ -73,7 +75,7 @@ pub extern "C" fn cuKernelSetAttribute(attr: c_int, value: c_int, k: Handle, dev
 
 /// Blocks of `block` threads with `dynamic` bytes of dynamic shared memory
 /// that fit on one multiprocessor at once.
-fn active_blocks(st: &State, f: u64, block: c_int, dynamic: usize) -> Result<c_int, CUresult> {
+pub(crate) fn active_blocks(st: &State, f: u64, block: c_int, dynamic: usize) -> Result<c_int, CUresult> {
     if block <= 0 {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }

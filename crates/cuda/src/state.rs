@@ -109,6 +109,8 @@ pub struct Function {
 #[derive(Debug, Default)]
 pub struct Link {
     pub inputs: Vec<(String, String)>,
+    /// libcudadevrt was added (`CU_JIT_INPUT_LIBRARY`).
+    pub devrt: bool,
     pub image: Option<Vec<u8>>,
     pub error_log: Option<(usize, usize)>,
     /// `CU_JIT_MAX_REGISTERS` given to `cuLinkCreate`, recorded in the image.

@@ -53,6 +53,8 @@ pub(crate) enum Event<'p> {
     Bar { mask: u32, args: BarArgs },
     ClusterArrive { mask: u32 },
     ClusterWait { mask: u32 },
+    /// Lanes `mask` at the grid-wide barrier (`cudaCGSynchronize`).
+    GridSync { mask: u32 },
     Sleep { ns: u64 },
 }
 
@@ -175,6 +177,10 @@ fn group_body<'p>(
             Op::Bar { kind, id, count, d, pred_in, .. } => tri!(bar(&cx, fr, m, *kind, (id, count.as_ref()), *d, *pred_in)),
             Op::ClusterArrive => on_lanes(m, Event::ClusterArrive { mask: m }),
             Op::ClusterWait => on_lanes(m, Event::ClusterWait { mask: m }),
+            Op::GridSync { handle, ret } => {
+                tri!(crate::datapath::sys::grid_sync(&mut cx, fr, m, handle, ret.as_ref()));
+                on_lanes(m, Event::GridSync { mask: m })
+            }
             Op::Nanosleep { t } => nanosleep(&cx, fr, m, t),
             Op::Unsupported(msg) => break Err(Trap::new(TrapKind::Unsupported, msg.clone())),
             _ => Flow::Next, // data flow: run above

@@ -20,6 +20,7 @@ fn wait_state(on: Wait) -> LaneState {
     match on {
         Wait::Bar(_) => LaneState::Barrier,
         Wait::Cluster(phase) => LaneState::ClusterWait(phase),
+        Wait::Grid(phase) => LaneState::GridWait(phase),
     }
 }
 
@@ -247,6 +248,12 @@ fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w
                     w.pc[l] = pc + 1;
                 }
                 return Ok(TurnEnd::ClusterWait { mask });
+            }
+            Event::GridSync { mask } => {
+                for l in lanes(m & !mask) {
+                    w.pc[l] = pc + 1;
+                }
+                return Ok(TurnEnd::GridSync { mask });
             }
             Event::Sleep { ns } => {
                 w.sleep_ns += ns;

@@ -3,7 +3,9 @@
 //! `--cluster` shape, else the kernel's `.reqnctapercluster`, else one CTA
 //! each; `.explicitcluster` and `.maxclusterrank` are enforced) and hands them out in increasing order to
 //! scoped worker threads, as many as the memory cap allows. Clusters share
-//! nothing but global memory. Once one fails no worker starts another; the
+//! nothing but global memory. A cooperative launch's grid is one unit of
+//! work instead: all its CTAs (at most `MAX_COOPERATIVE_CTAS`) resident on
+//! one worker, so that the grid-wide barrier can join them. Once one fails no worker starts another; the
 //! error reported is the one of the lowest-numbered failing cluster (see
 //! the comment at the dispatch for when that depends on timing).
 
@@ -151,6 +153,27 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
         }
         kparams[off as usize..(off + size) as usize].copy_from_slice(&bytes);
     }
+    // A cooperative launch: every CTA resident at once, and a grid
+    // workspace for the grid barrier.
+    if cfg.cooperative {
+        let ctas = g.x as u64 * g.y as u64 * g.z as u64;
+        if ctas > crate::MAX_COOPERATIVE_CTAS {
+            return Err(invalid(format!(
+                "a cooperative launch runs every CTA of the grid at once, at most {} here; the grid {},{},{} has {ctas}",
+                crate::MAX_COOPERATIVE_CTAS,
+                g.x,
+                g.y,
+                g.z
+            )));
+        }
+        if cfg.grid_workspace == 0 || dev.read(cfg.grid_workspace, crate::GRID_WORKSPACE_BYTES).is_err() {
+            return Err(invalid(format!(
+                "a cooperative launch needs a grid workspace of {} bytes of global memory (LaunchConfig::grid_workspace; Device::launch_cooperative allocates one), got {:#x}",
+                crate::GRID_WORKSPACE_BYTES,
+                cfg.grid_workspace
+            )));
+        }
+    }
     let nwarps = threads.div_ceil(32) as u32;
     let geom = Geom {
         grid: [g.x, g.y, g.z],
@@ -161,6 +184,7 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
         total_smem: total_smem as u32,
         max_depth: cfg.max_call_depth,
         nwarps,
+        grid_workspace: if cfg.cooperative { cfg.grid_workspace } else { 0 },
     };
     Ok(Prepared { kernel: kid, kparams, geom })
 }
@@ -191,10 +215,11 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // written before any lane reads them).
     let zero: Vec<u32> = crate::prefix::entry_keep(kf).iter().enumerate().filter(|(_, k)| !**k).map(|(r, _)| r as u32).collect();
     // Workers: no more than there are clusters.
-    let workers = cfg.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, nclusters.min(MAX_WORKERS as u64) as usize);
+    let units = if cfg.cooperative { 1 } else { nclusters };
+    let workers = cfg.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, units.min(MAX_WORKERS as u64) as usize);
     // The memory cap: what the device holds, plus what each worker keeps
     // for its cluster in flight. Fewer workers run when not all fit.
-    let need = worker_bytes(prog, kf, threads, cl.x as u64 * cl.y as u64 * cl.z as u64, total_smem as u64, local_limit);
+    let need = worker_bytes(prog, kf, threads, (cl.x as u64 * cl.y as u64 * cl.z as u64) * (nclusters / units), total_smem as u64, local_limit);
     let cap = dev.limits.max_memory;
     // The printf buffer is device memory (checked in `prepare`).
     let room = cap.saturating_sub(dev.mem.total).saturating_sub(stdout.cap());
@@ -219,23 +244,31 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // Each worker keeps the CTAs of its last cluster and refills them for
     // the next one (warps, register files, shared memory), so a big grid
     // costs no allocation per CTA.
-    let run_one = |pool: &mut Vec<Cta>, tank: &mut Tank<'_>, ci: u64| -> Result<Stats, RunError> {
-        let cid = [(ci % ncl[0] as u64) as u32, ((ci / ncl[0] as u64) % ncl[1] as u64) as u32, (ci / (ncl[0] as u64 * ncl[1] as u64)) as u32];
-        let mut rank = 0;
-        for z in 0..cl.z {
-            for y in 0..cl.y {
-                for x in 0..cl.x {
-                    let ctaid = [cid[0] * cl.x + x, cid[1] * cl.y + y, cid[2] * cl.z + z];
-                    let env = CtaEnv { ctaid, cluster_id: cid, cluster_ctaid: [x, y, z], rank };
-                    if pool.len() <= rank as usize {
-                        pool.push(Cta::empty(env.clone()));
+    // A unit of work is one cluster, or for a cooperative launch the whole
+    // grid (its clusters side by side, all resident on one worker).
+    let per_unit = if cfg.cooperative { nclusters } else { 1 };
+    let nunits = nclusters / per_unit;
+    let run_one = |pool: &mut Vec<Cta>, tank: &mut Tank<'_>, ui: u64| -> Result<Stats, RunError> {
+        let mut n = 0usize;
+        for ci in ui * per_unit..(ui + 1) * per_unit {
+            let cid = [(ci % ncl[0] as u64) as u32, ((ci / ncl[0] as u64) % ncl[1] as u64) as u32, (ci / (ncl[0] as u64 * ncl[1] as u64)) as u32];
+            let mut rank = 0;
+            for z in 0..cl.z {
+                for y in 0..cl.y {
+                    for x in 0..cl.x {
+                        let ctaid = [cid[0] * cl.x + x, cid[1] * cl.y + y, cid[2] * cl.z + z];
+                        let env = CtaEnv { ctaid, cluster_id: cid, cluster_ctaid: [x, y, z], rank };
+                        if pool.len() <= n {
+                            pool.push(Cta::empty(env.clone()));
+                        }
+                        fill_cta(&ctx, &mut pool[n], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize, &zero)?;
+                        rank += 1;
+                        n += 1;
                     }
-                    fill_cta(&ctx, &mut pool[rank as usize], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize, &zero)?;
-                    rank += 1;
                 }
             }
         }
-        run_cluster(&ctx, &mut pool[..rank as usize], cfg.scheduling, tank, ci, &abort)
+        run_cluster(&ctx, &mut pool[..n], cluster_ctas as usize, cfg.scheduling, tank, ui, &abort)
     };
     // Clusters are handed out in increasing order, one at a time. Once
     // cluster k failed (`abort` = the lowest failing index), no worker
@@ -253,7 +286,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
         let mut total = Total::default();
         loop {
             let ci = next.fetch_add(1, Ordering::Relaxed);
-            if ci >= nclusters || abort.load(Ordering::Relaxed) < ci {
+            if ci >= nunits || abort.load(Ordering::Relaxed) < ci {
                 return total;
             }
             let r = run_one(&mut pool, &mut tank, ci);
@@ -263,12 +296,13 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             }
             if r.is_err() {
                 abort.fetch_min(ci, Ordering::Relaxed);
-                stdout.stop_after(ci);
+                // (A cooperative launch's one unit keeps all it printed.)
+                stdout.stop_after((ci + 1) * per_unit - 1);
                 fuel.note_failure();
             }
             total = total.add(r.map_err(|e| (ci, e)));
             if let Some(p) = &cfg.progress {
-                p.done.fetch_add(cluster_ctas, Ordering::Relaxed);
+                p.done.fetch_add(cluster_ctas * per_unit, Ordering::Relaxed);
             }
         }
     });

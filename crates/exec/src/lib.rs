@@ -124,7 +124,24 @@ pub struct LaunchConfig {
     /// Where `printf` writes. `None`: [`Device::launch`] collects it and
     /// returns it in [`LaunchStats::stdout`] (or [`RunError::stdout`]).
     pub stdout: Option<Arc<Stdout>>,
+    /// A cooperative launch (`cuLaunchCooperativeKernel`): every CTA of the
+    /// grid is resident at once (they run together on one worker, at most
+    /// [`MAX_COOPERATIVE_CTAS`]), and the grid-wide barrier of
+    /// libcudadevrt's `cudaCGSynchronize` joins them all.
+    pub cooperative: bool,
+    /// A cooperative launch's grid workspace: the address of 8 zeroed bytes
+    /// of global memory (a size word, left 0 here, then the barrier word
+    /// that nvcc's inline grid sync counts on), which `%envreg1`:`%envreg2` hold and
+    /// `cudaCGGetIntrinsicHandle` returns. Required when `cooperative`
+    /// ([`Device::launch_cooperative`] allocates one); ignored otherwise.
+    pub grid_workspace: u64,
 }
+
+/// The most CTAs a cooperative launch runs (all resident at once).
+pub const MAX_COOPERATIVE_CTAS: u64 = 4096;
+
+/// The bytes of a cooperative launch's grid workspace.
+pub const GRID_WORKSPACE_BYTES: u64 = 8;
 
 impl LaunchConfig {
     pub fn new(grid: impl Into<Dim3>, block: impl Into<Dim3>) -> LaunchConfig {
@@ -141,6 +158,8 @@ impl LaunchConfig {
             progress: None,
             stdout_bytes: DEFAULT_STDOUT_BYTES,
             stdout: None,
+            cooperative: false,
+            grid_workspace: 0,
         }
     }
 }
@@ -354,7 +373,7 @@ impl Device {
     /// whole program, as `ptxas` without `-c` sees it: a called `.extern`
     /// function needs its definition in the module.
     pub fn load_named(&mut self, name: &str, src: &str) -> Result<Module, RunError> {
-        self.load_modules(&[(name, src)], false)
+        self.load_modules(&[(name, src)], false, false)
     }
 
     /// Links separately compiled modules as nvlink does (`nvcc -rdc`): each
@@ -368,7 +387,21 @@ impl Device {
     /// (name, text) pairs; names without a linkage stay private to their
     /// module.
     pub fn load_linked(&mut self, modules: &[(&str, &str)]) -> Result<Module, RunError> {
-        self.load_modules(modules, true)
+        self.load_modules(modules, true, false)
+    }
+
+    /// As [`Device::load_linked`], with libcudadevrt (the CUDA device
+    /// runtime library) linked in: a call of its cooperative-groups
+    /// functions (`cudaCGGetIntrinsicHandle`, `cudaCGSynchronize`,
+    /// `cudaCGSynchronizeGrid`, `cudaCGGetSize`, `cudaCGGetRank`, declared
+    /// `.extern .func` without a body) runs the engine's own: the handle is
+    /// the grid workspace's address in a cooperative launch
+    /// ([`LaunchConfig::cooperative`]) and 0 in any other, and
+    /// synchronizing waits at the grid-wide barrier. Without it such a call
+    /// is to a function with no body, as a module that does not link the
+    /// library is.
+    pub fn load_linked_devrt(&mut self, modules: &[(&str, &str)]) -> Result<Module, RunError> {
+        self.load_modules(modules, true, true)
     }
 
     /// nvlink's symbol check over separately compiled modules, without
@@ -399,7 +432,7 @@ impl Device {
         decode::link::check(&units, &called)
     }
 
-    fn load_modules(&mut self, modules: &[(&str, &str)], link: bool) -> Result<Module, RunError> {
+    fn load_modules(&mut self, modules: &[(&str, &str)], link: bool, devrt: bool) -> Result<Module, RunError> {
         use ptxsim_syntax::ast::{Item, Linkage, StateSpace};
         let mode = if link { ptxsim_check::Mode::Relocatable } else { ptxsim_check::Mode::WholeProgram };
         let mut parsed = Vec::with_capacity(modules.len());
@@ -434,7 +467,7 @@ impl Device {
             addrs.extend(a);
             a
         };
-        let decoded = decode::decode_units(&units, link, &mut alloc);
+        let decoded = decode::decode_units(&units, link, devrt, &mut alloc);
         let (prog, inits) = match decoded {
             Ok(d) => d,
             Err(m) if refused => {
@@ -538,6 +571,19 @@ impl Device {
     /// Runs `kernel` of `module` over the grid.
     pub fn launch(&self, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<LaunchStats, RunError> {
         launch::launch(self, module, kernel, cfg, args)
+    }
+
+    /// Runs `kernel` as a cooperative launch: allocates a zeroed grid
+    /// workspace ([`LaunchConfig::grid_workspace`]), launches with
+    /// `cooperative` set, and frees the workspace.
+    pub fn launch_cooperative(&mut self, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<LaunchStats, RunError> {
+        let ws = self.alloc(GRID_WORKSPACE_BYTES)?;
+        let mut c = cfg.clone();
+        c.cooperative = true;
+        c.grid_workspace = ws;
+        let r = launch::launch(self, module, kernel, &c, args);
+        let _ = self.free(ws);
+        r
     }
 }
 

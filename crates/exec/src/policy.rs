@@ -37,6 +37,8 @@ pub(crate) enum TurnEnd {
     Bar { frame: u32, pc: u32, mask: u32, args: BarArgs },
     ClusterArrive { mask: u32 },
     ClusterWait { mask: u32 },
+    /// Lanes `mask` at the grid-wide barrier of a cooperative launch.
+    GridSync { mask: u32 },
 }
 
 /// What parked lanes wait for.
@@ -46,6 +48,8 @@ pub(crate) enum Wait {
     Bar(u32),
     /// The end of cluster-barrier phase `phase`.
     Cluster(u64),
+    /// The end of grid-barrier phase `phase`.
+    Grid(u64),
 }
 
 impl Wait {
@@ -54,6 +58,7 @@ impl Wait {
         match self {
             Wait::Bar(id) => WarpStatus::Barrier(id),
             Wait::Cluster(phase) => WarpStatus::ClusterWait(phase),
+            Wait::Grid(phase) => WarpStatus::GridWait(phase),
         }
     }
 }

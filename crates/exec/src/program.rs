@@ -110,6 +110,9 @@ pub enum Sreg {
     IsExplicitCluster,
     DynamicSmemSize,
     TotalSmemSize,
+    /// `%envreg1` / `%envreg2`: the high and low halves of a cooperative
+    /// launch's grid workspace address (0 in other launches).
+    EnvReg(u8),
 }
 
 /// A predicate source: a register (possibly negated) or a constant.
@@ -413,8 +416,27 @@ pub enum Op {
     /// A direct call of `__assertfail(message, file, line, function,
     /// charSize)` (device `assert`): prints CUDA's message and traps.
     AssertFail { args: Vec<CallArg> },
+    /// A direct call of one of libcudadevrt's cooperative-groups queries
+    /// (`cudaCGGetIntrinsicHandle`, `cudaCGGetSize`, `cudaCGGetRank`) in a
+    /// module linked with libcudadevrt (`datapath/sys.rs`).
+    DevRt { f: DevRtFn, args: Vec<CallArg>, ret: Option<CallArg> },
+    /// A direct call of libcudadevrt's `cudaCGSynchronize` or
+    /// `cudaCGSynchronizeGrid(handle, flags)`: the grid-wide barrier of a
+    /// cooperative launch (`sched.rs`); a null handle traps.
+    GridSync { handle: CallArg, ret: Option<CallArg> },
     /// An instruction this engine does not run yet: traps `unsupported` if reached.
     Unsupported(String),
+}
+
+/// libcudadevrt's cooperative-groups queries the engine runs itself.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum DevRtFn {
+    /// `unsigned long long cudaCGGetIntrinsicHandle(cudaCGScope scope)`.
+    GetIntrinsicHandle,
+    /// `cudaError_t cudaCGGetSize(unsigned *numThreads, unsigned *numGrids, unsigned long long handle)`.
+    GetSize,
+    /// `cudaError_t cudaCGGetRank(unsigned *rank, unsigned *gridRank, unsigned long long handle)`.
+    GetRank,
 }
 
 /// The `mbarrier` operations (PTX ISA 9.7.13.15).

@@ -1,8 +1,10 @@
-//! CTA and cluster scheduling: the warps of the CTAs of one cluster run in
-//! a deterministic round-robin on one core, each for a slice of fuel or
-//! until it blocks. This file owns barriers (`bar.sync/arrive/red`,
-//! `barrier.cluster.arrive/wait`), their release when threads exit,
-//! deadlock detection and spin detection. Fuel comes from the worker's
+//! CTA and cluster scheduling: the warps of the CTAs of one group (a
+//! cluster, or a cooperative launch's whole grid, its clusters side by
+//! side) run in a deterministic round-robin on one core, each for a slice
+//! of fuel or until it blocks. This file owns barriers (`bar.sync/arrive/red`,
+//! `barrier.cluster.arrive/wait`, the grid-wide barrier of a cooperative
+//! launch), their release when threads exit, deadlock detection and spin
+//! detection. Fuel comes from the worker's
 //! [`Tank`] (`fuel`). The warps themselves run through a [`Policy`]
 //! (`policy.rs`): this file never looks inside a warp's reconvergence state
 //! nor at the program's instructions.
@@ -42,6 +44,18 @@ struct ClusterSync {
     live: u32,
 }
 
+/// The grid-wide barrier (`cudaCGSynchronize`) of a cooperative launch,
+/// whose CTAs are all in the group: a phase completes when every thread
+/// of every CTA that has not exited waits at it, and each CTA still has
+/// threads (a CTA that exited never arrives, as on a GPU, where the grid
+/// barrier counts CTAs).
+struct GridSync {
+    phase: u64,
+    /// Threads of each CTA waiting in this phase.
+    arrived: Vec<u32>,
+    any: bool,
+}
+
 /// The policy of a scheduling mode.
 pub(crate) fn policy(mode: Scheduling) -> &'static dyn Policy {
     match mode {
@@ -50,10 +64,12 @@ pub(crate) fn policy(mode: Scheduling) -> &'static dyn Policy {
     }
 }
 
-/// Runs one cluster of CTAs to completion.
+/// Runs one group of CTAs to completion: clusters of `csize` CTAs each,
+/// side by side (one cluster, unless the launch is cooperative).
 pub(crate) fn run_cluster(
     ctx: &Ctx<'_>,
     ctas: &mut [Cta],
+    csize: usize,
     mode: Scheduling,
     tank: &mut Tank<'_>,
     my_index: u64,
@@ -61,7 +77,10 @@ pub(crate) fn run_cluster(
 ) -> Result<Stats, RunError> {
     let pol = policy(mode);
     let mut stats = Stats::default();
-    let mut cs = ClusterSync { phase: 0, arrived: 0, live: ctas.iter().map(|c| c.live).sum() };
+    let csize = csize.clamp(1, ctas.len().max(1));
+    let mut cs: Vec<ClusterSync> =
+        ctas.chunks(csize).map(|c| ClusterSync { phase: 0, arrived: 0, live: c.iter().map(|c| c.live).sum() }).collect();
+    let mut gs = GridSync { phase: 0, arrived: vec![0; ctas.len()], any: false };
     for c in ctas.iter_mut() {
         c.barriers.reset();
     }
@@ -96,7 +115,9 @@ pub(crate) fn run_cluster(
                 let end = {
                     // The other CTAs of the cluster lend their shared
                     // memories for the turn (distributed shared memory).
-                    let (lo, rest) = ctas.split_at_mut(ci);
+                    let base = ci / csize * csize;
+                    let end = (base + csize).min(ctas.len());
+                    let (lo, rest) = ctas[base..end].split_at_mut(ci - base);
                     let Some((cta, hi)) = rest.split_first_mut() else { continue };
                     let w = &mut cta.warps[wi];
                     let mut peers = Peers { lo, hi, lent: true };
@@ -112,7 +133,28 @@ pub(crate) fn run_cluster(
                 if ctas[ci].warps[wi].stores != stores_before {
                     ctx.write_epoch.fetch_add(1, Ordering::Relaxed);
                 }
-                handle_end(ctas, &mut cs, ci, wi, end, pol);
+                match end {
+                    TurnEnd::GridSync { mask } => {
+                        pol.block(&mut ctas[ci].warps[wi], mask, mask, Wait::Grid(gs.phase));
+                        if let Some(a) = gs.arrived.get_mut(ci) {
+                            *a += mask.count_ones();
+                        }
+                        gs.any = true;
+                        check_grid(ctas, &mut gs, pol);
+                    }
+                    end => {
+                        let exited = matches!(end, TurnEnd::Exited { .. });
+                        let k = ci / csize;
+                        let base = k * csize;
+                        let end_cl = (base + csize).min(ctas.len());
+                        if let Some(c) = cs.get_mut(k) {
+                            handle_end(&mut ctas[base..end_cl], c, ci - base, wi, end, pol);
+                        }
+                        if exited && gs.any {
+                            check_grid(ctas, &mut gs, pol);
+                        }
+                    }
+                }
                 spin_check(ctx, ctas, ci, wi, pol)?;
             }
         }
@@ -145,7 +187,8 @@ pub(crate) fn locate(ctx: &Ctx<'_>, cta: &Cta, warp: u32, l: Located) -> RunErro
 /// arrivals are counted and their lanes parked through the policy.
 fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end: TurnEnd, pol: &dyn Policy) {
     match end {
-        TurnEnd::Yield | TurnEnd::Sleep | TurnEnd::Done => {}
+        // (The grid barrier is the caller's.)
+        TurnEnd::Yield | TurnEnd::Sleep | TurnEnd::Done | TurnEnd::GridSync { .. } => {}
         TurnEnd::Exited { mask } => {
             let n = mask.count_ones();
             let cta = &mut ctas[ci];
@@ -235,7 +278,55 @@ fn check_cluster(ctas: &mut [Cta], cs: &mut ClusterSync, pol: &dyn Policy) {
     }
 }
 
+/// Completes the grid barrier's phase once every CTA has threads left and
+/// all of them wait at it, releasing them.
+fn check_grid(ctas: &mut [Cta], gs: &mut GridSync, pol: &dyn Policy) {
+    if !gs.any || ctas.iter().zip(&gs.arrived).any(|(c, &a)| c.live == 0 || a < c.live) {
+        return;
+    }
+    let done = gs.phase;
+    gs.phase += 1;
+    gs.any = false;
+    gs.arrived.iter_mut().for_each(|a| *a = 0);
+    for c in ctas.iter_mut() {
+        for w in c.warps.iter_mut() {
+            pol.release(w, Wait::Grid(done), u32::MAX);
+        }
+    }
+}
+
+/// For a deadlock report: a warp waiting at the grid barrier, and why the
+/// barrier cannot complete.
+fn grid_stuck(ctas: &[Cta]) -> Option<(usize, usize, String)> {
+    let (ci, wi) = ctas.iter().enumerate().find_map(|(ci, c)| c.warps.iter().position(|w| matches!(w.status, WarpStatus::GridWait(_))).map(|wi| (ci, wi)))?;
+    let exited: Vec<String> = ctas.iter().filter(|c| c.live == 0).take(4).map(|c| format!("({},{},{})", c.env.ctaid[0], c.env.ctaid[1], c.env.ctaid[2])).collect();
+    let n_exited = ctas.iter().filter(|c| c.live == 0).count();
+    let why = if n_exited > 0 {
+        format!(
+            "{n_exited} of {} CTAs exited without arriving (CTA {}{})",
+            ctas.len(),
+            exited.join(", "),
+            if n_exited > exited.len() { ", ..." } else { "" }
+        )
+    } else {
+        "some threads of the grid never arrive".to_string()
+    };
+    Some((ci, wi, format!("the grid-wide barrier (cudaCGSynchronize) can never complete: {why}")))
+}
+
 fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], pol: &dyn Policy) -> RunError {
+    if let Some((ci, wi, message)) = grid_stuck(ctas) {
+        let w = &ctas[ci].warps[wi];
+        // Under ITS the waiting lanes are not ready: their own pc.
+        let at = (0..32).find(|&l| matches!(w.lane_state[l], crate::warp::LaneState::GridWait(_)) && w.its_used);
+        let (func, pc) = match at {
+            Some(l) => (w.frames.get(w.lane_frame[l] as usize).map_or(0, |f| f.func), w.pc[l]),
+            None => pol.current(w),
+        };
+        let mut e = locate(ctx, &ctas[ci], wi as u32, Located { trap: Trap::new(TrapKind::BarrierDeadlock, message), func, pc });
+        e.lane = None;
+        return e;
+    }
     for cta in ctas {
         if let Some((wt, message)) = cta.barriers.stuck(cta.live) {
             let func = cta.warps[wt.warp as usize].frames[wt.frame as usize].func;

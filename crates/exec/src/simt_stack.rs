@@ -186,6 +186,7 @@ fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w
             }
             Event::ClusterArrive { mask } => return Ok(TurnEnd::ClusterArrive { mask }),
             Event::ClusterWait { mask } => return Ok(TurnEnd::ClusterWait { mask }),
+            Event::GridSync { mask } => return Ok(TurnEnd::GridSync { mask }),
             Event::Sleep { ns } => {
                 warp.sleep_ns += ns;
                 if let Some(t) = warp.stack.last_mut() {

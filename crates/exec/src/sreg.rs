@@ -52,6 +52,10 @@ pub(crate) fn uniform(s: Sreg, e: &SregEnv<'_>) -> Option<u64> {
         Sreg::IsExplicitCluster => g.explicit_cluster as u32,
         Sreg::DynamicSmemSize => g.dyn_smem,
         Sreg::TotalSmemSize => g.total_smem,
+        // The grid workspace address, high word then low word.
+        Sreg::EnvReg(1) => (g.grid_workspace >> 32) as u32,
+        Sreg::EnvReg(2) => g.grid_workspace as u32,
+        Sreg::EnvReg(_) => 0,
         Sreg::Tid(_)
         | Sreg::LaneId
         | Sreg::Clock

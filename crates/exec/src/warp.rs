@@ -64,6 +64,8 @@ pub enum LaneState {
     Barrier,
     /// Waiting at `barrier.cluster.wait` for this phase to complete.
     ClusterWait(u64),
+    /// Waiting at the grid-wide barrier for this phase to complete.
+    GridWait(u64),
     Exited,
     /// Not a thread of the CTA (a partial last warp).
     Absent,
@@ -76,6 +78,7 @@ pub enum WarpStatus {
     /// Blocked on a CTA barrier (stack mode: the whole warp).
     Barrier(u32),
     ClusterWait(u64),
+    GridWait(u64),
     Done,
 }
 

@@ -773,6 +773,7 @@ impl Run<'_> {
                     mw.pc += 1;
                 }
                 Op::Nanosleep { .. } => mw.pc += 1,
+                Op::GridSync { .. } => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "the grid-wide barrier (cudaCGSynchronize) is not supported by the sass engine yet"))),
                 _ => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "cluster barriers are not supported by the sass engine yet"))),
             },
             OpClass::Control => {

@@ -35,7 +35,7 @@ mod mbarrier;
 mod mem;
 mod space;
 mod tensor;
-mod sys;
+pub(crate) mod sys;
 mod warpops;
 mod wmma;
 
@@ -68,6 +68,9 @@ pub struct Geom {
     pub max_depth: u32,
     /// Warps per CTA.
     pub nwarps: u32,
+    /// A cooperative launch's grid workspace address (0: not a cooperative
+    /// launch): `%envreg1`:`%envreg2` and libcudadevrt's grid handle.
+    pub grid_workspace: u64,
 }
 
 /// One CTA's place in the grid and its cluster (what `%ctaid`,
@@ -110,7 +113,7 @@ pub enum OpClass {
 pub fn op_class(op: &Op) -> OpClass {
     match op {
         Op::Bra { .. } | Op::Brx { .. } | Op::Call { .. } | Op::Ret { .. } | Op::Exit | Op::Trap | Op::Unsupported(_) => OpClass::Control,
-        Op::Bar { .. } | Op::ClusterArrive | Op::ClusterWait | Op::Nanosleep { .. } => OpClass::Sync,
+        Op::Bar { .. } | Op::ClusterArrive | Op::ClusterWait | Op::GridSync { .. } | Op::Nanosleep { .. } => OpClass::Sync,
         _ => OpClass::Data,
     }
 }
@@ -470,6 +473,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::ElectSync { d, p, membermask } => warpops::elect_sync(cx, fr, m, (*d, *p), membermask)?,
         Op::Printf { fmt, args, ret } => sys::printf(cx, fr, m, fmt, args, ret.as_ref())?,
         Op::AssertFail { args } => sys::assert_fail(cx, fr, m, args)?,
+        Op::DevRt { f, args, ret } => sys::devrt(cx, fr, m, *f, args, ret.as_ref())?,
         Op::Nop => {}
         Op::Bra { .. }
         | Op::Brx { .. }
@@ -480,6 +484,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         | Op::Bar { .. }
         | Op::ClusterArrive
         | Op::ClusterWait
+        | Op::GridSync { .. }
         | Op::Nanosleep { .. }
         | Op::Unsupported(_) => return Ok(false),
     }

@@ -276,6 +276,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             "%is_explicit_cluster" => Sreg::IsExplicitCluster,
             "%dynamic_smem_size" => Sreg::DynamicSmemSize,
             "%total_smem_size" => Sreg::TotalSmemSize,
+            "%envreg1" => Sreg::EnvReg(1),
+            "%envreg2" => Sreg::EnvReg(2),
             _ => return None,
         })
     }
@@ -1344,6 +1346,19 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         return Ok(Op::Printf { fmt: args[0], args: args[1], ret: rets.first().copied() });
                     }
                     "__assertfail" if bodiless && args.len() == 5 && rets.is_empty() => return Ok(Op::AssertFail { args }),
+                    // libcudadevrt's cooperative-groups entry points.
+                    "cudaCGSynchronize" | "cudaCGSynchronizeGrid" if bodiless && self.m.devrt && args.len() == 2 && rets.len() <= 1 => {
+                        return Ok(Op::GridSync { handle: args[0], ret: rets.first().copied() });
+                    }
+                    "cudaCGGetIntrinsicHandle" if bodiless && self.m.devrt && args.len() == 1 && rets.len() == 1 => {
+                        return Ok(Op::DevRt { f: DevRtFn::GetIntrinsicHandle, args, ret: rets.first().copied() });
+                    }
+                    "cudaCGGetSize" if bodiless && self.m.devrt && args.len() == 3 && rets.len() <= 1 => {
+                        return Ok(Op::DevRt { f: DevRtFn::GetSize, args, ret: rets.first().copied() });
+                    }
+                    "cudaCGGetRank" if bodiless && self.m.devrt && args.len() == 3 && rets.len() <= 1 => {
+                        return Ok(Op::DevRt { f: DevRtFn::GetRank, args, ret: rets.first().copied() });
+                    }
                     _ => Callee::Direct(f),
                 }
             }

@@ -72,10 +72,14 @@ fn linkage_of(l: Option<ast::Spanned<ast::Linkage>>) -> Option<ast::Linkage> {
 /// `.visible` definition, or else the first `.weak` one; names without a
 /// linkage stay private to their unit. Without `link` (one module, a whole
 /// program as ptxas sees it) an `.extern` `.global` variable is allocated
-/// like a definition.
+/// like a definition. With `devrt` (the program is linked with
+/// libcudadevrt), a direct call of a bodiless cooperative-groups function
+/// of that library (`cudaCG*`) decodes to the engine's own
+/// (`Op::DevRt`, `Op::GridSync`).
 pub(crate) fn decode_units<'s, 'a>(
     units: &'s [Unit<'s, 'a>],
     link: bool,
+    devrt: bool,
     alloc_global: &mut dyn FnMut(u64, u64) -> Option<u64>,
 ) -> Result<(Program, Vec<(u64, Vec<u8>)>), String> {
     use ast::Linkage::{Common, Visible, Weak};
@@ -131,6 +135,7 @@ pub(crate) fn decode_units<'s, 'a>(
             funcs: funcs.clone(),
             tables: HashMap::new(),
             link,
+            devrt,
             externs: Vec::new(),
         })
         .collect();
@@ -232,6 +237,8 @@ pub(crate) struct ModuleDecoder<'s, 'f, 'a> {
     /// resolved against other units' definitions (collected in `externs`)
     /// instead of being allocated.
     pub link: bool,
+    /// Linked with libcudadevrt: its `cudaCG*` functions are builtins.
+    pub devrt: bool,
     pub externs: Vec<String>,
 }
 
