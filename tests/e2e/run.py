@@ -5,7 +5,8 @@ and prints one PASS/FAIL line per check and a total. Exit status 1 when any
 check fails or a prerequisite is missing. Uses only the standard library.
 
 Each program prints its own `PASS name: ...` / `FAIL name: ...` lines
-(tests/e2e/e2e_check.py) and exits 0 only when all passed. A program's
+(tests/e2e/e2e_check.py) and exits 0 only when all passed; the Triton
+programs run without torch through examples/triton_notorch.py. A program's
 docstring may add lines `e2e-stderr: REGEX`: its standard error must then
 match REGEX (re.search), which makes one more check.
 
@@ -77,7 +78,7 @@ def main():
     with tempfile.TemporaryDirectory(prefix="ptxsim-e2e-") as tmp:
         env = dict(os.environ)
         env.update(PTXSIM_LIBCUDA=os.path.abspath(args.libcuda), TRITON_CACHE_DIR=os.path.join(tmp, "triton-cache"),
-                   PYTHONPATH=HERE, PYTHONWARNINGS="ignore", PYTHONDONTWRITEBYTECODE="1")
+                   PYTHONPATH=os.pathsep.join([HERE, os.path.join(ROOT, "examples")]), PYTHONWARNINGS="ignore", PYTHONDONTWRITEBYTECODE="1")
         for suite, rel in programs:
             path = os.path.join(HERE, rel)
             with open(path, encoding="utf-8") as fh:

@@ -18,7 +18,7 @@ import numpy as np
 import triton
 import triton.language as tl
 
-from _notorch import DeviceArray
+from triton_notorch import DeviceArray
 from e2e_check import check, finish
 
 

@@ -1,4 +1,5 @@
-"""Triton 3.3.1 without torch, for the programs of tests/e2e/triton.
+"""Triton 3.3.1 without torch, for examples/triton_softmax.py and the programs
+of tests/e2e/triton (import it from this directory).
 
 Triton's CUDA driver asks torch for the current device, stream and compute
 capability and counts itself active only when torch.cuda is available; the
