@@ -72,6 +72,14 @@ def main():
     if "triton" in suites and not (shutil.which(os.environ.get("CC", "")) or shutil.which("cc") or shutil.which("gcc")):
         fail_setup("Triton builds its launcher with a C compiler and none was found: install one (cc, e.g. gcc)")
     pythons = {s: os.path.join(venv(s), "bin", "python") for s in suites}
+    if "triton" in pythons:
+        # Triton compiles its launcher as a Python extension: it needs Python.h.
+        r = subprocess.run([pythons["triton"], "-c", "import os, sysconfig; "
+                            "print(os.path.isfile(os.path.join(sysconfig.get_paths()['include'], 'Python.h')))"],
+                           stdout=subprocess.PIPE, text=True)
+        if r.stdout.strip() != "True":
+            fail_setup("Triton builds its launcher against Python's headers and Python.h is missing: install them "
+                       "(on Debian and Ubuntu: apt-get install python3-dev)")
 
     passed = failed = 0
     t0 = time.monotonic()
