@@ -162,6 +162,10 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
         max_depth: cfg.max_call_depth,
         nwarps,
     };
+    // A kernel that may call `malloc` fixes the device heap's size.
+    if module.uses_heap() {
+        dev.mem.heap.mark_used();
+    }
     Ok(Prepared { kernel: kid, kparams, geom })
 }
 

@@ -1344,6 +1344,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         return Ok(Op::Printf { fmt: args[0], args: args[1], ret: rets.first().copied() });
                     }
                     "__assertfail" if bodiless && args.len() == 5 && rets.is_empty() => return Ok(Op::AssertFail { args }),
+                    "malloc" if bodiless && args.len() == 1 && rets.len() <= 1 => return Ok(Op::Malloc { size: args[0], ret: rets.first().copied() }),
+                    "free" if bodiless && args.len() == 1 && rets.is_empty() => return Ok(Op::Free { ptr: args[0] }),
                     _ => Callee::Direct(f),
                 }
             }
