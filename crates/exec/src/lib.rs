@@ -496,7 +496,13 @@ impl Device {
         // `malloc`/`free` is loaded, as CUDA does.
         let uses_heap = prog.functions.iter().any(|f| f.code.iter().any(|i| matches!(i.op, program::Op::Malloc { .. } | program::Op::Free { .. })));
         if uses_heap {
-            self.reserve_heap().map_err(|e| RunError::new(e.kind, format!("{name}: {}", e.message)))?;
+            if let Err(e) = self.reserve_heap() {
+                for (_, a) in &globals {
+                    self.names.remove(a);
+                    self.mem.free(*a);
+                }
+                return Err(RunError::new(e.kind, format!("{name}: {}", e.message)));
+            }
         }
         let consts = Arc::new(prog.const_init.clone());
         Ok(Module { program: Arc::new(prog), consts, globals, uses_heap })
