@@ -6,9 +6,9 @@
 use std::io::Write;
 use std::process::{Command, Output};
 
-/// Each of the kernel's threads mallocs `n` bytes, writes 1 to
-/// `got[tid]` when it got a block, and frees `block + off` (a valid free
-/// for off = 0; `free(NULL)` for a thread that got none).
+/// Each of the kernel's threads mallocs `n` bytes and writes 1 to
+/// `got[tid]` when it got a block; with `off` not 0, a thread that got one
+/// then frees `block + off`.
 const PTX: &str = ".version 7.8\n.target sm_70\n.address_size 64\n\
 .extern .func (.param .b64 func_retval0) malloc(.param .b64 malloc_param_0);\n\
 .extern .func free(.param .b64 free_param_0);\n\
@@ -17,9 +17,9 @@ const PTX: &str = ".version 7.8\n.target sm_70\n.address_size 64\n\
   ld.param.u64 %rd1, [got];\n  ld.param.u64 %rd2, [n];\n  ld.param.u64 %rd6, [off];\n\
   {\n  .param .b64 param0;\n  st.param.b64 [param0], %rd2;\n  .param .b64 retval0;\n  call.uni (retval0), malloc, (param0);\n  ld.param.b64 %rd3, [retval0];\n  }\n\
   setp.ne.u64 %p, %rd3, 0;\n  selp.u32 %r2, 1, 0, %p;\n  mov.u32 %r1, %tid.x;\n  mul.wide.u32 %rd4, %r1, 4;\n  add.u64 %rd5, %rd1, %rd4;\n  st.global.u32 [%rd5], %r2;\n\
-  @%p add.u64 %rd3, %rd3, %rd6;\n\
+  setp.eq.u64 %p, %rd6, 0;\n  @%p bra DONE;\n  add.u64 %rd3, %rd3, %rd6;\n\
   {\n  .param .b64 param0;\n  st.param.b64 [param0], %rd3;\n  call.uni free, (param0);\n  }\n\
-  ret;\n}\n";
+DONE:\n  ret;\n}\n";
 
 fn module() -> String {
     let dir = std::env::temp_dir().join(format!("ptxsim-malloc-cli-{}", std::process::id()));
@@ -49,7 +49,7 @@ fn malloc_heap_flag_sizes_the_heap() {
     let (o, v) = run(&f, 1024, 0, &[]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(granted(&v), 64, "{v}");
-    // A 16 KiB heap holds 16 of them; the others get NULL (and free it).
+    // A 16 KiB heap holds 16 of them; the others get NULL.
     let (o, v) = run(&f, 1024, 0, &["--malloc-heap", "16K"]);
     assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
     assert_eq!(granted(&v), 16, "{v}");
