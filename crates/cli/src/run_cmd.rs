@@ -84,6 +84,10 @@ pub struct Args {
     /// with a note.
     #[arg(long, default_value = "1M", allow_hyphen_values = true)]
     printf_buffer: String,
+    /// Size of the device heap of `malloc`/`free` (CUDA's
+    /// `cudaLimitMallocHeapSize`): 8M (CUDA's default), 64K, bytes.
+    #[arg(long, default_value = "8M", allow_hyphen_values = true)]
+    malloc_heap: String,
 }
 
 pub(crate) fn error_json(e: &RunError, hint: Option<&str>) -> Value {
@@ -270,7 +274,11 @@ pub fn run(a: Args) -> ExitCode {
         return usage(a.json, "--engine sass runs the sm_50 machine form, which has no independent thread scheduling: drop --scheduling its".into());
     }
     let (max_shared, _) = info.max_shared();
-    let limits = Limits { max_memory, max_shared_bytes: max_shared, ..Limits::default() };
+    let malloc_heap_bytes = match crate::limits::parse_bytes(&a.malloc_heap) {
+        Ok(n) => n,
+        Err(m) => return usage(a.json, m.replace("--max-memory", "--malloc-heap")),
+    };
+    let limits = Limits { max_memory, max_shared_bytes: max_shared, malloc_heap_bytes, ..Limits::default() };
     let mut hint = shared_hint(info, &kernel, cfg.dynamic_shared_bytes);
     let empty: Vec<usize> = specs.iter().enumerate().filter(|(i, s)| matches!(s, Spec::Buffer { len: 0, .. }) && !info.kernel(&kernel).is_some_and(|k| k.params.get(*i).is_some_and(|p| p.array))).map(|(i, _)| i).collect();
     let display = crate::limits::progress(&mut cfg, a.json);

@@ -132,7 +132,11 @@ pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, G
     };
     let module = loaded.map_err(|e| {
         report::log(&format!("module load failed: {e}"));
-        if e.kind == TrapKind::OutOfMemory {
+        // The device heap is reserved when a module that calls `malloc`
+        // loads; CUDA fails such a load with SHARED_OBJECT_INIT_FAILED.
+        if e.kind == TrapKind::OutOfMemory && e.message.contains("cannot reserve the device heap") {
+            CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
+        } else if e.kind == TrapKind::OutOfMemory {
             CUDA_ERROR_OUT_OF_MEMORY
         } else {
             CUDA_ERROR_INVALID_PTX

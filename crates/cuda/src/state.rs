@@ -225,6 +225,11 @@ impl State {
         self.streams.retain(|_, c| *c != ctx);
         self.events.retain(|_, e| e.ctx != ctx);
         crate::host::release_context(self, ctx);
+        // The device heap (`malloc`) and its blocks go with the context; the
+        // engine has one heap, kept while any loaded module still uses it.
+        if !self.modules.values().any(|m| m.module.uses_heap()) {
+            device_write().release_heap();
+        }
     }
 
     /// Forgets module `m`, its functions and its variables' ranges.

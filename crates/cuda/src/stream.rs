@@ -3,7 +3,8 @@
 //! `cuStreamWaitEvent`, `cuStreamGetCtx`, host callbacks
 //! (`cuStreamAddCallback`, `cuLaunchHostFunc`, run at once, after the
 //! registry lock is released), cache configuration (accepted, no effect),
-//! context limits (`cuCtxGetLimit/SetLimit`: stored, no effect)
+//! context limits (`cuCtxGetLimit/SetLimit`: the malloc heap size is the
+//! engine's device heap, the others are stored with no effect)
 //! and the profiler switches (no profiler: nothing to do).
 
 use crate::state::{self, entry, from_ptr, put, to_ptr, TAG_FUNCTION, TAG_KERNEL};
@@ -125,7 +126,9 @@ pub extern "C" fn cuCtxSetCacheConfig(config: c_int) -> CUresult {
 /// runtime sync depth and pending launches, L2 fetch granularity,
 /// persisting L2 size) with an A100's defaults. One set per process, not
 /// per context; the values are stored and read back, nothing else uses
-/// them (a kernel's `printf` is unbounded here).
+/// them (a kernel's `printf` is unbounded here), except the malloc heap
+/// size ([`MALLOC_HEAP`]), which is the engine's device heap and not kept
+/// here.
 static LIMITS: std::sync::Mutex<[usize; 7]> = std::sync::Mutex::new([1024, 1 << 20, 8 << 20, 2, 2048, 32, 0]);
 
 /// The stored value of `limit`; UNSUPPORTED_LIMIT for other values.
@@ -137,17 +140,33 @@ pub unsafe extern "C" fn cuCtxGetLimit(value: *mut usize, limit: c_int) -> CUres
     entry("cuCtxGetLimit", true, || {
         state::state().current()?;
         let i = usize::try_from(limit).ok().filter(|&i| i < 7).ok_or(CUDA_ERROR_UNSUPPORTED_LIMIT)?;
-        let v = LIMITS.lock().unwrap_or_else(|e| e.into_inner())[i];
+        let v = if i == MALLOC_HEAP {
+            usize::try_from(state::device_read().heap_size()).unwrap_or(usize::MAX)
+        } else {
+            LIMITS.lock().unwrap_or_else(|e| e.into_inner())[i]
+        };
         put(value, v)
     })
 }
 
-/// Stores `value` for `limit` (0-6; else UNSUPPORTED_LIMIT).
+/// `CU_LIMIT_MALLOC_HEAP_SIZE`.
+const MALLOC_HEAP: usize = 2;
+
+/// Stores `value` for `limit` (0-6; else UNSUPPORTED_LIMIT). The malloc
+/// heap size changes the engine's device heap: INVALID_VALUE once a kernel
+/// that calls `malloc`/`free` has been launched (as CUDA documents),
+/// OUT_OF_MEMORY when a heap already reserved cannot grow to it.
 #[no_mangle]
 pub extern "C" fn cuCtxSetLimit(limit: c_int, value: usize) -> CUresult {
     entry("cuCtxSetLimit", true, || {
         state::state().current()?;
         let i = usize::try_from(limit).ok().filter(|&i| i < 7).ok_or(CUDA_ERROR_UNSUPPORTED_LIMIT)?;
+        if i == MALLOC_HEAP {
+            return state::device_write().set_heap_size(value as u64).map_err(|e| match e.kind {
+                ptxsim_exec::TrapKind::OutOfMemory => CUDA_ERROR_OUT_OF_MEMORY,
+                _ => CUDA_ERROR_INVALID_VALUE,
+            });
+        }
         LIMITS.lock().unwrap_or_else(|e| e.into_inner())[i] = value;
         Ok(())
     })

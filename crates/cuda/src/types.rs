@@ -26,6 +26,7 @@ pub const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 pub const CUDA_ERROR_INVALID_IMAGE: CUresult = 200;
 pub const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
 pub const CUDA_ERROR_FILE_NOT_FOUND: CUresult = 301;
+pub const CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: CUresult = 303;
 pub const CUDA_ERROR_INVALID_PTX: CUresult = 218;
 pub const CUDA_ERROR_UNSUPPORTED_LIMIT: CUresult = 215;
 pub const CUDA_ERROR_INVALID_HANDLE: CUresult = 400;
@@ -56,6 +57,7 @@ const ERRORS: &[(CUresult, &CStr, &CStr)] = &[
     (CUDA_ERROR_INVALID_IMAGE, c"CUDA_ERROR_INVALID_IMAGE", c"device kernel image is invalid"),
     (CUDA_ERROR_INVALID_CONTEXT, c"CUDA_ERROR_INVALID_CONTEXT", c"invalid device context"),
     (CUDA_ERROR_FILE_NOT_FOUND, c"CUDA_ERROR_FILE_NOT_FOUND", c"file not found"),
+    (CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, c"CUDA_ERROR_SHARED_OBJECT_INIT_FAILED", c"shared object initialization failed"),
     (CUDA_ERROR_INVALID_PTX, c"CUDA_ERROR_INVALID_PTX", c"a PTX JIT compilation failed"),
     (CUDA_ERROR_INVALID_HANDLE, c"CUDA_ERROR_INVALID_HANDLE", c"invalid resource handle"),
     (CUDA_ERROR_NOT_FOUND, c"CUDA_ERROR_NOT_FOUND", c"named symbol not found"),

@@ -30,6 +30,9 @@ pub enum TrapKind {
     /// A shared-memory access overlapped the destination of a `cp.async`
     /// that its thread had not waited for yet (`datapath/asynccopy.rs`).
     AsyncCopyRace,
+    /// A device `free` of a pointer that is not a live block of the device
+    /// heap: never returned by `malloc`, or freed already (`heap.rs`).
+    BadFree,
 }
 
 impl TrapKind {
@@ -53,6 +56,7 @@ impl TrapKind {
             TrapKind::OutOfMemory => "out_of_memory",
             TrapKind::Timeout => "timeout",
             TrapKind::AsyncCopyRace => "async_copy_race",
+            TrapKind::BadFree => "bad_free",
         }
     }
 }

@@ -186,6 +186,10 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
         nwarps,
         grid_workspace: if cfg.cooperative { cfg.grid_workspace } else { 0 },
     };
+    // A kernel that may call `malloc` fixes the device heap's size.
+    if module.uses_heap() {
+        dev.mem.heap.mark_used();
+    }
     Ok(Prepared { kernel: kid, kparams, geom })
 }
 
@@ -450,7 +454,9 @@ fn mem_map(dev: &Device, prog: &Program, args: &[KernelArg], kparam_bytes: u64, 
         .iter()
         .map(|a| {
             let arg = args.iter().position(|k| matches!(k, KernelArg::Ptr(p) | KernelArg::U64(p) if *p >= a.base && *p < a.base + a.size));
+            let heap = dev.mem.heap.reservation().is_some_and(|h| h.0 == a.base);
             let what = match (arg, dev.names.get(&a.base)) {
+                (Some(i), Some(n)) if heap => format!("{n}, where kernel argument {i} points"),
                 (Some(i), _) => format!("kernel argument {i}"),
                 (None, Some(n)) => n.clone(),
                 (None, None) => "a device allocation".to_string(),

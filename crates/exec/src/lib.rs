@@ -34,6 +34,7 @@ mod decode;
 mod error;
 mod exec;
 mod fuel;
+pub mod heap;
 mod its;
 mod lanemem;
 mod lanes;
@@ -253,6 +254,11 @@ pub struct Limits {
     /// Local memory (call frames) per thread, checked for each function's
     /// frame when a module is loaded and for the call chain at run time.
     pub local_bytes_per_thread: u32,
+    /// The size of the device heap of `malloc`/`free`
+    /// (`CU_LIMIT_MALLOC_HEAP_SIZE`, default [`heap::DEFAULT_HEAP_BYTES`]),
+    /// read when the heap is reserved; change it with
+    /// [`Device::set_heap_size`], which refuses once the heap is in use.
+    pub malloc_heap_bytes: u64,
 }
 
 impl Limits {
@@ -264,7 +270,7 @@ impl Limits {
 
 impl Default for Limits {
     fn default() -> Limits {
-        Limits { max_memory: DEFAULT_MAX_MEMORY, max_device_bytes: u64::MAX, max_shared_bytes: 228 * 1024, local_bytes_per_thread: DEFAULT_LOCAL_BYTES_PER_THREAD }
+        Limits { max_memory: DEFAULT_MAX_MEMORY, max_device_bytes: u64::MAX, max_shared_bytes: 228 * 1024, local_bytes_per_thread: DEFAULT_LOCAL_BYTES_PER_THREAD, malloc_heap_bytes: heap::DEFAULT_HEAP_BYTES }
     }
 }
 
@@ -284,9 +290,18 @@ pub struct Module {
     consts: Arc<Vec<u8>>,
     /// Addresses of the module's `.global` variables.
     pub globals: Vec<(String, u64)>,
+    /// Whether some function calls `malloc` or `free` (the device heap).
+    uses_heap: bool,
 }
 
 impl Module {
+    /// Whether the module calls the device `malloc` or `free`: loading it
+    /// reserved the device heap, and launching any of its kernels fixes the
+    /// heap's size ([`Device::set_heap_size`]).
+    pub fn uses_heap(&self) -> bool {
+        self.uses_heap
+    }
+
     /// Names of the kernels (`.entry` functions with a body).
     pub fn kernels(&self) -> Vec<&str> {
         self.program.functions.iter().filter(|f| f.is_kernel && f.defined).map(|f| f.name.as_str()).collect()
@@ -510,8 +525,20 @@ impl Device {
                 return Err(RunError::new(TrapKind::LoadError, "internal: initialiser outside its allocation"));
             }
         }
+        // The device heap is reserved when the first module that calls
+        // `malloc`/`free` is loaded, as CUDA does.
+        let uses_heap = prog.functions.iter().any(|f| f.code.iter().any(|i| matches!(i.op, program::Op::Malloc { .. } | program::Op::Free { .. })));
+        if uses_heap {
+            if let Err(e) = self.reserve_heap() {
+                for (_, a) in &globals {
+                    self.names.remove(a);
+                    self.mem.free(*a);
+                }
+                return Err(RunError::new(e.kind, format!("{name}: {}", e.message)));
+            }
+        }
         let consts = Arc::new(prog.const_init.clone());
-        Ok(Module { program: Arc::new(prog), consts, globals })
+        Ok(Module { program: Arc::new(prog), consts, globals, uses_heap })
     }
 
     pub fn load(&mut self, src: &str) -> Result<Module, RunError> {
@@ -535,14 +562,80 @@ impl Device {
     /// them traps `out_of_bounds`. Freeing anything else, or twice, is an
     /// error and changes nothing.
     pub fn free(&mut self, addr: u64) -> Result<(), RunError> {
-        if self.names.contains_key(&addr) {
-            return Err(RunError::new(TrapKind::InvalidLaunch, format!("{addr:#x} is a module's variable, not an allocation")));
+        if let Some(what) = self.names.get(&addr) {
+            return Err(RunError::new(TrapKind::InvalidLaunch, format!("{addr:#x} is {what}, not an allocation")));
         }
         if self.mem.free(addr) {
             Ok(())
         } else {
             Err(RunError::new(TrapKind::InvalidLaunch, format!("{addr:#x} is not the start of a live allocation (freed already, or never allocated)")))
         }
+    }
+
+    /// The device heap's size (`CU_LIMIT_MALLOC_HEAP_SIZE`): the size it
+    /// has, or will have when a module that calls `malloc` is loaded.
+    pub fn heap_size(&self) -> u64 {
+        self.limits.malloc_heap_bytes
+    }
+
+    /// Sets the device heap's size. Refused (`invalid_launch`) once a kernel
+    /// of a module that calls `malloc`/`free` has been launched, as CUDA
+    /// refuses `cuCtxSetLimit(CU_LIMIT_MALLOC_HEAP_SIZE)` then. Before that,
+    /// a reserved heap (nothing allocated in it yet) is reserved again with
+    /// the new size; `out_of_memory`, with the old size kept, when that does
+    /// not fit the memory limit.
+    pub fn set_heap_size(&mut self, bytes: u64) -> Result<(), RunError> {
+        if self.mem.heap.in_use() {
+            return Err(RunError::new(
+                TrapKind::InvalidLaunch,
+                "the device heap's size cannot change: a kernel that calls `malloc` or `free` has been launched since it was reserved",
+            ));
+        }
+        let old = self.limits.malloc_heap_bytes;
+        if self.mem.heap.reservation().is_none() {
+            self.limits.malloc_heap_bytes = bytes;
+            return Ok(());
+        }
+        self.release_heap();
+        self.limits.malloc_heap_bytes = bytes;
+        if let Err(e) = self.reserve_heap() {
+            self.limits.malloc_heap_bytes = old;
+            self.reserve_heap()?;
+            return Err(e);
+        }
+        Ok(())
+    }
+
+    /// Frees the device heap with every block in it (a context going away);
+    /// the next module that calls `malloc` reserves it again, and its size
+    /// may change until then.
+    pub fn release_heap(&mut self) {
+        if let Some(base) = self.mem.heap.release() {
+            self.names.remove(&base);
+            self.mem.free(base);
+        }
+    }
+
+    /// Reserves the device heap, if not reserved yet: one global
+    /// allocation of [`Limits::malloc_heap_bytes`].
+    fn reserve_heap(&mut self) -> Result<(), RunError> {
+        if self.mem.heap.reservation().is_some() {
+            return Ok(());
+        }
+        let bytes = self.limits.malloc_heap_bytes;
+        let cap = self.limits.global_cap();
+        let base = self.mem.alloc(bytes, cap).ok_or_else(|| {
+            RunError::new(
+                TrapKind::OutOfMemory,
+                format!(
+                    "cannot reserve the device heap of {bytes} bytes (`malloc`): {} bytes of global memory are allocated and the limit is {cap} bytes (--max-memory)",
+                    self.mem.total
+                ),
+            )
+        })?;
+        self.mem.heap.reserve(base, bytes);
+        self.names.insert(base, "the device heap (`malloc`)".to_string());
+        Ok(())
     }
 
     /// Copies host bytes to device memory.

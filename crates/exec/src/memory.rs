@@ -128,11 +128,14 @@ pub struct GlobalMemory {
     pub allocs: Vec<Allocation>,
     next: u64,
     pub total: u64,
+    /// The blocks of the device heap (`malloc`/`free`), which lives in one
+    /// of `allocs` once reserved.
+    pub heap: crate::heap::Heap,
 }
 
 impl GlobalMemory {
     pub fn new() -> GlobalMemory {
-        GlobalMemory { allocs: Vec::new(), next: GLOBAL_BASE, total: 0 }
+        GlobalMemory { allocs: Vec::new(), next: GLOBAL_BASE, total: 0, heap: Default::default() }
     }
 
     /// Allocates `size` bytes (zeroed, lazily backed), 256-byte aligned,

@@ -424,6 +424,13 @@ pub enum Op {
     /// `cudaCGSynchronizeGrid(handle, flags)`: the grid-wide barrier of a
     /// cooperative launch (`sched.rs`); a null handle traps.
     GridSync { handle: CallArg, ret: Option<CallArg> },
+    /// A direct call of the CUDA system call `malloc(size)`: a block of the
+    /// device heap (`heap.rs`), or 0 when it is exhausted, into `ret`.
+    Malloc { size: CallArg, ret: Option<CallArg> },
+    /// A direct call of `free(ptr)`: the block goes back to the device
+    /// heap; `free(0)` does nothing, anything else than a live block's
+    /// start traps `bad_free`.
+    Free { ptr: CallArg },
     /// An instruction this engine does not run yet: traps `unsupported` if reached.
     Unsupported(String),
 }

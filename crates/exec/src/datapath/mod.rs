@@ -30,6 +30,7 @@
 mod arith;
 mod asynccopy;
 mod flanes;
+mod heapcall;
 mod ilanes;
 mod mbarrier;
 mod mem;
@@ -474,6 +475,8 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Printf { fmt, args, ret } => sys::printf(cx, fr, m, fmt, args, ret.as_ref())?,
         Op::AssertFail { args } => sys::assert_fail(cx, fr, m, args)?,
         Op::DevRt { f, args, ret } => sys::devrt(cx, fr, m, *f, args, ret.as_ref())?,
+        Op::Malloc { size, ret } => heapcall::malloc(cx, fr, m, size, ret.as_ref())?,
+        Op::Free { ptr } => heapcall::free(cx, fr, m, ptr)?,
         Op::Nop => {}
         Op::Bra { .. }
         | Op::Brx { .. }

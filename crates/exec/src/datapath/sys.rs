@@ -20,7 +20,7 @@ use crate::program::{CallArg, DevRtFn, Space};
 use crate::warp::{lanes, Frame};
 
 /// A call argument's value in lane `l` (at most 8 bytes of a `.param`).
-fn arg(cx: &Lanes<'_>, fr: &Frame, a: &CallArg, l: usize) -> Result<u64, Trap> {
+pub(super) fn arg(cx: &Lanes<'_>, fr: &Frame, a: &CallArg, l: usize) -> Result<u64, Trap> {
     match *a {
         CallArg::Reg(r) => Ok(fr.regs[r as usize][l]),
         CallArg::Imm(v) => Ok(v),
@@ -72,7 +72,7 @@ pub(super) fn printf(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, fmt: &CallArg, 
     Ok(())
 }
 
-fn with_lane(t: Trap, l: usize) -> Trap {
+pub(super) fn with_lane(t: Trap, l: usize) -> Trap {
     Trap { lane: t.lane.or(Some(l as u32)), ..t }
 }
 

@@ -1359,6 +1359,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     "cudaCGGetRank" if bodiless && self.m.devrt && args.len() == 3 && rets.len() <= 1 => {
                         return Ok(Op::DevRt { f: DevRtFn::GetRank, args, ret: rets.first().copied() });
                     }
+                    "malloc" if bodiless && args.len() == 1 && rets.len() <= 1 => return Ok(Op::Malloc { size: args[0], ret: rets.first().copied() }),
+                    "free" if bodiless && args.len() == 1 && rets.is_empty() => return Ok(Op::Free { ptr: args[0] }),
                     _ => Callee::Direct(f),
                 }
             }
