@@ -333,7 +333,7 @@ pub unsafe fn launch(f: Handle, grid: [c_uint; 3], block: [c_uint; 3], shared_by
         cfg.dynamic_shared_bytes = shared_bytes;
         cfg.scheduling = crate::device::scheduling_for(forced, cc);
         cfg.threads = threads;
-        let result = state::device_read().launch(&module, &func.name, &cfg, &args);
+        let result = crate::hostmap::around_launch(|| state::device_read().launch(&module, &func.name, &cfg, &args));
         match result {
             Ok(stats) => {
                 report::record_launch(&func.name, report::LaunchOutcome::Ran(stats.warp_instructions, stats.thread_instructions));
