@@ -3,10 +3,11 @@
 # driver library of crates/cuda (libcuda.so.1): a vector add compared with
 # NumPy, then launches on a stream, events, shared memory, atomics, float64
 # math, cuda.reduce, pinned arrays, a grid-synchronizing cooperative kernel
-# (cuda.cg.this_grid().sync()), and mapped and managed arrays (these two
-# fail: the engine cannot reach host memory yet, so cuMemHostAlloc with
-# DEVICEMAP is refused and cuMemAllocManaged is absent). Prints one OK/FAIL
-# line per check; exits 1 when any fails.
+# (cuda.cg.this_grid().sync()), and host memory the kernel dereferences:
+# mapped (cuMemHostAlloc with DEVICEMAP), managed (cuMemAllocManaged) and
+# registered (cuda.mapped: cuMemHostRegister) arrays, each written by the
+# host, read and written by a kernel, and compared with NumPy on the host.
+# Prints one OK/FAIL line per check; exits 1 when any fails.
 #
 # Builds a pinned virtual environment with the Numba packages of
 # scripts/gen_corpus.sh (NUMBA_PKGS; no nvJitLink, so numba-cuda links PTX
@@ -134,13 +135,22 @@ def pinned():
     d = cuda.to_device(h); assert d.copy_to_host().sum() == 100
 step("pinned array", pinned)
 def mapped():
-    h = cuda.mapped_array(100, dtype=np.float32); h[:] = 1
-    add[1,128](h, h, h); assert h.sum() == 200
+    h = cuda.mapped_array(100, dtype=np.float32); h[:] = np.arange(100)
+    add[1,128](h, h, h); cuda.synchronize()
+    np.testing.assert_array_equal(h, 2*np.arange(100, dtype=np.float32))
 step("mapped array", mapped)
 def managed():
-    m = cuda.managed_array(100, dtype=np.float32); m[:] = 1
-    add[1,128](m, m, m); cuda.synchronize(); assert m.sum() == 200
+    m = cuda.managed_array(100, dtype=np.float32); m[:] = np.arange(100)
+    add[1,128](m, m, m); cuda.synchronize()
+    np.testing.assert_array_equal(m, 2*np.arange(100, dtype=np.float32))
+    m[:] = 1; add[1,128](m, m, m); cuda.synchronize(); assert m.sum() == 200
 step("managed array", managed)
+def registered():
+    x = np.arange(100, dtype=np.float32)
+    with cuda.mapped(x) as d:
+        add[1,128](d, d, d); cuda.synchronize()
+    np.testing.assert_array_equal(x, 2*np.arange(100, dtype=np.float32))
+step("registered (cuda.mapped) array", registered)
 
 @cuda.jit
 def grid_phases(a, b):

@@ -144,7 +144,7 @@ fn attribute(attr: c_int, cc: (i32, i32)) -> Option<c_int> {
         16 => 1,                          // multiprocessor count
         17 => 0,                          // kernel exec timeout
         18 => 0,                          // integrated
-        19 => 0,                          // can map host memory: not yet
+        19 => 1,                          // can map host memory (at the host's address)
         20 => 0,                          // compute mode: default
         31 => 0,                          // concurrent kernels: launches run one by one
         32 => 0,                          // ECC
@@ -161,11 +161,12 @@ fn attribute(attr: c_int, cc: (i32, i32)) -> Option<c_int> {
         78 => 0,                          // stream priorities supported
         81 => 228 * 1024,                 // max shared memory per multiprocessor
         82 => 65536,                      // max registers per multiprocessor
-        83 => 0,                          // managed memory: not yet
+        83 => 1,                          // managed memory
         84 => 0,                          // multi-GPU board
         86 => 0,                          // host native atomics
         87 => 2,                          // single/double precision perf ratio
         88 | 89 => 0,                     // pageable / concurrent managed access
+        91 => 1,                          // host pointer usable for registered memory
         95 => 1,                          // cooperative launch
         96 => 0,                          // cooperative multi-device launch
         120 => (cc.0 >= 9) as i32,        // cluster launch (sm_90+)

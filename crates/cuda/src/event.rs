@@ -1,4 +1,4 @@
-//! Events (host timestamps), stream priorities and `cuPointerGetAttribute`.
+//! Events (host timestamps) and stream priorities.
 //!
 //! Invariants:
 //! - Work is complete when its call returns, so a recorded event has
@@ -6,13 +6,10 @@
 //!   `cuEventElapsedTime` is the host time between two records.
 //! - The device reports no stream priorities (attribute 78 is 0), so the
 //!   priority range is [0, 0] and every requested priority is clamped to 0.
-//! - Pointer attributes are answered for device ranges of
-//!   [`crate::state::State::ranges`] only; other addresses are
-//!   CUDA_ERROR_INVALID_VALUE.
 
-use crate::state::{self, entry, from_ptr, put, to_ptr, Event, RangeKind, State, TAG_EVENT, TAG_STREAM};
+use crate::state::{self, entry, from_ptr, put, to_ptr, Event, State, TAG_EVENT, TAG_STREAM};
 use crate::types::*;
-use std::os::raw::{c_int, c_uint, c_void};
+use std::os::raw::{c_int, c_uint};
 use std::time::Instant;
 
 /// `CUevent_flags`.
@@ -156,54 +153,4 @@ pub unsafe extern "C" fn cuEventElapsedTime(ms: *mut f32, start: Handle, end: Ha
 #[no_mangle]
 pub unsafe extern "C" fn cuEventElapsedTime_v2(ms: *mut f32, start: Handle, end: Handle) -> CUresult {
     elapsed("cuEventElapsedTime_v2", ms, start, end)
-}
-
-/// `CUpointer_attribute`s answered.
-pub const CU_POINTER_ATTRIBUTE_CONTEXT: c_int = 1;
-pub const CU_POINTER_ATTRIBUTE_MEMORY_TYPE: c_int = 2;
-pub const CU_POINTER_ATTRIBUTE_DEVICE_POINTER: c_int = 3;
-pub const CU_POINTER_ATTRIBUTE_HOST_POINTER: c_int = 4;
-pub const CU_POINTER_ATTRIBUTE_BUFFER_ID: c_int = 7;
-pub const CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL: c_int = 9;
-pub const CU_POINTER_ATTRIBUTE_RANGE_START_ADDR: c_int = 11;
-pub const CU_POINTER_ATTRIBUTE_RANGE_SIZE: c_int = 12;
-/// `CU_MEMORYTYPE_DEVICE`.
-pub const CU_MEMORYTYPE_DEVICE: c_uint = 2;
-
-/// Writes attribute `attr` of device pointer `ptr` to `data`: CONTEXT (a
-/// `CUcontext`; a library variable's is the current context), MEMORY_TYPE
-/// (`CU_MEMORYTYPE_DEVICE`, 32 bits), DEVICE_POINTER (the pointer),
-/// BUFFER_ID (the range's base, 64 bits: addresses are never reused),
-/// DEVICE_ORDINAL (0, 32 bits), RANGE_START_ADDR and RANGE_SIZE. HOST_POINTER
-/// is CUDA_ERROR_INVALID_VALUE (device memory is not mapped for the host),
-/// as is any other attribute.
-///
-/// # Safety
-/// `data` is null or valid for a write of the attribute's type.
-#[no_mangle]
-pub unsafe extern "C" fn cuPointerGetAttribute(data: *mut c_void, attr: c_int, ptr: CUdeviceptr) -> CUresult {
-    entry("cuPointerGetAttribute", true, || {
-        if data.is_null() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        let st = state::state();
-        let current = st.current()?;
-        let (base, r) = st.range(ptr, 1).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        match attr {
-            CU_POINTER_ATTRIBUTE_CONTEXT => {
-                let ctx = match r.kind {
-                    RangeKind::Alloc { ctx } => ctx,
-                    RangeKind::Global { module } => st.modules.get(&module).map(|m| m.ctx).filter(|&c| c != 0).unwrap_or(current),
-                };
-                put(data as *mut Handle, to_ptr(ctx))
-            }
-            CU_POINTER_ATTRIBUTE_MEMORY_TYPE => put(data as *mut c_uint, CU_MEMORYTYPE_DEVICE),
-            CU_POINTER_ATTRIBUTE_DEVICE_POINTER => put(data as *mut CUdeviceptr, ptr),
-            CU_POINTER_ATTRIBUTE_BUFFER_ID => put(data as *mut u64, base),
-            CU_POINTER_ATTRIBUTE_DEVICE_ORDINAL => put(data as *mut c_int, 0),
-            CU_POINTER_ATTRIBUTE_RANGE_START_ADDR => put(data as *mut CUdeviceptr, base),
-            CU_POINTER_ATTRIBUTE_RANGE_SIZE => put(data as *mut usize, r.size as usize),
-            _ => Err(CUDA_ERROR_INVALID_VALUE),
-        }
-    })
 }

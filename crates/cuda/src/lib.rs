@@ -16,8 +16,12 @@
 //! - `library`: the PTX linker (`cuLink*`), libraries, kernels, function
 //!   attributes, `cuLaunchKernelEx`.
 //! - `host`: page-locked host memory (allocated or registered).
+//! - `hostmap`: host memory kernels dereference at the host's address
+//!   (mapped, registered, managed blocks), copied in and out around launches.
+//! - `managed`: `cuMemAllocManaged`, `cuMemAdvise`, `cuMemPrefetchAsync`.
 //! - `occupancy`: settable function attributes, the occupancy calculator.
-//! - `event`: events, stream priorities, `cuPointerGetAttribute`.
+//! - `event`: events, stream priorities.
+//! - `pointer`: `cuPointerGetAttribute(s)`.
 //! - `stream`: stream queries, waits and host callbacks (run at once),
 //!   cache configuration, the profiler switches.
 //! - `ipc`: inter-process handles (`cuIpc*`), refused with
@@ -43,10 +47,13 @@ pub mod device;
 pub mod event;
 pub mod host;
 pub mod ipc;
+pub mod hostmap;
 pub mod library;
+pub mod managed;
 pub mod memory;
 pub mod module;
 pub mod occupancy;
+pub mod pointer;
 pub mod proc;
 #[rustfmt::skip]
 pub mod proc_table;

@@ -1,11 +1,15 @@
 //! Device memory: allocation and free, the memory info and address-range
-//! queries, host↔device and device↔device copies, and memsets (the `Async`
+//! queries, host↔device and device↔device copies (`cuMemcpy`/`cuMemcpyAsync`
+//! in any direction, by unified addressing), and memsets (the `Async`
 //! forms run at once, which is a legal stream order).
 //!
-//! Invariants: a host copy touches only a range of [`State::ranges`] (a
-//! live allocation or a loaded module's `.global` variable); `cuMemFree`
-//! gives the block back to the engine (`Device::free`), whose addresses are
-//! never reused, so a kernel that keeps a freed pointer traps out of bounds.
+//! Invariants: a copy's device side is a range of [`State::ranges`] (a
+//! live allocation, a loaded module's `.global` variable, or mapped host
+//! memory: pinned or managed); on mapped host memory copies and memsets act
+//! on the host's bytes ([`crate::hostmap`] copies them in for each launch).
+//! `cuMemFree` gives a device block back to the engine (`Device::free`),
+//! whose addresses are never reused, so a kernel that keeps a freed pointer
+//! traps out of bounds; a managed block's mapping goes back to the host.
 
 use crate::state::{self, entry, put, Range, RangeKind, State};
 use crate::types::*;
@@ -14,6 +18,13 @@ use std::os::raw::c_void;
 
 /// Bytes written per chunk when filling device memory.
 const CHUNK: u64 = 1 << 20;
+
+/// Whether a checked device range is mapped host memory (its bytes are the
+/// host's) rather than the engine's own.
+fn on_host(st: &State, addr: u64, n: u64) -> Result<bool, CUresult> {
+    let (_, r) = st.range(addr, n).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    Ok(matches!(r.kind, RangeKind::Host { .. } | RangeKind::Managed { .. }))
+}
 
 /// Fills `[addr, addr+len)` with `pattern` repeated (`len` a multiple of
 /// its length).
@@ -63,6 +74,13 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
                 st.ranges.remove(&dptr);
                 st.allocated -= size;
                 state::device_write().free(dptr).map_err(|_| CUDA_ERROR_INVALID_VALUE)
+            }
+            Some(Range { size, kind: RangeKind::Managed { .. } }) => {
+                let size = *size;
+                st.ranges.remove(&dptr);
+                st.allocated -= size;
+                crate::hostmap::release(dptr, size);
+                Ok(())
             }
             _ => Err(CUDA_ERROR_INVALID_VALUE),
         }
@@ -127,7 +145,10 @@ unsafe fn htod(name: &str, dst: CUdeviceptr, src: *const c_void, n: usize, strea
         if src.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        check(&st, None, &[(dst, n as u64)])?;
+        if on_host(&st, dst, n as u64)? {
+            crate::hostmap::with_blocks(|| std::ptr::copy(src as *const u8, dst as usize as *mut u8, n));
+            return Ok(());
+        }
         let bytes = std::slice::from_raw_parts(src as *const u8, n);
         state::device_write().write(dst, bytes).map_err(|_| CUDA_ERROR_INVALID_VALUE)
     })
@@ -143,10 +164,12 @@ unsafe fn dtoh(name: &str, dst: *mut c_void, src: CUdeviceptr, n: usize, stream:
         if dst.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        check(&st, None, &[(src, n as u64)])?;
-        let bytes = state::device_read().read(src, n as u64).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
-        std::ptr::copy_nonoverlapping(bytes.as_ptr(), dst as *mut u8, n);
-        Ok(())
+        if on_host(&st, src, n as u64)? {
+            crate::hostmap::with_blocks(|| std::ptr::copy(src as usize as *const u8, dst as *mut u8, n));
+            return Ok(());
+        }
+        let out = std::slice::from_raw_parts_mut(dst as *mut u8, n);
+        state::device_read().read_into(src, out).map_err(|_| CUDA_ERROR_INVALID_VALUE)
     })
 }
 
@@ -157,7 +180,22 @@ fn dtod(name: &str, dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: Option
         if n == 0 {
             return Ok(());
         }
-        check(&st, None, &[(src, n as u64), (dst, n as u64)])?;
+        let (src_host, dst_host) = (on_host(&st, src, n as u64)?, on_host(&st, dst, n as u64)?);
+        if src_host || dst_host {
+            // SAFETY (each arm): a mapped side is live host memory of the
+            // checked range; the other side is the engine's.
+            return crate::hostmap::with_blocks(|| unsafe {
+                let (s, d) = (src as usize as *const u8, dst as usize as *mut u8);
+                match (src_host, dst_host) {
+                    (true, true) => {
+                        std::ptr::copy(s, d, n);
+                        Ok(())
+                    }
+                    (true, false) => state::device_write().write(dst, std::slice::from_raw_parts(s, n)).map_err(|_| CUDA_ERROR_INVALID_VALUE),
+                    _ => state::device_read().read_into(src, std::slice::from_raw_parts_mut(d, n)).map_err(|_| CUDA_ERROR_INVALID_VALUE),
+                }
+            });
+        }
         let mut dev = state::device_write();
         let n = n as u64;
         if src < dst + n && dst < src + n {
@@ -214,6 +252,20 @@ pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, n: us
     dtod("cuMemcpyDtoDAsync_v2", dst, src, n, Some(stream))
 }
 
+/// Copies `n` bytes between any two tracked ranges (unified addressing:
+/// device memory, module variables, mapped host memory); an address
+/// outside them is CUDA_ERROR_INVALID_VALUE (pageable host memory is not
+/// tracked, so it cannot be told from a stale device pointer).
+#[no_mangle]
+pub extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult {
+    dtod("cuMemcpy", dst, src, n, None)
+}
+
+#[no_mangle]
+pub extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: Handle) -> CUresult {
+    dtod("cuMemcpyAsync", dst, src, n, Some(stream))
+}
+
 /// `count` elements of `pattern` (1, 2 or 4 bytes) from `dst`, which must
 /// be aligned to the element size.
 fn memset(name: &str, dst: CUdeviceptr, pattern: &[u8], count: usize, stream: Option<Handle>) -> CUresult {
@@ -227,7 +279,12 @@ fn memset(name: &str, dst: CUdeviceptr, pattern: &[u8], count: usize, stream: Op
             return Ok(());
         }
         let len = (count as u64).checked_mul(pattern.len() as u64).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        check(&st, None, &[(dst, len)])?;
+        if on_host(&st, dst, len)? {
+            // SAFETY: `[dst, dst+len)` is live mapped host memory (checked).
+            let out = unsafe { std::slice::from_raw_parts_mut(dst as usize as *mut u8, len as usize) };
+            crate::hostmap::with_blocks(|| out.chunks_exact_mut(pattern.len()).for_each(|c| c.copy_from_slice(pattern)));
+            return Ok(());
+        }
         fill(&mut state::device_write(), dst, len, pattern)
     })
 }

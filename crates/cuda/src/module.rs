@@ -501,7 +501,7 @@ pub unsafe fn launch(
         } else {
             None
         };
-        let result = state::device_read().launch(&module, &func.name, &cfg, &args);
+        let result = crate::hostmap::around_launch(|| state::device_read().launch(&module, &func.name, &cfg, &args));
         if let Some(ws) = workspace {
             let _ = state::device_write().free(ws);
         }

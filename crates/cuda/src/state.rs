@@ -12,8 +12,10 @@
 //! - A handle is `(tag << 56) | serial`, serials never reused: a freed or
 //!   foreign handle is simply absent from its registry.
 //! - Every device byte range a host copy may touch is in [`State::ranges`]
-//!   (live allocations and the `.global` variables of loaded modules); a
-//!   freed allocation goes back to the engine (`Device::free`).
+//!   (live allocations, the `.global` variables of loaded modules, and
+//!   host memory mapped at its own address: pinned, registered, managed); a
+//!   freed allocation goes back to the engine (`Device::free`), a freed
+//!   host block to the host ([`crate::hostmap`]).
 
 use crate::types::*;
 use ptxsim_exec::{Device, Limits, Module};
@@ -66,6 +68,14 @@ pub enum RangeKind {
     Alloc { ctx: u64 },
     /// A `.global` variable of a loaded module.
     Global { module: u64 },
+    /// Page-locked host memory of a context, allocated or registered
+    /// (its details in [`State::host`]), mapped at its own address.
+    /// `id` is its `CU_POINTER_ATTRIBUTE_BUFFER_ID` (host addresses may be
+    /// reused, ids are not).
+    Host { ctx: u64, id: u64 },
+    /// A `cuMemAllocManaged` block of a context (host memory mapped at its
+    /// own address) with its attach flags and buffer id.
+    Managed { ctx: u64, flags: u32, id: u64 },
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -126,13 +136,15 @@ pub struct Event {
     pub recorded: Option<std::time::Instant>,
 }
 
-/// A page-locked host block: its size, context, and whether this library
-/// allocated it (`cuMemHostAlloc`) or only registered it.
+/// A page-locked host block: its size, context, whether this library
+/// allocated it (`cuMemHostAlloc`) or only registered it, and the flags
+/// it was allocated or registered with.
 #[derive(Debug, Clone, Copy)]
 pub struct HostBlock {
     pub size: usize,
     pub ctx: u64,
     pub owned: bool,
+    pub flags: u32,
 }
 
 #[derive(Debug, Default)]
@@ -152,7 +164,7 @@ pub struct State {
     pub primary_refs: u32,
     /// Device ranges a host copy may touch, by base address.
     pub ranges: BTreeMap<u64, Range>,
-    /// Bytes of live `cuMemAlloc` allocations.
+    /// Bytes of live `cuMemAlloc` and `cuMemAllocManaged` allocations.
     pub allocated: u64,
     pub modules: HashMap<u64, LoadedModule>,
     pub functions: HashMap<u64, Function>,
@@ -212,11 +224,20 @@ impl State {
     /// Frees every allocation of `ctx` (back to the engine), and unloads its
     /// modules and destroys its streams.
     pub fn release_resources(&mut self, ctx: u64) {
-        let mine: Vec<(u64, u64)> = self.ranges.iter().filter(|(_, r)| r.kind == RangeKind::Alloc { ctx }).map(|(b, r)| (*b, r.size)).collect();
-        for (base, size) in mine {
+        let mine: Vec<(u64, Range)> = self
+            .ranges
+            .iter()
+            .filter(|(_, r)| matches!(r.kind, RangeKind::Alloc { ctx: c } | RangeKind::Managed { ctx: c, .. } if c == ctx))
+            .map(|(b, r)| (*b, *r))
+            .collect();
+        for (base, r) in mine {
             self.ranges.remove(&base);
-            self.allocated -= size;
-            let _ = device_write().free(base);
+            self.allocated -= r.size;
+            if let RangeKind::Managed { .. } = r.kind {
+                crate::hostmap::release(base, r.size);
+            } else {
+                let _ = device_write().free(base);
+            }
         }
         let mods: Vec<u64> = self.modules.iter().filter(|(_, m)| m.ctx == ctx).map(|(h, _)| *h).collect();
         for m in mods {

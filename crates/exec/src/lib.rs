@@ -55,6 +55,7 @@ mod warp;
 pub use decode::decodes_opcode;
 pub use error::{RunError, TrapKind};
 pub use launch::MAX_WORKERS;
+pub use memory::PlaceError;
 pub use printf::{Printed, Stdout, DEFAULT_STDOUT_BYTES};
 use std::sync::Arc;
 
@@ -636,6 +637,41 @@ impl Device {
         self.mem.heap.reserve(base, bytes);
         self.names.insert(base, "the device heap (`malloc`)".to_string());
         Ok(())
+    }
+
+    /// Places a zeroed allocation of `size` bytes at address `addr` (host
+    /// memory the driver maps at the host's own address): 8-byte aligned,
+    /// outside the reserved ranges, overlapping no live allocation, within
+    /// the memory limit ([`memory::GlobalMemory::alloc_at`]). Freed with
+    /// [`Device::free`]; the address may then be placed again.
+    pub fn alloc_at(&mut self, addr: u64, size: u64) -> Result<(), PlaceError> {
+        let cap = self.limits.global_cap();
+        self.mem.alloc_at(addr, size, cap)
+    }
+
+    /// Bytes of global memory allocated (allocations, placed ranges and
+    /// module variables).
+    pub fn allocated_bytes(&self) -> u64 {
+        self.mem.total
+    }
+
+    /// Copies host bytes to device memory through a shared reference (the
+    /// words are atomics), so it may run while launches hold the device.
+    pub fn store(&self, addr: u64, bytes: &[u8]) -> Result<(), RunError> {
+        if self.mem.write_bytes(addr, bytes) {
+            Ok(())
+        } else {
+            Err(RunError::new(TrapKind::OutOfBounds, format!("host write of {} bytes at {addr:#x} {}", bytes.len(), self.explain(addr, bytes.len() as u64))))
+        }
+    }
+
+    /// Copies device memory into `out` (no intermediate buffer).
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> Result<(), RunError> {
+        if self.mem.read_into(addr, out) {
+            Ok(())
+        } else {
+            Err(RunError::new(TrapKind::OutOfBounds, format!("host read of {} bytes at {addr:#x} {}", out.len(), self.explain(addr, out.len() as u64))))
+        }
     }
 
     /// Copies host bytes to device memory.

@@ -36,6 +36,47 @@ pub const WINDOW_SIZE: u64 = 1 << 32;
 pub const FUNC_BASE: u64 = 0xfc00_0000;
 pub const FUNC_STRIDE: u64 = 16;
 
+/// Address ranges `[lo, hi)` no placed allocation may touch: the null page,
+/// the function addresses, and the generic windows of the other spaces.
+const RESERVED: [(u64, u64); 6] = [
+    (0, 4096),
+    (FUNC_BASE, 1 << 32),
+    (SHARED_WINDOW, SHARED_WINDOW + WINDOW_SIZE),
+    (LOCAL_WINDOW, LOCAL_WINDOW + WINDOW_SIZE),
+    (CONST_WINDOW, CONST_WINDOW + WINDOW_SIZE),
+    (PARAM_WINDOW, PARAM_WINDOW + WINDOW_SIZE),
+];
+
+/// Why [`GlobalMemory::alloc_at`] refused to place an allocation.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PlaceError {
+    /// A size of zero.
+    Empty,
+    /// The address is not 8-byte aligned.
+    Misaligned { addr: u64 },
+    /// The range touches the null page, the function addresses or a
+    /// window of another space (or wraps around).
+    Reserved { addr: u64, size: u64 },
+    /// The range overlaps the live allocation `[base, base+size)`.
+    Overlap { base: u64, size: u64 },
+    /// The memory limit, or the host's memory, cannot hold `size` more bytes.
+    OutOfMemory { size: u64 },
+}
+
+impl std::fmt::Display for PlaceError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match *self {
+            PlaceError::Empty => write!(f, "an allocation of 0 bytes"),
+            PlaceError::Misaligned { addr } => write!(f, "{addr:#x} is not 8-byte aligned"),
+            PlaceError::Reserved { addr, size } => write!(f, "{size} bytes at {addr:#x} reach addresses reserved for the null page, functions or another space's window"),
+            PlaceError::Overlap { base, size } => write!(f, "overlaps the allocation of {size} bytes at {base:#x}"),
+            PlaceError::OutOfMemory { size } => write!(f, "no room for {size} more bytes under the memory limit"),
+        }
+    }
+}
+
+impl std::error::Error for PlaceError {}
+
 /// Which space a generic address falls in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Window {
@@ -139,7 +180,10 @@ impl GlobalMemory {
     }
 
     /// Allocates `size` bytes (zeroed, lazily backed), 256-byte aligned,
-    /// with a guard gap.
+    /// with a guard gap, at the next free address above the last one
+    /// handed out (skipping any allocation placed there by [`alloc_at`]).
+    ///
+    /// [`alloc_at`]: GlobalMemory::alloc_at
     pub fn alloc(&mut self, size: u64, limit: u64) -> Option<u64> {
         let size = size.max(1);
         let new_total = self.total.checked_add(size)?;
@@ -147,16 +191,57 @@ impl GlobalMemory {
             return None;
         }
         let words = usize::try_from(size.div_ceil(8)).ok()?;
-        let base = self.next;
+        let mut base = self.next;
+        // Step over placed allocations that the range (and its guard gap)
+        // would overlap; allocations are disjoint and sorted, so their
+        // ends are sorted too.
+        loop {
+            let end = base.checked_add(size)?.checked_add(256)?;
+            let j = self.allocs.partition_point(|a| a.base + a.size <= base);
+            match self.allocs.get(j) {
+                Some(a) if a.base < end => base = a.base.checked_add(a.size)?.checked_add(256 + 255)? & !255,
+                _ => break,
+            }
+        }
         let next = base.checked_add(size)?.checked_add(256 + 255)? & !255;
         if next >= PARAM_WINDOW {
             return None;
         }
         let v: Vec<AtomicU64> = bytemuck::allocation::try_zeroed_vec(words).ok()?;
-        self.allocs.push(Allocation { base, size, words: v });
+        let i = self.allocs.partition_point(|a| a.base < base);
+        self.allocs.insert(i, Allocation { base, size, words: v });
         self.next = next;
         self.total = new_total;
         Some(base)
+    }
+
+    /// Places a zeroed allocation of `size` bytes at `addr` (a host
+    /// address the driver maps into the device's address space, so the
+    /// host and kernels use the same pointer). `addr` must be 8-byte
+    /// aligned (an access never straddles two words), the range must miss
+    /// the null page, the function-address range and the generic windows
+    /// of the other spaces, and must not overlap a live allocation.
+    pub fn alloc_at(&mut self, addr: u64, size: u64, limit: u64) -> Result<(), PlaceError> {
+        if size == 0 {
+            return Err(PlaceError::Empty);
+        }
+        if !addr.is_multiple_of(8) {
+            return Err(PlaceError::Misaligned { addr });
+        }
+        let end = addr.checked_add(size).ok_or(PlaceError::Reserved { addr, size })?;
+        if RESERVED.iter().any(|&(lo, hi)| addr < hi && lo < end) {
+            return Err(PlaceError::Reserved { addr, size });
+        }
+        let j = self.allocs.partition_point(|a| a.base + a.size <= addr);
+        if let Some(a) = self.allocs.get(j).filter(|a| a.base < end) {
+            return Err(PlaceError::Overlap { base: a.base, size: a.size });
+        }
+        let new_total = self.total.checked_add(size).filter(|&t| t <= limit).ok_or(PlaceError::OutOfMemory { size })?;
+        let words = usize::try_from(size.div_ceil(8)).map_err(|_| PlaceError::OutOfMemory { size })?;
+        let v: Vec<AtomicU64> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| PlaceError::OutOfMemory { size })?;
+        self.allocs.insert(j, Allocation { base: addr, size, words: v });
+        self.total = new_total;
+        Ok(())
     }
 
     /// Frees the allocation at `base` (an address `alloc` returned): its
@@ -214,25 +299,35 @@ impl GlobalMemory {
     }
 
     pub fn read_bytes(&self, addr: u64, len: u64) -> Option<Vec<u8>> {
-        let i = self.find(addr, len)?;
+        let len = usize::try_from(len).ok()?;
+        self.find(addr, len as u64)?;
+        let mut out = vec![0u8; len];
+        self.read_into(addr, &mut out).then_some(out)
+    }
+
+    /// Copies `[addr, addr+out.len())` into `out`; false (and `out`
+    /// unchanged) when no allocation holds the whole range.
+    pub fn read_into(&self, addr: u64, out: &mut [u8]) -> bool {
+        let len = out.len();
+        let Some(i) = self.find(addr, len as u64) else { return false };
         let a = &self.allocs[i];
         let off = addr - a.base;
-        let len = usize::try_from(len).ok()?;
-        let mut out = Vec::with_capacity(len);
         // Whole words where the range covers them, bytes at the edges.
         let head = (((8 - (off & 7)) & 7) as usize).min(len);
-        for k in 0..head as u64 {
-            out.push(a.read(off + k, 1) as u8);
+        for (k, o) in out[..head].iter_mut().enumerate() {
+            *o = a.read(off + k as u64, 1) as u8;
         }
-        let words = (len - head) / 8;
         let w0 = ((off + head as u64) >> 3) as usize;
-        for w in &a.words[w0..w0 + words] {
-            out.extend_from_slice(&w.load(Relaxed).to_le_bytes());
+        let mut chunks = out[head..].chunks_exact_mut(8);
+        for (w, c) in a.words[w0..].iter().zip(&mut chunks) {
+            c.copy_from_slice(&w.load(Relaxed).to_le_bytes());
         }
-        for k in out.len()..len {
-            out.push(a.read(off + k as u64, 1) as u8);
+        let tail = chunks.into_remainder();
+        let t0 = off + (len - tail.len()) as u64;
+        for (k, o) in tail.iter_mut().enumerate() {
+            *o = a.read(t0 + k as u64, 1) as u8;
         }
-        Some(out)
+        true
     }
 }
 
@@ -376,6 +471,47 @@ mod tests {
     //! The word-wise host copies against a byte-at-a-time model.
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn placed_allocations_keep_the_list_sorted_and_disjoint() {
+        let mut g = GlobalMemory::new();
+        let a = g.alloc(100, u64::MAX).unwrap();
+        // A host-like address far above the bump pointer, and one the bump
+        // pointer will reach next.
+        let high = 0x7f12_3456_7000u64;
+        assert_eq!(g.alloc_at(high, 4096, u64::MAX), Ok(()));
+        let next = (a + 100 + 256 + 255) & !255;
+        assert_eq!(g.alloc_at(next, 64, u64::MAX), Ok(()));
+        // Overlaps, at either edge or inside.
+        assert_eq!(g.alloc_at(high - 8, 16, u64::MAX), Err(PlaceError::Overlap { base: high, size: 4096 }));
+        assert_eq!(g.alloc_at(high + 4088, 100, u64::MAX), Err(PlaceError::Overlap { base: high, size: 4096 }));
+        assert_eq!(g.alloc_at(a + 8, 8, u64::MAX), Err(PlaceError::Overlap { base: a, size: 100 }));
+        // Adjacent is fine.
+        assert_eq!(g.alloc_at(high + 4096, 8, u64::MAX), Ok(()));
+        assert_eq!(g.alloc_at(high - 8, 8, u64::MAX), Ok(()));
+        // The bump allocator steps over the placed block at `next`.
+        let b = g.alloc(32, u64::MAX).unwrap();
+        assert!(b >= next + 64 + 256, "{b:#x} lands on or right after the placed block at {next:#x}");
+        assert!(g.allocs.windows(2).all(|w| w[0].base + w[0].size <= w[1].base), "sorted and disjoint");
+        // Errors.
+        assert_eq!(g.alloc_at(high + 0x10_0001, 8, u64::MAX), Err(PlaceError::Misaligned { addr: high + 0x10_0001 }));
+        assert_eq!(g.alloc_at(high + 0x10_0000, 0, u64::MAX), Err(PlaceError::Empty));
+        assert!(matches!(g.alloc_at(0, 8, u64::MAX), Err(PlaceError::Reserved { .. })));
+        assert!(matches!(g.alloc_at(SHARED_WINDOW - 8, 16, u64::MAX), Err(PlaceError::Reserved { .. })));
+        assert!(matches!(g.alloc_at(FUNC_BASE, 8, u64::MAX), Err(PlaceError::Reserved { .. })));
+        assert!(matches!(g.alloc_at(u64::MAX - 7, 16, u64::MAX), Err(PlaceError::Reserved { .. })));
+        assert_eq!(g.alloc_at(high + 0x10_0000, 64, g.total + 63), Err(PlaceError::OutOfMemory { size: 64 }));
+        // Freed, the same address can be placed again; bytes round-trip.
+        let before = g.total;
+        assert!(g.free(high));
+        assert_eq!(g.total, before - 4096);
+        assert_eq!(g.alloc_at(high, 4096, u64::MAX), Ok(()));
+        assert!(g.write_bytes(high + 3, b"mapped"));
+        let mut out = [0u8; 6];
+        assert!(g.read_into(high + 3, &mut out));
+        assert_eq!(&out, b"mapped");
+        assert!(!g.read_into(high + 4093, &mut out), "runs past the end");
+    }
 
     proptest! {
         #[test]

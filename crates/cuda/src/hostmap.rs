@@ -1,0 +1,210 @@
+//! Host memory that kernels dereference: the blocks of `cuMemHostAlloc`,
+//! `cuMemAllocHost`, `cuMemAllocManaged` and `cuMemHostRegister`, mapped
+//! into the engine's global address space at the host's own address (the
+//! device pointer of such a block is its host pointer).
+//!
+//! Owns: the mapped blocks ([`BLOCKS`]), the anonymous mappings that back
+//! allocated blocks (`mmap`, so their addresses are the kernel's choice and
+//! cannot be addresses the engine hands out; a placement that collides
+//! anyway is retried at another address), and the copies that keep the
+//! two views of a block equal.
+//!
+//! The engine keeps its own copy of each block (an allocation placed with
+//! `Device::alloc_at` at the same address). The host's bytes are the
+//! block's contents between launches: [`around_launch`] copies every block
+//! into the engine before a launch and back after it (copy-in/copy-out at
+//! launch boundaries), comparing first, so pages neither side changed are
+//! neither written nor made resident. Host copies and memsets that reach a
+//! block act on the host's bytes ([`with_blocks`]).
+//!
+//! Invariants:
+//! - Lock order: `STATE` before [`BLOCKS`] before the engine device. A
+//!   launch with mapped blocks holds [`BLOCKS`] from its copy-in to its
+//!   copy-out, so launches that see host blocks run one at a time, and a
+//!   free or a host copy of a block waits for the launch in progress.
+//! - Since launches run to completion inside the launch call, the host's
+//!   view and the kernel's view agree at every point a CUDA program may
+//!   look (after the launch returns, a synchronize, an event).
+//! - A block registered read-only is copied in and never out (a GPU faults
+//!   on a kernel's write to it; here the write is not seen by the host).
+
+use crate::state;
+use crate::types::*;
+use ptxsim_exec::{Device, PlaceError};
+use std::collections::BTreeMap;
+use std::sync::{Mutex, MutexGuard};
+
+/// A mapped block: the host range `[addr, addr+size)` (the key is `addr`)
+/// and the base of the engine allocation holding it (`addr` rounded down
+/// to 8 bytes; its end is rounded up to 8, so every naturally aligned
+/// access stays within one engine word).
+#[derive(Debug, Clone, Copy)]
+struct Block {
+    size: u64,
+    base: u64,
+    copy_out: bool,
+}
+
+/// The mapped blocks, by host address.
+static BLOCKS: Mutex<BTreeMap<u64, Block>> = Mutex::new(BTreeMap::new());
+
+fn blocks() -> MutexGuard<'static, BTreeMap<u64, Block>> {
+    BLOCKS.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Bytes compared and copied at a time.
+const CHUNK: usize = 64 << 10;
+
+/// Tries on a fresh mapping whose address the engine cannot take.
+const MAP_TRIES: usize = 16;
+
+fn page() -> usize {
+    // SAFETY: sysconf has no preconditions.
+    let p = unsafe { libc::sysconf(libc::_SC_PAGESIZE) };
+    if p > 0 {
+        p as usize
+    } else {
+        4096
+    }
+}
+
+/// The length of the mapping that backs a block of `size` bytes.
+fn map_len(size: usize) -> Option<usize> {
+    size.checked_next_multiple_of(page())
+}
+
+/// Places host range `[addr, addr+size)` in the engine at the same address.
+fn place(map: &mut BTreeMap<u64, Block>, addr: u64, size: u64, copy_out: bool) -> Result<(), PlaceError> {
+    let base = addr & !7;
+    let end = addr.checked_add(size).and_then(|e| e.checked_next_multiple_of(8)).ok_or(PlaceError::Reserved { addr, size })?;
+    state::device_write().alloc_at(base, end - base)?;
+    map.insert(addr, Block { size, base, copy_out });
+    Ok(())
+}
+
+/// Allocates a zeroed, page-aligned host block of `size` bytes from a fresh
+/// anonymous mapping and maps it into the engine; returns its address.
+pub fn map_new(size: usize) -> Result<u64, CUresult> {
+    let len = map_len(size).ok_or(CUDA_ERROR_OUT_OF_MEMORY)?;
+    if size as u64 > state::device_read().limits.global_cap() {
+        return Err(CUDA_ERROR_OUT_OF_MEMORY);
+    }
+    let mut map = blocks();
+    let mut refused = Vec::new();
+    let mut result = Err(CUDA_ERROR_OUT_OF_MEMORY);
+    for _ in 0..MAP_TRIES {
+        // SAFETY: a fresh private anonymous mapping; no existing memory is touched.
+        let p = unsafe { libc::mmap(std::ptr::null_mut(), len, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS, -1, 0) };
+        if p == libc::MAP_FAILED {
+            break;
+        }
+        match place(&mut map, p as u64, size as u64, true) {
+            Ok(()) => {
+                result = Ok(p as u64);
+                break;
+            }
+            // Keep the refused mapping until a later one succeeds, so the
+            // next mmap returns another address.
+            Err(PlaceError::Overlap { .. } | PlaceError::Reserved { .. }) => refused.push(p),
+            Err(_) => {
+                // SAFETY: the mapping just made, unused.
+                unsafe { libc::munmap(p, len) };
+                break;
+            }
+        }
+    }
+    for p in refused {
+        // SAFETY: mappings made above, never handed out.
+        unsafe { libc::munmap(p, len) };
+    }
+    result
+}
+
+/// Unmaps a block of [`map_new`] from the engine and gives its memory back.
+pub fn release(addr: u64, size: u64) {
+    let mut map = blocks();
+    if let Some(b) = map.remove(&addr) {
+        let _ = state::device_write().free(b.base);
+        if let Some(len) = map_len(size as usize) {
+            // SAFETY: the block's own mapping (made by `map_new` with this
+            // length), which has just left every registry.
+            unsafe { libc::munmap(addr as *mut libc::c_void, len) };
+        }
+    }
+}
+
+/// Maps the caller's memory `[addr, addr+size)` into the engine
+/// (`cuMemHostRegister`); its bytes are copied out after launches unless
+/// `read_only`.
+pub fn register(addr: u64, size: u64, read_only: bool) -> Result<(), PlaceError> {
+    place(&mut blocks(), addr, size, !read_only)
+}
+
+/// Unmaps a registered range from the engine (its memory stays the
+/// caller's).
+pub fn unregister(addr: u64) {
+    let mut map = blocks();
+    if let Some(b) = map.remove(&addr) {
+        let _ = state::device_write().free(b.base);
+    }
+}
+
+/// Runs `f` (a host copy or memset that reaches a block) while no launch
+/// is between its copy-in and its copy-out.
+pub fn with_blocks<R>(f: impl FnOnce() -> R) -> R {
+    let _map = blocks();
+    f()
+}
+
+/// Copies every block into the engine.
+fn copy_in(dev: &Device, map: &BTreeMap<u64, Block>, buf: &mut [u8]) {
+    for (&addr, b) in map {
+        let mut off = 0u64;
+        while off < b.size {
+            let n = (b.size - off).min(CHUNK as u64) as usize;
+            // SAFETY: the block is live host memory of at least `size`
+            // bytes (allocated here, or registered by the caller, who
+            // keeps it until `cuMemHostUnregister`).
+            let host = unsafe { std::slice::from_raw_parts((addr + off) as usize as *const u8, n) };
+            let cur = &mut buf[..n];
+            if dev.read_into(addr + off, cur).is_ok() && cur != host {
+                let _ = dev.store(addr + off, host);
+            }
+            off += n as u64;
+        }
+    }
+}
+
+/// Copies every block (but the read-only ones) back to the host, writing
+/// only the chunks the launch changed.
+fn copy_out(dev: &Device, map: &BTreeMap<u64, Block>, buf: &mut [u8]) {
+    for (&addr, b) in map.iter().filter(|(_, b)| b.copy_out) {
+        let mut off = 0u64;
+        while off < b.size {
+            let n = (b.size - off).min(CHUNK as u64) as usize;
+            let cur = &mut buf[..n];
+            let p = (addr + off) as usize as *mut u8;
+            // SAFETY: as in `copy_in`; the block is writable host memory
+            // (it was not registered read-only).
+            if dev.read_into(addr + off, cur).is_ok() && unsafe { std::slice::from_raw_parts(p, n) } != &*cur {
+                unsafe { std::ptr::copy_nonoverlapping(cur.as_ptr(), p, n) };
+            }
+            off += n as u64;
+        }
+    }
+}
+
+/// Runs launch `f` with every mapped block copied into the engine before
+/// and back to the host after it. With no block mapped, runs `f` alone.
+pub fn around_launch<R>(f: impl FnOnce() -> R) -> R {
+    let map = blocks();
+    if map.is_empty() {
+        drop(map);
+        return f();
+    }
+    let mut buf = vec![0u8; CHUNK];
+    copy_in(&state::device_read(), &map, &mut buf);
+    let r = f();
+    copy_out(&state::device_read(), &map, &mut buf);
+    r
+}
