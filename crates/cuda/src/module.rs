@@ -14,6 +14,7 @@
 //! - What the kernel printed goes to stdout, the trap's located message to
 //!   stderr (`report.rs`).
 
+use crate::module_cache;
 use crate::report;
 use crate::state::{self, entry, from_ptr, put, to_ptr, Function, LoadedModule, Range, RangeKind, TAG_FUNCTION, TAG_MODULE, TAG_STREAM};
 use crate::types::*;
@@ -101,7 +102,13 @@ pub fn split_linked(text: &str) -> Option<Vec<(String, String)>> {
 
 /// Loads PTX text, or a linked image (its modules linked as nvlink does),
 /// into the engine: the module and its `.global` variables (address, size).
+/// A module without `.global` variables loaded before under the same
+/// settings comes from the decoded-module cache (`module_cache.rs`).
 pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, Globals), CUresult> {
+    let settings = module_cache::Settings { local_bytes_per_thread: dev.limits.local_bytes_per_thread };
+    if let Some(module) = module_cache::lock().get(text, settings) {
+        return Ok((module, Globals::new()));
+    }
     let loaded = match split_linked(text) {
         Some(mods) => {
             let refs: Vec<(&str, &str)> = mods.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
@@ -117,6 +124,7 @@ pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, G
             CUDA_ERROR_INVALID_PTX
         }
     })?;
+    module_cache::lock().insert(text, settings, &module);
     let globals = module.globals.iter().map(|(n, a)| (n.clone(), (*a, allocation_size(dev, *a)))).collect();
     Ok((module, globals))
 }
