@@ -17,6 +17,8 @@
 #   --runs N      runs per small program (default 3; the best counts)
 #   --big-runs N  runs per 2^20-thread program (default 1: the simulators
 #                 take minutes there)
+#   --sim-timeout S  stop a simulator run after S seconds (default 300) and
+#                 report "> S" with the ratio as a lower bound
 # Environment:
 #   NUMBA_VENV   venv with numba-cuda (default: the newest
 #                ~/.cache/ptxsim-tools/e2e-numba-*)
@@ -26,13 +28,14 @@
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 TOOLS=${PTXSIM_TOOLS:-$HOME/.cache/ptxsim-tools}
-RUNS=3 BIG_RUNS=1 ONLY=
+RUNS=3 BIG_RUNS=1 ONLY= SIM_TIMEOUT=300
 while [[ $# -gt 0 ]]; do
   case $1 in
     --runs) RUNS=$2; shift 2 ;;
     --big-runs) BIG_RUNS=$2; shift 2 ;;
     --only) ONLY=$2; shift 2 ;;
-    *) echo "usage: $0 [--runs N] [--big-runs N] [--only numba|triton]" >&2; exit 2 ;;
+    --sim-timeout) SIM_TIMEOUT=$2; shift 2 ;;
+    *) echo "usage: $0 [--runs N] [--big-runs N] [--sim-timeout S] [--only numba|triton]" >&2; exit 2 ;;
   esac
 done
 SMALL=${SMALL:-1024}
@@ -44,14 +47,21 @@ TRITON_VENV=${TRITON_VENV:-$TOOLS/triton-interp}
 PTXSIM=$ROOT/target/release/ptxsim
 export PTXSIM_LIBCUDA=$ROOT/target/release/libcuda.so
 
-# best SECONDS of N runs of CMD...; exits when a run fails.
+# best SECONDS of N runs of CMD... (each run stopped after LIMIT seconds:
+# then "> LIMIT"); exits when a run fails.
 best() {
-  local n=$1; shift
+  local n=$1 limit=$2; shift 2
   local b=
   for ((i = 0; i < n; i++)); do
-    local t0 t1
+    local t0 t1 rc=0
     t0=$(date +%s.%N)
-    if ! "$@" >/tmp/bench_python.$$.out 2>&1; then
+    timeout "$limit" "$@" >/tmp/bench_python.$$.out 2>&1 || rc=$?
+    if [[ $rc == 124 ]]; then
+      [[ -z $b ]] && echo ">$limit"
+      [[ -z $b ]] && return
+      break
+    fi
+    if [[ $rc != 0 ]]; then
       echo "FAILED: $*" >&2
       cat /tmp/bench_python.$$.out >&2
       exit 1
@@ -75,9 +85,11 @@ table() {
       local r=$RUNS
       [[ $n == "$BIG" ]] && r=$BIG_RUNS
       local a b
-      a=$(best "$r" "$PTXSIM" exec -- "$py" "$script" "$prog" "$n")
-      b=$(best "$r" env "$simenv=1" "$py" "$script" "$prog" "$n")
-      printf '| %-10s | %9s | %12.2f | %12.2f | %9.1fx |\n' "$prog" "$n" "$a" "$b" "$(awk -v a="$a" -v b="$b" 'BEGIN { print b / a }')"
+      a=$(best "$r" 3600 "$PTXSIM" exec -- "$py" "$script" "$prog" "$n")
+      b=$(best "$r" "$SIM_TIMEOUT" env "$simenv=1" "$py" "$script" "$prog" "$n")
+      local gt= bs=$b
+      if [[ $b == '>'* ]]; then gt='>'; b=${b#>}; bs=">$b"; else bs=$(printf '%.2f' "$b"); fi
+      printf '| %-10s | %9s | %12.2f | %12s | %9s |\n' "$prog" "$n" "$a" "$bs" "$gt$(awk -v a="$a" -v b="$b" 'BEGIN { printf "%.1fx", b / a }')"
     done
   done
 }
