@@ -6,6 +6,8 @@
 //!   engine's `Device::launch` of the same module with the same
 //!   configuration (scheduling, workers). The difference is the driver's
 //!   own cost: the guard, the registry lookups, copying the arguments.
+//!   Also the empty kernel on 64 blocks of 32 threads, where the launch
+//!   starts its worker threads.
 //! - `load/*`: a generated module of about 100 kB (many `.func`s of f32
 //!   math, as Numba and Triton emit for math-heavy code, and a kernel that
 //!   calls them): `cuModuleLoadData` of a text never loaded before (each
@@ -178,10 +180,15 @@ fn bench(c: &mut Criterion) {
     let engine_launch = || {
         black_box(dev.launch(&em, "empty", &cfg, &[]).expect("launch"));
     };
+    // 64 blocks of 32 threads: the workers are threads started per launch.
+    let grid_launch = || unsafe {
+        ok(cuda::module::cuLaunchKernel(f as _, 64, 1, 1, 32, 1, 1, 0, null_mut(), null_mut(), null_mut()), "cuLaunchKernel");
+    };
     let mut g = c.benchmark_group("launch");
     g.measurement_time(Duration::from_secs(3));
     g.bench_function("empty cuLaunchKernel", |b| b.iter(launch));
     g.bench_function("empty Device::launch", |b| b.iter(engine_launch));
+    g.bench_function("empty cuLaunchKernel 64x32", |b| b.iter(grid_launch));
     g.finish();
 
     // --- load: a 100 kB module ---
@@ -209,6 +216,7 @@ fn bench(c: &mut Criterion) {
     // --- summary, measured again the same way for both sides ---
     let l_drv = best_per_call(20, 2000, launch);
     let l_eng = best_per_call(20, 2000, engine_launch);
+    let l_grid = best_per_call(20, 200, grid_launch);
     let mut texts: Vec<String> = (0..30).map(|i| big_module(100_000, 1_000_000 + i)).collect();
     let mut first = Duration::MAX;
     for t in texts.drain(..) {
@@ -230,6 +238,7 @@ fn bench(c: &mut Criterion) {
         us(l_eng),
         us(l_drv) - us(l_eng)
     );
+    println!("  empty launch of 64 blocks of 32 threads (workers started per launch): cuLaunchKernel {:.1} µs", us(l_grid));
     println!(
         "  load of {} bytes of PTX: first {:.2} ms (target ≤ 5 ms), cached {:.1} µs, Device::load {:.2} ms",
         text.len() - 1,
