@@ -13,6 +13,8 @@
 //! - `context`: primary and created contexts, the context stack.
 //! - `memory`: allocation, copies, memsets, memory queries.
 //! - `module`: modules, kernels, `cuLaunchKernel`, streams.
+//! - `module_cache`: decoded modules kept by the hash of their text, so
+//!   loading the same PTX again costs a lookup.
 //! - `library`: the PTX linker (`cuLink*`), libraries, kernels, function
 //!   attributes, `cuLaunchKernelEx`.
 //! - `host`: page-locked host memory (allocated or registered).
@@ -52,6 +54,7 @@ pub mod library;
 pub mod managed;
 pub mod memory;
 pub mod module;
+pub mod module_cache;
 pub mod occupancy;
 pub mod pointer;
 pub mod proc;

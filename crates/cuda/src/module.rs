@@ -14,6 +14,7 @@
 //! - What the kernel printed goes to stdout, the trap's located message to
 //!   stderr (`report.rs`).
 
+use crate::module_cache;
 use crate::report;
 use crate::state::{self, entry, from_ptr, put, to_ptr, Function, LoadedModule, Range, RangeKind, TAG_FUNCTION, TAG_MODULE, TAG_STREAM};
 use crate::types::*;
@@ -118,7 +119,15 @@ pub fn split_linked(text: &str) -> Option<Vec<(String, String)>> {
 
 /// Loads PTX text, or a linked image (its modules linked as nvlink does),
 /// into the engine: the module and its `.global` variables (address, size).
+/// A module without `.global` variables loaded before under the same
+/// settings comes from the decoded-module cache (`module_cache.rs`).
 pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, Globals), CUresult> {
+    let settings = module_cache::Settings { local_bytes_per_thread: dev.limits.local_bytes_per_thread };
+    let cached = module_cache::lock().get(text, settings);
+    if let Some(module) = cached {
+        dev.reload(&module).map_err(|e| load_error(&e))?;
+        return Ok((module, Globals::new()));
+    }
     let loaded = match split_linked(text) {
         Some(mods) => {
             let refs: Vec<(&str, &str)> = mods.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
@@ -130,20 +139,24 @@ pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, G
         }
         None => dev.load_named("module.ptx", text),
     };
-    let module = loaded.map_err(|e| {
-        report::log(&format!("module load failed: {e}"));
-        // The device heap is reserved when a module that calls `malloc`
-        // loads; CUDA fails such a load with SHARED_OBJECT_INIT_FAILED.
-        if e.kind == TrapKind::OutOfMemory && e.message.contains("cannot reserve the device heap") {
-            CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
-        } else if e.kind == TrapKind::OutOfMemory {
-            CUDA_ERROR_OUT_OF_MEMORY
-        } else {
-            CUDA_ERROR_INVALID_PTX
-        }
-    })?;
+    let module = loaded.map_err(|e| load_error(&e))?;
+    module_cache::lock().insert(text, settings, &module);
     let globals = module.globals.iter().map(|(n, a)| (n.clone(), (*a, allocation_size(dev, *a)))).collect();
     Ok((module, globals))
+}
+
+/// The driver's status for a failed load, logged.
+fn load_error(e: &ptxsim_exec::RunError) -> CUresult {
+    report::log(&format!("module load failed: {e}"));
+    // The device heap is reserved when a module that calls `malloc`
+    // loads; CUDA fails such a load with SHARED_OBJECT_INIT_FAILED.
+    if e.kind == TrapKind::OutOfMemory && e.message.contains("cannot reserve the device heap") {
+        CUDA_ERROR_SHARED_OBJECT_INIT_FAILED
+    } else if e.kind == TrapKind::OutOfMemory {
+        CUDA_ERROR_OUT_OF_MEMORY
+    } else {
+        CUDA_ERROR_INVALID_PTX
+    }
 }
 
 /// Registers a loaded module under a fresh handle with `tag`, owned by

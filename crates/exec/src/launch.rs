@@ -220,7 +220,10 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let zero: Vec<u32> = crate::prefix::entry_keep(kf).iter().enumerate().filter(|(_, k)| !**k).map(|(r, _)| r as u32).collect();
     // Workers: no more than there are clusters.
     let units = if cfg.cooperative { 1 } else { nclusters };
-    let workers = cfg.threads.unwrap_or_else(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1)).clamp(1, units.min(MAX_WORKERS as u64) as usize);
+    // (The core count is asked once per process: on Linux it reads the
+    // cgroup files, tens of microseconds, and one unit needs no count.)
+    let most = units.min(MAX_WORKERS as u64) as usize;
+    let workers = if most <= 1 { 1 } else { cfg.threads.unwrap_or_else(cores).clamp(1, most) };
     // The memory cap: what the device holds, plus what each worker keeps
     // for its cluster in flight. Fewer workers run when not all fit.
     let need = worker_bytes(prog, kf, threads, (cl.x as u64 * cl.y as u64 * cl.z as u64) * (nclusters / units), total_smem as u64, local_limit);
@@ -233,7 +236,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             format!(
                 "the launch needs {} bytes for each cluster in flight ({}) beside the {} bytes of global memory allocated, more than the memory limit of {cap} bytes (--max-memory)",
                 need.total,
-                need.parts,
+                need.parts(),
                 dev.mem.total
             ),
         ));
@@ -417,8 +420,28 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
 /// What one worker keeps for a cluster in flight, an upper estimate.
 struct WorkerBytes {
     total: u64,
-    /// The parts, in words.
-    parts: String,
+    /// CTAs per cluster, threads per CTA, and per CTA the bytes of shared
+    /// memory, of registers and warp state, and of local frames.
+    ctas: u64,
+    threads: u64,
+    smem: u64,
+    regs: u64,
+    local: u64,
+}
+
+impl WorkerBytes {
+    /// The parts, in words (for the error only).
+    fn parts(&self) -> String {
+        let WorkerBytes { ctas, threads, smem, regs, local, .. } = self;
+        format!("{ctas} CTA(s) of {threads} threads, each {smem} bytes of shared memory, {regs} bytes of registers and warp state, {local} bytes of local frames")
+    }
+}
+
+/// The number of workers a launch uses by default: the cores this
+/// process may run on, asked once.
+fn cores() -> usize {
+    static CORES: std::sync::OnceLock<usize> = std::sync::OnceLock::new();
+    *CORES.get_or_init(|| std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1))
 }
 
 /// Shared memory, register files and local frames of a cluster of `ctas`
@@ -436,12 +459,7 @@ fn worker_bytes(prog: &Program, kf: &Function, threads: u64, ctas: u64, smem: u6
     let warps = threads.div_ceil(32);
     let regs = warps * (regs + std::mem::size_of::<crate::warp::Warp>() as u64);
     let per_cta = smem + regs + local;
-    WorkerBytes {
-        total: per_cta.saturating_mul(ctas),
-        parts: format!(
-            "{ctas} CTA(s) of {threads} threads, each {smem} bytes of shared memory, {regs} bytes of registers and warp state, {local} bytes of local frames"
-        ),
-    }
+    WorkerBytes { total: per_cta.saturating_mul(ctas), ctas, threads, smem, regs, local }
 }
 
 /// The launch's memory for out-of-bounds messages: each global allocation
@@ -456,10 +474,10 @@ fn mem_map(dev: &Device, prog: &Program, args: &[KernelArg], kparam_bytes: u64, 
             let arg = args.iter().position(|k| matches!(k, KernelArg::Ptr(p) | KernelArg::U64(p) if *p >= a.base && *p < a.base + a.size));
             let heap = dev.mem.heap.reservation().is_some_and(|h| h.0 == a.base);
             let what = match (arg, dev.names.get(&a.base)) {
-                (Some(i), Some(n)) if heap => format!("{n}, where kernel argument {i} points"),
-                (Some(i), _) => format!("kernel argument {i}"),
-                (None, Some(n)) => n.clone(),
-                (None, None) => "a device allocation".to_string(),
+                (Some(i), Some(n)) if heap => memory::Alloc::NamedArg(n.clone(), i),
+                (Some(i), _) => memory::Alloc::Arg(i),
+                (None, Some(n)) => memory::Alloc::Named(n.clone()),
+                (None, None) => memory::Alloc::Other,
             };
             (a.base, a.size, what)
         })

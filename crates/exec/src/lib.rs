@@ -617,6 +617,17 @@ impl Device {
         }
     }
 
+    /// Readies the device for a module loaded before and loaded again
+    /// without decoding (a cache of decoded modules): a module that calls
+    /// `malloc`/`free` reserves the device heap, as its first load did.
+    /// `out_of_memory` when the heap does not fit.
+    pub fn reload(&mut self, module: &Module) -> Result<(), RunError> {
+        if module.uses_heap {
+            self.reserve_heap()?;
+        }
+        Ok(())
+    }
+
     /// Reserves the device heap, if not reserved yet: one global
     /// allocation of [`Limits::malloc_heap_bytes`].
     fn reserve_heap(&mut self) -> Result<(), RunError> {

@@ -374,11 +374,36 @@ pub fn func_id(v: u64, nfuncs: usize) -> Option<u32> {
 /// per-launch spaces.
 #[derive(Debug, Default)]
 pub(crate) struct MemMap {
-    /// (base, size, what), sorted by base.
-    pub global: Vec<(u64, u64, String)>,
+    /// (base, size, what), sorted by base; described in words only when
+    /// an access misses, so a launch formats nothing.
+    pub global: Vec<(u64, u64, Alloc)>,
     pub kparam_bytes: u64,
     pub shared_bytes: u64,
     pub dynamic_shared_bytes: u64,
+}
+
+/// What a global allocation is, for [`MemMap`].
+#[derive(Debug)]
+pub(crate) enum Alloc {
+    /// Kernel argument `i` points into it.
+    Arg(usize),
+    /// A module variable, described (`` `.global` variable `x` ``).
+    Named(String),
+    /// A named block (the device heap) that kernel argument `i` points into.
+    NamedArg(String, usize),
+    /// Any other allocation.
+    Other,
+}
+
+impl std::fmt::Display for Alloc {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Alloc::Arg(i) => write!(f, "kernel argument {i}"),
+            Alloc::Named(n) => f.write_str(n),
+            Alloc::NamedArg(n, i) => write!(f, "{n}, where kernel argument {i} points"),
+            Alloc::Other => f.write_str("a device allocation"),
+        }
+    }
 }
 
 thread_local! {
@@ -447,7 +472,7 @@ fn explain(map: &MemMap, space: &str, a: u64, size: u64) -> String {
 
 /// Where `[a, a+size)` lies against `global` ((base, size, what), sorted):
 /// how far past the end of the nearest allocation, or before its start.
-pub(crate) fn explain_global(global: &[(u64, u64, String)], a: u64, size: u64) -> String {
+pub(crate) fn explain_global<W: std::fmt::Display>(global: &[(u64, u64, W)], a: u64, size: u64) -> String {
     if a < 4096 {
         return format!("is outside every allocation (a null pointer{})", if a == 0 { String::new() } else { format!(" plus {a}") });
     }
