@@ -54,6 +54,8 @@ fn primary_release(name: &str, dev: CUdevice) -> CUresult {
         st.primary_refs -= 1;
         if st.primary_refs == 0 {
             st.release_resources(h);
+            drop(st);
+            crate::export::context_storage::context_gone(h);
         }
         Ok(())
     })
@@ -78,6 +80,8 @@ fn primary_reset(name: &str, dev: CUdevice) -> CUresult {
             if let Some(c) = st.contexts.get_mut(&h) {
                 c.sticky = None;
             }
+            drop(st);
+            crate::export::context_storage::context_gone(h);
         }
         Ok(())
     })
@@ -127,13 +131,17 @@ fn ctx_destroy(name: &str, ctx: Handle) -> CUresult {
         if h == 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let mut st = state::state();
+        let st = state::state();
         match st.contexts.get(&h) {
             None => return Err(CUDA_ERROR_INVALID_CONTEXT),
             // The primary context is released, never destroyed.
             Some(c) if c.primary => return Err(CUDA_ERROR_INVALID_CONTEXT),
             Some(_) => {}
         }
+        // Destructors of its context-local storage run while it still exists.
+        drop(st);
+        crate::export::context_storage::context_gone(h);
+        let mut st = state::state();
         st.release_resources(h);
         st.contexts.remove(&h);
         STACK.with(|s| {

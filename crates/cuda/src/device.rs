@@ -172,6 +172,68 @@ fn attribute(attr: c_int, cc: (i32, i32)) -> Option<c_int> {
         120 => (cc.0 >= 9) as i32,        // cluster launch (sm_90+)
         97 => 227 * 1024,                 // max shared memory per block (opt-in)
         115 => 0,                         // memory pools: not yet
+        // Textures and surfaces (A100's limits; no texture API exists yet).
+        21 => 131072,                     // max texture 1D width
+        22 => 131072,                     // max texture 2D width
+        23 => 65536,                      // max texture 2D height
+        24..=26 => 16384,                 // max texture 3D width, height, depth
+        27 | 28 => 32768,                 // max texture 2D layered width, height
+        29 => 2048,                       // max texture 2D layers
+        30 => 512,                        // surface alignment
+        42 => 32768,                      // max texture 1D layered width
+        43 => 2048,                       // max texture 1D layers
+        44 => 1,                          // texture 2D gather (deprecated)
+        45 | 46 => 32768,                 // max texture 2D gather width, height
+        47 | 48 => 8192,                  // max texture 3D alternate width, height
+        49 => 32768,                      // max texture 3D alternate depth
+        51 => 32,                         // texture pitch alignment
+        52 | 53 => 32768,                 // max cubemap (layered) width
+        54 => 2046,                       // max cubemap layers
+        55 => 32768,                      // max surface 1D width
+        56 => 131072,                     // max surface 2D width
+        57 => 65536,                      // max surface 2D height
+        58..=60 => 16384,                 // max surface 3D width, height, depth
+        61 => 32768,                      // max surface 1D layered width
+        62 => 2048,                       // max surface 1D layers
+        63 | 64 => 32768,                 // max surface 2D layered width, height
+        65 => 2048,                       // max surface 2D layers
+        66 | 67 => 32768,                 // max surface cubemap (layered) width
+        68 => 2046,                       // max surface cubemap layers
+        69 => 1 << 28,                    // max texture 1D linear width
+        70 => 131072,                     // max texture 2D linear width
+        71 => 65000,                      // max texture 2D linear height
+        72 => 2_097_120,                  // max texture 2D linear pitch
+        73 | 74 => 32768,                 // max mipmapped texture 2D width, height
+        77 => 32768,                      // max mipmapped texture 1D width
+        79 | 80 => 1,                     // globals and locals cached in L1
+        85 => 0,                          // multi-GPU board group id
+        90 => 1,                          // compute preemption
+        92..=94 => 0,                     // stream memory operations (v1): none
+        98 => 0,                          // flush remote writes
+        99 => 1,                          // host memory registration
+        100 | 101 => 0,                   // host page tables, direct managed access
+        102..=105 => 0,                   // virtual memory management, shareable handles
+        106 => 32,                        // max blocks per multiprocessor
+        107 => 0,                         // generic compression
+        108 | 109 => 0,                   // persisting L2, access policy window: none
+        110 => 0,                         // GPUDirect RDMA with VMM
+        111 => 1024,                      // shared memory reserved per block
+        112 => 0,                         // sparse arrays
+        113 => 1,                         // read-only host registration
+        114 => 0,                         // timeline semaphore interop
+        116..=119 => 0,                   // GPUDirect RDMA, mempool handle types
+        121..=125 => 0,                   // deferred mapping, stream mem ops, dma-buf, IPC events
+        126 => 1,                         // memory sync domains
+        127 => (cc.0 >= 9) as i32,        // tensor map access (sm_90+)
+        128..=130 => 0,                   // fabric handles, unified function pointers, NUMA config
+        131 => -1,                        // NUMA id of device memory: none
+        132 | 133 => 0,                   // multicast, MPS
+        134 => -1,                        // host NUMA id: none
+        135..=139 => 0,                   // CIG, memory decompression, PCI device/vendor id (none)
+        140..=148 => 0,                   // PCI subsystem id, host NUMA/host pools, dma-buf, partial atomics, reductions
+        149 => 1,                         // locality domains
+        150 => 0,                         // oversized shared memory per block
+        151..=161 => 0,                   // CIG streams, dma-buf mmap, logical endpoints, ...
         _ => return None,
     })
 }
@@ -183,7 +245,10 @@ pub unsafe extern "C" fn cuDeviceGetAttribute(pi: *mut c_int, attrib: c_int, dev
     entry("cuDeviceGetAttribute", true, || {
         check_device(dev)?;
         let cc = state::state().cc;
-        let v = attribute(attrib, cc).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let v = attribute(attrib, cc).ok_or_else(|| {
+            crate::report::log(&format!("cuDeviceGetAttribute: attribute {attrib} is unknown"));
+            CUDA_ERROR_INVALID_VALUE
+        })?;
         put(pi, v)
     })
 }
@@ -216,6 +281,13 @@ pub unsafe extern "C" fn cuDeviceComputeCapability(major: *mut c_int, minor: *mu
 
 /// The device's UUID: fixed, so a process sees the same one every run.
 const UUID: [u8; 16] = *b"ptxsim-device-00";
+
+/// The device's PCI (domain, bus, device), as attributes 50, 33 and 34 say.
+pub fn pci_location() -> (i32, i32, i32) {
+    let cc = (8, 0);
+    let a = |n| attribute(n, cc).unwrap_or(0);
+    (a(50), a(33), a(34))
+}
 
 unsafe fn get_uuid(name: &str, uuid: *mut [u8; 16], dev: CUdevice) -> CUresult {
     entry(name, true, || {

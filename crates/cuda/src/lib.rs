@@ -28,8 +28,10 @@
 //!   cache configuration, the profiler switches.
 //! - `ipc`: inter-process handles (`cuIpc*`), refused with
 //!   CUDA_ERROR_NOT_SUPPORTED.
-//! - `proc`: `cuGetProcAddress(_v2)`, `cuGetExportTable` (no tables) and
-//!   the list of exported functions.
+//! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
+//! - `export`: `cuGetExportTable`, the private tables the CUDA runtime
+//!   needs (runtime interface, tools, context-local storage, integrity
+//!   check, ...), one file per table.
 //! - `proc_table`: the driver API's versioned names, generated from
 //!   `cudaTypedefs.h` by `scripts/gen_proc_table.py`.
 //!
@@ -47,6 +49,7 @@
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod export;
 pub mod host;
 pub mod ipc;
 pub mod hostmap;

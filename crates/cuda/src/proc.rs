@@ -14,11 +14,6 @@
 //! CUDA_ERROR_NOT_FOUND with status SYMBOL_NOT_FOUND; a name whose oldest
 //! version is newer than the request is CUDA_ERROR_NOT_FOUND with status
 //! VERSION_NOT_SUFFICIENT; `*pfn` is NULL on every failure.
-//!
-//! Also `cuGetExportTable`, the driver's undocumented lookup of private
-//! function tables by UUID (the CUDA runtime and NVRTC ask for some): no
-//! table is implemented, so every UUID is CUDA_ERROR_NOT_SUPPORTED with a
-//! NULL table, and the call log names the UUID.
 
 use crate::proc_table::PROC_TABLE;
 use crate::state::{entry, put};
@@ -174,7 +169,7 @@ implemented! {
     crate::occupancy::cuOccupancyMaxPotentialBlockSizeWithFlags => cuOccupancyMaxPotentialBlockSizeWithFlags,
     crate::proc::cuGetProcAddress => cuGetProcAddress,
     crate::proc::cuGetProcAddress_v2 => cuGetProcAddress_v2,
-    crate::proc::cuGetExportTable => cuGetExportTable,
+    crate::export::cuGetExportTable => cuGetExportTable,
     crate::ipc::cuIpcGetMemHandle => cuIpcGetMemHandle,
     crate::ipc::cuIpcOpenMemHandle => cuIpcOpenMemHandle,
     crate::ipc::cuIpcOpenMemHandle_v2 => cuIpcOpenMemHandle_v2,
@@ -209,7 +204,13 @@ unsafe fn get_proc(name: &str, symbol: *const c_char, pfn: *mut *mut c_void, ver
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let found = match CStr::from_ptr(symbol).to_str() {
-            Ok(s) => lookup(s, version, flags),
+            Ok(s) => {
+                let r = lookup(s, version, flags);
+                if r.is_err() {
+                    crate::report::log(&format!("{name}: {s} (version {version}, flags {flags}) is not available"));
+                }
+                r
+            }
             Err(_) => Err((CUDA_ERROR_NOT_FOUND, CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND)),
         };
         let (addr, st, r) = match found {
@@ -239,25 +240,6 @@ pub unsafe extern "C" fn cuGetProcAddress(symbol: *const c_char, pfn: *mut *mut 
 #[no_mangle]
 pub unsafe extern "C" fn cuGetProcAddress_v2(symbol: *const c_char, pfn: *mut *mut c_void, cuda_version: c_int, flags: u64, status: *mut c_int) -> CUresult {
     get_proc("cuGetProcAddress_v2", symbol, pfn, cuda_version, flags, status)
-}
-
-/// `cuGetExportTable(ppExportTable, pExportTableId)`: no private table is
-/// implemented, so every UUID is CUDA_ERROR_NOT_SUPPORTED and
-/// `*ppExportTable` is NULL; a null argument is CUDA_ERROR_INVALID_VALUE.
-///
-/// # Safety
-/// `table` is null or valid for a write; `id` is null or points at 16 bytes.
-#[no_mangle]
-pub unsafe extern "C" fn cuGetExportTable(table: *mut *const c_void, id: *const [u8; 16]) -> CUresult {
-    entry("cuGetExportTable", false, || {
-        if table.is_null() || id.is_null() {
-            return Err(CUDA_ERROR_INVALID_VALUE);
-        }
-        put(table, std::ptr::null())?;
-        let uuid: String = (*id).iter().map(|b| format!("{b:02x}")).collect();
-        crate::report::log(&format!("cuGetExportTable: no table for UUID {uuid} (not supported)"));
-        Err(CUDA_ERROR_NOT_SUPPORTED)
-    })
 }
 
 #[cfg(test)]

@@ -96,5 +96,7 @@ pub const STREAM_PER_THREAD: u64 = 2;
 pub const SHARED_PER_BLOCK: u32 = 48 * 1024;
 pub const SHARED_PER_BLOCK_OPTIN: u32 = 227 * 1024;
 
-/// The driver version reported (CUDA 12.9).
-pub const DRIVER_VERSION: i32 = 12090;
+/// The driver version reported (CUDA 13.5): the CUDA runtime refuses to
+/// start (cudaErrorInsufficientDriver) under a driver older than itself,
+/// so this must be at least the newest runtime supported (nvcc 13.5's).
+pub const DRIVER_VERSION: i32 = 13050;
