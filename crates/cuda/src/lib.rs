@@ -47,6 +47,7 @@
 pub mod context;
 pub mod device;
 pub mod event;
+pub mod fatbin;
 pub mod host;
 pub mod ipc;
 pub mod hostmap;
