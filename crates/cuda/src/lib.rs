@@ -12,6 +12,8 @@
 //!   `cuGetErrorName/String`.
 //! - `context`: primary and created contexts, the context stack.
 //! - `memory`: allocation, copies, memsets, memory queries.
+//! - `fatbin`: nvcc's fatbins (wrapper, header, LZ4/Zstd entries) and the
+//!   choice of the PTX entry a device runs.
 //! - `module`: modules, kernels, `cuLaunchKernel`, streams.
 //! - `module_cache`: decoded modules kept by the hash of their text, so
 //!   loading the same PTX again costs a lookup.
@@ -50,6 +52,7 @@ pub mod context;
 pub mod device;
 pub mod event;
 pub mod export;
+pub mod fatbin;
 pub mod host;
 pub mod ipc;
 pub mod hostmap;

@@ -8,11 +8,13 @@
 //!   [`module::LINKED_MODULE`] line; `cuModuleLoadData` and
 //!   `cuLibraryLoadData` link such an image as nvlink does
 //!   (`Device::load_linked`). The image stays valid until `cuLinkDestroy`.
-//!   Only PTX inputs are accepted (`CU_JIT_INPUT_PTX`), and libcudadevrt
+//!   Only PTX inputs are accepted (`CU_JIT_INPUT_PTX`; a fatbin,
+//!   `CU_JIT_INPUT_FATBINARY`, gives the PTX entry chosen for the device,
+//!   as `cuModuleLoadData` does), and libcudadevrt
 //!   (`CU_JIT_INPUT_LIBRARY`, an `ar` archive whose members are not read):
 //!   its image is a linked one with a [`module::LINKED_DEVRT`] line, loaded
 //!   with the engine's libcudadevrt builtins (`Device::load_linked_devrt`);
-//!   cubins, fatbins, objects and other libraries are
+//!   cubins, objects and other libraries are
 //!   CUDA_ERROR_NOT_SUPPORTED.
 //! - A library belongs to no context (it survives context destruction and
 //!   primary resets) until `cuLibraryUnload`. A `CUkernel` is a function
@@ -25,6 +27,7 @@
 //!   a PTX comment, [`module::MAX_REGISTERS`]); the occupancy calculator
 //!   still assumes 32.
 
+use crate::fatbin;
 use crate::module::{self, c_str, kernel_handle, ptx_text, LINKED_IMAGE, LINKED_MODULE, MAX_REGISTERS};
 use crate::report;
 use crate::state::{self, entry, from_ptr, put, to_ptr, Link, State, TAG_FUNCTION, TAG_KERNEL, TAG_LIBRARY, TAG_LINK};
@@ -34,6 +37,7 @@ use std::os::raw::{c_char, c_int, c_uint, c_void};
 
 /// `CUjitInputType`.
 pub const CU_JIT_INPUT_PTX: c_int = 1;
+pub const CU_JIT_INPUT_FATBINARY: c_int = 2;
 pub const CU_JIT_INPUT_LIBRARY: c_int = 4;
 
 /// Whether `name` (a path or an input name) is the CUDA device runtime
@@ -140,23 +144,43 @@ pub unsafe extern "C" fn cuLinkCreate(n: c_uint, options: *mut c_int, values: *m
     link_create("cuLinkCreate", n, options, values, out)
 }
 
-/// Adds PTX `text` named `name` (or `input<k>.ptx`) to link session `h`.
-fn add_input(h: Handle, kind: c_int, name: Option<&str>, text: impl FnOnce() -> Result<String, CUresult>) -> Result<(), CUresult> {
+/// Adds PTX `text` named `name` (or `input<k>.ptx`) to link session `h`;
+/// `text` gets the device's compute capability (for a fatbin's entry).
+fn add_input(h: Handle, kind: c_int, name: Option<&str>, text: impl FnOnce((i32, i32)) -> Result<String, CUresult>) -> Result<(), CUresult> {
     let mut st = state::state();
+    let cc = st.cc;
     let link = st.links.get_mut(&from_ptr(h)).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     match kind {
-        CU_JIT_INPUT_PTX => {}
-        0 | 2 | 3 | 5 => {
-            report::log("cuLinkAdd: only PTX inputs (CU_JIT_INPUT_PTX) and libcudadevrt (CU_JIT_INPUT_LIBRARY) can be linked");
+        CU_JIT_INPUT_PTX | CU_JIT_INPUT_FATBINARY => {}
+        0 | 3 | 5 => {
+            report::log("cuLinkAdd: only PTX inputs (CU_JIT_INPUT_PTX), fatbins with PTX (CU_JIT_INPUT_FATBINARY) and libcudadevrt (CU_JIT_INPUT_LIBRARY) can be linked");
             return Err(CUDA_ERROR_NOT_SUPPORTED);
         }
         _ => return Err(CUDA_ERROR_INVALID_VALUE),
     }
-    let text = text()?;
+    let text = text(cc)?;
     let name = name.map(str::to_string).unwrap_or_else(|| format!("input{}.ptx", link.inputs.len()));
     link.inputs.push((name, text));
     link.image = None;
     Ok(())
+}
+
+/// The PTX of a fatbin link input of `bytes`: fatbins (bounded by the
+/// input's size), or a wrapper pointing to one.
+fn fatbin_input(bytes: &[u8], cc: (i32, i32)) -> Result<String, CUresult> {
+    if bytes.len() >= fatbin::WRAPPER_BYTES && fatbin::image_kind(bytes) == fatbin::ImageKind::Wrapper {
+        // SAFETY: the input is a wrapper, whose fatbin pointer the caller
+        // vouches for as `cuModuleLoadData`'s callers do.
+        let f = unsafe { fatbin::image_fatbin(bytes.as_ptr()) }.map_err(|e| module::invalid_image(&e))?;
+        return module::fatbin_ptx(f, cc);
+    }
+    if fatbin::image_kind(bytes) == fatbin::ImageKind::Elf {
+        return Err(module::no_binary(&format!(
+            "a CU_JIT_INPUT_FATBINARY link input is an ELF cubin (machine code); ptxsim runs PTX: build the fatbin with nvcc -arch=sm_{0}{1} or -gencode arch=compute_{0}{1},code=compute_{0}{1}",
+            cc.0, cc.1
+        )));
+    }
+    module::fatbin_ptx(bytes, cc)
 }
 
 unsafe fn link_add_data(name: &str, h: Handle, kind: c_int, data: *mut c_void, size: usize, input: *const c_char) -> CUresult {
@@ -168,8 +192,11 @@ unsafe fn link_add_data(name: &str, h: Handle, kind: c_int, data: *mut c_void, s
         if kind == CU_JIT_INPUT_LIBRARY {
             return add_library(h, input, std::slice::from_raw_parts(data as *const u8, size));
         }
-        add_input(h, kind, input, || {
+        add_input(h, kind, input, |cc| {
             let bytes = std::slice::from_raw_parts(data as *const u8, size);
+            if kind == CU_JIT_INPUT_FATBINARY {
+                return fatbin_input(bytes, cc);
+            }
             let end = bytes.iter().position(|&b| b == 0).unwrap_or(size);
             String::from_utf8(bytes[..end].to_vec()).map_err(|_| CUDA_ERROR_INVALID_PTX)
         })
@@ -202,8 +229,11 @@ unsafe fn link_add_file(name: &str, h: Handle, kind: c_int, path: *const c_char)
             let n = std::fs::File::open(path).and_then(|mut f| std::io::Read::read(&mut f, &mut head)).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
             return add_library(h, Some(path), &head[..n]);
         }
-        add_input(h, kind, Some(path), || {
+        add_input(h, kind, Some(path), |cc| {
             let bytes = std::fs::read(path).map_err(|_| CUDA_ERROR_FILE_NOT_FOUND)?;
+            if kind == CU_JIT_INPUT_FATBINARY {
+                return fatbin_input(&bytes, cc);
+            }
             String::from_utf8(bytes).map_err(|_| CUDA_ERROR_INVALID_PTX)
         })
     })
@@ -300,11 +330,12 @@ pub extern "C" fn cuLinkDestroy(h: Handle) -> CUresult {
     entry("cuLinkDestroy", true, || state::state().links.remove(&from_ptr(h)).map(|_| ()).ok_or(CUDA_ERROR_INVALID_HANDLE))
 }
 
-/// Loads PTX text or a linked image as a library (JIT and library options
-/// are accepted and ignored). No context is needed.
+/// Loads PTX text, a fatbin's PTX or a linked image as a library (JIT and
+/// library options are accepted and ignored). No context is needed.
 ///
 /// # Safety
-/// `lib` is null or valid for a write; `code` is null or NUL-terminated.
+/// `lib` is null or valid for a write; `code` is null, NUL-terminated or a
+/// fatbin (as for `cuModuleLoadData`).
 #[no_mangle]
 #[allow(clippy::too_many_arguments)]
 pub unsafe extern "C" fn cuLibraryLoadData(

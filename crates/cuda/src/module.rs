@@ -1,5 +1,5 @@
-//! Modules (PTX text loaded into the engine), kernel and variable lookup,
-//! `cuLaunchKernel`, and streams.
+//! Modules (PTX text, or the PTX of a fatbin, loaded into the engine),
+//! kernel and variable lookup, `cuLaunchKernel`, and streams.
 //!
 //! Invariants:
 //! - A launch runs to completion inside `cuLaunchKernel` (a legal stream
@@ -14,6 +14,7 @@
 //! - What the kernel printed goes to stdout, the trap's located message to
 //!   stderr (`report.rs`).
 
+use crate::fatbin;
 use crate::module_cache;
 use crate::report;
 use crate::state::{self, entry, from_ptr, put, to_ptr, Function, LoadedModule, Range, RangeKind, TAG_FUNCTION, TAG_MODULE, TAG_STREAM};
@@ -51,31 +52,89 @@ fn allocation_size(dev: &Device, addr: u64) -> u64 {
     lo
 }
 
-/// The PTX text of a module image: NUL-terminated text. Machine code (an
-/// ELF cubin or a fatbin) cannot run here.
+/// The PTX text of a module image: NUL-terminated PTX text, or a fatbin
+/// (bare, or behind its wrapper) whose PTX entry for the device's compute
+/// capability is taken (`fatbin.rs`). Machine code alone (a bare ELF
+/// cubin, a fatbin without usable PTX) is CUDA_ERROR_NO_BINARY_FOR_GPU,
+/// explained on stderr; a malformed fatbin is CUDA_ERROR_INVALID_IMAGE.
+///
+/// Takes the state lock briefly (for the compute capability): call it
+/// without holding the lock, or call [`ptx_text_for`].
 ///
 /// # Safety
-/// `image` is null or NUL-terminated.
+/// `image` is null, NUL-terminated text, or a fatbin (or its wrapper)
+/// whose header's sizes are readable.
 pub unsafe fn ptx_text(image: *const c_void) -> Result<String, CUresult> {
+    if image.is_null() {
+        return Err(CUDA_ERROR_INVALID_VALUE);
+    }
+    let cc = state::state().cc;
+    ptx_text_for(image, cc)
+}
+
+/// [`ptx_text`] for a device of compute capability `cc`.
+///
+/// # Safety
+/// As [`ptx_text`].
+pub unsafe fn ptx_text_for(image: *const c_void, cc: (i32, i32)) -> Result<String, CUresult> {
     if image.is_null() {
         return Err(CUDA_ERROR_INVALID_VALUE);
     }
     // The first four bytes, read no further than a NUL (the magic numbers
     // hold none, and a short text may end before four bytes).
     let mut head = [0u8; 4];
-    for (i, h) in head.iter_mut().enumerate() {
-        *h = *(image as *const u8).add(i);
-        if *h == 0 {
+    let mut n = 0;
+    while n < 4 {
+        head[n] = *(image as *const u8).add(n);
+        if head[n] == 0 {
             break;
         }
+        n += 1;
     }
-    let magic = u32::from_le_bytes(head);
-    if &head == b"\x7fELF" || magic == 0x466243B1 || magic == 0xBA55ED50 {
-        report::log("module image is machine code (ELF or fatbin): only PTX text can be loaded");
-        return Err(CUDA_ERROR_INVALID_IMAGE);
+    match fatbin::image_kind(&head[..n]) {
+        fatbin::ImageKind::Elf => Err(no_binary(&format!(
+            "the module image is an ELF cubin (machine code); ptxsim runs PTX: load PTX text, or a fatbin built with nvcc -arch=sm_{0}{1} or -gencode arch=compute_{0}{1},code=compute_{0}{1}",
+            cc.0,
+            cc.1
+        ))),
+        fatbin::ImageKind::Wrapper | fatbin::ImageKind::Fatbin => {
+            let bytes = fatbin::image_fatbin(image as *const u8).map_err(|e| invalid_image(&e))?;
+            fatbin_ptx(bytes, cc)
+        }
+        fatbin::ImageKind::Other => {
+            let text = CStr::from_ptr(image as *const c_char);
+            text.to_str().map(str::to_owned).map_err(|_| CUDA_ERROR_INVALID_PTX)
+        }
     }
-    let text = CStr::from_ptr(image as *const c_char);
-    text.to_str().map(str::to_owned).map_err(|_| CUDA_ERROR_INVALID_PTX)
+}
+
+/// The PTX text of the entry of fatbin `bytes` (one fatbin or several back
+/// to back) chosen for a device of compute capability `cc`.
+pub fn fatbin_ptx(bytes: &[u8], cc: (i32, i32)) -> Result<String, CUresult> {
+    let entries = fatbin::parse_all(bytes).map_err(|e| invalid_image(&e))?;
+    let entry = fatbin::select_ptx(&entries, cc).map_err(|no| no_binary(&no.message()))?;
+    report::log(&format!("fatbin: {} entries, running {} (PTX ISA {}.{})", entries.len(), entry.name(), entry.version.0, entry.version.1));
+    entry.ptx().map_err(|e| match e {
+        fatbin::FatbinError::UnknownCompression { .. } => {
+            report::log(&format!("fatbin: {e}"));
+            CUDA_ERROR_NOT_SUPPORTED
+        }
+        e => invalid_image(&e),
+    })
+}
+
+/// CUDA_ERROR_INVALID_IMAGE for a malformed fatbin, logged.
+pub fn invalid_image(e: &fatbin::FatbinError) -> CUresult {
+    report::log(&format!("module image refused: {e}"));
+    CUDA_ERROR_INVALID_IMAGE
+}
+
+/// CUDA_ERROR_NO_BINARY_FOR_GPU, with `why` (which names the nvcc flags
+/// that embed PTX) on stderr the first time in the process and in the
+/// call log every time.
+pub fn no_binary(why: &str) -> CUresult {
+    report::notice_once(&format!("no kernel image for this device: {why}"));
+    CUDA_ERROR_NO_BINARY_FOR_GPU
 }
 
 /// A module's `.global` variables: name → (address, size).
@@ -185,7 +244,8 @@ unsafe fn load(name: &str, pmod: *mut Handle, image: *const c_void) -> CUresult 
 }
 
 /// # Safety
-/// `pmod` is null or valid for a write; `image` is null or NUL-terminated.
+/// `pmod` is null or valid for a write; `image` is null, NUL-terminated or
+/// a fatbin (see [`ptx_text`]).
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_void) -> CUresult {
     load("cuModuleLoadData", pmod, image)
@@ -198,6 +258,16 @@ pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_voi
 #[no_mangle]
 pub unsafe extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, _n: c_uint, _options: *mut c_int, _values: *mut *mut c_void) -> CUresult {
     load("cuModuleLoadDataEx", pmod, image)
+}
+
+/// A fatbin (bare or behind its wrapper), or anything `cuModuleLoadData`
+/// takes.
+///
+/// # Safety
+/// As [`cuModuleLoadData`].
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoadFatBinary(pmod: *mut Handle, image: *const c_void) -> CUresult {
+    load("cuModuleLoadFatBinary", pmod, image)
 }
 
 /// A C string argument, or INVALID_VALUE.

@@ -95,6 +95,7 @@ implemented! {
     crate::memory::cuMemsetD32Async => cuMemsetD32Async,
     crate::module::cuModuleLoadData => cuModuleLoadData,
     crate::module::cuModuleLoadDataEx => cuModuleLoadDataEx,
+    crate::module::cuModuleLoadFatBinary => cuModuleLoadFatBinary,
     crate::module::cuModuleGetFunction => cuModuleGetFunction,
     crate::module::cuModuleGetGlobal_v2 => cuModuleGetGlobal_v2,
     crate::module::cuModuleUnload => cuModuleUnload,

@@ -1,8 +1,9 @@
 //! Everything the library writes to the process's standard streams, in one
 //! place: the optional call log (`PTXSIM_LOG=1`, stderr), the located
 //! message of a kernel trap (stderr, as a GPU's device-side assert prints
-//! one), what kernels print with `printf` (stdout), and the run summary
-//! of `PTXSIM_SUMMARY=1` (stderr, from an `atexit` handler registered by
+//! one), the first refusal of a module for want of PTX (stderr, once),
+//! what kernels print with `printf` (stdout), and the run summary of
+//! `PTXSIM_SUMMARY=1` (stderr, from an `atexit` handler registered by
 //! `cuInit`). Nothing else in the crate prints.
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
@@ -33,6 +34,18 @@ fn write(err: bool, bytes: &[u8]) {
 /// A line of the call log, when `PTXSIM_LOG=1`.
 pub fn log(line: &str) {
     if logging() {
+        write(true, format!("[ptxsim-cuda] {line}\n").as_bytes());
+    }
+}
+
+/// A line on stderr the first time any such line is asked for in the
+/// process (always, as a GPU driver's refusal would leave a user
+/// guessing), and in the call log every time.
+pub fn notice_once(line: &str) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if logging() {
+        log(line);
+    } else if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
         write(true, format!("[ptxsim-cuda] {line}\n").as_bytes());
     }
 }

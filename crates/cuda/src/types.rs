@@ -24,6 +24,7 @@ pub const CUDA_ERROR_NOT_INITIALIZED: CUresult = 3;
 pub const CUDA_ERROR_NO_DEVICE: CUresult = 100;
 pub const CUDA_ERROR_INVALID_DEVICE: CUresult = 101;
 pub const CUDA_ERROR_INVALID_IMAGE: CUresult = 200;
+pub const CUDA_ERROR_NO_BINARY_FOR_GPU: CUresult = 209;
 pub const CUDA_ERROR_INVALID_CONTEXT: CUresult = 201;
 pub const CUDA_ERROR_FILE_NOT_FOUND: CUresult = 301;
 pub const CUDA_ERROR_SHARED_OBJECT_INIT_FAILED: CUresult = 303;
@@ -55,6 +56,11 @@ const ERRORS: &[(CUresult, &CStr, &CStr)] = &[
     (CUDA_ERROR_NO_DEVICE, c"CUDA_ERROR_NO_DEVICE", c"no CUDA-capable device is detected"),
     (CUDA_ERROR_INVALID_DEVICE, c"CUDA_ERROR_INVALID_DEVICE", c"invalid device ordinal"),
     (CUDA_ERROR_INVALID_IMAGE, c"CUDA_ERROR_INVALID_IMAGE", c"device kernel image is invalid"),
+    (
+        CUDA_ERROR_NO_BINARY_FOR_GPU,
+        c"CUDA_ERROR_NO_BINARY_FOR_GPU",
+        c"no kernel image is available for execution on the device (ptxsim runs PTX only: build with nvcc -arch=sm_XY, which embeds compute_XY PTX, or -gencode arch=compute_XY,code=compute_XY)",
+    ),
     (CUDA_ERROR_INVALID_CONTEXT, c"CUDA_ERROR_INVALID_CONTEXT", c"invalid device context"),
     (CUDA_ERROR_FILE_NOT_FOUND, c"CUDA_ERROR_FILE_NOT_FOUND", c"file not found"),
     (CUDA_ERROR_SHARED_OBJECT_INIT_FAILED, c"CUDA_ERROR_SHARED_OBJECT_INIT_FAILED", c"shared object initialization failed"),
