@@ -47,6 +47,7 @@ pub unsafe extern "C" fn cuStreamCreateWithPriority(ph: *mut Handle, flags: c_ui
         let ctx = st.current()?;
         let h = st.handle(TAG_STREAM);
         st.streams.insert(h, ctx);
+        crate::runtime_api::stream_created(h, flags);
         put(ph, to_ptr(h))
     })
 }

@@ -31,6 +31,9 @@
 //! - `ipc`: inter-process handles (`cuIpc*`), refused with
 //!   CUDA_ERROR_NOT_SUPPORTED.
 //! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
+//! - `runtime_api`: what the CUDA runtime 13.x resolves beyond that: the
+//!   13.0 `_v2` context forms, primary-context state, stream queries,
+//!   kernel names, `cuLibraryGetManaged`.
 //! - `export`: `cuGetExportTable`, the private tables the CUDA runtime
 //!   needs (runtime interface, tools, context-local storage, integrity
 //!   check, ...), one file per table.
@@ -67,6 +70,7 @@ pub mod proc;
 #[rustfmt::skip]
 pub mod proc_table;
 pub mod report;
+pub mod runtime_api;
 pub mod state;
 pub mod stream;
 pub mod types;

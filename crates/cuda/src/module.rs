@@ -616,7 +616,7 @@ pub unsafe fn launch(
 /// # Safety
 /// `ph` is null or valid for a write.
 #[no_mangle]
-pub unsafe extern "C" fn cuStreamCreate(ph: *mut Handle, _flags: c_uint) -> CUresult {
+pub unsafe extern "C" fn cuStreamCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
     entry("cuStreamCreate", true, || {
         if ph.is_null() {
             return Err(CUDA_ERROR_INVALID_VALUE);
@@ -625,6 +625,7 @@ pub unsafe extern "C" fn cuStreamCreate(ph: *mut Handle, _flags: c_uint) -> CUre
         let ctx = st.current()?;
         let h = st.handle(TAG_STREAM);
         st.streams.insert(h, ctx);
+        crate::runtime_api::stream_created(h, flags);
         put(ph, to_ptr(h))
     })
 }
