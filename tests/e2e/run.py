@@ -1,14 +1,17 @@
 #!/usr/bin/env python3
 """Runs the end-to-end programs of tests/e2e/numba and tests/e2e/triton,
 each under `ptxsim exec` with the pinned venv of `scripts/e2e-venv NAME`,
-and prints one PASS/FAIL line per check and a total. Exit status 1 when any
-check fails or a prerequisite is missing. Uses only the standard library.
+and the CUDA programs of tests/e2e/nvcc, built by nvcc 13.5
+(tests/e2e/nvcc_build.py, cached) and run as `ptxsim exec -- ./prog`; prints
+one PASS/FAIL line per check and a total. Exit status 1 when any check
+fails or a prerequisite is missing. Uses only the standard library.
 
 Each program prints its own `PASS name: ...` / `FAIL name: ...` lines
-(tests/e2e/e2e_check.py) and exits 0 only when all passed; the Triton
-programs run without torch through examples/triton_notorch.py. A program's
-docstring may add lines `e2e-stderr: REGEX`: its standard error must then
-match REGEX (re.search), which makes one more check.
+(tests/e2e/e2e_check.py, tests/e2e/nvcc/e2e_check.cuh) and exits 0 only
+when all passed; the Triton programs run without torch through
+examples/triton_notorch.py. A program's docstring (a CUDA program's `//`
+comment) may add lines `e2e-stderr: REGEX` or `e2e-stdout: REGEX`: that
+stream must then match REGEX (re.search), which makes one more check.
 
     tests/e2e/run.py [--ptxsim PATH] [--libcuda PATH] [--cc X.Y] [FILTER...]
 
@@ -28,7 +31,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SUITES = ("numba", "triton")
+SUITES = ("numba", "triton", "nvcc")
+EXT = {"numba": ".py", "triton": ".py", "nvcc": ".cu"}
 TIMEOUT_S = 600
 
 
@@ -64,14 +68,27 @@ def main():
     for suite in SUITES:
         for f in sorted(os.listdir(os.path.join(HERE, suite))):
             rel = f"{suite}/{f}"
-            if f.endswith(".py") and not f.startswith("_") and (not args.filters or any(x in rel for x in args.filters)):
+            if f.endswith(EXT[suite]) and not f.startswith("_") and (not args.filters or any(x in rel for x in args.filters)):
                 programs.append((suite, rel))
     if not programs:
         fail_setup(f"no program matches {args.filters}")
     suites = sorted({s for s, _ in programs})
     if "triton" in suites and not (shutil.which(os.environ.get("CC", "")) or shutil.which("cc") or shutil.which("gcc")):
         fail_setup("Triton builds its launcher with a C compiler and none was found: install one (cc, e.g. gcc)")
-    pythons = {s: os.path.join(venv(s), "bin", "python") for s in suites}
+    pythons = {s: os.path.join(venv(s), "bin", "python") for s in suites if s != "nvcc"}
+    executables = {}
+    if "nvcc" in suites:
+        sys.path.insert(0, HERE)
+        import nvcc_build
+        t_build = time.monotonic()
+        try:
+            built = nvcc_build.build_all([os.path.join(HERE, rel) for s, rel in programs if s == "nvcc"], jobs=os.cpu_count() or 2)
+        except RuntimeError as e:
+            fail_setup(str(e))
+        for path, (exe, msg) in built.items():
+            executables[os.path.relpath(path, HERE)] = (exe, msg)
+        print(f"     nvcc: {sum(m == 'built' for _, m in built.values())} built, "
+              f"{sum(m == 'cached' for _, m in built.values())} cached ({time.monotonic() - t_build:.1f} s)", flush=True)
     if "triton" in pythons:
         # Triton compiles its launcher as a Python extension: it needs Python.h.
         r = subprocess.run([pythons["triton"], "-c", "import os, sysconfig; "
@@ -90,8 +107,17 @@ def main():
         for suite, rel in programs:
             path = os.path.join(HERE, rel)
             with open(path, encoding="utf-8") as fh:
-                stderr_patterns = [m.group(1).strip() for m in re.finditer(r"^e2e-stderr: (.*)$", fh.read(), re.M)]
-            cmd = [args.ptxsim, "exec", "--cc", args.cc, "--", pythons[suite], path]
+                text = fh.read()
+            patterns = [(m.group(1), m.group(2).strip()) for m in re.finditer(r"^(?://\s*)?e2e-(stderr|stdout): (.*)$", text, re.M)]
+            if suite == "nvcc":
+                exe, msg = executables[rel]
+                if exe is None:
+                    failed += 1
+                    print(f"FAIL {rel}: {msg}", flush=True)
+                    continue
+                cmd = [args.ptxsim, "exec", "--cc", args.cc, "--", exe]
+            else:
+                cmd = [args.ptxsim, "exec", "--cc", args.cc, "--", pythons[suite], path]
             start = time.monotonic()
             try:
                 r = subprocess.run(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
@@ -111,13 +137,13 @@ def main():
                 failed += 1
                 why = "timed out after %d s" % TIMEOUT_S if rc is None else f"exit status {rc}"
                 print(f"FAIL {rel}: {why}, {len(lines)} check lines", flush=True)
-            for pat in stderr_patterns:
-                if re.search(pat, err):
+            for stream, pat in patterns:
+                if re.search(pat, err if stream == "stderr" else out):
                     passed += 1
-                    print(f"PASS {rel}: stderr matches /{pat[:60]}.../", flush=True)
+                    print(f"PASS {rel}: {stream} matches /{pat[:60]}.../", flush=True)
                 else:
                     failed += 1
-                    print(f"FAIL {rel}: stderr does not match /{pat}/", flush=True)
+                    print(f"FAIL {rel}: {stream} does not match /{pat}/", flush=True)
                     ok = False
             if not ok:
                 tail = err.strip().splitlines()[-25:]

@@ -17,6 +17,13 @@
 //! neither written nor made resident. Host copies and memsets that reach a
 //! block act on the host's bytes ([`with_blocks`]).
 //!
+//! Also the `.managed` variables of loaded modules ([`adopt`]): the engine
+//! placed them when the module loaded, so the host side is made to match:
+//! the pages around the variable are mapped at the same addresses in the
+//! process (`MAP_FIXED_NOREPLACE`: the engine's addresses lie in a range
+//! the process does not use), and the variable becomes a block like the
+//! others.
+//!
 //! Invariants:
 //! - Lock order: `STATE` before [`BLOCKS`] before the engine device. A
 //!   launch with mapped blocks holds [`BLOCKS`] from its copy-in to its
@@ -146,6 +153,64 @@ pub fn unregister(addr: u64) {
     let mut map = blocks();
     if let Some(b) = map.remove(&addr) {
         let _ = state::device_write().free(b.base);
+    }
+}
+
+/// Pages mapped for adopted module variables (kept for the process: the
+/// engine never reuses a module variable's address).
+static ADOPTED_PAGES: Mutex<BTreeMap<u64, ()>> = Mutex::new(BTreeMap::new());
+
+/// Adopted variables' addresses (checked by host copies, which must act on
+/// the host's bytes of these ranges).
+static ADOPTED: Mutex<BTreeMap<u64, u64>> = Mutex::new(BTreeMap::new());
+
+/// Makes the module variable at engine range `[addr, addr+size)` host
+/// memory at the same address as well (a `__managed__` variable the host
+/// dereferences), its current bytes copied to the host side.
+pub fn adopt(addr: u64, size: u64) -> Result<(), CUresult> {
+    let pg = page() as u64;
+    let start = addr & !(pg - 1);
+    let end = addr.checked_add(size.max(1)).and_then(|e| e.checked_next_multiple_of(pg)).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    let mut map = blocks();
+    {
+        let mut pages = ADOPTED_PAGES.lock().unwrap_or_else(|e| e.into_inner());
+        let mut p = start;
+        while p < end {
+            if !pages.contains_key(&p) {
+                // SAFETY: a fresh anonymous mapping at an address nothing in
+                // the process uses (MAP_FIXED_NOREPLACE refuses otherwise).
+                let got = unsafe { libc::mmap(p as *mut libc::c_void, pg as usize, libc::PROT_READ | libc::PROT_WRITE, libc::MAP_PRIVATE | libc::MAP_ANONYMOUS | libc::MAP_FIXED_NOREPLACE, -1, 0) };
+                if got as u64 != p {
+                    if got != libc::MAP_FAILED {
+                        // SAFETY: an old kernel placed it elsewhere; undo.
+                        unsafe { libc::munmap(got, pg as usize) };
+                    }
+                    crate::report::log(&format!("managed variable at {addr:#x}: the host page {p:#x} cannot be mapped"));
+                    return Err(CUDA_ERROR_OUT_OF_MEMORY);
+                }
+                pages.insert(p, ());
+            }
+            p += pg;
+        }
+    }
+    let bytes = state::device_read().read(addr, size).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+    // SAFETY: the pages covering the range were mapped above.
+    unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), addr as usize as *mut u8, bytes.len()) };
+    map.insert(addr, Block { size, base: addr & !7, copy_out: true });
+    ADOPTED.lock().unwrap_or_else(|e| e.into_inner()).insert(addr, size);
+    Ok(())
+}
+
+/// Whether `addr` is the base of an adopted module variable.
+pub fn adopted(addr: u64) -> bool {
+    ADOPTED.lock().unwrap_or_else(|e| e.into_inner()).contains_key(&addr)
+}
+
+/// Forgets an adopted variable (its module was unloaded); its engine
+/// allocation stays with the engine, its pages with the process.
+pub fn unadopt(addr: u64) {
+    if ADOPTED.lock().unwrap_or_else(|e| e.into_inner()).remove(&addr).is_some() {
+        blocks().remove(&addr);
     }
 }
 

@@ -356,6 +356,7 @@ pub unsafe extern "C" fn cuLibraryLoadData(
         let mut st = state::state();
         let (m, globals) = module::load_text(&mut state::device_write(), &text)?;
         let h = module::register(&mut st, TAG_LIBRARY, 0, m, globals, module::max_registers(&text));
+        module::adopt_managed(&st, h, &text)?;
         put(lib, to_ptr(h))
     })
 }

@@ -22,8 +22,13 @@ const CHUNK: u64 = 1 << 20;
 /// Whether a checked device range is mapped host memory (its bytes are the
 /// host's) rather than the engine's own.
 fn on_host(st: &State, addr: u64, n: u64) -> Result<bool, CUresult> {
-    let (_, r) = st.range(addr, n).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-    Ok(matches!(r.kind, RangeKind::Host { .. } | RangeKind::Managed { .. }))
+    let (base, r) = st.range(addr, n).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+    Ok(match r.kind {
+        RangeKind::Host { .. } | RangeKind::Managed { .. } => true,
+        // A module's `.managed` variable is host memory too.
+        RangeKind::Global { .. } => crate::hostmap::adopted(base),
+        _ => false,
+    })
 }
 
 /// Fills `[addr, addr+len)` with `pattern` repeated (`len` a multiple of

@@ -185,7 +185,9 @@ pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, G
     let cached = module_cache::lock().get(text, settings);
     if let Some(module) = cached {
         dev.reload(&module).map_err(|e| load_error(&e))?;
-        return Ok((module, Globals::new()));
+        let mut globals = Globals::new();
+        const_shadows(dev, &module, &mut globals)?;
+        return Ok((module, globals));
     }
     let loaded = match split_linked(text) {
         Some(mods) => {
@@ -200,8 +202,39 @@ pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, G
     };
     let module = loaded.map_err(|e| load_error(&e))?;
     module_cache::lock().insert(text, settings, &module);
-    let globals = module.globals.iter().map(|(n, a)| (n.clone(), (*a, allocation_size(dev, *a)))).collect();
+    let mut globals: Globals = module.globals.iter().map(|(n, a)| (n.clone(), (*a, allocation_size(dev, *a)))).collect();
+    const_shadows(dev, &module, &mut globals)?;
     Ok((module, globals))
+}
+
+/// Gives each module-scope `.const` variable a device allocation holding
+/// its bytes (added to `globals`), so the host can find it with
+/// `cuModuleGetGlobal` and write it with the copy functions, as it writes
+/// a `__constant__` variable on a GPU; [`sync_consts`] copies the
+/// allocations into the module's constant bank before each launch.
+fn const_shadows(dev: &mut Device, module: &ptxsim_exec::Module, globals: &mut Globals) -> Result<(), CUresult> {
+    for (name, off, size) in module.const_vars() {
+        let addr = dev.alloc((*size).max(1)).map_err(|e| load_error(&e))?;
+        let bytes = &module.const_bank()[*off as usize..(*off + *size) as usize];
+        dev.write(addr, bytes).map_err(|e| load_error(&e))?;
+        globals.insert(name.clone(), (addr, *size));
+    }
+    Ok(())
+}
+
+/// Copies the `.const` variables' device allocations (which host copies
+/// may have changed) into module `m`'s constant bank.
+pub fn sync_consts(st: &mut state::State, m: u64) {
+    let Some(lm) = st.modules.get_mut(&m) else { return };
+    if lm.const_shadows.is_empty() {
+        return;
+    }
+    let dev = state::device_read();
+    for &(addr, off, size) in &lm.const_shadows {
+        if let Ok(bytes) = dev.read(addr, size) {
+            lm.module.write_const(off, &bytes);
+        }
+    }
 }
 
 /// The driver's status for a failed load, logged.
@@ -218,6 +251,33 @@ fn load_error(e: &ptxsim_exec::RunError) -> CUresult {
     }
 }
 
+/// The names of the `.managed` variables declared in PTX `text`
+/// (`.global .attribute(.managed) ... name;`).
+pub fn managed_names(text: &str) -> Vec<String> {
+    text.lines()
+        .filter(|l| l.contains(".global") && l.contains(".managed"))
+        .filter_map(|l| {
+            let decl = l.split(';').next()?.split('=').next()?.trim_end();
+            let last = decl.rsplit(char::is_whitespace).next()?;
+            let name = last.split('[').next()?.trim();
+            (!name.is_empty()).then(|| name.to_string())
+        })
+        .collect()
+}
+
+/// Makes module `h`'s `.managed` variables (named in its PTX `text`) host
+/// memory at their device addresses, as CUDA's managed memory is: the host
+/// reads and writes them through the address `cuModuleGetGlobal` gives.
+pub fn adopt_managed(st: &state::State, h: u64, text: &str) -> Result<(), CUresult> {
+    let Some(lm) = st.modules.get(&h) else { return Ok(()) };
+    for name in managed_names(text) {
+        if let Some(&(addr, size)) = lm.globals.get(&name) {
+            crate::hostmap::adopt(addr, size)?;
+        }
+    }
+    Ok(())
+}
+
 /// Registers a loaded module under a fresh handle with `tag`, owned by
 /// context `ctx` (0: by none, a library).
 pub fn register(st: &mut state::State, tag: u64, ctx: u64, module: ptxsim_exec::Module, globals: HashMap<String, (u64, u64)>, max_registers: Option<u32>) -> u64 {
@@ -225,7 +285,8 @@ pub fn register(st: &mut state::State, tag: u64, ctx: u64, module: ptxsim_exec::
     for (base, size) in globals.values() {
         st.ranges.insert(*base, Range { size: *size, kind: RangeKind::Global { module: h } });
     }
-    st.modules.insert(h, LoadedModule { ctx, module, globals, functions: HashMap::new(), max_registers });
+    let const_shadows = module.const_vars().iter().filter_map(|(n, off, size)| globals.get(n).map(|&(a, _)| (a, *off, *size))).collect();
+    st.modules.insert(h, LoadedModule { ctx, module, globals, functions: HashMap::new(), max_registers, const_shadows });
     h
 }
 
@@ -239,6 +300,7 @@ unsafe fn load(name: &str, pmod: *mut Handle, image: *const c_void) -> CUresult 
         let ctx = st.current()?;
         let (module, globals) = load_text(&mut state::device_write(), &text)?;
         let h = register(&mut st, TAG_MODULE, ctx, module, globals, max_registers(&text));
+        adopt_managed(&st, h, &text)?;
         put(pmod, to_ptr(h))
     })
 }
@@ -370,7 +432,9 @@ fn launch_error(e: &RunError) -> (CUresult, bool) {
     match e.kind {
         TrapKind::InvalidLaunch => (CUDA_ERROR_INVALID_VALUE, false),
         TrapKind::OutOfMemory if e.line.is_none() => (CUDA_ERROR_LAUNCH_OUT_OF_RESOURCES, false),
-        TrapKind::OutOfBounds | TrapKind::Misaligned => (CUDA_ERROR_ILLEGAL_ADDRESS, true),
+        TrapKind::OutOfBounds => (CUDA_ERROR_ILLEGAL_ADDRESS, true),
+        // A GPU reports a misaligned access as its own error.
+        TrapKind::Misaligned => (CUDA_ERROR_MISALIGNED_ADDRESS, true),
         TrapKind::Trap if e.message.starts_with("assertion") => (CUDA_ERROR_ASSERT, true),
         TrapKind::Timeout => (CUDA_ERROR_LAUNCH_TIMEOUT, true),
         _ => (CUDA_ERROR_LAUNCH_FAILED, true),
@@ -505,10 +569,11 @@ pub unsafe fn launch(
 ) -> Result<(), CUresult> {
     {
         let (ctx, module, func, cc, forced, threads, resident) = {
-            let st = state::state();
+            let mut st = state::state();
             let ctx = st.current()?;
             st.check_stream(from_ptr(stream), ctx)?;
             let func = st.functions.get(&from_ptr(f)).ok_or(CUDA_ERROR_INVALID_HANDLE)?.clone();
+            sync_consts(&mut st, func.module);
             let lm = st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
             // CTAs resident at once on the device (its one multiprocessor):
             // the most a cooperative launch may have.

@@ -351,9 +351,10 @@ pub unsafe extern "C" fn cuKernelGetName(name: *mut *const c_char, k: Handle) ->
 #[no_mangle]
 pub unsafe extern "C" fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut usize, lib: Handle, name: *const c_char) -> CUresult {
     entry("cuLibraryGetManaged", true, || {
+        // Libraries belong to no context: no current one is needed (the
+        // runtime asks while registering, before making one current).
         let name = crate::module::c_str(name)?;
         let st = state::state();
-        st.current()?;
         crate::module::global(&st, from_ptr(lib), TAG_LIBRARY, name, dptr, bytes)
     })
 }

@@ -96,6 +96,10 @@ pub struct LoadedModule {
     /// The register cap the image was linked with (`CU_JIT_MAX_REGISTERS`),
     /// which `CU_FUNC_ATTRIBUTE_NUM_REGS` respects.
     pub max_registers: Option<u32>,
+    /// The device allocations standing for the module's `.const` variables
+    /// (address, offset in the constant bank, size), copied into the bank
+    /// before each launch (`module::sync_consts`).
+    pub const_shadows: Vec<(u64, u64, u64)>,
 }
 
 /// A kernel handle.
@@ -261,6 +265,7 @@ impl State {
         }
         for (base, _) in lm.globals.values() {
             self.ranges.remove(base);
+            crate::hostmap::unadopt(*base);
         }
         true
     }

@@ -303,6 +303,30 @@ impl Module {
         self.uses_heap
     }
 
+    /// The module-scope `.const` variables: (name, offset in the bank, size).
+    pub fn const_vars(&self) -> &[(String, u64, u64)] {
+        &self.program.const_vars
+    }
+
+    /// The module's `.const` bank as kernels read it.
+    pub fn const_bank(&self) -> &[u8] {
+        &self.consts
+    }
+
+    /// Overwrites `bytes.len()` bytes of the `.const` bank at `offset` (the
+    /// host writing a `__constant__` variable); launches from then on read
+    /// the new bytes. False when the range is outside the bank.
+    pub fn write_const(&mut self, offset: u64, bytes: &[u8]) -> bool {
+        let Some(end) = (offset as usize).checked_add(bytes.len()) else { return false };
+        if end > self.consts.len() {
+            return false;
+        }
+        if self.consts[offset as usize..end] != *bytes {
+            Arc::make_mut(&mut self.consts)[offset as usize..end].copy_from_slice(bytes);
+        }
+        true
+    }
+
     /// Names of the kernels (`.entry` functions with a body).
     pub fn kernels(&self) -> Vec<&str> {
         self.program.functions.iter().filter(|f| f.is_kernel && f.defined).map(|f| f.name.as_str()).collect()

@@ -664,6 +664,8 @@ pub struct Program {
     /// initialisers already resolved; `.global` variables live in device
     /// memory, allocated and initialised at load).
     pub const_init: Vec<u8>,
+    /// The module-scope `.const` variables: (name, offset in the bank, size).
+    pub const_vars: Vec<(String, u64, u64)>,
     /// Static `.shared` bytes per CTA (module and function scope together).
     pub shared_static: u32,
     /// Where dynamic (`extern .shared`) memory starts.

@@ -137,6 +137,7 @@ pub(crate) fn decode_units<'s, 'a>(
             link,
             devrt,
             externs: Vec::new(),
+            const_vars: Vec::new(),
         })
         .collect();
 
@@ -219,6 +220,7 @@ pub(crate) fn decode_units<'s, 'a>(
     let program = Program {
         functions,
         const_init: const_bank,
+        const_vars: ds.iter().flat_map(|d| d.const_vars.iter().cloned()).collect(),
         shared_static: shared_total as u32,
         shared_dynamic_offset: ((shared_total + 15) & !15) as u32,
         files: units.iter().map(|u| u.name.to_string()).collect(),
@@ -240,6 +242,8 @@ pub(crate) struct ModuleDecoder<'s, 'f, 'a> {
     /// Linked with libcudadevrt: its `cudaCG*` functions are builtins.
     pub devrt: bool,
     pub externs: Vec<String>,
+    /// Module-scope `.const` variables: (name, offset in the bank, size).
+    pub const_vars: Vec<(String, u64, u64)>,
 }
 
 /// Size in bytes of a declared type (0 for opaque/pred).
@@ -344,6 +348,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                         return Err(format!("line {}: .const space exceeds {MAX_CONST_BYTES} bytes", self.line(decl.span)));
                     }
                     const_bank.resize((off + size) as usize, 0);
+                    self.const_vars.push((name.clone(), off, size));
                     self.syms.insert(name, Sym::Const(off));
                     if decl.init.is_some() {
                         pending.push((v, k, off));
