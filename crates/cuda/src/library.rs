@@ -463,6 +463,14 @@ pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUre
         8 => func.max_dynamic_shared.map(|v| v as c_int).unwrap_or(clamp((SHARED_PER_BLOCK as u64).saturating_sub(static_shared))),
         // PREFERRED_SHARED_MEMORY_CARVEOUT.
         9 => func.carveout,
+        // CLUSTER_SIZE_MUST_BE_SET, REQUIRED_CLUSTER_WIDTH/HEIGHT/DEPTH: no
+        // kernel requires a cluster size here (`.reqnctapercluster` is not
+        // recorded), so 0 as for a kernel compiled without one.
+        10..=13 => 0,
+        // NON_PORTABLE_CLUSTER_SIZE_ALLOWED: clusters beyond 8 CTAs are refused.
+        14 => 0,
+        // CLUSTER_SCHEDULING_POLICY_PREFERENCE: the default policy.
+        15 => 0,
         _ => return Err(CUDA_ERROR_INVALID_VALUE),
     })
 }
