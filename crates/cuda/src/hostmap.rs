@@ -185,7 +185,9 @@ pub fn adopt(addr: u64, size: u64) -> Result<(), CUresult> {
                         // SAFETY: an old kernel placed it elsewhere; undo.
                         unsafe { libc::munmap(got, pg as usize) };
                     }
-                    crate::report::log(&format!("managed variable at {addr:#x}: the host page {p:#x} cannot be mapped"));
+                    crate::report::notice_once(&format!(
+                        "a module's managed variable at {addr:#x} cannot be made host memory: the page {p:#x} is already mapped in this process (the load fails with CUDA_ERROR_OUT_OF_MEMORY)"
+                    ));
                     return Err(CUDA_ERROR_OUT_OF_MEMORY);
                 }
                 pages.insert(p, ());
