@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""Runs the end-to-end programs of tests/e2e/numba and tests/e2e/triton,
+"""Runs the end-to-end programs of tests/e2e/numba, tests/e2e/triton and
+tests/e2e/cupy,
 each under `ptxsim exec` with the pinned venv of `scripts/e2e-venv NAME`,
 and the CUDA programs of tests/e2e/nvcc, built by nvcc 13.5
 (tests/e2e/nvcc_build.py, cached) and run as `ptxsim exec -- ./prog`; prints
@@ -31,8 +32,8 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(os.path.dirname(HERE))
-SUITES = ("numba", "triton", "nvcc")
-EXT = {"numba": ".py", "triton": ".py", "nvcc": ".cu"}
+SUITES = ("numba", "triton", "nvcc", "cupy")
+EXT = {"numba": ".py", "triton": ".py", "nvcc": ".cu", "cupy": ".py"}
 TIMEOUT_S = 600
 
 
@@ -102,6 +103,9 @@ def main():
     t0 = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="ptxsim-e2e-") as tmp:
         env = dict(os.environ)
+        # CuPy: PTX from NVRTC and its own reduction kernels (tests/e2e/cupy/_cupy_env.py says why),
+        # kernels compiled afresh each run.
+        env.update(CUPY_COMPILE_WITH_PTX="1", CUPY_ACCELERATORS="", CUPY_CACHE_DIR=os.path.join(tmp, "cupy-cache"))
         env.update(PTXSIM_LIBCUDA=os.path.abspath(args.libcuda), TRITON_CACHE_DIR=os.path.join(tmp, "triton-cache"),
                    PYTHONPATH=os.pathsep.join([HERE, os.path.join(ROOT, "examples")]), PYTHONWARNINGS="ignore", PYTHONDONTWRITEBYTECODE="1")
         for suite, rel in programs:
