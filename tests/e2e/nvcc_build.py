@@ -5,7 +5,9 @@ the shared header, its flags and the venv (so an unchanged program is never
 rebuilt). Uses only the standard library.
 
 Flags: `-arch=sm_80` (static cudart, SASS for sm_80 and PTX for
-compute_80), or what the source's `// e2e-nvcc-flags: ...` line says.
+compute_80), or what the source's `// e2e-nvcc-flags: ...` line says; a
+`// e2e-nvcc-sources: a.cu ...` line adds translation units (files of
+tests/e2e/nvcc whose names start with `_`, which run.py does not run alone).
 Executables go to ${XDG_CACHE_HOME:-~/.cache}/ptxsim-tools/nvcc-build/KEY/NAME,
 written under a temporary name and renamed once complete.
 
@@ -51,11 +53,19 @@ def flags_of(text):
     return shlex.split(m.group(1)) if m else list(DEFAULT_FLAGS)
 
 
+def sources_of(text):
+    m = re.search(r"^// e2e-nvcc-sources: (.*)$", text, re.M)
+    return [os.path.join(SRC_DIR, f) for f in shlex.split(m.group(1))] if m else []
+
+
 def key(src_text, flags, venv_dir):
     h = hashlib.sha256()
     h.update(os.path.basename(venv_dir).encode() + b"\0")
     h.update(" ".join(flags).encode() + b"\0")
     h.update(src_text.encode())
+    for extra in sources_of(src_text):
+        with open(extra, "rb") as f:
+            h.update(b"\0" + f.read())
     with open(os.path.join(SRC_DIR, "e2e_check.cuh"), "rb") as f:
         h.update(f.read())
     return h.hexdigest()[:16]
@@ -74,7 +84,7 @@ def build(path, nvcc, venv_dir):
     os.makedirs(out_dir, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=f".{name}.", dir=out_dir)
     os.close(fd)
-    cmd = [nvcc, *flags, "-I", SRC_DIR, "-o", tmp, path]
+    cmd = [nvcc, *flags, "-I", SRC_DIR, "-o", tmp, path, *sources_of(text)]
     r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, errors="replace")
     if r.returncode != 0:
         os.unlink(tmp)

@@ -98,6 +98,10 @@ pub unsafe fn ptx_text_for(image: *const c_void, cc: (i32, i32)) -> Result<Strin
             cc.1
         ))),
         fatbin::ImageKind::Wrapper | fatbin::ImageKind::Fatbin => {
+            // A separately compiled program's linked binary: its objects' PTX.
+            if let Some(linked) = crate::export::runtime::prelinked_image(image, cc) {
+                return linked;
+            }
             let bytes = fatbin::image_fatbin(image as *const u8).map_err(|e| invalid_image(&e))?;
             fatbin_ptx(bytes, cc)
         }

@@ -14,7 +14,9 @@
 //!
 //! A fatbin becomes a module through [`crate::module::cuModuleLoadData`],
 //! which takes the fatbin wrapper, a bare fatbin or PTX alike, so a
-//! registered fatbin loads exactly as one handed to the driver API.
+//! registered fatbin loads exactly as one handed to the driver API. A
+//! separately compiled program (`-rdc=true`) registers nvlink's machine
+//! code with the list of its objects' fatbins: their PTX is linked instead.
 
 use super::{size_of_slots, Table};
 use crate::report;
@@ -47,7 +49,8 @@ pub static TABLE: Table<N> = Table([
 ]);
 
 /// Loads a registered fatbin (its wrapper, magic 0x466243B1, or the fatbin
-/// itself, magic 0xBA55ED50) as a module of the current context.
+/// itself, magic 0xBA55ED50) as a module of the current context (a
+/// separately compiled program's linked binary: see [`prelinked_image`]).
 unsafe fn load(name: &str, module: *mut Handle, image: *const c_void) -> CUresult {
     if module.is_null() || image.is_null() {
         report::log(&format!("{name}: null argument -> CUDA_ERROR_INVALID_VALUE"));
@@ -58,6 +61,80 @@ unsafe fn load(name: &str, module: *mut Handle, image: *const c_void) -> CUresul
         report::log(&format!("{name} -> {}", crate::types::error_name(r).map(|c| c.to_string_lossy().into_owned()).unwrap_or_else(|| r.to_string())));
     }
     r
+}
+
+/// Most objects one linked binary may list (a bound on a list read from
+/// the program's memory).
+const MAX_PRELINKED: usize = 1 << 16;
+
+/// The linked image of a separately compiled program (`nvcc -rdc=true`):
+/// its registered wrapper has version 2 and, after the fatbin pointer, a
+/// NULL-terminated array of the fatbins of the objects nvlink linked (the
+/// `__cudaPrelinkedFatbins` of nvcc's `crt/link.stub`). nvlink's output is
+/// machine code only, so when the linked fatbin has no PTX that runs here,
+/// the objects' PTX entries are linked instead, as the driver's JIT linker
+/// would (with libcudadevrt's cooperative-groups functions when a module
+/// names them). `None`: not such a binary, or its own PTX runs, so the
+/// ordinary load applies. Every image load asks (`module::ptx_text_for`):
+/// cudart 13 registers fatbins with `cuLibraryLoadData`.
+///
+/// # Safety
+/// `image` is a registered fatbin wrapper or fatbin (non-null).
+pub unsafe fn prelinked_image(image: *const c_void, cc: (i32, i32)) -> Option<Result<String, CUresult>> {
+    let w = std::slice::from_raw_parts(image as *const u8, 4);
+    if crate::fatbin::image_kind(w) != crate::fatbin::ImageKind::Wrapper {
+        return None;
+    }
+    let w = std::slice::from_raw_parts(image as *const u8, 24);
+    let version = u32::from_le_bytes(w[4..8].try_into().ok()?);
+    let list = u64::from_le_bytes(w[16..24].try_into().ok()?);
+    if version != 2 || list == 0 {
+        return None;
+    }
+    let linked = crate::fatbin::image_fatbin(image as *const u8).ok()?;
+    let entries = crate::fatbin::parse_all(linked).ok()?;
+    if crate::fatbin::select_ptx(&entries, cc).is_ok() {
+        return None;
+    }
+    let mut texts = Vec::new();
+    let mut p = list as usize as *const u64;
+    loop {
+        let f = *p;
+        if f == 0 {
+            break;
+        }
+        if texts.len() == MAX_PRELINKED {
+            return Some(Err(CUDA_ERROR_INVALID_IMAGE));
+        }
+        let bytes = match crate::fatbin::fatbin_at(f as usize as *const u8) {
+            Ok(b) => b,
+            Err(e) => {
+                report::log(&format!("separately compiled program: object {} is not a fatbin: {e}", texts.len()));
+                return Some(Err(CUDA_ERROR_INVALID_IMAGE));
+            }
+        };
+        match crate::module::fatbin_ptx(bytes, cc) {
+            Ok(t) => texts.push(t),
+            Err(e) => return Some(Err(e)),
+        }
+        p = p.add(1);
+    }
+    if texts.is_empty() {
+        return None;
+    }
+    report::log(&format!("separately compiled program: linking the PTX of its {} objects", texts.len()));
+    let mut image = String::from(crate::module::LINKED_IMAGE);
+    if texts.iter().any(|t| t.contains("cudaCG")) {
+        image.push_str(crate::module::LINKED_DEVRT);
+    }
+    for (i, t) in texts.iter().enumerate() {
+        image.push_str(&format!("{}object{i}\n", crate::module::LINKED_MODULE));
+        image.push_str(t.trim_end_matches('\0'));
+        if !image.ends_with('\n') {
+            image.push('\n');
+        }
+    }
+    Some(Ok(image))
 }
 
 unsafe extern "C" fn get_module_from_cubin(module: *mut Handle, wrapper: *const c_void) -> CUresult {
