@@ -192,6 +192,7 @@ implemented! {
     crate::runtime_api::cuKernelGetName => cuKernelGetName,
     crate::runtime_api::cuLibraryGetManaged => cuLibraryGetManaged,
     crate::runtime_api::cuModuleGetLoadingMode => cuModuleGetLoadingMode,
+    crate::runtime_api::cuModuleLoad => cuModuleLoad,
     crate::runtime_api::cuCtxResetPersistingL2Cache => cuCtxResetPersistingL2Cache,
     crate::ipc::cuIpcGetMemHandle => cuIpcGetMemHandle,
     crate::ipc::cuIpcOpenMemHandle => cuIpcOpenMemHandle,

@@ -359,6 +359,36 @@ pub unsafe extern "C" fn cuLibraryGetManaged(dptr: *mut CUdeviceptr, bytes: *mut
     })
 }
 
+/// `cuModuleLoad(module, fname)`: the file's bytes (PTX text, a fatbin, or
+/// an image that `cuModuleLoadData` refuses with its reason) loaded as
+/// `cuModuleLoadData` would; a file that cannot be read is
+/// CUDA_ERROR_FILE_NOT_FOUND.
+///
+/// # Safety
+/// `pmod` is null or valid for a write; `fname` is null or NUL-terminated.
+#[no_mangle]
+pub unsafe extern "C" fn cuModuleLoad(pmod: *mut Handle, fname: *const c_char) -> CUresult {
+    let mut bytes = Vec::new();
+    let r = entry("cuModuleLoad", true, || {
+        if pmod.is_null() {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        let path = crate::module::c_str(fname).map_err(|_| CUDA_ERROR_INVALID_VALUE)?;
+        bytes = std::fs::read(path).map_err(|e| {
+            crate::report::log(&format!("cuModuleLoad: cannot read {path}: {e}"));
+            CUDA_ERROR_FILE_NOT_FOUND
+        })?;
+        // Text must end in a NUL, as cuModuleLoadData reads it; a fatbin's
+        // header bounds it, and a trailing NUL changes nothing.
+        bytes.push(0);
+        Ok(())
+    });
+    if r != CUDA_SUCCESS {
+        return r;
+    }
+    crate::module::cuModuleLoadData(pmod, bytes.as_ptr().cast())
+}
+
 /// Modules load eagerly: `CU_MODULE_EAGER_LOADING` (1).
 ///
 /// # Safety

@@ -136,4 +136,16 @@ fn streams_capture_and_names() {
     let mut mode = 0;
     assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(*mut c_int) -> u32>("cuModuleGetLoadingMode")(&mut mode) }, SUCCESS);
     assert_eq!(mode, 1, "CU_MODULE_EAGER_LOADING");
+    // cuModuleLoad reads a file.
+    let dir = common::scratch("rtapi-module-file");
+    let file = dir.join("k.ptx");
+    std::fs::write(&file, PTX.trim_end_matches('\0')).unwrap();
+    let load = cu.f::<unsafe extern "C" fn(*mut H, *const c_char) -> u32>("cuModuleLoad");
+    let path = format!("{}\0", file.display());
+    let mut m2 = null_mut();
+    assert_eq!(unsafe { load(&mut m2, path.as_ptr().cast()) }, SUCCESS);
+    let mut f2 = null_mut();
+    assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(*mut H, H, *const c_char) -> u32>("cuModuleGetFunction")(&mut f2, m2, c"my_kernel".as_ptr()) }, SUCCESS);
+    let missing = format!("{}\0", dir.join("none.ptx").display());
+    assert_eq!(unsafe { load(&mut m2, missing.as_ptr().cast()) }, 301, "CUDA_ERROR_FILE_NOT_FOUND");
 }
