@@ -348,8 +348,27 @@ pub unsafe extern "C" fn cuGetErrorString(error: CUresult, s: *mut *const c_char
 
 #[cfg(test)]
 mod tests {
-    //! Parsing of the `PTXSIM_*` settings.
+    //! Parsing of the `PTXSIM_*` settings; the attribute table.
     use super::*;
+
+    /// cudart's `cudaGetDeviceProperties` asks for every attribute of
+    /// CUDA 13.5's `CUdevice_attribute` (1 to 161): each has a value, and
+    /// the ones it derives sizes from are consistent with each other.
+    #[test]
+    fn every_cuda_13_5_attribute_has_a_value() {
+        for cc in [(8, 0), (9, 0)] {
+            for a in 1..=161 {
+                assert!(attribute(a, cc).is_some(), "attribute {a} at cc {cc:?}");
+            }
+            assert_eq!(attribute(162, cc), None);
+            let v = |a| attribute(a, cc).unwrap();
+            assert!(v(97) <= v(81), "opt-in shared memory per block within the multiprocessor's");
+            assert!(v(8) <= v(97));
+            assert!(v(1) <= v(39), "threads per block within threads per multiprocessor");
+            assert_eq!(v(12), v(82), "registers per block and per multiprocessor (A100: 64K each)");
+            assert_eq!(v(127), (cc.0 >= 9) as i32);
+        }
+    }
 
     #[test]
     fn scheduling_and_threads_parse() {

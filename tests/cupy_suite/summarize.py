@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""Summarises a run of scripts/cupy_suite.sh (its JUnit files, default
+target/cupy-suite/*.xml) as Markdown: passed/failed/skipped per module, then
+every failing case with the cause its message points to (CAUSES, first
+match), and the cases whose message matched no known cause. Standard
+library only.
+
+    tests/cupy_suite/summarize.py [DIR]
+"""
+import glob
+import os
+import re
+import sys
+import xml.etree.ElementTree as ET
+
+# (regex over the case's name, regex over its failure text, cause): the
+# first entry whose two regexes both match wins ("" matches anything).
+CAUSES = [
+    (r"\[NVCC|TestRawPicklable", "",
+     "the NVCC backend (`backend='nvcc'`): CuPy asks nvcc for a cubin (machine code), which ptxsim cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU)"),
+    (r"load_cubin", "",
+     "loads a cubin (machine code): CUDA_ERROR_NO_BINARY_FOR_GPU"),
+    (r"dynamical_parallelism", "",
+     "dynamic parallelism (kernels launching kernels, libcudadevrt's cudaLaunchDevice): not supported by ptxsim"),
+    ("", r"CURAND_STATUS_INITIALIZATION_FAILED|libcurand",
+     "cuRAND (cupy.random makes the test's data): NVIDIA's libcurand carries PTX only for compute_121, "
+     "which a cc 8.0 device cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU inside cuRAND)"),
+    ("", r"libcublas|libcusolver|libcufft|libcusparse",
+     "a CUDA math library that is not installed in the suite's venv (its kernels, too, carry PTX for its newest architecture only)"),
+    (r"[Tt]exture", "",
+     "textures and CUDA arrays: not implemented in the driver library"),
+]
+
+
+def cases(xml_path):
+    root = ET.parse(xml_path).getroot()
+    for tc in root.iter("testcase"):
+        name = f"{tc.get('classname', '')}::{tc.get('name', '')}"
+        outcome, msg = "passed", ""
+        for tag in ("failure", "error"):
+            el = tc.find(tag)
+            if el is not None:
+                outcome = "failed"
+                msg = (el.get("message") or "") + "\n" + (el.text or "")
+        if tc.find("skipped") is not None:
+            outcome = "skipped"
+        yield name, outcome, msg
+
+
+def cause_of(name, msg):
+    for name_pat, msg_pat, cause in CAUSES:
+        if re.search(name_pat, name) and re.search(msg_pat, msg):
+            return cause
+    return None
+
+
+def main():
+    d = sys.argv[1] if len(sys.argv) > 1 else "target/cupy-suite"
+    rows, failures = [], []
+    for x in sorted(glob.glob(os.path.join(d, "*.xml"))):
+        module = os.path.basename(x)[:-4].replace("_tests_", "_tests/", 1)
+        counts = {"passed": 0, "failed": 0, "skipped": 0}
+        for name, outcome, msg in cases(x):
+            counts[outcome] += 1
+            if outcome == "failed":
+                first = next((l.strip() for l in msg.splitlines() if l.strip().startswith("E ")), msg.strip().splitlines()[0] if msg.strip() else "")
+                failures.append((module, name, cause_of(name, msg), first[:200]))
+        rows.append((module, counts))
+    print("| module | passed | failed | skipped |\n|---|---|---|---|")
+    tot = {"passed": 0, "failed": 0, "skipped": 0}
+    for m, c in rows:
+        print(f"| {m} | {c['passed']} | {c['failed']} | {c['skipped']} |")
+        for k in tot:
+            tot[k] += c[k]
+    print(f"| **total** | {tot['passed']} | {tot['failed']} | {tot['skipped']} |\n")
+    by_cause = {}
+    for m, n, c, first in failures:
+        by_cause.setdefault(c, []).append((m, n, first))
+    for c, items in sorted(by_cause.items(), key=lambda kv: (kv[0] is None, -len(kv[1]))):
+        print(f"### {c or 'not yet explained'} ({len(items)})\n")
+        for m, n, first in items:
+            print(f"- `{n}`" + (f" — {first}" if c is None else ""))
+        print()
+
+
+if __name__ == "__main__":
+    main()
