@@ -10,7 +10,8 @@
 //! directory first in `LD_LIBRARY_PATH`, `TRITON_LIBCUDA_PATH` set to it,
 //! `TRITON_PTXAS_PATH` and `TRITON_PTXAS_BLACKWELL_PATH` set to a symlink
 //! `ptxas` there to this executable (a pass-through that copies the PTX to
-//! the "cubin", see `ptxas_shim`),
+//! the "cubin", see `ptxas_shim`), CuPy's `CUPY_COMPILE_WITH_PTX=1` and
+//! `CUPY_ACCELERATORS=` unless set ([`CUPY_DEFAULTS`]),
 //! and the options passed as the environment variables the library reads
 //! at `cuInit` (`PTXSIM_CC`, `PTXSIM_SCHEDULING`, `PTXSIM_THREADS`,
 //! `PTXSIM_SUMMARY`); remove the directory; exit with CMD's status
@@ -27,6 +28,12 @@ use clap::ValueEnum;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use std::process::{Command, ExitCode};
+
+/// Environment variables set for CMD unless already set: CuPy's
+/// `CUPY_COMPILE_WITH_PTX=1` (cupy/cuda/compiler.py then asks NVRTC for PTX,
+/// `-arch=compute_XY`, instead of a cubin) and `CUPY_ACCELERATORS=` (no
+/// prebuilt CUB: its fatbin holds PTX for the newest architecture only).
+pub const CUPY_DEFAULTS: [(&str, &str); 2] = [("CUPY_COMPILE_WITH_PTX", "1"), ("CUPY_ACCELERATORS", "")];
 
 /// Engine scheduling forced on every launch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
@@ -198,6 +205,14 @@ pub fn run(a: Args) -> ExitCode {
         .env("TRITON_LIBCUDA_PATH", &dir.0)
         .env("TRITON_PTXAS_PATH", &ptxas)
         .env("TRITON_PTXAS_BLACKWELL_PATH", &ptxas);
+    // CuPy: PTX from NVRTC rather than a cubin, and its own reduction
+    // kernels rather than its prebuilt CUB (PTX for compute_120 only, whose
+    // failed launches CuPy does not check): unless the caller chose.
+    for (k, v) in CUPY_DEFAULTS {
+        if std::env::var_os(k).is_none() {
+            cmd.env(k, v);
+        }
+    }
     if let Some(cc) = &a.cc {
         cmd.env("PTXSIM_CC", cc);
     }

@@ -58,6 +58,8 @@ fn exec(args: &[&str]) -> Output {
         .env_remove("PTXSIM_SCHEDULING")
         .env_remove("PTXSIM_THREADS")
         .env_remove("PTXSIM_SUMMARY")
+        .env_remove("CUPY_COMPILE_WITH_PTX")
+        .env_remove("CUPY_ACCELERATORS")
         .output()
         .expect("run ptxsim exec")
 }
@@ -164,6 +166,22 @@ fn cmd_sees_the_library_dir_and_it_is_removed_after() {
     let (ld, triton) = o.trim_end().split_once('|').expect("two paths");
     assert_eq!(ld.split(':').next(), Some(triton), "{o}");
     assert!(!Path::new(triton).exists(), "{triton} left behind");
+}
+
+/// CuPy's settings: PTX from NVRTC, no prebuilt CUB, unless the caller
+/// set them.
+#[test]
+fn cupy_settings_default_unless_set() {
+    let out = exec(&["--", "sh", "-c", "echo \"${CUPY_COMPILE_WITH_PTX-unset}|${CUPY_ACCELERATORS-unset}\""]);
+    assert_eq!(text(&out.stdout).trim_end(), "1|");
+    let out = Command::new(env!("CARGO_BIN_EXE_ptxsim"))
+        .args(["exec", "--", "sh", "-c", "echo \"$CUPY_COMPILE_WITH_PTX|$CUPY_ACCELERATORS\""])
+        .env("PTXSIM_LIBCUDA", libcuda())
+        .env("CUPY_COMPILE_WITH_PTX", "0")
+        .env("CUPY_ACCELERATORS", "cub")
+        .output()
+        .expect("run ptxsim exec");
+    assert_eq!(text(&out.stdout).trim_end(), "0|cub");
 }
 
 #[test]
