@@ -30,6 +30,15 @@ int main() {
     CUDA_OK(cudaGetDevice(&dev));
     CUDA_OK(cudaGetDeviceCount(&count));
     e2e_result(dev == 0 && count == 1, "device", "one device, number 0");
+    // cudaGetDeviceProperties reads every device attribute.
+    cudaDeviceProp p;
+    CUDA_OK(cudaGetDeviceProperties(&p, 0));
+    char pd[160];
+    snprintf(pd, sizeof pd, "%s cc %d.%d, warp %d, %d SM, %zu B shared/block, %d threads/block", p.name, p.major, p.minor,
+             p.warpSize, p.multiProcessorCount, p.sharedMemPerBlock, p.maxThreadsPerBlock);
+    e2e_result(p.major == 8 && p.minor == 0 && p.warpSize == 32 && p.maxThreadsPerBlock == 1024 &&
+                   p.sharedMemPerBlock == 48 * 1024 && p.totalGlobalMem > 0 && p.multiProcessorCount >= 1,
+               "properties", pd);
     CUDA_OK(cudaFree(da)); CUDA_OK(cudaFree(db)); CUDA_OK(cudaFree(dc));
     return e2e_exit();
 }
