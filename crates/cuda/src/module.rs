@@ -24,32 +24,11 @@ use std::collections::HashMap;
 use std::ffi::CStr;
 use std::os::raw::{c_char, c_int, c_uint, c_void};
 
-/// The size of the engine allocation at `addr`: the largest `n` with
-/// `[addr, addr+n)` readable (doubling, then bisection).
+/// The size of the engine allocation at `addr` (from `addr` to its end):
+/// one lookup (a probe by failed reads would cost a message over every
+/// allocation each time, which grows with every module loaded).
 fn allocation_size(dev: &Device, addr: u64) -> u64 {
-    let fits = |n: u64| dev.read(addr, n).is_ok();
-    if !fits(1) {
-        return 0;
-    }
-    let mut lo = 1u64;
-    let mut hi = 2u64;
-    while fits(hi) {
-        lo = hi;
-        hi = match hi.checked_mul(2) {
-            Some(h) if h <= 1 << 40 => h,
-            _ => return lo,
-        };
-    }
-    // fits(lo), !fits(hi)
-    while hi - lo > 1 {
-        let mid = lo + (hi - lo) / 2;
-        if fits(mid) {
-            lo = mid;
-        } else {
-            hi = mid;
-        }
-    }
-    lo
+    dev.bytes_from(addr)
 }
 
 /// The PTX text of a module image: NUL-terminated PTX text, or a fatbin

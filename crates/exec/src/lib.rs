@@ -725,6 +725,15 @@ impl Device {
             .ok_or_else(|| RunError::new(TrapKind::OutOfBounds, format!("host read of {len} bytes at {addr:#x} {}", self.explain(addr, len))))
     }
 
+    /// The bytes of the allocation holding `addr` from `addr` to its end (0
+    /// when no allocation holds it): one binary search.
+    pub fn bytes_from(&self, addr: u64) -> u64 {
+        self.mem.find(addr, 1).map(|i| {
+            let a = &self.mem.allocs[i];
+            a.base + a.size - addr
+        }).unwrap_or(0)
+    }
+
     /// Where a host access misses: the nearest allocation and the distance.
     fn explain(&self, addr: u64, len: u64) -> String {
         let global: Vec<(u64, u64, String)> =
