@@ -2,8 +2,10 @@
 //!
 //! It owns the host API ([`Device`], [`Module`], [`LaunchConfig`],
 //! [`KernelArg`], [`RunError`]), the decoder from the checked AST to a flat
-//! register-machine [`program::Program`] (`decode/`), the lane-wise
-//! semantics (`alu`, `cvt`, `atomics`), memory (`memory`), warp state
+//! register-machine [`program::Program`] (`decode/`), what atomics
+//! compute (`atomics`, on top of the pure lane-wise semantics of
+//! `ptxsim-sem`, the reference its lane kernels are tested against),
+//! memory (`memory`), warp state
 //! (`warp`), the data path (`datapath`: one data-flow instruction for a
 //! warp under a mask, public so another executor loop can call it), the
 //! PTX dispatch loop (`exec`), the two scheduling modes
@@ -25,10 +27,8 @@
 #![deny(unsafe_code)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
-pub mod alu;
 pub mod barrier;
 mod atomics;
-pub mod cvt;
 pub mod datapath;
 mod decode;
 mod error;
@@ -48,7 +48,6 @@ mod sched;
 mod simt_stack;
 mod span;
 mod sreg;
-pub mod softfloat;
 pub mod unsupported;
 mod warp;
 

@@ -6,9 +6,9 @@
 //! `ptxsim_analysis::FlatFunction` (so reconvergence points line up). It has
 //! no lifetime: names are copied out of the source.
 
-use crate::alu::bits::BitsOp;
-use crate::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
-use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
+use ptxsim_sem::alu::bits::BitsOp;
+use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
+use ptxsim_sem::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 
 /// Index of a function in [`Program::functions`].
 pub type FuncId = u32;
@@ -166,7 +166,7 @@ pub enum AtomOp {
     Add,
     /// `atom/red.add.noftz.{f16x2,bf16x2}`: two packed halves added
     /// separately (the operation's type is then the 32-bit word).
-    AddHalf2(crate::alu::FTy),
+    AddHalf2(ptxsim_sem::alu::FTy),
     Min,
     Max,
     And,
@@ -288,7 +288,7 @@ pub enum Op {
     /// `.f16x2`/`.bf16x2` arithmetic on both halves (`ty` is the half type),
     /// and `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`.
     Half2 { op: H2Op, ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src, c: Src },
-    /// `fma.rn{.ftz}.relu.{f16,bf16}` ([`crate::alu::ext::fma_relu`]).
+    /// `fma.rn{.ftz}.relu.{f16,bf16}` ([`ptxsim_sem::alu::ext::fma_relu`]).
     FmaRelu { ty: FTy, ftz: bool, d: u32, a: Src, b: Src, c: Src },
     /// `testp.op.f32/.f64 p, a`.
     Testp { op: TestpOp, f64: bool, p: u32, a: Src },
@@ -311,8 +311,8 @@ pub enum Op {
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
     Prmt { d: u32, a: Src, b: Src, c: Src },
     /// `prmt.b32.{f4e,b4e,rc8,ecl,ecr,rc16}`: the bytes `c[1:0]` selects
-    /// in the mode's table ([`crate::alu::prmt_mode`]).
-    PrmtMode { mode: crate::alu::PrmtMode, d: u32, a: Src, b: Src, c: Src },
+    /// in the mode's table ([`ptxsim_sem::alu::prmt_mode`]).
+    PrmtMode { mode: ptxsim_sem::alu::PrmtMode, d: u32, a: Src, b: Src, c: Src },
     /// `cvt.rna{.satfinite}.tf32.f32`: `a` rounded to tf32's 10-bit
     /// fraction, ties away from zero, in a .b32 whose low 13 bits are 0.
     CvtTf32 { satfinite: bool, d: u32, a: Src },
@@ -326,11 +326,11 @@ pub enum Op {
     Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, one: u32, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmpOps> },
     /// `setp` on `.f16x2`/`.bf16x2`: the halves compared apart, `p` from the
     /// lower half (bits 0..15), `q` from the upper, each combined with `c`.
-    SetpX2 { cmp: CmpOp, ty: crate::alu::FTy, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    SetpX2 { cmp: CmpOp, ty: ptxsim_sem::alu::FTy, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
     /// `set` on `.f16x2`/`.bf16x2`: each half of `d` gets `one` (the
     /// destination's true per half: 0xffff, or 1.0 in f16/bf16) where the
     /// comparison of that half (combined with `c`) holds, else 0.
-    SetX2 { cmp: CmpOp, ty: crate::alu::FTy, ftz: bool, one: u16, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    SetX2 { cmp: CmpOp, ty: ptxsim_sem::alu::FTy, ftz: bool, one: u16, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
     Selp { bits: u32, d: u32, a: Src, b: Src, c: PSrc },
     Slct { bits: u32, cf: Option<bool>, d: u32, a: Src, b: Src, c: Src },
     PredLogic { op: PredOp, d: u32, a: PSrc, b: PSrc },
@@ -496,7 +496,7 @@ pub enum MmaTy {
     S8,
     U8,
     S32,
-    /// The 8-bit floats of sm_89's `mma.m16n8k32` (`crate::alu::fp8`).
+    /// The 8-bit floats of sm_89's `mma.m16n8k32` (`ptxsim_sem::alu::fp8`).
     E4m3,
     E5m2,
 }
@@ -510,7 +510,7 @@ pub struct Mma {
     pub atype: MmaTy,
     pub btype: MmaTy,
     pub ctype: MmaTy,
-    pub rnd: crate::alu::Rounding,
+    pub rnd: ptxsim_sem::alu::Rounding,
     pub satfinite: bool,
     pub d: Vec<u32>,
     pub a: Vec<Src>,
@@ -587,12 +587,7 @@ impl ITyOrF {
     }
 }
 
-/// A `cvt` operand type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CvtTy {
-    I(ITy),
-    F(FTy),
-}
+pub use ptxsim_sem::cvt::CvtTy;
 
 /// A guard: predicate slot and whether it is negated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

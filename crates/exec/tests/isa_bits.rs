@@ -4,7 +4,7 @@
 //! run by the engine against the same references.
 
 use proptest::prelude::*;
-use ptxsim_exec::alu::bits::{lop3, mul24, shf};
+use ptxsim_sem::alu::bits::{lop3, mul24, shf};
 use ptxsim_exec::{Device, LaunchConfig, Scheduling};
 
 #[path = "support/words.rs"]

@@ -50,7 +50,7 @@ fn check(x: u32, got: u32, sat: bool) {
 proptest! {
     #[test]
     fn tf32_rna_matches_the_definition(x: u32, sat: bool) {
-        check(x, ptxsim_exec::alu::tf32_rna(x, sat), sat);
+        check(x, ptxsim_sem::alu::tf32_rna(x, sat), sat);
     }
 }
 

@@ -24,7 +24,7 @@
 //! with the float lane kernels of `flanes.rs`),
 //! `mem.rs` (loads, stores, atomics, with the whole-warp fast paths) and
 //! `warpops.rs` (`activemask`, `vote`, `shfl`); every lane-wise result is
-//! computed by the functions of [`crate::alu`] / [`crate::cvt`], or by a
+//! computed by the functions of [`ptxsim_sem::alu`] / [`ptxsim_sem::cvt`], or by a
 //! fast path property-tested against them (`arith.rs`'s tests).
 
 mod arith;
@@ -407,7 +407,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Getctarank { generic, bits, d, a, off } => space::getctarank(cx, fr, m, (*generic, *bits), *d, (a, *off))?,
         Op::Half2 { op, ty, ftz, sat, d, a, b, c } => arith::half2(cx, fr, m, (*op, *ty, *ftz, *sat), *d, [a, b, c]),
         Op::FmaRelu { ty, ftz, d, a, b, c } => arith::fma_relu(cx, fr, m, (*ty, *ftz), *d, [a, b, c]),
-        Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(crate::alu::ext::CACHE_POLICY), 64),
+        Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(ptxsim_sem::alu::ext::CACHE_POLICY), 64),
         Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
         Op::PrmtMode { mode, d, a, b, c } => arith::prmt_mode(cx, fr, m, *mode, *d, [a, b, c]),

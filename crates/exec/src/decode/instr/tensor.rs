@@ -8,7 +8,7 @@
 //! refused with its name.
 
 use super::{FuncDecoder, ImmKind, Sym};
-use crate::alu::{FTy, Rounding};
+use ptxsim_sem::alu::{FTy, Rounding};
 use crate::datapath::CopySrcSize;
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
