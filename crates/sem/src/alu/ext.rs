@@ -7,7 +7,7 @@
 //!
 //! Each function follows the semantics block of its PTX ISA section
 //! (9.7.1 integer arithmetic, 9.7.2 extended-precision integer arithmetic,
-//! 9.7.3 floating point); the tests in `crates/exec/tests/isa_scalar.rs`
+//! 9.7.3 floating point); the tests in `crates/exec/tests/all/isa_scalar.rs`
 //! check them against independent computations.
 
 use super::{FBinOp, FTy, FUnOp, ITy};

@@ -9,9 +9,7 @@
 use proptest::prelude::*;
 use ptxsim_exec::Scheduling;
 
-#[path = "support/words.rs"]
-mod words;
-use words::run_words;
+use crate::support::words::run_words;
 
 /// The definition, for finite inputs; `None` for NaN inputs.
 fn reference(x: u32, satfinite: bool) -> Option<u32> {
