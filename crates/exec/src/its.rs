@@ -6,7 +6,7 @@
 //! A divergent `ret` parks the returning lanes until every lane of the call
 //! has returned (or exited).
 
-use crate::exec::{run_group, CtaEnv, Ctx, Event};
+use crate::exec::{run_group, CtaEnv, Ctx, Event, Group};
 use crate::lanemem::Peers;
 use crate::policy::{Located, Policy, TurnEnd, Wait};
 use crate::program::*;
@@ -158,8 +158,10 @@ fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w
                 stop = w.pc[l];
             }
         }
-        let mut pc = pc0;
-        let ev = run_group(ctx, env, shared, peers, w, fi, &mut pc, m, stop, budget, stats, others != 0);
+        let mut g = Group { env, shared: &mut *shared, peers: &mut *peers, warp: &mut *w, frame: fi, pc: pc0, mask: m, stop, budget: *budget, stats: &mut *stats, yield_on_branch: others != 0 };
+        let ev = run_group(ctx, &mut g);
+        let pc = g.pc;
+        *budget = g.budget;
         for l in lanes(m) {
             w.pc[l] = pc;
         }

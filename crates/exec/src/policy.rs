@@ -11,7 +11,7 @@
 //! Policies: the reconvergence stack (`simt_stack.rs`, `--scheduling
 //! stack`) and independent thread scheduling (`its.rs`, `--scheduling its`).
 
-use crate::error::Trap;
+use crate::error::{RunError, Trap};
 pub(crate) use crate::exec::BarArgs;
 use crate::exec::{CtaEnv, Ctx};
 use crate::lanemem::Peers;
@@ -100,4 +100,21 @@ pub(crate) struct SpinState {
     pub nested: bool,
     /// Where the running lanes are.
     pub at: (FuncId, u32),
+}
+
+/// The located error of trap `l` in warp `warp` of CTA `cta`.
+pub(crate) fn locate(ctx: &Ctx<'_>, cta: &CtaEnv, warp: u32, l: Located) -> RunError {
+    let f = ctx.prog.functions.get(l.func as usize);
+    let ins = f.and_then(|f| f.code.get(l.pc as usize));
+    RunError {
+        kind: l.trap.kind,
+        message: l.trap.message,
+        function: f.map(|f| f.name.clone()),
+        line: ins.map(|i| i.line).or(f.map(|f| f.line)),
+        span: ins.map(|i| i.span),
+        cta: Some(cta.ctaid),
+        warp: Some(warp),
+        lane: l.trap.lane,
+        stdout: Default::default(),
+    }
 }

@@ -31,7 +31,7 @@ pub type KCmp = fn(&[L], &KOps) -> u32;
 /// entry is unused).
 pub type KCmpOps = (KCmp, KOps);
 
-/// The lane kernel an instruction runs, chosen when it was decoded (for
+/// The lane kernel an instruction runs, chosen when its module was loaded (for
 /// its operation, type, `.ftz`, `.sat`, rounding and the CPU's features),
 /// or none where the instruction runs lane by lane through `alu`. It is a
 /// function of the instruction's other fields, so it takes no part in
@@ -370,7 +370,7 @@ pub enum Op {
     ElectSync { d: Option<u32>, p: Option<u32>, membermask: Src },
     /// `cp.async.{ca,cg}.shared.global [dst], [src], cp_size{, src-size |
     /// ignore-src}`: `dst` a shared address, `src` a global one.
-    CpAsync { dst: Addr, src: Addr, cp_size: u32, size: crate::datapath::CopySrcSize },
+    CpAsync { dst: Addr, src: Addr, cp_size: u32, size: CopySrcSize },
     /// `cp.async.bulk` (sm_90, non-tensor): `size` bytes (a multiple of 16,
     /// both addresses 16-byte aligned) from `src` to `dst`, performed when
     /// issued; with `mbar`, the copy's bytes then complete that many
@@ -499,6 +499,27 @@ pub enum MmaTy {
     /// The 8-bit floats of sm_89's `mma.m16n8k32` (`ptxsim_sem::alu::fp8`).
     E4m3,
     E5m2,
+}
+
+impl MmaTy {
+    /// Width in bits of an element.
+    pub fn bits(self) -> u32 {
+        match self {
+            MmaTy::S8 | MmaTy::U8 | MmaTy::E4m3 | MmaTy::E5m2 => 8,
+            MmaTy::F16 | MmaTy::BF16 => 16,
+            MmaTy::Tf32 | MmaTy::F32 | MmaTy::S32 => 32,
+            MmaTy::F64 => 64,
+        }
+    }
+
+    /// Elements of a fragment per 32-bit register.
+    pub fn per_reg(self) -> usize {
+        match self.bits() {
+            8 => 4,
+            16 => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// One `mma.sync.aligned.shape.row.col{.rnd}{.satfinite}.dtype.atype.btype.ctype d, a, b, c`:
@@ -673,3 +694,30 @@ impl Program {
         self.functions.iter().position(|f| f.name == name && f.defined).map(|i| i as FuncId)
     }
 }
+
+/// Where a copy's bytes come from: `src_size` bytes of the source
+/// (zero-filled up to `cp_size`), or none with `ignore-src`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CopySrcSize {
+    /// No size operand: all `cp_size` bytes.
+    Full,
+    /// `src-size`: a 32-bit value, at most `cp_size`.
+    Size(Src),
+    /// `ignore-src`: when true the source is not read and zeros are written.
+    Ignore(PSrc),
+}
+
+// The device address map, which decoded addresses (a shared variable's
+// window offset, a function's address) and the memory layer share.
+
+/// First global allocation address.
+pub const GLOBAL_BASE: u64 = 0x0000_1000_0000_0000;
+/// Generic windows of the per-CTA / per-thread / module spaces.
+pub const SHARED_WINDOW: u64 = 0x0000_7e00_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x0000_7d00_0000_0000;
+pub const CONST_WINDOW: u64 = 0x0000_7c00_0000_0000;
+pub const PARAM_WINDOW: u64 = 0x0000_7b00_0000_0000;
+pub const WINDOW_SIZE: u64 = 1 << 32;
+/// Function addresses: `FUNC_BASE + 16 * function index` (fit in 32 bits).
+pub const FUNC_BASE: u64 = 0xfc00_0000;
+pub const FUNC_STRIDE: u64 = 16;

@@ -12,7 +12,7 @@
 //! entry.
 
 use crate::error::Trap;
-use crate::exec::{run_group, CtaEnv, Ctx, Event};
+use crate::exec::{run_group, CtaEnv, Ctx, Event, Group};
 use crate::lanemem::Peers;
 use crate::policy::{Located, Policy, SpinState, TurnEnd, Wait};
 use crate::program::*;
@@ -129,8 +129,10 @@ fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w
         if *budget == 0 {
             return Ok(TurnEnd::Yield);
         }
-        let mut pc = top.pc;
-        let ev = run_group(ctx, env, shared, peers, warp, top.frame, &mut pc, top.mask, top.rpc, budget, stats, false);
+        let mut g = Group { env, shared: &mut *shared, peers: &mut *peers, warp: &mut *warp, frame: top.frame, pc: top.pc, mask: top.mask, stop: top.rpc, budget: *budget, stats: &mut *stats, yield_on_branch: false };
+        let ev = run_group(ctx, &mut g);
+        let pc = g.pc;
+        *budget = g.budget;
         if let Some(t) = warp.stack.last_mut() {
             t.pc = pc;
         }

@@ -51,21 +51,12 @@ pub(crate) fn whole_warp(m: u32, what: &str) -> Result<bool, Trap> {
 
 /// Width in bits of an element type.
 pub(crate) fn elem_bits(t: MmaTy) -> u32 {
-    match t {
-        MmaTy::S8 | MmaTy::U8 | MmaTy::E4m3 | MmaTy::E5m2 => 8,
-        MmaTy::F16 | MmaTy::BF16 => 16,
-        MmaTy::Tf32 | MmaTy::F32 | MmaTy::S32 => 32,
-        MmaTy::F64 => 64,
-    }
+    t.bits()
 }
 
 /// Elements of a fragment per register.
 pub(crate) fn per_reg(t: MmaTy) -> usize {
-    match elem_bits(t) {
-        8 => 4,
-        16 => 2,
-        _ => 1,
-    }
+    t.per_reg()
 }
 
 /// Row and column of element `i` of lane `(g, t)`'s fragment of A (M x K).

@@ -10,7 +10,7 @@ use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MA
 use ptxsim_isa::modifiers::BoolOp as IsaBoolOp;
 use ptxsim_sem::alu::ext::{Lane3Op, P16Op};
 use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, PrmtMode, Rounding};
-use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
+use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
 use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType, StateSpace, Statement};
@@ -157,7 +157,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         },
                     };
                     let op = match self.instr(i) {
-                        Ok(op) => crate::datapath::with_kernel(op),
+                        Ok(op) => op,
                         Err(e) => Op::Unsupported(e.to_string()),
                     };
                     self.code.push(Instr { op, guard, line, span: (i.span.start, i.span.end) });

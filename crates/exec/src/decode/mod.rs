@@ -16,7 +16,7 @@ pub(crate) mod link;
 pub use instr::decodes_opcode;
 
 use ptxsim_sem::alu::ITy;
-use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
+use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Reconvergence};
 use ptxsim_syntax::ast::{self, Expr, FunctionKind, Init, Item, ScalarType, StateSpace, Type};
