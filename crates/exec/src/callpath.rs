@@ -8,7 +8,7 @@
 use crate::barrier::BarArgs;
 use crate::datapath::{DataEnv, Setup, Warp};
 use crate::error::{RunError, Trap};
-use crate::exec::{run_group, Ctx, Event, Group};
+use crate::exec::{run_group, At, Ctx, Event, Turn};
 use crate::lanemem::Peers;
 use crate::program::{FuncId, Op};
 use crate::warp::Stats;
@@ -24,8 +24,8 @@ fn one<R>(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, 
     let epoch = std::sync::atomic::AtomicU64::new(0);
     let ctx = Ctx { prog: &setup.program, global: env.global, kparams: env.kparams, consts: env.consts, geom: env.geom, write_epoch: &epoch, stdout: env.stdout };
     let mut stats = Stats::default();
-    let mut g = Group { env: env.cta, shared, peers: &mut Peers::none(), warp, frame, pc, mask, stop: u32::MAX, budget: 1, stats: &mut stats, yield_on_branch: false };
-    run_group(&ctx, &mut g).map(f).map_err(err)
+    let mut t = Turn { env: env.cta, shared, peers: &mut Peers::none(), warp, budget: 1, stats: &mut stats };
+    run_group(&ctx, &mut t, &mut At { frame, pc, mask, stop: u32::MAX, yield_on_branch: false }).map(f).map_err(err)
 }
 
 /// Runs the `call` at `pc` of frame `frame` for the lanes of `mask` with

@@ -79,47 +79,54 @@ macro_rules! tri {
     };
 }
 
-/// One run of a group of lanes through the dispatch loop: the CTA and warp
-/// it runs on, where it starts and stops, and its fuel. [`run_group`]
-/// leaves in `pc` where the group stopped and in `budget` the fuel left.
-pub(crate) struct Group<'g, 'c> {
-    pub env: &'g CtaEnv,
+/// What a warp's turn runs on: its CTA (ids, shared memory, the cluster's
+/// other CTAs), the warp, the fuel left and the statistics it adds to. The
+/// scheduler builds one per turn ([`crate::policy::Policy::turn`]); every
+/// group the turn runs ([`run_group`]) works on it.
+pub(crate) struct Turn<'t, 'c> {
+    pub env: &'t CtaEnv,
     /// The CTA's shared memory.
-    pub shared: &'g mut [u8],
+    pub shared: &'t mut [u8],
     /// The shared memories of the cluster's other CTAs.
-    pub peers: &'g mut Peers<'c>,
-    pub warp: &'g mut Warp,
+    pub peers: &'t mut Peers<'c>,
+    pub warp: &'t mut Warp,
+    /// Warp instructions the turn may still execute.
+    pub budget: u64,
+    /// The launch statistics the turn adds to.
+    pub stats: &'t mut Stats,
+}
+
+/// Where one group of lanes runs: frame, pc, lanes and stop pc.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct At {
     /// The frame the lanes run in.
     pub frame: u32,
-    /// Where the group starts; after the run, where it stopped.
+    /// Where the group starts; after [`run_group`], where it stopped.
     pub pc: u32,
     /// The lanes of the group.
     pub mask: u32,
     /// The pc at which the group stops (its reconvergence point; `u32::MAX`:
     /// none).
     pub stop: u32,
-    /// Warp instructions the run may execute; after the run, those left.
-    pub budget: u64,
-    /// The launch statistics the run adds to.
-    pub stats: &'g mut Stats,
     /// Whether a taken uniform branch ends the run ([`Event::Branched`]:
     /// independent thread scheduling with other groups waiting).
     pub yield_on_branch: bool,
 }
 
-/// Runs group `g` from `g.pc`.
+/// Runs the group at `at` of turn `t`'s warp from `at.pc`, and leaves in
+/// `at.pc` where it stopped and in `t.budget` the fuel left.
 ///
 /// The pc and the fuel left are kept in locals while it runs, and the
 /// instruction counters (the warp's clock, the launch statistics) are
 /// settled once at the end from the fuel it used: one warp instruction per
 /// unit of fuel.
-pub(crate) fn run_group<'p>(ctx: &Ctx<'p>, g: &mut Group<'_, '_>) -> Result<Event<'p>, Trap> {
-    let start = g.budget;
-    let r = group_body(ctx, g);
-    let n = start - g.budget;
-    g.warp.instrs += n;
-    g.stats.warp_instructions += n;
-    g.stats.thread_instructions += n * g.mask.count_ones() as u64;
+pub(crate) fn run_group<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Event<'p>, Trap> {
+    let start = t.budget;
+    let r = group_body(ctx, t, at);
+    let n = start - t.budget;
+    t.warp.instrs += n;
+    t.stats.warp_instructions += n;
+    t.stats.thread_instructions += n * at.mask.count_ones() as u64;
     r
 }
 
@@ -127,17 +134,17 @@ pub(crate) fn run_group<'p>(ctx: &Ctx<'p>, g: &mut Group<'_, '_>) -> Result<Even
 /// group started with, so the warp's clock is its instruction count before
 /// the group plus what the group used, plus the time it slept.
 #[inline(never)]
-fn group_body<'p>(ctx: &Ctx<'p>, g: &mut Group<'_, '_>) -> Result<Event<'p>, Trap> {
-    let (mask, stop, yield_on_branch) = (g.mask, g.stop, g.yield_on_branch);
-    let warp = &mut *g.warp;
-    let clock0 = warp.instrs + warp.sleep_ns + g.budget;
+fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Event<'p>, Trap> {
+    let (mask, stop, yield_on_branch) = (at.mask, at.stop, at.yield_on_branch);
+    let warp = &mut *t.warp;
+    let clock0 = warp.instrs + warp.sleep_ns + t.budget;
     let live = warp.valid & !warp.exited;
     let Warp { frames, local, local_top, tid, stores, id, span_cache, copies, .. } = warp;
-    let fr = &mut frames[g.frame as usize];
+    let fr = &mut frames[at.frame as usize];
     let code = &ctx.prog.functions[fr.func as usize].code;
     let mut cx = Lanes {
-        mem: LaneMem { global: ctx.global, consts: ctx.consts, kparams: ctx.kparams, shared: &mut *g.shared, local, local_top, peers: g.peers.again() },
-        sregs: SregEnv { geom: ctx.geom, cta: g.env, tid, warp_id: *id },
+        mem: LaneMem { global: ctx.global, consts: ctx.consts, kparams: ctx.kparams, shared: &mut *t.shared, local, local_top, peers: t.peers.again() },
+        sregs: SregEnv { geom: ctx.geom, cta: t.env, tid, warp_id: *id },
         local_base: fr.local_base as u64,
         clock: 0,
         stores,
@@ -148,7 +155,7 @@ fn group_body<'p>(ctx: &Ctx<'p>, g: &mut Group<'_, '_>) -> Result<Event<'p>, Tra
     };
     // The pc and the fuel left live in locals (registers) while the loop
     // runs, and go back into the group once, whatever ends it.
-    let (mut lpc, mut left) = (g.pc, g.budget);
+    let (mut lpc, mut left) = (at.pc, t.budget);
     let r = loop {
         let p = lpc;
         if p == stop {
@@ -196,8 +203,8 @@ fn group_body<'p>(ctx: &Ctx<'p>, g: &mut Group<'_, '_>) -> Result<Event<'p>, Tra
             Flow::Event(e) => break Ok(e),
         }
     };
-    g.pc = lpc;
-    g.budget = left;
+    at.pc = lpc;
+    t.budget = left;
     r
 }
 

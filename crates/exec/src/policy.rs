@@ -13,10 +13,9 @@
 
 use crate::error::{RunError, Trap};
 pub(crate) use crate::exec::BarArgs;
-use crate::exec::{CtaEnv, Ctx};
-use crate::lanemem::Peers;
+use crate::exec::{CtaEnv, Ctx, Turn};
 use crate::program::FuncId;
-use crate::warp::{Stats, Warp, WarpStatus};
+use crate::warp::{Warp, WarpStatus};
 
 /// A trap with the function and pc it happened at.
 #[derive(Debug)]
@@ -67,9 +66,9 @@ impl Wait {
 pub(crate) trait Policy: Sync {
     /// Puts every valid lane of a fresh warp at pc 0 of frame `frame`.
     fn enter(&self, w: &mut Warp, frame: u32);
-    /// Runs the warp until its fuel `budget` is spent or an event the
+    /// Runs turn `t`'s warp until the turn's fuel is spent or an event the
     /// scheduler must see.
-    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located>;
+    fn turn(&self, ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located>;
     /// Where the warp is (function, pc), for errors.
     fn current(&self, w: &Warp) -> (FuncId, u32);
     /// Moves lanes `mask`, stopped at a non-blocking synchronisation

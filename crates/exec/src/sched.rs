@@ -10,7 +10,7 @@
 //! nor at the program's instructions.
 
 use crate::error::{RunError, Trap, TrapKind};
-use crate::exec::Ctx;
+use crate::exec::{Ctx, Turn};
 use crate::fuel::Tank;
 use crate::lanemem::Peers;
 pub(crate) use crate::cta::Cta;
@@ -107,7 +107,10 @@ pub(crate) fn run_cluster(
                     let Some((cta, hi)) = rest.split_first_mut() else { continue };
                     let w = &mut cta.warps[wi];
                     let mut peers = Peers { lo, hi, lent: true };
-                    match pol.turn(ctx, &cta.env, &mut cta.shared, &mut peers, w, &mut left, &mut stats) {
+                    let mut t = Turn { env: &cta.env, shared: &mut cta.shared, peers: &mut peers, warp: w, budget: left, stats: &mut stats };
+                    let r = pol.turn(ctx, &mut t);
+                    left = t.budget;
+                    match r {
                         Ok(e) => e,
                         Err(l) => {
                             tank.refund(left);
