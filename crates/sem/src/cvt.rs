@@ -15,6 +15,7 @@ pub enum CvtTy {
     F(FTy),
 }
 
+#[inline]
 pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, x: u64) -> u64 {
     let r = convert(dst, src, rnd, sat, ftz, x);
     // An .s8 or .s16 result fills its (wider) register sign-extended, as an

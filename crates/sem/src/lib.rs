@@ -29,6 +29,14 @@
 //!   division by zero, is an `Err` or `None`, never a panic).
 //! - Inputs are narrowed to the instruction's type first, so stale high
 //!   bits of a register never leak into a result.
+//! - The public functions of the common paths are `#[inline]` (or
+//!   `#[inline(always)]`): the engine's lane loops call them across the
+//!   crate boundary and must be able to inline them there, as when they
+//!   lived in `ptxsim-exec` (without it the engine bench lost up to 6 %
+//!   wall clock on the uniform loop). The large, rarely run ones (the
+//!   directed-rounding soft float, the `.approx` functions, `mma`'s dot
+//!   products, the video and fp8 conversions) are left to the compiler, so
+//!   that they do not swell the dispatch loop they would be inlined into.
 
 #![forbid(unsafe_code)]
 #![deny(clippy::print_stdout, clippy::print_stderr)]
