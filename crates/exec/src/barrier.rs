@@ -135,7 +135,7 @@ impl Barriers {
     }
 
     /// Lanes `waiter.mask` arrive at barrier `args.id` (below 16, as
-    /// [`args`] checks): counted, with their `bar.red` predicate. Returns
+    /// [`crate::callpath::barrier_args`] checks): counted, with their `bar.red` predicate. Returns
     /// whether they wait (all but `bar.arrive`); the caller parks them and
     /// then calls [`Barriers::check`].
     pub fn arrive(&mut self, args: &BarArgs, waiter: Waiter) -> bool {

@@ -67,7 +67,7 @@ pub struct LaunchConfig {
     pub timeout: Option<std::time::Duration>,
     pub max_call_depth: u32,
     /// Worker threads (`None`: one per core). At most one per cluster and
-    /// [`MAX_WORKERS`] are started.
+    /// [`crate::MAX_WORKERS`] are started.
     pub threads: Option<usize>,
     /// Where the launch counts the CTAs it finished, for a progress display.
     pub progress: Option<Arc<Progress>>,
@@ -75,8 +75,8 @@ pub struct LaunchConfig {
     /// [`DEFAULT_STDOUT_BYTES`], CUDA's printf buffer); the rest is counted
     /// in [`Printed::dropped`].
     pub stdout_bytes: u64,
-    /// Where `printf` writes. `None`: [`Device::launch`] collects it and
-    /// returns it in [`LaunchStats::stdout`] (or [`RunError::stdout`]).
+    /// Where `printf` writes. `None`: [`crate::Device::launch`] collects it and
+    /// returns it in [`LaunchStats::stdout`] (or [`crate::RunError::stdout`]).
     pub stdout: Option<Arc<Stdout>>,
     /// A cooperative launch (`cuLaunchCooperativeKernel`): every CTA of the
     /// grid is resident at once (they run together on one worker, at most
@@ -87,7 +87,7 @@ pub struct LaunchConfig {
     /// of global memory (a size word, left 0 here, then the barrier word
     /// that nvcc's inline grid sync counts on), which `%envreg1`:`%envreg2` hold and
     /// `cudaCGGetIntrinsicHandle` returns. Required when `cooperative`
-    /// ([`Device::launch_cooperative`] allocates one); ignored otherwise.
+    /// ([`crate::Device::launch_cooperative`] allocates one); ignored otherwise.
     pub grid_workspace: u64,
 }
 
@@ -210,7 +210,7 @@ pub struct Limits {
     /// The size of the device heap of `malloc`/`free`
     /// (`CU_LIMIT_MALLOC_HEAP_SIZE`, default [`DEFAULT_HEAP_BYTES`]),
     /// read when the heap is reserved; change it with
-    /// [`Device::set_heap_size`], which refuses once the heap is in use.
+    /// [`crate::Device::set_heap_size`], which refuses once the heap is in use.
     pub malloc_heap_bytes: u64,
 }
 
