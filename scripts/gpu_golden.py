@@ -1,6 +1,6 @@
 """Runs the golden cases of tests/corpus/golden on a real GPU (CuPy and the
 CUDA driver's PTX JIT) and compares the results with the references the
-same way crates/exec/tests/corpus_golden.rs compares ptxsim's: a check of
+same way crates/exec/tests/all/corpus_golden.rs compares ptxsim's: a check of
 the references and their tolerances against hardware.
 
     python scripts/gpu_golden.py [CASE...]      # from the repository root

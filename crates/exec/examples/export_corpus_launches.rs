@@ -1,9 +1,9 @@
-//! Writes the corpus launches of `tests/support/corpus_specs.rs` (every
+//! Writes the corpus launches of `tests/all/support/corpus_specs.rs` (every
 //! kernel of `tests/corpus/{nvcc,clang,llvmlite,seeds}` with the inputs the
 //! engine's corpus tests use) as launch descriptions that a script can replay
 //! on a real GPU: `scripts/gpu_record.py` runs them through the CUDA driver's
 //! PTX JIT and writes what the GPU left in every buffer, which
-//! `tests/gpu_recorded.rs` then compares with ptxsim's results.
+//! `tests/all/gpu_recorded.rs` then compares with ptxsim's results.
 //!
 //! ```sh
 //! cargo run --release -p ptxsim-exec --example export_corpus_launches -- DIR
@@ -15,7 +15,7 @@
 //! filled with `DIR/FILE` before the launch; `DIGEST`: its FNV-1a, hex) or `vN:HEX` (an N-byte scalar, its
 //! little-endian bytes in hex).
 
-#[path = "../tests/support/corpus_specs.rs"]
+#[path = "../tests/all/support/corpus_specs.rs"]
 mod corpus_specs;
 
 use corpus_specs::*;

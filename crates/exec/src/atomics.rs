@@ -3,7 +3,7 @@
 //! applied in increasing lane order. The memory side is
 //! [`LaneMem::rmw`]; this file owns what each operation computes.
 
-use crate::alu::{ftz32, sext, FTy};
+use ptxsim_sem::alu::{ftz32, sext, FTy};
 use crate::error::Trap;
 use crate::lanemem::LaneMem;
 use crate::program::{AtomOp, ITyOrF, Space};

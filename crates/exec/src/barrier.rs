@@ -5,13 +5,12 @@
 //! machine form in `ptxsim-sass`). The caller decides when a barrier is
 //! checked (after an arrival, after threads exit) and parks and releases
 //! lanes itself; this module never looks inside a warp's reconvergence
-//! state. [`args`] evaluates a barrier instruction's operands with the PTX
-//! engine's own handler (guard, id range and uniformity traps).
+//! state. [`crate::callpath::barrier_args`] evaluates a barrier
+//! instruction's operands with the PTX engine's own handler (guard, id
+//! range and uniformity traps).
 
-use crate::datapath::{DataEnv, Setup, Warp};
 use crate::program::{BarKind, Dst};
 use crate::warp::{lanes, Frame};
-use crate::RunError;
 
 /// Barriers per CTA (ids 0..16).
 pub const BARRIERS: usize = 16;
@@ -136,7 +135,7 @@ impl Barriers {
     }
 
     /// Lanes `waiter.mask` arrive at barrier `args.id` (below 16, as
-    /// [`args`] checks): counted, with their `bar.red` predicate. Returns
+    /// [`crate::callpath::barrier_args`] checks): counted, with their `bar.red` predicate. Returns
     /// whether they wait (all but `bar.arrive`); the caller parks them and
     /// then calls [`Barriers::check`].
     pub fn arrive(&mut self, args: &BarArgs, waiter: Waiter) -> bool {
@@ -208,50 +207,5 @@ impl Barriers {
                 ),
             ))
         })
-    }
-}
-
-/// Evaluates the barrier instruction at `pc` of frame `frame` for lanes
-/// `mask` with the PTX engine's handler: the lanes whose guard holds and
-/// the operands, or `None` when the guard holds on none. Errors are the
-/// PTX engine's (an id out of range, an id that differs across lanes).
-pub fn args(
-    setup: &Setup,
-    env: &DataEnv<'_>,
-    shared: &mut [u8],
-    warp: &mut Warp,
-    frame: u32,
-    pc: u32,
-    mask: u32,
-) -> Result<Option<(u32, BarArgs)>, RunError> {
-    use crate::exec::{run_group, Ctx, Event};
-    let epoch = std::sync::atomic::AtomicU64::new(0);
-    let ctx = Ctx {
-        prog: &setup.program,
-        global: env.global,
-        kparams: env.kparams,
-        consts: env.consts,
-        geom: env.geom,
-        write_epoch: &epoch,
-        stdout: env.stdout,
-    };
-    let (mut at, mut budget, mut stats) = (pc, 1u64, crate::warp::Stats::default());
-    match run_group(
-        &ctx,
-        env.cta,
-        shared,
-        &mut crate::lanemem::Peers::none(),
-        warp,
-        frame,
-        &mut at,
-        mask,
-        u32::MAX,
-        &mut budget,
-        &mut stats,
-        false,
-    ) {
-        Ok(Event::Bar { mask, args }) => Ok(Some((mask, args))),
-        Ok(_) => Ok(None),
-        Err(t) => Err(RunError::new(t.kind, t.message).with_lane(t.lane)),
     }
 }

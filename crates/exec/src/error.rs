@@ -85,7 +85,7 @@ pub struct RunError {
     pub lane: Option<u32>,
     /// What the kernel printed before the error (`printf`, failed
     /// assertions), when the launch collected it.
-    pub stdout: crate::printf::Printed,
+    pub stdout: crate::stdout::Printed,
 }
 
 impl RunError {

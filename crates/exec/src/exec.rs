@@ -29,7 +29,7 @@ pub(crate) struct Ctx<'a> {
     /// Bumped on every global store/atomic: spin detection uses it.
     pub write_epoch: &'a AtomicU64,
     /// Where `printf` and failed assertions write.
-    pub stdout: &'a crate::printf::Stdout,
+    pub stdout: &'a crate::stdout::Stdout,
 }
 
 pub(crate) use crate::barrier::BarArgs;
@@ -79,65 +79,72 @@ macro_rules! tri {
     };
 }
 
-/// Runs lanes `mask` of `warp` in frame `fi` from `*pc`.
+/// What a warp's turn runs on: its CTA (ids, shared memory, the cluster's
+/// other CTAs), the warp, the fuel left and the statistics it adds to. The
+/// scheduler builds one per turn ([`crate::policy::Policy::turn`]); every
+/// group the turn runs ([`run_group`]) works on it.
+pub(crate) struct Turn<'t, 'c> {
+    pub env: &'t CtaEnv,
+    /// The CTA's shared memory.
+    pub shared: &'t mut [u8],
+    /// The shared memories of the cluster's other CTAs.
+    pub peers: &'t mut Peers<'c>,
+    pub warp: &'t mut Warp,
+    /// Warp instructions the turn may still execute.
+    pub budget: u64,
+    /// The launch statistics the turn adds to.
+    pub stats: &'t mut Stats,
+}
+
+/// Where one group of lanes runs: frame, pc, lanes and stop pc.
+#[derive(Clone, Copy, Debug)]
+pub(crate) struct At {
+    /// The frame the lanes run in.
+    pub frame: u32,
+    /// Where the group starts; after [`run_group`], where it stopped.
+    pub pc: u32,
+    /// The lanes of the group.
+    pub mask: u32,
+    /// The pc at which the group stops (its reconvergence point; `u32::MAX`:
+    /// none).
+    pub stop: u32,
+    /// Whether a taken uniform branch ends the run ([`Event::Branched`]:
+    /// independent thread scheduling with other groups waiting).
+    pub yield_on_branch: bool,
+}
+
+/// Runs the group at `at` of turn `t`'s warp from `at.pc`, and leaves in
+/// `at.pc` where it stopped and in `t.budget` the fuel left.
 ///
 /// The pc and the fuel left are kept in locals while it runs, and the
 /// instruction counters (the warp's clock, the launch statistics) are
 /// settled once at the end from the fuel it used: one warp instruction per
 /// unit of fuel.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn run_group<'p>(
-    ctx: &Ctx<'p>,
-    env: &CtaEnv,
-    shared: &mut [u8],
-    peers: &mut Peers<'_>,
-    warp: &mut Warp,
-    fi: u32,
-    pc: &mut u32,
-    mask: u32,
-    stop: u32,
-    budget: &mut u64,
-    stats: &mut Stats,
-    yield_on_branch: bool,
-) -> Result<Event<'p>, Trap> {
-    let start = *budget;
-    let (mut left, mut lpc) = (start, *pc);
-    let r = group_body(ctx, env, shared, peers, warp, fi, &mut lpc, mask, stop, &mut left, yield_on_branch);
-    *pc = lpc;
-    *budget = left;
-    let n = start - left;
-    warp.instrs += n;
-    stats.warp_instructions += n;
-    stats.thread_instructions += n * mask.count_ones() as u64;
+pub(crate) fn run_group<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Event<'p>, Trap> {
+    let start = t.budget;
+    let r = group_body(ctx, t, at);
+    let n = start - t.budget;
+    t.warp.instrs += n;
+    t.stats.warp_instructions += n;
+    t.stats.thread_instructions += n * at.mask.count_ones() as u64;
     r
 }
 
-/// The dispatch loop of [`run_group`]; `*budget` counts down from the fuel
-/// it started with, so the warp's clock is its instruction count before
+/// The dispatch loop of [`run_group`]; the fuel counts down from what the
+/// group started with, so the warp's clock is its instruction count before
 /// the group plus what the group used, plus the time it slept.
-#[allow(clippy::too_many_arguments)]
 #[inline(never)]
-fn group_body<'p>(
-    ctx: &Ctx<'p>,
-    env: &CtaEnv,
-    shared: &mut [u8],
-    peers: &mut Peers<'_>,
-    warp: &mut Warp,
-    fi: u32,
-    pc: &mut u32,
-    mask: u32,
-    stop: u32,
-    budget: &mut u64,
-    yield_on_branch: bool,
-) -> Result<Event<'p>, Trap> {
-    let clock0 = warp.instrs + warp.sleep_ns + *budget;
+fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Event<'p>, Trap> {
+    let (mask, stop, yield_on_branch) = (at.mask, at.stop, at.yield_on_branch);
+    let warp = &mut *t.warp;
+    let clock0 = warp.instrs + warp.sleep_ns + t.budget;
     let live = warp.valid & !warp.exited;
     let Warp { frames, local, local_top, tid, stores, id, span_cache, copies, .. } = warp;
-    let fr = &mut frames[fi as usize];
+    let fr = &mut frames[at.frame as usize];
     let code = &ctx.prog.functions[fr.func as usize].code;
     let mut cx = Lanes {
-        mem: LaneMem { global: ctx.global, consts: ctx.consts, kparams: ctx.kparams, shared, local, local_top, peers: peers.again() },
-        sregs: SregEnv { geom: ctx.geom, cta: env, tid, warp_id: *id },
+        mem: LaneMem { global: ctx.global, consts: ctx.consts, kparams: ctx.kparams, shared: &mut *t.shared, local, local_top, peers: t.peers.again() },
+        sregs: SregEnv { geom: ctx.geom, cta: t.env, tid, warp_id: *id },
         local_base: fr.local_base as u64,
         clock: 0,
         stores,
@@ -147,8 +154,8 @@ fn group_body<'p>(
         stdout: ctx.stdout,
     };
     // The pc and the fuel left live in locals (registers) while the loop
-    // runs, and go back through the pointers once, whatever ends it.
-    let (mut lpc, mut left) = (*pc, *budget);
+    // runs, and go back into the group once, whatever ends it.
+    let (mut lpc, mut left) = (at.pc, t.budget);
     let r = loop {
         let p = lpc;
         if p == stop {
@@ -196,8 +203,8 @@ fn group_body<'p>(
             Flow::Event(e) => break Ok(e),
         }
     };
-    *pc = lpc;
-    *budget = left;
+    at.pc = lpc;
+    t.budget = left;
     r
 }
 

@@ -15,7 +15,8 @@
 
 use crate::error::{RunError, Trap, TrapKind};
 use crate::exec::Ctx;
-use crate::sched::{locate, Cta, Located};
+use crate::cta::Cta;
+use crate::policy::{locate, Located};
 use crate::warp::{LaneState, WarpStatus};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Condvar, Mutex};
@@ -232,7 +233,7 @@ pub(crate) fn out_of_budget(ctx: &Ctx<'_>, ctas: &[Cta], ci: usize, wi: usize, m
             }
         }
     }
-    locate(ctx, &ctas[ci], wi as u32, l)
+    locate(ctx, &ctas[ci].env, wi as u32, l)
 }
 
 /// A warp of the cluster blocked at a CTA barrier: (CTA index, warp, barrier, line).

@@ -33,8 +33,7 @@ use std::sync::Mutex;
 /// The alignment and granule of every block.
 pub const ALIGN: u64 = 16;
 
-/// CUDA's default heap size (`CU_LIMIT_MALLOC_HEAP_SIZE`): 8 MiB.
-pub const DEFAULT_HEAP_BYTES: u64 = 8 << 20;
+pub use crate::config::DEFAULT_HEAP_BYTES;
 
 /// Why a `free` was refused.
 #[derive(Clone, Debug, PartialEq, Eq)]

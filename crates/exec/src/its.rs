@@ -6,11 +6,10 @@
 //! A divergent `ret` parks the returning lanes until every lane of the call
 //! has returned (or exited).
 
-use crate::exec::{run_group, CtaEnv, Ctx, Event};
-use crate::lanemem::Peers;
+use crate::exec::{run_group, At, Ctx, Event, Turn};
 use crate::policy::{Located, Policy, TurnEnd, Wait};
 use crate::program::*;
-use crate::warp::{lanes, LaneState, Stats, Warp, WarpStatus, NO_FRAME};
+use crate::warp::{lanes, LaneState, Warp, WarpStatus, NO_FRAME};
 
 /// The independent-thread-scheduling policy.
 pub(crate) struct Its;
@@ -32,8 +31,8 @@ impl Policy for Its {
         }
     }
 
-    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
-        turn(ctx, env, shared, peers, w, budget, stats)
+    fn turn(&self, ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
+        turn(ctx, t)
     }
 
     fn current(&self, w: &Warp) -> (FuncId, u32) {
@@ -138,16 +137,17 @@ fn try_complete(w: &mut Warp, fi: u32) {
     w.free_frame(fi);
 }
 
-fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
     let prog = ctx.prog;
     loop {
+        let w = &mut *t.warp;
         let ready = ready_mask(w);
         if ready == 0 {
             let alive = (0..32).any(|l| !matches!(w.lane_state[l], LaneState::Exited | LaneState::Absent));
             w.status = if alive { WarpStatus::Barrier(u32::MAX) } else { WarpStatus::Done };
             return Ok(if alive { TurnEnd::Yield } else { TurnEnd::Done });
         }
-        if *budget == 0 {
+        if t.budget == 0 {
             return Ok(TurnEnd::Yield);
         }
         let (pc0, fi, m) = pick(w, ready);
@@ -158,8 +158,9 @@ fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w
                 stop = w.pc[l];
             }
         }
-        let mut pc = pc0;
-        let ev = run_group(ctx, env, shared, peers, w, fi, &mut pc, m, stop, budget, stats, others != 0);
+        let mut at = At { frame: fi, pc: pc0, mask: m, stop, yield_on_branch: others != 0 };
+        let ev = run_group(ctx, t, &mut at);
+        let (pc, w, stats) = (at.pc, &mut *t.warp, &mut *t.stats);
         for l in lanes(m) {
             w.pc[l] = pc;
         }

@@ -49,8 +49,8 @@ pub(crate) fn split_rank(o: u64) -> (Option<u64>, u64) {
 /// API has none (`lent` false: an address of another CTA is reported
 /// `unsupported` there).
 pub(crate) struct Peers<'a> {
-    pub lo: &'a mut [crate::sched::Cta],
-    pub hi: &'a mut [crate::sched::Cta],
+    pub lo: &'a mut [crate::cta::Cta],
+    pub hi: &'a mut [crate::cta::Cta],
     /// Whether `lo` and `hi` are the cluster's (false: the data path was
     /// handed one CTA's shared memory alone).
     pub lent: bool,

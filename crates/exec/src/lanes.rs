@@ -14,6 +14,21 @@
 //! store is masked, so the result is the same as a lane-by-lane loop over
 //! the active lanes.
 
+/// Iterates over the set bits of a lane mask.
+#[inline(always)]
+pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
+    let mut m = mask;
+    std::iter::from_fn(move || {
+        if m == 0 {
+            None
+        } else {
+            let l = m.trailing_zeros() as usize;
+            m &= m - 1;
+            Some(l)
+        }
+    })
+}
+
 /// A source operand resolved for a lane kernel.
 #[derive(Clone, Copy)]
 pub(crate) enum Opnd<'t> {

@@ -13,9 +13,13 @@ use crate::error::{RunError, TrapKind};
 use ptxsim_syntax::diag::cut_name;
 use crate::exec::{CtaEnv, Ctx, Geom};
 use crate::fuel::{Fuel, Tank};
-use crate::sched::{run_cluster, Cta};
+use crate::cta::Cta;
+use crate::sched::run_cluster;
 use crate::warp::{Stats, Warp, NO_FRAME};
-use crate::{Device, Dim3, KernelArg, LaunchConfig, LaunchStats, Module, Scheduling};
+use crate::config::{BranchStat, Dim3, KernelArg, LaunchConfig, LaunchStats, Scheduling, GRID_WORKSPACE_BYTES, MAX_COOPERATIVE_CTAS};
+use crate::datapath::{DataEnv, Setup};
+use crate::stdout::Printed;
+use crate::device::{Device, Module};
 use crate::memory::{self, MemMap};
 use crate::program::{Function, Program};
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -157,19 +161,19 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
     // workspace for the grid barrier.
     if cfg.cooperative {
         let ctas = g.x as u64 * g.y as u64 * g.z as u64;
-        if ctas > crate::MAX_COOPERATIVE_CTAS {
+        if ctas > MAX_COOPERATIVE_CTAS {
             return Err(invalid(format!(
                 "a cooperative launch runs every CTA of the grid at once, at most {} here; the grid {},{},{} has {ctas}",
-                crate::MAX_COOPERATIVE_CTAS,
+                MAX_COOPERATIVE_CTAS,
                 g.x,
                 g.y,
                 g.z
             )));
         }
-        if cfg.grid_workspace == 0 || dev.read(cfg.grid_workspace, crate::GRID_WORKSPACE_BYTES).is_err() {
+        if cfg.grid_workspace == 0 || dev.read(cfg.grid_workspace, GRID_WORKSPACE_BYTES).is_err() {
             return Err(invalid(format!(
                 "a cooperative launch needs a grid workspace of {} bytes of global memory (LaunchConfig::grid_workspace; Device::launch_cooperative allocates one), got {:#x}",
-                crate::GRID_WORKSPACE_BYTES,
+                GRID_WORKSPACE_BYTES,
                 cfg.grid_workspace
             )));
         }
@@ -203,10 +207,10 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let total_smem = geom.total_smem;
     let epoch = AtomicU64::new(0);
     let own_stdout;
-    let stdout: &crate::printf::Stdout = match &cfg.stdout {
+    let stdout: &crate::stdout::Stdout = match &cfg.stdout {
         Some(s) => s,
         None => {
-            own_stdout = crate::printf::Stdout::new(cfg.stdout_bytes);
+            own_stdout = crate::stdout::Stdout::new(cfg.stdout_bytes);
             &own_stdout
         }
     };
@@ -341,7 +345,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
         e.stdout = printed;
         return Err(e);
     }
-    let mut s = LaunchStats::from_stats(&stats, prog);
+    let mut s = launch_stats(&stats, prog);
     s.stdout = printed;
     Ok(s)
 }
@@ -483,4 +487,70 @@ fn mem_map(dev: &Device, prog: &Program, args: &[KernelArg], kparam_bytes: u64, 
         })
         .collect();
     MemMap { global, kparam_bytes, shared_bytes: smem, dynamic_shared_bytes: dyn_smem }
+}
+
+/// The statistics of a launch from its warps' counters.
+fn launch_stats(s: &crate::warp::Stats, prog: &crate::program::Program) -> LaunchStats {
+    let mut branches: Vec<BranchStat> = s
+        .divergence
+        .iter()
+        .map(|((f, pc), c)| {
+            let func = &prog.functions[*f as usize];
+            BranchStat { function: func.name.clone(), line: func.code.get(*pc as usize).map(|i| i.line).unwrap_or(0), count: *c }
+        })
+        .collect();
+    branches.sort_by(|a, b| b.count.cmp(&a.count).then(a.line.cmp(&b.line)).then(a.function.cmp(&b.function)));
+    LaunchStats {
+        warp_instructions: s.warp_instructions,
+        thread_instructions: s.thread_instructions,
+        divergent_branches: s.divergent_branches,
+        branches,
+        stdout: Printed::default(),
+    }
+}
+
+/// The public set-up of a launch for executor loops other than the PTX one
+/// (`datapath`'s API): what needs the device and the module lives here, in
+/// the layer that owns them.
+impl Setup {
+    /// Validates `cfg` and `args` for `kernel` of `module` exactly as
+    /// [`Device::launch`] does, and lays out the parameters.
+    pub fn new(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<Setup, RunError> {
+        let p = prepare(dev, module, kernel, cfg, args)?;
+        Ok(Setup {
+            stdout: cfg.stdout.clone().unwrap_or_else(|| Arc::new(crate::stdout::Stdout::new(cfg.stdout_bytes))),
+            program: module.program.clone(),
+            kernel: p.kernel,
+            kparams: p.kparams,
+            consts: module.consts.clone(),
+            geom: p.geom,
+            local_limit: dev.limits.local_bytes_per_thread,
+        })
+    }
+
+    /// What the instructions of a warp of `cta` read, on device `dev`.
+    pub fn env<'a>(&'a self, dev: &'a Device, cta: &'a CtaEnv) -> DataEnv<'a> {
+        DataEnv { global: &dev.mem, kparams: &self.kparams, consts: &self.consts, geom: &self.geom, cta, stdout: &self.stdout }
+    }
+}
+
+/// Launching, beside the launch itself.
+impl Device {
+    /// Runs `kernel` of `module` over the grid.
+    pub fn launch(&self, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<LaunchStats, RunError> {
+        launch(self, module, kernel, cfg, args)
+    }
+
+    /// Runs `kernel` as a cooperative launch: allocates a zeroed grid
+    /// workspace ([`LaunchConfig::grid_workspace`]), launches with
+    /// `cooperative` set, and frees the workspace.
+    pub fn launch_cooperative(&mut self, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<LaunchStats, RunError> {
+        let ws = self.alloc(GRID_WORKSPACE_BYTES)?;
+        let mut c = cfg.clone();
+        c.cooperative = true;
+        c.grid_workspace = ws;
+        let r = launch(self, module, kernel, &c, args);
+        let _ = self.free(ws);
+        r
+    }
 }

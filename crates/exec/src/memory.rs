@@ -24,17 +24,7 @@ use std::cell::RefCell;
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
-/// First global allocation address.
-pub const GLOBAL_BASE: u64 = 0x0000_1000_0000_0000;
-/// Generic windows of the per-CTA / per-thread / module spaces.
-pub const SHARED_WINDOW: u64 = 0x0000_7e00_0000_0000;
-pub const LOCAL_WINDOW: u64 = 0x0000_7d00_0000_0000;
-pub const CONST_WINDOW: u64 = 0x0000_7c00_0000_0000;
-pub const PARAM_WINDOW: u64 = 0x0000_7b00_0000_0000;
-pub const WINDOW_SIZE: u64 = 1 << 32;
-/// Function addresses: `FUNC_BASE + 16 * function index` (fit in 32 bits).
-pub const FUNC_BASE: u64 = 0xfc00_0000;
-pub const FUNC_STRIDE: u64 = 16;
+pub use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
 
 /// Address ranges `[lo, hi)` no placed allocation may touch: the null page,
 /// the function addresses, and the generic windows of the other spaces.

@@ -11,12 +11,11 @@
 //! Policies: the reconvergence stack (`simt_stack.rs`, `--scheduling
 //! stack`) and independent thread scheduling (`its.rs`, `--scheduling its`).
 
-use crate::error::Trap;
+use crate::error::{RunError, Trap};
 pub(crate) use crate::exec::BarArgs;
-use crate::exec::{CtaEnv, Ctx};
-use crate::lanemem::Peers;
+use crate::exec::{CtaEnv, Ctx, Turn};
 use crate::program::FuncId;
-use crate::warp::{Stats, Warp, WarpStatus};
+use crate::warp::{Warp, WarpStatus};
 
 /// A trap with the function and pc it happened at.
 #[derive(Debug)]
@@ -67,9 +66,9 @@ impl Wait {
 pub(crate) trait Policy: Sync {
     /// Puts every valid lane of a fresh warp at pc 0 of frame `frame`.
     fn enter(&self, w: &mut Warp, frame: u32);
-    /// Runs the warp until its fuel `budget` is spent or an event the
+    /// Runs turn `t`'s warp until the turn's fuel is spent or an event the
     /// scheduler must see.
-    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located>;
+    fn turn(&self, ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located>;
     /// Where the warp is (function, pc), for errors.
     fn current(&self, w: &Warp) -> (FuncId, u32);
     /// Moves lanes `mask`, stopped at a non-blocking synchronisation
@@ -100,4 +99,21 @@ pub(crate) struct SpinState {
     pub nested: bool,
     /// Where the running lanes are.
     pub at: (FuncId, u32),
+}
+
+/// The located error of trap `l` in warp `warp` of CTA `cta`.
+pub(crate) fn locate(ctx: &Ctx<'_>, cta: &CtaEnv, warp: u32, l: Located) -> RunError {
+    let f = ctx.prog.functions.get(l.func as usize);
+    let ins = f.and_then(|f| f.code.get(l.pc as usize));
+    RunError {
+        kind: l.trap.kind,
+        message: l.trap.message,
+        function: f.map(|f| f.name.clone()),
+        line: ins.map(|i| i.line).or(f.map(|f| f.line)),
+        span: ins.map(|i| i.span),
+        cta: Some(cta.ctaid),
+        warp: Some(warp),
+        lane: l.trap.lane,
+        stdout: Default::default(),
+    }
 }

@@ -6,9 +6,9 @@
 //! `ptxsim_analysis::FlatFunction` (so reconvergence points line up). It has
 //! no lifetime: names are copied out of the source.
 
-use crate::alu::bits::BitsOp;
-use crate::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
-use crate::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
+use ptxsim_sem::alu::bits::BitsOp;
+use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
+use ptxsim_sem::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 
 /// Index of a function in [`Program::functions`].
 pub type FuncId = u32;
@@ -31,7 +31,7 @@ pub type KCmp = fn(&[L], &KOps) -> u32;
 /// entry is unused).
 pub type KCmpOps = (KCmp, KOps);
 
-/// The lane kernel an instruction runs, chosen when it was decoded (for
+/// The lane kernel an instruction runs, chosen when its module was loaded (for
 /// its operation, type, `.ftz`, `.sat`, rounding and the CPU's features),
 /// or none where the instruction runs lane by lane through `alu`. It is a
 /// function of the instruction's other fields, so it takes no part in
@@ -166,7 +166,7 @@ pub enum AtomOp {
     Add,
     /// `atom/red.add.noftz.{f16x2,bf16x2}`: two packed halves added
     /// separately (the operation's type is then the 32-bit word).
-    AddHalf2(crate::alu::FTy),
+    AddHalf2(ptxsim_sem::alu::FTy),
     Min,
     Max,
     And,
@@ -288,7 +288,7 @@ pub enum Op {
     /// `.f16x2`/`.bf16x2` arithmetic on both halves (`ty` is the half type),
     /// and `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`.
     Half2 { op: H2Op, ty: FTy, ftz: bool, sat: bool, d: u32, a: Src, b: Src, c: Src },
-    /// `fma.rn{.ftz}.relu.{f16,bf16}` ([`crate::alu::ext::fma_relu`]).
+    /// `fma.rn{.ftz}.relu.{f16,bf16}` ([`ptxsim_sem::alu::ext::fma_relu`]).
     FmaRelu { ty: FTy, ftz: bool, d: u32, a: Src, b: Src, c: Src },
     /// `testp.op.f32/.f64 p, a`.
     Testp { op: TestpOp, f64: bool, p: u32, a: Src },
@@ -311,8 +311,8 @@ pub enum Op {
     Bfi { bits: u32, d: u32, f: Src, b: Src, c: Src, e: Src },
     Prmt { d: u32, a: Src, b: Src, c: Src },
     /// `prmt.b32.{f4e,b4e,rc8,ecl,ecr,rc16}`: the bytes `c[1:0]` selects
-    /// in the mode's table ([`crate::alu::prmt_mode`]).
-    PrmtMode { mode: crate::alu::PrmtMode, d: u32, a: Src, b: Src, c: Src },
+    /// in the mode's table ([`ptxsim_sem::alu::prmt_mode`]).
+    PrmtMode { mode: ptxsim_sem::alu::PrmtMode, d: u32, a: Src, b: Src, c: Src },
     /// `cvt.rna{.satfinite}.tf32.f32`: `a` rounded to tf32's 10-bit
     /// fraction, ties away from zero, in a .b32 whose low 13 bits are 0.
     CvtTf32 { satfinite: bool, d: u32, a: Src },
@@ -326,11 +326,11 @@ pub enum Op {
     Set { cmp: CmpOp, ty: ITyOrF, ftz: bool, one: u32, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)>, k: Kern<KCmpOps> },
     /// `setp` on `.f16x2`/`.bf16x2`: the halves compared apart, `p` from the
     /// lower half (bits 0..15), `q` from the upper, each combined with `c`.
-    SetpX2 { cmp: CmpOp, ty: crate::alu::FTy, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    SetpX2 { cmp: CmpOp, ty: ptxsim_sem::alu::FTy, ftz: bool, p: Option<u32>, q: Option<u32>, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
     /// `set` on `.f16x2`/`.bf16x2`: each half of `d` gets `one` (the
     /// destination's true per half: 0xffff, or 1.0 in f16/bf16) where the
     /// comparison of that half (combined with `c`) holds, else 0.
-    SetX2 { cmp: CmpOp, ty: crate::alu::FTy, ftz: bool, one: u16, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
+    SetX2 { cmp: CmpOp, ty: ptxsim_sem::alu::FTy, ftz: bool, one: u16, d: u32, a: Src, b: Src, comb: Option<(BoolOp, PSrc)> },
     Selp { bits: u32, d: u32, a: Src, b: Src, c: PSrc },
     Slct { bits: u32, cf: Option<bool>, d: u32, a: Src, b: Src, c: Src },
     PredLogic { op: PredOp, d: u32, a: PSrc, b: PSrc },
@@ -370,7 +370,7 @@ pub enum Op {
     ElectSync { d: Option<u32>, p: Option<u32>, membermask: Src },
     /// `cp.async.{ca,cg}.shared.global [dst], [src], cp_size{, src-size |
     /// ignore-src}`: `dst` a shared address, `src` a global one.
-    CpAsync { dst: Addr, src: Addr, cp_size: u32, size: crate::datapath::CopySrcSize },
+    CpAsync { dst: Addr, src: Addr, cp_size: u32, size: CopySrcSize },
     /// `cp.async.bulk` (sm_90, non-tensor): `size` bytes (a multiple of 16,
     /// both addresses 16-byte aligned) from `src` to `dst`, performed when
     /// issued; with `mbar`, the copy's bytes then complete that many
@@ -496,9 +496,30 @@ pub enum MmaTy {
     S8,
     U8,
     S32,
-    /// The 8-bit floats of sm_89's `mma.m16n8k32` (`crate::alu::fp8`).
+    /// The 8-bit floats of sm_89's `mma.m16n8k32` (`ptxsim_sem::alu::fp8`).
     E4m3,
     E5m2,
+}
+
+impl MmaTy {
+    /// Width in bits of an element.
+    pub fn bits(self) -> u32 {
+        match self {
+            MmaTy::S8 | MmaTy::U8 | MmaTy::E4m3 | MmaTy::E5m2 => 8,
+            MmaTy::F16 | MmaTy::BF16 => 16,
+            MmaTy::Tf32 | MmaTy::F32 | MmaTy::S32 => 32,
+            MmaTy::F64 => 64,
+        }
+    }
+
+    /// Elements of a fragment per 32-bit register.
+    pub fn per_reg(self) -> usize {
+        match self.bits() {
+            8 => 4,
+            16 => 2,
+            _ => 1,
+        }
+    }
 }
 
 /// One `mma.sync.aligned.shape.row.col{.rnd}{.satfinite}.dtype.atype.btype.ctype d, a, b, c`:
@@ -510,7 +531,7 @@ pub struct Mma {
     pub atype: MmaTy,
     pub btype: MmaTy,
     pub ctype: MmaTy,
-    pub rnd: crate::alu::Rounding,
+    pub rnd: ptxsim_sem::alu::Rounding,
     pub satfinite: bool,
     pub d: Vec<u32>,
     pub a: Vec<Src>,
@@ -587,12 +608,7 @@ impl ITyOrF {
     }
 }
 
-/// A `cvt` operand type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CvtTy {
-    I(ITy),
-    F(FTy),
-}
+pub use ptxsim_sem::cvt::CvtTy;
 
 /// A guard: predicate slot and whether it is negated.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -680,3 +696,30 @@ impl Program {
         self.functions.iter().position(|f| f.name == name && f.defined).map(|i| i as FuncId)
     }
 }
+
+/// Where a copy's bytes come from: `src_size` bytes of the source
+/// (zero-filled up to `cp_size`), or none with `ignore-src`.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum CopySrcSize {
+    /// No size operand: all `cp_size` bytes.
+    Full,
+    /// `src-size`: a 32-bit value, at most `cp_size`.
+    Size(Src),
+    /// `ignore-src`: when true the source is not read and zeros are written.
+    Ignore(PSrc),
+}
+
+// The device address map, which decoded addresses (a shared variable's
+// window offset, a function's address) and the memory layer share.
+
+/// First global allocation address.
+pub const GLOBAL_BASE: u64 = 0x0000_1000_0000_0000;
+/// Generic windows of the per-CTA / per-thread / module spaces.
+pub const SHARED_WINDOW: u64 = 0x0000_7e00_0000_0000;
+pub const LOCAL_WINDOW: u64 = 0x0000_7d00_0000_0000;
+pub const CONST_WINDOW: u64 = 0x0000_7c00_0000_0000;
+pub const PARAM_WINDOW: u64 = 0x0000_7b00_0000_0000;
+pub const WINDOW_SIZE: u64 = 1 << 32;
+/// Function addresses: `FUNC_BASE + 16 * function index` (fit in 32 bits).
+pub const FUNC_BASE: u64 = 0xfc00_0000;
+pub const FUNC_STRIDE: u64 = 16;

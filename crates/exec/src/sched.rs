@@ -10,33 +10,19 @@
 //! nor at the program's instructions.
 
 use crate::error::{RunError, Trap, TrapKind};
-use crate::exec::{CtaEnv, Ctx};
+use crate::exec::{Ctx, Turn};
 use crate::fuel::Tank;
 use crate::lanemem::Peers;
-pub(crate) use crate::policy::Located;
-use crate::barrier::{BarArgs, Barriers, Waiter};
+pub(crate) use crate::cta::Cta;
+use crate::policy::{locate, Located};
+use crate::barrier::{BarArgs, Waiter};
 use crate::policy::{Policy, TurnEnd, Wait};
-use crate::warp::{lanes, Stats, Warp, WarpStatus};
-use crate::Scheduling;
+use crate::warp::{lanes, Stats, WarpStatus};
+use crate::config::Scheduling;
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Warp instructions a warp runs before the next warp gets a turn.
 const SLICE: u64 = 4096;
-
-pub(crate) struct Cta {
-    pub env: CtaEnv,
-    pub shared: Vec<u8>,
-    pub warps: Vec<Warp>,
-    pub live: u32,
-    barriers: Barriers,
-}
-
-impl Cta {
-    /// An empty CTA whose buffers [`crate::launch`] fills and reuses.
-    pub fn empty(env: CtaEnv) -> Cta {
-        Cta { env, shared: Vec::new(), warps: Vec::new(), live: 0, barriers: Barriers::new() }
-    }
-}
 
 struct ClusterSync {
     phase: u64,
@@ -121,11 +107,14 @@ pub(crate) fn run_cluster(
                     let Some((cta, hi)) = rest.split_first_mut() else { continue };
                     let w = &mut cta.warps[wi];
                     let mut peers = Peers { lo, hi, lent: true };
-                    match pol.turn(ctx, &cta.env, &mut cta.shared, &mut peers, w, &mut left, &mut stats) {
+                    let mut t = Turn { env: &cta.env, shared: &mut cta.shared, peers: &mut peers, warp: w, budget: left, stats: &mut stats };
+                    let r = pol.turn(ctx, &mut t);
+                    left = t.budget;
+                    match r {
                         Ok(e) => e,
                         Err(l) => {
                             tank.refund(left);
-                            return Err(locate(ctx, &ctas[ci], wi as u32, l));
+                            return Err(locate(ctx, &ctas[ci].env, wi as u32, l));
                         }
                     }
                 };
@@ -167,21 +156,6 @@ pub(crate) fn run_cluster(
     }
 }
 
-pub(crate) fn locate(ctx: &Ctx<'_>, cta: &Cta, warp: u32, l: Located) -> RunError {
-    let f = ctx.prog.functions.get(l.func as usize);
-    let ins = f.and_then(|f| f.code.get(l.pc as usize));
-    RunError {
-        kind: l.trap.kind,
-        message: l.trap.message,
-        function: f.map(|f| f.name.clone()),
-        line: ins.map(|i| i.line).or(f.map(|f| f.line)),
-        span: ins.map(|i| i.span),
-        cta: Some(cta.env.ctaid),
-        warp: Some(warp),
-        lane: l.trap.lane,
-        stdout: Default::default(),
-    }
-}
 
 /// Acts on how a warp's turn ended: exits release barriers, barrier
 /// arrivals are counted and their lanes parked through the policy.
@@ -323,14 +297,14 @@ fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], pol: &dyn Policy) -> RunError {
             Some(l) => (w.frames.get(w.lane_frame[l] as usize).map_or(0, |f| f.func), w.pc[l]),
             None => pol.current(w),
         };
-        let mut e = locate(ctx, &ctas[ci], wi as u32, Located { trap: Trap::new(TrapKind::BarrierDeadlock, message), func, pc });
+        let mut e = locate(ctx, &ctas[ci].env, wi as u32, Located { trap: Trap::new(TrapKind::BarrierDeadlock, message), func, pc });
         e.lane = None;
         return e;
     }
     for cta in ctas {
         if let Some((wt, message)) = cta.barriers.stuck(cta.live) {
             let func = cta.warps[wt.warp as usize].frames[wt.frame as usize].func;
-            let mut e = locate(ctx, cta, wt.warp, Located { trap: Trap::new(TrapKind::BarrierDeadlock, message), func, pc: wt.pc });
+            let mut e = locate(ctx, &cta.env, wt.warp, Located { trap: Trap::new(TrapKind::BarrierDeadlock, message), func, pc: wt.pc });
             e.lane = None;
             return e;
         }
@@ -339,7 +313,7 @@ fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], pol: &dyn Policy) -> RunError {
                 let (func, pc) = pol.current(w);
                 return locate(
                     ctx,
-                    cta,
+                    &cta.env,
                     wi as u32,
                     Located {
                         trap: Trap::new(TrapKind::BarrierDeadlock, "barrier.cluster.wait can never complete: some threads of the cluster never arrive".to_string()),
@@ -407,7 +381,7 @@ fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize, pol: &dyn P
     let (running, parked, (func, pc)) = (st.running, st.parked, st.at);
     let mut e = locate(
         ctx,
-        &ctas[ci],
+        &ctas[ci].env,
         wi as u32,
         Located {
             trap: Trap::new(

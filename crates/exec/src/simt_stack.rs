@@ -12,8 +12,7 @@
 //! entry.
 
 use crate::error::Trap;
-use crate::exec::{run_group, CtaEnv, Ctx, Event};
-use crate::lanemem::Peers;
+use crate::exec::{run_group, At, Ctx, Event, Turn};
 use crate::policy::{Located, Policy, SpinState, TurnEnd, Wait};
 use crate::program::*;
 use crate::warp::{Entry, Stats, Warp, WarpStatus, NO_FRAME};
@@ -38,8 +37,8 @@ impl Policy for Stack {
         w.stack.push(Entry { pc: 0, mask: w.valid, rpc: PC_EXIT, frame });
     }
 
-    fn turn(&self, ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, w: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
-        turn(ctx, env, shared, peers, w, budget, stats)
+    fn turn(&self, ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
+        turn(ctx, t)
     }
 
     fn current(&self, w: &Warp) -> (FuncId, u32) {
@@ -118,19 +117,21 @@ fn diverge(warp: &mut Warp, prog: &Program, stats: &mut Stats, pc: u32, groups: 
 }
 
 /// Runs the warp until its slice ends or an event the CTA must see.
-fn turn(ctx: &Ctx<'_>, env: &CtaEnv, shared: &mut [u8], peers: &mut Peers<'_>, warp: &mut Warp, budget: &mut u64, stats: &mut Stats) -> Result<TurnEnd, Located> {
+fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
     let prog = ctx.prog;
     loop {
+        let warp = &mut *t.warp;
         normalize(warp);
         let Some(top) = warp.stack.last().copied() else {
             warp.status = WarpStatus::Done;
             return Ok(TurnEnd::Done);
         };
-        if *budget == 0 {
+        if t.budget == 0 {
             return Ok(TurnEnd::Yield);
         }
-        let mut pc = top.pc;
-        let ev = run_group(ctx, env, shared, peers, warp, top.frame, &mut pc, top.mask, top.rpc, budget, stats, false);
+        let mut at = At { frame: top.frame, pc: top.pc, mask: top.mask, stop: top.rpc, yield_on_branch: false };
+        let ev = run_group(ctx, t, &mut at);
+        let (pc, warp, stats) = (at.pc, &mut *t.warp, &mut *t.stats);
         if let Some(t) = warp.stack.last_mut() {
             t.pc = pc;
         }

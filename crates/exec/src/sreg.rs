@@ -6,7 +6,7 @@
 //! the same in all lanes of a warp (and does not read the clock), and
 //! [`lanes`] the per-lane ones, falling back to a splat of [`uniform`].
 
-use crate::datapath::{CtaEnv, Geom};
+use crate::config::{CtaEnv, Geom};
 use crate::program::Sreg;
 
 /// 0, 1, ..., 31: the value of `%laneid` in each lane.

@@ -7,6 +7,7 @@
 
 use crate::error::{Trap, TrapKind};
 use crate::memory::read_le;
+pub use crate::lanes::lanes;
 use crate::program::*;
 
 /// Entries of [`Warp::span_cache`].
@@ -177,7 +178,7 @@ pub struct Warp {
     /// CTAs.
     pub span_cache: [usize; SPAN_CACHE],
     /// The lanes' `cp.async` copies not yet waited for, and their groups.
-    pub copies: crate::datapath::AsyncCopies,
+    pub copies: crate::copies::AsyncCopies,
 }
 
 impl Warp {
@@ -553,19 +554,4 @@ impl Warp {
 
 fn oob_local(l: usize) -> Trap {
     Trap::lane(TrapKind::OutOfBounds, l as u32, "parameter access outside the frame's local storage")
-}
-
-/// Iterates over the set bits of a lane mask.
-#[inline(always)]
-pub fn lanes(mask: u32) -> impl Iterator<Item = usize> {
-    let mut m = mask;
-    std::iter::from_fn(move || {
-        if m == 0 {
-            None
-        } else {
-            let l = m.trailing_zeros() as usize;
-            m &= m - 1;
-            Some(l)
-        }
-    })
 }

@@ -3,7 +3,7 @@
 //! worker each: median wall time of repeated launches and warp instructions
 //! executed. `cargo bench -p ptxsim-sass --bench engines`.
 
-#[path = "../../exec/tests/support/corpus_specs.rs"]
+#[path = "../../exec/tests/all/support/corpus_specs.rs"]
 mod specs;
 
 use ptxsim_exec::{Device, LaunchConfig};

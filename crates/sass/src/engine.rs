@@ -32,7 +32,7 @@ use crate::cc::{bm_flags, float_flags, iadd_flags, CcMasks};
 use crate::isa::*;
 use crate::layout::{self, HwError};
 use ptxsim_exec::datapath::{op_class, step_data, DataEnv, OpClass, Setup, Warp};
-use ptxsim_exec::barrier::{self, Barriers, Waiter, BARRIERS};
+use ptxsim_exec::barrier::{Barriers, Waiter, BARRIERS};
 use ptxsim_exec::program::Op;
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, Module, RunError, TrapKind};
 use std::collections::HashMap;
@@ -758,7 +758,7 @@ impl Run<'_> {
             }
             OpClass::Sync => match &pi.op {
                 Op::Bar { .. } => {
-                    let at = barrier::args(self.setup, &self.env, shared, &mut mw.w, mw.frame, pc, mw.active).map_err(|mut e| {
+                    let at = calls::barrier_args(self.setup, &self.env, shared, &mut mw.w, mw.frame, pc, mw.active).map_err(|mut e| {
                         e.line = e.line.or(Some(pi.line));
                         Fault::Run(e)
                     })?;

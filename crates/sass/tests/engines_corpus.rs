@@ -1,6 +1,6 @@
 //! Both engines give identical results on the corpus: every kernel of
 //! `tests/corpus/{nvcc,clang,llvmlite,seeds}` runs with the inputs of
-//! `crates/exec/tests/support/corpus_specs.rs` under the PTX engine (stack scheduling) and as
+//! `crates/exec/tests/all/support/corpus_specs.rs` under the PTX engine (stack scheduling) and as
 //! the lowered sm_50 machine form on the CRS-stack executor, one worker
 //! each, on fresh devices; every buffer and every byte of the module's
 //! `.global` variables must agree, or both runs must trap with the same kind.
@@ -8,7 +8,7 @@
 //! (`EXCEPTIONS`, with reasons). What the machine form cannot run yet is
 //! counted and listed by reason, and checked to fail that way.
 
-#[path = "../../exec/tests/support/corpus_specs.rs"]
+#[path = "../../exec/tests/all/support/corpus_specs.rs"]
 mod specs;
 
 use ptxsim_exec::{Device, Dim3, LaunchConfig, TrapKind};

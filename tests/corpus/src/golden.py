@@ -2,7 +2,7 @@
 exact integer arithmetic to check: computes each case's inputs and expected
 outputs here, independently of ptxsim, and writes them to
 tests/corpus/golden/<case>/ (case.txt, argN.bin, wantN.bin, tolN.bin,
-maskN.bin), which crates/exec/tests/corpus_golden.rs launches and compares.
+maskN.bin), which crates/exec/tests/all/corpus_golden.rs launches and compares.
 
     python golden.py OUT_DIR                 # write the golden files
     python golden.py --run PTXSIM CORPUS     # compare a ptxsim build (development aid)

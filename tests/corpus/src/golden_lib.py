@@ -77,7 +77,7 @@ def round_f64(q, mode="rn"):
 
 
 def agrees(got, want, tol):
-    """The comparison the Rust test makes (crates/exec/tests/corpus_golden.rs)."""
+    """The comparison the Rust test makes (crates/exec/tests/all/corpus_golden.rs)."""
     if tol < 0:
         return True
     if math.isnan(want):

@@ -1,6 +1,6 @@
 //! Lane-wise ALU handlers: moves, integer and float arithmetic, bit-field
 //! operations, comparisons and selects, predicate logic, packing and
-//! conversions. Each computes through [`crate::alu`] / [`crate::cvt`];
+//! conversions. Each computes through [`ptxsim_sem::alu`] / [`ptxsim_sem::cvt`];
 //! where a handler has its own fast lane function for a common case (a
 //! 32-bit add or multiply, a plain integer `setp`, native-width division)
 //! the tests at the end of this file check it against the `alu` function
@@ -10,7 +10,7 @@
 
 use super::flanes::{self, Path};
 use super::{fetch, opnd, psrc, set_pred, Lanes};
-use crate::alu::{self, CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
+use ptxsim_sem::alu::{self, CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy, IUnOp, Rounding};
 use crate::error::{Trap, TrapKind};
 use crate::lanes::{apply1, apply2, apply3, splat, store, test2, Opnd};
 use crate::memory::{CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
@@ -79,7 +79,7 @@ pub(crate) mod fast {
             return None;
         }
         Some(if signed {
-            let (x, y) = (crate::alu::sext(x, bits), crate::alu::sext(y, bits));
+            let (x, y) = (ptxsim_sem::alu::sext(x, bits), ptxsim_sem::alu::sext(y, bits));
             (if div { x.wrapping_div(y) } else { x.wrapping_rem(y) }) as u64 & mk
         } else {
             let (x, y) = (x & mk, y & mk);
@@ -568,7 +568,7 @@ pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (dst
         }
         _ => match k.as_ref() {
             Some((k, o)) => k(regs, o, m),
-            None => apply1(regs, d, m, av, |x| crate::cvt::cvt(dst, src, rnd, sat, ftz, x)),
+            None => apply1(regs, d, m, av, |x| ptxsim_sem::cvt::cvt(dst, src, rnd, sat, ftz, x)),
         },
     }
 }
@@ -607,7 +607,7 @@ mod tests {
     //! The fast lane functions against the `alu` / `cvt` functions they
     //! stand for, on random operands and the edge values.
     use super::fast;
-    use crate::alu::{self, CmpOp, IBinOp, ITy};
+    use ptxsim_sem::alu::{self, CmpOp, IBinOp, ITy};
     use proptest::prelude::*;
 
     fn ity() -> impl Strategy<Value = ITy> {

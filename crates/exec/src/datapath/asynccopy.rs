@@ -19,7 +19,7 @@
 //! went to: the pattern `cuda::memcpy_async` with a `cuda::barrier`
 //! compiles to.
 //! Each warp keeps the destinations of its lanes' copies not yet waited for
-//! ([`AsyncCopies`]), with the group each belongs to (per thread: the
+//! ([`crate::copies::AsyncCopies`]), with the group each belongs to (per thread: the
 //! copies a thread issued since its last `commit_group` form its next
 //! group). A shared-memory access by that warp (`ld`, `st`, `atom`, `red`,
 //! `ldmatrix`, `stmatrix`, by a `.shared` or a generic address) that
@@ -27,7 +27,7 @@
 //! Accesses by other warps are not checked (they need a barrier after the
 //! wait anyway, and a barrier before it is the only way to see a pending
 //! copy from another warp: that case is not detected). At most
-//! [`MAX_TRACKED`] copies are tracked per warp; past that the oldest are
+//! [`crate::copies::MAX_TRACKED`] copies are tracked per warp; past that the oldest are
 //! forgotten (they are complete in memory already, so only the race check
 //! for them is lost).
 
@@ -36,123 +36,6 @@ use crate::error::{Trap, TrapKind};
 use crate::lanemem::{check_align, place, Place};
 use crate::program::*;
 use crate::warp::{lanes, Frame};
-
-/// Copies tracked per warp for the race check.
-pub const MAX_TRACKED: usize = 4096;
-
-/// One copy not yet waited for: its lane, the lane's group it belongs to,
-/// its destination bytes `[start, end)` in the CTA's shared memory (at most
-/// 16), its issue number (for forgetting the oldest), and the mbarrier
-/// phase that tracks it, if its lane made a `cp.async.mbarrier.arrive`
-/// after issuing it: the object's shared offset and the phase's parity.
-#[derive(Clone, Copy, Debug)]
-struct Pending {
-    lane: u8,
-    group: u64,
-    start: u64,
-    end: u64,
-    seq: u64,
-    mbar: Option<(u64, bool)>,
-}
-
-/// The widest copy (`cp-size` 16): a pending copy starting more than this
-/// below an access cannot reach it.
-const WIDEST: u64 = 16;
-
-/// A warp's asynchronous copies not yet waited for, sorted by destination
-/// (so that checking an access looks at the few copies that can overlap
-/// it), and each lane's number of committed groups.
-#[derive(Clone, Debug, Default)]
-pub struct AsyncCopies {
-    pending: Vec<Pending>,
-    committed: [u64; 32],
-    seq: u64,
-}
-
-impl AsyncCopies {
-    /// Forgets everything (a warp starting a new CTA).
-    pub fn clear(&mut self) {
-        self.pending.clear();
-        self.committed = [0; 32];
-        self.seq = 0;
-    }
-
-    /// Whether no copy is pending (the race check costs nothing then).
-    #[inline(always)]
-    pub fn idle(&self) -> bool {
-        self.pending.is_empty()
-    }
-
-    fn push(&mut self, mut p: Pending) {
-        if self.pending.len() >= MAX_TRACKED {
-            if let Some(oldest) = self.pending.iter().enumerate().min_by_key(|(_, q)| q.seq).map(|(i, _)| i) {
-                self.pending.remove(oldest);
-            }
-        }
-        p.seq = self.seq;
-        self.seq += 1;
-        let at = self.pending.partition_point(|q| q.start <= p.start);
-        self.pending.insert(at, p);
-    }
-
-    /// `cp.async.commit_group` on the lanes of `m`.
-    pub fn commit(&mut self, m: u32) {
-        for l in lanes(m) {
-            self.committed[l] += 1;
-        }
-    }
-
-    /// `cp.async.wait_group n` on the lanes of `m`: every committed group
-    /// but the `n` most recent is complete.
-    pub fn wait(&mut self, m: u32, n: u64) {
-        if self.pending.is_empty() {
-            return;
-        }
-        let committed = self.committed;
-        self.pending.retain(|p| m >> p.lane & 1 == 0 || p.group.saturating_add(n) >= committed[p.lane as usize]);
-    }
-
-    /// `cp.async.mbarrier.arrive{.noinc}` by lane `l` on the mbarrier at
-    /// shared offset `at`, in its phase of parity `parity`: the arrive-on
-    /// is triggered when every copy the lane issued before it is complete
-    /// (PTX ISA 9.7.9.25.3), so those copies are complete when that phase
-    /// completes. A copy already tracked by an earlier arrive keeps it.
-    pub fn track(&mut self, l: usize, at: u64, parity: bool) {
-        for p in self.pending.iter_mut().filter(|p| p.lane as usize == l && p.mbar.is_none()) {
-            p.mbar = Some((at, parity));
-        }
-    }
-
-    /// A thread of the warp observed (`mbarrier.test_wait`/`try_wait`
-    /// true) that the phase of parity `parity` of the mbarrier at `at` is
-    /// complete: the copies whose arrive-on that phase tracked are complete
-    /// and visible to it, as after `cp.async.wait_group`.
-    pub fn observed(&mut self, at: u64, parity: bool) {
-        if !self.pending.is_empty() {
-            self.pending.retain(|p| p.mbar != Some((at, parity)));
-        }
-    }
-
-    /// The trap for an access of lane `l` to shared bytes `[start, end)`
-    /// that overlap a pending copy.
-    fn check(&self, l: usize, start: u64, end: u64, what: &str) -> Result<(), Trap> {
-        let from = self.pending.partition_point(|p| p.start + WIDEST <= start);
-        for p in self.pending[from..].iter().take_while(|p| p.start < end) {
-            if start < p.end {
-                let state = if p.group < self.committed[p.lane as usize] { "committed but not waited for" } else { "not committed" };
-                return Err(Trap::lane(
-                    TrapKind::AsyncCopyRace,
-                    l as u32,
-                    format!(
-                        "lane {l}: {what} shared bytes {start:#x}..{end:#x}, the destination of lane {}'s cp.async ({:#x}..{:#x}), {state}: wait for it with cp.async.wait_group/wait_all (or an mbarrier phase its cp.async.mbarrier.arrive tracks) first",
-                        p.lane, p.start, p.end
-                    ),
-                ));
-            }
-        }
-        Ok(())
-    }
-}
 
 /// Checks the accesses of `bytes` bytes at `addr` (per lane, in `space`) by
 /// the lanes of `m` against the warp's pending copies.
@@ -186,18 +69,6 @@ pub(crate) fn check_rows(cx: &Lanes<'_>, m: u32, rows: &[u64; 32], bytes: u64, w
         cx.copies.check(l, rows[l], rows[l].saturating_add(bytes), what)?;
     }
     Ok(())
-}
-
-/// Where a copy's bytes come from: `src_size` bytes of the source
-/// (zero-filled up to `cp_size`), or none with `ignore-src`.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub enum CopySrcSize {
-    /// No size operand: all `cp_size` bytes.
-    Full,
-    /// `src-size`: a 32-bit value, at most `cp_size`.
-    Size(Src),
-    /// `ignore-src`: when true the source is not read and zeros are written.
-    Ignore(PSrc),
 }
 
 /// `cp.async.{ca,cg}.shared.global [dst], [src], cp_size{, src-size |
@@ -257,8 +128,7 @@ pub(crate) fn cp_async(cx: &mut Lanes<'_>, fr: &Frame, m: u32, dst: Addr, src: A
             v[..w as usize].copy_from_slice(&bytes[k as usize..(k + w) as usize]);
             cx.mem.write(Space::Shared, l, d + k as u64, w, u64::from_le_bytes(v), &mut cache)?;
         }
-        let group = cx.copies.committed[l];
-        cx.copies.push(Pending { lane: l as u8, group, start: d, end: d + cp_size as u64, seq: 0, mbar: None });
+        cx.copies.issue(l, d, d + cp_size as u64);
     }
     *cx.stores += 1;
     Ok(())

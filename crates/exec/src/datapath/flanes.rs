@@ -17,7 +17,7 @@
 //! is a mask on the bits, NaN canonicalisation and `.sat` are selects, so
 //! the compiler vectorises the loop. Forms without a kernel here (other
 //! roundings, f16/bf16, `.sat` on f64, a special-register source) return
-//! `None` and run through [`crate::alu`] lane by lane.
+//! `None` and run through [`ptxsim_sem::alu`] lane by lane.
 //!
 //! Fused multiply-add is exact on every path. Where the CPU has FMA (x86-64
 //! checked at run time, [`Path::detect`]) the kernels run in a copy compiled
@@ -26,7 +26,7 @@
 //! compare every kernel with the `alu`/`cvt` function it stands for, on both
 //! paths, NaN payloads, subnormals and signed zeros included.
 
-use crate::alu::{f64_result, CmpOp, FBinOp, FTy, FUnOp, Rounding, F32_CANON_NAN};
+use ptxsim_sem::alu::{f64_result, CmpOp, FBinOp, FTy, FUnOp, Rounding, F32_CANON_NAN};
 use crate::program::CvtTy;
 
 /// The 32 lanes of a register.
@@ -590,7 +590,7 @@ fn rsqrt32<const Z: bool, const H: bool, const SH: u8>(regs: &mut [L], o: &KOps,
     runk!(k64, regs, o, m, |a, _, _| out32::<Z, false>((1.0 / (f32in::<Z>(a) as f64).sqrt()) as f32))
 }
 
-/// The approximate f32 functions, as [`crate::alu::fun`] computes them: the
+/// The approximate f32 functions, as [`ptxsim_sem::alu::fun`] computes them: the
 /// operand widened to f64, the f64 function, one rounding to f32 (within
 /// the manual's error bounds for `.approx`). A straight loop: the
 /// per-lane call is the only work left.
@@ -799,7 +799,7 @@ fn icmp<const W: u32, const S: bool, const OP: u8, const H: bool, const SH: u8>(
 /// The kernel of an integer `setp`/`set` with operator `cmp` on type `ty`
 /// on path `p`, if there is one (the ordered operators on 8- to 64-bit
 /// types; `lo/ls/hi/hs` are the unsigned `lt/le/gt/ge`).
-pub(crate) fn select_icmp(p: Path, cmp: CmpOp, ty: crate::alu::ITy, sh: u8) -> Option<KCmp> {
+pub(crate) fn select_icmp(p: Path, cmp: CmpOp, ty: ptxsim_sem::alu::ITy, sh: u8) -> Option<KCmp> {
     if sh & 1 != 0 {
         return None;
     }
@@ -810,7 +810,7 @@ pub(crate) fn select_icmp(p: Path, cmp: CmpOp, ty: crate::alu::ITy, sh: u8) -> O
     }
 }
 
-fn icmp_on<const H: bool>(cmp: CmpOp, ty: crate::alu::ITy, sh: u8) -> Option<KCmp> {
+fn icmp_on<const H: bool>(cmp: CmpOp, ty: ptxsim_sem::alu::ITy, sh: u8) -> Option<KCmp> {
     let (op, signed) = match cmp {
         CmpOp::Eq => (0, false),
         CmpOp::Ne => (1, false),
@@ -938,8 +938,8 @@ mod tests {
     //! hardware one: random bits, NaNs with payloads of both signs,
     //! subnormals, signed zeros, infinities and values around 1.
     use super::*;
-    use crate::alu;
-    use crate::alu::ITy;
+    use ptxsim_sem::alu;
+    use ptxsim_sem::alu::ITy;
     use proptest::prelude::*;
 
     fn f32bits() -> impl Strategy<Value = u64> {
@@ -1171,7 +1171,7 @@ mod tests {
                             for p in paths() {
                                 let Some(r) = call(|sh| select_cvt(p, dst, src, rnd, sat, ftz, sh), &[v]) else { continue };
                                 for l in 0..32 {
-                                    prop_assert_eq!(r[l], crate::cvt::cvt(dst, src, rnd, sat, ftz, v[l]), "cvt {:?} {:?} {:?} sat={} ftz={} {:#x}", dst, src, rnd, sat, ftz, v[l]);
+                                    prop_assert_eq!(r[l], ptxsim_sem::cvt::cvt(dst, src, rnd, sat, ftz, v[l]), "cvt {:?} {:?} {:?} sat={} ftz={} {:#x}", dst, src, rnd, sat, ftz, v[l]);
                                 }
                             }
                         }

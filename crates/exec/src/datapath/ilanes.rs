@@ -10,7 +10,7 @@
 //! an immediate), the destination written in place on the lanes of the
 //! mask. A 32-bit operation runs on both 32-bit halves of every lane and
 //! keeps the low one, so it sees only the operands' low 32 bits and its
-//! result is zero-extended, as [`crate::alu::ibin`] masks to the type's
+//! result is zero-extended, as [`ptxsim_sem::alu::ibin`] masks to the type's
 //! width. Shift amounts are the low 32 bits of `b`: `shl` and unsigned
 //! `shr` by the width or more give 0, signed `shr` the sign. Other forms
 //! (8- and 16-bit types, `div`/`rem`, `mad.hi/.wide`, a special-register
@@ -19,7 +19,7 @@
 //! all shapes, partial masks and a destination that is a source.
 
 use super::flanes::{self, runk, shapes, Path};
-use crate::alu::{IBinOp, ITy};
+use ptxsim_sem::alu::{IBinOp, ITy};
 #[cfg(target_arch = "x86_64")]
 use flanes::hw;
 use flanes::{k32, k64};
@@ -145,7 +145,7 @@ fn mad_on<const H: bool>(ty: ITy, sh: u8) -> Option<KOp> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::alu;
+    use ptxsim_sem::alu;
 
     /// A small deterministic generator (xorshift64*).
     struct Rng(u64);

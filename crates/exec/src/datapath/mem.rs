@@ -9,7 +9,7 @@
 #![allow(clippy::too_many_arguments)]
 
 use super::{fetch, Lanes};
-use crate::alu;
+use ptxsim_sem::alu;
 use crate::error::{Trap, TrapKind};
 use crate::lanemem::check_align;
 use crate::lanes::store;

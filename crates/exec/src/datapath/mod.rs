@@ -8,7 +8,8 @@
 //! machine-form loop, a test loop) uses the public API below, which needs no
 //! scheduler:
 //!
-//! - [`Setup::new`] validates a launch and lays out its parameters, as
+//! - [`Setup::new`] (in `launch.rs`, beside the launch it mirrors)
+//!   validates a launch and lays out its parameters, as
 //!   [`crate::Device::launch`] does; [`Setup::cta`] / [`Setup::ctas`] give the
 //!   CTAs, [`Setup::new_warp`] a warp of a CTA with its thread ids and the
 //!   kernel's entry frame (index 0), [`Setup::shared`] a CTA's shared memory,
@@ -24,7 +25,7 @@
 //! with the float lane kernels of `flanes.rs`),
 //! `mem.rs` (loads, stores, atomics, with the whole-warp fast paths) and
 //! `warpops.rs` (`activemask`, `vote`, `shfl`); every lane-wise result is
-//! computed by the functions of [`crate::alu`] / [`crate::cvt`], or by a
+//! computed by the functions of [`ptxsim_sem::alu`] / [`ptxsim_sem::cvt`], or by a
 //! fast path property-tested against them (`arith.rs`'s tests).
 
 mod arith;
@@ -44,45 +45,14 @@ use crate::error::{RunError, Trap, TrapKind};
 use crate::lanemem::LaneMem;
 use crate::memory::GlobalMemory;
 use crate::program::*;
+pub use crate::config::{CtaEnv, Geom};
 use crate::sreg::SregEnv;
 use flanes::Path;
 use crate::warp::SPAN_CACHE;
 pub use crate::warp::{Frame, Warp};
-pub use asynccopy::{AsyncCopies, CopySrcSize};
-pub(crate) use tensor::per_reg as mma_per_reg;
-use crate::{Device, KernelArg, LaunchConfig, Module};
+pub use crate::copies::AsyncCopies;
+pub use crate::program::CopySrcSize;
 use std::sync::Arc;
-
-/// Launch geometry.
-#[derive(Clone, Debug)]
-pub struct Geom {
-    pub grid: [u32; 3],
-    pub block: [u32; 3],
-    /// Cluster dimensions (1,1,1 without an explicit cluster).
-    pub cluster: [u32; 3],
-    pub explicit_cluster: bool,
-    /// Dynamic shared memory bytes per CTA.
-    pub dyn_smem: u32,
-    /// Static plus dynamic shared memory bytes per CTA.
-    pub total_smem: u32,
-    /// Call-depth limit.
-    pub max_depth: u32,
-    /// Warps per CTA.
-    pub nwarps: u32,
-    /// A cooperative launch's grid workspace address (0: not a cooperative
-    /// launch): `%envreg1`:`%envreg2` and libcudadevrt's grid handle.
-    pub grid_workspace: u64,
-}
-
-/// One CTA's place in the grid and its cluster (what `%ctaid`,
-/// `%clusterid`, `%cluster_ctaid` and `%cluster_ctarank` read).
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CtaEnv {
-    pub ctaid: [u32; 3],
-    pub cluster_id: [u32; 3],
-    pub cluster_ctaid: [u32; 3],
-    pub rank: u32,
-}
 
 /// What a data-flow instruction reads besides its warp and its CTA's
 /// shared memory: global memory, the launch's parameters and constant
@@ -95,7 +65,7 @@ pub struct DataEnv<'a> {
     pub geom: &'a Geom,
     pub cta: &'a CtaEnv,
     /// Where `printf` and failed assertions write ([`Setup::stdout`]).
-    pub stdout: &'a crate::printf::Stdout,
+    pub stdout: &'a crate::stdout::Stdout,
 }
 
 /// What kind of work an instruction is, for the loop that runs it.
@@ -119,13 +89,22 @@ pub fn op_class(op: &Op) -> OpClass {
     }
 }
 
-/// `op` with its lane kernel chosen ([`Kern`]): the decoder calls it once
-/// per instruction, so executing one never matches on its modifiers again.
-/// The kernels run the CPU's hardware-FMA copy where it has one
-/// (`flanes::Path::detect`).
-pub(crate) fn with_kernel(mut op: Op) -> Op {
+/// Chooses the lane kernel ([`Kern`]) of every instruction of `prog` that
+/// has one: loading a module calls it once, after decoding, so executing
+/// an instruction never matches on its modifiers again. The kernels run
+/// the CPU's hardware-FMA copy where it has one (`flanes::Path::detect`).
+pub(crate) fn attach_kernels(prog: &mut Program) {
     let p = Path::detect();
-    match &mut op {
+    for f in &mut prog.functions {
+        for i in &mut f.code {
+            attach_kernel(p, &mut i.op);
+        }
+    }
+}
+
+/// `op`'s lane kernel for the CPU path `p`.
+fn attach_kernel(p: Path, op: &mut Op) {
+    match op {
         Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => *k = Kern::new(kops(*d, &[a, b]).and_then(|(sh, o)| Some((flanes::select_fbin(p, *op, *ty, *ftz, *sat, *rnd, sh)?, o)))),
         Op::FUn { op, ty, ftz, rnd, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_fun(p, *op, *ty, *ftz, *rnd, sh)?, o)))),
         Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => *k = Kern::new(kops(*d, &[a, b, c]).and_then(|(sh, o)| Some((flanes::select_fma(p, *ty, *ftz, *sat, *rnd, sh)?, o)))),
@@ -135,7 +114,6 @@ pub(crate) fn with_kernel(mut op: Op) -> Op {
         Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_cvt(p, *dst, *src, *rnd, *sat, *ftz, sh)?, o)))),
         _ => {}
     }
-    op
 }
 
 /// The shape and operands of a lane kernel with destination `d` and
@@ -189,25 +167,10 @@ pub struct Setup {
     pub local_limit: u32,
     /// Where `printf` and failed assertions write: `cfg.stdout`, or a
     /// collector of its own (read it with [`crate::Stdout::take`]).
-    pub stdout: Arc<crate::printf::Stdout>,
+    pub stdout: Arc<crate::stdout::Stdout>,
 }
 
 impl Setup {
-    /// Validates `cfg` and `args` for `kernel` of `module` exactly as
-    /// [`Device::launch`] does, and lays out the parameters.
-    pub fn new(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchConfig, args: &[KernelArg]) -> Result<Setup, RunError> {
-        let p = crate::launch::prepare(dev, module, kernel, cfg, args)?;
-        Ok(Setup {
-            stdout: cfg.stdout.clone().unwrap_or_else(|| Arc::new(crate::printf::Stdout::new(cfg.stdout_bytes))),
-            program: module.program.clone(),
-            kernel: p.kernel,
-            kparams: p.kparams,
-            consts: module.consts.clone(),
-            geom: p.geom,
-            local_limit: dev.limits.local_bytes_per_thread,
-        })
-    }
-
     /// The CTA at `ctaid` (which must lie inside the grid).
     pub fn cta(&self, ctaid: [u32; 3]) -> CtaEnv {
         let cl = self.geom.cluster.map(|c| c.max(1));
@@ -241,11 +204,6 @@ impl Setup {
         w.fill_tid(b, t0);
         w.push_frame(&self.program, self.kernel, valid, crate::warp::NO_FRAME, 0, 0).map_err(|t| RunError::new(t.kind, t.message))?;
         Ok(w)
-    }
-
-    /// What the instructions of a warp of `cta` read, on device `dev`.
-    pub fn env<'a>(&'a self, dev: &'a Device, cta: &'a CtaEnv) -> DataEnv<'a> {
-        DataEnv { global: &dev.mem, kparams: &self.kparams, consts: &self.consts, geom: &self.geom, cta, stdout: &self.stdout }
     }
 }
 
@@ -301,7 +259,7 @@ pub(crate) struct Lanes<'a> {
     /// The warp's `cp.async` copies not yet waited for.
     pub copies: &'a mut AsyncCopies,
     /// Where `printf` and failed assertions write.
-    pub stdout: &'a crate::printf::Stdout,
+    pub stdout: &'a crate::stdout::Stdout,
 }
 
 /// A source operand (`&Src`) as a 32-lane array: borrows a register in place, or
@@ -407,7 +365,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Getctarank { generic, bits, d, a, off } => space::getctarank(cx, fr, m, (*generic, *bits), *d, (a, *off))?,
         Op::Half2 { op, ty, ftz, sat, d, a, b, c } => arith::half2(cx, fr, m, (*op, *ty, *ftz, *sat), *d, [a, b, c]),
         Op::FmaRelu { ty, ftz, d, a, b, c } => arith::fma_relu(cx, fr, m, (*ty, *ftz), *d, [a, b, c]),
-        Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(crate::alu::ext::CACHE_POLICY), 64),
+        Op::CreatePolicy { d } => arith::mov(cx, fr, m, *d, &Src::Imm(ptxsim_sem::alu::ext::CACHE_POLICY), 64),
         Op::Bfi { bits, d, f, b, c, e } => arith::bfi(cx, fr, m, *bits, *d, [f, b, c, e]),
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
         Op::PrmtMode { mode, d, a, b, c } => arith::prmt_mode(cx, fr, m, *mode, *d, [a, b, c]),

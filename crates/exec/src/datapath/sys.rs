@@ -9,7 +9,7 @@
 //! runs the barrier.
 //!
 //! Lanes run in ascending order; each lane's text goes whole into the
-//! launch's [`crate::printf::Stdout`] under its cluster's index. An
+//! launch's [`crate::stdout::Stdout`] under its cluster's index. An
 //! assertion writes CUDA's message for each failing lane, then traps at the
 //! lowest one.
 

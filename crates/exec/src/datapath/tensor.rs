@@ -24,8 +24,8 @@
 //! products and sum, one rounding.
 
 use super::{fetch, Lanes};
-use crate::alu::dot::{self, dot, dot_int};
-use crate::alu::FTy;
+use ptxsim_sem::alu::dot::{self, dot, dot_int};
+use ptxsim_sem::alu::FTy;
 use crate::error::{Trap, TrapKind};
 use crate::lanemem::{check_align, place, Place};
 use crate::lanes::store;
@@ -51,21 +51,12 @@ pub(crate) fn whole_warp(m: u32, what: &str) -> Result<bool, Trap> {
 
 /// Width in bits of an element type.
 pub(crate) fn elem_bits(t: MmaTy) -> u32 {
-    match t {
-        MmaTy::S8 | MmaTy::U8 | MmaTy::E4m3 | MmaTy::E5m2 => 8,
-        MmaTy::F16 | MmaTy::BF16 => 16,
-        MmaTy::Tf32 | MmaTy::F32 | MmaTy::S32 => 32,
-        MmaTy::F64 => 64,
-    }
+    t.bits()
 }
 
 /// Elements of a fragment per register.
 pub(crate) fn per_reg(t: MmaTy) -> usize {
-    match elem_bits(t) {
-        8 => 4,
-        16 => 2,
-        _ => 1,
-    }
+    t.per_reg()
 }
 
 /// Row and column of element `i` of lane `(g, t)`'s fragment of A (M x K).
@@ -111,8 +102,8 @@ fn value(ty: MmaTy, bits: u64) -> (f64, i64) {
         MmaTy::Tf32 => (f32::from_bits(bits as u32 & !0x1fff) as f64, 0),
         MmaTy::F32 => (f32::from_bits(bits as u32) as f64, 0),
         MmaTy::F64 => (f64::from_bits(bits), 0),
-        MmaTy::E4m3 => (crate::alu::fp8::F8::E4m3.to_f64(bits as u8), 0),
-        MmaTy::E5m2 => (crate::alu::fp8::F8::E5m2.to_f64(bits as u8), 0),
+        MmaTy::E4m3 => (ptxsim_sem::alu::fp8::F8::E4m3.to_f64(bits as u8), 0),
+        MmaTy::E5m2 => (ptxsim_sem::alu::fp8::F8::E5m2.to_f64(bits as u8), 0),
         MmaTy::S8 => (0.0, bits as u8 as i8 as i64),
         MmaTy::U8 => (0.0, bits as u8 as i64),
         MmaTy::S32 => (0.0, bits as u32 as i32 as i64),

@@ -175,14 +175,14 @@ pub(super) fn match_sync(cx: &Lanes<'_>, fr: &mut Frame, m: u32, all: bool, bits
 }
 
 /// `redux.sync.op.type d, a, membermask` over the members' `a`
-/// ([`crate::alu::ext::redux`]), written to every member.
-pub(super) fn redux_sync(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: crate::alu::ext::ReduxOp, d: u32, a: &Src, membermask: &Src) -> Result<(), Trap> {
+/// ([`ptxsim_sem::alu::ext::redux`]), written to every member.
+pub(super) fn redux_sync(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: ptxsim_sem::alu::ext::ReduxOp, d: u32, a: &Src, membermask: &Src) -> Result<(), Trap> {
     let groups = member_groups(cx, fr, m, "redux.sync", membermask)?;
     let t0;
     let av = fetch!(cx, fr.regs, a, t0);
     let mut r = [0u64; 32];
     for set in groups {
-        let v = crate::alu::ext::redux(op, lanes(set).map(|l| av[l] as u32)) as u64;
+        let v = ptxsim_sem::alu::ext::redux(op, lanes(set).map(|l| av[l] as u32)) as u64;
         for l in lanes(set) {
             r[l] = v;
         }

@@ -16,8 +16,8 @@
 //! all 32 lanes of the warp.
 
 use super::{fetch, Lanes};
-use crate::alu::dot::{self, dot};
-use crate::alu::{FTy, Rounding};
+use ptxsim_sem::alu::dot::{self, dot};
+use ptxsim_sem::alu::{FTy, Rounding};
 use crate::error::Trap;
 use crate::lanemem::check_align;
 use crate::lanes::store;

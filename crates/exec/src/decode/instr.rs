@@ -8,9 +8,9 @@
 
 use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
 use ptxsim_isa::modifiers::BoolOp as IsaBoolOp;
-use crate::alu::ext::{Lane3Op, P16Op};
-use crate::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, PrmtMode, Rounding};
-use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
+use ptxsim_sem::alu::ext::{Lane3Op, P16Op};
+use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, PrmtMode, Rounding};
+use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
 use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType, StateSpace, Statement};
@@ -157,7 +157,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         },
                     };
                     let op = match self.instr(i) {
-                        Ok(op) => crate::datapath::with_kernel(op),
+                        Ok(op) => op,
                         Err(e) => Op::Unsupported(e.to_string()),
                     };
                     self.code.push(Instr { op, guard, line, span: (i.span.start, i.span.end) });
@@ -547,8 +547,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                             // The one `.pred` special register: its value
                             // (1 or 0) compared with 0.
                             let a = self.src(&ops[1], ImmKind::Int(32))?;
-                            let ty = ITyOrF::I(crate::alu::ITy { bits: 32, signed: false });
-                            return Ok(Op::Setp { cmp: crate::alu::CmpOp::Ne, ty, ftz: false, p: Some(d), q: None, a, b: Src::Imm(0), comb: None, k: Kern::NONE });
+                            let ty = ITyOrF::I(ptxsim_sem::alu::ITy { bits: 32, signed: false });
+                            return Ok(Op::Setp { cmp: ptxsim_sem::alu::CmpOp::Ne, ty, ftz: false, p: Some(d), q: None, a, b: Src::Imm(0), comb: None, k: Kern::NONE });
                         }
                     }
                     let a = self.psrc(&ops[1])?;
@@ -934,7 +934,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                             CvtTy::I(_) => true,
                             CvtTy::F(sf) => sf == FTy::F64 && df == FTy::F32,
                         }
-                        // `cvt.{rz,rm,rp}.{f16,bf16}.*` (crate::cvt).
+                        // `cvt.{rz,rm,rp}.{f16,bf16}.*` (ptxsim_sem::cvt).
                         || matches!(df, FTy::F16 | FTy::BF16) && matches!(r, Rounding::Rz | Rounding::Rm | Rounding::Rp);
                     if !same && narrowing && r != Rounding::Rn && !soft {
                         return Err(unsupported());
@@ -1203,8 +1203,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             *types.last().ok_or_else(unsupported)?
         };
         if let Some(fty) = match st {
-            ScalarType::F16x2 => Some(crate::alu::FTy::F16),
-            ScalarType::Bf16x2 => Some(crate::alu::FTy::BF16),
+            ScalarType::F16x2 => Some(ptxsim_sem::alu::FTy::F16),
+            ScalarType::Bf16x2 => Some(ptxsim_sem::alu::FTy::BF16),
             _ => None,
         } {
             return self.cmp_x2(x, cmp, fty, comb_op);
@@ -1260,7 +1260,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     /// Decodes `setp`/`set` on `.f16x2`/`.bf16x2` sources (PTX ISA 9.7.7):
     /// `setp` needs the pair `p|q`; `set`'s destination is `.f16x2` (or
     /// `.bf16x2` for `.bf16x2` sources), `.u32` or `.s32`.
-    fn cmp_x2(&mut self, x: &Ins<'_, '_>, cmp: crate::alu::CmpOp, ty: crate::alu::FTy, comb_op: Option<BoolOp>) -> R<Op> {
+    fn cmp_x2(&mut self, x: &Ins<'_, '_>, cmp: ptxsim_sem::alu::CmpOp, ty: ptxsim_sem::alu::FTy, comb_op: Option<BoolOp>) -> R<Op> {
         let Ins { opc, ops, ftz, .. } = *x;
         let unsupported = || x.unsupported();
         if !cmp.valid_float() {
@@ -1279,8 +1279,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         if opc == "set" {
             let one = match (x.types.first(), ty) {
                 (Some(ScalarType::U32 | ScalarType::S32), _) => 0xffff,
-                (Some(ScalarType::F16x2), crate::alu::FTy::F16) => 0x3c00,
-                (Some(ScalarType::Bf16x2), crate::alu::FTy::BF16) => 0x3f80,
+                (Some(ScalarType::F16x2), ptxsim_sem::alu::FTy::F16) => 0x3c00,
+                (Some(ScalarType::Bf16x2), ptxsim_sem::alu::FTy::BF16) => 0x3f80,
                 _ => return Err(unsupported()),
             };
             let d = self.dst(&ops[0])?;

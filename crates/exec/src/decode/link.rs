@@ -18,7 +18,7 @@
 //!
 //! Module-local names (no linkage directive) never meet across modules.
 //! `tests/link/verdicts.tsv` records nvlink 13.5 on the cases of
-//! `crates/exec/tests/link.rs`.
+//! `crates/exec/tests/all/link.rs`.
 
 use super::{var_size, Unit};
 use ptxsim_syntax::ast::{self, Item, Linkage, StateSpace};

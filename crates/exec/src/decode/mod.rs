@@ -15,8 +15,8 @@ pub(crate) mod link;
 
 pub use instr::decodes_opcode;
 
-use crate::alu::ITy;
-use crate::memory::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
+use ptxsim_sem::alu::ITy;
+use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Reconvergence};
 use ptxsim_syntax::ast::{self, Expr, FunctionKind, Init, Item, ScalarType, StateSpace, Type};
@@ -572,8 +572,8 @@ pub(crate) fn ity(s: ScalarType) -> Option<ITy> {
     })
 }
 
-pub(crate) fn fty(s: ScalarType) -> Option<crate::alu::FTy> {
-    use crate::alu::FTy;
+pub(crate) fn fty(s: ScalarType) -> Option<ptxsim_sem::alu::FTy> {
+    use ptxsim_sem::alu::FTy;
     Some(match s {
         ScalarType::F16 => FTy::F16,
         ScalarType::Bf16 => FTy::BF16,

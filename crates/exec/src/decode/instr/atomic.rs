@@ -5,7 +5,7 @@
 
 use super::route::Ins;
 use super::{fty, ity, ld_space, DecodeError, FuncDecoder, ImmKind, R};
-use crate::alu::FTy;
+use ptxsim_sem::alu::FTy;
 use crate::program::*;
 use ptxsim_syntax::ast::{Operand, OperandKind, ScalarType};
 

@@ -1,12 +1,12 @@
 //! Decoding `lop3.b32`, `shf.{l,r}.{wrap,clamp}.b32`, `mul24` and `mad24`
-//! (semantics in [`crate::alu::bits`]) into [`Op::Bits`], and `lop3`'s
+//! (semantics in [`ptxsim_sem::alu::bits`]) into [`Op::Bits`], and `lop3`'s
 //! predicate output form `lop3.{and,or}.b32 d|p, a, b, c, immLut, q` into
 //! [`Op::Lop3P`]. A modifier combination outside the forms of the PTX ISA
 //! is reported as unsupported by name.
 
 use super::{FuncDecoder, ImmKind, Ins, R, Sym};
 use ptxsim_syntax::ast::OperandKind;
-use crate::alu::bits::BitsOp;
+use ptxsim_sem::alu::bits::BitsOp;
 use crate::program::*;
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {

@@ -1,6 +1,6 @@
 //! Decoding the less common scalar instructions (the carry chain, `sad`,
 //! `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `testp`, `cvt.pack`; see
-//! [`crate::alu::ext`] for their semantics), and the cache hints
+//! [`ptxsim_sem::alu::ext`] for their semantics), and the cache hints
 //! (`prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`),
 //! into [`Op`]s. The main decoder
 //! (`instr.rs`) asks [`ext_route`] first; `None` means the instruction is
@@ -11,8 +11,8 @@ use super::{FuncDecoder, ImmKind};
 /// This file's instructions report errors as messages; the main decoder
 /// turns them into [`super::DecodeError`]s.
 type R<T> = Result<T, String>;
-use crate::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
-use crate::alu::{FBinOp, FTy, FUnOp};
+use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
+use ptxsim_sem::alu::{FBinOp, FTy, FUnOp};
 use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Name, Operand, OperandKind, ScalarType};

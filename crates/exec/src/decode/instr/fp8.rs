@@ -1,10 +1,10 @@
 //! Decoding the 8-bit float forms of `cvt` (semantics in
-//! [`crate::alu::fp8`]): `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}`
+//! [`ptxsim_sem::alu::fp8`]): `cvt.rn.satfinite{.relu}.{e4m3x2,e5m2x2}.{f32,f16x2}`
 //! and `cvt.rn{.relu}.f16x2.{e4m3x2,e5m2x2}`.
 
 use super::{FuncDecoder, ImmKind};
-use crate::alu::ext::Lane3Op;
-use crate::alu::fp8::{Fp8Cvt, F8};
+use ptxsim_sem::alu::ext::Lane3Op;
+use ptxsim_sem::alu::fp8::{Fp8Cvt, F8};
 use crate::program::*;
 use ptxsim_syntax::ast::{self, ScalarType};
 
@@ -35,7 +35,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             return Err(format!("`{full}` needs {n} operands"));
         }
         let k = match op {
-            Fp8Cvt::FromF32x2(_) => ImmKind::Float(crate::alu::FTy::F32),
+            Fp8Cvt::FromF32x2(_) => ImmKind::Float(ptxsim_sem::alu::FTy::F32),
             _ => ImmKind::Int(32),
         };
         let d = self.dst(&i.operands[0])?;

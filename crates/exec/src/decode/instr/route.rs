@@ -4,7 +4,7 @@
 //! `ptxsim_isa::decode`); the decoder's error type.
 
 use super::{ext, tensor};
-use crate::alu::Rounding;
+use ptxsim_sem::alu::Rounding;
 use ptxsim_isa::modifiers::Rnd;
 use ptxsim_isa::{Decoded, Engine, Family};
 use ptxsim_syntax::ast::{self, Operand, ScalarType};

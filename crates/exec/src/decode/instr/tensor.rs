@@ -8,8 +8,7 @@
 //! refused with its name.
 
 use super::{FuncDecoder, ImmKind, Sym};
-use crate::alu::{FTy, Rounding};
-use crate::datapath::CopySrcSize;
+use ptxsim_sem::alu::{FTy, Rounding};
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
@@ -366,7 +365,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             return Err(unsupported(i));
         }
         let (m, n, k) = shape.mnk();
-        let count = |elems: usize, t: MmaTy| elems / 32 / crate::datapath::mma_per_reg(t);
+        let count = |elems: usize, t: MmaTy| elems / 32 / t.per_reg();
         let [d, a, b, c] = i.operands.as_slice() else { return Err(format!("`{}` takes four operands d, a, b, c", full(i))) };
         let want = [(d, count(m * n, dtype)), (a, count(m * k, atype)), (b, count(k * n, btype)), (c, count(m * n, ctype))];
         for (o, w) in want {

@@ -1,10 +1,10 @@
 //! Decoding the SIMD video instructions (`vadd2` ... `vset4`, semantics in
-//! [`crate::alu::video`]) with their operand selectors (`d.h0`, `a.h10`,
+//! [`ptxsim_sem::alu::video`]) with their operand selectors (`d.h0`, `a.h10`,
 //! `b.b7654`), which the parser reads as the operands' components.
 
 use super::{FuncDecoder, ImmKind};
-use crate::alu::ext::Lane3Op;
-use crate::alu::video;
+use ptxsim_sem::alu::ext::Lane3Op;
+use ptxsim_sem::alu::video;
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Operand, OperandKind};
 

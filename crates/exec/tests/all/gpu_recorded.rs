@@ -19,9 +19,7 @@ use ptxsim_exec::{Device, LaunchConfig, Scheduling};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-#[path = "support/corpus_specs.rs"]
-mod corpus_specs;
-use corpus_specs::*;
+use crate::support::corpus_specs::*;
 
 
 /// How a buffer may differ from the GPU's where the PTX ISA leaves the
@@ -285,12 +283,12 @@ const LAUNCH_FREEDOM: &[(&str, usize, Freedom, &str)] = &[
 
 /// The Numba and Triton launches of `corpus_numba.rs` and `corpus_triton.rs`
 /// (recorded with `PTXSIM_RECORD_LAUNCHES=tests/gpu/launches cargo test
-/// --test corpus_numba --test corpus_triton`, inputs included) against what
+/// --test all -- corpus_numba:: corpus_triton::`, inputs included) against what
 /// the H100 left in their buffers; a launch that failed on the GPU (Triton's
 /// `device_assert`) must fail here too.
 /// The Numba and Triton launches of `corpus_numba.rs` and `corpus_triton.rs`
 /// (recorded with `PTXSIM_RECORD_LAUNCHES=tests/gpu/launches cargo test
-/// --test corpus_numba --test corpus_triton`, inputs included) against what
+/// --test all -- corpus_numba:: corpus_triton::`, inputs included) against what
 /// the H100 left in their buffers; a launch that failed on the GPU (Triton's
 /// `device_assert`) must fail here too.
 #[test]

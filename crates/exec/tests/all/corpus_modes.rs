@@ -30,9 +30,7 @@ use ptxsim_exec::{Device, Dim3, LaunchConfig, Scheduling, TrapKind};
 /// needs, so running out (a `fuel_exhausted` trap) fails the test.
 const FUEL: u64 = 20_000_000;
 
-#[path = "support/corpus_specs.rs"]
-mod corpus_specs;
-use corpus_specs::*;
+use crate::support::corpus_specs::*;
 
 /// Kernels on which the two modes disagree although the kernel is race-free:
 /// engine bugs with a minimal repro (see the comment of each). The test

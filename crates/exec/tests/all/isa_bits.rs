@@ -4,12 +4,10 @@
 //! run by the engine against the same references.
 
 use proptest::prelude::*;
-use ptxsim_exec::alu::bits::{lop3, mul24, shf};
+use ptxsim_sem::alu::bits::{lop3, mul24, shf};
 use ptxsim_exec::{Device, LaunchConfig, Scheduling};
 
-#[path = "support/words.rs"]
-mod words;
-use words::run_words;
+use crate::support::words::run_words;
 
 /// The manual's `shf`: `n = clamp ? min(c, 32) : c & 0x1f`, then
 /// `shf.l: d = (b << n) | (a >> (32 - n))`, `shf.r: d = (b << (32 - n)) | (a >> n)`

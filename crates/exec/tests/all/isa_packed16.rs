@@ -10,9 +10,7 @@
 
 use ptxsim_exec::Scheduling;
 
-#[path = "support/words.rs"]
-mod words;
-use words::{run_words, words_kernel};
+use crate::support::words::{run_words, words_kernel};
 
 /// The instructions under test, in the order the kernel stores them.
 const FORMS: [&str; 8] = ["add.u16x2", "add.s16x2", "min.u16x2", "max.u16x2", "min.s16x2", "max.s16x2", "min.relu.s16x2", "max.relu.s16x2"];

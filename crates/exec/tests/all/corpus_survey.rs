@@ -6,13 +6,12 @@
 //! declared without a body that the engine does not run itself. Prints
 //! a Markdown report:
 //!
-//!     cargo test -p ptxsim-exec --release --test corpus_survey -- --ignored --nocapture
+//!     cargo test -p ptxsim-exec --release --test all -- corpus_survey:: --ignored --nocapture
 //!
 //! `tests/corpus_pending/triton/README.md` records its output.
 
-mod corpus_launch;
 
-use corpus_launch::*;
+use crate::corpus_launch::*;
 use ptxsim_exec::program::Op;
 use ptxsim_exec::Device;
 use std::collections::BTreeMap;

@@ -7,9 +7,8 @@
 //! `rdc_lib.ptx` (`Device::load_linked`, in either order) the kernel runs
 //! and computes what the sources say, computed here independently.
 
-mod corpus_launch;
 
-use corpus_launch::*;
+use crate::corpus_launch::*;
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, TrapKind};
 
 const DIR: &str = "corpus/nvcc_rdc";

@@ -203,7 +203,7 @@ fn directed_rounding_matches_hand_values() {
 #[test]
 fn cvt_float_to_int_saturates_and_nan_is_zero() {
     use crate::cvt::cvt;
-    use crate::program::CvtTy;
+    use crate::cvt::CvtTy;
     let f = |x: f32| x.to_bits() as u64;
     assert_eq!(cvt(CvtTy::I(S32), CvtTy::F(FTy::F32), Some(Rounding::Rzi), false, false, f(3e9)), 0x7fff_ffff);
     assert_eq!(cvt(CvtTy::I(S32), CvtTy::F(FTy::F32), Some(Rounding::Rzi), false, false, f(f32::NAN)), 0);

@@ -9,9 +9,7 @@
 use proptest::prelude::*;
 use ptxsim_exec::Scheduling;
 
-#[path = "support/words.rs"]
-mod words;
-use words::run_words;
+use crate::support::words::run_words;
 
 /// The definition, for finite inputs; `None` for NaN inputs.
 fn reference(x: u32, satfinite: bool) -> Option<u32> {
@@ -50,7 +48,7 @@ fn check(x: u32, got: u32, sat: bool) {
 proptest! {
     #[test]
     fn tf32_rna_matches_the_definition(x: u32, sat: bool) {
-        check(x, ptxsim_exec::alu::tf32_rna(x, sat), sat);
+        check(x, ptxsim_sem::alu::tf32_rna(x, sat), sat);
     }
 }
 

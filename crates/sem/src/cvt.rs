@@ -6,9 +6,16 @@
 //! `.rni/.rzi/.rmi/.rpi`. `.ftz` flushes f32 subnormals; `.sat` on a float
 //! destination clamps to [0, 1] (NaN → 0).
 
-use crate::alu::{f_round_int, f_to_i, ftz32, i_to_f, sext, FTy, Rounding, F32_CANON_NAN};
-use crate::program::CvtTy;
+use crate::alu::{f_round_int, f_to_i, ftz32, i_to_f, sext, FTy, ITy, Rounding, F32_CANON_NAN};
 
+/// A `cvt` operand type: an integer or a float type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CvtTy {
+    I(ITy),
+    F(FTy),
+}
+
+#[inline]
 pub fn cvt(dst: CvtTy, src: CvtTy, rnd: Option<Rounding>, sat: bool, ftz: bool, x: u64) -> u64 {
     let r = convert(dst, src, rnd, sat, ftz, x);
     // An .s8 or .s16 result fills its (wider) register sign-extended, as an

@@ -10,9 +10,7 @@
 
 use ptxsim_exec::{Device, LaunchConfig, Scheduling};
 
-#[path = "support/words.rs"]
-mod words;
-use words::run_words;
+use crate::support::words::run_words;
 
 /// IEEE binary16 bits to f64, by the format's definition.
 fn f16_value(h: u16) -> f64 {

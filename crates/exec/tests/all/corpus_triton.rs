@@ -26,9 +26,8 @@
 //! `tests/corpus_pending/triton` to `tests/corpus/triton` and the launch to
 //! the checked tests.
 
-mod corpus_launch;
 
-use corpus_launch::*;
+use crate::corpus_launch::*;
 use ptxsim_exec::{Dim3, KernelArg, TrapKind};
 
 const U: f64 = 1.0 / 16_777_216.0; // 2^-24, the unit roundoff of f32

@@ -43,6 +43,7 @@ impl ITy {
         }
     }
 
+    #[inline]
     pub fn min(self) -> i128 {
         if self.signed {
             -(1i128 << (self.bits - 1))
@@ -51,6 +52,7 @@ impl ITy {
         }
     }
 
+    #[inline]
     pub fn max(self) -> i128 {
         if self.signed {
             (1i128 << (self.bits - 1)) - 1
@@ -81,6 +83,7 @@ pub enum FTy {
 }
 
 impl FTy {
+    #[inline]
     pub fn bits(self) -> u32 {
         match self {
             FTy::F16 | FTy::BF16 => 16,
@@ -118,6 +121,7 @@ impl FTy {
 /// keeps enough information for the final 8-bit rounding to be the correct
 /// one (a tie is a tie of `x` itself), which a direct `f64` to `bf16` or a
 /// double rounding through `f32` do not guarantee.
+#[inline]
 pub fn bf16_from_f64(x: f64) -> u16 {
     if x.is_nan() {
         return 0x7fc0;
@@ -327,6 +331,7 @@ pub fn mad(hi: bool, wide: bool, sat: bool, ty: ITy, a: u64, b: u64, c: u64) -> 
 }
 
 /// `bfe`: extract `len` bits at `pos`, sign-extending for signed types.
+#[inline]
 pub fn bfe(ty: ITy, a: u64, pos: u64, len: u64) -> u64 {
     let pos = (pos & 0xff) as u32;
     let len = (len & 0xff) as u32;
@@ -349,6 +354,7 @@ pub fn bfe(ty: ITy, a: u64, pos: u64, len: u64) -> u64 {
 }
 
 /// `bfi`: insert `len` bits of `f` into `b` at `pos`.
+#[inline]
 pub fn bfi(bits: u32, f: u64, b: u64, pos: u64, len: u64) -> u64 {
     let pos = (pos & 0xff) as u32;
     let len = (len & 0xff) as u32;
@@ -364,6 +370,7 @@ pub fn bfi(bits: u32, f: u64, b: u64, pos: u64, len: u64) -> u64 {
 }
 
 /// `prmt.b32` default mode: byte permute.
+#[inline]
 pub fn prmt(a: u64, b: u64, c: u64) -> u64 {
     let bytes = ((b as u32 as u64) << 32) | (a as u32 as u64);
     let mut d = 0u64;
@@ -398,6 +405,7 @@ pub enum PrmtMode {
 /// `s + k` (f4e), `s - k` mod 8 (b4e), `s` (rc8), `max(k, s)` (ecl),
 /// `min(k, s)` (ecr), `2 * (s & 1) + (k & 1)` (rc16): the manual's
 /// tables, row by row. No sign replication in these modes.
+#[inline]
 pub fn prmt_mode(mode: PrmtMode, a: u64, b: u64, c: u64) -> u64 {
     let bytes = ((b as u32 as u64) << 32) | (a as u32 as u64);
     let s = (c & 3) as u32;
@@ -465,6 +473,7 @@ pub enum Rounding {
 }
 
 impl Rounding {
+    #[inline]
     pub fn from_mod(m: &str) -> Option<Rounding> {
         Some(match m {
             ".rn" => Rounding::Rn,
@@ -828,6 +837,7 @@ pub fn tf32_rna(x: u32, satfinite: bool) -> u32 {
     }
 }
 
+#[inline]
 pub fn fcmp(op: CmpOp, ty: FTy, ftz: bool, a: u64, b: u64) -> bool {
     let (mut x, mut y) = (ty.to_f64(a), ty.to_f64(b));
     if ftz {
@@ -866,6 +876,7 @@ pub fn fcmp(op: CmpOp, ty: FTy, ftz: bool, a: u64, b: u64) -> bool {
 
 /// Float → integer conversion with an integer rounding mode; saturates to
 /// the destination range, NaN gives 0 (PTX `cvt` semantics).
+#[inline]
 pub fn f_to_i(x: f64, rnd: Rounding, dst: ITy) -> u64 {
     // A NaN converts to 0, and to 1 << 63 in a 64-bit integer (an H100:
     // tests/gpu/special_f32).
@@ -890,6 +901,7 @@ pub fn f_to_i(x: f64, rnd: Rounding, dst: ITy) -> u64 {
 }
 
 /// Integer → float with round to nearest even.
+#[inline]
 pub fn i_to_f(v: u64, src: ITy, dst: FTy) -> u64 {
     match dst {
         FTy::F32 => {
@@ -915,6 +927,7 @@ pub fn i_to_f(v: u64, src: ITy, dst: FTy) -> u64 {
 }
 
 /// Rounds a float to an integral value in the same format (`cvt.rni.f32.f32`).
+#[inline]
 pub fn f_round_int(x: f64, rnd: Rounding) -> f64 {
     match rnd {
         Rounding::Rni | Rounding::Rn => x.round_ties_even(),

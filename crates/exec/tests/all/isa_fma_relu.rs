@@ -8,9 +8,7 @@
 
 use ptxsim_exec::Scheduling;
 
-#[path = "support/words.rs"]
-mod words;
-use words::run_words;
+use crate::support::words::run_words;
 
 /// A 16-bit float format: fraction bits, exponent bias.
 #[derive(Clone, Copy)]

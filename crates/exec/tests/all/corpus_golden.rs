@@ -25,9 +25,8 @@
 //! tolerance below zero leaves the element out; zero asks for the exact
 //! value (sign of zero included); NaN matches any NaN; infinities must match.
 
-mod corpus_launch;
 
-use corpus_launch::*;
+use crate::corpus_launch::*;
 use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling};
 use std::path::Path;
 

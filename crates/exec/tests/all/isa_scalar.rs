@@ -162,8 +162,8 @@ fn carry_chain() {
 
 #[test]
 fn carry_semantics_edge_cases() {
-    use ptxsim_exec::alu::ext::{carry, CarryKind::*};
-    use ptxsim_exec::alu::ITy;
+    use ptxsim_sem::alu::ext::{carry, CarryKind::*};
+    use ptxsim_sem::alu::ITy;
     let (u32t, s32, u64t) = (ITy::U32, ITy { bits: 32, signed: true }, ITy::U64);
     // add: carry out of the unsigned sum, the same for signed types.
     assert_eq!(carry(Add, u32t, 0xffff_ffff, 0, 0, true), (0, true));
@@ -306,7 +306,7 @@ fn integer_helpers_and_testp() {
 /// The manual's own examples.
 #[test]
 fn manual_examples() {
-    use ptxsim_exec::alu::ext::{bmsk, fns, szext};
+    use ptxsim_sem::alu::ext::{bmsk, fns, szext};
     assert_eq!(bmsk(false, 1, 2), 0x6);
     assert_eq!(szext(false, false, 0xffff_ffff, 0), 0);
     assert_eq!(fns(0xaaaa_aaaa, 3, 1), Some(3));
@@ -806,7 +806,7 @@ fn half_rounding_reference_agrees_with_known_values() {
 /// at and just below rounding ties, and random doubles.
 #[test]
 fn engine_half_rounding_matches_the_reference() {
-    use ptxsim_exec::alu::FTy;
+    use ptxsim_sem::alu::FTy;
     let mut r = Rng(77);
     let mut bad = Vec::new();
     for k in 0..20000 {

@@ -7,7 +7,7 @@
 //!
 //! Each function follows the semantics block of its PTX ISA section
 //! (9.7.1 integer arithmetic, 9.7.2 extended-precision integer arithmetic,
-//! 9.7.3 floating point); the tests in `crates/exec/tests/isa_scalar.rs`
+//! 9.7.3 floating point); the tests in `crates/exec/tests/all/isa_scalar.rs`
 //! check them against independent computations.
 
 use super::{FBinOp, FTy, FUnOp, ITy};
@@ -33,6 +33,7 @@ pub enum CarryKind {
 /// integers"); the borrow of a subtraction is 1 when `b + CF` exceeds `a`
 /// as unsigned `n`-bit numbers. For `.hi` the product is signed or
 /// unsigned per the type, and its high half is then added as `n` bits.
+#[inline]
 pub fn carry(kind: CarryKind, ty: ITy, a: u64, b: u64, c: u64, cf: bool) -> (u64, bool) {
     let mk = ty.mask();
     let (a, b, c) = (a & mk, b & mk, c & mk);
@@ -66,6 +67,7 @@ fn add_n(x: u64, y: u64, cin: u128, n: u32) -> (u64, bool) {
 
 /// `sad.type d, a, b, c`: `d = c + |a - b|`, the difference taken in the
 /// type's signedness, the sum wrapping at its width (PTX ISA 9.7.1.x sad).
+#[inline]
 pub fn sad(ty: ITy, a: u64, b: u64, c: u64) -> u64 {
     let diff = (ty.ext(a) - ty.ext(b)).unsigned_abs() as u64;
     diff.wrapping_add(c) & ty.mask()
@@ -83,6 +85,7 @@ fn field(v: u64, at: u32, bits: u32, signed: bool) -> i64 {
 
 /// `dp4a.atype.btype d, a, b, c`: the four byte products of `a` and `b`
 /// (each byte extended per its type) added to `c`, wrapping at 32 bits.
+#[inline]
 pub fn dp4a(a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) -> u64 {
     let mut d = c as u32 as i64;
     for i in 0..4 {
@@ -93,6 +96,7 @@ pub fn dp4a(a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) -> u64 {
 
 /// `dp2a.mode.atype.btype d, a, b, c`: the two 16-bit halves of `a` times
 /// bytes 0, 1 (`.lo`) or 2, 3 (`.hi`) of `b`, added to `c`.
+#[inline]
 pub fn dp2a(hi: bool, a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) -> u64 {
     let sel = if hi { 2 } else { 0 };
     let mut d = c as u32 as i64;
@@ -106,6 +110,7 @@ pub fn dp2a(hi: bool, a_signed: bool, b_signed: bool, a: u64, b: u64, c: u64) ->
 /// (PTX ISA 9.7.1.x bmsk). `.clamp`: a position of 32 or more gives 0, a
 /// width of 32 or more reaches bit 31; `.wrap`: both are taken modulo 32.
 /// Bits past 31 are cut in both modes.
+#[inline]
 pub fn bmsk(clamp: bool, a: u64, b: u64) -> u64 {
     let (a, b) = (a as u32, b as u32);
     let (a1, b1) = (a & 31, b & 31);
@@ -135,6 +140,7 @@ pub fn bmsk(clamp: bool, a: u64, b: u64) -> u64 {
 /// (`.s32`) or zero-extended (`.u32`) to 32 bits (PTX ISA 9.7.1.x szext).
 /// A width of 0 gives 0; one of 32 or more gives `a` with `.clamp` and
 /// counts modulo 32 with `.wrap`.
+#[inline]
 pub fn szext(clamp: bool, signed: bool, a: u64, b: u64) -> u64 {
     let (a, b) = (a as u32, b as u32);
     let b1 = b & 31;
@@ -149,6 +155,7 @@ pub fn szext(clamp: bool, signed: bool, a: u64, b: u64) -> u64 {
 /// downwards (`offset < 0`), bit `base` itself for `offset == 0` when it is
 /// set; 0xffffffff when there is none. `None` when `base` is above 31,
 /// which the manual leaves undefined.
+#[inline]
 pub fn fns(mask: u64, base: u64, offset: u64) -> Option<u64> {
     let (mask, base, offset) = (mask as u32, base as u32, offset as u32 as i32);
     if base > 31 {
@@ -184,6 +191,7 @@ pub enum TestpOp {
 }
 
 impl TestpOp {
+    #[inline]
     pub fn from_mod(m: &str) -> Option<TestpOp> {
         Some(match m {
             ".finite" => TestpOp::Finite,
@@ -200,6 +208,7 @@ impl TestpOp {
 /// `testp.op.type p, a` on the bits of an `.f32` (`f64 == false`) or
 /// `.f64`: classified from the exponent and fraction fields. As the manual
 /// says, +0 and -0 count as normal numbers.
+#[inline]
 pub fn testp(op: TestpOp, f64: bool, a: u64) -> bool {
     let (exp, frac) = if f64 { ((a >> 52) & 0x7ff, a & ((1 << 52) - 1)) } else { ((a >> 23) & 0xff, a & ((1 << 23) - 1)) };
     let max_exp = if f64 { 0x7ff } else { 0xff };
@@ -220,6 +229,7 @@ pub fn testp(op: TestpOp, f64: bool, a: u64) -> bool {
 /// saturated to the `bits`-bit type (signed or not), `b` in the low field,
 /// `a` above it, and the rest of `d` taken from the low bits of `c` (the
 /// 16-bit forms have no `c`).
+#[inline]
 pub fn cvt_pack(bits: u32, signed: bool, a: u64, b: u64, c: u64) -> u64 {
     let (lo, hi) = if signed { (-(1i64 << (bits - 1)), (1i64 << (bits - 1)) - 1) } else { (0, (1i64 << bits) - 1) };
     let sat = |v: u64| (v as u32 as i32 as i64).clamp(lo, hi) as u64 & ((1u64 << bits) - 1);
@@ -260,6 +270,7 @@ pub enum P16Op {
 /// processed each on its own; `add` wraps modulo 2^16 (there is no `.sat`),
 /// `.relu` clamps a negative result to 0. The result is the two halfwords
 /// packed again, zero-extended.
+#[inline]
 pub fn packed16(op: P16Op, signed: bool, relu: bool, a: u64, b: u64) -> u64 {
     let half = |v: u64, i: u32| -> i32 {
         let h = (v >> (16 * i)) as u16;
@@ -285,6 +296,7 @@ pub fn packed16(op: P16Op, signed: bool, relu: bool, a: u64, b: u64) -> u64 {
 
 /// One lane of a [`Lane3Op`]; `None` where the manual leaves the result
 /// undefined (`fns` with a base above 31).
+#[inline]
 pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
     Some(match op {
         Lane3Op::Sad(ty) => sad(ty, a, b, c),
@@ -328,6 +340,7 @@ pub const CANONICAL_NAN_F32: u32 = 0x7fff_ffff;
 /// values with `.abs`, and give the canonical NaN when any input is NaN
 /// (`.NaN`) or, without `.NaN`, ignore NaN inputs and give the canonical
 /// NaN when all are NaN.
+#[inline]
 pub fn redux(op: ReduxOp, vals: impl Iterator<Item = u32>) -> u32 {
     match op {
         ReduxOp::Add => vals.fold(0u32, |a, v| a.wrapping_add(v)),
@@ -381,6 +394,7 @@ pub enum H2Op {
 /// format, then a NaN result becomes the canonical NaN 0x7fff and a
 /// negative one (sign bit set, -0 included, as `cvt.relu` treats it) +0
 /// (PTX ISA 9.7.4.4: "clamps the result to 0 if negative").
+#[inline]
 pub fn fma_relu(ty: FTy, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
     let r = super::fma(ty, ftz, false, a & 0xffff, b & 0xffff, c & 0xffff) & 0xffff;
     let (exp, frac) = if ty == FTy::BF16 { (0x7f80, 0x7f) } else { (0x7c00, 0x3ff) };
@@ -397,6 +411,7 @@ pub fn fma_relu(ty: FTy, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
 /// [`crate::alu`] on the low halves of `a`, `b`, `c` gives the low half of
 /// the result, on the high halves the high half (PTX ISA 9.7.4: each half
 /// is computed as the scalar instruction would).
+#[inline]
 pub fn half2(op: H2Op, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
     if let H2Op::FromF32 { relu } = op {
         return cvt_half(ty, relu, a) << 16 | cvt_half(ty, relu, b);

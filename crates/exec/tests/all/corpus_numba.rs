@@ -25,9 +25,8 @@
 //! (their files go to `tests/corpus_pending/numba`, empty now); when one
 //! starts to work, its test fails and says to move it to the checked tests.
 
-mod corpus_launch;
 
-use corpus_launch::*;
+use crate::corpus_launch::*;
 use ptxsim_exec::{Dim3, KernelArg};
 
 /// A Numba kernel being set up: the loaded module and its argument list.

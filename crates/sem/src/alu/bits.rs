@@ -3,7 +3,7 @@
 //! `mul24.{lo,hi}.{u32,s32}` and `mad24.{lo,hi}{.sat}.{u32,s32}`, on raw
 //! register bits like the rest of [`crate::alu`]. Each function follows the
 //! semantics block of its PTX ISA section (9.7.8.6 `lop3`, 9.7.8.7 `shf`,
-//! 9.7.1.5 `mul24`, 9.7.1.6 `mad24`); `crates/exec/tests/isa_bits.rs` checks
+//! 9.7.1.5 `mul24`, 9.7.1.6 `mad24`); `crates/exec/tests/all/isa_bits.rs` checks
 //! them, and kernels using them, against independent computations.
 
 /// Which of these instructions, with its modifiers.

@@ -1,7 +1,7 @@
 //! Launch specifications of the corpus kernels: grid, block and inputs per
 //! kernel, chosen from their sources so that loops terminate and branches of
 //! interest are taken; and the kernels whose results depend on the schedule.
-//! Shared by `crates/exec/tests/corpus_modes.rs` (stack vs ITS) and
+//! Shared by `crates/exec/tests/all/corpus_modes.rs` (stack vs ITS) and
 //! `crates/sass/tests/engines_corpus.rs` (PTX vs machine form), so both
 //! comparisons cover the same launches.
 

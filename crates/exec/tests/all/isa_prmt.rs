@@ -5,9 +5,7 @@
 
 use ptxsim_exec::Scheduling;
 
-#[path = "support/words.rs"]
-mod words;
-use words::{run_words, words_kernel};
+use crate::support::words::{run_words, words_kernel};
 
 const TABLE: [(&str, [[u32; 4]; 4]); 6] = [
     ("f4e", [[3, 2, 1, 0], [4, 3, 2, 1], [5, 4, 3, 2], [6, 5, 4, 3]]),

@@ -1,0 +1,67 @@
+//! The PTX engine's handlers of `call` and of the barrier instructions,
+//! for executor loops other than the PTX one (the sm_50 machine form in
+//! `ptxsim-sass`): the engine's own `call` handler (guard, `.uni`,
+//! per-lane function-pointer resolution and their traps), callee frames
+//! with the arguments passed, the return values passed back, and a barrier
+//! instruction's operands, so that no other loop copies them.
+
+use crate::barrier::BarArgs;
+use crate::datapath::{DataEnv, Setup, Warp};
+use crate::error::{RunError, Trap};
+use crate::exec::{run_group, At, Ctx, Event, Turn};
+use crate::lanemem::Peers;
+use crate::program::{FuncId, Op};
+use crate::warp::Stats;
+
+fn err(t: Trap) -> RunError {
+    RunError::new(t.kind, t.message).with_lane(t.lane)
+}
+
+/// Runs the instruction at `pc` of frame `frame` for the lanes of `mask`
+/// with the PTX engine's handler and one instruction's worth of fuel, and
+/// returns what `f` makes of the event it ends with.
+fn one<R>(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, (frame, pc, mask): (u32, u32, u32), f: impl FnOnce(Event<'_>) -> R) -> Result<R, RunError> {
+    let epoch = std::sync::atomic::AtomicU64::new(0);
+    let ctx = Ctx { prog: &setup.program, global: env.global, kparams: env.kparams, consts: env.consts, geom: env.geom, write_epoch: &epoch, stdout: env.stdout };
+    let mut stats = Stats::default();
+    let mut t = Turn { env: env.cta, shared, peers: &mut Peers::none(), warp, budget: 1, stats: &mut stats };
+    run_group(&ctx, &mut t, &mut At { frame, pc, mask, stop: u32::MAX, yield_on_branch: false }).map(f).map_err(err)
+}
+
+/// Runs the `call` at `pc` of frame `frame` for the lanes of `mask` with
+/// the PTX engine's handler, and returns the calling lanes grouped by
+/// callee (empty when the guard holds on none). Counts one instruction.
+pub fn groups(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, pc: u32, mask: u32) -> Result<Vec<(FuncId, u32)>, RunError> {
+    one(setup, env, shared, warp, (frame, pc, mask), |e| match e {
+        Event::Call { groups, .. } => groups,
+        _ => Vec::new(),
+    })
+}
+
+/// Evaluates the barrier instruction at `pc` of frame `frame` for lanes
+/// `mask` with the PTX engine's handler: the lanes whose guard holds and
+/// the operands, or `None` when the guard holds on none. Errors are the
+/// PTX engine's (an id out of range, an id that differs across lanes).
+pub fn barrier_args(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, pc: u32, mask: u32) -> Result<Option<(u32, BarArgs)>, RunError> {
+    one(setup, env, shared, warp, (frame, pc, mask), |e| match e {
+        Event::Bar { mask, args } => Some((mask, args)),
+        _ => None,
+    })
+}
+
+/// Enters `callee` for lanes `mask` from the `call` at `pc` of frame
+/// `caller`: a new frame with the call's arguments passed (call depth and
+/// signature checked as in the PTX engine). Returns the new frame.
+pub fn enter(setup: &Setup, warp: &mut Warp, caller: u32, pc: u32, callee: FuncId, mask: u32) -> Result<u32, RunError> {
+    let cf = warp.frames[caller as usize].func;
+    let Some(Op::Call { args, rets, .. }) = setup.program.functions[cf as usize].code.get(pc as usize).map(|i| &i.op) else {
+        return Err(RunError::new(crate::error::TrapKind::Unsupported, "internal: not a call instruction"));
+    };
+    warp.call(&setup.program, setup.geom.max_depth, caller, pc, callee, mask, args, rets.len()).map_err(err)
+}
+
+/// Passes the return values of frame `callee` back to its caller's
+/// bindings for lanes `mask`.
+pub fn leave(setup: &Setup, warp: &mut Warp, callee: u32, mask: u32) -> Result<(), RunError> {
+    warp.pass_rets(&setup.program, callee, mask).map_err(err)
+}

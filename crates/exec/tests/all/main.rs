@@ -1,0 +1,56 @@
+//! The integration tests of ptxsim-exec, as one test binary (it links the
+//! crate once): one module per subject, sharing the helpers of
+//! `corpus_launch` (corpus launches for the golden, Numba, Triton, RDC and
+//! survey tests) and `support` (`words`: one-warp kernels over a table of
+//! words; `corpus_specs`: the corpus kernels' launch specifications, also
+//! included by `crates/sass` and `examples/export_corpus_launches.rs`).
+//!
+//! Run one subject with `cargo test -p ptxsim-exec --test all -- NAME::`.
+
+mod corpus_launch;
+mod support {
+    pub mod corpus_specs;
+    pub mod words;
+}
+
+mod atom_cas_b16;
+mod atom_f32_subnormal;
+mod atom_vector;
+mod bulk_copy;
+mod cluster_directives;
+mod cooperative;
+mod corpus_golden;
+mod corpus_modes;
+mod corpus_numba;
+mod corpus_rdc;
+mod corpus_survey;
+mod corpus_triton;
+mod datapath;
+mod device_heap;
+mod dsmem;
+mod engine;
+mod float_kernels;
+mod gpu_recorded;
+mod griddep;
+mod isa_bits;
+mod isa_fma_relu;
+mod isa_half_warp;
+mod isa_halfcmp;
+mod isa_packed16;
+mod isa_prmt;
+mod isa_sat;
+mod isa_scalar;
+mod isa_tf32;
+mod isa_video;
+mod layers;
+mod limits;
+mod link;
+mod mbarrier_cluster;
+mod memory_cap;
+mod printf;
+mod shared_window;
+mod short_kernels;
+mod tensor_async;
+mod tensor_mbarrier;
+mod tensor_mma;
+mod vector_loads;
