@@ -97,7 +97,7 @@ impl<'a> RegTable<'a> {
 
     fn add_operand(&mut self, k: &OperandKind<'a>) {
         match k {
-            OperandKind::Name { name, .. } | OperandKind::Not(name) => self.add_ranged(name.text),
+            OperandKind::Name { name, .. } | OperandKind::Not(name) | OperandKind::Neg { name, .. } => self.add_ranged(name.text),
             OperandKind::PredPair(a, b) => {
                 self.add_ranged(a.text);
                 self.add_ranged(b.text);
@@ -342,7 +342,7 @@ fn collect(k: &OperandKind<'_>, regs: &RegTable<'_>, out: &mut Vec<Reg>, sources
                 }
             }
         }
-        OperandKind::Not(n) => out.extend(regs.get(n.text)),
+        OperandKind::Not(n) | OperandKind::Neg { name: n, .. } => out.extend(regs.get(n.text)),
         OperandKind::PredPair(a, b) => {
             out.extend(regs.get(a.text));
             out.extend(regs.get(b.text));

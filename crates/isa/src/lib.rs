@@ -27,10 +27,19 @@
 //! forms can be generated from the same text.
 
 pub mod gates;
+pub mod grammar;
+mod insn;
 pub mod modifiers;
 
 pub use gates::{Feature, PtxVersion};
-pub use modifiers::{decode, CmpOp, Decoded};
+pub use grammar::{DecodeError, DecodeErrorKind};
+pub use insn::*;
+pub use modifiers::{decode_modifiers, CmpOp, Decoded};
+
+#[doc(hidden)]
+pub mod __private {
+    pub use ptxsim_syntax::ast::ScalarType;
+}
 
 /// The operand form of an opcode: which checker rule types its operands.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,6 +111,9 @@ pub enum Form {
     Space,
     /// Known opcode; operands are resolved but not typed.
     Loose,
+    /// The row's grammar and operand roles are written: the checker's
+    /// rules match on its [`Insn`].
+    Typed,
 }
 
 /// Type groups an opcode allows (a bit set).
@@ -261,6 +273,8 @@ pub enum Family {
     Mbarrier,
     /// `isspacep`, `mapa`, `getctarank`: address windows and cluster ranks.
     Space,
+    /// The decoder matches on the row's [`Insn`] (its grammar is written).
+    Typed,
 }
 
 /// What the engine does with an opcode.
@@ -289,6 +303,67 @@ pub struct OpInfo {
     pub lanes: Lanes,
     pub flow: Flow,
     pub engine: Engine,
+    /// Whether the row's modifier grammar is written (its [`Insn`] variant
+    /// has typed fields); `false` while its variant still carries
+    /// [`grammar::Untyped`] and the older per-form code reads the modifiers.
+    pub typed: bool,
+    /// Its operands, in order, with their roles; empty while not written
+    /// (then [`OpInfo::effect`] says what the first operand is).
+    pub roles: &'static [OperandRole],
+}
+
+/// What an operand of an instruction is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Role {
+    /// A register the instruction writes; the sink `_` is not allowed.
+    Dst,
+    /// A register the instruction writes, or the sink `_`.
+    DstOrSink,
+    /// A predicate the instruction writes.
+    PredOut,
+    /// A value read: a register or an immediate.
+    Src,
+    /// A value read, that may be left out (the last operands only).
+    OptSrc,
+    /// A memory address read or written through.
+    Addr,
+}
+
+impl Role {
+    /// Whether the operand is written.
+    pub fn defines(self) -> bool {
+        matches!(self, Role::Dst | Role::DstOrSink | Role::PredOut)
+    }
+}
+
+/// One operand of a row: its name in the manual's syntax and its role.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct OperandRole {
+    pub name: &'static str,
+    pub role: Role,
+}
+
+impl OpInfo {
+    /// How many operands the row's roles allow: (at least, at most); `None`
+    /// while its roles are not written.
+    pub fn operand_count(&self) -> Option<(usize, usize)> {
+        if self.roles.is_empty() {
+            return None;
+        }
+        let min = self.roles.iter().filter(|r| r.role != Role::OptSrc).count();
+        Some((min, self.roles.len()))
+    }
+}
+
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __typed {
+    (untyped) => {
+        false
+    };
+    ($($k:ident)*) => {
+        true
+    };
 }
 
 #[doc(hidden)]
@@ -322,162 +397,313 @@ macro_rules! for_each_op {
     ($m:ident) => {
         $m! {
             // Control flow.
-            "bra"        Bra        (0)               _          Use      Data     Branch         Control;
-            "brx"        Brx        (0)               BrxIdx     Use      Data     IndirectBranch Control;
-            "call"       Call       (0)               _          Call     Data     Call           Control;
-            "ret"        Ret        (0)               _          Use      Data     Ret            Control;
-            "exit"       Exit       (0)               _          Use      Data     Exit           Control;
-            "trap"       Bare       (0)               _          Use      Data     Trap           Control;
-            "brkpt"      Loose      (ANY)             _          Use      Data     Seq            "a breakpoint needs a debugger";
+            "bra"        Bra        (0)               _          Use      Data     Branch         Control
+                => Bra { mods: untyped } [];
+            "brx"        Brx        (0)               BrxIdx     Use      Data     IndirectBranch Control
+                => Brx { mods: untyped } [];
+            "call"       Call       (0)               _          Call     Data     Call           Control
+                => Call { mods: untyped } [];
+            "ret"        Ret        (0)               _          Use      Data     Ret            Control
+                => Ret { mods: untyped } [];
+            "exit"       Exit       (0)               _          Use      Data     Exit           Control
+                => Exit { mods: untyped } [];
+            "trap"       Bare       (0)               _          Use      Data     Trap           Control
+                => Trap { mods: untyped } [];
+            "brkpt"      Loose      (ANY)             _          Use      Data     Seq            "a breakpoint needs a debugger"
+                => Brkpt { mods: untyped } [];
             // Comparison and selection.
-            "setp"       Setp       (0)               _          Def      Data     Seq            SetpLike;
-            "set"        Set        (0)               _          Def      Data     Seq            SetpLike;
-            "selp"       Selp       (0)               _          Def      Data     Seq            SelectConvert;
-            "slct"       Slct       (0)               _          Def      Data     Seq            SelectConvert;
+            "setp"       Setp       (0)               _          Def      Data     Seq            SetpLike
+                => Setp { mods: untyped } [];
+            "set"        Set        (0)               _          Def      Data     Seq            SetpLike
+                => Set { mods: untyped } [];
+            "selp"       Selp       (0)               _          Def      Data     Seq            SelectConvert
+                => Selp { mods: untyped } [];
+            "slct"       Slct       (0)               _          Def      Data     Seq            SelectConvert
+                => Slct { mods: untyped } [];
             // Memory.
-            "ld"         Ld         (ANY)             _          Load     Data     Seq            Memory;
-            "ldu"        Ld         (ANY)             _          Load     Data     Seq            Memory;
-            "st"         St         (ANY)             _          Store    Data     Seq            Memory;
-            "atom"       Atom       (ANY)             _          Rmw      Atomic   Seq            Memory;
-            "red"        Red        (ANY)             _          RmwNoDef Data     Seq            Memory;
-            "st.async"   Loose      (ANY)             _          Store    Data     Seq            Memory;
-            "red.async"  Loose      (ANY)             _          RmwNoDef Data     Seq            Memory;
-            "membar"     Loose      (ANY)             _          Use      Data     Seq            Fence;
-            "fence"      Loose      (ANY)             _          Use      Data     Seq            Fence;
-            "prefetch"   Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint;
-            "prefetchu"  Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint;
-            "applypriority" Scalar  (ANY)             CacheEviction Use      Data     Seq            Hint;
-            "discard"    Scalar     (ANY)             CacheEviction Use      Data     Seq            Hint;
-            "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            CreatePolicy;
-            "isspacep"   Space      (0)               _          Def      Data     Seq            Space;
-            "cvta"       Cvta       (I)               _          Def      Data     Seq            SelectConvert;
-            "mapa"       Space      (I3264)           _          Def      Data     Seq            Space;
-            "getctarank" Space      (I3264)           _          Def      Data     Seq            Space;
-            "alloca"     Loose      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet";
-            "stacksave"  Loose      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet";
-            "stackrestore" Loose    (ANY)             _          Use      Data     Seq            "stack allocation is not modelled yet";
+            "ld"         Ld         (ANY)             _          Load     Data     Seq            Memory
+                => Ld { mods: untyped } [];
+            "ldu"        Ld         (ANY)             _          Load     Data     Seq            Memory
+                => Ldu { mods: untyped } [];
+            "st"         St         (ANY)             _          Store    Data     Seq            Memory
+                => St { mods: untyped } [];
+            "atom"       Atom       (ANY)             _          Rmw      Atomic   Seq            Memory
+                => Atom { mods: untyped } [];
+            "red"        Red        (ANY)             _          RmwNoDef Data     Seq            Memory
+                => Red { mods: untyped } [];
+            "st.async"   Loose      (ANY)             _          Store    Data     Seq            Memory
+                => StAsync { mods: untyped } [];
+            "red.async"  Loose      (ANY)             _          RmwNoDef Data     Seq            Memory
+                => RedAsync { mods: untyped } [];
+            "membar"     Loose      (ANY)             _          Use      Data     Seq            Fence
+                => Membar { mods: untyped } [];
+            "fence"      Loose      (ANY)             _          Use      Data     Seq            Fence
+                => Fence { mods: untyped } [];
+            "prefetch"   Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint
+                => Prefetch { mods: untyped } [];
+            "prefetchu"  Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint
+                => Prefetchu { mods: untyped } [];
+            "applypriority" Scalar  (ANY)             CacheEviction Use      Data     Seq            Hint
+                => Applypriority { mods: untyped } [];
+            "discard"    Scalar     (ANY)             CacheEviction Use      Data     Seq            Hint
+                => Discard { mods: untyped } [];
+            "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            CreatePolicy
+                => Createpolicy { mods: untyped } [];
+            "isspacep"   Space      (0)               _          Def      Data     Seq            Space
+                => Isspacep { mods: untyped } [];
+            "cvta"       Cvta       (I)               _          Def      Data     Seq            SelectConvert
+                => Cvta { mods: untyped } [];
+            "mapa"       Space      (I3264)           _          Def      Data     Seq            Space
+                => Mapa { mods: untyped } [];
+            "getctarank" Space      (I3264)           _          Def      Data     Seq            Space
+                => Getctarank { mods: untyped } [];
+            "alloca"     Loose      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"
+                => Alloca { mods: untyped } [];
+            "stacksave"  Loose      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"
+                => Stacksave { mods: untyped } [];
+            "stackrestore" Loose    (ANY)             _          Use      Data     Seq            "stack allocation is not modelled yet"
+                => Stackrestore { mods: untyped } [];
             // Moves and conversions.
-            "mov"        Mov        (I | B | F | H | P | B128) _ Def      Data     Seq            Mov;
-            "cvt"        Cvt        (ANY)             _          Def      Data     Seq            SelectConvert;
-            "cvt.pack"   Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "mov"        Mov        (I | B | F | H | P | B128) _ Def      Data     Seq            Mov
+                => Mov { mods: untyped } [];
+            "cvt"        Cvt        (ANY)             _          Def      Data     Seq            SelectConvert
+                => Cvt { mods: untyped } [];
+            "cvt.pack"   Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => CvtPack { mods: untyped } [];
             // Integer and float arithmetic.
-            "add"        Binary     (I | F | H)       _          Def      Data     Seq            Binary;
-            "sub"        Binary     (I | F | H)       _          Def      Data     Seq            Binary;
-            "addc"       Binary     (I)               _          Def      Data     Seq            CarryChain;
-            "subc"       Binary     (I)               _          Def      Data     Seq            CarryChain;
-            "mul"        Binary     (I | F | H)       _          Def      Data     Seq            Binary;
-            "mul.wide"   Loose      (ANY)             _          Def      Data     Seq            Binary;
-            "div"        Binary     (I | F)           _          Def      Data     Seq            Binary;
-            "rem"        Binary     (I)               _          Def      Data     Seq            Binary;
-            "min"        Binary     (I | F | H)       _          Def      Data     Seq            Binary;
-            "max"        Binary     (I | F | H)       _          Def      Data     Seq            Binary;
-            "mul24"      Binary     (I32)             _          Def      Data     Seq            Bits;
-            "copysign"   Binary     (F)               _          Def      Data     Seq            Binary;
-            "and"        Binary     (B | P)           _          Def      Data     Seq            Binary;
-            "or"         Binary     (B | P)           _          Def      Data     Seq            Binary;
-            "xor"        Binary     (B | P)           _          Def      Data     Seq            Binary;
-            "mad"        Ternary    (I | F)           _          Def      Data     Seq            Ternary;
-            "madc"       Ternary    (I)               _          Def      Data     Seq            CarryChain;
-            "fma"        Ternary    (F | H)           _          Def      Data     Seq            Ternary;
-            "mad24"      Ternary    (I32)             _          Def      Data     Seq            Bits;
-            "sad"        Ternary    (I)               _          Def      Data     Seq            Lane3;
-            "not"        Unary      (B | P)           _          Def      Data     Seq            Unary;
-            "cnot"       Unary      (B)               _          Def      Data     Seq            Unary;
-            "neg"        Unary      (S | F | H)       _          Def      Data     Seq            Unary;
-            "abs"        Unary      (S | F | H)       _          Def      Data     Seq            Unary;
-            "rcp"        Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "sqrt"       Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "rsqrt"      Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "sin"        Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "cos"        Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "lg2"        Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "ex2"        Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Unary;
-            "tanh"       Unary      (F | H)           _          Def      Data     Seq            Unary;
-            "testp"      Scalar     (ANY)             Testp      Def      Data     Seq            Testp;
+            "add"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
+                => Add { mods: untyped } [];
+            "sub"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
+                => Sub { mods: untyped } [];
+            "addc"       Binary     (I)               _          Def      Data     Seq            CarryChain
+                => Addc { mods: untyped } [];
+            "subc"       Binary     (I)               _          Def      Data     Seq            CarryChain
+                => Subc { mods: untyped } [];
+            "mul"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
+                => Mul { mods: untyped } [];
+            "mul.wide"   Loose      (ANY)             _          Def      Data     Seq            Binary
+                => MulWide { mods: untyped } [];
+            "div"        Binary     (I | F)           _          Def      Data     Seq            Binary
+                => Div { mods: untyped } [];
+            "rem"        Binary     (I)               _          Def      Data     Seq            Binary
+                => Rem { mods: untyped } [];
+            "min"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
+                => Min { mods: untyped } [];
+            "max"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
+                => Max { mods: untyped } [];
+            "mul24"      Binary     (I32)             _          Def      Data     Seq            Bits
+                => Mul24 { mods: untyped } [];
+            "copysign"   Binary     (F)               _          Def      Data     Seq            Binary
+                => Copysign { mods: untyped } [];
+            "and"        Binary     (B | P)           _          Def      Data     Seq            Binary
+                => And { mods: untyped } [];
+            "or"         Binary     (B | P)           _          Def      Data     Seq            Binary
+                => Or { mods: untyped } [];
+            "xor"        Binary     (B | P)           _          Def      Data     Seq            Binary
+                => Xor { mods: untyped } [];
+            "mad"        Ternary    (I | F)           _          Def      Data     Seq            Ternary
+                => Mad { mods: untyped } [];
+            "madc"       Ternary    (I)               _          Def      Data     Seq            CarryChain
+                => Madc { mods: untyped } [];
+            "fma"        Ternary    (F | H)           _          Def      Data     Seq            Ternary
+                => Fma { mods: untyped } [];
+            "mad24"      Ternary    (I32)             _          Def      Data     Seq            Bits
+                => Mad24 { mods: untyped } [];
+            "sad"        Ternary    (I)               _          Def      Data     Seq            Lane3
+                => Sad { mods: untyped } [];
+            "not"        Unary      (B | P)           _          Def      Data     Seq            Unary
+                => Not { mods: untyped } [];
+            "cnot"       Unary      (B)               _          Def      Data     Seq            Unary
+                => Cnot { mods: untyped } [];
+            "neg"        Unary      (S | F | H)       _          Def      Data     Seq            Unary
+                => Neg { mods: untyped } [];
+            "abs"        Unary      (S | F | H)       _          Def      Data     Seq            Unary
+                => Abs { mods: untyped } [];
+            "rcp"        Unary      (F | H)           _          Def      Data     Seq            Unary
+                => Rcp { mods: untyped } [];
+            "sqrt"       Unary      (F | H)           _          Def      Data     Seq            Unary
+                => Sqrt { mods: untyped } [];
+            "rsqrt"      Unary      (F | H)           _          Def      Data     Seq            Unary
+                => Rsqrt { mods: untyped } [];
+            "sin"        Unary      (F | H)           _          Def      Data     Seq            Unary
+                => Sin { mods: untyped } [];
+            "cos"        Unary      (F | H)           _          Def      Data     Seq            Unary
+                => Cos { mods: untyped } [];
+            "lg2"        Unary      (F | H)           _          Def      Data     Seq            Unary
+                => Lg2 { mods: untyped } [];
+            "ex2"        Unary      (F | H)           _          Def      Data     Seq            Unary
+                => Ex2 { mods: untyped } [];
+            "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Unary
+                => Ex2Approx { mods: untyped } [];
+            "tanh"       Unary      (F | H)           _          Def      Data     Seq            Unary
+                => Tanh { mods: untyped } [];
+            "testp"      Scalar     (ANY)             Testp      Def      Data     Seq            Testp
+                => Testp { mods: untyped } [];
             // Bit manipulation.
-            "brev"       Unary      (B3264)           _          Def      Data     Seq            Unary;
-            "shl"        Shift      (B)               _          Def      Data     Seq            Binary;
-            "shr"        Shift      (B | I)           _          Def      Data     Seq            Binary;
-            "popc"       Count      (B3264)           _          Def      Data     Seq            Unary;
-            "clz"        Count      (B3264)           _          Def      Data     Seq            Unary;
-            "bfind"      Count      (I3264)           _          Def      Data     Seq            Unary;
-            "prmt"       Prmt       (B32)             _          Def      Data     Seq            Ternary;
-            "bfe"        Bfe        (I3264)           _          Def      Data     Seq            Ternary;
-            "bfi"        Bfi        (B3264)           _          Def      Data     Seq            Ternary;
-            "bmsk"       Scalar     (ANY)             SzextBmsk  Def      Data     Seq            Lane3;
-            "szext"      Scalar     (ANY)             SzextBmsk  Def      Data     Seq            Lane3;
-            "dp4a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3;
-            "dp2a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3;
-            "fns"        Scalar     (ANY)             Fns        Def      Data     Seq            Lane3;
-            "lop3"       Lop3       (B32)             Lop3       Def      Data     Seq            Bits;
-            "shf"        Shf        (B32)             Shf        Def      Data     Seq            Bits;
+            "brev"       Unary      (B3264)           _          Def      Data     Seq            Unary
+                => Brev { mods: untyped } [];
+            "shl"        Shift      (B)               _          Def      Data     Seq            Binary
+                => Shl { mods: untyped } [];
+            "shr"        Shift      (B | I)           _          Def      Data     Seq            Binary
+                => Shr { mods: untyped } [];
+            "popc"       Count      (B3264)           _          Def      Data     Seq            Unary
+                => Popc { mods: untyped } [];
+            "clz"        Count      (B3264)           _          Def      Data     Seq            Unary
+                => Clz { mods: untyped } [];
+            "bfind"      Count      (I3264)           _          Def      Data     Seq            Unary
+                => Bfind { mods: untyped } [];
+            "prmt"       Prmt       (B32)             _          Def      Data     Seq            Ternary
+                => Prmt { mods: untyped } [];
+            "bfe"        Bfe        (I3264)           _          Def      Data     Seq            Ternary
+                => Bfe { mods: untyped } [];
+            "bfi"        Bfi        (B3264)           _          Def      Data     Seq            Ternary
+                => Bfi { mods: untyped } [];
+            "bmsk"       Scalar     (ANY)             SzextBmsk  Def      Data     Seq            Lane3
+                => Bmsk { mods: untyped } [];
+            "szext"      Scalar     (ANY)             SzextBmsk  Def      Data     Seq            Lane3
+                => Szext { mods: untyped } [];
+            "dp4a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3
+                => Dp4a { mods: untyped } [];
+            "dp2a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3
+                => Dp2a { mods: untyped } [];
+            "fns"        Scalar     (ANY)             Fns        Def      Data     Seq            Lane3
+                => Fns { mods: untyped } [];
+            "lop3"       Lop3       (B32)             Lop3       Def      Data     Seq            Bits
+                => Lop3 { mods: untyped } [];
+            "shf"        Shf        (B32)             Shf        Def      Data     Seq            Bits
+                => Shf { mods: untyped } [];
             // Warps, barriers and collectives.
-            "shfl"       Shfl       (ANY)             _          Def      PerLane  Seq            WarpSync;
-            "vote"       Vote       (ANY)             _          Def      Uniform  Seq            WarpSync;
-            "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync;
-            "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync;
-            "nanosleep"  Nanosleep  (0)               Nanosleep  Use      Data     Seq            WarpSync;
-            "activemask" Activemask (B32)             Activemask Def      Uniform  Seq            WarpSync;
-            "match"      Collective (ANY)             MatchSync  Def      PerLane  Seq            WarpCollective;
-            "redux"      Collective (ANY)             ReduxSync  Def      Uniform  Seq            WarpCollective;
-            "elect"      Collective (ANY)             _          Def      PerLane  Seq            WarpCollective;
-            "pmevent"    Loose      (ANY)             _          Use      Data     Seq            "performance monitor events are not modelled";
-            "griddepcontrol" GridDep (0)              GridDepControl Use  Data     Seq            Hint;
-            "setmaxnreg" Loose      (ANY)             _          Use      Data     Seq            "register reallocation is not modelled yet";
-            "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet";
-            "istypep"    Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet";
+            "shfl"       Shfl       (ANY)             _          Def      PerLane  Seq            WarpSync
+                => Shfl { mods: untyped } [];
+            "vote"       Vote       (ANY)             _          Def      Uniform  Seq            WarpSync
+                => Vote { mods: untyped } [];
+            "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync
+                => Bar { mods: untyped } [];
+            "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync
+                => Barrier { mods: untyped } [];
+            "nanosleep"  Nanosleep  (0)               Nanosleep  Use      Data     Seq            WarpSync
+                => Nanosleep { mods: untyped } [];
+            "activemask" Activemask (B32)             Activemask Def      Uniform  Seq            WarpSync
+                => Activemask { mods: untyped } [];
+            "match"      Collective (ANY)             MatchSync  Def      PerLane  Seq            WarpCollective
+                => Match { mods: untyped } [];
+            "redux"      Collective (ANY)             ReduxSync  Def      Uniform  Seq            WarpCollective
+                => Redux { mods: untyped } [];
+            "elect"      Collective (ANY)             _          Def      PerLane  Seq            WarpCollective
+                => Elect { mods: untyped } [];
+            "pmevent"    Loose      (ANY)             _          Use      Data     Seq            "performance monitor events are not modelled"
+                => Pmevent { mods: untyped } [];
+            "griddepcontrol" GridDep (0)              GridDepControl Use  Data     Seq            Hint
+                => Griddepcontrol { mods: untyped } [];
+            "setmaxnreg" Loose      (ANY)             _          Use      Data     Seq            "register reallocation is not modelled yet"
+                => Setmaxnreg { mods: untyped } [];
+            "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
+                => Clusterlaunchcontrol { mods: untyped } [];
+            "istypep"    Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
+                => Istypep { mods: untyped } [];
             // Textures and surfaces.
-            "tex"        Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet";
-            "tld4"       Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet";
-            "txq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet";
-            "suld"       Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet";
-            "sust"       Loose      (ANY)             _          Store    Data     Seq            "textures and surfaces are not modelled yet";
-            "sured"      Loose      (ANY)             _          RmwNoDef Data     Seq            "textures and surfaces are not modelled yet";
-            "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet";
+            "tex"        Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet"
+                => Tex { mods: untyped } [];
+            "tld4"       Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet"
+                => Tld4 { mods: untyped } [];
+            "txq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
+                => Txq { mods: untyped } [];
+            "suld"       Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet"
+                => Suld { mods: untyped } [];
+            "sust"       Loose      (ANY)             _          Store    Data     Seq            "textures and surfaces are not modelled yet"
+                => Sust { mods: untyped } [];
+            "sured"      Loose      (ANY)             _          RmwNoDef Data     Seq            "textures and surfaces are not modelled yet"
+                => Sured { mods: untyped } [];
+            "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
+                => Suq { mods: untyped } [];
             // Asynchronous copies, matrices and tensors.
-            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "tensor bulk copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) are not modelled yet";
-            "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy;
-            "mbarrier"   Tensor     (ANY)             _          Rmw      Data     Seq            Mbarrier;
-            "mma"        Tensor     (ANY)             _          Def      PerLane  Seq            Mma;
-            "wmma"       Loose      (ANY)             _          Def      Data     Seq            Matrix;
-            "ldmatrix"   Tensor     (ANY)             _          Load     PerLane  Seq            Matrix;
-            "stmatrix"   Tensor     (ANY)             _          Store    Data     Seq            Matrix;
-            "movmatrix"  Tensor     (ANY)             _          Def      PerLane  Seq            Matrix;
-            "wgmma"      Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet";
-            "tcgen05"    Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet";
-            "multimem"   Loose      (ANY)             _          Def      Data     Seq            "multimem addresses are not modelled yet";
-            "tensormap"  Loose      (ANY)             _          Store    Data     Seq            "tensor maps are not modelled yet";
-            // SIMD video instructions.
-            "vabsdiff"   Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vadd"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vsub"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vmad"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vmax"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vmin"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vset"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vshl"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vshr"       Loose      (ANY)             _          Def      Data     Seq            "video instructions are not decoded yet";
-            "vabsdiff2"  Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vadd2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vsub2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vavrg2"     Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vmax2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vmin2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vset2"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vabsdiff4"  Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vadd4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vsub4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vavrg4"     Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vmax4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vmin4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
-            "vset4"      Loose      (ANY)             _          Def      Data     Seq            Lane3;
+            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "tensor bulk copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) are not modelled yet"
+                => Cp { mods: untyped } [];
+            "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy
+                => CpAsync { mods: untyped } [];
+            "mbarrier"   Tensor     (ANY)             _          Rmw      Data     Seq            Mbarrier
+                => Mbarrier { mods: untyped } [];
+            "mma"        Tensor     (ANY)             _          Def      PerLane  Seq            Mma
+                => Mma { mods: untyped } [];
+            "wmma"       Loose      (ANY)             _          Def      Data     Seq            Matrix
+                => Wmma { mods: untyped } [];
+            "ldmatrix"   Tensor     (ANY)             _          Load     PerLane  Seq            Matrix
+                => Ldmatrix { mods: untyped } [];
+            "stmatrix"   Tensor     (ANY)             _          Store    Data     Seq            Matrix
+                => Stmatrix { mods: untyped } [];
+            "movmatrix"  Tensor     (ANY)             _          Def      PerLane  Seq            Matrix
+                => Movmatrix { mods: untyped } [];
+            "wgmma"      Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet"
+                => Wgmma { mods: untyped } [];
+            "tcgen05"    Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet"
+                => Tcgen05 { mods: untyped } [];
+            "multimem"   Loose      (ANY)             _          Def      Data     Seq            "multimem addresses are not modelled yet"
+                => Multimem { mods: untyped } [];
+            "tensormap"  Loose      (ANY)             _          Store    Data     Seq            "tensor maps are not modelled yet"
+                => Tensormap { mods: untyped } [];
+            // Scalar video instructions (PTX ISA 9.7.16.1).
+            "vabsdiff"   Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vabsdiff { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "vadd"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vadd { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "vsub"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vsub { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "vmad"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vmad { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), po: flag(".po"), sat: flag(".sat"), scale: opt(VmadScale) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vmax"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vmax { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "vmin"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vmin { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "vset"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vset { atype: ty(U32 S32), btype: ty(U32 S32), cmp: one(VideoCmp), op2: opt(VideoOp2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "vshl"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vshl { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(VideoShift), op2: opt(VideoOp2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "vshr"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vshr { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(VideoShift), op2: opt(VideoOp2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "vabsdiff2"  Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vabsdiff2 { mods: untyped } [];
+            "vadd2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vadd2 { mods: untyped } [];
+            "vsub2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vsub2 { mods: untyped } [];
+            "vavrg2"     Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vavrg2 { mods: untyped } [];
+            "vmax2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vmax2 { mods: untyped } [];
+            "vmin2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vmin2 { mods: untyped } [];
+            "vset2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vset2 { mods: untyped } [];
+            "vabsdiff4"  Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vabsdiff4 { mods: untyped } [];
+            "vadd4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vadd4 { mods: untyped } [];
+            "vsub4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vsub4 { mods: untyped } [];
+            "vavrg4"     Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vavrg4 { mods: untyped } [];
+            "vmax4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vmax4 { mods: untyped } [];
+            "vmin4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vmin4 { mods: untyped } [];
+            "vset4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
+                => Vset4 { mods: untyped } [];
         }
     };
 }
 
 macro_rules! rows {
-    ($($op:literal $form:ident ($($types:tt)*) $gate:tt $effect:ident $lanes:ident $flow:ident $engine:tt;)*) => {
+    ($($op:literal $form:ident ($($types:tt)*) $gate:tt $effect:ident $lanes:ident $flow:ident $engine:tt
+        => $v:ident { $($f:ident : $k:ident $(($($ka:tt)*))?),* $(,)? } [$($rn:ident : $rr:ident),* $(,)?];)*) => {
         /// Every opcode ptxsim knows, one row each, in the order of [`for_each_op!`].
         pub const OPS: &[OpInfo] = {
             use ts::*;
@@ -490,6 +716,8 @@ macro_rules! rows {
                 lanes: Lanes::$lanes,
                 flow: Flow::$flow,
                 engine: $crate::__engine!($engine),
+                typed: $crate::__typed!($($k)*),
+                roles: &[$(OperandRole { name: stringify!($rn), role: Role::$rr }),*],
             },)*]
         };
 
@@ -506,6 +734,8 @@ macro_rules! rows {
                     lanes: Lanes::$lanes,
                     flow: Flow::$flow,
                     engine: $crate::__engine!($engine),
+                    typed: $crate::__typed!($($k)*),
+                    roles: &[$(OperandRole { name: stringify!($rn), role: Role::$rr }),*],
                 }),)*
                 _ => None,
             }

@@ -131,7 +131,7 @@ impl Decoded<'_> {
 }
 
 /// Decodes the modifiers of `i`.
-pub fn decode<'a>(i: &Instruction<'a>) -> Decoded<'a> {
+pub fn decode_modifiers<'a>(i: &Instruction<'a>) -> Decoded<'a> {
     let mut d = Decoded::default();
     let combines = matches!(i.opcode.text, "setp" | "set" | "lop3");
     for m in &i.modifiers {

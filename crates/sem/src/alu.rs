@@ -1011,6 +1011,7 @@ pub mod bits;
 pub mod ext;
 pub mod fp8;
 pub mod video;
+pub mod vscalar;
 
 #[cfg(test)]
 mod tests;

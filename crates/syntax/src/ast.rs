@@ -482,6 +482,10 @@ pub enum OperandKind<'a> {
     Name { name: Name<'a>, component: Option<Name<'a>> },
     /// `!p`: a negated predicate source.
     Not(Name<'a>),
+    /// `-a`, `-a.h1`: a negated register source (`vmad`'s operand
+    /// negation), with its optional selector. Only a `%`-name after `-`
+    /// reads as one; `-1`, `-(x)` are constant expressions.
+    Neg { name: Name<'a>, component: Option<Name<'a>> },
     /// `p|q`: the two predicate destinations of `setp`/`set`-like instructions.
     PredPair(Name<'a>, Name<'a>),
     /// `_`: the sink.

@@ -462,6 +462,13 @@ impl Printer<'_> {
                 self.out.push('!');
                 self.out.push_str(n.text);
             }
+            OperandKind::Neg { name, component } => {
+                self.out.push('-');
+                self.out.push_str(name.text);
+                if let Some(c) = component {
+                    self.out.push_str(c.text);
+                }
+            }
             OperandKind::PredPair(p, q) => {
                 let _ = write!(self.out, "{}|{}", p.text, q.text);
             }

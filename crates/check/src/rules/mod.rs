@@ -31,6 +31,7 @@ pub mod sink;
 pub mod tensor;
 pub mod space;
 pub mod typed;
+pub mod video;
 pub mod warp;
 
 use crate::ctx::{Ctx, Sym};
@@ -40,7 +41,7 @@ use ptxsim_syntax::Diagnostic;
 use smallvec::SmallVec;
 
 pub use ptxsim_isa::modifiers::opname;
-pub use ptxsim_isa::{allows, decode, ts, CmpOp, Decoded, Form};
+pub use ptxsim_isa::{allows, decode_modifiers as decode, ts, CmpOp, Decoded, Form};
 
 /// One row of the instruction table (`ptxsim_isa`'s description of an opcode).
 pub type Spec = ptxsim_isa::OpInfo;
@@ -91,7 +92,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     // Only the memory forms name a state space (ptxas: "No state space
     // qualifier expected for instruction"); `Loose` opcodes are not typed.
     if let Some((sp, span)) = d.space {
-        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Scalar | Form::Tensor | Form::Space | Form::Loose) {
+        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Scalar | Form::Tensor | Form::Space | Form::Loose | Form::Typed) {
             cx.emit(
                 Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, sp.as_str()))
                     .with_label("unexpected state space")
@@ -146,6 +147,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::GridDep => forms::griddep(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
+        Form::Typed => video::typed(cx, i, spec),
         Form::Loose => {
             operand::resolve_all(cx, i);
             if matches!(i.opcode.text, "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4") {

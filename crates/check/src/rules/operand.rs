@@ -186,6 +186,11 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
                 }
             }
         }
+        OperandKind::Neg { name, .. } => {
+            let msg = format!("`-{}`: `{ins}` does not take a negated operand", name.text);
+            mismatch(cx, op, i, "check/operand-type", msg, "operand negation".into(), None, "rule check/operand-type (PTX ISA 9.7.16.1.3 vmad): only vmad's sources may be negated");
+            false
+        }
         OperandKind::Not(n) => {
             if want != ScalarType::Pred || role == Role::Dest {
                 mismatch(cx, op, i, "check/pred-int", format!("`!{}` negates a predicate, but `{ins}` expects `{}` here", n.text, want.as_str()), "negation only applies to predicate sources".into(), None, PRED_NOTE);
@@ -303,7 +308,7 @@ pub fn resolve_expr(cx: &mut Ctx<'_, '_>, e: &Expr<'_>) -> bool {
 /// Resolves every name in an operand, without typing it.
 pub fn resolve_operand(cx: &mut Ctx<'_, '_>, op: &Operand<'_>) {
     match &op.kind {
-        OperandKind::Name { name, .. } | OperandKind::Not(name) => {
+        OperandKind::Name { name, .. } | OperandKind::Not(name) | OperandKind::Neg { name, .. } => {
             if special(name.text).is_none() && cx.lookup(name.text).is_none() {
                 cx.unknown(*name, "symbol");
             }

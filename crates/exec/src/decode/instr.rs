@@ -26,6 +26,7 @@ mod wmma;
 mod route;
 mod scope;
 mod tensor;
+mod typed;
 
 pub(crate) use route::DecodeError;
 pub use route::decodes_opcode;
@@ -528,6 +529,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::WarpSync => self.warp_sync(&x),
             Route::Bits => self.bits(&x),
             Route::Fence => Ok(Op::Nop),
+            Route::Typed => self.typed(i),
         }
     }
 

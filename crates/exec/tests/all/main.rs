@@ -42,6 +42,7 @@ mod isa_sat;
 mod isa_scalar;
 mod isa_tf32;
 mod isa_video;
+mod isa_video_scalar;
 mod layers;
 mod limits;
 mod link;

@@ -250,6 +250,10 @@ pub enum Lane3Op {
     CvtPack { bits: u32, signed: bool },
     /// A SIMD video instruction (`vadd2` ... `vset4`, [`super::video`]).
     Video(super::video::Video),
+    /// A scalar video instruction other than `vmad` ([`super::vscalar`]).
+    VScalar(super::vscalar::VScalar),
+    /// `vmad` ([`super::vscalar::vmad`]).
+    Vmad(super::vscalar::Vmad),
     /// An 8-bit float `cvt` ([`super::fp8`]).
     Fp8 { op: super::fp8::Fp8Cvt, relu: bool },
     /// `add/min/max{.relu}` on `.u16x2`/`.s16x2` ([`packed16`]).
@@ -307,6 +311,8 @@ pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
         Lane3Op::Fns => return fns(a, b, c),
         Lane3Op::CvtPack { bits, signed } => cvt_pack(bits, signed, a, b, c),
         Lane3Op::Video(v) => super::video::video(v, a, b, c),
+        Lane3Op::VScalar(v) => super::vscalar::video_scalar(v, a, b, c),
+        Lane3Op::Vmad(v) => super::vscalar::vmad(v, a, b, c),
         Lane3Op::Fp8 { op, relu } => super::fp8::cvt(op, relu, a, b),
         Lane3Op::Packed16 { op, signed, relu } => packed16(op, signed, relu, a, b),
     })

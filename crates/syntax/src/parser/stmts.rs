@@ -384,6 +384,17 @@ impl<'a> Parser<'a> {
                 self.bump();
                 OperandKind::Not(self.name("a predicate register after `!`")?)
             }
+            Tok::Minus if self.next == Tok::Ident && self.next_span.start == self.span.end && self.text(self.next_span).starts_with('%') => {
+                self.bump();
+                let name = self.name("a register after `-`")?;
+                let component = if self.tok == Tok::Dot && self.span.start == name.span.end && is_component(self.cur_text()) {
+                    let s = self.bump();
+                    Some(Name { text: self.text(s), span: s })
+                } else {
+                    None
+                };
+                OperandKind::Neg { name, component }
+            }
             Tok::Ident => {
                 let name = self.name("an operand")?;
                 if self.at(Tok::Pipe) {

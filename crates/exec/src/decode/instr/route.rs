@@ -29,6 +29,10 @@ pub(crate) enum DecodeError {
     /// A decoder limit (registers, frame or shared bytes) exceeded.
     #[error("{0}")]
     Limit(String),
+    /// The modifiers do not fit the row's grammar (after the checker, a
+    /// module that was not checked).
+    #[error("{0}")]
+    Grammar(#[from] ptxsim_isa::DecodeError),
 }
 
 impl DecodeError {
@@ -76,6 +80,9 @@ pub(super) enum Route {
     WarpSync,
     Bits,
     Fence,
+    /// The row's grammar is written: the decoder matches on its
+    /// [`ptxsim_isa::Insn`].
+    Typed,
 }
 
 /// The family decoder of opcode `opc` with the modifiers `has` reports, or
@@ -116,6 +123,7 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Mma => Route::Tensor(tensor::Tensor::Mma),
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
         Family::Space => Route::Ext(ext::Ext::Space),
+        Family::Typed => Route::Typed,
     })
 }
 
@@ -169,7 +177,7 @@ fn rounding_of((r, integer): (Rnd, bool)) -> Option<Rounding> {
 
 impl<'i, 'a: 'i> Ins<'i, 'a> {
     pub(crate) fn new(i: &'i ast::Instruction<'a>) -> Ins<'i, 'a> {
-        let d = ptxsim_isa::decode(i);
+        let d = ptxsim_isa::decode_modifiers(i);
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
         let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();

@@ -1,0 +1,121 @@
+//! The rule of the rows whose modifier grammar is written (the `Typed`
+//! form of `ptxsim_isa`): the modifiers are decoded by the row's grammar
+//! (`ptxsim_isa::decode`, each error a `check/modifiers` diagnostic at the
+//! modifier at fault), the operand count comes from the row's roles, and
+//! the rule matches on the typed [`Insn`]. Today: the scalar video
+//! instructions (PTX ISA 9.7.16.1: `vadd`, `vsub`, `vabsdiff`, `vmin`,
+//! `vmax`, `vshl`, `vshr`, `vmad`, `vset`), as ptxas 12.9 judges them
+//! (`tests/check/{accept,reject}/video-scalar--*`).
+
+use super::operand::{resolve_all, value, Role};
+use super::opname;
+use crate::ctx::Ctx;
+use crate::types::Size;
+use ptxsim_isa::grammar::Choice;
+use ptxsim_isa::{Insn, VideoSel};
+use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType};
+use ptxsim_syntax::{Diagnostic, Span};
+
+const NOTE: &str = "rule check/operand-type (PTX ISA 9.7.16.1): a scalar video instruction takes 32-bit registers or immediates; `d`, `a` and `b` may name a byte or halfword (`.b0`-`.b3`, `.h0`, `.h1`), `d`'s only to merge into `c`; only vmad's sources may be negated";
+
+fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, label: &str, note: &str) {
+    cx.emit(Diagnostic::error(code, span, msg).with_label(label.to_string()).with_note(note.to_string()));
+}
+
+/// Checks an instruction of a typed row.
+pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::OpInfo) {
+    let insn = match ptxsim_isa::decode(i) {
+        Ok(x) => x,
+        Err(e) => {
+            error(cx, "check/modifiers", e.span, e.to_string(), "does not fit the instruction's syntax", "rule check/modifiers: each instruction takes the modifiers its syntax lists, each once (PTX ISA chapter 9)");
+            return resolve_all(cx, i);
+        }
+    };
+    if let Some((min, max)) = spec.operand_count() {
+        let n = i.operands.len();
+        if n < min || n > max {
+            let want = if min == max { format!("{min}") } else { format!("{min} or {max}") };
+            cx.emit(
+                Diagnostic::error("check/operand-count", i.span, format!("`{}` takes {want} operands; {n} given", opname(i)))
+                    .with_note("rule check/operand-count: each instruction has a fixed operand list (PTX ISA chapter 9)"),
+            );
+            return resolve_all(cx, i);
+        }
+    }
+    match insn {
+        Insn::Vadd { op2, .. }
+        | Insn::Vsub { op2, .. }
+        | Insn::Vabsdiff { op2, .. }
+        | Insn::Vmin { op2, .. }
+        | Insn::Vmax { op2, .. }
+        | Insn::Vshl { op2, .. }
+        | Insn::Vshr { op2, .. }
+        | Insn::Vset { op2, .. } => video(cx, i, op2.is_some(), false),
+        Insn::Vmad { po, .. } => video(cx, i, false, true) && vmad(cx, i, po),
+        _ => {
+            resolve_all(cx, i);
+            true
+        }
+    };
+}
+
+/// The operands of a scalar video instruction; returns whether all fit.
+fn video<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, op2: bool, is_vmad: bool) -> bool {
+    let mut ok = true;
+    for (k, o) in i.operands.iter().enumerate() {
+        let (name, component) = match &o.kind {
+            OperandKind::Name { name, component } => (*name, *component),
+            OperandKind::Neg { name, component } if is_vmad && k > 0 => (*name, *component),
+            OperandKind::Int(_) if k > 0 => continue,
+            OperandKind::Sink => {
+                error(cx, "check/sink", o.span, format!("`{}` does not take the sink `_`", opname(i)), "sink here", "rule check/sink (PTX ISA 9.7.16.1): a video instruction writes a register");
+                ok = false;
+                continue;
+            }
+            _ => {
+                ok &= value(cx, o, ScalarType::U32, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
+                continue;
+            }
+        };
+        if let Some(c) = component {
+            let bad = match VideoSel::from_modifier(c.text) {
+                None => Some(format!("`{}` is not a video selector", c.text)),
+                Some(_) if k == 0 && (is_vmad || op2 || i.operands.len() < 4) => {
+                    Some(format!("`{}`: a destination selector merges into `c`, and needs `c` and no secondary operation{}", opname(i), if is_vmad { " (vmad has none)" } else { "" }))
+                }
+                Some(_) if k == 3 => Some(format!("`{}`: `c` takes no selector", opname(i))),
+                Some(_) => None,
+            };
+            if let Some(msg) = bad {
+                error(cx, "check/operand-type", c.span, msg, "selector not allowed here", NOTE);
+                ok = false;
+            }
+        }
+        let reg = Operand { span: name.span, kind: OperandKind::Name { name, component: None } };
+        ok &= value(cx, &reg, ScalarType::U32, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
+    }
+    if op2 && i.operands.len() < 4 {
+        cx.emit(
+            Diagnostic::error("check/operand-count", i.span, format!("`{}`: a secondary operation needs `c`", opname(i)))
+                .with_note("rule check/operand-count (PTX ISA 9.7.16.1): `vop.dtype.atype.btype.op2 d, a, b, c`"),
+        );
+        ok = false;
+    }
+    ok
+}
+
+/// vmad's negation rules (PTX ISA 9.7.16.1.3): the product (`a` xor `b`)
+/// or `c` may be negated, not both, and none with `.po`.
+fn vmad(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, po: bool) -> bool {
+    let neg = |k: usize| i.operands.get(k).is_some_and(|o| matches!(o.kind, OperandKind::Neg { .. }));
+    let (a, b, c) = (neg(1), neg(2), neg(3));
+    let msg = if po && (a || b || c) {
+        "`.po` takes no operand negation"
+    } else if (a ^ b) && c {
+        "operand negation is limited to the product (`a` xor `b`) or `c`"
+    } else {
+        return true;
+    };
+    error(cx, "check/operand-type", i.span, format!("`{}`: {msg}", opname(i)), "negation", NOTE);
+    false
+}

@@ -1,0 +1,115 @@
+//! Decoding the rows whose modifier grammar is written (the `Typed` family
+//! of `ptxsim_isa`): the decoder matches on the typed instruction
+//! [`Insn`] that [`ptxsim_isa::decode`] makes from the row, and reads the
+//! operands by the row's roles. Today: the scalar video instructions
+//! (`vadd` ... `vset`, `vmad`; semantics in [`ptxsim_sem::alu::vscalar`]).
+
+use super::{DecodeError, FuncDecoder, ImmKind, R};
+use crate::program::*;
+use ptxsim_isa::modifiers::opname;
+use ptxsim_isa::{grammar::Choice, Insn, VideoSel};
+use ptxsim_sem::alu::ext::Lane3Op;
+use ptxsim_sem::alu::vscalar::{VPrimary, VScalar, VSecond, Vmad};
+use ptxsim_syntax::ast::{self, Name, Operand, OperandKind, ScalarType};
+
+/// A video source: its value, selector and whether it is negated.
+type VSrc = (Src, Option<VideoSel>, bool);
+
+impl FuncDecoder<'_, '_, '_, '_, '_> {
+    /// An instruction of a row whose grammar is written.
+    pub(super) fn typed(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
+        let insn = ptxsim_isa::decode(i)?;
+        let row = insn.row();
+        if let Some((min, max)) = row.operand_count() {
+            if i.operands.len() < min || i.operands.len() > max {
+                return Err(DecodeError::Operand(format!("`{}` takes {min} to {max} operands, not {}", opname(i), i.operands.len())));
+            }
+        }
+        let s = |t: ScalarType| t == ScalarType::S32;
+        let (op, signs, sat, op2) = match insn {
+            Insn::Vadd { dtype, atype, btype, sat, op2 } => (VPrimary::Add, [s(dtype), s(atype), s(btype)], sat, op2),
+            Insn::Vsub { dtype, atype, btype, sat, op2 } => (VPrimary::Sub, [s(dtype), s(atype), s(btype)], sat, op2),
+            Insn::Vabsdiff { dtype, atype, btype, sat, op2 } => (VPrimary::Absdiff, [s(dtype), s(atype), s(btype)], sat, op2),
+            Insn::Vmin { dtype, atype, btype, sat, op2 } => (VPrimary::Min, [s(dtype), s(atype), s(btype)], sat, op2),
+            Insn::Vmax { dtype, atype, btype, sat, op2 } => (VPrimary::Max, [s(dtype), s(atype), s(btype)], sat, op2),
+            Insn::Vshl { dtype, atype, btype, sat, mode, op2 } => (VPrimary::Shl(mode), [s(dtype), s(atype), s(btype)], sat, op2),
+            Insn::Vshr { dtype, atype, btype, sat, mode, op2 } => (VPrimary::Shr(mode), [s(dtype), s(atype), s(btype)], sat, op2),
+            // vset has no destination type: its 0 and 1 are unsigned.
+            Insn::Vset { atype, btype, cmp, op2 } => (VPrimary::Set(cmp), [false, s(atype), s(btype)], false, op2),
+            Insn::Vmad { atype, btype, po, sat, scale, .. } => {
+                let (a, b, c) = (self.vsrc(i, 1)?, self.vsrc(i, 2)?, self.vsrc(i, 3)?);
+                let bad = |what: &str| Err(DecodeError::Operand(format!("`{}`: {what}", opname(i))));
+                if self.dsel(i)?.is_some() {
+                    return bad("vmad takes no destination selector");
+                }
+                if c.1.is_some() {
+                    return bad("vmad takes no selector on `c`");
+                }
+                let neg_ab = a.2 ^ b.2;
+                if (neg_ab && c.2) || (po && (a.2 || b.2 || c.2)) {
+                    return bad("operand negation is limited to the product or `c`, and `.po` takes none");
+                }
+                let v = Vmad { a_signed: s(atype), b_signed: s(btype), po, sat, scale, asel: a.1, bsel: b.1, neg_ab, neg_c: c.2 };
+                let d = self.dst(&plain(&i.operands[0]))?;
+                return Ok(Op::Lane3 { op: Lane3Op::Vmad(v), d, a: a.0, b: b.0, c: c.0 });
+            }
+            _ => return Err(DecodeError::Unsupported(opname(i))),
+        };
+        let dsel = self.dsel(i)?;
+        let second = match (dsel, op2) {
+            (Some(_), Some(_)) => return Err(DecodeError::Operand(format!("`{}`: a destination selector and a secondary operation", opname(i)))),
+            (Some(_), None) if i.operands.len() < 4 => return Err(DecodeError::Operand(format!("`{}`: a destination selector needs `c`", opname(i)))),
+            (Some(sel), None) => VSecond::Merge(sel),
+            (None, Some(o)) if i.operands.len() < 4 => return Err(DecodeError::Operand(format!("`{}`: `{}` needs `c`", opname(i), o.as_str()))),
+            (None, Some(o)) => VSecond::Op(o),
+            (None, None) => VSecond::None,
+        };
+        let (a, b) = (self.vsrc(i, 1)?, self.vsrc(i, 2)?);
+        let c = if i.operands.len() > 3 { self.vsrc(i, 3)? } else { (Src::Imm(0), None, false) };
+        if a.2 || b.2 || c.2 {
+            return Err(DecodeError::Operand(format!("`{}` takes no negated operand", opname(i))));
+        }
+        if c.1.is_some() {
+            return Err(DecodeError::Operand(format!("`{}` takes no selector on `c`", opname(i))));
+        }
+        let [d_signed, a_signed, b_signed] = signs;
+        let v = VScalar { op, d_signed, a_signed, b_signed, sat, asel: a.1, bsel: b.1, second };
+        let d = self.dst(&plain(&i.operands[0]))?;
+        Ok(Op::Lane3 { op: Lane3Op::VScalar(v), d, a: a.0, b: b.0, c: c.0 })
+    }
+
+    /// The destination selector of a video instruction (`d.b1`), if any.
+    fn dsel(&self, i: &ast::Instruction<'_>) -> R<Option<VideoSel>> {
+        match &i.operands[0].kind {
+            OperandKind::Name { component: Some(c), .. } => selector(i, c).map(Some),
+            _ => Ok(None),
+        }
+    }
+
+    /// Source `k` of a video instruction: a register with its selector
+    /// and negation, or an immediate.
+    fn vsrc(&mut self, i: &ast::Instruction<'_>, k: usize) -> R<VSrc> {
+        let o = &i.operands[k];
+        let (name, component, neg) = match &o.kind {
+            OperandKind::Name { name, component } => (*name, *component, false),
+            OperandKind::Neg { name, component } => (*name, *component, true),
+            _ => return Ok((self.src(o, ImmKind::Int(32))?, None, false)),
+        };
+        let sel = component.map(|c| selector(i, &c)).transpose()?;
+        let reg = Operand { span: o.span, kind: OperandKind::Name { name, component: None } };
+        Ok((self.src(&reg, ImmKind::Int(32))?, sel, neg))
+    }
+}
+
+/// The selector a component spells.
+fn selector(i: &ast::Instruction<'_>, c: &Name<'_>) -> R<VideoSel> {
+    VideoSel::from_modifier(c.text).ok_or_else(|| DecodeError::Operand(format!("`{}`: `{}` is not a video selector", opname(i), c.text)))
+}
+
+/// An operand without its selector.
+fn plain<'a>(o: &Operand<'a>) -> Operand<'a> {
+    match &o.kind {
+        OperandKind::Name { name, .. } => Operand { span: o.span, kind: OperandKind::Name { name: *name, component: None } },
+        _ => o.clone(),
+    }
+}

@@ -1,0 +1,282 @@
+//! The modifier grammar of a row and the typed decoding it drives.
+//!
+//! A row of [`crate::for_each_op!`] names its typed instruction
+//! (`Vadd { dtype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }`):
+//! each field is one modifier slot, of one of the kinds below. Decoding an
+//! instruction ([`crate::decode`]) offers each modifier to the slots in
+//! field order; the first slot that takes it keeps it. Types fill the type
+//! slots in the order written (PTX's `.dtype.atype.btype`); other modifiers
+//! may stand anywhere among them, as ptxas accepts (`vadd.sat.s32.s32.s32`),
+//! and repeating the same one is accepted (ptxas does), while two different
+//! values of one slot (`.add.min`, `.clamp.wrap`) are an error. Every error
+//! carries the span of the modifier at fault, or of the whole opcode and
+//! modifiers when one is missing.
+//!
+//! The kinds: [`ty`] (one type from a set, required), [`flag`] (a modifier
+//! that is there or not), [`one`] (a required choice among a [`Choice`]
+//! enum's modifiers), [`opt`] (an optional one), and [`untyped`]: the row's
+//! grammar is not written yet, every modifier is accepted as it stands and
+//! the checker's and engine's older per-form code reads them.
+//!
+//! The modifier strings of the choices live in the enums [`choices!`]
+//! declares, so no other crate spells one.
+
+use ptxsim_syntax::ast::{Instruction, Name, ScalarType};
+use ptxsim_syntax::Span;
+
+/// Why an instruction's modifiers do not fit its row's grammar.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum DecodeErrorKind {
+    /// The opcode has no row.
+    #[error("unknown instruction `{0}`")]
+    UnknownOpcode(String),
+    /// A modifier no slot of the row takes.
+    #[error("`{modifier}` is not a modifier of `{opcode}`")]
+    UnexpectedModifier { opcode: &'static str, modifier: String },
+    /// A second, different value for a slot that takes one.
+    #[error("`{modifier}` conflicts with `{first}` (`{opcode}` takes one {slot})")]
+    Conflict { opcode: &'static str, slot: &'static str, first: &'static str, modifier: String },
+    /// A required slot left empty.
+    #[error("`{opcode}` needs {slot} ({allowed})")]
+    Missing { opcode: &'static str, slot: &'static str, allowed: String },
+    /// A type in a type slot that does not allow it.
+    #[error("`{opcode}` does not take `{ty}` as its {slot} ({allowed})")]
+    TypeNotAllowed { opcode: &'static str, slot: &'static str, ty: &'static str, allowed: String },
+}
+
+/// A decoding error and the span it points at.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{kind}")]
+pub struct DecodeError {
+    pub kind: DecodeErrorKind,
+    pub span: Span,
+}
+
+/// A modifier enum of a grammar: its values and their spellings.
+pub trait Choice: Copy + Sized + 'static {
+    /// Every value with its modifier, in declaration order.
+    const ALL: &'static [(Self, &'static str)];
+    /// What the slot is called in messages (`a secondary operation`).
+    const WHAT: &'static str;
+
+    /// The value a modifier spells, if any.
+    fn from_modifier(m: &str) -> Option<Self> {
+        Self::ALL.iter().find(|(_, s)| *s == m).map(|(v, _)| *v)
+    }
+}
+
+/// Declares [`Choice`] enums: `pub enum VideoOp2 "a secondary operation" { Add = ".add", ... }`.
+#[macro_export]
+macro_rules! choices {
+    ($($(#[$meta:meta])* pub enum $name:ident $what:literal { $($(#[$vmeta:meta])* $v:ident = $s:literal),* $(,)? })*) => {$(
+        $(#[$meta])*
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum $name { $($(#[$vmeta])* $v),* }
+
+        impl $crate::grammar::Choice for $name {
+            const ALL: &'static [(Self, &'static str)] = &[$(($name::$v, $s)),*];
+            const WHAT: &'static str = $what;
+        }
+
+        impl $name {
+            /// The modifier as written.
+            pub fn as_str(self) -> &'static str {
+                match self { $($name::$v => $s),* }
+            }
+        }
+    )*};
+}
+
+/// The context a slot reports errors in.
+#[derive(Clone, Copy)]
+pub struct Cx<'i, 'a> {
+    pub opcode: &'static str,
+    pub insn: &'i Instruction<'a>,
+}
+
+impl Cx<'_, '_> {
+    fn whole(&self) -> Span {
+        let i = self.insn;
+        i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
+    }
+
+    fn err(&self, kind: DecodeErrorKind, span: Span) -> DecodeError {
+        DecodeError { kind, span }
+    }
+}
+
+/// One modifier slot while an instruction is decoded.
+pub trait Slot {
+    type Out;
+    /// Offers modifier `m` (its type, when it is one): `Ok(true)` when the
+    /// slot takes it.
+    fn offer(&mut self, cx: Cx<'_, '_>, m: &Name<'_>, ty: Option<ScalarType>) -> Result<bool, DecodeError>;
+    /// The slot's value once every modifier was offered.
+    fn finish(self, cx: Cx<'_, '_>) -> Result<Self::Out, DecodeError>;
+}
+
+/// A required type from `allowed`.
+pub struct Ty {
+    name: &'static str,
+    allowed: &'static [ScalarType],
+    got: Option<ScalarType>,
+}
+
+/// A type slot called `name` (its field) allowing `allowed`.
+pub fn ty(name: &'static str, allowed: &'static [ScalarType]) -> Ty {
+    Ty { name, allowed, got: None }
+}
+
+fn type_list(allowed: &[ScalarType]) -> String {
+    allowed.iter().map(|t| format!("`{}`", t.as_str())).collect::<Vec<_>>().join(", ")
+}
+
+impl Slot for Ty {
+    type Out = ScalarType;
+    fn offer(&mut self, cx: Cx<'_, '_>, m: &Name<'_>, ty: Option<ScalarType>) -> Result<bool, DecodeError> {
+        let (Some(t), None) = (ty, self.got) else { return Ok(false) };
+        if !self.allowed.contains(&t) {
+            let kind = DecodeErrorKind::TypeNotAllowed { opcode: cx.opcode, slot: self.name, ty: t.as_str(), allowed: type_list(self.allowed) };
+            return Err(cx.err(kind, m.span));
+        }
+        self.got = Some(t);
+        Ok(true)
+    }
+    fn finish(self, cx: Cx<'_, '_>) -> Result<ScalarType, DecodeError> {
+        self.got.ok_or_else(|| {
+            let kind = DecodeErrorKind::Missing { opcode: cx.opcode, slot: self.name, allowed: type_list(self.allowed) };
+            cx.err(kind, cx.whole())
+        })
+    }
+}
+
+/// A modifier that is there or not.
+pub struct Flag {
+    text: &'static str,
+    got: bool,
+}
+
+/// A flag slot for modifier `text`.
+pub fn flag(_name: &'static str, text: &'static str) -> Flag {
+    Flag { text, got: false }
+}
+
+impl Slot for Flag {
+    type Out = bool;
+    fn offer(&mut self, _: Cx<'_, '_>, m: &Name<'_>, _: Option<ScalarType>) -> Result<bool, DecodeError> {
+        let hit = m.text == self.text;
+        self.got |= hit;
+        Ok(hit)
+    }
+    fn finish(self, _: Cx<'_, '_>) -> Result<bool, DecodeError> {
+        Ok(self.got)
+    }
+}
+
+/// An optional choice among `C`'s modifiers.
+pub struct Opt<C: Choice> {
+    got: Option<(C, &'static str)>,
+}
+
+/// An optional slot of choice `C`.
+pub fn opt<C: Choice>(_name: &'static str) -> Opt<C> {
+    Opt { got: None }
+}
+
+impl<C: Choice + PartialEq> Slot for Opt<C> {
+    type Out = Option<C>;
+    fn offer(&mut self, cx: Cx<'_, '_>, m: &Name<'_>, _: Option<ScalarType>) -> Result<bool, DecodeError> {
+        let Some(&(v, s)) = C::ALL.iter().find(|(_, s)| *s == m.text) else { return Ok(false) };
+        match self.got {
+            Some((w, _)) if w == v => {}
+            Some((_, first)) => {
+                let kind = DecodeErrorKind::Conflict { opcode: cx.opcode, slot: C::WHAT, first, modifier: m.text.to_string() };
+                return Err(cx.err(kind, m.span));
+            }
+            None => self.got = Some((v, s)),
+        }
+        Ok(true)
+    }
+    fn finish(self, _: Cx<'_, '_>) -> Result<Option<C>, DecodeError> {
+        Ok(self.got.map(|g| g.0))
+    }
+}
+
+/// A required choice among `C`'s modifiers.
+pub struct One<C: Choice>(Opt<C>);
+
+/// A required slot of choice `C`.
+pub fn one<C: Choice>(name: &'static str) -> One<C> {
+    One(opt(name))
+}
+
+impl<C: Choice + PartialEq> Slot for One<C> {
+    type Out = C;
+    fn offer(&mut self, cx: Cx<'_, '_>, m: &Name<'_>, ty: Option<ScalarType>) -> Result<bool, DecodeError> {
+        self.0.offer(cx, m, ty)
+    }
+    fn finish(self, cx: Cx<'_, '_>) -> Result<C, DecodeError> {
+        self.0.got.map(|g| g.0).ok_or_else(|| {
+            let allowed = C::ALL.iter().map(|(_, s)| format!("`{s}`")).collect::<Vec<_>>().join(", ");
+            cx.err(DecodeErrorKind::Missing { opcode: cx.opcode, slot: C::WHAT, allowed }, cx.whole())
+        })
+    }
+}
+
+/// The grammar of a row that has none written yet: every modifier is
+/// accepted, and the older per-form code of the checker and the engine
+/// reads them from the instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Untyped;
+
+/// The slot of a row without a grammar.
+pub fn untyped(_name: &'static str) -> Untyped {
+    Untyped
+}
+
+impl Slot for Untyped {
+    type Out = Untyped;
+    fn offer(&mut self, _: Cx<'_, '_>, _: &Name<'_>, _: Option<ScalarType>) -> Result<bool, DecodeError> {
+        Ok(true)
+    }
+    fn finish(self, _: Cx<'_, '_>) -> Result<Untyped, DecodeError> {
+        Ok(Untyped)
+    }
+}
+
+/// The field type of a slot kind (used by the generated `Insn`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __slot_ty {
+    (ty $($a:tt)*) => { $crate::__private::ScalarType };
+    (flag $($a:tt)*) => { bool };
+    (one ($c:ident)) => { $crate::$c };
+    (opt ($c:ident)) => { ::core::option::Option<$crate::$c> };
+    (untyped) => { $crate::grammar::Untyped };
+}
+
+/// The slot value of a field (used by the generated `decode`).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __slot_new {
+    ($f:ident ty ($($t:ident)*)) => { $crate::grammar::ty(stringify!($f), &[$($crate::__private::ScalarType::$t),*]) };
+    ($f:ident flag ($s:literal)) => { $crate::grammar::flag(stringify!($f), $s) };
+    ($f:ident one ($c:ident)) => { $crate::grammar::one::<$crate::$c>(stringify!($f)) };
+    ($f:ident opt ($c:ident)) => { $crate::grammar::opt::<$crate::$c>(stringify!($f)) };
+    ($f:ident untyped) => { $crate::grammar::untyped(stringify!($f)) };
+}
+
+/// Offers every modifier of `i` to `offer` (which tries the slots in
+/// order) and fails on one no slot takes.
+pub fn walk<'i, 'a>(
+    cx: Cx<'i, 'a>,
+    mut offer: impl FnMut(&Name<'a>, Option<ScalarType>) -> Result<bool, DecodeError>,
+) -> Result<(), DecodeError> {
+    for m in &cx.insn.modifiers {
+        if !offer(m, ScalarType::from_str(m.text))? {
+            let kind = DecodeErrorKind::UnexpectedModifier { opcode: cx.opcode, modifier: m.text.to_string() };
+            return Err(cx.err(kind, m.span));
+        }
+    }
+    Ok(())
+}
