@@ -70,14 +70,15 @@ pub mod datapath;
 // layer: sched
 mod exec;
 mod policy;
+mod fuel;
 mod simt_stack;
 mod its;
-mod fuel;
 mod sched;
 // layer: api
 mod device;
 mod launch;
 pub mod callpath;
+pub mod shell;
 
 pub use config::{
     BranchStat, Dim3, KernelArg, LaunchConfig, LaunchStats, Limits, Progress, Scheduling, DEFAULT_FUEL, DEFAULT_LOCAL_BYTES_PER_THREAD, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY,
