@@ -14,7 +14,7 @@ use std::sync::atomic::AtomicU64;
 
 pub use crate::cta::Cta;
 pub use crate::error::Trap;
-pub use crate::policy::{Located, SpinState, StateHash, Stop, Wait, WarpEngine, WarpTurn};
+pub use crate::policy::{BarArgs, Located, SpinState, StateHash, Stop, Wait, WarpEngine, WarpTurn};
 pub use crate::warp::{Stats, WarpStatus};
 
 /// Runs every CTA of `setup`'s grid on engine `eng`, one at a time, x

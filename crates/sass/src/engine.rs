@@ -1,4 +1,9 @@
-//! The executor of the machine form: warps on the CRS token stack.
+//! The executor of the machine form: warps on the CRS token stack, one warp
+//! engine ([`ptxsim_exec::shell::WarpEngine`]) of exec's launch shell. This
+//! file owns only a warp's turn on its CRS stack; the CTA loop, barrier
+//! counting and release, deadlock and spin detection, fuel and the time
+//! limit are the shell's, as for the PTX engine (a turn stops at a barrier
+//! with its evaluated operands, and when lanes exit).
 //!
 //! Each warp has one execution context (pc, active mask, PTX frame) and a
 //! stack of tokens (DIV, SSY, PBK, PCNT, CAL, PRET, PEXIT), each with a
