@@ -40,7 +40,7 @@ pub fn load_machine(dev: &mut Device, file: &str, src: &str) -> Result<(Module, 
     if is_sass(Path::new(file)) {
         ptxsim_sass::parse::parse(dev, file, src).map_err(|m| RunError::new(TrapKind::LoadError, m))
     } else {
-        ptxsim_sass::load_and_lower(dev, file, src).map(|(m, l)| (m, l.prog)).map_err(|m| RunError::new(TrapKind::LoadError, m))
+        ptxsim_sass::load_and_lower(dev, file, src).map(|(m, l)| (m, l.prog)).map_err(|e| RunError::new(TrapKind::LoadError, e.to_string()))
     }
 }
 

@@ -1,13 +1,12 @@
 //! CTA barriers (`bar.sync/arrive/red`, `barrier.*`): the bookkeeping of
 //! the 16 barriers of one CTA (threads arrived, the expected count, the
-//! waiting lanes, `bar.red`'s reduction) and its release, shared by the PTX
-//! engine's scheduler (`sched.rs`) and other executor loops (the sm_50
-//! machine form in `ptxsim-sass`). The caller decides when a barrier is
-//! checked (after an arrival, after threads exit) and parks and releases
-//! lanes itself; this module never looks inside a warp's reconvergence
-//! state. [`crate::callpath::barrier_args`] evaluates a barrier
-//! instruction's operands with the PTX engine's own handler (guard, id
-//! range and uniformity traps).
+//! waiting lanes, `bar.red`'s reduction) and its release, used by the
+//! launch shell (`sched.rs`) for every warp engine. The shell decides when
+//! a barrier is checked (after an arrival, after threads exit) and parks
+//! and releases lanes through the engine; this module never looks inside
+//! a warp's reconvergence state. [`crate::callpath::barrier_args`]
+//! evaluates a barrier instruction's operands with the PTX engine's own
+//! handler (guard, id range and uniformity traps) for another engine.
 
 use crate::program::{BarKind, Dst};
 use crate::warp::{lanes, Frame};

@@ -155,13 +155,24 @@ impl Device {
         decode::link::check(&units, &called)
     }
 
+    /// [`Device::load_named`] of a module the caller parsed already
+    /// (`parsed` is `ptxsim_syntax::parse(src)`), for a caller that reads
+    /// the syntax tree too (the sm_50 lowering): the text is parsed once.
+    pub fn load_parsed(&mut self, name: &str, src: &str, parsed: &ptxsim_syntax::Parsed<'_>) -> Result<Module, RunError> {
+        self.load_parsed_modules(&[(name, src)], std::slice::from_ref(parsed), false, false)
+    }
+
     fn load_modules(&mut self, modules: &[(&str, &str)], link: bool, devrt: bool) -> Result<Module, RunError> {
+        let parsed: Vec<ptxsim_syntax::Parsed<'_>> = modules.iter().map(|&(_, src)| ptxsim_syntax::parse(src)).collect();
+        self.load_parsed_modules(modules, &parsed, link, devrt)
+    }
+
+    /// Checks, decodes and links `modules` (name, text), parsed as `parsed`.
+    fn load_parsed_modules(&mut self, modules: &[(&str, &str)], parsed: &[ptxsim_syntax::Parsed<'_>], link: bool, devrt: bool) -> Result<Module, RunError> {
         use ptxsim_syntax::ast::{Item, Linkage, StateSpace};
         let mode = if link { ptxsim_check::Mode::Relocatable } else { ptxsim_check::Mode::WholeProgram };
-        let mut parsed = Vec::with_capacity(modules.len());
         let mut called = Vec::with_capacity(modules.len());
-        for &(name, src) in modules {
-            let p = ptxsim_syntax::parse(src);
+        for (&(name, src), p) in modules.iter().zip(parsed) {
             let file = ptxsim_syntax::SourceFile::new(name, src);
             if p.diagnostics.iter().any(|d| d.is_error()) {
                 return Err(RunError::new(TrapKind::LoadError, file.render(&p.diagnostics, false)));
@@ -172,10 +183,9 @@ impl Device {
             }
             let lines = ptxsim_syntax::LineIndex::new(src);
             called.push(checked.unresolved.iter().map(|(n, s)| (n.clone(), lines.line(s.start))).collect::<Vec<_>>());
-            parsed.push(p);
         }
         let units: Vec<decode::Unit<'_, '_>> =
-            modules.iter().zip(&parsed).map(|(&(name, src), p)| decode::Unit { name, ast: &p.module, lines: ptxsim_syntax::LineIndex::new(src) }).collect();
+            modules.iter().zip(parsed).map(|(&(name, src), p)| decode::Unit { name, ast: &p.module, lines: ptxsim_syntax::LineIndex::new(src) }).collect();
         if link {
             decode::link::check(&units, &called).map_err(|m| RunError::new(TrapKind::LoadError, m))?;
         }

@@ -128,7 +128,7 @@ impl std::error::Error for RunError {}
 
 /// A trap raised inside the engine before its location is attached.
 #[derive(Clone, Debug)]
-pub(crate) struct Trap {
+pub struct Trap {
     pub kind: TrapKind,
     pub message: String,
     pub lane: Option<u32>,

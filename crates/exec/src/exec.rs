@@ -81,7 +81,7 @@ macro_rules! tri {
 
 /// What a warp's turn runs on: its CTA (ids, shared memory, the cluster's
 /// other CTAs), the warp, the fuel left and the statistics it adds to. The
-/// scheduler builds one per turn ([`crate::policy::Policy::turn`]); every
+/// scheduler builds one per turn (`policy::ptx_turn`, for an engine's `WarpEngine::turn`); every
 /// group the turn runs ([`run_group`]) works on it.
 pub(crate) struct Turn<'t, 'c> {
     pub env: &'t CtaEnv,

@@ -6,13 +6,15 @@
 //! A divergent `ret` parks the returning lanes until every lane of the call
 //! has returned (or exited).
 
+use crate::cta::Cta;
+use crate::error::RunError;
 use crate::exec::{run_group, At, Ctx, Event, Turn};
-use crate::policy::{Located, Policy, TurnEnd, Wait};
+use crate::policy::{locate, ptx_turn, Located, Stop, Wait, WarpEngine, WarpTurn};
 use crate::program::*;
 use crate::warp::{lanes, LaneState, Warp, WarpStatus, NO_FRAME};
 
-/// The independent-thread-scheduling policy.
-pub(crate) struct Its;
+/// The independent-thread-scheduling engine of a launch.
+pub(crate) struct Its<'c>(pub &'c Ctx<'c>);
 
 /// The lane state of lanes waiting for `on`.
 fn wait_state(on: Wait) -> LaneState {
@@ -23,16 +25,21 @@ fn wait_state(on: Wait) -> LaneState {
     }
 }
 
-impl Policy for Its {
-    fn enter(&self, w: &mut Warp, frame: u32) {
-        w.its_used = true;
-        for l in lanes(w.valid) {
-            w.lane_frame[l] = frame;
-        }
+/// Puts every valid lane of a fresh warp at pc 0 of frame `frame`.
+pub(crate) fn enter(w: &mut Warp, frame: u32) {
+    w.its_used = true;
+    for l in lanes(w.valid) {
+        w.lane_frame[l] = frame;
     }
+}
 
-    fn turn(&self, ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
-        turn(ctx, t)
+impl WarpEngine for Its<'_> {
+    type Warp = Warp;
+    type Fault = Located;
+    type Error = RunError;
+
+    fn turn(&self, t: &mut WarpTurn<'_, Warp>) -> Result<Stop, Located> {
+        ptx_turn(t, |t| turn(self.0, t))
     }
 
     fn current(&self, w: &Warp) -> (FuncId, u32) {
@@ -76,6 +83,14 @@ impl Policy for Its {
         if released != 0 && w.status != WarpStatus::Done {
             w.status = WarpStatus::Runnable;
         }
+    }
+
+    fn locate(&self, cta: &Cta, warp: u32, l: Located) -> RunError {
+        locate(self.0, &cta.env, warp, l)
+    }
+
+    fn out_of_fuel(&self, ctas: &[Cta], ci: usize, wi: usize, l: Located) -> RunError {
+        crate::fuel::out_of_budget(self.0, ctas, ci, wi, l)
     }
 }
 
@@ -137,7 +152,7 @@ fn try_complete(w: &mut Warp, fi: u32) {
     w.free_frame(fi);
 }
 
-fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
+fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
     let prog = ctx.prog;
     loop {
         let w = &mut *t.warp;
@@ -145,10 +160,10 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
         if ready == 0 {
             let alive = (0..32).any(|l| !matches!(w.lane_state[l], LaneState::Exited | LaneState::Absent));
             w.status = if alive { WarpStatus::Barrier(u32::MAX) } else { WarpStatus::Done };
-            return Ok(if alive { TurnEnd::Yield } else { TurnEnd::Done });
+            return Ok(if alive { Stop::Yield } else { Stop::Done });
         }
         if t.budget == 0 {
-            return Ok(TurnEnd::Yield);
+            return Ok(Stop::Yield);
         }
         let (pc0, fi, m) = pick(w, ready);
         let others = ready & !m;
@@ -168,7 +183,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
         let ev = ev.map_err(|t| Located { trap: t, func, pc })?;
         match ev {
             Event::Stop => {}
-            Event::Yield => return Ok(TurnEnd::Yield),
+            Event::Yield => return Ok(Stop::Yield),
             Event::Branched => {
                 if pc <= pc0 || others != 0 && pc < pc0 {
                     w.spins += 1;
@@ -236,25 +251,25 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
                 for l in lanes(m & !mask) {
                     w.pc[l] = pc + 1;
                 }
-                return Ok(TurnEnd::Bar { frame: fi, pc, mask, args });
+                return Ok(Stop::Bar { frame: fi, pc, mask, args });
             }
             Event::ClusterArrive { mask } => {
                 for l in lanes(m & !mask) {
                     w.pc[l] = pc + 1;
                 }
-                return Ok(TurnEnd::ClusterArrive { mask });
+                return Ok(Stop::ClusterArrive { mask });
             }
             Event::ClusterWait { mask } => {
                 for l in lanes(m & !mask) {
                     w.pc[l] = pc + 1;
                 }
-                return Ok(TurnEnd::ClusterWait { mask });
+                return Ok(Stop::ClusterWait { mask });
             }
             Event::GridSync { mask } => {
                 for l in lanes(m & !mask) {
                     w.pc[l] = pc + 1;
                 }
-                return Ok(TurnEnd::GridSync { mask });
+                return Ok(Stop::GridSync { mask });
             }
             Event::Sleep { ns } => {
                 w.sleep_ns += ns;
@@ -262,13 +277,13 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
                     w.pc[l] = pc + 1;
                 }
                 w.spins += 1;
-                return Ok(TurnEnd::Sleep);
+                return Ok(Stop::Sleep);
             }
         }
     }
 }
 
-fn exit(w: &mut Warp, mask: u32) -> TurnEnd {
+fn exit(w: &mut Warp, mask: u32) -> Stop {
     w.exited |= mask;
     for l in lanes(mask) {
         w.lane_state[l] = LaneState::Exited;
@@ -282,5 +297,5 @@ fn exit(w: &mut Warp, mask: u32) -> TurnEnd {
     if ready_mask(w) == 0 && (0..32).all(|l| matches!(w.lane_state[l], LaneState::Exited | LaneState::Absent)) {
         w.status = WarpStatus::Done;
     }
-    TurnEnd::Exited { mask }
+    Stop::Exited { mask }
 }

@@ -14,7 +14,9 @@ use ptxsim_syntax::diag::cut_name;
 use crate::exec::{CtaEnv, Ctx, Geom};
 use crate::fuel::{Fuel, Tank};
 use crate::cta::Cta;
-use crate::sched::run_cluster;
+use crate::sched::{run_cluster, Shell};
+use crate::simt_stack::Stack;
+use crate::its::Its;
 use crate::warp::{Stats, Warp, NO_FRAME};
 use crate::config::{BranchStat, Dim3, KernelArg, LaunchConfig, LaunchStats, Scheduling, GRID_WORKSPACE_BYTES, MAX_COOPERATIVE_CTAS};
 use crate::datapath::{DataEnv, Setup};
@@ -279,7 +281,11 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
                 }
             }
         }
-        run_cluster(&ctx, &mut pool[..n], cluster_ctas as usize, cfg.scheduling, tank, ui, &abort)
+        let mut sh = Shell { tank, index: ui, abort: &abort, epoch: &epoch };
+        match cfg.scheduling {
+            Scheduling::Stack => run_cluster(&Stack(&ctx), &mut pool[..n], cluster_ctas as usize, &mut sh),
+            Scheduling::Its => run_cluster(&Its(&ctx), &mut pool[..n], cluster_ctas as usize, &mut sh),
+        }
     };
     // Clusters are handed out in increasing order, one at a time. Once
     // cluster k failed (`abort` = the lowest failing index), no worker
@@ -416,7 +422,10 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
             let f = &ctx.prog.functions[kid as usize];
             RunError { function: Some(f.name.clone()), line: Some(f.line), cta: Some(cta.env.ctaid), warp: Some(wi), ..RunError::new(t.kind, t.message) }
         })?;
-        crate::sched::policy(mode).enter(w, fi);
+        match mode {
+            Scheduling::Stack => crate::simt_stack::enter(w, fi),
+            Scheduling::Its => crate::its::enter(w, fi),
+        }
     }
     Ok(())
 }

@@ -7,12 +7,15 @@
 //! data-flow instruction for a warp under a mask, public so another
 //! executor loop can call it; every lane-wise result comes from the pure
 //! semantics of `ptxsim-sem`, the reference its lane kernels are tested
-//! against), the PTX dispatch loop (`exec`), the two scheduling modes
-//! (`simt_stack`: a reconvergence stack per warp; `its`: independent
-//! thread scheduling), CTA/cluster scheduling (`sched`) with the barrier
-//! bookkeeping (`barrier`, public so another executor loop shares it), the
-//! parallel launch (`launch`) and the PTX engine's handlers for other
-//! loops (`callpath`).
+//! against), the PTX dispatch loop (`exec`), the warp-engine seam
+//! (`policy`: `WarpEngine`, a turn that ends with a `Stop`) and the PTX
+//! engine's two engines (`simt_stack`: a reconvergence stack per warp;
+//! `its`: independent thread scheduling), the one launch shell of every
+//! engine: CTA/cluster scheduling (`sched`) with the barrier bookkeeping
+//! (`barrier`), deadlock and spin detection and fuel (`fuel`), the
+//! parallel launch (`launch`), and for another engine (the sm_50 machine
+//! form) the shell's public face (`shell`) and the PTX engine's handlers
+//! (`callpath`).
 //!
 //! Layers, bottom to top: the modules are declared below in that order, and
 //! a module imports only from modules declared before it (never from one
@@ -25,9 +28,10 @@
 //! 2. decode: the checked AST to a program;
 //! 3. machine: memory, lane memory, warps, CTAs, barrier bookkeeping;
 //! 4. datapath: one data-flow instruction for a warp under a mask;
-//! 5. sched: the dispatch loop, scheduling modes, fuel, CTA scheduling;
-//! 6. api: launches, the handlers for other loops, `Device` and `Module`
-//!    (the crate root).
+//! 5. sched: the dispatch loop, the warp-engine seam, fuel, the
+//!    scheduling modes, CTA scheduling (the launch shell);
+//! 6. api: launches, the handlers and the shell for other engines,
+//!    `Device` and `Module` (the crate root).
 //!
 //! Invariants:
 //! - No input (module, launch, kernel behaviour) makes the engine panic;
@@ -59,7 +63,7 @@ mod lanes;
 mod prefix;
 mod copies;
 mod warp;
-pub mod barrier;
+mod barrier;
 mod cta;
 mod lanemem;
 // layer: datapath
@@ -70,14 +74,15 @@ pub mod datapath;
 // layer: sched
 mod exec;
 mod policy;
+mod fuel;
 mod simt_stack;
 mod its;
-mod fuel;
 mod sched;
 // layer: api
 mod device;
 mod launch;
 pub mod callpath;
+pub mod shell;
 
 pub use config::{
     BranchStat, Dim3, KernelArg, LaunchConfig, LaunchStats, Limits, Progress, Scheduling, DEFAULT_FUEL, DEFAULT_LOCAL_BYTES_PER_THREAD, DEFAULT_MAX_CALL_DEPTH, DEFAULT_MAX_MEMORY,

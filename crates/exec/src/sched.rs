@@ -1,24 +1,22 @@
-//! CTA and cluster scheduling: the warps of the CTAs of one group (a
-//! cluster, or a cooperative launch's whole grid, its clusters side by
-//! side) run in a deterministic round-robin on one core, each for a slice
-//! of fuel or until it blocks. This file owns barriers (`bar.sync/arrive/red`,
+//! The launch shell of every warp engine: CTA and cluster scheduling. The
+//! warps of the CTAs of one group (a cluster, or a cooperative launch's
+//! whole grid, its clusters side by side) run in a deterministic
+//! round-robin on one core, each for a slice of fuel or until it blocks.
+//! This file owns barriers (`bar.sync/arrive/red`,
 //! `barrier.cluster.arrive/wait`, the grid-wide barrier of a cooperative
 //! launch), their release when threads exit, deadlock detection and spin
-//! detection. Fuel comes from the worker's
-//! [`Tank`] (`fuel`). The warps themselves run through a [`Policy`]
-//! (`policy.rs`): this file never looks inside a warp's reconvergence state
-//! nor at the program's instructions.
+//! detection. Fuel comes from the worker's [`Tank`] (`fuel`). The warps
+//! themselves run through a [`WarpEngine`] (`policy.rs`): the PTX engine's
+//! stack or ITS policy, or another engine (the sm_50 machine form); this
+//! file never looks inside a warp's reconvergence state nor at the
+//! engine's instructions, and is compiled once per engine.
 
-use crate::error::{RunError, Trap, TrapKind};
-use crate::exec::{Ctx, Turn};
+use crate::error::{Trap, TrapKind};
 use crate::fuel::Tank;
-use crate::lanemem::Peers;
 pub(crate) use crate::cta::Cta;
-use crate::policy::{locate, Located};
 use crate::barrier::{BarArgs, Waiter};
-use crate::policy::{Policy, TurnEnd, Wait};
-use crate::warp::{lanes, Stats, WarpStatus};
-use crate::config::Scheduling;
+use crate::policy::{Located, Stop, Wait, WarpEngine, WarpTurn};
+use crate::warp::{lanes, Stats, Warp, WarpStatus};
 use std::sync::atomic::{AtomicU64, Ordering};
 
 /// Warp instructions a warp runs before the next warp gets a turn.
@@ -42,26 +40,21 @@ struct GridSync {
     any: bool,
 }
 
-/// The policy of a scheduling mode.
-pub(crate) fn policy(mode: Scheduling) -> &'static dyn Policy {
-    match mode {
-        Scheduling::Stack => &crate::simt_stack::Stack,
-        Scheduling::Its => &crate::its::Its,
-    }
+/// What a group runs with besides its CTAs: the worker's fuel, the
+/// group's index in the launch and the launch's abort mark (the lowest
+/// failing index: a group above it stops), and the launch's write epoch
+/// (bumped after every turn that stored: spin detection reads it).
+pub(crate) struct Shell<'a, 't> {
+    pub tank: &'a mut Tank<'t>,
+    pub index: u64,
+    pub abort: &'a AtomicU64,
+    pub epoch: &'a AtomicU64,
 }
 
-/// Runs one group of CTAs to completion: clusters of `csize` CTAs each,
-/// side by side (one cluster, unless the launch is cooperative).
-pub(crate) fn run_cluster(
-    ctx: &Ctx<'_>,
-    ctas: &mut [Cta],
-    csize: usize,
-    mode: Scheduling,
-    tank: &mut Tank<'_>,
-    my_index: u64,
-    abort: &AtomicU64,
-) -> Result<Stats, RunError> {
-    let pol = policy(mode);
+/// Runs one group of CTAs to completion on engine `eng`: clusters of
+/// `csize` CTAs each, side by side (one cluster, unless the launch is
+/// cooperative).
+pub(crate) fn run_cluster<E: WarpEngine>(eng: &E, ctas: &mut [Cta<E::Warp>], csize: usize, sh: &mut Shell<'_, '_>) -> Result<Stats, E::Error> {
     let mut stats = Stats::default();
     let csize = csize.clamp(1, ctas.len().max(1));
     let mut cs: Vec<ClusterSync> =
@@ -73,14 +66,14 @@ pub(crate) fn run_cluster(
     let mut rounds: u64 = 0;
     loop {
         rounds += 1;
-        if rounds.is_multiple_of(64) && abort.load(Ordering::Relaxed) < my_index {
+        if rounds.is_multiple_of(64) && sh.abort.load(Ordering::Relaxed) < sh.index {
             return Ok(stats);
         }
         let mut any_run = false;
         let mut all_done = true;
         for ci in 0..ctas.len() {
             for wi in 0..ctas[ci].warps.len() {
-                let st = ctas[ci].warps[wi].status;
+                let st = ctas[ci].warps[wi].as_ref().status;
                 if st == WarpStatus::Done {
                     continue;
                 }
@@ -89,88 +82,82 @@ pub(crate) fn run_cluster(
                     continue;
                 }
                 any_run = true;
-                let slice = match tank.slice(SLICE) {
+                let slice = match sh.tank.slice(SLICE) {
                     Ok(s) => s,
                     Err(trap) => {
-                        let (func, pc) = pol.current(&ctas[ci].warps[wi]);
-                        return Err(crate::fuel::out_of_budget(ctx, ctas, ci, wi, Located { trap, func, pc }));
+                        let (func, pc) = eng.current(&ctas[ci].warps[wi]);
+                        return Err(eng.out_of_fuel(ctas, ci, wi, Located { trap, func, pc }));
                     }
                 };
-                let mut left = slice;
-                let stores_before = ctas[ci].warps[wi].stores;
+                let stores_before = ctas[ci].warps[wi].as_ref().stores;
                 let end = {
-                    // The other CTAs of the cluster lend their shared
-                    // memories for the turn (distributed shared memory).
+                    // The other CTAs of the cluster are lent for the turn
+                    // (distributed shared memory).
                     let base = ci / csize * csize;
                     let end = (base + csize).min(ctas.len());
                     let (lo, rest) = ctas[base..end].split_at_mut(ci - base);
                     let Some((cta, hi)) = rest.split_first_mut() else { continue };
-                    let w = &mut cta.warps[wi];
-                    let mut peers = Peers { lo, hi, lent: true };
-                    let mut t = Turn { env: &cta.env, shared: &mut cta.shared, peers: &mut peers, warp: w, budget: left, stats: &mut stats };
-                    let r = pol.turn(ctx, &mut t);
-                    left = t.budget;
+                    let mut t = WarpTurn { lo, cta, hi, warp: wi, budget: slice, stats: &mut stats };
+                    let r = eng.turn(&mut t);
+                    let left = t.budget;
+                    sh.tank.refund(left);
                     match r {
                         Ok(e) => e,
-                        Err(l) => {
-                            tank.refund(left);
-                            return Err(locate(ctx, &ctas[ci].env, wi as u32, l));
-                        }
+                        Err(f) => return Err(eng.locate(&ctas[ci], wi as u32, f)),
                     }
                 };
-                tank.refund(left);
-                if ctas[ci].warps[wi].stores != stores_before {
-                    ctx.write_epoch.fetch_add(1, Ordering::Relaxed);
+                if ctas[ci].warps[wi].as_ref().stores != stores_before {
+                    sh.epoch.fetch_add(1, Ordering::Relaxed);
                 }
                 match end {
-                    TurnEnd::GridSync { mask } => {
-                        pol.block(&mut ctas[ci].warps[wi], mask, mask, Wait::Grid(gs.phase));
+                    Stop::GridSync { mask } => {
+                        eng.block(&mut ctas[ci].warps[wi], mask, mask, Wait::Grid(gs.phase));
                         if let Some(a) = gs.arrived.get_mut(ci) {
                             *a += mask.count_ones();
                         }
                         gs.any = true;
-                        check_grid(ctas, &mut gs, pol);
+                        check_grid(ctas, &mut gs, eng);
                     }
                     end => {
-                        let exited = matches!(end, TurnEnd::Exited { .. });
+                        let exited = matches!(end, Stop::Exited { .. });
                         let k = ci / csize;
                         let base = k * csize;
                         let end_cl = (base + csize).min(ctas.len());
                         if let Some(c) = cs.get_mut(k) {
-                            handle_end(&mut ctas[base..end_cl], c, ci - base, wi, end, pol);
+                            handle_end(&mut ctas[base..end_cl], c, ci - base, wi, end, eng);
                         }
                         if exited && gs.any {
-                            check_grid(ctas, &mut gs, pol);
+                            check_grid(ctas, &mut gs, eng);
                         }
                     }
                 }
-                spin_check(ctx, ctas, ci, wi, pol)?;
+                spin_check(eng, sh.epoch, ctas, ci, wi)?;
             }
         }
         if all_done {
             return Ok(stats);
         }
         if !any_run {
-            return Err(deadlock(ctx, ctas, pol));
+            return Err(deadlock(eng, ctas));
         }
     }
 }
 
 
 /// Acts on how a warp's turn ended: exits release barriers, barrier
-/// arrivals are counted and their lanes parked through the policy.
-fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end: TurnEnd, pol: &dyn Policy) {
+/// arrivals are counted and their lanes parked through the engine.
+fn handle_end<E: WarpEngine>(ctas: &mut [Cta<E::Warp>], cs: &mut ClusterSync, ci: usize, wi: usize, end: Stop, eng: &E) {
     match end {
         // (The grid barrier is the caller's.)
-        TurnEnd::Yield | TurnEnd::Sleep | TurnEnd::Done | TurnEnd::GridSync { .. } => {}
-        TurnEnd::Exited { mask } => {
+        Stop::Yield | Stop::Sleep | Stop::Done | Stop::GridSync { .. } => {}
+        Stop::Exited { mask } => {
             let n = mask.count_ones();
             let cta = &mut ctas[ci];
             cta.live = cta.live.saturating_sub(n);
             cs.live = cs.live.saturating_sub(n);
             // (No arrival in this phase: no exiting lane arrived in it.)
             if cs.arrived != 0 {
-                let w = &cta.warps[wi];
+                let w = cta.warps[wi].as_ref();
                 for l in lanes(mask) {
                     if w.cluster_arrived[l] == cs.phase {
                         cs.arrived = cs.arrived.saturating_sub(1);
@@ -179,31 +166,33 @@ fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end:
             }
             for id in lanes(ctas[ci].barriers.maybe_pending()) {
                 if ctas[ci].barriers.pending(id) {
-                    check_barrier(&mut ctas[ci], id, pol);
+                    check_barrier(&mut ctas[ci], id, eng);
                 }
             }
-            check_cluster(ctas, cs, pol);
+            check_cluster(ctas, cs, eng);
         }
-        TurnEnd::Bar { frame, pc, mask, args } => arrive(&mut ctas[ci], wi, Waiter { warp: wi as u32, frame, pc, mask, kind: args.kind, dst: args.dst }, args, pol),
-        TurnEnd::ClusterArrive { mask } => {
+        Stop::Bar { frame, pc, mask, args } => arrive(&mut ctas[ci], wi, Waiter { warp: wi as u32, frame, pc, mask, kind: args.kind, dst: args.dst }, args, eng),
+        Stop::ClusterArrive { mask } => {
             let w = &mut ctas[ci].warps[wi];
-            w.cluster_used = true;
+            let b = w.as_mut();
+            b.cluster_used = true;
             for l in lanes(mask) {
-                if w.cluster_arrived[l] != cs.phase {
-                    w.cluster_arrived[l] = cs.phase;
+                if b.cluster_arrived[l] != cs.phase {
+                    b.cluster_arrived[l] = cs.phase;
                     cs.arrived += 1;
                 }
             }
-            pol.advance(w, mask);
-            check_cluster(ctas, cs, pol);
+            eng.advance(w, mask);
+            check_cluster(ctas, cs, eng);
         }
-        TurnEnd::ClusterWait { mask } => {
+        Stop::ClusterWait { mask } => {
             let w = &mut ctas[ci].warps[wi];
-            let waiting: u32 = lanes(mask).filter(|&l| w.cluster_arrived[l] == cs.phase).fold(0, |a, l| a | 1 << l);
+            let b = w.as_ref();
+            let waiting: u32 = lanes(mask).filter(|&l| b.cluster_arrived[l] == cs.phase).fold(0, |a, l| a | 1 << l);
             if waiting == 0 {
-                pol.advance(w, mask);
+                eng.advance(w, mask);
             } else {
-                pol.block(w, mask, waiting, Wait::Cluster(cs.phase));
+                eng.block(w, mask, waiting, Wait::Cluster(cs.phase));
             }
         }
     }
@@ -211,34 +200,34 @@ fn handle_end(ctas: &mut [Cta], cs: &mut ClusterSync, ci: usize, wi: usize, end:
 
 /// Lanes of warp `wi` arrive at barrier `args.id`: counted, and parked
 /// unless the instruction only arrives.
-fn arrive(cta: &mut Cta, wi: usize, waiter: Waiter, args: BarArgs, pol: &dyn Policy) {
+fn arrive<E: WarpEngine>(cta: &mut Cta<E::Warp>, wi: usize, waiter: Waiter, args: BarArgs, eng: &E) {
     let mask = waiter.mask;
     let waits = cta.barriers.arrive(&args, waiter);
     let w = &mut cta.warps[wi];
     if waits {
-        pol.block(w, mask, mask, Wait::Bar(args.id));
+        eng.block(w, mask, mask, Wait::Bar(args.id));
     } else {
-        pol.advance(w, mask);
+        eng.advance(w, mask);
     }
-    check_barrier(cta, args.id as usize, pol);
+    check_barrier(cta, args.id as usize, eng);
 }
 
 /// Releases barrier `id` once the expected number of threads arrived,
 /// writing `bar.red`'s result to each waiter.
-fn check_barrier(cta: &mut Cta, id: usize, pol: &dyn Policy) {
+fn check_barrier<E: WarpEngine>(cta: &mut Cta<E::Warp>, id: usize, eng: &E) {
     let Some(rel) = cta.barriers.check(id, cta.live) else { return };
     for wt in rel.waiters() {
         let w = &mut cta.warps[wt.warp as usize];
-        if let Some(fr) = w.frames.get_mut(wt.frame as usize) {
+        if let Some(fr) = w.as_mut().frames.get_mut(wt.frame as usize) {
             rel.write(wt, fr);
         }
-        pol.release(w, Wait::Bar(id as u32), wt.mask);
+        eng.release(w, Wait::Bar(id as u32), wt.mask);
     }
 }
 
 /// Completes the cluster barrier's phase once every live thread of the
 /// cluster arrived, releasing the lanes that wait for it.
-fn check_cluster(ctas: &mut [Cta], cs: &mut ClusterSync, pol: &dyn Policy) {
+fn check_cluster<E: WarpEngine>(ctas: &mut [Cta<E::Warp>], cs: &mut ClusterSync, eng: &E) {
     if cs.arrived == 0 || cs.arrived < cs.live {
         return;
     }
@@ -247,14 +236,14 @@ fn check_cluster(ctas: &mut [Cta], cs: &mut ClusterSync, pol: &dyn Policy) {
     cs.arrived = 0;
     for c in ctas.iter_mut() {
         for w in c.warps.iter_mut() {
-            pol.release(w, Wait::Cluster(done), u32::MAX);
+            eng.release(w, Wait::Cluster(done), u32::MAX);
         }
     }
 }
 
 /// Completes the grid barrier's phase once every CTA has threads left and
 /// all of them wait at it, releasing them.
-fn check_grid(ctas: &mut [Cta], gs: &mut GridSync, pol: &dyn Policy) {
+fn check_grid<E: WarpEngine>(ctas: &mut [Cta<E::Warp>], gs: &mut GridSync, eng: &E) {
     if !gs.any || ctas.iter().zip(&gs.arrived).any(|(c, &a)| c.live == 0 || a < c.live) {
         return;
     }
@@ -264,15 +253,15 @@ fn check_grid(ctas: &mut [Cta], gs: &mut GridSync, pol: &dyn Policy) {
     gs.arrived.iter_mut().for_each(|a| *a = 0);
     for c in ctas.iter_mut() {
         for w in c.warps.iter_mut() {
-            pol.release(w, Wait::Grid(done), u32::MAX);
+            eng.release(w, Wait::Grid(done), u32::MAX);
         }
     }
 }
 
 /// For a deadlock report: a warp waiting at the grid barrier, and why the
 /// barrier cannot complete.
-fn grid_stuck(ctas: &[Cta]) -> Option<(usize, usize, String)> {
-    let (ci, wi) = ctas.iter().enumerate().find_map(|(ci, c)| c.warps.iter().position(|w| matches!(w.status, WarpStatus::GridWait(_))).map(|wi| (ci, wi)))?;
+fn grid_stuck<W: AsRef<Warp>>(ctas: &[Cta<W>]) -> Option<(usize, usize, String)> {
+    let (ci, wi) = ctas.iter().enumerate().find_map(|(ci, c)| c.warps.iter().position(|w| matches!(w.as_ref().status, WarpStatus::GridWait(_))).map(|wi| (ci, wi)))?;
     let exited: Vec<String> = ctas.iter().filter(|c| c.live == 0).take(4).map(|c| format!("({},{},{})", c.env.ctaid[0], c.env.ctaid[1], c.env.ctaid[2])).collect();
     let n_exited = ctas.iter().filter(|c| c.live == 0).count();
     let why = if n_exited > 0 {
@@ -288,61 +277,54 @@ fn grid_stuck(ctas: &[Cta]) -> Option<(usize, usize, String)> {
     Some((ci, wi, format!("the grid-wide barrier (cudaCGSynchronize) can never complete: {why}")))
 }
 
-fn deadlock(ctx: &Ctx<'_>, ctas: &[Cta], pol: &dyn Policy) -> RunError {
+/// The error of a group in which no warp can run: the barrier, cluster
+/// barrier or grid barrier that can never complete, and where.
+fn deadlock<E: WarpEngine>(eng: &E, ctas: &[Cta<E::Warp>]) -> E::Error {
+    let stuck = |trap: Trap, func, pc| Located { trap, func, pc };
     if let Some((ci, wi, message)) = grid_stuck(ctas) {
         let w = &ctas[ci].warps[wi];
+        let b = w.as_ref();
         // Under ITS the waiting lanes are not ready: their own pc.
-        let at = (0..32).find(|&l| matches!(w.lane_state[l], crate::warp::LaneState::GridWait(_)) && w.its_used);
+        let at = (0..32).find(|&l| matches!(b.lane_state[l], crate::warp::LaneState::GridWait(_)) && b.its_used);
         let (func, pc) = match at {
-            Some(l) => (w.frames.get(w.lane_frame[l] as usize).map_or(0, |f| f.func), w.pc[l]),
-            None => pol.current(w),
+            Some(l) => (b.frames.get(b.lane_frame[l] as usize).map_or(0, |f| f.func), b.pc[l]),
+            None => eng.current(w),
         };
-        let mut e = locate(ctx, &ctas[ci].env, wi as u32, Located { trap: Trap::new(TrapKind::BarrierDeadlock, message), func, pc });
-        e.lane = None;
-        return e;
+        return eng.locate(&ctas[ci], wi as u32, stuck(Trap::new(TrapKind::BarrierDeadlock, message), func, pc).into());
     }
     for cta in ctas {
         if let Some((wt, message)) = cta.barriers.stuck(cta.live) {
-            let func = cta.warps[wt.warp as usize].frames[wt.frame as usize].func;
-            let mut e = locate(ctx, &cta.env, wt.warp, Located { trap: Trap::new(TrapKind::BarrierDeadlock, message), func, pc: wt.pc });
-            e.lane = None;
-            return e;
+            let func = cta.warps[wt.warp as usize].as_ref().frames[wt.frame as usize].func;
+            return eng.locate(cta, wt.warp, stuck(Trap::new(TrapKind::BarrierDeadlock, message), func, wt.pc).into());
         }
         for (wi, w) in cta.warps.iter().enumerate() {
-            if let WarpStatus::ClusterWait(_) = w.status {
-                let (func, pc) = pol.current(w);
-                return locate(
-                    ctx,
-                    &cta.env,
-                    wi as u32,
-                    Located {
-                        trap: Trap::new(TrapKind::BarrierDeadlock, "barrier.cluster.wait can never complete: some threads of the cluster never arrive".to_string()),
-                        func,
-                        pc,
-                    },
-                );
+            if let WarpStatus::ClusterWait(_) = w.as_ref().status {
+                let (func, pc) = eng.current(w);
+                let trap = Trap::new(TrapKind::BarrierDeadlock, "barrier.cluster.wait can never complete: some threads of the cluster never arrive");
+                return eng.locate(cta, wi as u32, stuck(trap, func, pc).into());
             }
         }
     }
-    let cta = &ctas[0];
-    RunError {
-        cta: Some(cta.env.ctaid),
-        ..RunError::new(TrapKind::BarrierDeadlock, "no warp can make progress")
-    }
+    // (Unreachable while every blocked warp waits at one of the above.)
+    let wi = ctas[0].warps.iter().position(|w| w.as_ref().status != WarpStatus::Done).unwrap_or(0);
+    let (func, pc) = ctas[0].warps.get(wi).map_or((0, 0), |w| eng.current(w));
+    eng.locate(&ctas[0], wi as u32, stuck(Trap::new(TrapKind::BarrierDeadlock, "no warp can make progress"), func, pc).into())
 }
 
-/// Stack mode: detects a warp that spins forever while some of its lanes
-/// are parked on the SIMT stack (the state repeats exactly with no memory
-/// write anywhere, and no other warp of the cluster can run).
-fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize, pol: &dyn Policy) -> Result<(), RunError> {
-    let epoch = ctx.write_epoch.load(Ordering::Relaxed);
+/// Detects a warp that spins forever while some of its lanes are parked
+/// (on the SIMT stack, the CRS stack): the state repeats exactly
+/// (Brent-style checkpoints at powers of two) with no memory write
+/// anywhere, and no other warp of the group can change anything.
+fn spin_check<E: WarpEngine>(eng: &E, write_epoch: &AtomicU64, ctas: &mut [Cta<E::Warp>], ci: usize, wi: usize) -> Result<(), E::Error> {
+    let epoch = write_epoch.load(Ordering::Relaxed);
     let st = {
         let w = &mut ctas[ci].warps[wi];
-        if w.status != WarpStatus::Runnable {
-            w.spin_same = 0;
+        if w.as_ref().status != WarpStatus::Runnable {
+            w.as_mut().spin_same = 0;
             return Ok(());
         }
-        let Some(st) = pol.spin_state(w) else { return Ok(()) };
+        let Some(st) = eng.spin_state(w) else { return Ok(()) };
+        let w = w.as_mut();
         let h = st.hash;
         if epoch != w.spin_epoch || w.stores != w.spin_stores {
             w.spin_epoch = epoch;
@@ -368,10 +350,10 @@ fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize, pol: &dyn P
         }
         st
     };
-    // Every other runnable warp of the cluster must be cycling too, with no
+    // Every other runnable warp of the group must be cycling too, with no
     // store anywhere since: then nothing can ever change.
     let all_cycling = ctas.iter().enumerate().all(|(c, cta)| {
-        cta.warps.iter().enumerate().all(|(i, w)| {
+        cta.warps.iter().map(|w| w.as_ref()).enumerate().all(|(i, w)| {
             (c, i) == (ci, wi) || w.status != WarpStatus::Runnable || (w.spin_same >= 1 && w.spin_epoch == epoch)
         })
     });
@@ -379,21 +361,10 @@ fn spin_check(ctx: &Ctx<'_>, ctas: &mut [Cta], ci: usize, wi: usize, pol: &dyn P
         return Ok(());
     }
     let (running, parked, (func, pc)) = (st.running, st.parked, st.at);
-    let mut e = locate(
-        ctx,
-        &ctas[ci].env,
-        wi as u32,
-        Located {
-            trap: Trap::new(
-                TrapKind::StackDeadlock,
-                format!(
-                    "stack-mode scheduling cannot make progress: lanes {running:#010x} loop forever waiting for lanes {parked:#010x}, which are parked at a reconvergence point (a spin lock?); --scheduling its runs it",
-                ),
-            ),
-            func,
-            pc,
-        },
+    let trap = Trap::lane(
+        TrapKind::StackDeadlock,
+        running.trailing_zeros(),
+        format!("stack-mode scheduling cannot make progress: lanes {running:#010x} loop forever waiting for lanes {parked:#010x}, which {}", st.why),
     );
-    e.lane = Some(running.trailing_zeros());
-    Err(e)
+    Err(eng.locate(&ctas[ci], wi as u32, Located { trap, func, pc }.into()))
 }

@@ -11,14 +11,21 @@
 //! only when all lanes of the call have returned. Exited lanes leave every
 //! entry.
 
+use crate::cta::Cta;
 use crate::error::Trap;
 use crate::exec::{run_group, At, Ctx, Event, Turn};
-use crate::policy::{Located, Policy, SpinState, TurnEnd, Wait};
+use crate::policy::{locate, ptx_turn, Located, SpinState, StateHash, Stop, Wait, WarpEngine, WarpTurn};
 use crate::program::*;
 use crate::warp::{Entry, Stats, Warp, WarpStatus, NO_FRAME};
+use crate::error::RunError;
 
-/// The reconvergence-stack policy.
-pub(crate) struct Stack;
+/// The reconvergence-stack engine of a launch.
+pub(crate) struct Stack<'c>(pub &'c Ctx<'c>);
+
+/// Puts every valid lane of a fresh warp at pc 0 of frame `frame`.
+pub(crate) fn enter(w: &mut Warp, frame: u32) {
+    w.stack.push(Entry { pc: 0, mask: w.valid, rpc: PC_EXIT, frame });
+}
 
 fn loc(warp: &Warp, t: Trap) -> Located {
     let (func, pc) = current(warp);
@@ -32,13 +39,13 @@ fn current(warp: &Warp) -> (FuncId, u32) {
     }
 }
 
-impl Policy for Stack {
-    fn enter(&self, w: &mut Warp, frame: u32) {
-        w.stack.push(Entry { pc: 0, mask: w.valid, rpc: PC_EXIT, frame });
-    }
+impl WarpEngine for Stack<'_> {
+    type Warp = Warp;
+    type Fault = Located;
+    type Error = RunError;
 
-    fn turn(&self, ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
-        turn(ctx, t)
+    fn turn(&self, t: &mut WarpTurn<'_, Warp>) -> Result<Stop, Located> {
+        ptx_turn(t, |t| turn(self.0, t))
     }
 
     fn current(&self, w: &Warp) -> (FuncId, u32) {
@@ -68,7 +75,22 @@ impl Policy for Stack {
     fn spin_state(&self, w: &Warp) -> Option<SpinState> {
         let top = *w.stack.last()?;
         let parked: u32 = w.stack[..w.stack.len() - 1].iter().fold(0, |a, e| a | e.mask) & !top.mask;
-        Some(SpinState { hash: state_hash(w), running: top.mask, parked, nested: w.stack.len() >= 2, at: current(w) })
+        Some(SpinState {
+            hash: state_hash(w),
+            running: top.mask,
+            parked,
+            nested: w.stack.len() >= 2,
+            at: current(w),
+            why: "are parked at a reconvergence point (a spin lock?); --scheduling its runs it",
+        })
+    }
+
+    fn locate(&self, cta: &Cta, warp: u32, l: Located) -> RunError {
+        locate(self.0, &cta.env, warp, l)
+    }
+
+    fn out_of_fuel(&self, ctas: &[Cta], ci: usize, wi: usize, l: Located) -> RunError {
+        crate::fuel::out_of_budget(self.0, ctas, ci, wi, l)
     }
 }
 
@@ -117,17 +139,17 @@ fn diverge(warp: &mut Warp, prog: &Program, stats: &mut Stats, pc: u32, groups: 
 }
 
 /// Runs the warp until its slice ends or an event the CTA must see.
-fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
+fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
     let prog = ctx.prog;
     loop {
         let warp = &mut *t.warp;
         normalize(warp);
         let Some(top) = warp.stack.last().copied() else {
             warp.status = WarpStatus::Done;
-            return Ok(TurnEnd::Done);
+            return Ok(Stop::Done);
         };
         if t.budget == 0 {
-            return Ok(TurnEnd::Yield);
+            return Ok(Stop::Yield);
         }
         let mut at = At { frame: top.frame, pc: top.pc, mask: top.mask, stop: top.rpc, yield_on_branch: false };
         let ev = run_group(ctx, t, &mut at);
@@ -138,7 +160,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
         let ev = ev.map_err(|t| loc(warp, t))?;
         match ev {
             Event::Stop | Event::Branched => {}
-            Event::Yield => return Ok(TurnEnd::Yield),
+            Event::Yield => return Ok(Stop::Yield),
             Event::Diverge { taken, target } => {
                 let groups = [(target, taken), (pc + 1, top.mask & !taken)];
                 diverge(warp, prog, stats, pc, &groups);
@@ -183,23 +205,23 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<TurnEnd, Located> {
             }
             Event::Exit { mask } => return Ok(exit(warp, mask, pc)),
             Event::Bar { mask, args } => {
-                return Ok(TurnEnd::Bar { frame: top.frame, pc, mask, args });
+                return Ok(Stop::Bar { frame: top.frame, pc, mask, args });
             }
-            Event::ClusterArrive { mask } => return Ok(TurnEnd::ClusterArrive { mask }),
-            Event::ClusterWait { mask } => return Ok(TurnEnd::ClusterWait { mask }),
-            Event::GridSync { mask } => return Ok(TurnEnd::GridSync { mask }),
+            Event::ClusterArrive { mask } => return Ok(Stop::ClusterArrive { mask }),
+            Event::ClusterWait { mask } => return Ok(Stop::ClusterWait { mask }),
+            Event::GridSync { mask } => return Ok(Stop::GridSync { mask }),
             Event::Sleep { ns } => {
                 warp.sleep_ns += ns;
                 if let Some(t) = warp.stack.last_mut() {
                     t.pc = pc + 1;
                 }
-                return Ok(TurnEnd::Sleep);
+                return Ok(Stop::Sleep);
             }
         }
     }
 }
 
-fn exit(warp: &mut Warp, mask: u32, pc: u32) -> TurnEnd {
+fn exit(warp: &mut Warp, mask: u32, pc: u32) -> Stop {
     warp.exited |= mask;
     if let Some(t) = warp.stack.last_mut() {
         t.pc = pc + 1;
@@ -211,30 +233,18 @@ fn exit(warp: &mut Warp, mask: u32, pc: u32) -> TurnEnd {
     if warp.stack.is_empty() {
         warp.status = WarpStatus::Done;
     }
-    TurnEnd::Exited { mask }
+    Stop::Exited { mask }
 }
 
 /// A hash of the warp's architectural state for spin detection.
 fn state_hash(warp: &Warp) -> u64 {
-    #[inline(always)]
-    fn mix(h: u64, v: u64) -> u64 {
-        (h.rotate_left(5) ^ v).wrapping_mul(0x517c_c1b7_2722_0a95)
-    }
-    let mut h = 0xcbf2_9ce4_8422_2325u64;
+    let mut h = StateHash::new();
     for e in &warp.stack {
-        h = mix(h, ((e.pc as u64) << 32) | e.mask as u64);
-        h = mix(h, ((e.rpc as u64) << 32) | e.frame as u64);
+        h.mix(((e.pc as u64) << 32) | e.mask as u64);
+        h.mix(((e.rpc as u64) << 32) | e.frame as u64);
     }
     if let Some(top) = warp.stack.last() {
-        let fr = &warp.frames[top.frame as usize];
-        for r in &fr.regs {
-            for l in crate::warp::lanes(top.mask) {
-                h = mix(h, r[l]);
-            }
-        }
-        for p in &fr.preds {
-            h = mix(h, (p & top.mask) as u64);
-        }
+        h.frame(&warp.frames[top.frame as usize], top.mask);
     }
-    h
+    h.finish()
 }

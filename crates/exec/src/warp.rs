@@ -181,6 +181,22 @@ pub struct Warp {
     pub copies: crate::copies::AsyncCopies,
 }
 
+/// The PTX engine's warp is its own base state (the scheduler reads any
+/// engine's warp through `AsRef<Warp>`).
+impl AsRef<Warp> for Warp {
+    #[inline(always)]
+    fn as_ref(&self) -> &Warp {
+        self
+    }
+}
+
+impl AsMut<Warp> for Warp {
+    #[inline(always)]
+    fn as_mut(&mut self) -> &mut Warp {
+        self
+    }
+}
+
 impl Warp {
     pub fn new(id: u32, valid: u32, tid: [[u64; 32]; 3], local_limit: u32) -> Warp {
         let mut lane_state = [LaneState::Absent; 32];

@@ -1,4 +1,9 @@
-//! The executor of the machine form: warps on the CRS token stack.
+//! The executor of the machine form: warps on the CRS token stack, one warp
+//! engine ([`ptxsim_exec::shell::WarpEngine`]) of exec's launch shell. This
+//! file owns only a warp's turn on its CRS stack; the CTA loop, barrier
+//! counting and release, deadlock and spin detection, fuel and the time
+//! limit are the shell's, as for the PTX engine (a turn stops at a barrier
+//! with its evaluated operands, and when lanes exit).
 //!
 //! Each warp has one execution context (pc, active mask, PTX frame) and a
 //! stack of tokens (DIV, SSY, PBK, PCNT, CAL, PRET, PEXIT), each with a
@@ -32,8 +37,8 @@ use crate::cc::{bm_flags, float_flags, iadd_flags, CcMasks};
 use crate::isa::*;
 use crate::layout::{self, HwError};
 use ptxsim_exec::datapath::{op_class, step_data, DataEnv, OpClass, Setup, Warp};
-use ptxsim_exec::barrier::{Barriers, Waiter, BARRIERS};
-use ptxsim_exec::program::Op;
+use ptxsim_exec::program::{FuncId, Op};
+use ptxsim_exec::shell::{self, Cta, Located, SpinState, StateHash, Stats, Stop, Wait, WarpEngine, WarpStatus, WarpTurn};
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, Module, RunError, TrapKind};
 use std::collections::HashMap;
 use std::fmt;
@@ -128,7 +133,9 @@ pub struct WarpEnd {
     pub exited: u32,
 }
 
-struct MWarp {
+/// A warp of the machine form: the engine's warp (frames, exited lanes,
+/// scheduling status) and the CRS state beside it.
+pub struct MWarp {
     w: Warp,
     pc: usize,
     active: u32,
@@ -138,41 +145,57 @@ struct MWarp {
     scratch: Vec<[u32; 32]>,
     lmt: bool,
     api_depth: u32,
+    /// No lane is left to run (the CRS stack unwound completely).
     done: bool,
-    /// The barrier this warp waits at.
-    at_barrier: Option<u32>,
-    /// Spin detection: the checkpointed state hash, how often it recurred,
-    /// checkpoints since the last move, and the CTA's store count then.
-    spin_hash: u64,
-    spin_same: u32,
-    spin_count: u64,
-    spin_stores: u64,
+    /// Deepest CRS stack seen.
+    max_crs: usize,
 }
 
-enum Stop {
-    Yield,
-    Barrier(u32),
-    Done,
+impl AsRef<Warp> for MWarp {
+    fn as_ref(&self) -> &Warp {
+        &self.w
+    }
 }
 
+impl AsMut<Warp> for MWarp {
+    fn as_mut(&mut self) -> &mut Warp {
+        &mut self.w
+    }
+}
+
+/// The machine form as a warp engine of exec's launch shell
+/// ([`ptxsim_exec::shell`]): the CTA loop, barriers, deadlock and spin
+/// detection and fuel are the shell's; a turn runs the CRS stack.
+struct Engine<'a> {
+    dev: &'a Device,
+    mp: &'a MProgram,
+    setup: &'a Setup,
+    cfg: &'a MachineConfig,
+    /// The machine function of each instruction.
+    func_of: Vec<usize>,
+    /// The machine function of each PTX function (the first one listed).
+    entry_of: HashMap<u32, usize>,
+    /// The jump table read at each bank-2 offset (the first one listed).
+    table_at: HashMap<i64, TableRef>,
+}
+
+/// One turn of one warp: the engine's tables, the CTA's data environment,
+/// the fuel left and the statistics.
 struct Run<'a> {
     mp: &'a MProgram,
     setup: &'a Setup,
     env: DataEnv<'a>,
     cfg: &'a MachineConfig,
-    /// The machine function of each instruction.
     func_of: &'a [usize],
-    /// The machine function of each PTX function (the first one listed).
     entry_of: &'a HashMap<u32, usize>,
-    /// The jump table read at each bank-2 offset (the first one listed).
     table_at: &'a HashMap<i64, TableRef>,
-    fuel: &'a mut u64,
-    stats: &'a mut MachineStats,
-    /// The CTA's barriers, shared bookkeeping with the PTX engine.
-    bars: Barriers,
+    /// Warp instructions the turn may still execute.
+    budget: u64,
+    stats: &'a mut Stats,
+    /// Lanes exited, or exited lanes came back (PEXIT): the turn ends so
+    /// that the shell counts the CTA's live threads again.
+    ended: bool,
 }
-
-const SLICE: u64 = 4096;
 
 /// Runs `kernel` of a machine program over the grid. `module` is the engine
 /// module its data instructions belong to.
@@ -203,92 +226,98 @@ pub fn launch(
     for t in &mp.tables {
         table_at.entry(t.offset as i64).or_insert(*t);
     }
-    let mut fuel = cfg.fuel;
-    let mut stats = MachineStats::default();
+    let eng = Engine { dev, mp, setup: &setup, cfg: mcfg, func_of, entry_of, table_at };
     let mut ends = Vec::new();
-    for cta in setup.ctas() {
-        let mut shared = setup.shared();
+    let mut max_crs_depth = 0;
+    let make = |env| {
         let mut warps = Vec::with_capacity(setup.geom.nwarps as usize);
         for i in 0..setup.geom.nwarps {
             let w = setup.new_warp(i)?;
             let active = w.valid;
-            warps.push(MWarp {
-                w,
-                pc: kf.start,
-                active,
-                frame: 0,
-                crs: Vec::new(),
-                cc: CcMasks::default(),
-                scratch: vec![[0; 32]; 16],
-                lmt: false,
-                api_depth: 0,
-                done: false,
-                at_barrier: None,
-                spin_hash: 0,
-                spin_same: 0,
-                spin_count: 0,
-                spin_stores: u64::MAX,
-            });
+            warps.push(MWarp { w, pc: kf.start, active, frame: 0, crs: Vec::new(), cc: CcMasks::default(), scratch: vec![[0; 32]; 16], lmt: false, api_depth: 0, done: false, max_crs: 0 });
         }
-        let mut run = Run { mp, setup: &setup, env: setup.env(dev, &cta), cfg: mcfg, func_of: &func_of, entry_of: &entry_of, table_at: &table_at, fuel: &mut fuel, stats: &mut stats, bars: Barriers::new() };
-        loop {
-            let mut progressed = false;
-            for wi in 0..warps.len() {
-                let mw = &mut warps[wi];
-                if mw.done || mw.at_barrier.is_some() {
-                    continue;
-                }
-                progressed = true;
-                match run.turn(mw, &mut shared).map_err(|e| locate(e, &cta.ctaid, mw, mp))? {
-                    Stop::Done => {}
-                    Stop::Yield => spin_check(&mut warps, wi).map_err(|e| locate(e, &cta.ctaid, &warps[wi], mp))?,
-                    Stop::Barrier(id) => mw.at_barrier = Some(id),
-                }
-                release(&mut run.bars, &mut warps);
-            }
-            if warps.iter().all(|w| w.done) {
-                break;
-            }
-            // Every warp left waits at a barrier that the others can never
-            // complete.
-            if warps.iter().all(|w| w.done || w.at_barrier.is_some()) {
-                let stuck = run.bars.stuck(live(&warps)).and_then(|(wt, m)| Some((warps.get(wt.warp as usize)?, m)));
-                let (mw, message) = stuck.unwrap_or((&warps[0], "the warps wait at barriers that never complete".to_string()));
-                return Err(locate(Fault::Run(RunError::new(TrapKind::BarrierDeadlock, message)), &cta.ctaid, mw, mp));
-            }
-            if !progressed {
-                break;
-            }
+        Ok(Cta::new(env, setup.shared(), warps))
+    };
+    let done = |cta: Cta<MWarp>| {
+        for mw in cta.warps {
+            max_crs_depth = max_crs_depth.max(mw.max_crs);
+            ends.push(WarpEnd { cta: cta.env.ctaid, warp: mw.w.id, scratch: mw.scratch, cc: mw.cc, lmt: mw.lmt, exited: mw.w.exited });
         }
-        for mw in warps {
-            ends.push(WarpEnd { cta: cta.ctaid, warp: mw.w.id, scratch: mw.scratch, cc: mw.cc, lmt: mw.lmt, exited: mw.w.exited });
-        }
-    }
+    };
+    let s = shell::run(&eng, &setup, cfg, make, done)?;
+    let stats = MachineStats { warp_instructions: s.warp_instructions, thread_instructions: s.thread_instructions, divergent_branches: s.divergent_branches, max_crs_depth };
     Ok((stats, ends))
 }
 
-/// The CTA's threads that have neither exited nor finished.
-fn live(warps: &[MWarp]) -> u32 {
-    warps.iter().filter(|w| !w.done).map(|w| (w.w.valid & !w.w.exited).count_ones()).sum()
-}
+impl WarpEngine for Engine<'_> {
+    type Warp = MWarp;
+    type Fault = Fault;
+    type Error = SassError;
 
-/// Completes every barrier whose expected threads arrived (after an
-/// arrival, or after threads exited): writes `bar.red`'s result and moves
-/// the waiting warps past the barrier instruction.
-fn release(bars: &mut Barriers, warps: &mut [MWarp]) {
-    for id in 0..BARRIERS {
-        if !bars.pending(id) {
-            continue;
+    fn turn(&self, t: &mut WarpTurn<'_, MWarp>) -> Result<Stop, Fault> {
+        let Cta { env, shared, warps, live, .. } = &mut *t.cta;
+        let mut run = Run {
+            mp: self.mp,
+            setup: self.setup,
+            env: self.setup.env(self.dev, env),
+            cfg: self.cfg,
+            func_of: &self.func_of,
+            entry_of: &self.entry_of,
+            table_at: &self.table_at,
+            budget: t.budget,
+            stats: &mut *t.stats,
+            ended: false,
+        };
+        let mw = &mut warps[t.warp];
+        let before = mw.w.exited;
+        let r = run.turn(mw, shared);
+        t.budget = run.budget;
+        // Lanes PEXIT brought back are live threads again; lanes that
+        // exited, or that a finished warp leaves behind, are not.
+        *live += (before & !mw.w.exited).count_ones();
+        let mut gone = mw.w.exited & !before;
+        if mw.done {
+            gone |= mw.w.valid & !mw.w.exited;
+            mw.w.status = WarpStatus::Done;
         }
-        let Some(rel) = bars.check(id, live(warps)) else { continue };
-        for wt in rel.waiters() {
-            let Some(mw) = warps.get_mut(wt.warp as usize) else { continue };
-            if let Some(fr) = mw.w.frames.get_mut(wt.frame as usize) {
-                rel.write(wt, fr);
-            }
-            mw.at_barrier = None;
+        match r? {
+            _ if gone != 0 => Ok(Stop::Exited { mask: gone }),
+            stop => Ok(stop),
+        }
+    }
+
+    fn current(&self, mw: &MWarp) -> (FuncId, u32) {
+        (self.func_of.get(mw.pc).copied().unwrap_or(0) as FuncId, mw.pc as u32)
+    }
+
+    fn advance(&self, mw: &mut MWarp, _mask: u32) {
+        mw.pc += 1;
+    }
+
+    /// The whole warp waits at the barrier.
+    fn block(&self, mw: &mut MWarp, _mask: u32, _waiting: u32, on: Wait) {
+        mw.w.status = on.status();
+    }
+
+    fn release(&self, mw: &mut MWarp, on: Wait, _mask: u32) {
+        if mw.w.status == on.status() {
             mw.pc += 1;
+            mw.w.status = WarpStatus::Runnable;
         }
+    }
+
+    /// The running lanes, and those the CRS stack holds for later.
+    fn spin_state(&self, mw: &MWarp) -> Option<SpinState> {
+        if mw.done {
+            return None;
+        }
+        let parked: u32 = mw.crs.iter().fold(0, |a, t| a | t.mask) & !mw.active;
+        Some(SpinState { hash: state_hash(mw), running: mw.active, parked, nested: parked != 0, at: self.current(mw), why: "wait on the CRS stack (a spin lock?)" })
+    }
+
+    fn locate(&self, cta: &Cta<MWarp>, warp: u32, f: Fault) -> SassError {
+        let mw = &cta.warps[warp as usize];
+        locate(f, &cta.env.ctaid, mw, mw.pc, self.mp)
     }
 }
 
@@ -296,6 +325,8 @@ fn release(bars: &mut Barriers, warps: &mut [MWarp]) {
 enum Fault {
     Hw(HwError, String),
     Run(RunError),
+    /// A trap of the launch shell (deadlock, spin, fuel, time).
+    Shell(Located),
 }
 
 impl From<RunError> for Fault {
@@ -304,16 +335,23 @@ impl From<RunError> for Fault {
     }
 }
 
-fn locate(f: Fault, cta: &[u32; 3], mw: &MWarp, mp: &MProgram) -> SassError {
-    let ins = mp.code.get(mw.pc);
-    let function = mp.function_at(mw.pc).map(|f| mp.functions[f].name.clone()).unwrap_or_default();
+impl From<Located> for Fault {
+    fn from(l: Located) -> Fault {
+        Fault::Shell(l)
+    }
+}
+
+/// The error of `f` in warp `mw` of CTA `cta`, at machine pc `pc`.
+fn locate(f: Fault, cta: &[u32; 3], mw: &MWarp, pc: usize, mp: &MProgram) -> SassError {
+    let ins = mp.code.get(pc);
+    let function = mp.function_at(pc).map(|f| mp.functions[f].name.clone()).unwrap_or_default();
     match f {
         Fault::Hw(error, reason) => SassError::Hardware {
             error,
             reason,
             cta: *cta,
             warp: mw.w.id,
-            pc: layout::addr_of(mw.pc),
+            pc: layout::addr_of(pc),
             function,
             line: ins.map(|i| i.line).unwrap_or(0),
         },
@@ -328,6 +366,8 @@ fn locate(f: Fault, cta: &[u32; 3], mw: &MWarp, mp: &MProgram) -> SassError {
             }
             SassError::Run(e)
         }
+        // The shell's traps come with the machine pc they name.
+        Fault::Shell(l) => locate(Fault::Run(RunError::new(l.trap.kind, l.trap.message).with_lane(l.trap.lane)), cta, mw, l.pc as usize, mp),
     }
 }
 
@@ -357,7 +397,7 @@ impl Run<'_> {
             return hw(HwError::StackError, format!("the CRS stack is full ({} tokens)", self.cfg.crs_capacity));
         }
         mw.crs.push(t);
-        self.stats.max_crs_depth = self.stats.max_crs_depth.max(mw.crs.len());
+        mw.max_crs = mw.max_crs.max(mw.crs.len());
         Ok(())
     }
 
@@ -391,8 +431,9 @@ impl Run<'_> {
             }
             let live = if t.kind == TokenKind::Pexit { t.mask } else { t.mask & !mw.w.exited };
             if live != 0 {
-                if t.kind == TokenKind::Pexit {
+                if t.kind == TokenKind::Pexit && mw.w.exited & live != 0 {
                     mw.w.exited &= !live;
+                    self.ended = true;
                 }
                 mw.active = live;
                 mw.pc = t.target;
@@ -505,21 +546,17 @@ impl Run<'_> {
         self.bank2(offset as i64).ok_or_else(|| Fault::Run(RunError::new(TrapKind::OutOfBounds, format!("c[0x2][{offset:#x}] is past the end of bank 2 ({} bytes)", self.mp.bank2.len()))))
     }
 
-    /// Runs the warp for a slice.
+    /// Runs the warp until its fuel is spent, it stops at a barrier, or
+    /// lanes exit.
     fn turn(&mut self, mw: &mut MWarp, shared: &mut [u8]) -> Result<Stop, Fault> {
-        let mut slice = SLICE;
         loop {
             if mw.done {
                 return Ok(Stop::Done);
             }
-            if slice == 0 {
+            if self.budget == 0 || self.ended {
                 return Ok(Stop::Yield);
             }
-            if *self.fuel == 0 {
-                return Err(Fault::Run(RunError::new(TrapKind::FuelExhausted, "the launch used up its fuel (warp instructions); raise it with --fuel")));
-            }
-            slice -= 1;
-            *self.fuel -= 1;
+            self.budget -= 1;
             self.stats.warp_instructions += 1;
             self.stats.thread_instructions += mw.active.count_ones() as u64;
             let Some(ins) = self.mp.code.get(mw.pc) else {
@@ -766,11 +803,9 @@ impl Run<'_> {
                         mw.pc += 1;
                         return Ok(None);
                     };
-                    let waiter = Waiter { warp: mw.w.id, frame: mw.frame, pc: mw.pc as u32, mask: m, kind: args.kind, dst: args.dst };
-                    if self.bars.arrive(&args, waiter) {
-                        return Ok(Some(Stop::Barrier(args.id)));
-                    }
-                    mw.pc += 1;
+                    // The shell counts the arrival, parks the warp or moves
+                    // it past the barrier.
+                    return Ok(Some(Stop::Bar { frame: mw.frame, pc: mw.pc as u32, mask: m, args }));
                 }
                 Op::Nanosleep { .. } => mw.pc += 1,
                 Op::GridSync { .. } => return Err(Fault::Run(RunError::new(TrapKind::Unsupported, "the grid-wide barrier (cudaCGSynchronize) is not supported by the sass engine yet"))),
@@ -969,6 +1004,7 @@ impl Run<'_> {
 
     fn exit(&mut self, mw: &mut MWarp, m: u32) -> Result<(), Fault> {
         mw.w.exited |= m;
+        self.ended = true;
         for t in mw.crs.iter_mut() {
             if t.kind != TokenKind::Pexit {
                 t.mask &= !m;
@@ -982,79 +1018,24 @@ fn unreachable_target() -> Result<usize, Fault> {
     Err(Fault::Run(RunError::new(TrapKind::Unsupported, "internal: call form")))
 }
 
-fn mix(h: u64, v: u64) -> u64 {
-    (h.rotate_left(5) ^ v).wrapping_mul(0x51_7cc1_b727_220a_95)
-}
-
 /// The architectural state of a warp: pc, masks, tokens, flags and the
 /// registers of its active lanes.
 fn state_hash(mw: &MWarp) -> u64 {
-    let mut h = mix(0xcbf2_9ce4_8422_2325, ((mw.pc as u64) << 32) | mw.active as u64);
+    let mut h = StateHash::new();
+    h.mix(((mw.pc as u64) << 32) | mw.active as u64);
     for t in &mw.crs {
-        h = mix(h, ((t.target as u64) << 32) | t.mask as u64);
-        h = mix(h, ((t.kind as u64) << 32) | t.frame as u64);
+        h.mix(((t.target as u64) << 32) | t.mask as u64);
+        h.mix(((t.kind as u64) << 32) | t.frame as u64);
     }
-    h = mix(h, ((mw.cc.z as u64) << 32) | mw.cc.s as u64);
-    h = mix(h, ((mw.cc.c as u64) << 32) | mw.cc.o as u64);
-    let fr = &mw.w.frames[mw.frame as usize];
-    for r in &fr.regs {
-        for l in lanes(mw.active) {
-            h = mix(h, r[l]);
-        }
-    }
-    for p in &fr.preds {
-        h = mix(h, (p & mw.active) as u64);
-    }
+    h.mix(((mw.cc.z as u64) << 32) | mw.cc.s as u64);
+    h.mix(((mw.cc.c as u64) << 32) | mw.cc.o as u64);
+    h.frame(&mw.w.frames[mw.frame as usize], mw.active);
     for r in &mw.scratch {
         for l in lanes(mw.active) {
-            h = mix(h, r[l] as u64);
+            h.mix(r[l] as u64);
         }
     }
-    h
-}
-
-/// Detects a warp that spins forever while some of its lanes wait on the CRS
-/// stack (a spin lock under stack scheduling): its state recurs (Brent-style
-/// checkpoints at powers of two) with no store in the CTA since, and every
-/// other running warp of the CTA is cycling too. The PTX-level trap
-/// `stack_deadlock`, as the PTX engine reports it.
-fn spin_check(warps: &mut [MWarp], wi: usize) -> Result<(), Fault> {
-    let stores: u64 = warps.iter().map(|w| w.w.stores).sum();
-    let mw = &mut warps[wi];
-    let h = state_hash(mw);
-    if stores != mw.spin_stores {
-        mw.spin_stores = stores;
-        mw.spin_hash = h;
-        mw.spin_count = 1;
-        mw.spin_same = 0;
-        return Ok(());
-    }
-    if h == mw.spin_hash {
-        mw.spin_same += 1;
-    } else {
-        mw.spin_count += 1;
-        if mw.spin_count.is_power_of_two() {
-            mw.spin_hash = h;
-            mw.spin_same = 0;
-        }
-        return Ok(());
-    }
-    let parked: u32 = mw.crs.iter().fold(0, |a, t| a | t.mask) & !mw.active;
-    if parked == 0 || mw.spin_same < 3 {
-        return Ok(());
-    }
-    let all_cycling = warps.iter().enumerate().all(|(i, w)| i == wi || w.done || w.at_barrier.is_some() || (w.spin_same >= 1 && w.spin_stores == stores));
-    if !all_cycling {
-        return Ok(());
-    }
-    let mw = &warps[wi];
-    Err(Fault::Run(RunError::new(
-        TrapKind::StackDeadlock,
-        format!(
-            "stack scheduling cannot make progress: lanes {:#010x} loop forever waiting for lanes {parked:#010x}, which wait on the CRS stack (a spin lock?)",
-            mw.active
-        ),
-    ).with_lane(Some(mw.active.trailing_zeros()))))
+    h.finish()
 }
 
 /// The engine's call path (argument passing, callee frames, function-pointer

@@ -28,11 +28,23 @@ pub use cc::{CcMasks, CcTest, Flags};
 pub use isa::{MFunction, MInstr, MOp, MProgram};
 pub use layout::HwError;
 
+/// Why [`load_and_lower`] has no machine program.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LoadError {
+    /// The PTX module does not load: parse, check, decode or its globals
+    /// (the engine's error, with its kind).
+    #[error("{}", .0.message)]
+    Load(ptxsim_exec::RunError),
+    /// The module loads, but has no sm_50 machine form.
+    #[error(transparent)]
+    Lower(#[from] lower::LowerError),
+}
+
 /// Loads a PTX module into `dev` (parse, check, decode, allocate globals) and
-/// lowers it to the machine form.
-pub fn load_and_lower(dev: &mut ptxsim_exec::Device, name: &str, src: &str) -> Result<(ptxsim_exec::Module, lower::Lowered), String> {
-    let module = dev.load_named(name, src).map_err(|e| e.message)?;
+/// lowers it to the machine form. The text is parsed once, for both.
+pub fn load_and_lower(dev: &mut ptxsim_exec::Device, name: &str, src: &str) -> Result<(ptxsim_exec::Module, lower::Lowered), LoadError> {
     let parsed = ptxsim_syntax::parse(src);
+    let module = dev.load_parsed(name, src, &parsed).map_err(LoadError::Load)?;
     let lowered = lower::lower(src, &parsed.module, &module.program)?;
     Ok((module, lowered))
 }

@@ -106,8 +106,36 @@ fn lines_of(t: &str) -> Vec<String> {
     t.lines().map(|l| l.trim().to_string()).filter(|l| !l.is_empty()).collect()
 }
 
+/// Why a module has no machine form.
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+pub enum LowerError {
+    /// A function of the syntax tree that the decoded program lacks (the
+    /// two were not made from the same text).
+    #[error("function {function} is not in the decoded program")]
+    NotDecoded { function: String },
+    #[error("{function}: no body")]
+    NoBody { function: String },
+    /// The analysis and the decoder numbered a function's instructions
+    /// differently.
+    #[error("{function}: the decoded function has {decoded} instructions, the analysis {analysed}")]
+    Mismatch { function: String, decoded: usize, analysed: usize },
+    /// A control-flow instruction the analysis left without its targets.
+    #[error("{function}: line {line}: {what}")]
+    Unresolved { function: String, line: u32, what: &'static str },
+    /// A call of function `function` (its index in the program), which has
+    /// no body.
+    #[error("call to function #{function}, which has no body")]
+    NoCallee { function: u32 },
+    /// A branch whose offset does not fit the instruction's signed 24 bits.
+    #[error("a branch at {at:#x} is too far from its target {target:#x} for the signed 24-bit offset")]
+    TooFar { at: u64, target: u64 },
+    /// A broken invariant of the lowering itself.
+    #[error("internal: {0}")]
+    Internal(String),
+}
+
 /// Lowers every defined function of `module` (whose decoded form is `prog`).
-pub fn lower(src: &str, module: &ast::Module<'_>, prog: &Program) -> Result<Lowered, String> {
+pub fn lower(src: &str, module: &ast::Module<'_>, prog: &Program) -> Result<Lowered, LowerError> {
     let li = LineIndex::new(src);
     let mut out = Lowered { prog: MProgram::default(), sites: Vec::new(), fallbacks: Vec::new() };
     // Module preamble: everything but function bodies.
@@ -146,7 +174,7 @@ pub fn lower(src: &str, module: &ast::Module<'_>, prog: &Program) -> Result<Lowe
             continue;
         }
         let Some(&fid) = by_name.get(f.name.text) else {
-            return Err(format!("function {} is not in the decoded program", f.name.text));
+            return Err(LowerError::NotDecoded { function: f.name.text.to_string() });
         };
         lower_function(src, &li, f, prog, fid, &mut out, &mut pending, &mut func_start, &mut locals)?;
     }
@@ -238,9 +266,9 @@ fn lower_function(
     pending: &mut Vec<(usize, Sym)>,
     func_start: &mut HashMap<u32, usize>,
     locals: &mut Vec<usize>,
-) -> Result<(), String> {
+) -> Result<(), LowerError> {
     let name = f.name.text.to_string();
-    let flat = FlatFunction::new(f).ok_or("no body")?;
+    let flat = FlatFunction::new(f).ok_or_else(|| LowerError::NoBody { function: f.name.text.to_string() })?;
     let fa = FunctionAnalysis::new(&flat);
     let dom = cfg_dominators(&fa.cfg);
     let loops = LoopForest::new(&fa.cfg, &dom);
@@ -248,7 +276,7 @@ fn lower_function(
     let pf = &prog.functions[fid as usize];
     let n = flat.instrs.len();
     if pf.code.len() != n {
-        return Err(format!("{name}: the decoded function has {} instructions, the analysis {n}", pf.code.len()));
+        return Err(LowerError::Mismatch { function: name, decoded: pf.code.len(), analysed: n });
     }
     let lines = flat.instrs.iter().map(|i| li.line(i.span.start)).collect();
     let a = Analysed { name: &name, fa: &fa, tree: DomPre::new(&dom), loops: &loops, uni: &uni, n, lines };
@@ -416,7 +444,7 @@ impl EmitCx<'_, '_, '_> {
     }
 
     /// Phase 3: the function's code, with its stubs, in PTX order.
-    fn emit_body(&self, mp: &mut MProgram, em: &mut Emission, locals: &mut Vec<usize>) -> Result<(), String> {
+    fn emit_body(&self, mp: &mut MProgram, em: &mut Emission, locals: &mut Vec<usize>) -> Result<(), LowerError> {
         let (n, cfg, name) = (self.a.n, &self.a.fa.cfg, self.a.name);
         let is_block_end = |k: usize| cfg.blocks[cfg.block_of[k]].end == k + 1;
         for k in 0..=n {
@@ -457,7 +485,7 @@ impl EmitCx<'_, '_, '_> {
                         let i = self.emit(&mut mp.code, bra(CcTest::T), g.clone(), Some(k));
                         em.fpending.push((i, self.entry(kb, target)));
                     } else {
-                        return Err(format!("{name}: line {}: a branch whose target is not resolved", self.a.line(k)));
+                        return Err(LowerError::Unresolved { function: name.to_string(), line: self.a.line(k), what: "a branch whose target is not resolved" });
                     }
                 }
                 Op::Brx { index, .. } => self.emit_brx(mp, em, k, index, g)?,
@@ -490,10 +518,10 @@ impl EmitCx<'_, '_, '_> {
 
     /// `brx.idx`: `SHL; LDC c[0x2][table]; BRX` with the table of targets in
     /// constant bank 2.
-    fn emit_brx(&self, mp: &mut MProgram, em: &mut Emission, k: usize, index: &ptxsim_exec::program::Src, g: Option<Guard>) -> Result<(), String> {
+    fn emit_brx(&self, mp: &mut MProgram, em: &mut Emission, k: usize, index: &ptxsim_exec::program::Src, g: Option<Guard>) -> Result<(), LowerError> {
         let (cfg, name) = (&self.a.fa.cfg, self.a.name);
         let Terminator::IndirectBranch { targets, .. } = &cfg.terms[k] else {
-            return Err(format!("{name}: line {}: brx.idx without a resolved target list", self.a.line(k)));
+            return Err(LowerError::Unresolved { function: name.to_string(), line: self.a.line(k), what: "brx.idx without a resolved target list" });
         };
         let kb = cfg.block_of[k];
         let idx_name = self.flat.instrs[k].operands.first().map(|o| text_of(self.src, o.span)).unwrap_or_default();
@@ -504,7 +532,7 @@ impl EmitCx<'_, '_, '_> {
             ptxsim_exec::program::Src::Imm(v) => {
                 self.emit(&mut mp.code, MOp::Mov32i { d: 0, imm: (*v as u32).wrapping_mul(4) }, g.clone(), Some(k));
             }
-            _ => return Err(format!("{name}: line {}: brx.idx index is not a register or immediate", self.a.line(k))),
+            _ => return Err(LowerError::Unresolved { function: name.to_string(), line: self.a.line(k), what: "brx.idx index is not a register or immediate" }),
         }
         let bank = &mut mp.bank2;
         while bank.len() % 4 != 0 {
@@ -589,7 +617,7 @@ fn record(
     pending: &mut Vec<(usize, Sym)>,
     locals: &mut [usize],
     live: &[usize],
-) -> Result<(), String> {
+) -> Result<(), LowerError> {
     let name = cx.a.name;
     let len = out.prog.code.len() - fstart;
     let mut decls = Vec::new();
@@ -612,7 +640,7 @@ fn record(
             Sym::Local(l) if l < locals.len() => Sym::Local(l),
             s => match em.at.get(&s) {
                 Some(&m) => Sym::Local(usize::MAX / 2 + m),
-                None => return Err(format!("{name}: internal: unplaced target {s:?}")),
+                None => return Err(LowerError::Internal(format!("{name}: unplaced target {s:?}"))),
             },
         };
         pending.push((i, target));
@@ -641,13 +669,13 @@ fn record(
 }
 
 /// Turns symbolic targets into encoded offsets/addresses.
-fn resolve(p: &mut MProgram, pending: &[(usize, Sym)], func_start: &HashMap<u32, usize>, locals: &[usize]) -> Result<(), String> {
+fn resolve(p: &mut MProgram, pending: &[(usize, Sym)], func_start: &HashMap<u32, usize>, locals: &[usize]) -> Result<(), LowerError> {
     for &(i, sym) in pending {
         let m = match sym {
-            Sym::Func(t) => *func_start.get(&t).ok_or_else(|| format!("call to function #{t}, which has no body"))?,
+            Sym::Func(t) => *func_start.get(&t).ok_or(LowerError::NoCallee { function: t })?,
             Sym::Local(l) if l >= usize::MAX / 2 => l - usize::MAX / 2,
             Sym::Local(l) => locals[l],
-            _ => return Err("internal: unresolved symbol".into()),
+            _ => return Err(LowerError::Internal("unresolved symbol".into())),
         };
         let addr = layout::addr_of(m);
         if i >= usize::MAX / 4 {
@@ -664,10 +692,10 @@ fn resolve(p: &mut MProgram, pending: &[(usize, Sym)], func_start: &HashMap<u32,
             MOp::Bra { dest, .. } => *dest = Dest::Imm(rel),
             MOp::Jmp { dest, .. } => *dest = Dest::Imm(addr as i64),
             MOp::Jcal { addr: a, .. } => *a = addr as u32,
-            _ => return Err("internal: target on an instruction without one".into()),
+            _ => return Err(LowerError::Internal("target on an instruction without one".into())),
         }
         if !layout::fits_signed(rel, 24) {
-            return Err(format!("a branch at {:#x} is too far from its target {addr:#x} for the signed 24-bit offset", layout::addr_of(i)));
+            return Err(LowerError::TooFar { at: layout::addr_of(i), target: addr });
         }
     }
     // BRX R0 - (address of BRX + 8): the table holds absolute addresses.
