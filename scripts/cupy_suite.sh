@@ -67,7 +67,9 @@ NVCC=$(ls "$("$ROOT/scripts/e2e-venv" nvcc)"/lib/python3*/site-packages/nvidia/c
 mkdir -p "$OUT"
 export CUPY_COMPILE_WITH_PTX=1 CUPY_ACCELERATORS= CUPY_TEST_GPU_LIMIT=1 CUPY_CACHE_DIR="$OUT/kernel-cache" NVCC
 export PTXSIM_LIBCUDA="$ROOT/target/release/libcuda.so"
-cd "$(dirname "$TESTS")"
+# From inside tests/: the sdist's top directory holds the cupy sources, which
+# would shadow the installed CuPy (python -m puts the working directory first).
+cd "$TESTS"
 status=0
 for m in "${MODULES[@]}"; do
   name=${m//\//_}

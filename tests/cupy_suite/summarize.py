@@ -2,7 +2,8 @@
 """Summarises a run of scripts/cupy_suite.sh (its JUnit files, default
 target/cupy-suite/*.xml) as Markdown: passed/failed/skipped per module, then
 every failing case with the cause its message points to (CAUSES, first
-match), and the cases whose message matched no known cause. Standard
+match), and the cases whose message matched no known cause. The seconds
+are pytest's (the JUnit files' testsuite time). Standard
 library only.
 
     tests/cupy_suite/summarize.py [DIR]
@@ -24,7 +25,8 @@ CAUSES = [
      "dynamic parallelism (kernels launching kernels, libcudadevrt's cudaLaunchDevice): not supported by ptxsim"),
     ("", r"CURAND_STATUS_INITIALIZATION_FAILED|libcurand",
      "cuRAND (cupy.random makes the test's data): NVIDIA's libcurand carries PTX only for compute_121, "
-     "which a cc 8.0 device cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU inside cuRAND)"),
+     "which a cc 8.0 device cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU inside cuRAND; with PTXSIM_CC=12.1 "
+     "cuRAND loads and generates)"),
     ("", r"libcublas|libcusolver|libcufft|libcusparse",
      "a CUDA math library that is not installed in the suite's venv (its kernels, too, carry PTX for its newest architecture only)"),
     (r"[Cc]ub", "no kernel image|NO_BINARY|Not equal",
@@ -63,19 +65,20 @@ def main():
     for x in sorted(glob.glob(os.path.join(d, "*.xml"))):
         module = os.path.basename(x)[:-4].replace("_tests_", "_tests/", 1)
         counts = {"passed": 0, "failed": 0, "skipped": 0}
+        counts["seconds"] = sum(float(ts.get("time") or 0) for ts in ET.parse(x).getroot().iter("testsuite"))
         for name, outcome, msg in cases(x):
             counts[outcome] += 1
             if outcome == "failed":
                 first = next((l.strip() for l in msg.splitlines() if l.strip().startswith("E ")), msg.strip().splitlines()[0] if msg.strip() else "")
                 failures.append((module, name, cause_of(name, msg), first[:200]))
         rows.append((module, counts))
-    print("| module | passed | failed | skipped |\n|---|---|---|---|")
-    tot = {"passed": 0, "failed": 0, "skipped": 0}
+    print("| module | passed | failed | skipped | seconds |\n|---|---|---|---|---|")
+    tot = {"passed": 0, "failed": 0, "skipped": 0, "seconds": 0.0}
     for m, c in rows:
-        print(f"| {m} | {c['passed']} | {c['failed']} | {c['skipped']} |")
+        print(f"| {m} | {c['passed']} | {c['failed']} | {c['skipped']} | {c['seconds']:.0f} |")
         for k in tot:
             tot[k] += c[k]
-    print(f"| **total** | {tot['passed']} | {tot['failed']} | {tot['skipped']} |\n")
+    print(f"| **total** | {tot['passed']} | {tot['failed']} | {tot['skipped']} | {tot['seconds']:.0f} |\n")
     by_cause = {}
     for m, n, c, first in failures:
         by_cause.setdefault(c, []).append((m, n, first))

@@ -4,7 +4,7 @@
 //! runs on a device of a given compute capability. Pure: no driver state,
 //! no printing; the driver maps [`FatbinError`] to its codes (`module.rs`).
 //!
-//! Layout (little-endian, checked against nvcc 13.2 output with cuobjdump):
+//! Layout (little-endian, checked against nvcc 13.2 and 13.5 output with cuobjdump):
 //! - Wrapper, 24 bytes: magic [`WRAPPER_MAGIC`] u32, version u32 (1, or 2
 //!   for relocatable device code), pointer to the fatbin u64, pointer to a
 //!   file name or prelinked fatbins u64 (not read).

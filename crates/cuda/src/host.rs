@@ -94,6 +94,10 @@ pub extern "C" fn cuMemFreeHost(p: *mut c_void) -> CUresult {
     entry("cuMemFreeHost", true, || {
         let mut st = state::state();
         st.current()?;
+        // NULL is freed as free(NULL) frees it: nothing, and success.
+        if p.is_null() {
+            return Ok(());
+        }
         match st.host.get(&(p as usize)) {
             Some(b) if b.owned => {
                 release(&mut st, p as usize);

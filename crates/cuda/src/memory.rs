@@ -73,6 +73,11 @@ pub extern "C" fn cuMemFree_v2(dptr: CUdeviceptr) -> CUresult {
     entry("cuMemFree_v2", true, || {
         let mut st = state::state();
         st.current()?;
+        // Freeing 0 does nothing, as free(NULL) (what a GPU's driver
+        // answers; cudart's cudaFree(0) ends in this call).
+        if dptr == 0 {
+            return Ok(());
+        }
         match st.ranges.get(&dptr) {
             Some(Range { size, kind: RangeKind::Alloc { .. } }) => {
                 let size = *size;

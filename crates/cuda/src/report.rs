@@ -2,6 +2,7 @@
 //! place: the optional call log (`PTXSIM_LOG=1`, stderr), the located
 //! message of a kernel trap (stderr, as a GPU's device-side assert prints
 //! one), the first refusal of a module for want of PTX (stderr, once),
+//! each unimplemented export-table slot called (stderr, once each),
 //! what kernels print with `printf` (stdout), and the run summary of
 //! `PTXSIM_SUMMARY=1` (stderr, from an `atexit` handler registered by
 //! `cuInit`). Nothing else in the crate prints.
@@ -48,6 +49,23 @@ pub fn notice_once(line: &str) {
     } else if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
         write(true, format!("[ptxsim-cuda] {line}\n").as_bytes());
     }
+}
+
+/// A line on stderr the first time this very line is asked for in the
+/// process (always; a call log prints it every time): what the program
+/// called that is not implemented, by name, so that a failure it causes is
+/// never a silent one. Returns whether it printed.
+pub fn notice_each(line: &str) -> bool {
+    static SAID: std::sync::Mutex<Option<std::collections::HashSet<String>>> = std::sync::Mutex::new(None);
+    if logging() {
+        log(line);
+        return true;
+    }
+    let first = SAID.lock().map(|mut g| g.get_or_insert_with(Default::default).insert(line.to_string())).unwrap_or(false);
+    if first {
+        write(true, format!("[ptxsim-cuda] {line}\n").as_bytes());
+    }
+    first
 }
 
 /// A kernel trap's located message (always).
@@ -182,8 +200,19 @@ extern "C" fn print_summary() {
 
 #[cfg(test)]
 mod tests {
-    //! The summary's text.
+    //! The summary's text; each notice once.
     use super::*;
+
+    #[test]
+    fn notice_each_prints_each_line_once() {
+        if logging() {
+            return; // the call log prints every line every time
+        }
+        assert!(notice_each("report test: line A"));
+        assert!(notice_each("report test: line B"));
+        assert!(!notice_each("report test: line A"));
+        assert!(!notice_each("report test: line B"));
+    }
 
     #[test]
     fn summary_lists_kernels_with_counts_and_totals() {

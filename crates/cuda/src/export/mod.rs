@@ -67,12 +67,12 @@ pub trait Named {
     const NAME: &'static str;
 }
 
-/// What a slot whose meaning is not known does when called: logs its table
-/// and index and returns CUDA_ERROR_NOT_SUPPORTED (which the runtime
+/// What a slot whose meaning is not known does when called: says its table
+/// and index on stderr (once per slot) and returns CUDA_ERROR_NOT_SUPPORTED (which the runtime
 /// reports as an error or tolerates, never a crash). One instance per
 /// (table, index), so the log can name both.
 pub(crate) unsafe extern "C" fn unknown_slot<T: Named, const I: usize>() -> CUresult {
-    report::log(&format!("export table {}: slot {I} is not implemented -> CUDA_ERROR_NOT_SUPPORTED", T::NAME));
+    report::notice_each(&format!("export table {}: slot {I} is not implemented -> CUDA_ERROR_NOT_SUPPORTED", T::NAME));
     CUDA_ERROR_NOT_SUPPORTED
 }
 
