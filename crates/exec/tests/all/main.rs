@@ -55,3 +55,4 @@ mod tensor_async;
 mod tensor_mbarrier;
 mod tensor_mma;
 mod vector_loads;
+mod warp_sz;

@@ -316,6 +316,8 @@ impl<'a> Parser<'a> {
                     let text = self.text(span);
                     let kind = if text == "_" {
                         OperandKind::Sink
+                    } else if text == WARP_SZ {
+                        OperandKind::Int(IntLit { value: 32, unsigned: false })
                     } else {
                         OperandKind::Name { name: Name { text, span }, component: None }
                     };
@@ -403,6 +405,8 @@ impl<'a> Parser<'a> {
                     OperandKind::PredPair(name, q)
                 } else if name.text == "_" {
                     OperandKind::Sink
+                } else if name.text == WARP_SZ {
+                    literal_operand(self.expr_tail(warp_sz(name.span), 0)?)
                 } else if name.text == "generic" && self.at(Tok::LParen) {
                     let e = self.expr_from_name(name)?;
                     OperandKind::Expr(self.expr_tail(e, 0)?)
@@ -684,6 +688,9 @@ impl<'a> Parser<'a> {
     }
 
     fn expr_from_name(&mut self, name: Name<'a>) -> PResult<Expr<'a>> {
+        if name.text == WARP_SZ {
+            return Ok(warp_sz(name.span));
+        }
         if name.text == "generic" && self.at(Tok::LParen) {
             self.bump();
             let inner = self.name("a variable name inside `generic(...)`")?;
@@ -692,6 +699,17 @@ impl<'a> Parser<'a> {
         }
         Ok(Expr::Name(name))
     }
+}
+
+/// The predefined identifier `WARP_SZ` (PTX ISA, "Predefined Identifiers"):
+/// the number of threads in a warp, a constant usable wherever an integer
+/// immediate is (`mov.u32 %r1, WARP_SZ;`, as NVVM emits for
+/// `warpSize`). It is 32 on every target, so the parser reads it as the
+/// literal 32.
+const WARP_SZ: &str = "WARP_SZ";
+
+fn warp_sz(span: Span) -> Expr<'static> {
+    Expr::Int(IntLit { value: 32, unsigned: false }, span)
 }
 
 fn is_binop(t: Tok) -> bool {
