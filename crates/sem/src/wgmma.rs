@@ -338,12 +338,14 @@ pub struct MmaArgs {
     pub satfinite: bool,
 }
 
-/// One `wgmma.mma_async`: `a` holds A's 64 x K element bits row by row,
-/// `b` B's K x N row by row, `d` D's 64 x N row by row (read as the
-/// accumulator, written with the result). Short slices are an `Err`.
-pub fn mma(x: &MmaArgs, a: &[u64], b: &[u64], d: &mut [u64]) -> Result<(), String> {
+/// The rows `0 .. rows` of one `wgmma.mma_async` (64 for the whole
+/// instruction, 16 for one warp's share): `a` holds those rows of A (rows
+/// x K element bits, row by row), `b` B's K x N, `d` those rows of D (rows
+/// x N, read as the accumulator, written with the result). Short slices
+/// are an `Err`.
+pub fn mma(x: &MmaArgs, rows: usize, a: &[u64], b: &[u64], d: &mut [u64]) -> Result<(), String> {
     let s = x.shape;
-    let (m, n, k) = (M as usize, s.n as usize, s.a.k() as usize);
+    let (m, n, k) = (rows, s.n as usize, s.a.k() as usize);
     if a.len() < m * k || b.len() < k * n || d.len() < m * n {
         return Err(format!("wgmma m64n{n}k{k}: operand slices too short ({}, {}, {})", a.len(), b.len(), d.len()));
     }
@@ -365,12 +367,92 @@ pub fn mma(x: &MmaArgs, a: &[u64], b: &[u64], d: &mut [u64]) -> Result<(), Strin
     let sb = if x.neg_b { -1.0 } else { 1.0 };
     let av: Vec<f64> = a[..m * k].iter().map(|&e| sa * s.a.fval(e)).collect();
     let bv: Vec<f64> = b[..k * n].iter().map(|&e| sb * s.b.fval(e)).collect();
+    let mask = if s.d == DType::F16 { 0xffff } else { 0xffff_ffff };
     for r in 0..m {
         for c in 0..n {
-            let mask = if s.d == DType::F16 { 0xffff } else { 0xffff_ffff };
             let acc = if x.scale_d { cty.to_f64(d[r * n + c] & mask) } else { 0.0 };
             let pairs = (0..k).map(|kk| (av[r * k + kk], bv[kk * n + c]));
             d[r * n + c] = dot(fmt, Rounding::Rn, pairs, acc);
+        }
+    }
+    Ok(())
+}
+
+/// Where A comes from: the warp's 4 registers (each `[lane]`, the low 32
+/// bits used) or a shared-memory descriptor.
+#[derive(Clone, Copy, Debug)]
+pub enum ASrc<'a> {
+    Regs(&'a [[u64; 32]]),
+    Desc(MatrixDesc, Major),
+}
+
+/// One warp's share of a `wgmma.mma_async`: warp `w` (0-3, its rank in the
+/// warpgroup) computes rows `16w .. 16w + 15` of D, which depend only on
+/// the same rows of A and on all of B, so the four warps need not meet.
+/// `d` holds the warp's D registers (`shape.d.regs(n)` of them, each
+/// `[lane]`), read as the accumulator and overwritten with the result;
+/// `smem(addr, size)` reads `size` bytes (1, 2 or 4) of shared memory
+/// little-endian, its `Err` (a bad address) returned as is.
+pub fn warp_mma(x: &MmaArgs, w: u32, a: ASrc<'_>, b: (MatrixDesc, Major), d: &mut [[u64; 32]], smem: &mut dyn FnMut(u64, u32) -> Result<u64, String>) -> Result<(), String> {
+    let s = x.shape;
+    let (n, k) = (s.n as usize, s.a.k() as usize);
+    let nregs = s.d.regs(s.n) as usize;
+    if d.len() < nregs {
+        return Err(format!("wgmma m64n{n}: {} D registers given, {nregs} needed", d.len()));
+    }
+    let mut av = vec![0u64; 16 * k];
+    match a {
+        ASrc::Regs(regs) => {
+            if regs.len() < 4 {
+                return Err(format!("wgmma: {} A registers given, 4 needed", regs.len()));
+            }
+            let per = 4 / s.a.size();
+            let bits = 8 * s.a.size();
+            let mask = (1u64 << bits) - 1;
+            for l in 0..32u32 {
+                for i in 0..s.a.a_elems() {
+                    let (r, c) = a_pos(s.a, 32 * w + l, i);
+                    let v = (regs[(i / per) as usize][l as usize] >> ((i % per) * bits)) & mask;
+                    av[(r - 16 * w) as usize * k + c as usize] = v;
+                }
+            }
+        }
+        ASrc::Desc(desc, major) => {
+            for r in 0..16 {
+                for c in 0..k {
+                    av[r * k + c] = smem(a_addr(&desc, s.a, major, 16 * w + r as u32, c as u32), s.a.size())?;
+                }
+            }
+        }
+    }
+    let mut bv = vec![0u64; k * n];
+    for kk in 0..k {
+        for c in 0..n {
+            bv[kk * n + c] = smem(b_addr(&b.0, s.b, b.1, kk as u32, c as u32), s.b.size())?;
+        }
+    }
+    let f16 = s.d == DType::F16;
+    let mut dv = vec![0u64; 16 * n];
+    for l in 0..32u32 {
+        for i in 0..s.n / 2 {
+            let (r, c) = d_pos(32 * w + l, i);
+            let v = if f16 { (d[(i / 2) as usize][l as usize] >> (16 * (i % 2))) & 0xffff } else { d[i as usize][l as usize] & 0xffff_ffff };
+            dv[(r - 16 * w) as usize * n + c as usize] = v;
+        }
+    }
+    mma(x, 16, &av, &bv, &mut dv)?;
+    for reg in d.iter_mut().take(nregs) {
+        *reg = [0; 32];
+    }
+    for l in 0..32u32 {
+        for i in 0..s.n / 2 {
+            let (r, c) = d_pos(32 * w + l, i);
+            let v = dv[(r - 16 * w) as usize * n + c as usize];
+            if f16 {
+                d[(i / 2) as usize][l as usize] |= v << (16 * (i % 2));
+            } else {
+                d[i as usize][l as usize] = v;
+            }
         }
     }
     Ok(())

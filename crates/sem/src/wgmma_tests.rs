@@ -200,7 +200,7 @@ fn f16_into_f32_is_the_exact_sum_rounded_once() {
     let b: Vec<u64> = (0..k * n as usize).map(|i| h(((i * 3) % 5) as f64 - 2.0)).collect();
     let mut d: Vec<u64> = (0..64 * n as usize).map(|i| (i as f32 * 0.5).to_bits() as u64).collect();
     let d0 = d.clone();
-    mma(&args, &a, &b, &mut d).unwrap();
+    mma(&args, 64, &a, &b, &mut d).unwrap();
     for r in 0..64 {
         for c in 0..n as usize {
             let mut s = f32::from_bits(d0[r * 8 + c] as u32) as f64;
@@ -212,9 +212,9 @@ fn f16_into_f32_is_the_exact_sum_rounded_once() {
     }
     // scale-d = 0 drops D; imm-scale-a = -1 negates A.
     let mut e = d0.clone();
-    mma(&MmaArgs { scale_d: false, neg_a: true, ..args }, &a, &b, &mut e).unwrap();
+    mma(&MmaArgs { scale_d: false, neg_a: true, ..args }, 64, &a, &b, &mut e).unwrap();
     let mut f = vec![0u64; 64 * 8];
-    mma(&MmaArgs { scale_d: false, ..args }, &a, &b, &mut f).unwrap();
+    mma(&MmaArgs { scale_d: false, ..args }, 64, &a, &b, &mut f).unwrap();
     for i in 0..64 * 8 {
         assert_eq!(f32::from_bits(e[i] as u32), -f32::from_bits(f[i] as u32) + 0.0);
     }
@@ -230,17 +230,17 @@ fn one_rounding_not_sixteen() {
     let a = vec![h(2f64.powi(-12)); 64 * 16];
     let b = vec![h(2f64.powi(-12)); 16 * 8];
     let mut d = vec![1f32.to_bits() as u64; 64 * 8];
-    mma(&args, &a, &b, &mut d).unwrap();
+    mma(&args, 64, &a, &b, &mut d).unwrap();
     assert_eq!(f32::from_bits(d[0] as u32), 1.0 + 2f32.powi(-20));
     // Into f16: 2048 + 16 * 0.0625 = 2049 rounds (ties to even) to 2048.
     let args16 = MmaArgs { shape: Shape { d: DType::F16, ..args.shape }, ..args };
     let a = vec![h(0.25); 64 * 16];
     let b = vec![h(0.25); 16 * 8];
     let mut d = vec![h(2048.0); 64 * 8];
-    mma(&args16, &a, &b, &mut d).unwrap();
+    mma(&args16, 64, &a, &b, &mut d).unwrap();
     assert_eq!(d[5], h(2048.0));
     let mut d = vec![h(2050.0); 64 * 8];
-    mma(&args16, &a, &b, &mut d).unwrap();
+    mma(&args16, 64, &a, &b, &mut d).unwrap();
     assert_eq!(d[5], h(2052.0)); // 2051 ties to even: 2052
 }
 
@@ -252,27 +252,93 @@ fn fp8_tf32_and_integer_forms() {
     let a: Vec<u64> = (0..64 * 32).map(|i| if i % 2 == 0 { 0x40 } else { 0xb8 }).collect();
     let b = vec![0x3cu64; 32 * 8];
     let mut d = vec![0u64; 64 * 8];
-    mma(&args, &a, &b, &mut d).unwrap();
+    mma(&args, 64, &a, &b, &mut d).unwrap();
     assert_eq!(f32::from_bits(d[0] as u32), 16.0); // 16 * 2 - 16 * 1
     // tf32 ignores the low 13 bits: 1 + 2^-23 counts as 1.
     let args = MmaArgs { shape: Shape { n, d: DType::F32, a: AType::Tf32, b: AType::Tf32 }, ..args };
     let a = vec![(1f32 + 2f32.powi(-23)).to_bits() as u64; 64 * 8];
     let b = vec![1f32.to_bits() as u64; 8 * 8];
     let mut d = vec![0u64; 64 * 8];
-    mma(&args, &a, &b, &mut d).unwrap();
+    mma(&args, 64, &a, &b, &mut d).unwrap();
     assert_eq!(f32::from_bits(d[0] as u32), 8.0);
     // s8 x u8 into s32: -128 * 255 * 32 + D; with .satfinite clamped.
     let args = MmaArgs { shape: Shape { n, d: DType::S32, a: AType::S8, b: AType::U8 }, scale_d: true, neg_a: false, neg_b: false, satfinite: false };
     let a = vec![0x80u64; 64 * 32];
     let b = vec![0xffu64; 32 * 8];
     let mut d = vec![7u64; 64 * 8];
-    mma(&args, &a, &b, &mut d).unwrap();
+    mma(&args, 64, &a, &b, &mut d).unwrap();
     assert_eq!(d[0] as u32 as i32, -128 * 255 * 32 + 7);
     let mut d = vec![(i32::MIN as u32) as u64; 64 * 8];
-    mma(&MmaArgs { satfinite: true, ..args }, &a, &b, &mut d).unwrap();
+    mma(&MmaArgs { satfinite: true, ..args }, 64, &a, &b, &mut d).unwrap();
     assert_eq!(d[0] as u32 as i32, i32::MIN);
     let mut d = vec![(i32::MIN as u32) as u64; 64 * 8];
-    mma(&args, &a, &b, &mut d).unwrap();
+    mma(&args, 64, &a, &b, &mut d).unwrap();
     assert_eq!(d[0] as u32 as i32, (i32::MIN as i64 - 128 * 255 * 32) as i32); // wraps
-    assert!(mma(&args, &a[..10], &b, &mut d).is_err());
+    assert!(mma(&args, 64, &a[..10], &b, &mut d).is_err());
+}
+
+/// A 64 x 16 f16 A (K-major, 128-byte swizzle) and a 16 x 16 f16 B
+/// (MN-major, 128-byte swizzle) placed in shared memory by CuTe's
+/// canonical layouts; the four warps' shares of D = C + A * B equal the
+/// exact product, and A from registers gives the same as A from memory.
+#[test]
+fn four_warps_compute_the_whole_product() {
+    let (n, k) = (16usize, 16usize);
+    let av = |r: usize, c: usize| ((r * 3 + c * 5) % 7) as f64 - 3.0;
+    let bv = |r: usize, c: usize| ((r * 2 + c) % 5) as f64 - 2.0;
+    let cv = |r: usize, c: usize| r as f64 + c as f64 / 2.0;
+    let mut sm = vec![0u8; 0x4000];
+    for r in 0..64 {
+        for c in 0..k {
+            let at = canonical(Major::K, 3, 2, 16, 1024, 0, r as u64, c as u64) as usize;
+            sm[at..at + 2].copy_from_slice(&(h(av(r, c)) as u16).to_le_bytes());
+        }
+    }
+    for r in 0..k {
+        for c in 0..n {
+            let at = canonical(Major::MN, 3, 2, 8192, 1024, 0x2000, c as u64, r as u64) as usize;
+            sm[at..at + 2].copy_from_slice(&(h(bv(r, c)) as u16).to_le_bytes());
+        }
+    }
+    let adesc = MatrixDesc { start: 0, lbo: 16, sbo: 1024, base_offset: 0, swizzle: Swizzle::B128 };
+    let bdesc = MatrixDesc { start: 0x2000, lbo: 8192, sbo: 1024, base_offset: 0, swizzle: Swizzle::B128 };
+    // The descriptors survive their 64-bit encoding.
+    let (adesc, bdesc) = (MatrixDesc::decode(adesc.encode()), MatrixDesc::decode(bdesc.encode()));
+    let args = MmaArgs { shape: Shape { n: n as u32, d: DType::F32, a: AType::F16, b: AType::F16 }, scale_d: true, neg_a: false, neg_b: false, satfinite: false };
+    let mut smem = |addr: u64, size: u32| -> Result<u64, String> {
+        let a = addr as usize;
+        sm.get(a..a + size as usize).map(|b| b.iter().rev().fold(0u64, |x, &y| x << 8 | y as u64)).ok_or_else(|| format!("{addr:#x} out of bounds"))
+    };
+    for w in 0..4u32 {
+        let mut d = vec![[0u64; 32]; n / 2];
+        for l in 0..32 {
+            for i in 0..n as u32 / 2 {
+                let (r, c) = d_pos(32 * w + l, i);
+                d[i as usize][l as usize] = (cv(r as usize, c as usize) as f32).to_bits() as u64;
+            }
+        }
+        let mut d2 = d.clone();
+        warp_mma(&args, w, ASrc::Desc(adesc, Major::K), (bdesc, Major::MN), &mut d, &mut smem).unwrap();
+        // A in registers, packed by the fragment layout.
+        let mut regs = vec![[0u64; 32]; 4];
+        for l in 0..32u32 {
+            for i in 0..8u32 {
+                let (r, c) = a_pos(AType::F16, 32 * w + l, i);
+                regs[(i / 2) as usize][l as usize] |= h(av(r as usize, c as usize)) << (16 * (i % 2));
+            }
+        }
+        warp_mma(&args, w, ASrc::Regs(&regs), (bdesc, Major::MN), &mut d2, &mut smem).unwrap();
+        assert_eq!(d, d2);
+        for l in 0..32u32 {
+            for i in 0..n as u32 / 2 {
+                let (r, c) = d_pos(32 * w + l, i);
+                let want = cv(r as usize, c as usize) + (0..k).map(|kk| av(r as usize, kk) * bv(kk, c as usize)).sum::<f64>();
+                assert_eq!(f32::from_bits(d[i as usize][l as usize] as u32) as f64, want, "warp {w} lane {l} d{i}");
+            }
+        }
+    }
+    // A bad address is the reader's error.
+    let bad = MatrixDesc { start: 0x3ff00, ..bdesc };
+    let mut d = vec![[0u64; 32]; n / 2];
+    assert!(warp_mma(&args, 0, ASrc::Desc(adesc, Major::K), (bad, Major::MN), &mut d, &mut smem).unwrap_err().contains("out of bounds"));
 }
