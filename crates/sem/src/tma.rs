@@ -498,6 +498,65 @@ impl TensorMap {
     }
 }
 
+/// Why a tensor copy stopped: the map (a located trap naming the field) or
+/// a memory access (the engine's own error, passed through).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum CopyError<E> {
+    Map(MapError),
+    Mem(E),
+}
+
+impl<E> From<MapError> for CopyError<E> {
+    fn from(e: MapError) -> Self {
+        CopyError::Map(e)
+    }
+}
+
+impl TensorMap {
+    /// A tile-mode `cp.async.bulk.tensor` from global to shared memory:
+    /// every box element read from global memory (or the fill value when
+    /// out of bounds) and written at its swizzled shared address in the box
+    /// at `smem`. `read(addr, size)` and `write(addr, size, value)` are the
+    /// engine's accesses. Returns the bytes written (the mbarrier's
+    /// transaction count).
+    pub fn copy_to_shared<E>(&self, coords: &[i32], smem: u64, read: &mut dyn FnMut(u64, u32) -> Result<u64, E>, write: &mut dyn FnMut(u64, u32, u64) -> Result<(), E>) -> Result<u64, CopyError<E>> {
+        let es = self.elem_size()?;
+        let fill = self.dtype.fill_bits(self.oob);
+        let mut res = Ok(());
+        self.tile_elems(coords, |off, g| {
+            if res.is_err() {
+                return;
+            }
+            let v = match g {
+                Some(a) => read(a, es),
+                None => Ok(fill),
+            };
+            res = v.and_then(|v| write(self.smem_addr(smem, off), es, v));
+        })?;
+        res.map_err(CopyError::Mem)?;
+        Ok(self.box_bytes()?)
+    }
+
+    /// A tile-mode `cp.async.bulk.tensor` from shared to global memory:
+    /// every in-bounds box element read at its swizzled shared address and
+    /// written to global memory; out-of-bounds ones are not written. (A
+    /// `cp.reduce.async.bulk.tensor` is this with a `write` that reduces.)
+    pub fn copy_from_shared<E>(&self, coords: &[i32], smem: u64, read: &mut dyn FnMut(u64, u32) -> Result<u64, E>, write: &mut dyn FnMut(u64, u32, u64) -> Result<(), E>) -> Result<u64, CopyError<E>> {
+        let es = self.elem_size()?;
+        let mut res = Ok(());
+        self.tile_elems(coords, |off, g| {
+            if res.is_err() {
+                return;
+            }
+            if let Some(a) = g {
+                res = read(self.smem_addr(smem, off), es).and_then(|v| write(a, es, v));
+            }
+        })?;
+        res.map_err(CopyError::Mem)?;
+        Ok(self.box_bytes()?)
+    }
+}
+
 #[cfg(test)]
 #[path = "tma_tests.rs"]
 mod tests;

@@ -171,3 +171,60 @@ fn swizzled_destination() {
     assert_eq!(m.smem_addr(0x400, 3 * 128 + 2 * 16 + 4), 0x400 + 3 * 128 + (2 ^ 3) * 16 + 4);
     assert_eq!(TensorMap { swizzle: Swizzle::None, ..m }.smem_addr(0x400, 3 * 128 + 36), 0x400 + 3 * 128 + 36);
 }
+
+/// A load and a store through fake memories: the box lands swizzled and
+/// filled, and the store writes back only the in-bounds elements.
+#[test]
+fn copies_through_the_engine_accessors() {
+    // Global: 100 x 72 f16 matrix at 0x10_0000 whose element (r, c) is
+    // r * 72 + c (the pitch is 160 bytes, 80 elements).
+    let m = matrix();
+    let gval = |a: u64| {
+        let off = a - 0x10_0000;
+        let (r, c) = (off / 160, off % 160 / 2);
+        r * 72 + c
+    };
+    let mut shared = std::collections::HashMap::new();
+    let mut read = |a: u64, size: u32| -> Result<u64, String> {
+        assert_eq!(size, 2);
+        Ok(gval(a))
+    };
+    let mut write = |a: u64, size: u32, v: u64| -> Result<(), String> {
+        assert_eq!(size, 2);
+        assert!(shared.insert(a, v).is_none(), "{a:#x} written twice");
+        Ok(())
+    };
+    let n = m.copy_to_shared(&[32, 96], 0x400, &mut read, &mut write).unwrap();
+    assert_eq!(n, 1024);
+    assert_eq!(shared.len(), 512);
+    // Box row 2 (tensor row 98), box column 9 (tensor column 41): dense
+    // offset 2 * 128 + 18 = chunk 1 of row 2, swizzled to chunk 1 ^ 2 = 3.
+    assert_eq!(shared[&(0x400 + 2 * 128 + 3 * 16 + 2)], 98 * 72 + 41);
+    // Box column 40 is tensor column 72, out of bounds: zero.
+    assert_eq!(shared[&(0x400 + (5 ^ 0) * 16)], 0);
+    // Rows 100.. are out of bounds too; with the NaN fill they read NaN.
+    let mut shared2 = std::collections::HashMap::new();
+    let mn = TensorMap { oob: OobFill::Nan, ..m };
+    mn.copy_to_shared(&[0, 96], 0, &mut |a, _| Ok::<_, String>(gval(a)), &mut |a, _, v| {
+        shared2.insert(a, v);
+        Ok(())
+    })
+    .unwrap();
+    assert_eq!(shared2[&(Swizzle::B128.apply(4 * 128))], 0x7fff);
+    // The store back: only the 40 x 4 in-bounds elements are written.
+    let mut global = std::collections::HashMap::new();
+    let n = m
+        .copy_from_shared(&[32, 96], 0x400, &mut |a, _| Ok::<_, String>(shared[&a]), &mut |a, _, v| {
+            global.insert(a, v);
+            Ok(())
+        })
+        .unwrap();
+    assert_eq!(n, 1024);
+    assert_eq!(global.len(), 40 * 4);
+    assert!(global.iter().all(|(&a, &v)| gval(a) == v));
+    // A memory error stops the copy and comes back as is.
+    let e = m.copy_to_shared(&[0, 0], 0, &mut |_, _| Err("bad read".to_string()), &mut |_, _, _| Ok(()));
+    assert_eq!(e, Err(CopyError::Mem("bad read".to_string())));
+    let e = m.copy_to_shared::<String>(&[0], 0, &mut |_, _| Ok(0), &mut |_, _, _| Ok(()));
+    assert!(matches!(e, Err(CopyError::Map(_))));
+}
