@@ -28,6 +28,9 @@
 //! - `pointer`: `cuPointerGetAttribute(s)`.
 //! - `stream`: stream queries, waits and host callbacks (run at once),
 //!   cache configuration, the profiler switches.
+//! - `tensormap`: `cuTensorMapEncodeTiled`/`Im2col` and
+//!   `cuTensorMapReplaceAddress`, writing `ptxsim_sem::tma`'s 128-byte
+//!   layout after checking every documented rule.
 //! - `ipc`: inter-process handles (`cuIpc*`), refused with
 //!   CUDA_ERROR_NOT_SUPPORTED.
 //! - `proc`: `cuGetProcAddress(_v2)` and the list of exported functions.
@@ -73,4 +76,5 @@ pub mod report;
 pub mod runtime_api;
 pub mod state;
 pub mod stream;
+pub mod tensormap;
 pub mod types;

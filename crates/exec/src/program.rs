@@ -399,6 +399,11 @@ pub enum Op {
     Movmatrix { d: u32, a: Src },
     /// `mma.sync.aligned`.
     Mma(Box<Mma>),
+    /// `wgmma.mma_async.sync.aligned` (`datapath/hopper.rs`).
+    Wgmma(Box<Wgmma>),
+    /// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor`, tile mode
+    /// (`datapath/hopper.rs`).
+    BulkTensor(Box<BulkTensor>),
     /// `wmma.load.{a,b,c}`: a fragment from memory (`datapath/wmma.rs`).
     WmmaLoad { f: WmmaFrag, space: Space, ds: Vec<u32>, addr: Addr, stride: Src },
     /// `wmma.store.d`: a fragment to memory.
@@ -537,6 +542,48 @@ pub struct Mma {
     pub a: Vec<Src>,
     pub b: Vec<Src>,
     pub c: Vec<Src>,
+}
+
+/// One `wgmma.mma_async.sync.aligned.m64nNkK{.satfinite}.dtype.atype.btype
+/// d, a, b-desc, scale-d{, imm-scale-a, imm-scale-b{, imm-trans-a,
+/// imm-trans-b}}`: `a` is A's 4 registers or its descriptor (a `.b64`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Wgmma {
+    pub shape: ptxsim_sem::wgmma::Shape,
+    pub satfinite: bool,
+    pub d: Vec<u32>,
+    pub a: WgmmaA,
+    pub b: Src,
+    pub scale_d: PSrc,
+    pub neg_a: bool,
+    pub neg_b: bool,
+    pub trans_a: bool,
+    pub trans_b: bool,
+}
+
+/// Where `wgmma`'s A comes from.
+#[derive(Clone, Debug, PartialEq)]
+pub enum WgmmaA {
+    Regs(Vec<Src>),
+    Desc(Src),
+}
+
+/// One tile-mode tensor copy: `cp.async.bulk.tensor.Nd.dst.src.tile
+/// [dst], [tmap, {coords}]{, [mbar]}{, mask}` (global to shared, completing
+/// on `mbar`, multicast to the CTAs of `mask`), or the shared-to-global
+/// form `[tmap, {coords}], [src]` (`to_shared` false), possibly a
+/// reduction (`reduce`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BulkTensor {
+    pub to_shared: bool,
+    /// The shared-memory box: the destination or the source.
+    pub smem: (Space, Addr),
+    /// The tensor map's address (`.param`, `.const`, `.global` or generic).
+    pub tmap: (Space, Addr),
+    pub coords: Vec<Src>,
+    pub mbar: Option<Addr>,
+    pub mask: Option<Src>,
+    pub reduce: Option<(AtomOp, ITyOrF)>,
 }
 
 /// A `wmma` fragment: of matrix A (`b'a'`, M x K), B (`b'b'`, K x N) or

@@ -13,7 +13,13 @@
 //!   floats), [`alu::video`] (the SIMD video instructions);
 //! - [`softfloat`]: exactly rounded f32/f64 arithmetic in the directed
 //!   rounding modes;
-//! - [`cvt`]: `cvt` between integer and float types.
+//! - [`cvt`]: `cvt` between integer and float types;
+//! - [`swizzle`]: the shared-memory swizzle modes of Hopper's data path;
+//! - [`wgmma`]: `wgmma.mma_async`'s matrix descriptor, shared-memory
+//!   layouts, register fragments and multiply-accumulate;
+//! - [`tma`]: the tensor map of `cp.async.bulk.tensor` (its 128-byte
+//!   encoding, validation, and the map from a box element to its global
+//!   address and shared-memory offset).
 //!
 //! **This crate is the reference.** The engine's lane kernels
 //! (`ptxsim-exec`'s `datapath/ilanes.rs` and `datapath/flanes.rs`), the
@@ -44,3 +50,6 @@
 pub mod alu;
 pub mod cvt;
 pub mod softfloat;
+pub mod swizzle;
+pub mod tma;
+pub mod wgmma;

@@ -32,6 +32,7 @@ mod arith;
 mod asynccopy;
 mod flanes;
 mod heapcall;
+mod hopper;
 mod ilanes;
 mod mbarrier;
 mod mem;
@@ -416,6 +417,8 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Stmatrix { trans, space, srcs, addr } => tensor::stmatrix(cx, fr, m, *trans, *space, srcs, *addr)?,
         Op::Movmatrix { d, a } => tensor::movmatrix(cx, fr, m, *d, a)?,
         Op::Mma(x) => tensor::mma(cx, fr, m, x)?,
+        Op::Wgmma(x) => hopper::wgmma(cx, fr, m, x)?,
+        Op::BulkTensor(x) => hopper::bulk_tensor(cx, fr, m, x)?,
         Op::WmmaLoad { f, space, ds, addr, stride } => wmma::load(cx, fr, m, f, *space, ds, *addr, stride)?,
         Op::WmmaStore { f, space, srcs, addr, stride } => wmma::store_d(cx, fr, m, f, *space, srcs, *addr, stride)?,
         Op::WmmaMma(x) => wmma::mma(cx, fr, m, x)?,

@@ -1,0 +1,186 @@
+//! Hopper's asynchronous data path in the engine: `wgmma.mma_async`
+//! ([`Op::Wgmma`](crate::program::Op::Wgmma)) and the tile-mode tensor
+//! copies `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor`
+//! ([`Op::BulkTensor`](crate::program::Op::BulkTensor)), over the pure
+//! semantics of `ptxsim_sem::wgmma` and `ptxsim_sem::tma`.
+//!
+//! Both are performed when issued: completing at once is one of the orders
+//! the asynchronous proxy allows, and a program that waits as the manual
+//! requires (`wgmma.wait_group`, the mbarrier, `cp.async.bulk.wait_group`)
+//! sees the same values. Each warp of a warpgroup computes its own 16 rows
+//! of D (they depend only on its rows of A and on B), so `wgmma` needs no
+//! meeting of the four warps.
+//!
+//! Traps: a warp not executing `wgmma` whole (`non_uniform`), a descriptor
+//! or `scale-d` that differs between lanes (`non_uniform`), an operand
+//! outside shared memory (`out_of_bounds`), a malformed tensor map (a trap
+//! naming the field), a mask bit past the cluster.
+
+use super::{psrc, src_lanes, Lanes};
+use crate::error::{Trap, TrapKind};
+use crate::lanes::store;
+use crate::lanemem::RANK_SHIFT;
+use crate::program::*;
+use crate::warp::{lanes, Frame};
+use ptxsim_sem::tma::{CopyError, TensorMap, SIZE};
+use ptxsim_sem::wgmma::{self, ASrc, Major, MatrixDesc, MmaArgs};
+
+/// The one value of `s` over the lanes of `m` (a `wgmma` descriptor),
+/// trapping when the lanes disagree.
+fn uniform(cx: &Lanes<'_>, fr: &Frame, m: u32, s: &Src, what: &str) -> Result<u64, Trap> {
+    let v = src_lanes(cx, &fr.regs, s);
+    let first = m.trailing_zeros() as usize;
+    if let Some(l) = lanes(m).find(|&l| v[l] != v[first]) {
+        return Err(Trap::lane(TrapKind::NonUniform, l as u32, format!("lane {l}: the {what} of `wgmma.mma_async` ({:#x}) differs from lane {first}'s ({:#x})", v[l], v[first])));
+    }
+    Ok(v[first])
+}
+
+/// `wgmma.mma_async.sync.aligned`: this warp's 16 rows of D.
+pub(crate) fn wgmma(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, x: &Wgmma) -> Result<(), Trap> {
+    if !super::tensor::whole_warp(m, "wgmma.mma_async.sync.aligned")? {
+        return Ok(());
+    }
+    let w = cx.sregs.warp_id % 4;
+    let scale = psrc(&fr.preds, x.scale_d);
+    if scale != 0 && scale != u32::MAX {
+        let l = (scale ^ u32::MAX).trailing_zeros().min(scale.trailing_zeros());
+        return Err(Trap::lane(TrapKind::NonUniform, l, "`scale-d` of `wgmma.mma_async` differs between the lanes of the warp".to_string()));
+    }
+    let args = MmaArgs { shape: x.shape, scale_d: scale != 0, neg_a: x.neg_a, neg_b: x.neg_b, satfinite: x.satfinite };
+    let major = |t: bool| if t { Major::MN } else { Major::K };
+    let bdesc = MatrixDesc::decode(uniform(cx, fr, m, &x.b, "B descriptor")?);
+    let regs_a: Vec<[u64; 32]>;
+    let a = match &x.a {
+        WgmmaA::Regs(srcs) => {
+            regs_a = srcs.iter().map(|s| src_lanes(cx, &fr.regs, s)).collect();
+            ASrc::Regs(&regs_a)
+        }
+        WgmmaA::Desc(s) => ASrc::Desc(MatrixDesc::decode(uniform(cx, fr, m, s, "A descriptor")?), major(x.trans_a)),
+    };
+    let mut d: Vec<[u64; 32]> = x.d.iter().map(|&r| fr.regs[r as usize]).collect();
+    let mut trap = None;
+    let mut cache = usize::MAX;
+    let mem = &cx.mem;
+    let mut smem = |addr: u64, size: u32| -> Result<u64, String> {
+        mem.read(Space::Shared, 0, addr, size, &mut cache).map_err(|t| {
+            let s = t.message.clone();
+            trap = Some(t);
+            s
+        })
+    };
+    let r = wgmma::warp_mma(&args, w, a, (bdesc, major(x.trans_b)), &mut d, &mut smem);
+    if let Err(e) = r {
+        return Err(trap.unwrap_or_else(|| Trap::lane(TrapKind::Unsupported, 0, format!("wgmma.mma_async: {e}"))));
+    }
+    for (&reg, v) in x.d.iter().zip(&d) {
+        store(&mut fr.regs[reg as usize], v, m);
+    }
+    Ok(())
+}
+
+/// Lane `l`'s address of `a`.
+fn addr_of(cx: &Lanes<'_>, fr: &Frame, a: Addr, l: usize) -> u64 {
+    let base = match a.base {
+        AddrBase::Reg(r) => fr.regs[r as usize][l],
+        AddrBase::None => 0,
+        AddrBase::Frame => cx.local_base,
+    };
+    base.wrapping_add(a.offset as u64)
+}
+
+/// The tensor map at `(space, at)` for lane `l`, decoded and validated.
+fn tensor_map(cx: &Lanes<'_>, l: usize, space: Space, at: u64) -> Result<TensorMap, Trap> {
+    let mut b = [0u8; SIZE];
+    let mut cache = usize::MAX;
+    for k in 0..SIZE / 8 {
+        let v = cx.mem.read(space, l, at + 8 * k as u64, 8, &mut cache)?;
+        b[8 * k..8 * k + 8].copy_from_slice(&v.to_le_bytes());
+    }
+    TensorMap::from_bytes(&b).map_err(|e| Trap::lane(TrapKind::Trap, l as u32, format!("lane {l}: the tensor map at {at:#x}: {e}")))
+}
+
+/// The copy's error as a trap for lane `l`.
+fn copy_trap(l: usize, e: CopyError<Trap>) -> Trap {
+    match e {
+        CopyError::Map(e) => Trap::lane(TrapKind::Trap, l as u32, format!("lane {l}: {e}")),
+        CopyError::Mem(t) => t,
+    }
+}
+
+/// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor`, tile mode, on
+/// the lanes of `m`, each lane its own copy.
+pub(crate) fn bulk_tensor(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, x: &BulkTensor) -> Result<(), Trap> {
+    let coords: Vec<[u64; 32]> = x.coords.iter().map(|s| src_lanes(cx, &fr.regs, s)).collect();
+    let mask = x.mask.as_ref().map(|s| src_lanes(cx, &fr.regs, s));
+    let (n_ctas, own) = (super::space::cluster_size(cx), u64::from(cx.sregs.cta.rank));
+    for l in lanes(m) {
+        let map = tensor_map(cx, l, x.tmap.0, addr_of(cx, fr, x.tmap.1, l))?;
+        let c: Vec<i32> = coords.iter().map(|v| v[l] as u32 as i32).collect();
+        let s = addr_of(cx, fr, x.smem.1, l);
+        let mb = x.mbar.map(|a| addr_of(cx, fr, a, l));
+        let (mut rc, mut wc) = (usize::MAX, usize::MAX);
+        if !x.to_shared {
+            let (sspace, dspace) = (x.smem.0, Space::Global);
+            let mem = &mut cx.mem;
+            let mut read_buf = Vec::new();
+            // Read the box first (shared), then write (global): two passes
+            // keep the two borrows of the memory apart.
+            map.copy_from_shared(&c, s, &mut |a, n| mem.read(sspace, l, a, n, &mut rc), &mut |a, n, v| {
+                read_buf.push((a, n, v));
+                Ok(())
+            })
+            .map_err(|e| copy_trap(l, e))?;
+            for (a, n, v) in read_buf {
+                match x.reduce {
+                    None => mem.write(dspace, l, a, n, v, &mut wc)?,
+                    Some((op, ty)) => {
+                        crate::atomics::atom(mem, dspace, l, a, n, op, ty, v, 0)?;
+                    }
+                }
+            }
+            *cx.stores += 1;
+            continue;
+        }
+        // Global to shared: to this CTA, or to each CTA of the mask.
+        let mut targets: Vec<(u64, Option<u64>)> = Vec::new();
+        match &mask {
+            None => targets.push((s, mb)),
+            Some(mv) => {
+                let bits = mv[l] & 0xffff;
+                let at = |r: u64, a: u64| {
+                    let off = a & ((1 << RANK_SHIFT) - 1);
+                    if r == own {
+                        off
+                    } else {
+                        (r + 1) << RANK_SHIFT | off
+                    }
+                };
+                for r in (0..16u64).filter(|r| bits >> r & 1 != 0) {
+                    if r >= n_ctas {
+                        return Err(super::space::bad_rank(l, "cp.async.bulk.tensor .multicast::cluster", r, n_ctas));
+                    }
+                    targets.push((at(r, s), mb.map(|b| at(r, b))));
+                }
+            }
+        }
+        for &(to, b) in &targets {
+            let mut vals = Vec::new();
+            let mem = &mut cx.mem;
+            let bytes = map
+                .copy_to_shared(&c, to, &mut |a, n| mem.read(Space::Global, l, a, n, &mut rc), &mut |a, n, v| {
+                    vals.push((a, n, v));
+                    Ok(())
+                })
+                .map_err(|e| copy_trap(l, e))?;
+            for (a, n, v) in vals {
+                mem.write(x.smem.0, l, a, n, v, &mut wc)?;
+            }
+            *cx.stores += 1;
+            if let Some(b) = b {
+                super::mbarrier::complete_tx(cx, l, b, bytes)?;
+            }
+        }
+    }
+    Ok(())
+}
