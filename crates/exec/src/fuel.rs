@@ -88,6 +88,15 @@ impl Fuel {
         }
     }
 
+    /// Wakes the workers waiting for fuel. A launch of one worker has none
+    /// (a worker waits only while another holds fuel), and then skips the
+    /// wake-up (a system call even with no waiter).
+    fn wake(&self) {
+        if self.workers > 1 {
+            self.changed.notify_all();
+        }
+    }
+
     fn lock(&self) -> std::sync::MutexGuard<'_, Pool> {
         // A worker that panicked cannot leave the counters half-updated
         // (every update is a pair of plain assignments), so a poisoned lock
@@ -167,7 +176,7 @@ impl Tank<'_> {
             if self.after_failure >= GRACE {
                 self.taken = 0;
                 self.cut = true;
-                f.changed.notify_all();
+                f.wake();
                 return Err(Trap::new(TrapKind::Timeout, "stopped: another cluster of the launch failed"));
             }
         }
@@ -180,15 +189,15 @@ impl Tank<'_> {
                 self.taken = share;
                 self.budget = share;
                 // A waiter may be able to conclude now.
-                f.changed.notify_all();
+                f.wake();
                 return Ok(());
             }
             if p.held == 0 {
-                f.changed.notify_all();
+                f.wake();
                 return Err(f.exhausted());
             }
             // Others hold fuel: they run, and use or return it.
-            f.changed.notify_all();
+            f.wake();
             p = match f.changed.wait_timeout(p, Duration::from_millis(20)) {
                 Ok((g, _)) => g,
                 Err(e) => e.into_inner().0,
@@ -206,7 +215,7 @@ impl Drop for Tank<'_> {
         p.held -= self.taken;
         self.budget = 0;
         self.taken = 0;
-        f.changed.notify_all();
+        f.wake();
     }
 }
 

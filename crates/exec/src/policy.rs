@@ -115,8 +115,10 @@ pub trait WarpEngine {
     /// Releases the lanes of `mask` that wait for `on`, past the instruction.
     fn release(&self, w: &mut Self::Warp, on: Wait, mask: u32);
     /// For an engine under which a warp can spin forever while some of its
-    /// lanes are parked (a reconvergence or CRS stack), the warp's state:
-    /// the scheduler reports a state that repeats with no store anywhere.
+    /// lanes are parked (a reconvergence or CRS stack), the warp's state
+    /// after its turn: the scheduler reports a state that repeats with no
+    /// store anywhere. `None`: nothing to check after this turn (the
+    /// warp's checkpoints stay as they are).
     fn spin_state(&self, _w: &Self::Warp) -> Option<SpinState> {
         None
     }

@@ -149,6 +149,8 @@ pub struct MWarp {
     done: bool,
     /// Deepest CRS stack seen.
     max_crs: usize,
+    /// The last turn used its whole slice of fuel.
+    spun: bool,
 }
 
 impl AsRef<Warp> for MWarp {
@@ -192,9 +194,8 @@ struct Run<'a> {
     /// Warp instructions the turn may still execute.
     budget: u64,
     stats: &'a mut Stats,
-    /// Lanes exited, or exited lanes came back (PEXIT): the turn ends so
-    /// that the shell counts the CTA's live threads again.
-    ended: bool,
+    /// Fuel set aside when the turn ends early ([`Run::end_turn`]).
+    kept: u64,
 }
 
 /// Runs `kernel` of a machine program over the grid. `module` is the engine
@@ -234,7 +235,7 @@ pub fn launch(
         for i in 0..setup.geom.nwarps {
             let w = setup.new_warp(i)?;
             let active = w.valid;
-            warps.push(MWarp { w, pc: kf.start, active, frame: 0, crs: Vec::new(), cc: CcMasks::default(), scratch: vec![[0; 32]; 16], lmt: false, api_depth: 0, done: false, max_crs: 0 });
+            warps.push(MWarp { w, pc: kf.start, active, frame: 0, crs: Vec::new(), cc: CcMasks::default(), scratch: vec![[0; 32]; 16], lmt: false, api_depth: 0, done: false, max_crs: 0, spun: false });
         }
         Ok(Cta::new(env, setup.shared(), warps))
     };
@@ -266,12 +267,13 @@ impl WarpEngine for Engine<'_> {
             table_at: &self.table_at,
             budget: t.budget,
             stats: &mut *t.stats,
-            ended: false,
+            kept: 0,
         };
         let mw = &mut warps[t.warp];
         let before = mw.w.exited;
         let r = run.turn(mw, shared);
-        t.budget = run.budget;
+        t.budget = run.budget + run.kept;
+        mw.spun = t.budget == 0;
         // Lanes PEXIT brought back are live threads again; lanes that
         // exited, or that a finished warp leaves behind, are not.
         *live += (before & !mw.w.exited).count_ones();
@@ -306,9 +308,13 @@ impl WarpEngine for Engine<'_> {
         }
     }
 
-    /// The running lanes, and those the CRS stack holds for later.
+    /// The running lanes, and those the CRS stack holds for later; only
+    /// after a turn that used its whole slice (a warp that spins never
+    /// stops otherwise: the machine form's `nanosleep` does not end a
+    /// turn), so that a turn that stops at a barrier or an exit does not
+    /// hash the warp's registers.
     fn spin_state(&self, mw: &MWarp) -> Option<SpinState> {
-        if mw.done {
+        if mw.done || !mw.spun {
             return None;
         }
         let parked: u32 = mw.crs.iter().fold(0, |a, t| a | t.mask) & !mw.active;
@@ -433,7 +439,7 @@ impl Run<'_> {
             if live != 0 {
                 if t.kind == TokenKind::Pexit && mw.w.exited & live != 0 {
                     mw.w.exited &= !live;
-                    self.ended = true;
+                    self.end_turn();
                 }
                 mw.active = live;
                 mw.pc = t.target;
@@ -546,6 +552,14 @@ impl Run<'_> {
         self.bank2(offset as i64).ok_or_else(|| Fault::Run(RunError::new(TrapKind::OutOfBounds, format!("c[0x2][{offset:#x}] is past the end of bank 2 ({} bytes)", self.mp.bank2.len()))))
     }
 
+    /// Lanes exited, or exited lanes came back (PEXIT): the turn ends after
+    /// this instruction so that the shell counts the CTA's live threads
+    /// again (its fuel is set aside, so the loop's one fuel test ends it).
+    fn end_turn(&mut self) {
+        self.kept += self.budget;
+        self.budget = 0;
+    }
+
     /// Runs the warp until its fuel is spent, it stops at a barrier, or
     /// lanes exit.
     fn turn(&mut self, mw: &mut MWarp, shared: &mut [u8]) -> Result<Stop, Fault> {
@@ -553,7 +567,7 @@ impl Run<'_> {
             if mw.done {
                 return Ok(Stop::Done);
             }
-            if self.budget == 0 || self.ended {
+            if self.budget == 0 {
                 return Ok(Stop::Yield);
             }
             self.budget -= 1;
@@ -1004,7 +1018,7 @@ impl Run<'_> {
 
     fn exit(&mut self, mw: &mut MWarp, m: u32) -> Result<(), Fault> {
         mw.w.exited |= m;
-        self.ended = true;
+        self.end_turn();
         for t in mw.crs.iter_mut() {
             if t.kind != TokenKind::Pexit {
                 t.mask &= !m;
