@@ -15,18 +15,20 @@ import sys
 import xml.etree.ElementTree as ET
 
 # (regex over the case's name, regex over its failure text, cause): the
-# first entry whose two regexes both match wins ("" matches anything).
+# first entry whose two regexes both match wins ("" matches anything), so
+# a failure inside cuRAND is put down to cuRAND whatever the backend.
 CAUSES = [
-    (r"\[NVCC|TestRawPicklable", "",
-     "the NVCC backend (`backend='nvcc'`): CuPy asks nvcc for a cubin (machine code), which ptxsim cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU)"),
-    (r"load_cubin", "",
-     "loads a cubin (machine code): CUDA_ERROR_NO_BINARY_FOR_GPU"),
-    (r"dynamical_parallelism", "",
-     "dynamic parallelism (kernels launching kernels, libcudadevrt's cudaLaunchDevice): not supported by ptxsim"),
     ("", r"CURAND_STATUS_INITIALIZATION_FAILED|libcurand",
      "cuRAND (cupy.random makes the test's data): NVIDIA's libcurand carries PTX only for compute_121, "
      "which a cc 8.0 device cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU inside cuRAND; with PTXSIM_CC=12.1 "
      "cuRAND loads and generates)"),
+    (r"\[NVCC|TestRawPicklable", "",
+     "the NVCC backend (`backend='nvcc'`): CuPy asks nvcc for a cubin (`-gencode=arch=compute_XY,code=sm_XY`, "
+     "whatever CUPY_COMPILE_WITH_PTX says), machine code, which ptxsim cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU)"),
+    (r"load_cubin", "",
+     "loads a cubin (machine code): CUDA_ERROR_NO_BINARY_FOR_GPU"),
+    (r"dynamical_parallelism", "",
+     "dynamic parallelism (kernels launching kernels, libcudadevrt's cudaLaunchDevice): not supported by ptxsim"),
     ("", r"libcublas|libcusolver|libcufft|libcusparse",
      "a CUDA math library that is not installed in the suite's venv (its kernels, too, carry PTX for its newest architecture only)"),
     (r"[Cc]ub", "no kernel image|NO_BINARY|Not equal",
