@@ -435,17 +435,24 @@ pub fn registers(virtual_regs: u32, cap: Option<u32>) -> c_int {
 }
 
 /// `CUfunction_attribute` `attr` of function or kernel `f`.
+/// The static shared memory of kernel `name` of `program` (the module's
+/// variables, its device functions' and its own; 0 if there is no such
+/// kernel).
+pub fn kernel_shared_bytes(program: &ptxsim_exec::program::Program, name: &str) -> u32 {
+    program.functions.iter().find(|pf| pf.is_kernel && pf.defined && pf.name == name).map_or(0, |pf| pf.shared_bytes)
+}
+
 pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUresult> {
     let func = st.functions.get(&f).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let lm = st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let program = &lm.module.program;
     let pf = program.functions.iter().find(|pf| pf.is_kernel && pf.defined && pf.name == func.name).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let clamp = |v: u64| v.min(i32::MAX as u64) as c_int;
-    let static_shared = program.shared_static as u64;
+    let static_shared = pf.shared_bytes as u64;
     Ok(match attr {
         // MAX_THREADS_PER_BLOCK: the kernel's .maxntid/.reqntid, else the device's.
         0 => pf.reqntid.or(pf.maxntid).map(|d| clamp(d.iter().map(|&x| x as u64).product())).unwrap_or(1024),
-        // SHARED_SIZE_BYTES: the module's static shared memory.
+        // SHARED_SIZE_BYTES: the kernel's static shared memory.
         1 => clamp(static_shared),
         // CONST_SIZE_BYTES.
         2 => clamp(program.const_init.len() as u64),

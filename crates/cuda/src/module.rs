@@ -590,7 +590,7 @@ pub unsafe fn launch(
         }
         // Dynamic shared memory beyond the kernel's limit (48 KiB less its
         // static part unless raised with cuFuncSetAttribute), as a GPU refuses it.
-        let limit = func.max_dynamic_shared.unwrap_or(SHARED_PER_BLOCK.saturating_sub(module.program.shared_static));
+        let limit = func.max_dynamic_shared.unwrap_or(SHARED_PER_BLOCK.saturating_sub(crate::library::kernel_shared_bytes(&module.program, &func.name)));
         if shared_bytes > limit {
             report::record_launch(&func.name, report::LaunchOutcome::Refused);
             report::log(&format!("launch refused: {shared_bytes} bytes of dynamic shared memory, the kernel's limit is {limit}"));
