@@ -355,7 +355,7 @@ pub unsafe extern "C" fn cuLibraryLoadData(
         let text = ptx_text(code)?;
         let mut st = state::state();
         let (m, globals) = module::load_text(&mut state::device_write(), &text)?;
-        let h = module::register(&mut st, TAG_LIBRARY, 0, m, globals, module::max_registers(&text));
+        let h = module::register(&mut st, TAG_LIBRARY, 0, m, globals, &text);
         module::adopt_managed(&st, h, &text)?;
         put(lib, to_ptr(h))
     })
@@ -462,8 +462,12 @@ pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUre
         // aside), as ptxas would allocate them without reuse, within the
         // architecture's 255 per thread and the link's CU_JIT_MAX_REGISTERS.
         4 => registers(pf.num_regs, lm.max_registers),
-        // PTX_VERSION, BINARY_VERSION: the compute capability reported.
-        5 | 6 => st.cc.0 * 10 + st.cc.1,
+        // PTX_VERSION: the virtual architecture the PTX was written for
+        // (its `.target`; CUB picks its tuning policy by it), else the
+        // compute capability. BINARY_VERSION: the compute capability (the
+        // PTX is compiled for the device, as a JIT would).
+        5 => lm.ptx_arch.unwrap_or(st.cc.0 * 10 + st.cc.1),
+        6 => st.cc.0 * 10 + st.cc.1,
         // CACHE_MODE_CA.
         7 => 0,
         // MAX_DYNAMIC_SHARED_SIZE_BYTES: as set, else the 48 KiB default less the static part.
