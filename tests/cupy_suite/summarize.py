@@ -16,8 +16,16 @@ import xml.etree.ElementTree as ET
 
 # (regex over the case's name, regex over its failure text, cause): the
 # first entry whose two regexes both match wins ("" matches anything), so
-# a failure inside cuRAND is put down to cuRAND whatever the backend.
+# a library that is missing or a failure inside cuRAND is put down to it
+# whatever the backend.
 CAUSES = [
+    ("", r"Failure finding \"lib(cublas|cusolver|cufft|cusparse)",
+     "a CUDA math library (cuBLAS) that the suite's venv does not install: CuPy cannot load it "
+     "(its kernels, too, carry PTX for compute_120 only)"),
+    (r"dynamical_parallelism_compile_failure\[NVRTC", r"CompileException",
+     "the test's expectation under CUPY_COMPILE_WITH_PTX=1 (the setting ptxsim runs CuPy with): it expects the "
+     "driver's link to fail, but NVRTC 13.5 already refuses the source (CompileException: device-side launch "
+     "without -rdc), as it would on a GPU with that setting"),
     ("", r"CURAND_STATUS_INITIALIZATION_FAILED|libcurand",
      "cuRAND (cupy.random makes the test's data): NVIDIA's libcurand carries PTX only for compute_121, "
      "which a cc 8.0 device cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU inside cuRAND; with PTXSIM_CC=12.1 "
@@ -28,9 +36,8 @@ CAUSES = [
     (r"load_cubin", "",
      "loads a cubin (machine code): CUDA_ERROR_NO_BINARY_FOR_GPU"),
     (r"dynamical_parallelism", "",
-     "dynamic parallelism (kernels launching kernels, libcudadevrt's cudaLaunchDevice): not supported by ptxsim"),
-    ("", r"libcublas|libcusolver|libcufft|libcusparse",
-     "a CUDA math library that is not installed in the suite's venv (its kernels, too, carry PTX for its newest architecture only)"),
+     "dynamic parallelism (kernels launching kernels, libcudadevrt's cudaLaunchDevice): not supported by ptxsim "
+     "(linking with libcudadevrt fails: CUDA_ERROR_INVALID_PTX)"),
     (r"[Cc]ub", "no kernel image|NO_BINARY|Not equal",
      "the test turns CuPy's prebuilt CUB on: its fatbin holds PTX for compute_120 only, so its launches fail with "
      "CUDA_ERROR_NO_BINARY_FOR_GPU (ptxsim's notice is on stderr), which CuPy does not check: the results are garbage"),
