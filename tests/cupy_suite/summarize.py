@@ -30,6 +30,10 @@ CAUSES = [
      "cuRAND (cupy.random makes the test's data): NVIDIA's libcurand carries PTX only for compute_121, "
      "which a cc 8.0 device cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU inside cuRAND; with PTXSIM_CC=12.1 "
      "cuRAND loads and generates)"),
+    ("", r"radix_sort: failed|thrust",
+     "CuPy's prebuilt Thrust (`cupy.cuda.thrust`: sort, partition, median): its fatbin holds PTX for compute_120 "
+     "only, so at cc 8.0 cudart's load of it fails (CUDA_ERROR_NO_BINARY_FOR_GPU, ptxsim's notice on stderr) and "
+     "Thrust reports cudaErrorInvalidDevice; with PTXSIM_CC=12.1 sort and median run"),
     (r"\[NVCC|TestRawPicklable", "",
      "the NVCC backend (`backend='nvcc'`): CuPy asks nvcc for a cubin (`-gencode=arch=compute_XY,code=sm_XY`, "
      "whatever CUPY_COMPILE_WITH_PTX says), machine code, which ptxsim cannot run (CUDA_ERROR_NO_BINARY_FOR_GPU)"),
