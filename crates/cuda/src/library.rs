@@ -355,7 +355,7 @@ pub unsafe extern "C" fn cuLibraryLoadData(
         let text = ptx_text(code)?;
         let mut st = state::state();
         let (m, globals) = module::load_text(&mut state::device_write(), &text)?;
-        let h = module::register(&mut st, TAG_LIBRARY, 0, m, globals, module::max_registers(&text));
+        let h = module::register(&mut st, TAG_LIBRARY, 0, m, globals, &text);
         module::adopt_managed(&st, h, &text)?;
         put(lib, to_ptr(h))
     })
@@ -435,17 +435,24 @@ pub fn registers(virtual_regs: u32, cap: Option<u32>) -> c_int {
 }
 
 /// `CUfunction_attribute` `attr` of function or kernel `f`.
+/// The static shared memory of kernel `name` of `program` (the module's
+/// variables, its device functions' and its own; 0 if there is no such
+/// kernel).
+pub fn kernel_shared_bytes(program: &ptxsim_exec::program::Program, name: &str) -> u32 {
+    program.functions.iter().find(|pf| pf.is_kernel && pf.defined && pf.name == name).map_or(0, |pf| pf.shared_bytes)
+}
+
 pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUresult> {
     let func = st.functions.get(&f).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let lm = st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let program = &lm.module.program;
     let pf = program.functions.iter().find(|pf| pf.is_kernel && pf.defined && pf.name == func.name).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     let clamp = |v: u64| v.min(i32::MAX as u64) as c_int;
-    let static_shared = program.shared_static as u64;
+    let static_shared = pf.shared_bytes as u64;
     Ok(match attr {
         // MAX_THREADS_PER_BLOCK: the kernel's .maxntid/.reqntid, else the device's.
         0 => pf.reqntid.or(pf.maxntid).map(|d| clamp(d.iter().map(|&x| x as u64).product())).unwrap_or(1024),
-        // SHARED_SIZE_BYTES: the module's static shared memory.
+        // SHARED_SIZE_BYTES: the kernel's static shared memory.
         1 => clamp(static_shared),
         // CONST_SIZE_BYTES.
         2 => clamp(program.const_init.len() as u64),
@@ -455,8 +462,12 @@ pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUre
         // aside), as ptxas would allocate them without reuse, within the
         // architecture's 255 per thread and the link's CU_JIT_MAX_REGISTERS.
         4 => registers(pf.num_regs, lm.max_registers),
-        // PTX_VERSION, BINARY_VERSION: the compute capability reported.
-        5 | 6 => st.cc.0 * 10 + st.cc.1,
+        // PTX_VERSION: the virtual architecture the PTX was written for
+        // (its `.target`; CUB picks its tuning policy by it), else the
+        // compute capability. BINARY_VERSION: the compute capability (the
+        // PTX is compiled for the device, as a JIT would).
+        5 => lm.ptx_arch.unwrap_or(st.cc.0 * 10 + st.cc.1),
+        6 => st.cc.0 * 10 + st.cc.1,
         // CACHE_MODE_CA.
         7 => 0,
         // MAX_DYNAMIC_SHARED_SIZE_BYTES: as set, else the 48 KiB default less the static part.

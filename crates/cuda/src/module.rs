@@ -140,6 +140,16 @@ pub fn links_devrt(text: &str) -> bool {
 pub const MAX_REGISTERS: &str = "// ptxsim maxrregcount: ";
 
 /// The register cap recorded in an image's last line, if any.
+/// The virtual architecture of the image's first `.target` directive as
+/// `CU_FUNC_ATTRIBUTE_PTX_VERSION` gives it (major * 10 + minor: `sm_120`
+/// and `sm_120a` are 120, `sm_80` 80), if it has one.
+pub fn ptx_arch(text: &str) -> Option<i32> {
+    let line = text.lines().map(str::trim_start).find(|l| l.starts_with(".target"))?;
+    let arch = line[".target".len()..].split(|c: char| c == ',' || c.is_whitespace()).find(|w| !w.is_empty())?;
+    let digits: String = arch.strip_prefix("sm_")?.chars().take_while(char::is_ascii_digit).collect();
+    digits.parse().ok()
+}
+
 pub fn max_registers(text: &str) -> Option<u32> {
     let last = text.trim_end().rsplit('\n').next()?;
     last.strip_prefix(MAX_REGISTERS)?.trim().parse().ok()
@@ -263,13 +273,16 @@ pub fn adopt_managed(st: &state::State, h: u64, text: &str) -> Result<(), CUresu
 
 /// Registers a loaded module under a fresh handle with `tag`, owned by
 /// context `ctx` (0: by none, a library).
-pub fn register(st: &mut state::State, tag: u64, ctx: u64, module: ptxsim_exec::Module, globals: HashMap<String, (u64, u64)>, max_registers: Option<u32>) -> u64 {
+/// `text` is the image the module came from (its register cap and `.target`).
+pub fn register(st: &mut state::State, tag: u64, ctx: u64, module: ptxsim_exec::Module, globals: HashMap<String, (u64, u64)>, text: &str) -> u64 {
+    let max_registers = max_registers(text);
+    let ptx_arch = ptx_arch(text);
     let h = st.handle(tag);
     for (base, size) in globals.values() {
         st.ranges.insert(*base, Range { size: *size, kind: RangeKind::Global { module: h } });
     }
     let const_shadows = module.const_vars().iter().filter_map(|(n, off, size)| globals.get(n).map(|&(a, _)| (a, *off, *size))).collect();
-    st.modules.insert(h, LoadedModule { ctx, module, globals, functions: HashMap::new(), max_registers, const_shadows });
+    st.modules.insert(h, LoadedModule { ctx, module, globals, functions: HashMap::new(), max_registers, ptx_arch, const_shadows });
     h
 }
 
@@ -282,7 +295,7 @@ unsafe fn load(name: &str, pmod: *mut Handle, image: *const c_void) -> CUresult 
         let mut st = state::state();
         let ctx = st.current()?;
         let (module, globals) = load_text(&mut state::device_write(), &text)?;
-        let h = register(&mut st, TAG_MODULE, ctx, module, globals, max_registers(&text));
+        let h = register(&mut st, TAG_MODULE, ctx, module, globals, &text);
         adopt_managed(&st, h, &text)?;
         put(pmod, to_ptr(h))
     })
@@ -590,7 +603,7 @@ pub unsafe fn launch(
         }
         // Dynamic shared memory beyond the kernel's limit (48 KiB less its
         // static part unless raised with cuFuncSetAttribute), as a GPU refuses it.
-        let limit = func.max_dynamic_shared.unwrap_or(SHARED_PER_BLOCK.saturating_sub(module.program.shared_static));
+        let limit = func.max_dynamic_shared.unwrap_or(SHARED_PER_BLOCK.saturating_sub(crate::library::kernel_shared_bytes(&module.program, &func.name)));
         if shared_bytes > limit {
             report::record_launch(&func.name, report::LaunchOutcome::Refused);
             report::log(&format!("launch refused: {shared_bytes} bytes of dynamic shared memory, the kernel's limit is {limit}"));
@@ -707,4 +720,19 @@ pub extern "C" fn cuStreamSynchronize(h: Handle) -> CUresult {
         let ctx = st.current()?;
         st.check_stream(from_ptr(h), ctx)
     })
+}
+
+#[cfg(test)]
+mod ptx_arch_tests {
+    //! `.target` as CU_FUNC_ATTRIBUTE_PTX_VERSION gives it.
+    use super::ptx_arch;
+
+    #[test]
+    fn first_target_directive_major_minor() {
+        assert_eq!(ptx_arch(".version 9.2\n.target sm_120\n.address_size 64\n"), Some(120));
+        assert_eq!(ptx_arch("//\n.version 8.0\n  .target sm_90a, debug\n"), Some(90));
+        assert_eq!(ptx_arch(".target sm_80\n.target sm_75\n"), Some(80));
+        assert_eq!(ptx_arch(".version 8.0\n.address_size 64\n"), None);
+        assert_eq!(ptx_arch(".target compute_80\n"), None);
+    }
 }

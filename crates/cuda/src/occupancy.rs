@@ -40,7 +40,7 @@ fn function(st: &State, f: Handle, kernel_only: bool) -> Result<u64, CUresult> {
 fn set_attribute(st: &mut State, f: u64, attr: c_int, value: c_int) -> Result<(), CUresult> {
     let static_shared = {
         let func = &st.functions[&f];
-        st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?.module.program.shared_static
+        crate::library::kernel_shared_bytes(&st.modules.get(&func.module).ok_or(CUDA_ERROR_INVALID_HANDLE)?.module.program, &func.name)
     };
     let func = st.functions.get_mut(&f).ok_or(CUDA_ERROR_INVALID_HANDLE)?;
     match attr {

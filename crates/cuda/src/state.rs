@@ -96,6 +96,9 @@ pub struct LoadedModule {
     /// The register cap the image was linked with (`CU_JIT_MAX_REGISTERS`),
     /// which `CU_FUNC_ATTRIBUTE_NUM_REGS` respects.
     pub max_registers: Option<u32>,
+    /// The image's `.target` as `CU_FUNC_ATTRIBUTE_PTX_VERSION` gives it
+    /// (`module::ptx_arch`).
+    pub ptx_arch: Option<i32>,
     /// The device allocations standing for the module's `.const` variables
     /// (address, offset in the constant bank, size), copied into the bank
     /// before each launch (`module::sync_consts`).

@@ -354,6 +354,23 @@ fn kernel_and_function_attributes() {
     for a in 0..=9 {
         assert_eq!(cu.func_attr(k, a), cu.kernel_attr(k, a, 0), "attribute {a}");
     }
+    // PTX_VERSION is the virtual architecture the PTX was written for (its
+    // `.target`, major * 10 + minor), BINARY_VERSION the device's (cc 8.0):
+    // CUDA's CU_FUNC_ATTRIBUTE_PTX_VERSION / BINARY_VERSION.
+    assert_eq!(cu.kernel_attr(k, 5, 0), (SUCCESS, 80));
+    assert_eq!(cu.kernel_attr(k, 6, 0), (SUCCESS, 80));
+    let sm75 = KERNEL_PTX.replace(".target sm_80", ".target sm_75");
+    let state = cu.link_create(None);
+    assert_eq!(cu.link_add(state, CU_JIT_INPUT_PTX, &sm75, "kernel75.ptx"), SUCCESS);
+    assert_eq!(cu.link_add(state, CU_JIT_INPUT_PTX, LIB_PTX, "lib.ptx"), SUCCESS);
+    let (r, image75, _) = cu.link_complete(state);
+    assert_eq!(r, SUCCESS);
+    let (r, lib75) = cu.library_load(image75);
+    assert_eq!(r, SUCCESS);
+    let (r, k75) = cu.get_kernel(lib75, "k");
+    assert_eq!(r, SUCCESS);
+    assert_eq!(cu.kernel_attr(k75, 5, 0), (SUCCESS, 75));
+    assert_eq!(cu.kernel_attr(k75, 6, 0), (SUCCESS, 80));
     assert_eq!(cu.kernel_attr(k, 1000, 0).0, INVALID_VALUE);
     assert_eq!(cu.kernel_attr(k, 0, 1).0, INVALID_DEVICE);
     let mut v = 0;

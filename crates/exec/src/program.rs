@@ -708,6 +708,11 @@ pub struct Function {
     pub line: u32,
     /// The module it comes from (an index into [`Program::files`]).
     pub module: u32,
+    /// For a kernel: the static `.shared` bytes a CTA of it uses (the
+    /// module's variables, those of every device function, and its own;
+    /// kernels' own variables overlap, as one kernel runs per CTA). 0 for a
+    /// device function.
+    pub shared_bytes: u32,
 }
 
 impl Function {
@@ -729,9 +734,11 @@ pub struct Program {
     pub const_init: Vec<u8>,
     /// The module-scope `.const` variables: (name, offset in the bank, size).
     pub const_vars: Vec<(String, u64, u64)>,
-    /// Static `.shared` bytes per CTA (module and function scope together).
+    /// Static `.shared` bytes per CTA: the most any kernel uses
+    /// ([`Function::shared_bytes`]).
     pub shared_static: u32,
-    /// Where dynamic (`extern .shared`) memory starts.
+    /// Where dynamic (`extern .shared`) memory starts: after the static
+    /// part of every kernel.
     pub shared_dynamic_offset: u32,
     /// The names of the linked modules (one empty name for a module loaded
     /// alone).

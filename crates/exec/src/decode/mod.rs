@@ -199,7 +199,27 @@ pub(crate) fn decode_units<'s, 'a>(
             }
         }
     }
-    let dyn_off = (shared_static + 15) & !15;
+    // A CTA's shared memory: the module's variables from 0, then those
+    // declared in device functions (any kernel may call them), then the
+    // running kernel's own (each kernel's start at the same offset: one
+    // kernel runs per CTA), then dynamic (`extern`) memory, after the
+    // largest kernel's static part. Function bodies resolve names to
+    // offsets as they are decoded, so the extents are measured first.
+    let mut device_end = shared_static;
+    for f in funcs.iter().flatten().filter(|f| f.kind != FunctionKind::Entry) {
+        if let Some(b) = &f.body {
+            shared_extent(b, &mut device_end);
+        }
+    }
+    let mut static_end = device_end;
+    for f in funcs.iter().flatten().filter(|f| f.kind == FunctionKind::Entry) {
+        let mut end = device_end;
+        if let Some(b) = &f.body {
+            shared_extent(b, &mut end);
+        }
+        static_end = static_end.max(end);
+    }
+    let dyn_off = (static_end + 15) & !15;
     for (u, names) in extern_shared.into_iter().enumerate() {
         for n in names {
             ds[u].syms.insert(n, Sym::Shared(dyn_off));
@@ -208,21 +228,25 @@ pub(crate) fn decode_units<'s, 'a>(
 
     // Function bodies, each with its unit's names.
     let mut functions = Vec::with_capacity(funcs.len());
-    let mut shared_cursor = shared_static;
+    let mut device_cursor = shared_static;
     for (id, f) in funcs.iter().enumerate() {
         let Some(f) = f else { return Err("internal: function slot without a definition".into()) };
         let u = owner[id];
-        let mut func = ds[u].decode_function(id as FuncId, f, &mut shared_cursor).map_err(|m| named(u, m))?;
+        let mut kernel_cursor = device_end;
+        let cursor = if f.kind == FunctionKind::Entry { &mut kernel_cursor } else { &mut device_cursor };
+        let mut func = ds[u].decode_function(id as FuncId, f, cursor).map_err(|m| named(u, m))?;
         func.module = u as u32;
+        if func.is_kernel {
+            func.shared_bytes = kernel_cursor as u32;
+        }
         functions.push(func);
     }
-    let shared_total = shared_cursor;
     let program = Program {
         functions,
         const_init: const_bank,
         const_vars: ds.iter().flat_map(|d| d.const_vars.iter().cloned()).collect(),
-        shared_static: shared_total as u32,
-        shared_dynamic_offset: ((shared_total + 15) & !15) as u32,
+        shared_static: static_end as u32,
+        shared_dynamic_offset: dyn_off as u32,
         files: units.iter().map(|u| u.name.to_string()).collect(),
     };
     Ok((program, global_inits))
@@ -247,6 +271,26 @@ pub(crate) struct ModuleDecoder<'s, 'f, 'a> {
 }
 
 /// Size in bytes of a declared type (0 for opaque/pred).
+/// Advances `cursor` past the `.shared` variables declared in `b` (and its
+/// nested blocks), laid out as `FuncDecoder::declare_var` lays them out; a
+/// size that cannot be computed counts 0 here (decoding reports it).
+fn shared_extent(b: &ast::Block<'_>, cursor: &mut u64) {
+    for s in &b.stmts {
+        match s {
+            ast::Statement::Var(v) if v.space.value == StateSpace::Shared => {
+                let elem = type_bytes(&v.ty.value) * v.vector.map(|x| x.value as u64).unwrap_or(1);
+                let align = v.align.map(|a| a.value).unwrap_or(elem.max(1)).clamp(1, 4096);
+                for decl in &v.declarators {
+                    let size = var_size(&v.ty.value, v.vector.map(|x| x.value), &decl.dims, None).unwrap_or(0);
+                    *cursor = cursor.div_ceil(align) * align + size;
+                }
+            }
+            ast::Statement::Block(inner) => shared_extent(inner, cursor),
+            _ => {}
+        }
+    }
+}
+
 pub(crate) fn type_bytes(t: &Type<'_>) -> u64 {
     match t.scalar() {
         Some(s) => (s.bits() as u64).div_ceil(8),
@@ -477,6 +521,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
             maxclusterrank: None,
             line: self.line(f.name.span),
             module: 0,
+            shared_bytes: 0,
         };
         for dir in &f.directives {
             if let ast::FuncDirective::Perf { name, values, .. } = dir {

@@ -49,6 +49,7 @@ mod link;
 mod mbarrier_cluster;
 mod memory_cap;
 mod printf;
+mod shared_layout;
 mod shared_window;
 mod short_kernels;
 mod tensor_async;
