@@ -162,6 +162,13 @@ pub struct State {
     /// Engine worker threads per launch (`PTXSIM_THREADS=N`; `None`: one
     /// per core).
     pub threads: Option<usize>,
+    /// Wall-clock limit of each launch set by `PTXSIM_TIMEOUT=SECONDS`
+    /// (`Some(None)`: 0, no limit; `None`: the engine's `DEFAULT_TIMEOUT`,
+    /// 60 s).
+    pub timeout: Option<Option<std::time::Duration>>,
+    /// Warp-instruction budget of each launch set by `PTXSIM_FUEL=N`
+    /// (`None`: the engine's `DEFAULT_FUEL`, 10^9).
+    pub fuel: Option<u64>,
     pub contexts: HashMap<u64, Context>,
     /// The primary context's handle (created on first retain, kept after).
     pub primary: Option<u64>,
