@@ -10,7 +10,10 @@
 //! (default 60, 0 for none: a GPU has none, and a big grid can take
 //! minutes on the engine); `PTXSIM_FUEL=N`, each launch's budget of warp
 //! instructions (default 10^9); `PTXSIM_SUMMARY=1`, a summary on stderr at exit (`report`). A
-//! value that does not parse is ignored (and logged with `PTXSIM_LOG=1`). Attributes this library does not know
+//! value that does not parse is ignored (and logged with `PTXSIM_LOG=1`).
+//! In the child of a `fork` after `cuInit`, every call fails with
+//! CUDA_ERROR_NOT_INITIALIZED, as with NVIDIA's driver (`state::FORKED`).
+//! Attributes this library does not know
 //! return CUDA_ERROR_INVALID_VALUE rather than a guess.
 
 use crate::report;
@@ -55,6 +58,12 @@ fn parse_fuel(s: &str) -> Option<u64> {
     s.trim().parse().ok().filter(|&n| n > 0)
 }
 
+/// The `pthread_atfork` child handler: the driver initialised in the
+/// parent is unusable in the child (`state::FORKED`).
+extern "C" fn forked_child() {
+    state::FORKED.store(true, Ordering::Relaxed);
+}
+
 /// Reads `name` and parses it; a set value that does not parse is logged.
 fn setting<T>(name: &str, parse: impl Fn(&str) -> Option<T>) -> Option<T> {
     let v = std::env::var(name).ok()?;
@@ -84,8 +93,14 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         if flags != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
+        if state::FORKED.load(Ordering::Relaxed) {
+            return Err(CUDA_ERROR_NOT_INITIALIZED);
+        }
         let mut st = state::state();
         if !INITIALIZED.load(Ordering::Acquire) {
+            // SAFETY: registers a handler that only stores to an atomic
+            // (async-signal-safe, as a child handler must be).
+            unsafe { libc::pthread_atfork(None, None, Some(forked_child)) };
             st.cc = setting("PTXSIM_CC", parse_cc).unwrap_or((8, 0));
             st.scheduling = setting("PTXSIM_SCHEDULING", parse_scheduling);
             st.threads = setting("PTXSIM_THREADS", parse_threads);
