@@ -27,6 +27,8 @@
 #                    for each module, pytest.log (modules that failed)
 #   SUITE_JOBS       test modules run at once (default: 2)
 #   SUITE_TIMEOUT    seconds per case (default: 300)
+#   SUITE_EXEC_OPTS  options of `ptxsim exec` (default: --timeout
+#                    SUITE_TIMEOUT-30, each launch's wall-clock limit)
 #   PTXSIM_LOG=1     logs every driver call to stderr (into pytest.log)
 set -euo pipefail
 
@@ -98,13 +100,47 @@ for t in targets:
         print(t)
 PY
 )
+# Cases that leave their process's context unusable (a sticky error, as
+# on a GPU) for reasons of their own, run in a process of their own
+# (deselected from their module's run) so that the cases after them in
+# their module still run. Each fails on ptxsim; the cause is in
+# tests/numba_suite/results.md.
+ISOLATE=(
+  # Reads and writes 16 elements of 10-element arrays (N = 16): out of
+  # bounds, which a GPU does not catch inside an allocation's granule.
+  numba.cuda.tests.cudapy.test_dispatcher::TestDispatcher::test_dispatcher_cpointer_arguments
+  # A grid of 22121216 x 256 threads (5.7 * 10^9): past the engine's
+  # budget (a timeout or fuel exhausted).
+  numba.cuda.tests.cudapy.test_intrinsics::TestCudaIntrinsic::test_issue_9229
+)
+JOBS=()
+for m in "${MODS[@]}"; do
+  JOBS+=("$m")
+  for c in "${ISOLATE[@]}"; do [[ ${c%%::*} == "$m" ]] && JOBS+=("$c"); done
+done
 log "running ${#MODS[@]} test modules of ${TARGETS[*]} (logs: $OUT/pytest-*.log)"
 export OUT ROOT VENV TESTS TIMEOUT
-printf '%s\n' "${MODS[@]}" | xargs -P "${SUITE_JOBS:-2}" -I{} bash -c '
+ISOLATED=${ISOLATE[*]}
+# Each launch may run until 30 s before the case's own timeout (the
+# library's default limit is 60 s; a GPU has none, and a big grid such as
+# test_matmul's 2,500 CTAs of 1,024 threads takes minutes here).
+EXEC_OPTS=${SUITE_EXEC_OPTS:---timeout $((TIMEOUT > 60 ? TIMEOUT - 30 : TIMEOUT))}
+export ISOLATED EXEC_OPTS
+printf '%s\n' "${JOBS[@]}" | xargs -P "${SUITE_JOBS:-2}" -I{} bash -c '
+  # A module runs without its isolated cases (deselected by node id, the
+  # path below the tests package); an isolated case runs alone.
+  desel=() opts=$EXEC_OPTS
+  # An isolated case keeps the library'"'"'s default launch limit (60 s).
+  [[ $1 == *::* ]] && opts=
+  if [[ $1 != *::* ]]; then
+    for c in $ISOLATED; do
+      [[ ${c%%::*} == "$1" ]] && desel+=(--deselect "$(tr . / <<<"${1#numba.cuda.tests.}").py::${c#*::}")
+    done
+  fi
   cd "$OUT" && PTXSIM_SUITE_OUT="$OUT/results.jsonl" PYTHONPATH="$ROOT/tests/numba_suite" \
-    "$ROOT/target/release/ptxsim" exec -- "$VENV/bin/python" -m pytest -q -rfE -p no:cacheprovider \
+    "$ROOT/target/release/ptxsim" exec $opts -- "$VENV/bin/python" -m pytest -q -rfE -p no:cacheprovider \
       --import-mode=importlib -o consider_namespace_packages=true --rootdir="$TESTS" \
-      -p ptxsim_plugin --timeout="$TIMEOUT" --timeout-method=signal --pyargs "$1" "${@:2}" \
+      -p ptxsim_plugin --timeout="$TIMEOUT" --timeout-method=signal --pyargs "$1" "${desel[@]}" "${@:2}" \
     >"$OUT/pytest-$1.log" 2>&1; rc=$?
   # 5: no tests collected (a module of helpers only).
   [[ $rc == 0 || $rc == 5 ]] || echo "$1: pytest exit $rc" >>"$OUT/pytest.log"' _ {} "$@"

@@ -14,7 +14,7 @@
 //! `CUPY_ACCELERATORS=` unless set ([`CUPY_DEFAULTS`]),
 //! and the options passed as the environment variables the library reads
 //! at `cuInit` (`PTXSIM_CC`, `PTXSIM_SCHEDULING`, `PTXSIM_THREADS`,
-//! `PTXSIM_SUMMARY`); remove the directory; exit with CMD's status
+//! `PTXSIM_TIMEOUT`, `PTXSIM_FUEL`, `PTXSIM_SUMMARY`); remove the directory; exit with CMD's status
 //! (128 + the signal number when a signal ended it). A missing library or
 //! a command that cannot be started is exit 2 with a message saying why.
 //!
@@ -55,6 +55,12 @@ pub struct Args {
     /// Engine worker threads per launch (default: one per core).
     #[arg(long, value_parser = clap::value_parser!(u32).range(1..=1024))]
     threads: Option<u32>,
+    /// Wall-clock limit of each launch in seconds, 0 for none (the library's default is 60).
+    #[arg(long, value_parser = parse_timeout_arg)]
+    timeout: Option<String>,
+    /// Warp-instruction budget of each launch (the library's default is 10^9).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..))]
+    fuel: Option<u64>,
     /// Print a summary (kernels launched, instructions run, traps) to stderr when CMD exits.
     #[arg(long)]
     summary: bool,
@@ -73,6 +79,11 @@ fn parse_cc(s: &str) -> Result<String, String> {
     } else {
         Err(format!("`{s}` is not a compute capability X.Y (e.g. 8.0, 7.5)"))
     }
+}
+
+/// Accepts what `--timeout` of `ptxsim run` accepts (seconds, 0 for none).
+fn parse_timeout_arg(s: &str) -> Result<String, String> {
+    crate::limits::parse_timeout(s).map(|_| s.trim().to_string())
 }
 
 /// What to do when no library is found.
@@ -221,6 +232,12 @@ pub fn run(a: Args) -> ExitCode {
     }
     if let Some(n) = a.threads {
         cmd.env("PTXSIM_THREADS", n.to_string());
+    }
+    if let Some(t) = &a.timeout {
+        cmd.env("PTXSIM_TIMEOUT", t);
+    }
+    if let Some(n) = a.fuel {
+        cmd.env("PTXSIM_FUEL", n.to_string());
     }
     if a.summary {
         cmd.env("PTXSIM_SUMMARY", "1");

@@ -122,13 +122,33 @@ fn summary_lists_kernel_launches_and_instructions() {
     let err = text(&out.stderr);
     assert!(out.status.success(), "stderr: {err}");
     assert_eq!(text(&out.stdout), "OK ptxsim cc=8.0 sum=93375\n");
-    assert!(err.contains("summary: cc 8.0, scheduling its, threads 2\n"), "{err}");
+    assert!(err.contains("summary: cc 8.0, scheduling its, threads 2, timeout 60 s, fuel 1000000000\n"), "{err}");
     assert!(err.contains("kernels launched: 2\n"), "{err}");
     assert!(err.contains("    vadd: 2\n"), "{err}");
     assert!(err.contains("traps: 0, launches refused: 0"), "{err}");
     // 250 threads: 8 warps per launch, each running a few instructions.
     let warp: u64 = err.split("warp instructions: ").nth(1).and_then(|r| r.split(',').next()).and_then(|n| n.parse().ok()).expect("warp count");
     assert!(warp >= 2 * 8 * 10, "{err}");
+}
+
+#[test]
+fn timeout_and_fuel_options_reach_the_library() {
+    let exe = dlopen_vadd("c-limits");
+    let e = exe.to_str().unwrap();
+    let out = exec(&["--timeout", "0", "--fuel", "5000", "--summary", "--", e]);
+    let err = text(&out.stderr);
+    assert!(out.status.success(), "{err}");
+    assert!(err.contains("threads auto, timeout none, fuel 5000\n"), "{err}");
+    let out = exec(&["--timeout", "2.5", "--summary", "--", e]);
+    assert!(text(&out.stderr).contains("timeout 2.5 s, fuel 1000000000\n"), "{}", text(&out.stderr));
+    // A budget too small for the 8 warps of a launch: the launch stops
+    // with fuel exhausted (a sticky error), which the program reports.
+    let out = exec(&["--fuel", "3", "--summary", "--", e]);
+    assert!(!out.status.success(), "{}", text(&out.stderr));
+    assert!(text(&out.stderr).contains("fuel exhausted"), "{}", text(&out.stderr));
+    // Not a number of seconds, or no fuel: usage errors from ptxsim itself.
+    assert_eq!(exec(&["--timeout", "soon", "--", "true"]).status.code(), Some(2));
+    assert_eq!(exec(&["--fuel", "0", "--", "true"]).status.code(), Some(2));
 }
 
 #[test]

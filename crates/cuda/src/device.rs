@@ -6,8 +6,14 @@
 //! (default 8.0); `PTXSIM_SCHEDULING=stack|its`, the engine's scheduling
 //! for every launch (default: ITS from 7.0 on, else the stack);
 //! `PTXSIM_THREADS=N`, engine worker threads per launch (default one per
-//! core); `PTXSIM_SUMMARY=1`, a summary on stderr at exit (`report`). A
-//! value that does not parse is ignored (and logged with `PTXSIM_LOG=1`). Attributes this library does not know
+//! core); `PTXSIM_TIMEOUT=SECONDS`, each launch's wall-clock limit
+//! (default 60, 0 for none: a GPU has none, and a big grid can take
+//! minutes on the engine); `PTXSIM_FUEL=N`, each launch's budget of warp
+//! instructions (default 10^9); `PTXSIM_SUMMARY=1`, a summary on stderr at exit (`report`). A
+//! value that does not parse is ignored (and logged with `PTXSIM_LOG=1`).
+//! In the child of a `fork` after `cuInit`, every call fails with
+//! CUDA_ERROR_NOT_INITIALIZED, as with NVIDIA's driver (`state::FORKED`).
+//! Attributes this library does not know
 //! return CUDA_ERROR_INVALID_VALUE rather than a guess.
 
 use crate::report;
@@ -36,6 +42,26 @@ fn parse_scheduling(s: &str) -> Option<Scheduling> {
 /// Parses a worker count, 1 to [`ptxsim_exec::MAX_WORKERS`].
 fn parse_threads(s: &str) -> Option<usize> {
     s.trim().parse().ok().filter(|n| (1..=ptxsim_exec::MAX_WORKERS).contains(n))
+}
+
+/// `PTXSIM_TIMEOUT`: seconds (a decimal number) up to 10^9; 0 for none.
+fn parse_timeout(s: &str) -> Option<Option<std::time::Duration>> {
+    let v: f64 = s.trim().parse().ok()?;
+    if !v.is_finite() || !(0.0..=1e9).contains(&v) {
+        return None;
+    }
+    Some(if v == 0.0 { None } else { Some(std::time::Duration::from_secs_f64(v)) })
+}
+
+/// `PTXSIM_FUEL`: warp instructions, at least 1.
+fn parse_fuel(s: &str) -> Option<u64> {
+    s.trim().parse().ok().filter(|&n| n > 0)
+}
+
+/// The `pthread_atfork` child handler: the driver initialised in the
+/// parent is unusable in the child (`state::FORKED`).
+extern "C" fn forked_child() {
+    state::FORKED.store(true, Ordering::Relaxed);
 }
 
 /// Reads `name` and parses it; a set value that does not parse is logged.
@@ -67,17 +93,31 @@ pub extern "C" fn cuInit(flags: c_uint) -> CUresult {
         if flags != 0 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
+        if state::FORKED.load(Ordering::Relaxed) {
+            return Err(CUDA_ERROR_NOT_INITIALIZED);
+        }
         let mut st = state::state();
         if !INITIALIZED.load(Ordering::Acquire) {
+            // SAFETY: registers a handler that only stores to an atomic
+            // (async-signal-safe, as a child handler must be).
+            unsafe { libc::pthread_atfork(None, None, Some(forked_child)) };
             st.cc = setting("PTXSIM_CC", parse_cc).unwrap_or((8, 0));
             st.scheduling = setting("PTXSIM_SCHEDULING", parse_scheduling);
             st.threads = setting("PTXSIM_THREADS", parse_threads);
+            st.timeout = setting("PTXSIM_TIMEOUT", parse_timeout);
+            st.fuel = setting("PTXSIM_FUEL", parse_fuel);
             let sched = match scheduling_for(st.scheduling, st.cc) {
                 Scheduling::Stack => "stack",
                 Scheduling::Its => "its",
             };
             let threads = st.threads.map_or("auto".to_string(), |n| n.to_string());
-            report::init_summary(format!("cc {}.{}, scheduling {sched}, threads {threads}", st.cc.0, st.cc.1));
+            let timeout = match st.timeout {
+                None => format!("{} s", ptxsim_exec::DEFAULT_TIMEOUT.as_secs()),
+                Some(None) => "none".to_string(),
+                Some(Some(t)) => format!("{} s", t.as_secs_f64()),
+            };
+            let fuel = st.fuel.unwrap_or(ptxsim_exec::DEFAULT_FUEL);
+            report::init_summary(format!("cc {}.{}, scheduling {sched}, threads {threads}, timeout {timeout}, fuel {fuel}", st.cc.0, st.cc.1));
             INITIALIZED.store(true, Ordering::Release);
         }
         Ok(())

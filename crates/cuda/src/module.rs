@@ -564,7 +564,7 @@ pub unsafe fn launch(
     opts: LaunchOpts,
 ) -> Result<(), CUresult> {
     {
-        let (ctx, module, func, cc, forced, threads, resident) = {
+        let (ctx, module, func, cc, forced, threads, resident, limits) = {
             let mut st = state::state();
             let ctx = st.current()?;
             st.check_stream(from_ptr(stream), ctx)?;
@@ -580,7 +580,8 @@ pub unsafe fn launch(
             } else {
                 0
             };
-            (ctx, lm.module.clone(), func, st.cc, st.scheduling, st.threads, resident)
+            let limits = (st.fuel, st.timeout);
+            (ctx, lm.module.clone(), func, st.cc, st.scheduling, st.threads, resident, limits)
         };
         if opts.cooperative {
             let ctas = grid[0] as u64 * grid[1] as u64 * grid[2] as u64;
@@ -634,6 +635,12 @@ pub unsafe fn launch(
         cfg.dynamic_shared_bytes = shared_bytes;
         cfg.scheduling = crate::device::scheduling_for(forced, cc);
         cfg.threads = threads;
+        if let Some(fuel) = limits.0 {
+            cfg.fuel = fuel;
+        }
+        if let Some(timeout) = limits.1 {
+            cfg.timeout = timeout;
+        }
         cfg.cluster = opts.cluster.map(|c| Dim3::new(c[0], c[1], c[2]));
         // A cooperative launch's grid workspace: zeroed device memory for
         // the launch's length.

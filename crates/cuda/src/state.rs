@@ -40,6 +40,16 @@ pub const TAG_EVENT: u64 = 0x48;
 /// Set by `cuInit`.
 pub static INITIALIZED: AtomicBool = AtomicBool::new(false);
 
+/// Set in the child of a `fork` after `cuInit` (a `pthread_atfork` handler
+/// that `cuInit` registers). As with NVIDIA's driver, a driver initialised
+/// before the fork is unusable in the child: every call that needs
+/// initialisation, and `cuInit` itself, fails with
+/// CUDA_ERROR_NOT_INITIALIZED (how Numba detects "CUDA initialized before
+/// forking"). The state copied into the child (contexts, device memory)
+/// is never used there, so a lock held by another thread at the fork
+/// cannot hang the child.
+pub static FORKED: AtomicBool = AtomicBool::new(false);
+
 /// The registries.
 pub static STATE: LazyLock<Mutex<State>> = LazyLock::new(|| Mutex::new(State::default()));
 
@@ -165,6 +175,13 @@ pub struct State {
     /// Engine worker threads per launch (`PTXSIM_THREADS=N`; `None`: one
     /// per core).
     pub threads: Option<usize>,
+    /// Wall-clock limit of each launch set by `PTXSIM_TIMEOUT=SECONDS`
+    /// (`Some(None)`: 0, no limit; `None`: the engine's `DEFAULT_TIMEOUT`,
+    /// 60 s).
+    pub timeout: Option<Option<std::time::Duration>>,
+    /// Warp-instruction budget of each launch set by `PTXSIM_FUEL=N`
+    /// (`None`: the engine's `DEFAULT_FUEL`, 10^9).
+    pub fuel: Option<u64>,
     pub contexts: HashMap<u64, Context>,
     /// The primary context's handle (created on first retain, kept after).
     pub primary: Option<u64>,
@@ -311,9 +328,10 @@ pub unsafe fn put<T>(p: *mut T, v: T) -> Result<(), CUresult> {
     Ok(())
 }
 
-/// Fails with NOT_INITIALIZED before `cuInit`.
+/// Fails with NOT_INITIALIZED before `cuInit`, and in the child of a fork
+/// after it ([`FORKED`]).
 pub fn initialized() -> Result<(), CUresult> {
-    if INITIALIZED.load(Ordering::Acquire) {
+    if INITIALIZED.load(Ordering::Acquire) && !FORKED.load(Ordering::Relaxed) {
         Ok(())
     } else {
         Err(CUDA_ERROR_NOT_INITIALIZED)

@@ -1,7 +1,8 @@
 //! The library as a C program sees it: a vector add written against the
 //! driver API (tests/c/vector_add.c), compiled with the system `cc`, linked
 //! against the built library and run with it found by its SONAME; and the
-//! SONAME itself, read from the ELF dynamic section.
+//! SONAME itself, read from the ELF dynamic section; a fork after `cuInit`
+//! (tests/c/fork.c).
 
 mod common;
 
@@ -109,4 +110,19 @@ fn soname_is_libcuda_so_1() {
             assert!(text.contains("Library soname: [libcuda.so.1]"), "readelf -d:\n{text}");
         }
     }
+}
+
+#[test]
+fn a_child_forked_after_cuinit_gets_not_initialized() {
+    let lib = common::private_copy("c-fork");
+    let dir = lib.parent().unwrap().to_path_buf();
+    let src = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/c/fork.c");
+    let exe = dir.join("fork");
+    let out = Command::new("cc").arg("-std=c99").arg("-D_POSIX_C_SOURCE=200809L").arg("-Wall").arg("-o").arg(&exe).arg(src).arg(&lib).output().expect("run cc");
+    assert!(out.status.success(), "cc failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    let run = Command::new(&exe).env("LD_LIBRARY_PATH", &dir).env_remove("PTXSIM_LOG").output().expect("run fork");
+    let stdout = String::from_utf8_lossy(&run.stdout);
+    let stderr = String::from_utf8_lossy(&run.stderr);
+    assert!(run.status.success(), "stdout: {stdout}\nstderr: {stderr}");
+    assert_eq!(stdout, "OK\n");
 }
