@@ -275,6 +275,10 @@ pub enum Family {
     Space,
     /// The decoder matches on the row's [`Insn`] (its grammar is written).
     Typed,
+    /// `wgmma.*`: Hopper's warpgroup matrix multiply-accumulate.
+    Wgmma,
+    /// `setmaxnreg`: checked, otherwise nothing to do.
+    RegAlloc,
 }
 
 /// What the engine does with an opcode.
@@ -595,7 +599,7 @@ macro_rules! for_each_op {
                 => Pmevent { mods: untyped } [];
             "griddepcontrol" GridDep (0)              GridDepControl Use  Data     Seq            Hint
                 => Griddepcontrol { mods: untyped } [];
-            "setmaxnreg" Loose      (ANY)             _          Use      Data     Seq            "register reallocation is not modelled yet"
+            "setmaxnreg" Loose      (ANY)             _          Use      Data     Seq            RegAlloc
                 => Setmaxnreg { mods: untyped } [];
             "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
                 => Clusterlaunchcontrol { mods: untyped } [];
@@ -617,7 +621,7 @@ macro_rules! for_each_op {
             "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
                 => Suq { mods: untyped } [];
             // Asynchronous copies, matrices and tensors.
-            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "tensor bulk copies (cp.async.bulk.tensor, cp.reduce.async.bulk.tensor) are not modelled yet"
+            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "the im2col tensor copies and cp.reduce.async.bulk.tensor are not modelled yet (cp.async, cp.async.bulk and the tile-mode cp.async.bulk.tensor are decoded by their modifiers)"
                 => Cp { mods: untyped } [];
             "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy
                 => CpAsync { mods: untyped } [];
@@ -633,7 +637,7 @@ macro_rules! for_each_op {
                 => Stmatrix { mods: untyped } [];
             "movmatrix"  Tensor     (ANY)             _          Def      PerLane  Seq            Matrix
                 => Movmatrix { mods: untyped } [];
-            "wgmma"      Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet"
+            "wgmma"      Loose      (ANY)             _          Use      Data     Seq            Wgmma
                 => Wgmma { mods: untyped } [];
             "tcgen05"    Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet"
                 => Tcgen05 { mods: untyped } [];

@@ -21,6 +21,7 @@ mod bits;
 mod ext;
 mod atomic;
 mod fp8;
+mod hopper;
 mod video;
 mod wmma;
 mod route;

@@ -32,6 +32,7 @@ mod engine;
 mod float_kernels;
 mod gpu_recorded;
 mod griddep;
+mod hopper;
 mod isa_bits;
 mod isa_fma_relu;
 mod isa_half_warp;

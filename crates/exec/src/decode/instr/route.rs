@@ -124,6 +124,8 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
         Family::Space => Route::Ext(ext::Ext::Space),
         Family::Typed => Route::Typed,
+        Family::Wgmma => Route::Tensor(tensor::Tensor::Wgmma),
+        Family::RegAlloc => Route::Tensor(tensor::Tensor::Setmaxnreg),
     })
 }
 

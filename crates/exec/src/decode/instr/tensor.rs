@@ -28,6 +28,12 @@ pub(super) enum Tensor {
     Matrix,
     Mma,
     Mbarrier,
+    /// `wgmma.*` (`hopper.rs`).
+    Wgmma,
+    /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` (`hopper.rs`).
+    BulkTensor,
+    /// `setmaxnreg` (`hopper.rs`).
+    Setmaxnreg,
 }
 
 /// The refinement of an opcode's family by its modifiers that this file
@@ -40,6 +46,7 @@ pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tens
         "cp" if has(".async") && !has(".bulk") => Some(Tensor::CpAsync),
         "cp" if has(".async") && has(".bulk") && !has(".tensor") && !has(".reduce") => Some(Tensor::CpAsyncBulk),
         "cp" if has(".reduce") && has(".async") && has(".bulk") && !has(".tensor") => Some(Tensor::CpReduceBulk),
+        "cp" if has(".async") && has(".bulk") && has(".tensor") => Some(Tensor::BulkTensor),
         _ => None,
     }
 }
@@ -71,6 +78,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             },
             Tensor::Mma => self.mma(i),
             Tensor::Mbarrier => self.mbarrier(i),
+            Tensor::Wgmma => self.wgmma(i),
+            Tensor::BulkTensor => self.bulk_tensor(i),
+            Tensor::Setmaxnreg => self.setmaxnreg(i),
         }
     }
 
