@@ -13,7 +13,7 @@
 
 use crate::error::{Trap, TrapKind};
 use crate::fuel::Tank;
-pub(crate) use crate::cta::Cta;
+use crate::cta::Cta;
 use crate::barrier::{BarArgs, Waiter};
 use crate::policy::{Located, Stop, Wait, WarpEngine, WarpTurn};
 use crate::warp::{lanes, Stats, Warp, WarpStatus};
