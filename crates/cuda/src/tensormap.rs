@@ -219,7 +219,7 @@ mod tests {
     struct Map([u8; 128]);
 
     fn init() {
-        assert_eq!(unsafe { crate::device::cuInit(0) }, CUDA_SUCCESS);
+        assert_eq!(crate::device::cuInit(0), CUDA_SUCCESS);
     }
 
     /// Triton's 2-D f16 descriptor: 256 x 512 row-major, box 64 x 128,
