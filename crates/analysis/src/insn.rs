@@ -249,7 +249,22 @@ impl InsnInfo {
             let kind = ResultKind::Source("the result of a call".into());
             return InsnInfo { defs, uses, guard, kind };
         }
-        if has_dest {
+        // A typed row names each operand's role: its writes are the
+        // operands whose role defines.
+        if let Some(r) = row.filter(|r| !r.roles.is_empty()) {
+            for (k, o) in i.operands.iter().enumerate() {
+                let defines = r.roles.get(k).is_some_and(|x| x.role.defines());
+                match (&o.kind, defines) {
+                    (OperandKind::PredPair(a, b), true) => {
+                        defs.extend(regs.get(a.text));
+                        defs.extend(regs.get(b.text));
+                    }
+                    (k, true) => collect(k, regs, &mut defs, &mut Vec::new()),
+                    (k, false) => collect(k, regs, &mut uses, &mut sources),
+                }
+            }
+            ops = [].iter();
+        } else if has_dest {
             if let Some(d) = ops.next() {
                 match &d.kind {
                     OperandKind::PredPair(a, b) => {

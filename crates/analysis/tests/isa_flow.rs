@@ -52,3 +52,34 @@ fn every_rows_flow_is_what_the_analysis_sees() {
         assert_eq!(sites == 1, row.flow == Flow::Call, "`{}`: {sites} call sites", row.op);
     }
 }
+
+/// A typed row's operand roles say what the analysis defines and uses: a
+/// merging video destination (`d.b1`) is written, `c` read; `lop3`'s `d|p`
+/// both written, `q` read.
+#[test]
+fn typed_rows_define_what_their_roles_say() {
+    use ptxsim_analysis::insn::{InsnInfo, RegTable};
+    let cases = [
+        ("vadd.u32.u32.u32 %r0.b1, %r1.h0, %r2, %r3;", vec!["%r0"], vec!["%r1", "%r2", "%r3"]),
+        ("vmad.s32.s32.s32 %r0, -%r1, %r2.b3, %r3;", vec!["%r0"], vec!["%r1", "%r2", "%r3"]),
+        ("lop3.or.b32 %r0|%p0, %r1, %r2, %r3, 0xfe, !%p1;", vec!["%r0", "%p0"], vec!["%r1", "%r2", "%r3", "%p1"]),
+        ("shf.l.wrap.b32 %r3, %r1, %r2, %r0;", vec!["%r3"], vec!["%r1", "%r2", "%r0"]),
+    ];
+    for (line, defs, uses) in cases {
+        let src = module(line);
+        let parsed = ptxsim_syntax::parse(&src);
+        assert!(!parsed.has_errors(), "`{line}`: {:?}", parsed.diagnostics);
+        let f = parsed.module.items.iter().filter_map(|i| match i {
+            Item::Function(f) if f.name.text == "k" => Some(f),
+            _ => None,
+        });
+        let flat = FlatFunction::new(f.last().expect("kernel")).expect("flattens");
+        let regs = RegTable::new(&flat);
+        let op = line.split('.').next().unwrap_or("");
+        let i = flat.instrs.iter().find(|i| i.opcode.text == op).expect("the instruction");
+        let info = InsnInfo::new(&flat, &regs, i);
+        let names = |v: &[u32]| v.iter().map(|r| regs.name(*r)).collect::<Vec<_>>();
+        assert_eq!(names(&info.defs), defs, "`{line}` defines");
+        assert_eq!(names(&info.uses), uses, "`{line}` uses");
+    }
+}

@@ -9,8 +9,14 @@ use ptxsim_syntax::ast::Instruction;
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }
-    /// How `vshl`/`vshr` treat a shift amount above 31 (PTX ISA 9.7.16.1.2).
-    pub enum VideoShift "shift mode" { Clamp = ".clamp", Wrap = ".wrap" }
+    /// How a shift amount above the width is treated: `shf`'s (PTX ISA
+    /// 9.7.8.8) and `vshl`/`vshr`'s (9.7.16.1.2) mode.
+    pub enum ClampMode "mode" { Clamp = ".clamp", Wrap = ".wrap" }
+    /// `shf`'s direction.
+    pub enum ShfDir "direction" { L = ".l", R = ".r" }
+    /// `lop3`'s predicate-output operator (PTX ISA 9.7.8.6; ptxas 12.9
+    /// refuses `.xor`).
+    pub enum Lop3BoolOp "boolean operation" { And = ".and", Or = ".or" }
     /// The final right shift of `vmad` (PTX ISA 9.7.16.1.3).
     pub enum VmadScale "scale" { Shr7 = ".shr7", Shr15 = ".shr15" }
     /// The comparison of `vset` (PTX ISA 9.7.16.1.4).
@@ -115,7 +121,7 @@ mod tests {
         );
         assert_eq!(
             dec("vshr.s32.s32.u32.wrap.add %r1, %r2, %r3, %r4"),
-            Ok(Insn::Vshr { dtype: S32, atype: S32, btype: U32, sat: false, mode: VideoShift::Wrap, op2: Some(VideoOp2::Add) })
+            Ok(Insn::Vshr { dtype: S32, atype: S32, btype: U32, sat: false, mode: ClampMode::Wrap, op2: Some(VideoOp2::Add) })
         );
         assert_eq!(
             dec("vmad.s32.u32.u32.po.sat.shr15 %r1, %r2, %r3, %r4"),
@@ -136,7 +142,7 @@ mod tests {
         assert!(matches!(e("vadd.s32.s32.s32.s32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".s32"));
         // Missing ones point at the opcode and its modifiers.
         assert!(matches!(e("vadd.s32.s32 %r1, %r2, %r3"), (K::Missing { slot: "btype", .. }, s) if s == "vadd.s32.s32"));
-        assert!(matches!(e("vshl.u32.u32.u32 %r1, %r2, %r3"), (K::Missing { slot: "shift mode", .. }, s) if s == "vshl.u32.u32.u32"));
+        assert!(matches!(e("vshl.u32.u32.u32 %r1, %r2, %r3"), (K::Missing { slot: "mode", .. }, s) if s == "vshl.u32.u32.u32"));
         assert!(matches!(e("vset.u32.u32 %r1, %r2, %r3"), (K::Missing { slot: "comparison", .. }, _)));
         assert!(matches!(e("vset.u32.u32.lt.sat %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".sat"));
         assert!(matches!(e("frob.u32 %r1"), (K::UnknownOpcode(o), s) if o == "frob" && s == "frob"));

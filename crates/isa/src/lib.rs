@@ -572,10 +572,12 @@ macro_rules! for_each_op {
                 => Dp2a { mods: untyped } [];
             "fns"        Scalar     (ANY)             Fns        Def      Data     Seq            Lane3
                 => Fns { mods: untyped } [];
-            "lop3"       Lop3       (B32)             Lop3       Def      Data     Seq            Bits
-                => Lop3 { mods: untyped } [];
-            "shf"        Shf        (B32)             Shf        Def      Data     Seq            Bits
-                => Shf { mods: untyped } [];
+            "lop3"       Lop3       (B32)             Lop3       Def      Data     Seq            Typed
+                => Lop3 { boolop: opt(Lop3BoolOp), ty: ty(B32) }
+                [d: Dst, a: Src, b: Src, c: Src, lut: Src, q: OptSrc];
+            "shf"        Shf        (B32)             Shf        Def      Data     Seq            Typed
+                => Shf { dir: one(ShfDir), mode: one(ClampMode), ty: ty(B32) }
+                [d: Dst, a: Src, b: Src, c: Src];
             // Warps, barriers and collectives.
             "shfl"       Shfl       (ANY)             _          Def      PerLane  Seq            WarpSync
                 => Shfl { mods: untyped } [];
@@ -668,10 +670,10 @@ macro_rules! for_each_op {
                 => Vset { atype: ty(U32 S32), btype: ty(U32 S32), cmp: one(VideoCmp), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
             "vshl"       Typed      (ANY)             _          Def      Data     Seq            Typed
-                => Vshl { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(VideoShift), op2: opt(VideoOp2) }
+                => Vshl { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(ClampMode), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
             "vshr"       Typed      (ANY)             _          Def      Data     Seq            Typed
-                => Vshr { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(VideoShift), op2: opt(VideoOp2) }
+                => Vshr { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(ClampMode), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
             "vabsdiff2"  Loose      (ANY)             _          Def      Data     Seq            Lane3
                 => Vabsdiff2 { mods: untyped } [];

@@ -759,3 +759,16 @@ fn errors_are_reported_not_accepted() {
     assert_eq!(err_codes(&kernel("add.s32 %r1, %r2, 1\nret;")), ["syntax/missing-semicolon"]);
     assert_eq!(err_codes(&format!("{HEADER}.entry k() {{ ret;")), ["syntax/unclosed-block"]);
 }
+
+#[test]
+fn negated_register_operands_with_selectors() {
+    // vmad's operand negation: `-%r1`, `-%r2.h1`; `-1` and `- 1` stay constants.
+    let m = ok(kernel("vmad.s32.s32.s32 %r0, -%r1, -%r2.h1, %r3;\nadd.s32 %r1, %r2, -1;"));
+    let is = instrs(&m);
+    assert!(matches!(&is[0].operands[1].kind, OperandKind::Neg { name, component: None } if name.text == "%r1"));
+    assert!(matches!(&is[0].operands[2].kind, OperandKind::Neg { name, component: Some(c) } if name.text == "%r2" && c.text == ".h1"));
+    assert!(matches!(&is[1].operands[2].kind, OperandKind::Int(_)));
+    let text = ptxsim_syntax::print_module(&m);
+    assert!(text.contains("-%r1, -%r2.h1, %r3"), "{text}");
+    assert_eq!(ok(&text), m);
+}

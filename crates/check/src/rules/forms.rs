@@ -25,7 +25,6 @@ use super::setp::cmp_allowed;
 use super::{opname, Decoded};
 use crate::ctx::Ctx;
 use crate::types::Size;
-use ptxsim_isa::modifiers::BoolOp;
 use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -133,13 +132,9 @@ fn pred_src(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, k: usize, note: &str) {
     }
 }
 
-/// `lop3`.
-pub fn lop3<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    let ok = only(cx, i, d, &[], Takes { boolop: true, ..Takes::default() }, LOP3_NOTE) & check_boolop(cx, i, d);
-    if types(cx, i, d, 1, |t| t == [ScalarType::B32], "the type `.b32`", LOP3_NOTE).is_none() || !ok {
-        return super::operand::resolve_all(cx, i);
-    }
-    let boolop = d.boolop.is_some();
+/// `lop3` (a typed row: its grammar took `.and`/`.or` and `.b32`;
+/// `boolop` says whether one of them was given).
+pub fn lop3<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, boolop: bool) {
     let dst = &i.operands.first().map(|o| &o.kind);
     let pair = matches!(dst, Some(OperandKind::PredPair(..)));
     if boolop != pair {
@@ -194,36 +189,8 @@ pub fn lop3<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     }
 }
 
-/// `lop3`'s `.BoolOp` is `.and` or `.or` (ptxas: "Illegal operation '.xor'").
-fn check_boolop(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) -> bool {
-    if let Some((BoolOp::Xor, s)) = d.boolop {
-        error(cx, "check/lop3", s, format!("`.xor` is not a BoolOp of `{}`", i.opcode.text), "expected `.and` or `.or`", LOP3_NOTE);
-        return false;
-    }
-    true
-}
-
-/// `shf`.
-pub fn shf<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    let ok = only(cx, i, d, &[".l", ".r", ".wrap", ".clamp"], Takes::default(), SHF_NOTE);
-    if types(cx, i, d, 1, |t| t == [ScalarType::B32], "the type `.b32`", SHF_NOTE).is_none() || !ok {
-        return super::operand::resolve_all(cx, i);
-    }
-    for (group, what) in [(&[".l", ".r"], "a direction, `.l` or `.r`"), (&[".wrap", ".clamp"], "a mode, `.wrap` or `.clamp`")] {
-        let given: Vec<_> = d.other.iter().filter(|m| group.contains(&m.text)).collect();
-        let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
-        match given.as_slice() {
-            [_] => {}
-            [] => {
-                error(cx, "check/modifiers", span, format!("`{}` needs {what}", opname(i)), "missing modifier", SHF_NOTE);
-                return super::operand::resolve_all(cx, i);
-            }
-            [_, second, ..] => {
-                error(cx, "check/modifiers", second.span, format!("`{}` takes one {what}", opname(i)), "second modifier of the group", SHF_NOTE);
-                return super::operand::resolve_all(cx, i);
-            }
-        }
-    }
+/// `shf` (a typed row: its grammar took the direction, the mode and `.b32`).
+pub fn shf<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     if !count(cx, i, 4, SHF_NOTE) {
         return super::operand::resolve_all(cx, i);
     }

@@ -31,7 +31,7 @@ pub mod sink;
 pub mod tensor;
 pub mod space;
 pub mod typed;
-pub mod video;
+pub mod insn;
 pub mod warp;
 
 use crate::ctx::{Ctx, Sym};
@@ -120,6 +120,9 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     if !modifiers::check(cx, i) {
         return operand::resolve_all(cx, i);
     }
+    if spec.typed {
+        return insn::typed(cx, i, spec);
+    }
     match spec.form {
         Form::Bra => branch::bra(cx, i, &d),
         Form::Brx => branch::brx(cx, i, &d),
@@ -138,8 +141,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Collective => collective::collective(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
-        Form::Lop3 => forms::lop3(cx, i, &d),
-        Form::Shf => forms::shf(cx, i, &d),
         Form::Set => forms::set(cx, i, &d),
         Form::Slct => forms::slct(cx, i, &d),
         Form::Activemask => forms::activemask(cx, i, &d),
@@ -147,7 +148,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::GridDep => forms::griddep(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
-        Form::Typed => video::typed(cx, i, spec),
+        Form::Typed => insn::typed(cx, i, spec),
         Form::Loose => {
             operand::resolve_all(cx, i);
             if matches!(i.opcode.text, "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4") {

@@ -62,31 +62,23 @@ pub(crate) struct Unit<'s, 'a> {
 fn linkage_of(l: Option<ast::Spanned<ast::Linkage>>) -> Option<ast::Linkage> {
     l.map(|l| l.value)
 }
+/// Every function of the units, with the unit that defines it and each
+/// unit's names for them.
+struct FunctionTable<'s, 'a> {
+    /// By id: the definition (a body wins over a declaration).
+    funcs: Vec<Option<&'s ast::Function<'a>>>,
+    /// By id: the unit whose definition it is.
+    owner: Vec<usize>,
+    /// Per unit: its function names and their ids.
+    unit_ids: Vec<HashMap<&'s str, FuncId>>,
+}
 
-/// Decodes one program from `units` (already parsed and checked);
-/// `alloc_global(size, align)` allocates device memory for each `.global`
-/// variable and returns its address. With `link` (several separately
-/// compiled modules, checked by `link::check`), the functions and
-/// variables declared with a linkage (`.extern`, `.visible`, `.weak`,
-/// `.common`) are one name across the units: an `.extern` resolves to the
-/// `.visible` definition, or else the first `.weak` one; names without a
-/// linkage stay private to their unit. Without `link` (one module, a whole
-/// program as ptxas sees it) an `.extern` `.global` variable is allocated
-/// like a definition. With `devrt` (the program is linked with
-/// libcudadevrt), a direct call of a bodiless cooperative-groups function
-/// of that library (`cudaCG*`) decodes to the engine's own
-/// (`Op::DevRt`, `Op::GridSync`).
-pub(crate) fn decode_units<'s, 'a>(
-    units: &'s [Unit<'s, 'a>],
-    link: bool,
-    devrt: bool,
-    alloc_global: &mut dyn FnMut(u64, u64) -> Option<u64>,
-) -> Result<(Program, Vec<(u64, Vec<u8>)>), String> {
+/// Numbers the functions of `units`: with `link`, a name with linkage is
+/// one function across units (a body wins over a declaration, a `.visible`
+/// body over a `.weak` one).
+fn function_table<'s, 'a>(units: &'s [Unit<'s, 'a>], link: bool) -> FunctionTable<'s, 'a> {
     use ast::Linkage::{Common, Visible, Weak};
     let shared_name = |l: Option<ast::Spanned<ast::Linkage>>| link && l.is_some();
-    let named = |u: usize, m: String| if link { format!("{}: {m}", units[u].name) } else { m };
-
-    // Functions first: jump tables and `mov r, f` need their addresses.
     let mut funcs: Vec<Option<&'s ast::Function<'a>>> = Vec::new();
     let mut owner: Vec<usize> = Vec::new();
     let mut global_ids: HashMap<&str, FuncId> = HashMap::new();
@@ -126,6 +118,34 @@ pub(crate) fn decode_units<'s, 'a>(
             }
         }
     }
+    FunctionTable { funcs, owner, unit_ids }
+}
+
+
+/// Decodes one program from `units` (already parsed and checked);
+/// `alloc_global(size, align)` allocates device memory for each `.global`
+/// variable and returns its address. With `link` (several separately
+/// compiled modules, checked by `link::check`), the functions and
+/// variables declared with a linkage (`.extern`, `.visible`, `.weak`,
+/// `.common`) are one name across the units: an `.extern` resolves to the
+/// `.visible` definition, or else the first `.weak` one; names without a
+/// linkage stay private to their unit. Without `link` (one module, a whole
+/// program as ptxas sees it) an `.extern` `.global` variable is allocated
+/// like a definition. With `devrt` (the program is linked with
+/// libcudadevrt), a direct call of a bodiless cooperative-groups function
+/// of that library (`cudaCG*`) decodes to the engine's own
+/// (`Op::DevRt`, `Op::GridSync`).
+pub(crate) fn decode_units<'s, 'a>(
+    units: &'s [Unit<'s, 'a>],
+    link: bool,
+    devrt: bool,
+    alloc_global: &mut dyn FnMut(u64, u64) -> Option<u64>,
+) -> Result<(Program, Vec<(u64, Vec<u8>)>), String> {
+    use ast::Linkage::{Common, Visible, Weak};
+    let named = |u: usize, m: String| if link { format!("{}: {m}", units[u].name) } else { m };
+
+    // Functions first: jump tables and `mov r, f` need their addresses.
+    let FunctionTable { funcs, owner, unit_ids } = function_table(units, link);
     let mut ds: Vec<ModuleDecoder<'s, 's, 'a>> = units
         .iter()
         .enumerate()

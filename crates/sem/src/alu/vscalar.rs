@@ -16,7 +16,7 @@
 //! - `vset`, which has no destination type, takes `c` as unsigned in its
 //!   secondary `.min`/`.max` (its results 0 and 1 are unsigned).
 
-use ptxsim_isa::{VideoCmp, VideoOp2, VideoSel, VideoShift, VmadScale};
+use ptxsim_isa::{VideoCmp, VideoOp2, VideoSel, ClampMode, VmadScale};
 
 /// The primary operation of [`video_scalar`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,8 +26,8 @@ pub enum VPrimary {
     Absdiff,
     Min,
     Max,
-    Shl(VideoShift),
-    Shr(VideoShift),
+    Shl(ClampMode),
+    Shr(ClampMode),
     Set(VideoCmp),
 }
 
@@ -81,9 +81,9 @@ pub fn video_scalar(v: VScalar, a: u64, b: u64, c: u64) -> u64 {
     let ta = part(a, v.a_signed, v.asel);
     // The shifts' amount is always unsigned (`.btype` is `.u32`).
     let tb = part(b, v.b_signed && !matches!(v.op, VPrimary::Shl(_) | VPrimary::Shr(_)), v.bsel);
-    let amount = |m: VideoShift| match m {
-        VideoShift::Clamp => tb.min(32) as u32,
-        VideoShift::Wrap => (tb & 0x1f) as u32,
+    let amount = |m: ClampMode| match m {
+        ClampMode::Clamp => tb.min(32) as u32,
+        ClampMode::Wrap => (tb & 0x1f) as u32,
     };
     let mut t = match v.op {
         VPrimary::Add => ta + tb,
@@ -234,16 +234,16 @@ mod tests {
     #[test]
     fn shifts_clamp_or_wrap_the_amount() {
         let shl = |m, sat, a, b| video_scalar(v(VPrimary::Shl(m), [U, U, U], sat, W, VSecond::None), a, b, 0);
-        assert_eq!(shl(VideoShift::Clamp, false, 1, 40), 0);
-        assert_eq!(shl(VideoShift::Clamp, true, 1, 40), 0xffff_ffff);
-        assert_eq!(shl(VideoShift::Wrap, false, 1, 40), 0x100);
+        assert_eq!(shl(ClampMode::Clamp, false, 1, 40), 0);
+        assert_eq!(shl(ClampMode::Clamp, true, 1, 40), 0xffff_ffff);
+        assert_eq!(shl(ClampMode::Wrap, false, 1, 40), 0x100);
         // vshr.s32.s32.u32: arithmetic on a signed a; 32 after clamping
         let shr = |m, signed, a, b| video_scalar(v(VPrimary::Shr(m), [signed, signed, U], false, W, VSecond::None), a, b, 0);
-        assert_eq!(shr(VideoShift::Clamp, S, 0x8000_0000, 100), 0xffff_ffff);
-        assert_eq!(shr(VideoShift::Clamp, U, 0x8000_0000, 100), 0);
-        assert_eq!(shr(VideoShift::Wrap, S, 0xffff_ff00, 36), 0xffff_fff0);
+        assert_eq!(shr(ClampMode::Clamp, S, 0x8000_0000, 100), 0xffff_ffff);
+        assert_eq!(shr(ClampMode::Clamp, U, 0x8000_0000, 100), 0);
+        assert_eq!(shr(ClampMode::Wrap, S, 0xffff_ff00, 36), 0xffff_fff0);
         // the amount is unsigned even if the instruction's b says signed
-        let x = v(VPrimary::Shl(VideoShift::Clamp), [U, U, S], false, (None, Some(H1)), VSecond::None);
+        let x = v(VPrimary::Shl(ClampMode::Clamp), [U, U, S], false, (None, Some(H1)), VSecond::None);
         assert_eq!(video_scalar(x, 1, 0xffff_0000, 0), 0);
     }
 

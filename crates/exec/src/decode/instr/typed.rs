@@ -1,8 +1,9 @@
 //! Decoding the rows whose modifier grammar is written (the `Typed` family
 //! of `ptxsim_isa`): the decoder matches on the typed instruction
 //! [`Insn`] that [`ptxsim_isa::decode`] makes from the row, and reads the
-//! operands by the row's roles. Today: the scalar video instructions
-//! (`vadd` ... `vset`, `vmad`; semantics in [`ptxsim_sem::alu::vscalar`]).
+//! operands by the row's roles. Today: `lop3` and `shf` (in `bits.rs`) and
+//! the scalar video instructions (`vadd` ... `vset`, `vmad`; semantics in
+//! [`ptxsim_sem::alu::vscalar`]).
 
 use super::{DecodeError, FuncDecoder, ImmKind, R};
 use crate::program::*;
@@ -53,6 +54,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 let d = self.dst(&plain(&i.operands[0]))?;
                 return Ok(Op::Lane3 { op: Lane3Op::Vmad(v), d, a: a.0, b: b.0, c: c.0 });
             }
+            Insn::Lop3 { boolop, .. } => return self.lop3(i, boolop),
+            Insn::Shf { dir, mode, .. } => return self.shf(i, dir, mode),
             _ => return Err(DecodeError::Unsupported(opname(i))),
         };
         let dsel = self.dsel(i)?;

@@ -1,8 +1,9 @@
-//! The rule of the rows whose modifier grammar is written (the `Typed`
-//! form of `ptxsim_isa`): the modifiers are decoded by the row's grammar
+//! The rules of the rows whose modifier grammar is written
+//! (`OpInfo::typed`): the modifiers are decoded by the row's grammar
 //! (`ptxsim_isa::decode`, each error a `check/modifiers` diagnostic at the
 //! modifier at fault), the operand count comes from the row's roles, and
-//! the rule matches on the typed [`Insn`]. Today: the scalar video
+//! the rule matches on the typed [`Insn`]. Today: `lop3` and `shf`
+//! (their operand rules in [`super::forms`]) and the scalar video
 //! instructions (PTX ISA 9.7.16.1: `vadd`, `vsub`, `vabsdiff`, `vmin`,
 //! `vmax`, `vshl`, `vshr`, `vmad`, `vset`), as ptxas 12.9 judges them
 //! (`tests/check/{accept,reject}/video-scalar--*`).
@@ -52,6 +53,14 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::O
         | Insn::Vshr { op2, .. }
         | Insn::Vset { op2, .. } => video(cx, i, op2.is_some(), false),
         Insn::Vmad { po, .. } => video(cx, i, false, true) && vmad(cx, i, po),
+        Insn::Lop3 { boolop, .. } => {
+            super::forms::lop3(cx, i, boolop.is_some());
+            true
+        }
+        Insn::Shf { .. } => {
+            super::forms::shf(cx, i);
+            true
+        }
         _ => {
             resolve_all(cx, i);
             true
