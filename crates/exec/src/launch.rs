@@ -323,28 +323,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             }
         }
     });
-    let total = if workers == 1 {
-        work()
-    } else {
-        std::thread::scope(|s| {
-            let mut handles = Vec::with_capacity(workers - 1);
-            for i in 1..workers {
-                match std::thread::Builder::new().name(format!("ptxsim-worker-{i}")).spawn_scoped(s, work) {
-                    Ok(h) => handles.push(h),
-                    // Fewer workers run the launch (the first always runs).
-                    Err(_) => break,
-                }
-            }
-            let mut total = work();
-            for h in handles {
-                match h.join() {
-                    Ok(t) => total = total.join(t),
-                    Err(p) => std::panic::resume_unwind(p),
-                }
-            }
-            total
-        })
-    };
+    let total = run_workers(workers, work);
     let Total { stats, err } = total;
     let printed = if cfg.stdout.is_none() { stdout.take() } else { Default::default() };
     if let Some((_, mut e)) = err {
@@ -354,6 +333,33 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let mut s = launch_stats(&stats, prog);
     s.stdout = printed;
     Ok(s)
+}
+
+/// Runs `work` on `workers` threads, the calling thread one of them, and
+/// joins their totals. A thread that cannot be started leaves its share to
+/// the others (the calling thread always runs).
+fn run_workers<F: Fn() -> Total + Sync>(workers: usize, work: F) -> Total {
+    if workers <= 1 {
+        return work();
+    }
+    std::thread::scope(|s| {
+        let work = &work;
+        let mut handles = Vec::with_capacity(workers - 1);
+        for i in 1..workers {
+            match std::thread::Builder::new().name(format!("ptxsim-worker-{i}")).spawn_scoped(s, move || work()) {
+                Ok(h) => handles.push(h),
+                Err(_) => break,
+            }
+        }
+        let mut total = work();
+        for h in handles {
+            match h.join() {
+                Ok(t) => total = total.join(t),
+                Err(p) => std::panic::resume_unwind(p),
+            }
+        }
+        total
+    })
 }
 
 /// The launch's statistics so far, and the error of the lowest-numbered
