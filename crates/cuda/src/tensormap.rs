@@ -119,7 +119,7 @@ pub unsafe extern "C" fn cuTensorMapEncodeTiled(
     entry("cuTensorMapEncodeTiled", true, || {
         let m = (|| {
             let r = rank(tensorRank, false)?;
-            let dtype = DataType::from_code(tensorDataType).ok_or(MapError { field: "tensorDataType".into(), msg: format!("{tensorDataType} is not a CUtensorMapDataType") })?;
+            let dtype = data_type(tensorDataType)?;
             let (interleave, swizzle, l2, oob) = enums(interleave, swizzle, l2Promotion, oobFill)?;
             let dims = arr(globalDim, r, "globalDim")?;
             let s = arr(globalStrides, r - 1, "globalStrides")?;
@@ -141,6 +141,11 @@ pub unsafe extern "C" fn cuTensorMapEncodeTiled(
         })();
         store("cuTensorMapEncodeTiled", tensorMap, m)
     })
+}
+
+/// The element type of a `CUtensorMapDataType` code.
+fn data_type(code: c_uint) -> Result<DataType, MapError> {
+    DataType::from_code(code).ok_or(MapError { field: "tensorDataType".into(), msg: format!("{code} is not a CUtensorMapDataType") })
 }
 
 /// Creates an im2col tensor map (parameters as `cuda.h` documents them).
@@ -169,7 +174,7 @@ pub unsafe extern "C" fn cuTensorMapEncodeIm2col(
     entry("cuTensorMapEncodeIm2col", true, || {
         let m = (|| {
             let r = rank(tensorRank, true)?;
-            let dtype = DataType::from_code(tensorDataType).ok_or(MapError { field: "tensorDataType".into(), msg: format!("{tensorDataType} is not a CUtensorMapDataType") })?;
+            let dtype = data_type(tensorDataType)?;
             let (interleave, swizzle, l2, oob) = enums(interleave, swizzle, l2Promotion, oobFill)?;
             let dims = arr(globalDim, r, "globalDim")?;
             let s = arr(globalStrides, r - 1, "globalStrides")?;
