@@ -74,8 +74,7 @@ fn apply(op: AtomOp, ty: ITyOrF, old: u64, b: u64, c: u64, flush: bool) -> u64 {
 
 /// Applies `op` for lane `l` at address `a` of `space`: returns the old
 /// value and whether the memory changed.
-#[allow(clippy::too_many_arguments)]
-pub(crate) fn atom(mem: &mut LaneMem<'_>, space: Space, l: usize, a: u64, size: u32, op: AtomOp, ty: ITyOrF, b: u64, c: u64) -> Result<(u64, bool), Trap> {
+pub(crate) fn atom(mem: &mut LaneMem<'_>, space: Space, l: usize, (a, size): (u64, u32), (op, ty): (AtomOp, ITyOrF), [b, c]: [u64; 2]) -> Result<(u64, bool), Trap> {
     let mut changed = false;
     // Subnormals are flushed except in shared memory (a generic address
     // included).

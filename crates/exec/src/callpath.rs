@@ -6,36 +6,30 @@
 //! instruction's operands, so that no other loop copies them.
 
 use crate::barrier::BarArgs;
-use crate::datapath::{DataEnv, Setup, Warp};
-use crate::error::{RunError, Trap};
-use crate::exec::{run_group, At, Ctx, Event, Turn};
-use crate::lanemem::Peers;
-use crate::program::{FuncId, Op};
-use crate::warp::Stats;
+use crate::datapath::{with_lanes, DataEnv, Setup, Warp};
+use crate::error::{RunError, Trap, TrapKind};
+use crate::exec::{bar_args as eval_bar, call_groups};
+use crate::program::{FuncId, Instr, Op};
 
 fn err(t: Trap) -> RunError {
     RunError::new(t.kind, t.message).with_lane(t.lane)
 }
 
-/// Runs the instruction at `pc` of frame `frame` for the lanes of `mask`
-/// with the PTX engine's handler and one instruction's worth of fuel, and
-/// returns what `f` makes of the event it ends with.
-fn one<R>(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, (frame, pc, mask): (u32, u32, u32), f: impl FnOnce(Event<'_>) -> R) -> Result<R, RunError> {
-    let epoch = std::sync::atomic::AtomicU64::new(0);
-    let ctx = Ctx { prog: &setup.program, global: env.global, kparams: env.kparams, consts: env.consts, geom: env.geom, write_epoch: &epoch, stdout: env.stdout };
-    let mut stats = Stats::default();
-    let mut t = Turn { env: env.cta, shared, peers: &mut Peers::none(), warp, budget: 1, stats: &mut stats };
-    run_group(&ctx, &mut t, &mut At { frame, pc, mask, stop: u32::MAX, yield_on_branch: false }).map(f).map_err(err)
+/// The instruction at `pc` of the function of live frame `frame`.
+fn instr<'s>(setup: &'s Setup, warp: &Warp, frame: u32, pc: u32) -> Result<&'s Instr, RunError> {
+    let f = warp.frames.get(frame as usize).filter(|f| f.alive).map(|f| f.func);
+    f.and_then(|f| setup.program.functions.get(f as usize)?.code.get(pc as usize))
+        .ok_or_else(|| RunError::new(TrapKind::Unsupported, format!("internal: no instruction {pc} in frame {frame}")))
 }
 
 /// Runs the `call` at `pc` of frame `frame` for the lanes of `mask` with
 /// the PTX engine's handler, and returns the calling lanes grouped by
 /// callee (empty when the guard holds on none). Counts one instruction.
 pub fn groups(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, pc: u32, mask: u32) -> Result<Vec<(FuncId, u32)>, RunError> {
-    one(setup, env, shared, warp, (frame, pc, mask), |e| match e {
-        Event::Call { groups, .. } => groups,
-        _ => Vec::new(),
-    })
+    let ins = instr(setup, warp, frame, pc)?;
+    let r = with_lanes(env, shared, warp, frame, |cx, fr| call_groups(&setup.program, cx, fr, ins, mask));
+    warp.instrs += 1;
+    r
 }
 
 /// Evaluates the barrier instruction at `pc` of frame `frame` for lanes
@@ -43,10 +37,10 @@ pub fn groups(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Wa
 /// the operands, or `None` when the guard holds on none. Errors are the
 /// PTX engine's (an id out of range, an id that differs across lanes).
 pub fn barrier_args(setup: &Setup, env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, pc: u32, mask: u32) -> Result<Option<(u32, BarArgs)>, RunError> {
-    one(setup, env, shared, warp, (frame, pc, mask), |e| match e {
-        Event::Bar { mask, args } => Some((mask, args)),
-        _ => None,
-    })
+    let ins = instr(setup, warp, frame, pc)?;
+    let r = with_lanes(env, shared, warp, frame, |cx, fr| eval_bar(cx, fr, ins, mask));
+    warp.instrs += 1;
+    r
 }
 
 /// Enters `callee` for lanes `mask` from the `call` at `pc` of frame
@@ -57,7 +51,7 @@ pub fn enter(setup: &Setup, warp: &mut Warp, caller: u32, pc: u32, callee: FuncI
     let Some(Op::Call { args, rets, .. }) = setup.program.functions[cf as usize].code.get(pc as usize).map(|i| &i.op) else {
         return Err(RunError::new(crate::error::TrapKind::Unsupported, "internal: not a call instruction"));
     };
-    warp.call(&setup.program, setup.geom.max_depth, caller, pc, callee, mask, args, rets.len()).map_err(err)
+    warp.call(&setup.program, setup.geom.max_depth, (caller, pc), (callee, mask), args, rets.len()).map_err(err)
 }
 
 /// Passes the return values of frame `callee` back to its caller's

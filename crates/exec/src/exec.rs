@@ -176,7 +176,7 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         }
         let flow = match &ins.op {
             Op::Bra { target, uni } => tri!(bra(mask, m, *target, *uni)),
-            Op::Brx { index, targets, table, uni } => tri!(brx(&cx, fr, p, (mask, m), index, targets, table, *uni)),
+            Op::Brx { index, targets, table, uni } => tri!(brx(&cx, fr, p, (mask, m), index, (targets, table, *uni))),
             Op::Call { callee, uni, args, rets } => tri!(call(ctx.prog, &cx, fr, (mask, m), callee, *uni, (args, rets.len()))),
             Op::Ret { uni } => tri!(ret(mask, m, *uni)),
             Op::Exit => on_lanes(m, Event::Exit { mask: m }),
@@ -233,8 +233,7 @@ fn bra(mask: u32, taken: u32, target: u32, uni: bool) -> Result<Flow<'static>, T
 }
 
 /// `brx.idx[.uni] index, table`: the lanes grouped by target.
-#[allow(clippy::too_many_arguments)]
-fn brx(cx: &Lanes<'_>, fr: &Frame, p: u32, (mask, m): (u32, u32), index: &Src, targets: &[u32], table: &str, uni: bool) -> Result<Flow<'static>, Trap> {
+fn brx(cx: &Lanes<'_>, fr: &Frame, p: u32, (mask, m): (u32, u32), index: &Src, (targets, table, uni): (&[u32], &str, bool)) -> Result<Flow<'static>, Trap> {
     if m == 0 {
         return Ok(Flow::Next);
     }
@@ -269,6 +268,33 @@ fn brx(cx: &Lanes<'_>, fr: &Frame, p: u32, (mask, m): (u32, u32), index: &Src, t
         groups.push((p + 1, mask & !m));
     }
     Ok(Flow::Event(Event::Brx { groups }))
+}
+
+/// The lanes of `mask` on which the guard of the `call` `ins` holds,
+/// grouped by the function they call (empty when none), with the checks of
+/// the dispatch loop's handler: for executor loops other than the PTX one.
+pub(crate) fn call_groups(prog: &Program, cx: &Lanes<'_>, fr: &Frame, ins: &Instr, mask: u32) -> Result<Vec<(FuncId, u32)>, Trap> {
+    let Op::Call { callee, uni, args, rets } = &ins.op else {
+        return Err(Trap::new(TrapKind::Unsupported, "internal: not a call instruction"));
+    };
+    match call(prog, cx, fr, (mask, guard_mask(fr, ins.guard, mask)), callee, *uni, (args, rets.len()))? {
+        Flow::Event(Event::Call { groups, .. }) => Ok(groups),
+        _ => Ok(Vec::new()),
+    }
+}
+
+/// The lanes of `mask` on which the guard of the barrier instruction `ins`
+/// holds and its operands evaluated, as the dispatch loop's handler does
+/// (`None` when the guard holds on none): for executor loops other than
+/// the PTX one.
+pub(crate) fn bar_args(cx: &Lanes<'_>, fr: &Frame, ins: &Instr, mask: u32) -> Result<Option<(u32, BarArgs)>, Trap> {
+    let Op::Bar { kind, id, count, d, pred_in, .. } = &ins.op else {
+        return Err(Trap::new(TrapKind::Unsupported, "internal: not a barrier instruction"));
+    };
+    match bar(cx, fr, guard_mask(fr, ins.guard, mask), *kind, (id, count.as_ref()), *d, *pred_in)? {
+        Flow::Event(Event::Bar { mask, args }) => Ok(Some((mask, args))),
+        _ => Ok(None),
+    }
 }
 
 /// `call[.uni]`: the lanes grouped by the function they call.

@@ -216,7 +216,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
                     w.pc[l] = pc + 1;
                 }
                 for &(f, gm) in &groups {
-                    let nf = w.call(prog, ctx.geom.max_depth, fi, pc, f, gm, args, nrets).map_err(|t| Located { trap: t, func, pc })?;
+                    let nf = w.call(prog, ctx.geom.max_depth, (fi, pc), (f, gm), args, nrets).map_err(|t| Located { trap: t, func, pc })?;
                     for l in lanes(gm) {
                         w.pc[l] = 0;
                         w.lane_frame[l] = nf;

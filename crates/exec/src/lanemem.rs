@@ -225,7 +225,6 @@ impl LaneMem<'_> {
     }
 
     /// Writes the low `size` bytes of `v` at address `a` of `space` for lane `l`.
-    #[allow(clippy::too_many_arguments)]
     #[inline]
     pub fn write(&mut self, space: Space, l: usize, a: u64, size: u32, v: u64, cache: &mut usize) -> Result<(), Trap> {
         let ok = match place(space, a) {

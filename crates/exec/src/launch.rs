@@ -261,6 +261,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // grid (its clusters side by side, all resident on one worker).
     let per_unit = if cfg.cooperative { nclusters } else { 1 };
     let nunits = nclusters / per_unit;
+    let plan = CtaPlan { kid, threads: threads as u32, mode: cfg.scheduling, local_limit, smem: total_smem as usize, zero: &zero };
     let run_one = |pool: &mut Vec<Cta>, tank: &mut Tank<'_>, ui: u64| -> Result<Stats, RunError> {
         let mut n = 0usize;
         for ci in ui * per_unit..(ui + 1) * per_unit {
@@ -274,7 +275,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
                         if pool.len() <= n {
                             pool.push(Cta::empty(env.clone()));
                         }
-                        fill_cta(&ctx, &mut pool[n], env, kid, threads as u32, cfg.scheduling, local_limit, total_smem as usize, &zero)?;
+                        fill_cta(&ctx, &mut pool[n], env, &plan)?;
                         rank += 1;
                         n += 1;
                     }
@@ -392,9 +393,21 @@ impl Total {
     }
 }
 
-/// Makes `cta` a fresh CTA `env` of kernel `kid`, reusing its buffers.
-#[allow(clippy::too_many_arguments)]
-fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, mode: Scheduling, local_limit: u32, smem: usize, zero: &[u32]) -> Result<(), RunError> {
+/// What every CTA of a launch starts as: its kernel, threads, scheduling
+/// mode, per-thread local limit, shared bytes and the entry registers to
+/// zero (`crate::prefix`).
+struct CtaPlan<'z> {
+    kid: u32,
+    threads: u32,
+    mode: Scheduling,
+    local_limit: u32,
+    smem: usize,
+    zero: &'z [u32],
+}
+
+/// Makes `cta` a fresh CTA `env` of `plan`'s kernel, reusing its buffers.
+fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, plan: &CtaPlan<'_>) -> Result<(), RunError> {
+    let CtaPlan { kid, threads, mode, local_limit, smem, zero } = *plan;
     let nwarps = threads.div_ceil(32);
     cta.env = env;
     cta.live = threads;
@@ -424,7 +437,7 @@ fn fill_cta(ctx: &Ctx<'_>, cta: &mut Cta, env: CtaEnv, kid: u32, threads: u32, m
         // A whole warp in stack mode runs the entry code together: the
         // registers it writes first need no zeroing.
         let zero = if valid == u32::MAX && mode == Scheduling::Stack { Some(zero) } else { None };
-        let fi = w.push_frame_zeroing(ctx.prog, kid, valid, NO_FRAME, 0, 0, zero).map_err(|t| {
+        let fi = w.push_frame_zeroing(ctx.prog, (kid, valid), (NO_FRAME, 0, 0), zero).map_err(|t| {
             let f = &ctx.prog.functions[kid as usize];
             RunError { function: Some(f.name.clone()), line: Some(f.line), cta: Some(cta.env.ctaid), warp: Some(wi), ..RunError::new(t.kind, t.message) }
         })?;

@@ -175,7 +175,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
                 }
                 let mut new = Vec::with_capacity(groups.len());
                 for &(f, m) in &groups {
-                    let fi = warp.call(prog, ctx.geom.max_depth, top.frame, pc, f, m, args, nrets).map_err(|t| Located {
+                    let fi = warp.call(prog, ctx.geom.max_depth, (top.frame, pc), (f, m), args, nrets).map_err(|t| Located {
                         trap: t,
                         func: warp.frames[top.frame as usize].func,
                         pc,

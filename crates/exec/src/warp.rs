@@ -347,15 +347,14 @@ impl Warp {
 
     /// Creates a frame for `func` entered by `members`; returns its index.
     pub(crate) fn push_frame(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32) -> Result<u32, Trap> {
-        self.push_frame_zeroing(prog, func, members, caller, call_pc, depth, None)
+        self.push_frame_zeroing(prog, (func, members), (caller, call_pc, depth), None)
     }
 
     /// [`Warp::push_frame`], zeroing only the registers of `zero` when it
     /// is given (see [`crate::prefix`]: the others are written before any
     /// lane reads them); registers the frame did not hold yet start at
     /// zero.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn push_frame_zeroing(&mut self, prog: &Program, func: FuncId, members: u32, caller: u32, call_pc: u32, depth: u32, zero: Option<&[u32]>) -> Result<u32, Trap> {
+    pub(crate) fn push_frame_zeroing(&mut self, prog: &Program, (func, members): (FuncId, u32), (caller, call_pc, depth): (u32, u32, u32), zero: Option<&[u32]>) -> Result<u32, Trap> {
         let f = &prog.functions[func as usize];
         // (Lane loops over all 32 lanes with the mask as a select: they
         // vectorise.)
@@ -449,8 +448,7 @@ impl Warp {
     /// call depth (`max_depth`), that `f` has a body and that the call
     /// matches its parameters, creates the callee's frame and passes the
     /// arguments. Returns the new frame.
-    #[allow(clippy::too_many_arguments)]
-    pub(crate) fn call(&mut self, prog: &Program, max_depth: u32, caller: u32, pc: u32, f: FuncId, m: u32, args: &[CallArg], nrets: usize) -> Result<u32, Trap> {
+    pub(crate) fn call(&mut self, prog: &Program, max_depth: u32, (caller, pc): (u32, u32), (f, m): (FuncId, u32), args: &[CallArg], nrets: usize) -> Result<u32, Trap> {
         let callee = &prog.functions[f as usize];
         let depth = self.frames[caller as usize].depth + 1;
         if depth > max_depth {

@@ -266,7 +266,14 @@ fn parse_raw(text: &str) -> Result<Raw, ParseError> {
     }
     close(&mut p, &mut lines);
     p.control = (0..p.code.len() / 3).map(|b| controls.get(&b).copied().unwrap_or(crate::lower::DEFAULT_CONTROL)).collect();
-    // Labels.
+    resolve_targets(&mut p, &labels, &pending, &bank_refs)?;
+    Ok(Raw { prog: p, pending, bank_refs, lines })
+}
+
+/// Names the labels of `p` (function names excepted), and writes every
+/// branch, call and bank-2 target as its offset or address, each checked
+/// against the encoding's range.
+fn resolve_targets(p: &mut MProgram, labels: &HashMap<String, usize>, pending: &[Pending], bank_refs: &[(usize, Tgt, usize)]) -> Result<(), ParseError> {
     let fnames: std::collections::HashSet<&str> = p.functions.iter().map(|f| f.name.as_str()).collect();
     let mut names: Vec<(usize, String)> = labels.iter().filter(|(n, _)| !fnames.contains(n.as_str())).map(|(n, &i)| (i, n.clone())).collect();
     names.sort();
@@ -281,7 +288,7 @@ fn parse_raw(text: &str) -> Result<Raw, ParseError> {
             Tgt::Rel(_) => err(ln, "internal"),
         }
     };
-    for pd in &pending {
+    for pd in pending {
         let pc = layout::addr_of(pd.idx);
         let (abs, rel) = match &pd.tgt {
             Tgt::Rel(r) => (None, *r),
@@ -314,7 +321,7 @@ fn parse_raw(text: &str) -> Result<Raw, ParseError> {
             _ => {}
         }
     }
-    for (off, t, ln) in &bank_refs {
+    for (off, t, ln) in bank_refs {
         let v = match t {
             Tgt::Rel(r) => *r as u64,
             t => resolve(t, *ln)?,
@@ -322,7 +329,7 @@ fn parse_raw(text: &str) -> Result<Raw, ParseError> {
         let Ok(v) = u32::try_from(v) else { return err(*ln, "bank 2 word does not fit 32 bits") };
         p.bank2[*off..*off + 4].copy_from_slice(&v.to_le_bytes());
     }
-    Ok(Raw { prog: p, pending, bank_refs, lines })
+    Ok(())
 }
 
 fn parse_guard(body: &str) -> (Option<Guard>, &str) {

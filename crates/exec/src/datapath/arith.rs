@@ -6,7 +6,6 @@
 //! the tests at the end of this file check it against the `alu` function
 //! on random operands. The common float forms run the kernels of
 //! `flanes.rs`, chosen per instruction from its modifiers.
-#![allow(clippy::too_many_arguments)]
 
 use super::flanes::{self, Path};
 use super::{fetch, opnd, psrc, set_pred, Lanes};
@@ -16,6 +15,11 @@ use crate::lanes::{apply1, apply2, apply3, splat, store, test2, Opnd};
 use crate::memory::{CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
 use crate::program::*;
 use crate::warp::{lanes, Frame};
+
+/// A float instruction's `.ftz`, `.sat` and rounding modifiers.
+type FMods = (bool, bool, Option<Rounding>);
+/// A comparison's optional combining operation with a predicate (`setp.lt.and`).
+type Comb = Option<(BoolOp, PSrc)>;
 
 /// The mask of the low `bits` bits.
 #[inline(always)]
@@ -98,13 +102,13 @@ fn div_by_zero(op: IBinOp, l: usize) -> Trap {
 }
 
 #[inline(always)]
-pub(super) fn ibin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src) -> Result<(), Trap> {
+pub(super) fn ibin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (op, ty): (IBinOp, ITy), d: u32, [a, b]: [&Src; 2]) -> Result<(), Trap> {
     if let Some((k, o)) = k.as_ref() {
         k(&mut fr.regs, o, m);
         return Ok(());
     }
     if matches!(op, IBinOp::Div | IBinOp::Rem) {
-        return divrem(cx, fr, m, op, ty, d, a, b);
+        return divrem(cx, fr, m, (op, ty), d, [a, b]);
     }
     let (t0, t1);
     let (av, bv) = (opnd!(cx, a, t0), opnd!(cx, b, t1));
@@ -130,7 +134,7 @@ pub(super) fn ibin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op:
 
 /// `div` / `rem`: a trap on the first active lane with a zero divisor.
 #[inline(always)]
-fn divrem(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src) -> Result<(), Trap> {
+fn divrem(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (op, ty): (IBinOp, ITy), d: u32, [a, b]: [&Src; 2]) -> Result<(), Trap> {
     let div = op == IBinOp::Div;
     // A nonzero immediate divisor cannot trap: every lane in one loop,
     // an unsigned power of two as a shift or mask.
@@ -175,7 +179,7 @@ pub(super) fn iun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, op: IUnOp, ty: ITy, d:
 }
 
 #[inline(always)]
-pub(super) fn mad(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (hi, wide, sat): (bool, bool, bool), ty: ITy, d: u32, [a, b, c]: [&Src; 3]) {
+pub(super) fn mad(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, ((hi, wide, sat), ty): ((bool, bool, bool), ITy), d: u32, [a, b, c]: [&Src; 3]) {
     if let Some((k, o)) = k.as_ref() {
         return k(&mut fr.regs, o, m);
     }
@@ -324,7 +328,7 @@ pub(super) fn prmt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, d: u32, [a, b, c]: [&
 }
 
 #[inline(always)]
-pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op: FBinOp, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, a: &Src, b: &Src) {
+pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (op, ty, (ftz, sat, rnd)): (FBinOp, FTy, FMods), d: u32, [a, b]: [&Src; 2]) {
     if let Some((k, o)) = k.as_ref() {
         return k(&mut fr.regs, o, m);
     }
@@ -341,7 +345,7 @@ pub(super) fn fbin(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op:
 }
 
 #[inline(always)]
-pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op: FUnOp, ty: FTy, ftz: bool, rnd: Option<Rounding>, d: u32, a: &Src) {
+pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (op, ty, ftz, rnd): (FUnOp, FTy, bool, Option<Rounding>), d: u32, a: &Src) {
     if let Some((k, o)) = k.as_ref() {
         return k(&mut fr.regs, o, m);
     }
@@ -351,7 +355,7 @@ pub(super) fn fun(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, op: 
 }
 
 #[inline(always)]
-pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, ty: FTy, (ftz, sat, rnd): (bool, bool, Option<Rounding>), d: u32, [a, b, c]: [&Src; 3]) {
+pub(super) fn fma(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (ty, (ftz, sat, rnd)): (FTy, FMods), d: u32, [a, b, c]: [&Src; 3]) {
     if let Some((k, o)) = k.as_ref() {
         return k(&mut fr.regs, o, m);
     }
@@ -435,7 +439,7 @@ fn combine(t: u32, comb: Option<(BoolOp, PSrc)>, preds: &[u32]) -> (u32, u32) {
 }
 
 #[inline(always)]
-pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KCmpOps>, form: (CmpOp, ITyOrF, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KCmpOps>, (form, comb): ((CmpOp, ITyOrF, bool), Comb), (p, q): (Option<u32>, Option<u32>), [a, b]: [&Src; 2]) {
     let t = cmp_lanes(cx, &fr.regs, k, form, a, b);
     let (pv, qv) = combine(t, comb, &fr.preds);
     if let Some(p) = p {
@@ -446,7 +450,7 @@ pub(super) fn setp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KCmpOps>, fo
     }
 }
 
-pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KCmpOps>, form: (CmpOp, ITyOrF, bool), one: u32, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+pub(super) fn set(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KCmpOps>, (form, comb): ((CmpOp, ITyOrF, bool), Comb), (one, d): (u32, u32), [a, b]: [&Src; 2]) {
     let t = cmp_lanes(cx, &fr.regs, k, form, a, b);
     let (v, _) = combine(t, comb, &fr.preds);
     let r: [u64; 32] = std::array::from_fn(|l| if v >> l & 1 != 0 { one as u64 } else { 0 });
@@ -464,7 +468,7 @@ fn cmp_halves(cx: &Lanes<'_>, fr: &Frame, (cmp, ty, ftz): (CmpOp, FTy, bool), a:
     (combine(lo, comb, &fr.preds).0, combine(hi, comb, &fr.preds).0)
 }
 
-pub(super) fn setp_x2(cx: &Lanes<'_>, fr: &mut Frame, m: u32, form: (CmpOp, FTy, bool), (p, q): (Option<u32>, Option<u32>), a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+pub(super) fn setp_x2(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (form, comb): ((CmpOp, FTy, bool), Comb), (p, q): (Option<u32>, Option<u32>), [a, b]: [&Src; 2]) {
     let (lo, hi) = cmp_halves(cx, fr, form, a, b, comb);
     if let Some(p) = p {
         set_pred(&mut fr.preds, p, lo, m);
@@ -474,14 +478,14 @@ pub(super) fn setp_x2(cx: &Lanes<'_>, fr: &mut Frame, m: u32, form: (CmpOp, FTy,
     }
 }
 
-pub(super) fn set_x2(cx: &Lanes<'_>, fr: &mut Frame, m: u32, form: (CmpOp, FTy, bool), one: u16, d: u32, a: &Src, b: &Src, comb: Option<(BoolOp, PSrc)>) {
+pub(super) fn set_x2(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (form, comb): ((CmpOp, FTy, bool), Comb), (one, d): (u16, u32), [a, b]: [&Src; 2]) {
     let (lo, hi) = cmp_halves(cx, fr, form, a, b, comb);
     let half = |v: u32, l: usize| if v >> l & 1 != 0 { one as u64 } else { 0 };
     let r: [u64; 32] = std::array::from_fn(|l| half(lo, l) | half(hi, l) << 16);
     store(&mut fr.regs[d as usize], &r, m);
 }
 
-pub(super) fn selp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, bits: u32, d: u32, a: &Src, b: &Src, c: PSrc) {
+pub(super) fn selp(cx: &Lanes<'_>, fr: &mut Frame, m: u32, bits: u32, d: u32, ([a, b], c): ([&Src; 2], PSrc)) {
     let (t0, t1);
     let (av, bv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1));
     let cv = psrc(&fr.preds, c);
@@ -551,7 +555,7 @@ pub(super) fn unpack(cx: &Lanes<'_>, fr: &mut Frame, m: u32, ds: &[Option<u32>],
 }
 
 #[inline(always)]
-pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (dst, src): (CvtTy, CvtTy), (rnd, sat, ftz): (Option<Rounding>, bool, bool), d: u32, a: &Src) {
+pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, ((dst, src), (rnd, sat, ftz)): ((CvtTy, CvtTy), (Option<Rounding>, bool, bool)), d: u32, a: &Src) {
     let t0;
     let av = opnd!(cx, a, t0);
     let (regs, d) = (&mut fr.regs, d as usize);
@@ -573,7 +577,7 @@ pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, (dst
     }
 }
 
-pub(super) fn cvta(cx: &Lanes<'_>, fr: &mut Frame, m: u32, to: bool, space: Space, bits: u32, d: u32, a: &Src) {
+pub(super) fn cvta(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (to, space, bits): (bool, Space, u32), d: u32, a: &Src) {
     let t0;
     let av = opnd!(cx, a, t0);
     let win = match space {

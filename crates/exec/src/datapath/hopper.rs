@@ -135,7 +135,7 @@ pub(crate) fn bulk_tensor(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, x: &BulkTe
                 match x.reduce {
                     None => mem.write(dspace, l, a, n, v, &mut wc)?,
                     Some((op, ty)) => {
-                        crate::atomics::atom(mem, dspace, l, a, n, op, ty, v, 0)?;
+                        crate::atomics::atom(mem, dspace, l, (a, n), (op, ty), [v, 0])?;
                     }
                 }
             }

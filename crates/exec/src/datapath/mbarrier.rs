@@ -113,7 +113,7 @@ fn object(cx: &Lanes<'_>, fr: &Frame, l: usize, space: Space, addr: Addr) -> Res
 }
 
 /// One `mbarrier` instruction (or `cp.async.mbarrier.arrive`) on the lanes of `m`.
-pub(crate) fn mbarrier(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, op: MbarOp, d: Option<Dst>, space: Space, addr: Addr, a: &Src) -> Result<(), Trap> {
+pub(crate) fn mbarrier(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (op, d): (MbarOp, Option<Dst>), (space, addr): (Space, Addr), a: &Src) -> Result<(), Trap> {
     let t0;
     let av = *fetch!(cx, fr.regs, a, t0);
     if let MbarOp::PendingCount = op {

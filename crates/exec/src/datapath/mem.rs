@@ -6,7 +6,6 @@
 //! load at a fixed address reads once for the warp. Both give what the
 //! lane-by-lane path gives, which reports the first failing lane. Vector
 //! atomics and the non-tensor bulk copies (`cp.async.bulk`) live here too.
-#![allow(clippy::too_many_arguments)]
 
 use super::{fetch, Lanes};
 use ptxsim_sem::alu;
@@ -46,12 +45,12 @@ fn extend(v: u64, size: u32, signed: bool) -> u64 {
 }
 
 #[inline(always)]
-pub(super) fn ld(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Space, (size, signed): (u32, bool), ds: &[Option<u32>], addr: Addr) -> Result<(), Trap> {
+pub(super) fn ld(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, (space, size, signed): (Space, u32, bool), ds: &[Option<u32>], addr: Addr) -> Result<(), Trap> {
     if ds.len() != 1 {
         return ld_vector(cx, fr, m, space, (size, signed), ds, addr);
     }
     if matches!(space, Space::Global | Space::Generic) {
-        return ld_global(cx, fr, m, pc, space, (size, signed), ds[0], addr);
+        return ld_global(cx, fr, m, pc, (space, size, signed), ds[0], addr);
     }
     let uniform_addr = m != 0 && matches!(space, Space::KernelParam | Space::Const) && matches!(addr.base, AddrBase::None);
     if uniform_addr {
@@ -96,7 +95,7 @@ pub(super) fn ld(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Spa
 /// words straight into the register, other whole-warp spans through one
 /// bounds check, else lane by lane.
 #[inline(always)]
-fn ld_global(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Space, (size, signed): (u32, bool), d: Option<u32>, addr: Addr) -> Result<(), Trap> {
+fn ld_global(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, (space, size, signed): (Space, u32, bool), d: Option<u32>, addr: Addr) -> Result<(), Trap> {
     let sz = size as u64;
     let off = addr.offset as u64;
     let cache = &mut cx.span_cache[pc as usize % SPAN_CACHE];
@@ -240,7 +239,7 @@ fn ld_vector(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, (size, si
 }
 
 #[inline(always)]
-pub(super) fn st(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, space: Space, size: u32, srcs: &[Src], addr: Addr) -> Result<(), Trap> {
+pub(super) fn st(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, (space, size): (Space, u32), srcs: &[Src], addr: Addr) -> Result<(), Trap> {
     *cx.stores += 1;
     if srcs.len() != 1 {
         return st_vector(cx, fr, m, space, size, srcs, addr);
@@ -346,7 +345,7 @@ fn st_vector(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, size: u32
     Ok(())
 }
 
-pub(super) fn atom(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, op: AtomOp, ty: ITyOrF, d: Option<u32>, addr: Addr, [b, c]: [&Src; 2]) -> Result<(), Trap> {
+pub(super) fn atom(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (space, op, ty): (Space, AtomOp, ITyOrF), d: Option<u32>, addr: Addr, [b, c]: [&Src; 2]) -> Result<(), Trap> {
     let (t0, t1, t3);
     let base = abase!(cx, fr, addr, t3);
     let (bv, cv) = (fetch!(cx, fr.regs, b, t0), fetch!(cx, fr.regs, c, t1));
@@ -355,7 +354,7 @@ pub(super) fn atom(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, op:
     for l in lanes(m) {
         let a = base[l].wrapping_add(addr.offset as u64);
         check_align(a, size, l)?;
-        let (old, changed) = crate::atomics::atom(&mut cx.mem, space, l, a, size, op, ty, bv[l], cv[l])?;
+        let (old, changed) = crate::atomics::atom(&mut cx.mem, space, l, (a, size), (op, ty), [bv[l], cv[l]])?;
         r[l] = old;
         if changed {
             *cx.stores += 1;
@@ -389,7 +388,7 @@ pub(super) fn atom_vec(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (space, op, t
             ));
         }
         for k in 0..n {
-            let (was, changed) = crate::atomics::atom(&mut cx.mem, space, l, a + (k as u64) * size as u64, size, op, ty, vals[k][l], 0)?;
+            let (was, changed) = crate::atomics::atom(&mut cx.mem, space, l, (a + (k as u64) * size as u64, size), (op, ty), [vals[k][l], 0])?;
             old[k][l] = was;
             if changed {
                 *cx.stores += 1;
@@ -499,7 +498,7 @@ pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst
 /// on `.f32` flushes subnormals as the manual says this instruction does),
 /// when issued; then the mbarrier's `complete_tx` of the size. The size
 /// and alignment rules are [`bulk_copy`]'s.
-pub(super) fn bulk_reduce(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst): (Space, Addr), src: Addr, size: &Src, mbar: Option<Addr>, (op, ty): (AtomOp, ITyOrF)) -> Result<(), Trap> {
+pub(super) fn bulk_reduce(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst): (Space, Addr), (src, size): (Addr, &Src), mbar: Option<Addr>, (op, ty): (AtomOp, ITyOrF)) -> Result<(), Trap> {
     let (t0, t1, t2, t3);
     let db = *abase!(cx, fr, dst, t0);
     let sb = *abase!(cx, fr, src, t1);
@@ -515,7 +514,7 @@ pub(super) fn bulk_reduce(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, d
         bulk_checks(l, "cp.reduce.async.bulk", (d, s, n), true)?;
         for k in (0..n).step_by(esize as usize) {
             let v = cx.mem.read(Space::Shared, l, s + k, esize as u32, &mut rc)?;
-            crate::atomics::atom(&mut cx.mem, dspace, l, d + k, esize as u32, op, ty, v, 0)?;
+            crate::atomics::atom(&mut cx.mem, dspace, l, (d + k, esize as u32), (op, ty), [v, 0])?;
         }
         *cx.stores += 1;
         if let (Some(v), Some(a)) = (mbv, mbar) {

@@ -217,15 +217,27 @@ impl Setup {
 /// out-of-bounds access, a division by zero) is a [`RunError`] with the
 /// lane it happened in.
 pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, ins: &Instr, active: u32) -> Result<(), RunError> {
-    let to_err = |t: Trap| RunError::new(t.kind, t.message).with_lane(t.lane);
     if op_class(&ins.op) != OpClass::Data {
         return Err(RunError::new(TrapKind::Unsupported, "not a data-flow instruction: the calling loop runs control flow and synchronisation"));
     }
+    let r = with_lanes(env, shared, warp, frame, |cx, fr| {
+        let m = guard_mask(fr, ins.guard, active);
+        exec_data(cx, fr, &ins.op, 0, active, m)
+    });
+    warp.instrs += 1;
+    r.map(|_| ())
+}
+
+/// Runs `f` on live frame `frame` of `warp` and the data path's view of
+/// everything else the instruction may reach (`env`'s memories, the CTA's
+/// `shared` memory, the warp's local memory, special registers and
+/// clock), for an executor loop other than the PTX one. A trap becomes a
+/// [`RunError`] with its lane.
+pub(crate) fn with_lanes<R>(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u32, f: impl FnOnce(&mut Lanes<'_>, &mut Frame) -> Result<R, Trap>) -> Result<R, RunError> {
     let clock = warp.instrs + warp.sleep_ns;
     let live = warp.valid & !warp.exited;
     let Warp { frames, local, local_top, tid, stores, id, span_cache, copies, .. } = warp;
     let fr = frames.get_mut(frame as usize).filter(|f| f.alive).ok_or_else(|| RunError::new(TrapKind::Unsupported, format!("frame {frame} is not a live frame of the warp")))?;
-    let m = guard_mask(fr, ins.guard, active);
     let mut cx = Lanes {
         mem: LaneMem { global: env.global, consts: env.consts, kparams: env.kparams, shared, local, local_top, peers: crate::lanemem::Peers::none() },
         sregs: SregEnv { geom: env.geom, cta: env.cta, tid, warp_id: *id },
@@ -237,9 +249,7 @@ pub fn step_data(env: &DataEnv<'_>, shared: &mut [u8], warp: &mut Warp, frame: u
         copies,
         stdout: env.stdout,
     };
-    let r = exec_data(&mut cx, fr, &ins.op, 0, active, m).map_err(to_err);
-    warp.instrs += 1;
-    r.map(|_| ())
+    f(&mut cx, fr).map_err(|t| RunError::new(t.kind, t.message).with_lane(t.lane))
 }
 
 /// The state a data-flow instruction works on besides its frame's
@@ -352,9 +362,9 @@ pub(crate) fn set_pred(preds: &mut [u32], slot: u32, val: u32, m: u32) {
 pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, active: u32, m: u32) -> Result<bool, Trap> {
     match op {
         Op::Mov { d, a, bits } => arith::mov(cx, fr, m, *d, a, *bits),
-        Op::IBin { op, ty, d, a, b, k } => arith::ibin(cx, fr, m, k, *op, *ty, *d, a, b)?,
+        Op::IBin { op, ty, d, a, b, k } => arith::ibin(cx, fr, m, k, (*op, *ty), *d, [a, b])?,
         Op::IUn { op, ty, d, a } => arith::iun(cx, fr, m, *op, *ty, *d, a),
-        Op::Mad { hi, wide, sat, ty, d, a, b, c, k } => arith::mad(cx, fr, m, k, (*hi, *wide, *sat), *ty, *d, [a, b, c]),
+        Op::Mad { hi, wide, sat, ty, d, a, b, c, k } => arith::mad(cx, fr, m, k, ((*hi, *wide, *sat), *ty), *d, [a, b, c]),
         Op::Bfe { ty, d, a, b, c } => arith::bfe(cx, fr, m, *ty, *d, [a, b, c]),
         Op::Bits { op, d, a, b, c } => arith::bits(cx, fr, m, *op, *d, [a, b, c]),
         Op::Lop3P { lut, or, d, p, a, b, c, q } => arith::lop3_pred(cx, fr, m, (*lut, *or), (*d, *p), [a, b, c], *q),
@@ -371,32 +381,32 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Prmt { d, a, b, c } => arith::prmt(cx, fr, m, *d, [a, b, c]),
         Op::PrmtMode { mode, d, a, b, c } => arith::prmt_mode(cx, fr, m, *mode, *d, [a, b, c]),
         Op::CvtTf32 { satfinite, d, a } => arith::cvt_tf32(cx, fr, m, *satfinite, *d, a),
-        Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => arith::fbin(cx, fr, m, k, *op, *ty, (*ftz, *sat, *rnd), *d, a, b),
-        Op::FUn { op, ty, ftz, rnd, d, a, k } => arith::fun(cx, fr, m, k, *op, *ty, *ftz, *rnd, *d, a),
-        Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => arith::fma(cx, fr, m, k, *ty, (*ftz, *sat, *rnd), *d, [a, b, c]),
-        Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k } => arith::setp(cx, fr, m, k, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
-        Op::Set { cmp, ty, ftz, one, d, a, b, comb, k } => arith::set(cx, fr, m, k, (*cmp, *ty, *ftz), *one, *d, a, b, *comb),
-        Op::SetpX2 { cmp, ty, ftz, p, q, a, b, comb } => arith::setp_x2(cx, fr, m, (*cmp, *ty, *ftz), (*p, *q), a, b, *comb),
-        Op::SetX2 { cmp, ty, ftz, one, d, a, b, comb } => arith::set_x2(cx, fr, m, (*cmp, *ty, *ftz), *one, *d, a, b, *comb),
-        Op::Selp { bits, d, a, b, c } => arith::selp(cx, fr, m, *bits, *d, a, b, *c),
+        Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => arith::fbin(cx, fr, m, k, (*op, *ty, (*ftz, *sat, *rnd)), *d, [a, b]),
+        Op::FUn { op, ty, ftz, rnd, d, a, k } => arith::fun(cx, fr, m, k, (*op, *ty, *ftz, *rnd), *d, a),
+        Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => arith::fma(cx, fr, m, k, (*ty, (*ftz, *sat, *rnd)), *d, [a, b, c]),
+        Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k } => arith::setp(cx, fr, m, k, ((*cmp, *ty, *ftz), *comb), (*p, *q), [a, b]),
+        Op::Set { cmp, ty, ftz, one, d, a, b, comb, k } => arith::set(cx, fr, m, k, ((*cmp, *ty, *ftz), *comb), (*one, *d), [a, b]),
+        Op::SetpX2 { cmp, ty, ftz, p, q, a, b, comb } => arith::setp_x2(cx, fr, m, ((*cmp, *ty, *ftz), *comb), (*p, *q), [a, b]),
+        Op::SetX2 { cmp, ty, ftz, one, d, a, b, comb } => arith::set_x2(cx, fr, m, ((*cmp, *ty, *ftz), *comb), (*one, *d), [a, b]),
+        Op::Selp { bits, d, a, b, c } => arith::selp(cx, fr, m, *bits, *d, ([a, b], *c)),
         Op::Slct { bits, cf, d, a, b, c } => arith::slct(cx, fr, m, *bits, *cf, *d, [a, b, c]),
         Op::PredLogic { op, d, a, b } => arith::pred_logic(fr, m, *op, *d, *a, *b),
         Op::Pack { d, parts, part_bits } => arith::pack(cx, fr, m, *d, parts, *part_bits),
         Op::Unpack { ds, a, part_bits } => arith::unpack(cx, fr, m, ds, a, *part_bits),
-        Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => arith::cvt(cx, fr, m, k, (*dst, *src), (*rnd, *sat, *ftz), *d, a),
-        Op::Cvta { to, space, bits, d, a } => arith::cvta(cx, fr, m, *to, *space, *bits, *d, a),
+        Op::Cvt { dst, src, rnd, sat, ftz, d, a, k } => arith::cvt(cx, fr, m, k, ((*dst, *src), (*rnd, *sat, *ftz)), *d, a),
+        Op::Cvta { to, space, bits, d, a } => arith::cvta(cx, fr, m, (*to, *space, *bits), *d, a),
         Op::Ld { space, size, signed, ds, addr } if !cx.copies.idle() => {
             asynccopy::check_access(cx, fr, m, *space, *addr, *size as u64 * ds.len() as u64, false)?;
-            mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?
+            mem::ld(cx, fr, m, pc, (*space, *size, *signed), ds, *addr)?
         }
         Op::St { space, size, srcs, addr } if !cx.copies.idle() => {
             asynccopy::check_access(cx, fr, m, *space, *addr, *size as u64 * srcs.len() as u64, true)?;
-            mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?
+            mem::st(cx, fr, m, pc, (*space, *size), srcs, *addr)?
         }
         Op::Atom { space, op, ty, d, addr, b, c } if !cx.copies.idle() => {
             let bytes = ty.bytes();
             asynccopy::check_access(cx, fr, m, *space, *addr, bytes as u64, true)?;
-            mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?
+            mem::atom(cx, fr, m, (*space, *op, *ty), *d, *addr, [b, c])?
         }
         Op::AtomVec { space, op, ty, ds, addr, bs } if !cx.copies.idle() => {
             let bytes = ty.bytes();
@@ -404,7 +414,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
             mem::atom_vec(cx, fr, m, (*space, *op, *ty), ds, *addr, bs)?
         }
         Op::CpAsync { dst, src, cp_size, size } => asynccopy::cp_async(cx, fr, m, *dst, *src, *cp_size, *size)?,
-        Op::BulkReduce { dst, src, size, mbar, op, ty } => mem::bulk_reduce(cx, fr, m, *dst, *src, size, *mbar, (*op, *ty))?,
+        Op::BulkReduce { dst, src, size, mbar, op, ty } => mem::bulk_reduce(cx, fr, m, *dst, (*src, size), *mbar, (*op, *ty))?,
         Op::BulkCopy { dst, src, size, mbar, mask } => mem::bulk_copy(cx, fr, m, *dst, *src, size, (*mbar, mask.as_ref()))?,
         Op::CpAsyncCommit => cx.copies.commit(m),
         Op::CpAsyncWait { n, all } => {
@@ -419,18 +429,18 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Mma(x) => tensor::mma(cx, fr, m, x)?,
         Op::Wgmma(x) => hopper::wgmma(cx, fr, m, x)?,
         Op::BulkTensor(x) => hopper::bulk_tensor(cx, fr, m, x)?,
-        Op::WmmaLoad { f, space, ds, addr, stride } => wmma::load(cx, fr, m, f, *space, ds, *addr, stride)?,
-        Op::WmmaStore { f, space, srcs, addr, stride } => wmma::store_d(cx, fr, m, f, *space, srcs, *addr, stride)?,
+        Op::WmmaLoad { f, space, ds, addr, stride } => wmma::load(cx, fr, m, f, ds, (*space, *addr, stride))?,
+        Op::WmmaStore { f, space, srcs, addr, stride } => wmma::store_d(cx, fr, m, f, srcs, (*space, *addr, stride))?,
         Op::WmmaMma(x) => wmma::mma(cx, fr, m, x)?,
-        Op::Mbarrier { op, d, space, addr, a } => mbarrier::mbarrier(cx, fr, m, *op, *d, *space, *addr, a)?,
-        Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, *space, (*size, *signed), ds, *addr)?,
-        Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, *space, *size, srcs, *addr)?,
-        Op::Atom { space, op, ty, d, addr, b, c } => mem::atom(cx, fr, m, *space, *op, *ty, *d, *addr, [b, c])?,
+        Op::Mbarrier { op, d, space, addr, a } => mbarrier::mbarrier(cx, fr, m, (*op, *d), (*space, *addr), a)?,
+        Op::Ld { space, size, signed, ds, addr } => mem::ld(cx, fr, m, pc, (*space, *size, *signed), ds, *addr)?,
+        Op::St { space, size, srcs, addr } => mem::st(cx, fr, m, pc, (*space, *size), srcs, *addr)?,
+        Op::Atom { space, op, ty, d, addr, b, c } => mem::atom(cx, fr, m, (*space, *op, *ty), *d, *addr, [b, c])?,
         Op::AtomVec { space, op, ty, ds, addr, bs } => mem::atom_vec(cx, fr, m, (*space, *op, *ty), ds, *addr, bs)?,
         Op::Activemask { d } => warpops::activemask(fr, active, m, *d),
         Op::Vote { mode, d, a, membermask } => warpops::vote(cx, fr, m, *mode, *d, *a, membermask),
         Op::Shfl { mode, d, p, a, b, c, .. } => warpops::shfl(cx, fr, m, *mode, (*d, *p), [a, b, c]),
-        Op::MatchSync { all, bits, d, p, a, membermask } => warpops::match_sync(cx, fr, m, *all, *bits, (*d, *p), a, membermask)?,
+        Op::MatchSync { all, bits, d, p, a, membermask } => warpops::match_sync(cx, fr, m, (*all, *bits), (*d, *p), [a, membermask])?,
         Op::ReduxSync { op, d, a, membermask } => warpops::redux_sync(cx, fr, m, *op, *d, a, membermask)?,
         Op::ElectSync { d, p, membermask } => warpops::elect_sync(cx, fr, m, (*d, *p), membermask)?,
         Op::Printf { fmt, args, ret } => sys::printf(cx, fr, m, fmt, args, ret.as_ref())?,

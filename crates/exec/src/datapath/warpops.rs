@@ -141,7 +141,7 @@ fn member_groups(cx: &Lanes<'_>, fr: &Frame, m: u32, what: &str, membermask: &Sr
 /// the members whose `a` equals its own; `match.all.sync.b32/.b64 d{|p}, a,
 /// membermask`: the members' mask when all their `a` are equal, else 0, and
 /// `p` says whether they were (PTX ISA 9.7.13 match.sync).
-pub(super) fn match_sync(cx: &Lanes<'_>, fr: &mut Frame, m: u32, all: bool, bits: u32, (d, p): (u32, Option<u32>), a: &Src, membermask: &Src) -> Result<(), Trap> {
+pub(super) fn match_sync(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (all, bits): (bool, u32), (d, p): (u32, Option<u32>), [a, membermask]: [&Src; 2]) -> Result<(), Trap> {
     let what = if all { "match.all.sync" } else { "match.any.sync" };
     let groups = member_groups(cx, fr, m, what, membermask)?;
     let t0;

@@ -55,7 +55,7 @@ fn bases(cx: &Lanes<'_>, fr: &Frame, addr: Addr) -> [u64; 32] {
 }
 
 /// `wmma.load.{a,b,c}.sync.aligned.layout.shape{.space}.type d, [addr]{, stride}`.
-pub(crate) fn load(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, f: &WmmaFrag, space: Space, ds: &[u32], addr: Addr, stride: &Src) -> Result<(), Trap> {
+pub(crate) fn load(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, f: &WmmaFrag, ds: &[u32], (space, addr, stride): (Space, Addr, &Src)) -> Result<(), Trap> {
     if !super::tensor::whole_warp(m, "wmma.load")? {
         return Ok(());
     }
@@ -84,7 +84,7 @@ pub(crate) fn load(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, f: &WmmaFrag, spa
 }
 
 /// `wmma.store.d.sync.aligned.layout.shape{.space}.type [addr], d{, stride}`.
-pub(crate) fn store_d(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, f: &WmmaFrag, space: Space, srcs: &[Src], addr: Addr, stride: &Src) -> Result<(), Trap> {
+pub(crate) fn store_d(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, f: &WmmaFrag, srcs: &[Src], (space, addr, stride): (Space, Addr, &Src)) -> Result<(), Trap> {
     if !super::tensor::whole_warp(m, "wmma.store")? {
         return Ok(());
     }

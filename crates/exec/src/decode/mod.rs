@@ -165,7 +165,6 @@ pub(crate) fn decode_units<'s, 'a>(
     // units may name (a `.visible` one wins over `.weak` ones).
     let mut const_bank: Vec<u8> = Vec::new();
     let mut shared_static: u64 = 0;
-    let mut shared_align: u64 = 16;
     let mut extern_shared: Vec<Vec<String>> = vec![Vec::new(); units.len()];
     let mut global_inits: Vec<(u64, Vec<u8>)> = Vec::new();
     let mut pending: Vec<Vec<(&ast::VarDecl<'_>, usize, u64)>> = vec![Vec::new(); units.len()];
@@ -173,7 +172,7 @@ pub(crate) fn decode_units<'s, 'a>(
     for (u, unit) in units.iter().enumerate() {
         for item in &unit.ast.items {
             let Item::Var(v) = item else { continue };
-            ds[u].declare_module_var(v, &mut const_bank, &mut shared_static, &mut shared_align, &mut extern_shared[u], alloc_global, &mut pending[u]).map_err(|m| named(u, m))?;
+            ds[u].declare_module_var(v, &mut const_bank, &mut shared_static, &mut extern_shared[u], alloc_global, &mut pending[u]).map_err(|m| named(u, m))?;
             let weak = match linkage_of(v.linkage) {
                 Some(Visible) => false,
                 Some(Weak | Common) => true,
@@ -356,14 +355,11 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
     pub fn line(&self, span: ptxsim_syntax::Span) -> u32 {
         self.lines.line(span.start)
     }
-
-    #[allow(clippy::too_many_arguments)]
     fn declare_module_var<'v>(
         &mut self,
         v: &'v ast::VarDecl<'a>,
         const_bank: &mut Vec<u8>,
         shared_static: &mut u64,
-        shared_align: &mut u64,
         extern_shared: &mut Vec<String>,
         alloc_global: &mut dyn FnMut(u64, u64) -> Option<u64>,
         pending: &mut Vec<(&'v ast::VarDecl<'a>, usize, u64)>,
@@ -427,7 +423,6 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                             return Err(format!("line {}: .shared space exceeds {MAX_SHARED_BYTES} bytes", self.line(decl.span)));
                         }
                         *shared_static = off + size;
-                        *shared_align = (*shared_align).max(align);
                         self.syms.insert(name, Sym::Shared(off));
                     }
                 }

@@ -45,6 +45,7 @@ mod isa_tf32;
 mod isa_video;
 mod isa_video_scalar;
 mod layers;
+mod shape;
 mod limits;
 mod link;
 mod mbarrier_cluster;
