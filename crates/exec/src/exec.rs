@@ -177,11 +177,11 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         let flow = match &ins.op {
             Op::Bra { target, uni } => tri!(bra(mask, m, *target, *uni)),
             Op::Brx { index, targets, table, uni } => tri!(brx(&cx, fr, p, (mask, m), index, (targets, table, *uni))),
-            Op::Call { callee, uni, args, rets } => tri!(call(ctx.prog, &cx, fr, (mask, m), callee, *uni, (args, rets.len()))),
+            Op::Call { callee, uni, args, rets } => tri!(call::<0>(ctx.prog, &cx, fr, (mask, m), callee, *uni, (args, rets.len()))),
             Op::Ret { uni } => tri!(ret(mask, m, *uni)),
             Op::Exit => on_lanes(m, Event::Exit { mask: m }),
             Op::Trap => tri!(trap(m)),
-            Op::Bar { kind, id, count, d, pred_in, .. } => tri!(bar(&cx, fr, m, *kind, (id, count.as_ref()), *d, *pred_in)),
+            Op::Bar { kind, id, count, d, pred_in, .. } => tri!(bar::<0>(&cx, fr, m, *kind, (id, count.as_ref()), *d, *pred_in)),
             Op::ClusterArrive => on_lanes(m, Event::ClusterArrive { mask: m }),
             Op::ClusterWait => on_lanes(m, Event::ClusterWait { mask: m }),
             Op::GridSync { handle, ret } => {
@@ -277,7 +277,7 @@ pub(crate) fn call_groups(prog: &Program, cx: &Lanes<'_>, fr: &Frame, ins: &Inst
     let Op::Call { callee, uni, args, rets } = &ins.op else {
         return Err(Trap::new(TrapKind::Unsupported, "internal: not a call instruction"));
     };
-    match call(prog, cx, fr, (mask, guard_mask(fr, ins.guard, mask)), callee, *uni, (args, rets.len()))? {
+    match call::<1>(prog, cx, fr, (mask, guard_mask(fr, ins.guard, mask)), callee, *uni, (args, rets.len()))? {
         Flow::Event(Event::Call { groups, .. }) => Ok(groups),
         _ => Ok(Vec::new()),
     }
@@ -291,14 +291,20 @@ pub(crate) fn bar_args(cx: &Lanes<'_>, fr: &Frame, ins: &Instr, mask: u32) -> Re
     let Op::Bar { kind, id, count, d, pred_in, .. } = &ins.op else {
         return Err(Trap::new(TrapKind::Unsupported, "internal: not a barrier instruction"));
     };
-    match bar(cx, fr, guard_mask(fr, ins.guard, mask), *kind, (id, count.as_ref()), *d, *pred_in)? {
+    match bar::<1>(cx, fr, guard_mask(fr, ins.guard, mask), *kind, (id, count.as_ref()), *d, *pred_in)? {
         Flow::Event(Event::Bar { mask, args }) => Ok(Some((mask, args))),
         _ => Ok(None),
     }
 }
 
 /// `call[.uni]`: the lanes grouped by the function they call.
-fn call<'p>(prog: &Program, cx: &Lanes<'_>, fr: &Frame, (mask, m): (u32, u32), callee: &Callee, uni: bool, (args, nrets): (&'p [CallArg], usize)) -> Result<Flow<'p>, Trap> {
+///
+/// `SITE` makes one copy per caller (0: the dispatch loop, 1:
+/// [`call_groups`]), so the dispatch loop's copy keeps one caller and is
+/// inlined there as before (with a second caller of the same copy,
+/// `group_body` ran up to 3.5 % more instructions: callgrind, engine
+/// bench). Likewise [`bar`].
+fn call<'p, const SITE: u8>(prog: &Program, cx: &Lanes<'_>, fr: &Frame, (mask, m): (u32, u32), callee: &Callee, uni: bool, (args, nrets): (&'p [CallArg], usize)) -> Result<Flow<'p>, Trap> {
     if m == 0 {
         return Ok(Flow::Next);
     }
@@ -363,7 +369,7 @@ fn nanosleep(cx: &Lanes<'_>, fr: &Frame, m: u32, t: &Src) -> Flow<'static> {
 
 /// `bar.{sync,arrive,red}` / `barrier.*`: the operands evaluated for the
 /// scheduler. The barrier id must be below 16 and the same in every lane.
-fn bar(cx: &Lanes<'_>, fr: &Frame, m: u32, kind: BarKind, (id, count): (&Src, Option<&Src>), dst: Option<Dst>, pred_in: Option<PSrc>) -> Result<Flow<'static>, Trap> {
+fn bar<const SITE: u8>(cx: &Lanes<'_>, fr: &Frame, m: u32, kind: BarKind, (id, count): (&Src, Option<&Src>), dst: Option<Dst>, pred_in: Option<PSrc>) -> Result<Flow<'static>, Trap> {
     if m == 0 {
         return Ok(Flow::Next);
     }
