@@ -11,8 +11,9 @@ use crate::rules;
 use ptxsim_syntax::ast::{Block, Function, FunctionKind, Instruction, Operand, OperandKind, StateSpace, Statement};
 use ptxsim_syntax::Diagnostic;
 
-pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: usize) {
-    let Some(body) = &f.body else { return };
+/// Checks `body`, the body of `f` (whose own `body` may be a stand-in, as
+/// in an outline), the function `idx` of the function table.
+pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, body: &'f Block<'a>, idx: usize) {
     cx.current = Some((idx, f.kind));
     // The parameters and the body's outermost declarations share one scope
     // (ptxas: "Duplicate definition of variable" for a body variable named
@@ -34,7 +35,7 @@ pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: us
     cx.at = u32::MAX;
     cx.frames.pop();
     if uni_seen {
-        crate::ub::uniformity(cx, f);
+        crate::ub::uniformity(cx, f, body);
     }
     cx.current = None;
 }

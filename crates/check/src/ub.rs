@@ -18,7 +18,7 @@
 use crate::ctx::{Ctx, ParamSig};
 use crate::types::arg_fits;
 use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Uniformity};
-use ptxsim_syntax::ast::{Function, FunctionKind};
+use ptxsim_syntax::ast::{Block, Function, FunctionKind};
 use ptxsim_syntax::{Diagnostic, Span};
 
 pub fn brx_constant_index(cx: &mut Ctx<'_, '_>, span: Span, index: u64, len: usize, decl: Span) {
@@ -53,9 +53,18 @@ pub fn prototype_unmatched(cx: &mut Ctx<'_, '_>, span: Span, decl: Span, returns
 }
 
 /// Warns about `.uni` control flow that the uniformity analysis finds
-/// divergent; the warning itself is built in one place,
-/// `ptxsim_analysis::report::uni_divergent_warning`.
-pub fn uniformity(cx: &mut Ctx<'_, '_>, f: &Function<'_>) {
+/// divergent in `body`, the body of `f`; the warning itself is built in one
+/// place, `ptxsim_analysis::report::uni_divergent_warning`. The analysis
+/// reads a whole function: when `f.body` is not `body` (an outline's header
+/// and a body parsed on its own), the two are put together in a copy.
+pub fn uniformity<'a>(cx: &mut Ctx<'_, '_>, f: &Function<'a>, body: &Block<'a>) {
+    let whole;
+    let f = if f.body.as_ref().is_some_and(|b| std::ptr::eq(b, body)) {
+        f
+    } else {
+        whole = Function { body: Some(body.clone()), ..f.clone() };
+        &whole
+    };
     let Some(flat) = FlatFunction::new(f) else { return };
     let fa = FunctionAnalysis::new(&flat);
     let u = Uniformity::new(&flat, &fa);
