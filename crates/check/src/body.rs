@@ -4,20 +4,22 @@
 //! `check/brx-tlist`, `check/call-indirect`, `check/directive-scope`), and the
 //! dispatch of each instruction to its rule.
 
-use crate::ctx::{Ctx, LabelKind, ParamSig, Sym, VarRole, VarSym};
+use crate::ctx::{Ctx, Frame, LabelKind, ParamSig, Sym, VarRole, VarSym};
 use crate::isa::Feature;
 use crate::module::declare_var;
 use crate::rules;
 use ptxsim_syntax::ast::{Block, Function, FunctionKind, Instruction, Operand, OperandKind, StateSpace, Statement};
 use ptxsim_syntax::Diagnostic;
 
-pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: usize) {
-    let Some(body) = &f.body else { return };
+/// Checks `body`, the body of `f` (whose own `body` may be a stand-in, as
+/// in an outline), the function `idx` of the function table.
+pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, body: &'f Block<'a>, idx: usize) {
     cx.current = Some((idx, f.kind));
     // The parameters and the body's outermost declarations share one scope
     // (ptxas: "Duplicate definition of variable" for a body variable named
     // like a parameter); an inner `{ }` block may shadow them.
-    cx.frames.push(Default::default());
+    let params = f.returns.iter().chain(&f.params).map(Vec::len).sum::<usize>();
+    cx.frames.push(Frame::with_capacity(params));
     let input_role = if f.kind == FunctionKind::Entry { VarRole::KernelParam } else { VarRole::FuncParam };
     for (p, role) in f
         .returns
@@ -34,7 +36,7 @@ pub fn check_function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>, idx: us
     cx.at = u32::MAX;
     cx.frames.pop();
     if uni_seen {
-        crate::ub::uniformity(cx, f);
+        crate::ub::uniformity(cx, f, body);
     }
     cx.current = None;
 }
@@ -69,6 +71,20 @@ fn may_diverge(cx: &Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
     }
 }
 
+/// How many names the statements of `b` (not those of its inner blocks)
+/// declare in its frame's name table: labels, and variables other than
+/// `%r<N>` ranges.
+fn names_declared(b: &Block<'_>) -> usize {
+    b.stmts
+        .iter()
+        .map(|s| match s {
+            Statement::Label(_) | Statement::BranchTargets { .. } | Statement::CallTargets { .. } | Statement::CallPrototype { .. } => 1,
+            Statement::Var(v) => v.declarators.iter().filter(|d| d.count.is_none()).count(),
+            _ => 0,
+        })
+        .sum()
+}
+
 fn walk_block<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut bool) {
     walk_block_in(cx, b, uni_seen, true)
 }
@@ -76,8 +92,13 @@ fn walk_block<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut boo
 /// Walks a block, in a scope of its own or (the function body) in the
 /// parameters' scope.
 fn walk_block_in<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut bool, own_scope: bool) {
+    // The frame's name table sized once for what the block declares (its
+    // labels and variables) rather than grown name by name.
+    let names = names_declared(b);
     if own_scope {
-        cx.frames.push(Default::default());
+        cx.frames.push(Frame::with_capacity(names));
+    } else if let Some(top) = cx.frames.last_mut() {
+        top.names.reserve(names);
     }
     // Labels are visible throughout their block (branches may go forward).
     for s in &b.stmts {

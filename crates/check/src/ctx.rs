@@ -22,7 +22,7 @@
 //! Labels share the namespace of variables, as in ptxas.
 
 use crate::isa::{gate, Feature, PtxVersion, Sm};
-use ptxsim_syntax::ast::{FunctionKind, Linkage, Name, Param, ScalarType, StateSpace, Type, VarDecl};
+use ptxsim_syntax::ast::{Function, FunctionKind, Linkage, Name, Param, ScalarType, StateSpace, Type, VarDecl};
 use ptxsim_syntax::{Diagnostic, Span};
 use ptxsim_syntax::hash::NameMap;
 
@@ -181,10 +181,7 @@ pub fn pack(s: &str) -> u64 {
     if b.len() > 7 {
         return u64::MAX;
     }
-    let mut w = [0u8; 8];
-    w[..b.len()].copy_from_slice(b);
-    w[7] = b.len() as u8;
-    u64::from_le_bytes(w)
+    ptxsim_syntax::hash::short_word(b) | (b.len() as u64) << 56
 }
 
 /// Splits `%r12` into `("%r", 12)`.
@@ -202,6 +199,11 @@ pub fn split_index(name: &str) -> Option<(&str, u64)> {
 }
 
 impl<'f, 'a> Frame<'f, 'a> {
+    /// An empty frame with room for `names` names in its table.
+    pub fn with_capacity(names: usize) -> Frame<'f, 'a> {
+        Frame { names: NameMap::with_capacity_and_hasher(names, Default::default()), ranges: Vec::new(), range_keys: Vec::new() }
+    }
+
     /// [`Frame::get`] for a function's frame, looking in the ranges first:
     /// `%r12`-style registers, most of the names looked up, are found there
     /// without hashing. In a function's frame a name is declared once
@@ -228,6 +230,11 @@ impl<'f, 'a> Frame<'f, 'a> {
         if let Some(s) = self.names.get(name) {
             return Some(s);
         }
+        self.range_of(name)
+    }
+
+    /// The symbol of the `%r<N>` range of this frame that `name` is one of.
+    pub fn range_of(&self, name: &str) -> Option<&Sym<'f, 'a>> {
         if self.ranges.is_empty() {
             return None;
         }
@@ -258,11 +265,12 @@ pub struct Globals<'f, 'a> {
     /// Every function name declared anywhere in the module, and where first.
     pub all_funcs: NameMap<&'a str, Span>,
     /// Function names declared `.extern` somewhere in the module.
-    pub externs: std::collections::HashSet<&'a str>,
+    pub externs: std::collections::HashSet<&'a str, ptxsim_syntax::hash::NameHash>,
     /// How calls to `.extern` functions without a body are judged.
     pub mode: crate::Mode,
-    /// The kind and signature of every function of the module (for the prototype warning).
-    pub all_sigs: Vec<(FunctionKind, Vec<ParamSig<'a>>, Vec<ParamSig<'a>>)>,
+    /// Every function declaration and definition of the module, in order
+    /// (their kinds and signatures, for the prototype warning).
+    pub headers: Vec<&'f Function<'a>>,
     /// The module scope: the latest declaration of every module-scope name.
     pub scope: Frame<'f, 'a>,
     /// Module-scope declarations that a later one replaced (an `.extern`
@@ -439,6 +447,16 @@ impl<'f, 'a> Ctx<'f, 'a> {
 
     /// Declares a name in the innermost frame, reporting a duplicate.
     pub fn declare(&mut self, name: Name<'a>, sym: Sym<'f, 'a>, what: &str) {
+        // The common case, a name new to a function's frame: one probe of
+        // its table (a name in one of the frame's `%r<N>` ranges is not new).
+        if let Some(top) = self.frames.last_mut() {
+            if top.range_of(name.text).is_none() {
+                if let std::collections::hash_map::Entry::Vacant(v) = top.names.entry(name.text) {
+                    v.insert(sym);
+                    return;
+                }
+            }
+        }
         match self.top().get(name.text).and_then(|prev| extern_redeclaration(prev, &sym)) {
             Some(Redeclaration::Consistent { keep_new }) => {
                 if keep_new {
@@ -626,7 +644,20 @@ fn extern_redeclaration(prev: &Sym<'_, '_>, new: &Sym<'_, '_>) -> Option<Redecla
 
 #[cfg(test)]
 mod tests {
-    use super::split_index;
+    use super::{pack, split_index};
+
+    /// A packed name is its bytes, zero-padded, with its length in the last
+    /// byte; names longer than seven bytes are all `u64::MAX`.
+    #[test]
+    fn pack_is_bytes_and_length() {
+        for s in ["", "%", "%r", "%rd", "%fd1", "%rs_x", "abcdef", "abcdefg"] {
+            let mut w = [0u8; 8];
+            w[..s.len()].copy_from_slice(s.as_bytes());
+            w[7] = s.len() as u8;
+            assert_eq!(pack(s), u64::from_le_bytes(w), "{s:?}");
+        }
+        assert_eq!(pack("abcdefgh"), u64::MAX);
+    }
 
     /// The digit fold gives what `str::parse` gives, up to 19 digits.
     #[test]

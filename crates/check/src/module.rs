@@ -38,11 +38,7 @@ pub fn pass<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) -> Vec<Job> {
             if matches!(f.linkage.map(|l| l.value), Some(ptxsim_syntax::ast::Linkage::Extern)) {
                 g.externs.insert(f.name.text);
             }
-            g.all_sigs.push((
-                f.kind,
-                f.returns.iter().flatten().map(ParamSig::from_param).collect(),
-                f.params.iter().flatten().map(ParamSig::from_param).collect(),
-            ));
+            g.headers.push(f);
             if f.body.is_some() {
                 g.bodies.entry(f.name.text).or_insert(f.name.span);
             }

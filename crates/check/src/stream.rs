@@ -12,7 +12,8 @@
 //!
 //! [`check_text`] does this from the text: it parses the module's outline
 //! (`parse_outline`, bodies skipped) and parses each body only when its
-//! turn comes (`parse_function_at`), on `threads` threads, dropping it once
+//! turn comes (`parse_body_at`: the header is the outline's), on `threads`
+//! threads, dropping it once
 //! checked, so memory holds the text, the outline and one body per thread.
 //! A module with any syntax diagnostic is parsed and reported as a whole,
 //! as before.
@@ -20,7 +21,7 @@
 use crate::ctx::{Ctx, Globals};
 use crate::module::{self, Job};
 use crate::{body, Checked, Mode};
-use ptxsim_syntax::ast::{Item, Module, Statement};
+use ptxsim_syntax::ast::{Block, Item, Module, Statement};
 use ptxsim_syntax::{Diagnostic, Span};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Condvar, Mutex, MutexGuard};
@@ -36,12 +37,12 @@ pub struct Part<'a> {
     pub unresolved: Vec<(&'a str, Span)>,
 }
 
-/// Checks the body of `f` (the function of `job`) against the module-level
-/// state `g`.
-pub fn check_body<'a>(g: &Globals<'_, 'a>, job: &Job, f: &ptxsim_syntax::ast::Function<'a>, limit: usize) -> Part<'a> {
+/// Checks `body`, the body of `f` (the function of `job`; `f.body` may be
+/// the outline's empty stand-in), against the module-level state `g`.
+pub fn check_body<'a>(g: &Globals<'_, 'a>, job: &Job, f: &ptxsim_syntax::ast::Function<'a>, body: &Block<'a>, limit: usize) -> Part<'a> {
     let mut cx = Ctx::for_body(g, job.before);
     cx.limit = limit;
-    body::check_function(&mut cx, f, job.func);
+    body::check_function(&mut cx, f, body, job.func);
     Part { diagnostics: cx.diags, errors_not_shown: cx.errors_not_shown, warnings_not_shown: cx.warnings_not_shown, unresolved: cx.unresolved }
 }
 
@@ -138,7 +139,9 @@ pub fn check_module(m: &Module<'_>, limit: usize, mode: Mode) -> Checked {
     let mut merge = Merge::new(&mut cx, limit);
     for job in &jobs {
         if let Item::Function(f) = &m.items[job.item] {
-            merge.body(job, check_body(&cx, job, f, limit));
+            if let Some(b) = &f.body {
+                merge.body(job, check_body(&cx, job, f, b, limit));
+            }
         }
     }
     merge.finish()
@@ -206,20 +209,20 @@ fn streamed<'a>(text: &'a str, limit: usize, mode: Mode, threads: usize) -> Opti
 }
 
 /// One body: parsed on `stack` (the statements of the one before,
-/// emptied), checked, dropped; its statement vector becomes the stack.
+/// emptied), its header taken from the outline (not parsed again),
+/// checked, dropped; its statement vector becomes the stack.
 fn run_job<'a>(text: &'a str, outline: &Module<'a>, g: &Globals<'_, 'a>, job: &Job, stack: &mut Vec<Statement<'a>>, limit: usize) -> Option<Part<'a>> {
     let Item::Function(header) = &outline.items[job.item] else { return None };
-    let mut f = ptxsim_syntax::parse_function_at(text, header.span.start, std::mem::take(stack))?;
+    let skipped = header.body.as_ref()?;
+    let body = ptxsim_syntax::parse_body_at(text, skipped.span.start, std::mem::take(stack))?;
     // The body ends where the outline's brace matching said (so the outline
     // went on where a whole parse goes on).
-    if !f.span.same_as(header.span) {
+    if !body.span.same_as(skipped.span) {
         return None;
     }
-    let part = check_body(g, job, &f, limit);
-    if let Some(b) = f.body.take() {
-        *stack = b.stmts;
-        stack.clear();
-    }
+    let part = check_body(g, job, header, &body, limit);
+    *stack = body.stmts;
+    stack.clear();
     Some(part)
 }
 

@@ -18,7 +18,7 @@
 use crate::ctx::{Ctx, ParamSig};
 use crate::types::arg_fits;
 use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Uniformity};
-use ptxsim_syntax::ast::{Function, FunctionKind};
+use ptxsim_syntax::ast::{Block, Function, FunctionKind, Param};
 use ptxsim_syntax::{Diagnostic, Span};
 
 pub fn brx_constant_index(cx: &mut Ctx<'_, '_>, span: Span, index: u64, len: usize, decl: Span) {
@@ -32,16 +32,20 @@ pub fn brx_constant_index(cx: &mut Ctx<'_, '_>, span: Span, index: u64, len: usi
     }
 }
 
-fn sig_matches(a: &[ParamSig<'_>], b: &[ParamSig<'_>]) -> bool {
+fn sig_matches(a: &[ParamSig<'_>], b: Option<&Vec<Param<'_>>>) -> bool {
+    let b = b.map_or(&[][..], Vec::as_slice);
     a.len() == b.len()
-        && a.iter().zip(b).all(|(p, f)| match (p.ty, f.ty) {
-            (Some(pt), Some(ft)) => p.elems == f.elems && arg_fits(pt, ft) && p.vector == f.vector,
-            _ => true,
+        && a.iter().zip(b).all(|(p, f)| {
+            let f = ParamSig::from_param(f);
+            match (p.ty, f.ty) {
+                (Some(pt), Some(ft)) => p.elems == f.elems && arg_fits(pt, ft) && p.vector == f.vector,
+                _ => true,
+            }
         })
 }
 
 pub fn prototype_unmatched(cx: &mut Ctx<'_, '_>, span: Span, decl: Span, returns: &[ParamSig<'_>], params: &[ParamSig<'_>]) {
-    let any = cx.all_sigs.iter().any(|(kind, r, p)| *kind == FunctionKind::Func && sig_matches(returns, r) && sig_matches(params, p));
+    let any = cx.headers.iter().any(|f| f.kind == FunctionKind::Func && sig_matches(returns, f.returns.as_ref()) && sig_matches(params, f.params.as_ref()));
     if !any {
         cx.emit(
             Diagnostic::warning("check/prototype-unmatched", span, "no function of this module matches this call prototype")
@@ -53,9 +57,18 @@ pub fn prototype_unmatched(cx: &mut Ctx<'_, '_>, span: Span, decl: Span, returns
 }
 
 /// Warns about `.uni` control flow that the uniformity analysis finds
-/// divergent; the warning itself is built in one place,
-/// `ptxsim_analysis::report::uni_divergent_warning`.
-pub fn uniformity(cx: &mut Ctx<'_, '_>, f: &Function<'_>) {
+/// divergent in `body`, the body of `f`; the warning itself is built in one
+/// place, `ptxsim_analysis::report::uni_divergent_warning`. The analysis
+/// reads a whole function: when `f.body` is not `body` (an outline's header
+/// and a body parsed on its own), the two are put together in a copy.
+pub fn uniformity<'a>(cx: &mut Ctx<'_, '_>, f: &Function<'a>, body: &Block<'a>) {
+    let whole;
+    let f = if f.body.as_ref().is_some_and(|b| std::ptr::eq(b, body)) {
+        f
+    } else {
+        whole = Function { body: Some(body.clone()), ..f.clone() };
+        &whole
+    };
     let Some(flat) = FlatFunction::new(f) else { return };
     let fa = FunctionAnalysis::new(&flat);
     let u = Uniformity::new(&flat, &fa);

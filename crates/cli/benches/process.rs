@@ -2,12 +2,17 @@
 //! runs it, each figure printed beside the same work done in process in
 //! the same run.
 //!
-//! - `ptxsim check` on a module of at least 12 MB generated from the
-//!   corpus (every `tests/corpus/**.ptx` file's items copied with renamed
-//!   module-level names, `crates/syntax/tests/common/gen.rs`): MB/s of the
-//!   whole process and its peak resident memory, on one thread (`-j 1`)
-//!   and on every core, beside parsing alone and checking in process
-//!   (`check_text`) on one thread and on every core.
+//! - `ptxsim check` on three modules of at least 12 MB generated from the
+//!   corpus (`tests/corpus/**.ptx` files' items copied with renamed
+//!   module-level names, `crates/syntax/tests/common/gen.rs`): every file
+//!   (`mixed`), the files of small functions (`small`, thousands of them)
+//!   and those of large ones (`large`). MB/s of the whole process and its
+//!   peak resident memory, on one thread (`-j 1`) and on every core, beside
+//!   parsing alone and checking in process (`check_text`) on one thread
+//!   and on every core; with `--baseline=PATH`, another `ptxsim` binary on
+//!   the same modules in the same run, the runs interleaved, its report
+//!   compared. Each process is also measured in MB per CPU second (user and
+//!   system), which a busy machine disturbs less than the wall clock.
 //! - `ptxsim run` on the Mandelbrot escape kernel of the engine bench
 //!   (256 x 256 points, at most 256 iterations, one worker): thread
 //!   instructions per second of the whole process (reading the PTX and the
@@ -64,34 +69,71 @@ fn best_of<T>(n: usize, mut f: impl FnMut() -> T) -> (f64, T) {
     (best, last.expect("n > 0"))
 }
 
-/// Best wall time of `n` runs of `ptxsim args`, the largest peak resident
-/// set of one run (in bytes), and the last run's standard output and error.
-fn best_process_rss(n: usize, args: &[&str]) -> (f64, u64, String) {
-    use std::io::Read;
-    let (mut best, mut rss, mut out) = (f64::MAX, 0u64, String::new());
+/// What [`race`] measured of one command: its best wall time and best CPU
+/// time (user and system) in seconds, its largest peak resident set in
+/// bytes, and its last run's standard output and error.
+struct Runs {
+    wall: f64,
+    cpu: f64,
+    rss: u64,
+    out: String,
+}
+
+/// Runs each command (`bin args`, a `ptxsim`) `n` times, the commands in
+/// turn (so that a change in the machine's load hits them alike).
+///
+/// Each run is started by a copy of this bench (`--spawn-rss`, see
+/// [`spawn_rss`]) that has allocated nothing: a child's peak resident set
+/// as the kernel reports it includes the peak of the process that spawned
+/// it (a `vfork`-style spawn shares its memory until `exec`), and this
+/// bench holds three modules and has built their syntax trees.
+fn race(n: usize, cmds: &[(&str, Vec<&str>)]) -> Vec<Runs> {
+    let me = std::env::current_exe().expect("the bench's own path");
+    let mut runs: Vec<Runs> = cmds.iter().map(|_| Runs { wall: f64::MAX, cpu: f64::MAX, rss: 0, out: String::new() }).collect();
     for _ in 0..n {
-        let t = Instant::now();
-        let mut child = Command::new(BIN).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("run ptxsim");
-        let (mut o, mut e) = (Vec::new(), Vec::new());
-        let _ = child.stdout.take().expect("stdout").read_to_end(&mut o);
-        let _ = child.stderr.take().expect("stderr").read_to_end(&mut e);
-        // SAFETY: wait4 only writes the status and the struct it is given;
-        // the child is reaped here and not waited for again.
-        #[allow(unsafe_code)]
-        let peak = unsafe {
-            let mut ru: libc::rusage = std::mem::zeroed();
-            let mut status = 0;
-            if libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) < 0 {
-                0
-            } else {
-                ru.ru_maxrss as u64 * 1024
-            }
-        };
-        best = best.min(t.elapsed().as_secs_f64());
-        rss = rss.max(peak);
-        out = String::from_utf8_lossy(&o).into_owned() + &String::from_utf8_lossy(&e);
+        for ((bin, args), r) in cmds.iter().zip(&mut runs) {
+            let o = Command::new(&me).arg("--spawn-rss").arg(bin).args(args).stdin(Stdio::null()).output().expect("run the bench as a spawner");
+            let stdout = String::from_utf8_lossy(&o.stdout);
+            let (head, rest) = stdout.split_once('\n').expect("the spawner's first line");
+            let v: Vec<f64> = head.split_whitespace().map(|x| x.parse::<f64>().expect("a number")).collect();
+            r.wall = r.wall.min(v[0]);
+            r.rss = r.rss.max(v[1] as u64);
+            r.cpu = r.cpu.min(v[2]);
+            r.out = rest.to_string() + &String::from_utf8_lossy(&o.stderr);
+        }
     }
-    (best, rss, out)
+    runs
+}
+
+/// `--spawn-rss BIN ARGS...`: runs `BIN ARGS...`, then prints its wall time
+/// in seconds, peak resident set in bytes and CPU time (user and system) in
+/// seconds on one line, then its standard output; its standard error is
+/// passed through.
+fn spawn_rss(bin: &str, args: &[String]) {
+    use std::io::{Read, Write};
+    let t = Instant::now();
+    let mut child = Command::new(bin).args(args).stdin(Stdio::null()).stdout(Stdio::piped()).stderr(Stdio::piped()).spawn().expect("run ptxsim");
+    let (mut o, mut e) = (Vec::new(), Vec::new());
+    let _ = child.stdout.take().expect("stdout").read_to_end(&mut o);
+    let _ = child.stderr.take().expect("stderr").read_to_end(&mut e);
+    // SAFETY: wait4 only writes the status and the struct it is given;
+    // the child is reaped here and not waited for again.
+    #[allow(unsafe_code)]
+    let (peak, cpu) = unsafe {
+        let mut ru: libc::rusage = std::mem::zeroed();
+        let mut status = 0;
+        if libc::wait4(child.id() as libc::pid_t, &mut status, 0, &mut ru) < 0 {
+            (0, 0.0)
+        } else {
+            let secs = |t: libc::timeval| t.tv_sec as f64 + t.tv_usec as f64 * 1e-6;
+            (ru.ru_maxrss as u64 * 1024, secs(ru.ru_utime) + secs(ru.ru_stime))
+        }
+    };
+    let wall = t.elapsed().as_secs_f64();
+    let mut stdout = std::io::stdout().lock();
+    let _ = writeln!(stdout, "{wall} {peak} {cpu}");
+    let _ = stdout.write_all(&o);
+    let _ = std::io::stderr().write_all(&e);
 }
 
 fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -109,44 +151,87 @@ fn corpus_files(dir: &Path, out: &mut Vec<PathBuf>) {
 
 const MB: f64 = (1 << 20) as f64;
 
-fn bench_check(dir: &Path) {
+/// The modules `ptxsim check` is timed on, each about 12 MB of the corpus's
+/// items copied with renamed names: every template (`mixed`), only files
+/// whose functions are small (`small`: at most 4 KiB of text per defined
+/// function, so thousands of functions), and only files whose functions
+/// are large (`large`: at least 16 KiB per function, a few hundred).
+fn check_modules(templates: &[gen::Template]) -> Vec<(&'static str, String, usize)> {
+    let pick = |keep: &dyn Fn(&gen::Template) -> bool| -> Vec<&gen::Template> { templates.iter().filter(|t| keep(t)).collect() };
+    let small = pick(&|t| t.bodies > 0 && t.bytes_per_body() <= 4 << 10);
+    let large = pick(&|t| t.bodies > 0 && t.bytes_per_body() >= 16 << 10);
+    vec![
+        ("mixed", gen::generate(templates, 12 << 20), templates.len()),
+        ("small", gen::generate_from(&small, 12 << 20), small.len()),
+        ("large", gen::generate_from(&large, 12 << 20), large.len()),
+    ]
+}
+
+/// Defined functions in a generated module (each copy of a template
+/// defines its `bodies`): counted from the text, a `.entry` or `.func`
+/// header followed by its body.
+fn count_bodies(text: &str) -> usize {
+    let outline = ptxsim_syntax::parse_outline(text).expect("the generated module parses");
+    outline.items.iter().filter(|i| matches!(i, ptxsim_syntax::ast::Item::Function(f) if f.body.is_some())).count()
+}
+
+fn bench_check(dir: &Path, baseline: Option<&str>) {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/corpus");
     let mut files = Vec::new();
     corpus_files(&root, &mut files);
     let templates: Vec<_> = files.iter().filter_map(|p| gen::template(&p.display().to_string(), &std::fs::read_to_string(p).ok()?)).collect();
-    let text = gen::generate(&templates, 12 << 20);
-    let path = dir.join("big.ptx");
-    std::fs::write(&path, &text).expect("write the module");
-    let mb = text.len() as f64 / MB;
-    println!("check: {mb:.1} MB module from {} of {} corpus files", templates.len(), files.len());
-
-    let p = path.to_str().expect("utf-8 temp path");
     let cores = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
     let all = format!("-j{cores}");
-    let (t_one, rss_one, out) = best_process_rss(5, &["check", "-j1", p]);
-    let (t_all, rss_all, out_all) = best_process_rss(5, &["check", &all, p]);
-    assert_eq!(out, out_all, "the same report on 1 and {cores} threads");
-    let summary = out.lines().find(|l| l.starts_with("ok:") || l.contains("error")).unwrap_or("").to_string();
-    let (t_parse, n) = best_of(5, || ptxsim_syntax::parse(&text).module.items.len());
-    let check = |threads: usize| {
-        let r = ptxsim_check::check_text(&text, 100, ptxsim_check::Mode::Relocatable, threads);
-        r.parse_diagnostics.len() + r.checked.map_or(0, |c| c.diagnostics.len())
-    };
-    let (t_in_one, d) = best_of(5, || check(1));
-    let (t_in_all, _) = best_of(5, || check(cores));
-    let rate = |t: f64| mb / t;
-    println!("  {cores} cores; MB/s on one thread and on {cores} threads:");
-    println!("  {:<44} {:>9.1}", "parse alone, in process (one thread)", rate(t_parse));
-    println!("  {:<44} {:>9.1} {:>9.1}", "check_text, in process", rate(t_in_one), rate(t_in_all));
-    println!("  {:<44} {:>9.1} {:>9.1}", "`ptxsim check` process", rate(t_one), rate(t_all));
-    println!(
-        "  peak RSS of the process: {:.0} MB = {:.1}x the input on one thread, {:.0} MB = {:.1}x on {cores}",
-        rss_one as f64 / MB,
-        rss_one as f64 / text.len() as f64,
-        rss_all as f64 / MB,
-        rss_all as f64 / text.len() as f64
-    );
-    println!("  ({n} items; {d} diagnostics in process; process summary: {summary})");
+    for (name, text, used) in check_modules(&templates) {
+        let path = dir.join(format!("{name}.ptx"));
+        std::fs::write(&path, &text).expect("write the module");
+        let mb = text.len() as f64 / MB;
+        let bodies = count_bodies(&text);
+        println!("check `{name}`: {mb:.1} MB module, {bodies} functions ({:.1} KiB each), from {used} of {} corpus files", text.len() as f64 / 1024.0 / bodies.max(1) as f64, files.len());
+
+        let p = path.to_str().expect("utf-8 temp path");
+        let mut cmds = vec![(BIN, vec!["check", "-j1", p]), (BIN, vec!["check", all.as_str(), p])];
+        if let Some(b) = baseline {
+            cmds.push((b, vec!["check", "-j1", p]));
+            cmds.push((b, vec!["check", all.as_str(), p]));
+        }
+        let runs = race(5, &cmds);
+        let out = &runs[0].out;
+        assert_eq!(*out, runs[1].out, "the same report on 1 and {cores} threads");
+        if let Some(b) = baseline {
+            assert_eq!(*out, runs[2].out, "the baseline {b} reports the same");
+        }
+        let summary = out.lines().find(|l| l.starts_with("ok:") || l.contains("error")).unwrap_or("").to_string();
+        let (t_parse, n) = best_of(5, || ptxsim_syntax::parse(&text).module.items.len());
+        let check = |threads: usize| {
+            let r = ptxsim_check::check_text(&text, 100, ptxsim_check::Mode::Relocatable, threads);
+            r.parse_diagnostics.len() + r.checked.map_or(0, |c| c.diagnostics.len())
+        };
+        let (t_in_one, d) = best_of(5, || check(1));
+        let (t_in_all, _) = best_of(5, || check(cores));
+        let rate = |t: f64| mb / t;
+        println!("  {cores} cores; MB/s on one thread and on {cores} threads:");
+        println!("  {:<44} {:>9.1}", "parse alone, in process (one thread)", rate(t_parse));
+        println!("  {:<44} {:>9.1} {:>9.1}", "check_text, in process", rate(t_in_one), rate(t_in_all));
+        println!("  {:<44} {:>9.1} {:>9.1}", "`ptxsim check` process", rate(runs[0].wall), rate(runs[1].wall));
+        if let Some(b) = baseline {
+            println!("  {:<44} {:>9.1} {:>9.1}", "baseline `ptxsim check` process", rate(runs[2].wall), rate(runs[3].wall));
+            println!("  (baseline: {b}; its report is the same)");
+        }
+        println!("  MB per CPU second (user and system) of the process:");
+        println!("  {:<44} {:>9.1} {:>9.1}", "`ptxsim check` process", rate(runs[0].cpu), rate(runs[1].cpu));
+        if baseline.is_some() {
+            println!("  {:<44} {:>9.1} {:>9.1}", "baseline `ptxsim check` process", rate(runs[2].cpu), rate(runs[3].cpu));
+        }
+        println!(
+            "  peak RSS of the process: {:.0} MB = {:.1}x the input on one thread, {:.0} MB = {:.1}x on {cores}",
+            runs[0].rss as f64 / MB,
+            runs[0].rss as f64 / text.len() as f64,
+            runs[1].rss as f64 / MB,
+            runs[1].rss as f64 / text.len() as f64
+        );
+        println!("  ({n} items; {d} diagnostics in process; process summary: {summary})");
+    }
 }
 
 /// The points of a `w x h` grid over [-2, 0.5] x [-1.25, 1.25], (re, im) each.
@@ -203,6 +288,11 @@ fn bench_run(dir: &Path) {
 }
 
 fn main() {
+    let argv: Vec<String> = std::env::args().collect();
+    if argv.get(1).is_some_and(|a| a == "--spawn-rss") {
+        spawn_rss(&argv[2], &argv[3..]);
+        return;
+    }
     #[cfg(target_arch = "x86_64")]
     println!("CPU features: fma={} avx2={} avx512f={}", std::arch::is_x86_feature_detected!("fma"), std::arch::is_x86_feature_detected!("avx2"), std::arch::is_x86_feature_detected!("avx512f"));
     let dir = std::env::temp_dir().join(format!("ptxsim-process-bench-{}", std::process::id()));
@@ -210,7 +300,10 @@ fn main() {
     let filters: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with("--")).collect();
     let want = |name: &str| filters.is_empty() || filters.iter().any(|f| name.contains(f.as_str()));
     if want("check") {
-        bench_check(&dir);
+        // `--baseline=PATH`: another `ptxsim` binary (an earlier build) timed
+        // on the same modules in the same run, its report compared.
+        let baseline = std::env::args().find_map(|a| a.strip_prefix("--baseline=").map(str::to_string));
+        bench_check(&dir, baseline.as_deref());
     }
     if want("run") {
         bench_run(&dir);

@@ -35,6 +35,27 @@ impl BuildHasher for NameHash {
     }
 }
 
+/// The bytes of `b` (at most eight) as a little-endian word, zero-padded:
+/// what copying them into a zeroed `[u8; 8]` gives, read with at most two
+/// loads instead of a call to `memcpy` for the variable length (names are
+/// short: most of a name table's keys and lookups end in such a piece).
+#[inline(always)]
+pub fn short_word(b: &[u8]) -> u64 {
+    let n = b.len();
+    debug_assert!(n <= 8);
+    match n {
+        8..=usize::MAX => u64::from_le_bytes([b[0], b[1], b[2], b[3], b[4], b[5], b[6], b[7]]),
+        // Two four-byte loads that overlap: the bytes they share are equal.
+        4..=7 => {
+            let lo = u32::from_le_bytes([b[0], b[1], b[2], b[3]]) as u64;
+            let hi = u32::from_le_bytes([b[n - 4], b[n - 3], b[n - 2], b[n - 1]]) as u64;
+            lo | hi << ((n - 4) * 8)
+        }
+        1..=3 => b[0] as u64 | (b[n / 2] as u64) << (n / 2 * 8) | (b[n - 1] as u64) << ((n - 1) * 8),
+        _ => 0,
+    }
+}
+
 /// Multiply-rotate hashing of eight-byte words (the scheme of rustc's
 /// FxHasher) from a random seed, with a final mix so that the low bits the
 /// table indexes by depend on every input bit.
@@ -58,9 +79,7 @@ impl Hasher for NameHasher {
         }
         let r = chunks.remainder();
         if !r.is_empty() {
-            let mut b = [0u8; 8];
-            b[..r.len()].copy_from_slice(r);
-            self.add(u64::from_le_bytes(b));
+            self.add(short_word(r));
         }
     }
 
@@ -116,5 +135,16 @@ mod tests {
         let h = |s: &str| NameHash::default().hash_one(s);
         assert_ne!(h("%r1"), h("%r2"));
         assert_ne!(h(""), h("\0"));
+    }
+
+    /// `short_word` is the bytes copied into a zeroed word, at every length.
+    #[test]
+    fn short_word_is_the_padded_bytes() {
+        let src = [0x11u8, 0x22, 0x33, 0x44, 0x55, 0x66, 0x77, 0x88];
+        for n in 0..=8 {
+            let mut w = [0u8; 8];
+            w[..n].copy_from_slice(&src[..n]);
+            assert_eq!(short_word(&src[..n]), u64::from_le_bytes(w), "{n} bytes");
+        }
     }
 }

@@ -22,6 +22,6 @@ pub mod printer;
 pub mod span;
 
 pub use diag::{Diagnostic, Severity, SourceFile};
-pub use parser::{parse, parse_function_at, parse_outline, parse_with_limit, Parsed};
+pub use parser::{parse, parse_body_at, parse_function_at, parse_outline, parse_with_limit, Parsed};
 pub use printer::{print_module, print_module_with_comments};
 pub use span::{LineIndex, Span};

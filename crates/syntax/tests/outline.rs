@@ -1,4 +1,5 @@
-//! `parse_outline` and `parse_function_at` together give what `parse` gives:
+//! `parse_outline` and `parse_function_at` (or `parse_body_at`, the body
+//! alone) together give what `parse` gives:
 //! on a module that parses without diagnostics, the outline is the module
 //! with its bodies' statements left out, and each function parsed again at
 //! its start is the function `parse` built, spans included; on a module
@@ -10,7 +11,7 @@
 mod common;
 
 use ptxsim_syntax::ast::{Item, Module};
-use ptxsim_syntax::{parse, parse_function_at, parse_outline};
+use ptxsim_syntax::{parse, parse_body_at, parse_function_at, parse_outline};
 
 /// The function items of `m`, each with its body's statements.
 fn debug_items(m: &Module<'_>, drop_bodies: bool) -> Vec<String> {
@@ -44,12 +45,22 @@ fn outline_agrees(text: &str, what: &str) -> bool {
         if f.body.is_none() {
             continue;
         }
+        let open = f.body.as_ref().map_or(0, |b| b.span.start);
+        let body = parse_body_at(text, open, Vec::new());
         match parse_function_at(text, f.span.start, std::mem::take(&mut stack)) {
-            None => failed = true,
+            None => {
+                failed = true;
+                // The header parsed in the outline: what failed is the body,
+                // or where it ends.
+                assert!(body.is_none() || body.is_some_and(|b| !f.body.as_ref().is_some_and(|s| s.span.same_as(b.span))), "{what}: function {k} fails to parse but its body alone parses");
+            }
             Some(mut g) => {
                 if full.diagnostics.is_empty() {
                     let Item::Function(want) = &full.module.items[k] else { panic!("{what}: item {k} is not a function in the full parse") };
                     assert_eq!(format!("{g:?}"), format!("{want:?}"), "{what}: function {k} parsed at its start");
+                    let body = body.unwrap_or_else(|| panic!("{what}: the body of function {k} fails to parse alone"));
+                    assert_eq!(format!("{:?}", Some(&body)), format!("{:?}", want.body.as_ref()), "{what}: body {k} parsed at its `{{`");
+                    assert!(body.span.same_as(want.body.as_ref().map_or(body.span, |b| b.span)), "{what}: body {k} ends where the whole parse's ends");
                 }
                 if let Some(b) = g.body.take() {
                     stack = b.stmts;

@@ -113,6 +113,31 @@ pub fn parse_function_at<'a>(src: &'a str, start: u32, mut stack: Vec<Statement<
     }
 }
 
+/// Parses the function body (a `{ }` block) that starts at byte `open` of
+/// `src` (the body of a function item of [`parse_outline`]'s module: its
+/// `body.span.start`), exactly as [`parse`] parses it in place, without
+/// parsing the function's header again. Its statements are stacked on
+/// `stack` as in [`parse_function_at`], and the block's statement vector
+/// is the stack itself. `None` when the parse reports anything, or no
+/// block starts at `open`.
+pub fn parse_body_at<'a>(src: &'a str, open: u32, mut stack: Vec<Statement<'a>>) -> Option<Block<'a>> {
+    if src.len() > u32::MAX as usize {
+        return None;
+    }
+    stack.clear();
+    let mut p = Parser::new_at(src, open as usize);
+    if !p.at(Tok::LBrace) {
+        return None;
+    }
+    p.scratch = stack;
+    p.reuse_stack = true;
+    let block = p.block();
+    if !p.diags.is_empty() || p.errors != 0 {
+        return None;
+    }
+    block.ok()
+}
+
 /// Marks that an error was reported and the caller should recover.
 pub(crate) struct Recover;
 pub(crate) type PResult<T> = Result<T, Recover>;

@@ -19,6 +19,20 @@ pub struct Template {
     /// The file text from the first item after the module header.
     body: String,
     defined: HashSet<String>,
+    /// How many functions the file defines (with a body).
+    pub bodies: usize,
+}
+
+impl Template {
+    /// The bytes one copy adds (before renaming).
+    pub fn bytes(&self) -> usize {
+        self.body.len()
+    }
+
+    /// Bytes per defined function (the whole copy when it defines none).
+    pub fn bytes_per_body(&self) -> usize {
+        self.body.len() / self.bodies.max(1)
+    }
 }
 
 /// Prepares `text` as a template, or `None` if it does not parse cleanly,
@@ -31,6 +45,7 @@ pub fn template(name: &str, text: &str) -> Option<Template> {
         return None;
     }
     let mut defined = HashSet::new();
+    let mut bodies = 0;
     let mut body_start = 0u32;
     for item in &parsed.module.items {
         match item {
@@ -46,6 +61,7 @@ pub fn template(name: &str, text: &str) -> Option<Template> {
             Item::Section(_) | Item::File(_) => return None,
             Item::Function(f) => {
                 defined.insert(f.name.text.to_string());
+                bodies += usize::from(f.body.is_some());
             }
             Item::Var(v) => defined.extend(v.declarators.iter().map(|d| d.name.text.to_string())),
             Item::Alias { alias, .. } => {
@@ -55,7 +71,7 @@ pub fn template(name: &str, text: &str) -> Option<Template> {
         }
     }
     let start = body_start as usize;
-    Some(Template { name: name.to_string(), body: text[start..].to_string(), defined })
+    Some(Template { name: name.to_string(), body: text[start..].to_string(), defined, bodies })
 }
 
 /// Appends one copy of `t` to `out`, renaming its module-level names with `_cN`.
@@ -81,12 +97,17 @@ pub fn append_copy(out: &mut String, t: &Template, n: usize) {
 
 /// Builds a module of at least `min_bytes` from `templates`, cycling through them.
 pub fn generate(templates: &[Template], min_bytes: usize) -> String {
+    generate_from(&templates.iter().collect::<Vec<_>>(), min_bytes)
+}
+
+/// [`generate`] from a selection of templates.
+pub fn generate_from(templates: &[&Template], min_bytes: usize) -> String {
     assert!(!templates.is_empty(), "no templates");
     let mut out = String::with_capacity(min_bytes + 64 * 1024);
     out.push_str(".version 7.8\n.target sm_80\n.address_size 64\n\n");
     let mut n = 0;
     while out.len() < min_bytes {
-        append_copy(&mut out, &templates[n % templates.len()], n);
+        append_copy(&mut out, templates[n % templates.len()], n);
         n += 1;
     }
     out
