@@ -12,7 +12,9 @@ Each program prints its own `PASS name: ...` / `FAIL name: ...` lines
 when all passed; the Triton programs run without torch through
 examples/triton_notorch.py. A program's docstring (a CUDA program's `//`
 comment) may add lines `e2e-stderr: REGEX` or `e2e-stdout: REGEX`: that
-stream must then match REGEX (re.search), which makes one more check.
+stream must then match REGEX (re.search), which makes one more check; a
+line `e2e-cc: X.Y` runs the program at that compute capability instead of
+--cc (the sm_90 Triton builds).
 
     tests/e2e/run.py [--ptxsim PATH] [--libcuda PATH] [--cc X.Y] [FILTER...]
 
@@ -113,15 +115,18 @@ def main():
             with open(path, encoding="utf-8") as fh:
                 text = fh.read()
             patterns = [(m.group(1), m.group(2).strip()) for m in re.finditer(r"^(?://\s*)?e2e-(stderr|stdout): (.*)$", text, re.M)]
+            # `e2e-cc: X.Y` in a program: the compute capability it runs at
+            # (the sm_90 Triton builds), instead of --cc.
+            cc = next((m.group(1) for m in re.finditer(r"^(?:#\s*|//\s*)?e2e-cc: ([0-9]+\.[0-9]+)\s*$", text, re.M)), args.cc)
             if suite == "nvcc":
                 exe, msg = executables[rel]
                 if exe is None:
                     failed += 1
                     print(f"FAIL {rel}: {msg}", flush=True)
                     continue
-                cmd = [args.ptxsim, "exec", "--cc", args.cc, "--", exe]
+                cmd = [args.ptxsim, "exec", "--cc", cc, "--", exe]
             else:
-                cmd = [args.ptxsim, "exec", "--cc", args.cc, "--", pythons[suite], path]
+                cmd = [args.ptxsim, "exec", "--cc", cc, "--", pythons[suite], path]
             start = time.monotonic()
             try:
                 r = subprocess.run(cmd, cwd=tmp, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -36,6 +36,12 @@ pub struct AsyncCopies {
     pending: Vec<Pending>,
     committed: [u64; 32],
     seq: u64,
+    /// The accumulator registers of the warp's `wgmma.mma_async`s not yet
+    /// waited for, with the group each belongs to (`acc_groups` for one not
+    /// committed yet).
+    acc: Vec<(u32, u64)>,
+    /// The warp's `wgmma.commit_group`s so far.
+    acc_groups: u64,
 }
 
 impl AsyncCopies {
@@ -44,6 +50,46 @@ impl AsyncCopies {
         self.pending.clear();
         self.committed = [0; 32];
         self.seq = 0;
+        self.acc.clear();
+        self.acc_groups = 0;
+    }
+
+    /// A `wgmma.mma_async` of the warp writing accumulator registers `d`,
+    /// in the warp's open group (PTX ISA 9.7.15.6: reading them before the
+    /// `wgmma.wait_group` that covers it has no defined result).
+    pub fn wgmma_issue(&mut self, d: &[u32]) {
+        let g = self.acc_groups;
+        for &r in d {
+            if !self.acc.contains(&(r, g)) {
+                self.acc.push((r, g));
+            }
+        }
+    }
+
+    /// `wgmma.commit_group`: the `wgmma`s of the open group form a group.
+    pub fn wgmma_commit(&mut self) {
+        self.acc_groups += 1;
+    }
+
+    /// `wgmma.wait_group n`: every committed group but the `n` most recent
+    /// is complete.
+    pub fn wgmma_wait(&mut self, n: u64) {
+        let c = self.acc_groups;
+        self.acc.retain(|&(_, g)| g.saturating_add(n) >= c);
+    }
+
+    /// The trap for lanes `m` reading registers `regs` (named `names`) while
+    /// a `wgmma` writing one of them is not waited for.
+    pub(crate) fn acc_check(&self, m: u32, regs: &[u32], names: &[String]) -> Result<(), Trap> {
+        let Some((k, g)) = regs.iter().enumerate().find_map(|(k, r)| self.acc.iter().find(|a| a.0 == *r).map(|a| (k, a.1))) else { return Ok(()) };
+        let l = m.trailing_zeros();
+        let state = if g < self.acc_groups { "committed but not waited for" } else { "not committed" };
+        let name = names.get(k).map(String::as_str).unwrap_or("a register");
+        Err(Trap::lane(
+            TrapKind::WgmmaRace,
+            l,
+            format!("lane {l}: reads `{name}`, an accumulator of a wgmma.mma_async {state}: wait for it with wgmma.commit_group and wgmma.wait_group first"),
+        ))
     }
 
     /// Whether no copy is pending (the race check costs nothing then).

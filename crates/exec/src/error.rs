@@ -30,6 +30,10 @@ pub enum TrapKind {
     /// A shared-memory access overlapped the destination of a `cp.async`
     /// that its thread had not waited for yet (`datapath/asynccopy.rs`).
     AsyncCopyRace,
+    /// A register read that a `wgmma.mma_async` not yet waited for
+    /// (`wgmma.commit_group` + `wgmma.wait_group`) writes: its accumulator
+    /// (`copies.rs`).
+    WgmmaRace,
     /// A device `free` of a pointer that is not a live block of the device
     /// heap: never returned by `malloc`, or freed already (`heap.rs`).
     BadFree,
@@ -56,6 +60,7 @@ impl TrapKind {
             TrapKind::OutOfMemory => "out_of_memory",
             TrapKind::Timeout => "timeout",
             TrapKind::AsyncCopyRace => "async_copy_race",
+            TrapKind::WgmmaRace => "wgmma_race",
             TrapKind::BadFree => "bad_free",
         }
     }

@@ -401,6 +401,16 @@ pub enum Op {
     Mma(Box<Mma>),
     /// `wgmma.mma_async.sync.aligned` (`datapath/hopper.rs`).
     Wgmma(Box<Wgmma>),
+    /// `wgmma.commit_group.sync.aligned`: the warp's `wgmma.mma_async`s not
+    /// yet in a group form one.
+    WgmmaCommit,
+    /// `wgmma.wait_group.sync.aligned n`: every group but the `n` most
+    /// recent is complete.
+    WgmmaWait { n: u32 },
+    /// An instruction that reads a register a `wgmma.mma_async` of its
+    /// function writes (its accumulator): the read traps `wgmma_race` while
+    /// such a `wgmma` is not waited for (`copies.rs`).
+    AccGuard(Box<AccGuard>),
     /// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor`, tile mode
     /// (`datapath/hopper.rs`).
     BulkTensor(Box<BulkTensor>),
@@ -559,6 +569,16 @@ pub struct Wgmma {
     pub neg_b: bool,
     pub trans_a: bool,
     pub trans_b: bool,
+}
+
+/// An instruction guarded for reads of `wgmma` accumulators: the
+/// accumulator registers it reads (slots, and their names for the trap)
+/// and the instruction.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AccGuard {
+    pub regs: Vec<u32>,
+    pub names: Vec<String>,
+    pub op: Op,
 }
 
 /// Where `wgmma`'s A comes from.

@@ -118,6 +118,13 @@ pub enum Feature {
     SpaceParamEntry,
     Mapa,
     Getctarank,
+    // The Hopper rows (sm_90a; the `a` target is checked by their rule).
+    Wgmma,
+    WgmmaMixedInt,
+    Setmaxnreg,
+    TensormapReplace,
+    TensormapCpFenceproxy,
+    TensormapSwizzleAtomicity,
 }
 
 /// One row of the gating table.
@@ -238,6 +245,12 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::SpaceParamEntry, name: "the `::entry` qualifier of `.param`", min_version: v(8, 3), min_sm: 70, source: "PTX ISA 9.7.9.16 isspacep: .param::entry introduced in 8.3 (ptxas 12.9: Feature '::entry' requires 8.3)" },
     Gate { feature: Feature::Mapa, name: "mapa", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.9.17 mapa: introduced in 7.8, requires sm_90" },
     Gate { feature: Feature::Getctarank, name: "getctarank", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.9.18 getctarank: introduced in 7.8, requires sm_90" },
+    Gate { feature: Feature::Wgmma, name: "WGMMA", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.15 wgmma: introduced in 8.0, requires sm_90a (ptxas 12.9: \"Feature 'WGMMA' requires PTX ISA .version 8.0 or later\")" },
+    Gate { feature: Feature::WgmmaMixedInt, name: "WGMMA with mixed integer types", min_version: v(8, 4), min_sm: 90, source: "PTX ISA 9.7.15 wgmma: .s8 with .u8 (ptxas 12.9: \"Feature 'WGMMA with mixed integer types' requires PTX ISA .version 8.4 or later\")" },
+    Gate { feature: Feature::Setmaxnreg, name: "setmaxnreg", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.17.1 setmaxnreg: introduced in 8.0, requires sm_90a" },
+    Gate { feature: Feature::TensormapReplace, name: "tensormap.replace", min_version: v(8, 3), min_sm: 90, source: "PTX ISA 9.7.9.28 tensormap.replace: introduced in 8.3, requires sm_90a" },
+    Gate { feature: Feature::TensormapCpFenceproxy, name: "tensormap.cp_fenceproxy", min_version: v(8, 3), min_sm: 90, source: "PTX ISA 9.7.9.29 tensormap.cp_fenceproxy: introduced in 8.3, requires sm_90 (ptxas 12.9 takes it on sm_90 without `a`)" },
+    Gate { feature: Feature::TensormapSwizzleAtomicity, name: "tensormap.replace.swizzle_atomicity", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.9.28 tensormap.replace: .swizzle_atomicity introduced in 8.6, requires sm_100a" },
 ];
 
 /// The gating row of a feature.

@@ -253,6 +253,10 @@ macro_rules! __slot_ty {
     (one ($c:ident)) => { $crate::$c };
     (opt ($c:ident)) => { ::core::option::Option<$crate::$c> };
     (untyped) => { $crate::grammar::Untyped };
+    (req $($a:tt)*) => { () };
+    (oty $($a:tt)*) => { ::core::option::Option<$crate::__private::ScalarType> };
+    (shape) => { ::core::option::Option<$crate::grammar::MatShape> };
+    (pair ($c:ident)) => { [::core::option::Option<$crate::$c>; 2] };
 }
 
 /// The slot value of a field (used by the generated `decode`).
@@ -264,6 +268,10 @@ macro_rules! __slot_new {
     ($f:ident one ($c:ident)) => { $crate::grammar::one::<$crate::$c>(stringify!($f)) };
     ($f:ident opt ($c:ident)) => { $crate::grammar::opt::<$crate::$c>(stringify!($f)) };
     ($f:ident untyped) => { $crate::grammar::untyped(stringify!($f)) };
+    ($f:ident req ($s:literal)) => { $crate::grammar::req(stringify!($f), $s) };
+    ($f:ident oty ($($t:ident)*)) => { $crate::grammar::oty(stringify!($f), &[$($crate::__private::ScalarType::$t),*]) };
+    ($f:ident shape) => { $crate::grammar::shape(stringify!($f)) };
+    ($f:ident pair ($c:ident)) => { $crate::grammar::pair::<$crate::$c>(stringify!($f)) };
 }
 
 /// Offers every modifier of `i` to `offer` (which tries the slots in
@@ -279,4 +287,148 @@ pub fn walk<'i, 'a>(
         }
     }
     Ok(())
+}
+
+// ---------------------------------------------------------------------
+// Slot kinds of the tensor rows (`cp`..`setmaxnreg`, issue 22 part 1):
+// [`req`] (a modifier that must be there, `.sync`), [`oty`] (a type that
+// only some operations of the opcode have), [`shape`] (a matrix shape
+// `.mMnNkK` or `.mMnN`, parsed, not listed: wgmma alone has 128) and
+// [`pair`] (up to two values of one choice, in order: `.row.col`).
+
+/// A modifier that must be there (`.sync`, `.aligned`).
+pub struct Req {
+    name: &'static str,
+    text: &'static str,
+    got: bool,
+}
+
+/// A required-modifier slot called `name` for modifier `text`.
+pub fn req(name: &'static str, text: &'static str) -> Req {
+    Req { name, text, got: false }
+}
+
+impl Slot for Req {
+    type Out = ();
+    fn offer(&mut self, _: Cx<'_, '_>, m: &Name<'_>, _: Option<ScalarType>) -> Result<bool, DecodeError> {
+        let hit = m.text == self.text;
+        self.got |= hit;
+        Ok(hit)
+    }
+    fn finish(self, cx: Cx<'_, '_>) -> Result<(), DecodeError> {
+        if self.got {
+            return Ok(());
+        }
+        let kind = DecodeErrorKind::Missing { opcode: cx.opcode, slot: self.name, allowed: format!("`{}`", self.text) };
+        Err(cx.err(kind, cx.whole()))
+    }
+}
+
+/// A type from `allowed` that may be left out (the rule says which
+/// operations need it).
+pub struct OTy(Ty);
+
+/// An optional type slot called `name` allowing `allowed`.
+pub fn oty(name: &'static str, allowed: &'static [ScalarType]) -> OTy {
+    OTy(ty(name, allowed))
+}
+
+impl Slot for OTy {
+    type Out = Option<ScalarType>;
+    fn offer(&mut self, cx: Cx<'_, '_>, m: &Name<'_>, t: Option<ScalarType>) -> Result<bool, DecodeError> {
+        self.0.offer(cx, m, t)
+    }
+    fn finish(self, _: Cx<'_, '_>) -> Result<Option<ScalarType>, DecodeError> {
+        Ok(self.0.got)
+    }
+}
+
+/// A matrix shape modifier: `.m16n8k16` (`k: Some(16)`) or `.m8n8`
+/// (`k: None`). Which shapes an opcode takes is its rule's business.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct MatShape {
+    pub m: u32,
+    pub n: u32,
+    pub k: Option<u32>,
+}
+
+impl MatShape {
+    /// The shape a modifier spells, if it is one.
+    pub fn parse(s: &str) -> Option<MatShape> {
+        fn num(s: &str) -> Option<u32> {
+            (!s.is_empty() && s.len() <= 4 && s.bytes().all(|b| b.is_ascii_digit())).then(|| s.parse().ok()).flatten()
+        }
+        let rest = s.strip_prefix(".m")?;
+        let (m, rest) = rest.split_once('n')?;
+        let (n, k) = match rest.split_once('k') {
+            Some((n, k)) => (n, Some(num(k)?)),
+            None => (rest, None),
+        };
+        Some(MatShape { m: num(m)?, n: num(n)?, k })
+    }
+}
+
+impl std::fmt::Display for MatShape {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, ".m{}n{}", self.m, self.n)?;
+        match self.k {
+            Some(k) => write!(f, "k{k}"),
+            None => Ok(()),
+        }
+    }
+}
+
+/// An optional shape slot; a second shape is a modifier no slot takes.
+pub struct ShapeSlot {
+    got: Option<MatShape>,
+}
+
+/// A shape slot (its field name is not needed: errors name the modifier).
+pub fn shape(_name: &'static str) -> ShapeSlot {
+    ShapeSlot { got: None }
+}
+
+impl Slot for ShapeSlot {
+    type Out = Option<MatShape>;
+    fn offer(&mut self, _: Cx<'_, '_>, m: &Name<'_>, _: Option<ScalarType>) -> Result<bool, DecodeError> {
+        match (MatShape::parse(m.text), self.got) {
+            (Some(s), None) => {
+                self.got = Some(s);
+                Ok(true)
+            }
+            (Some(s), Some(g)) => Ok(s == g),
+            (None, _) => Ok(false),
+        }
+    }
+    fn finish(self, _: Cx<'_, '_>) -> Result<Option<MatShape>, DecodeError> {
+        Ok(self.got)
+    }
+}
+
+/// Up to two values of choice `C`, in the order written (`.row.col`,
+/// `.global.shared::cta`); a third is a modifier no slot takes.
+pub struct Pair<C: Choice> {
+    got: [Option<C>; 2],
+}
+
+/// A pair slot of choice `C`.
+pub fn pair<C: Choice>(_name: &'static str) -> Pair<C> {
+    Pair { got: [None, None] }
+}
+
+impl<C: Choice> Slot for Pair<C> {
+    type Out = [Option<C>; 2];
+    fn offer(&mut self, _: Cx<'_, '_>, m: &Name<'_>, _: Option<ScalarType>) -> Result<bool, DecodeError> {
+        let Some(v) = C::from_modifier(m.text) else { return Ok(false) };
+        match self.got.iter_mut().find(|g| g.is_none()) {
+            Some(g) => {
+                *g = Some(v);
+                Ok(true)
+            }
+            None => Ok(false),
+        }
+    }
+    fn finish(self, _: Cx<'_, '_>) -> Result<[Option<C>; 2], DecodeError> {
+        Ok(self.got)
+    }
 }

@@ -103,8 +103,8 @@ pub enum Form {
     /// `griddepcontrol.{wait,launch_dependents}`: one of the two modes, no
     /// type, no operands.
     GridDep,
-    /// `cp.async` and its groups, `ldmatrix`, `stmatrix`, `movmatrix`,
-    /// `mma`, `mbarrier` (the checker's `rules/tensor.rs`).
+    /// `cp.async` and its groups, `mbarrier` (the checker's
+    /// `rules/tensor.rs`; the typed tensor rows are matched there too).
     Tensor,
     /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,
     /// `getctarank{.shared::cluster}.type d, a`.
@@ -265,20 +265,14 @@ pub enum Family {
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
     /// the modifier, as it does `add.cc`).
     AsyncCopy,
-    /// `ldmatrix`, `stmatrix`, `movmatrix`.
+    /// `wmma` (`ldmatrix`, `stmatrix` and `movmatrix` are typed rows).
     Matrix,
-    /// `mma.sync.aligned`.
-    Mma,
     /// `mbarrier.*`.
     Mbarrier,
     /// `isspacep`, `mapa`, `getctarank`: address windows and cluster ranks.
     Space,
     /// The decoder matches on the row's [`Insn`] (its grammar is written).
     Typed,
-    /// `wgmma.*`: Hopper's warpgroup matrix multiply-accumulate.
-    Wgmma,
-    /// `setmaxnreg`: checked, otherwise nothing to do.
-    RegAlloc,
 }
 
 /// What the engine does with an opcode.
@@ -601,8 +595,9 @@ macro_rules! for_each_op {
                 => Pmevent { mods: untyped } [];
             "griddepcontrol" GridDep (0)              GridDepControl Use  Data     Seq            Hint
                 => Griddepcontrol { mods: untyped } [];
-            "setmaxnreg" Loose      (ANY)             _          Use      Data     Seq            RegAlloc
-                => Setmaxnreg { mods: untyped } [];
+            "setmaxnreg" Typed      (ANY)             _          Use      Data     Seq            Typed
+                => Setmaxnreg { action: one(RegAction), sync: req(".sync"), aligned: req(".aligned"), ty: ty(U32 S32) }
+                [count: Src];
             "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
                 => Clusterlaunchcontrol { mods: untyped } [];
             "istypep"    Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
@@ -629,24 +624,36 @@ macro_rules! for_each_op {
                 => CpAsync { mods: untyped } [];
             "mbarrier"   Tensor     (ANY)             _          Rmw      Data     Seq            Mbarrier
                 => Mbarrier { mods: untyped } [];
-            "mma"        Tensor     (ANY)             _          Def      PerLane  Seq            Mma
-                => Mma { mods: untyped } [];
+            "mma"        Typed      (ANY)             _          Def      PerLane  Seq            Typed
+                => Mma { sync: req(".sync"), aligned: req(".aligned"), shape: shape, layout: pair(MmaLayout), rnd: opt(MmaRnd), satfinite: flag(".satfinite"),
+                         dtype: ty(F16 F32 S32 F64), atype: ty(F16 Bf16 Tf32 S8 U8 F64 E4m3 E5m2), btype: ty(F16 Bf16 Tf32 S8 U8 F64 E4m3 E5m2), ctype: ty(F16 F32 S32 F64) }
+                [d: Dst, a: Src, b: Src, c: Src];
             "wmma"       Loose      (ANY)             _          Def      Data     Seq            Matrix
                 => Wmma { mods: untyped } [];
-            "ldmatrix"   Tensor     (ANY)             _          Load     PerLane  Seq            Matrix
-                => Ldmatrix { mods: untyped } [];
-            "stmatrix"   Tensor     (ANY)             _          Store    Data     Seq            Matrix
-                => Stmatrix { mods: untyped } [];
-            "movmatrix"  Tensor     (ANY)             _          Def      PerLane  Seq            Matrix
-                => Movmatrix { mods: untyped } [];
-            "wgmma"      Loose      (ANY)             _          Use      Data     Seq            Wgmma
-                => Wgmma { mods: untyped } [];
+            "ldmatrix"   Typed      (ANY)             _          Load     PerLane  Seq            Typed
+                => Ldmatrix { sync: req(".sync"), aligned: req(".aligned"), shape: shape, num: one(MatrixNum), trans: flag(".trans"), space: opt(MatrixSpace), ty: ty(B16 B8) }
+                [d: Dst, p: Addr];
+            "stmatrix"   Typed      (ANY)             _          Store    Data     Seq            Typed
+                => Stmatrix { sync: req(".sync"), aligned: req(".aligned"), shape: shape, num: one(MatrixNum), trans: flag(".trans"), space: opt(MatrixSpace), ty: ty(B16 B8) }
+                [p: Addr, r: Src];
+            "movmatrix"  Typed      (ANY)             _          Def      PerLane  Seq            Typed
+                => Movmatrix { sync: req(".sync"), aligned: req(".aligned"), shape: shape, trans: flag(".trans"), ty: ty(B16) }
+                [d: Dst, a: Src];
+            // Several operations under one opcode: the operands depend on
+            // the operation, so the roles are left to the rule.
+            "wgmma"      Typed      (ANY)             _          Use      Data     Seq            Typed
+                => Wgmma { op: one(WgmmaOp), sp: flag(".sp"), sync: req(".sync"), aligned: req(".aligned"), shape: shape, satfinite: flag(".satfinite"),
+                           dtype: oty(F16 F32 S32), atype: oty(F16 Bf16 Tf32 E4m3 E5m2 S8 U8), btype: oty(F16 Bf16 Tf32 E4m3 E5m2 S8 U8),
+                           b1: pair(WgmmaBit), bitop: opt(WgmmaBitOp), popc: flag(".popc") }
+                [];
             "tcgen05"    Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet"
                 => Tcgen05 { mods: untyped } [];
             "multimem"   Loose      (ANY)             _          Def      Data     Seq            "multimem addresses are not modelled yet"
                 => Multimem { mods: untyped } [];
-            "tensormap"  Loose      (ANY)             _          Store    Data     Seq            "tensor maps are not modelled yet"
-                => Tensormap { mods: untyped } [];
+            "tensormap"  Typed      (ANY)             _          Store    Data     Seq            "tensormap.replace and tensormap.cp_fenceproxy are not modelled yet (tensor maps are read by cp.async.bulk.tensor)"
+                => Tensormap { op: one(TensormapOp), mode: opt(TensormapMode), field: opt(TensormapField), spaces: pair(TensormapSpace), b1024: flag(".b1024"),
+                               ty: oty(B32 B64), proxy: flag(".tensormap::generic"), release: flag(".release"), scope: opt(ProxyScope), sync: flag(".sync"), aligned: flag(".aligned") }
+                [];
             // Scalar video instructions (PTX ISA 9.7.16.1).
             "vabsdiff"   Typed      (ANY)             _          Def      Data     Seq            Typed
                 => Vabsdiff { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }

@@ -356,6 +356,11 @@ KERNELS = {
     # tl.dot on float8e4nv x float8e5 at sm_89: mma.sync m16n8k32 .e4m3/.e5m2 into f32
     "matmul_fp8_sm89": (matmul_small, {"a_ptr": "*fp8e4nv", "b_ptr": "*fp8e5", "c_ptr": "*fp32", "BM": "constexpr",
                                        "BN": "constexpr", "BK": "constexpr"}, {"BM": 32, "BN": 32, "BK": 32}, {"cc": 89}),
+    # tl.dot on f16 at sm_90 (Triton's target is then sm_90a) with a 64-row
+    # tile: wgmma.mma_async m64n64k16 f32.f16.f16 from shared-memory
+    # descriptors, wgmma.fence/commit_group/wait_group, fence.proxy.async,
+    # cp.async pipelining; the same kernel as matmul_f16 (sm_80, mma.sync).
+    "matmul_f16_sm90": (matmul, MM_SIG("fp16"), {"BM": 64, "BN": 64, "BK": 32, "PRECISION": "tf32"}, {"cc": 90}),
     "to_fp8_sm90": (to_fp8, {"x_ptr": "*fp32", "e4_ptr": "*fp8e4nv", "e5_ptr": "*fp8e5", "back_ptr": "*fp32",
                                  "n": "i32", "BLOCK": "constexpr"}, {"BLOCK": 256}, {"cc": 90}),
 }

@@ -4,7 +4,8 @@ and each head, loop over the keys in blocks of 32 with an online softmax
 with tl.dot on float16 inputs and float32 accumulation. 2 batches x 3 heads,
 160 queries and keys (not a multiple of either block: masked), head size 64;
 softmax scale 1/sqrt(64). Compared with NumPy in float64:
-O = softmax(Q K^T / 8) V, computed from the same float16 inputs.
+O = softmax(Q K^T / 8) V, computed from the same float16 inputs; then the
+causal variant (key j > query i masked out).
 
 Tolerance: Q K^T accumulates exact f16 products in f32 (error ~ 64 * 2^-24 *
 sum |q k|, ~1e-5 here), exp is ex2.approx (2^-22 relative), and P is
@@ -23,7 +24,8 @@ from e2e_check import check, finish
 
 
 @triton.jit
-def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, seq, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr):
+def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, seq, scale, D: tl.constexpr, BM: tl.constexpr, BN: tl.constexpr,
+             CAUSAL: tl.constexpr):
     start_m = tl.program_id(0)
     bh = tl.program_id(1)  # batch * heads + head
     base = bh * seq * D
@@ -39,6 +41,8 @@ def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, seq, scale, D: tl.constexpr, BM: tl.con
         k = tl.load(k_ptr + base + rn[None, :] * D + rd[:, None], mask=rn[None, :] < seq, other=0.0)  # K^T block
         s = tl.dot(q, k) * qk_scale
         s = tl.where(rn[None, :] < seq, s, -float("inf"))
+        if CAUSAL:
+            s = tl.where(rn[None, :] <= rm[:, None], s, -float("inf"))
         m_new = tl.maximum(m_i, tl.max(s, 1))
         p = tl.math.exp2(s - m_new[:, None])
         alpha = tl.math.exp2(m_i - m_new)
@@ -50,17 +54,21 @@ def attn_fwd(q_ptr, k_ptr, v_ptr, o_ptr, seq, scale, D: tl.constexpr, BM: tl.con
     tl.store(o_ptr + base + rm[:, None] * D + rd[None, :], acc, mask=rm[:, None] < seq)
 
 
-def run():
+def run(causal=False, tensor_ops=()):
     batch, heads, seq, d = 2, 3, 160, 64
     rng = np.random.default_rng(15)
     q, k, v = (rng.standard_normal((batch, heads, seq, d)).astype(np.float16) for _ in range(3))
     o = DeviceArray((batch, heads, seq, d), np.float32)
     scale = 1.0 / math.sqrt(d)
     BM, BN = 64, 32
-    attn_fwd[(triton.cdiv(seq, BM), batch * heads)](DeviceArray.of(q), DeviceArray.of(k), DeviceArray.of(v), o,
-                                                     seq, scale, D=d, BM=BM, BN=BN)
+    kernel = attn_fwd[(triton.cdiv(seq, BM), batch * heads)](DeviceArray.of(q), DeviceArray.of(k), DeviceArray.of(v), o,
+                                                              seq, scale, D=d, BM=BM, BN=BN, CAUSAL=causal)
+    ptx = kernel.asm.get("ptx", "")
+    assert all(w in ptx for w in tensor_ops), f"the PTX has no {tensor_ops}"
     q64, k64, v64 = (t.astype(np.float64) for t in (q, k, v))
     s = q64 @ k64.swapaxes(-1, -2) * scale
+    if causal:
+        s = np.where(np.tril(np.ones((seq, seq), dtype=bool)), s, -np.inf)
     p = np.exp(s - s.max(axis=-1, keepdims=True))
     p /= p.sum(axis=-1, keepdims=True)
     want = p @ v64
@@ -70,8 +78,10 @@ def run():
     bad = np.flatnonzero(~(err <= bound))
     assert bad.size == 0, (f"{bad.size} of {err.size} elements out of bound; first at {np.unravel_index(bad[0], err.shape)}: "
                            f"{got.ravel()[bad[0]]} vs {want.ravel()[bad[0]]} (bound {bound.ravel()[bad[0]]:.1e})")
-    return f"{batch}x{heads} heads, {seq} tokens, d {d}: within the f16 rounding bound of NumPy (max error {err.max():.1e}, {(err / bound).max():.2f} of the bound)"
+    return f"{batch}x{heads} heads, {seq} tokens, d {d}{', causal' if causal else ''}: within the f16 rounding bound of NumPy (max error {err.max():.1e}, {(err / bound).max():.2f} of the bound)"
 
 
-check("attention forward", run)
-finish()
+if __name__ == "__main__":
+    check("attention forward", run)
+    check("attention forward, causal", lambda: run(causal=True))
+    finish()

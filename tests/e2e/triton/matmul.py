@@ -31,7 +31,7 @@ def matmul_kernel(a_ptr, b_ptr, c_ptr, M, N, K, BM: tl.constexpr, BN: tl.constex
     tl.store(c_ptr + rm[:, None] * N + rn[None, :], acc, mask=(rm[:, None] < M) & (rn[None, :] < N))
 
 
-def run():
+def run(tensor_ops=("mma.sync",)):
     M, N, K = 200, 176, 136
     rng = np.random.default_rng(13)
     a = rng.standard_normal((M, K)).astype(np.float16)
@@ -49,11 +49,12 @@ def run():
     assert bad.size == 0, (f"{bad.size} elements exceed the accumulation bound; first at {np.unravel_index(bad[0], err.shape)}: "
                            f"{got.ravel()[bad[0]]} vs {want.ravel()[bad[0]]} (bound {bound.ravel()[bad[0]]:.2e})")
     ptx = kernel.asm.get("ptx", "")
-    used = [w for w in ("mma.sync", "ldmatrix", "cp.async") if w in ptx]
-    assert "mma.sync" in ptx, "the PTX has no mma.sync: tl.dot was not lowered to tensor-core instructions"
+    used = [w for w in ("mma.sync", "ldmatrix", "cp.async", "wgmma.mma_async", "fence.proxy.async") if w in ptx]
+    assert all(w in ptx for w in tensor_ops), f"the PTX has no {tensor_ops}: tl.dot was not lowered to those tensor-core instructions"
     return (f"{M}x{K} @ {K}x{N} f16 -> f32 within the accumulation bound (max error {err.max():.1e}, "
             f"{(err / bound).max():.2f} of the bound); PTX uses {', '.join(used)}")
 
 
-check("tl.dot matmul f16 in, f32 accumulate", run)
-finish()
+if __name__ == "__main__":
+    check("tl.dot matmul f16 in, f32 accumulate", run)
+    finish()

@@ -61,6 +61,10 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::O
             super::forms::shf(cx, i);
             true
         }
+        Insn::Ldmatrix { .. } | Insn::Stmatrix { .. } | Insn::Movmatrix { .. } | Insn::Mma { .. } | Insn::Wgmma { .. } | Insn::Setmaxnreg { .. } | Insn::Tensormap { .. } => {
+            super::tensor::typed(cx, i, &insn);
+            true
+        }
         _ => {
             resolve_all(cx, i);
             true

@@ -29,6 +29,7 @@ pub mod scalar;
 pub mod setp;
 pub mod sink;
 pub mod tensor;
+pub mod hopper;
 pub mod space;
 pub mod typed;
 pub mod insn;

@@ -57,6 +57,8 @@
 
 use super::operand::{pred_reg, resolve_operand, value, Role};
 use super::{opname, Decoded};
+use ptxsim_isa::grammar::{Choice, MatShape};
+use ptxsim_isa::{spelling, Insn, MatrixNum, MatrixSpace, MmaLayout, MmaRnd};
 use crate::ctx::{Ctx, Sym};
 use crate::isa::Feature;
 use crate::types::Size;
@@ -65,7 +67,7 @@ use ptxsim_syntax::{Diagnostic, Span};
 
 const NOTE: &str = "rule check/tensor-operands (PTX ISA 9.7.9.25 cp.async, 9.7.14.5 mma, ldmatrix, stmatrix, movmatrix): `cp.async.{ca,cg}.shared.global [dst], [src], 4|8|16{, src-size|ignore-src}{, policy}`, `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`; `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared}.b16 {d...}, [p]`; `movmatrix.sync.aligned.m8n8.trans.b16 d, a`; `mma.sync.aligned.shape.row.col.dtype.atype.btype.ctype {d}, {a}, {b}, {c}` with one register per fragment register";
 
-fn head(i: &Instruction<'_>) -> Span {
+pub(super) fn head(i: &Instruction<'_>) -> Span {
     i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
 }
 
@@ -73,15 +75,34 @@ fn err(cx: &mut Ctx<'_, '_>, span: Span, msg: String, label: &str) {
     cx.emit(Diagnostic::error("check/tensor-operands", span, msg).with_label(label.to_string()).with_note(NOTE));
 }
 
-fn count(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, n: &str) {
+pub(super) fn count(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, n: &str) {
     cx.emit(
         Diagnostic::error("check/operand-count", i.span, format!("`{}` takes {n} operands; {} given", opname(i), i.operands.len()))
             .with_note("rule check/operand-count: each instruction has a fixed operand list (PTX ISA chapter 9)"),
     );
 }
 
-/// Checks `cp.async`, `ldmatrix`, `stmatrix`, `movmatrix` and `mma`.
+/// Checks the typed tensor rows: `ldmatrix`, `stmatrix`, `movmatrix`,
+/// `mma` here, `wgmma`, `setmaxnreg` and `tensormap` in [`super::hopper`].
+pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
+    match *insn {
+        Insn::Ldmatrix { shape, num, space, ty, .. } => ld_st_matrix(cx, i, false, (shape, num, space, ty)),
+        Insn::Stmatrix { shape, num, space, ty, .. } => ld_st_matrix(cx, i, true, (shape, num, space, ty)),
+        Insn::Movmatrix { shape, trans, .. } => movmatrix(cx, i, shape, trans),
+        Insn::Mma { shape, layout, rnd, satfinite, dtype, atype, btype, ctype, .. } => mma(cx, i, MmaForm { shape, layout, rnd: rnd.is_some(), satfinite, types: [dtype, atype, btype, ctype] }),
+        _ => super::hopper::typed(cx, i, insn),
+    }
+}
+
+/// The span of the first modifier spelling `text` (a typed field's
+/// modifier), or the whole head when none does.
+pub(super) fn span_of(i: &Instruction<'_>, text: &str) -> Span {
+    i.modifiers.iter().find(|m| m.text == text).map(|m| m.span).unwrap_or_else(|| head(i))
+}
+
+/// Checks `cp.async` and its groups, the bulk copies and `mbarrier`.
 pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+    let _ = d;
     match i.opcode.text {
         "cp" if i.modifiers.first().is_some_and(|m| m.text == ".reduce") && i.has_modifier(".async") && i.has_modifier(".bulk") && !i.has_modifier(".tensor") => cp_reduce_bulk(cx, i),
         // The tensor bulk copies (`cp.async.bulk.tensor`,
@@ -91,14 +112,12 @@ pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         "cp" if i.has_modifier(".mbarrier") => cp_async_mbarrier(cx, i),
         "cp" => cp_async(cx, i),
         "mbarrier" => mbarrier(cx, i),
-        "ldmatrix" | "stmatrix" => ld_st_matrix(cx, i, d),
-        "movmatrix" => movmatrix(cx, i),
-        _ => mma(cx, i),
+        _ => super::operand::resolve_all(cx, i),
     }
 }
 
 /// The register size of a name operand, if it is a register.
-fn reg_bits(cx: &Ctx<'_, '_>, o: &Operand<'_>) -> Option<u32> {
+pub(super) fn reg_bits(cx: &Ctx<'_, '_>, o: &Operand<'_>) -> Option<u32> {
     match &o.kind {
         OperandKind::Name { name, component: None } => match cx.lookup(name.text) {
             Some(Sym::Var(v)) if v.space() == StateSpace::Reg => v.ty().map(|t| t.bits()),
@@ -111,7 +130,7 @@ fn reg_bits(cx: &Ctx<'_, '_>, o: &Operand<'_>) -> Option<u32> {
 /// An address operand of `cp.async`/`ldmatrix`/`stmatrix`: `[reg{+off}]`
 /// with a 32- or 64-bit integer register, or `[var{+off}]` naming a
 /// variable of state space `want` (any addressable one for generic).
-fn address<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: Option<StateSpace>) -> bool {
+pub(super) fn address<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: Option<StateSpace>) -> bool {
     let OperandKind::Address(a) = &op.kind else {
         err(cx, op.span, "an address `[...]` is expected here".to_string(), "expected `[address]`");
         return false;
@@ -227,7 +246,7 @@ fn cp_async<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
 }
 
 /// The elements of a vector operand, or `None` (and an error) when it is not one.
-fn vector<'o, 'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &'o Operand<'a>, n: usize, what: &str) -> Option<&'o [Operand<'a>]> {
+pub(super) fn vector<'o, 'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &'o Operand<'a>, n: usize, what: &str) -> Option<&'o [Operand<'a>]> {
     match &o.kind {
         OperandKind::Vector(v) if v.len() == n => Some(v),
         OperandKind::Vector(v) => {
@@ -244,7 +263,7 @@ fn vector<'o, 'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &'o Operand<'a>,
 /// Checks a fragment vector: every element a register of `bits` bits
 /// (sinks in a destination, immediates where `imm`), the first one of a
 /// type that fits `ty`.
-fn fragment<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, elems: &[Operand<'a>], ty: ScalarType, bits: u32, role: Role, imm: bool) -> bool {
+pub(super) fn fragment<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, elems: &[Operand<'a>], ty: ScalarType, bits: u32, role: Role, imm: bool) -> bool {
     for e in elems {
         match &e.kind {
             OperandKind::Sink => {}
@@ -273,109 +292,79 @@ fn fragment<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, elems: &[Operand<'a>]
     }
 }
 
-fn ld_st_matrix<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    let st = i.opcode.text == "stmatrix";
-    let (mut num, mut shape, mut ty, mut sync, mut aligned, mut cta) = (0usize, false, false, false, false, false);
-    for m in &i.modifiers {
-        match m.text {
-            ".sync" => sync = true,
-            ".aligned" => aligned = true,
-            ".m8n8" => shape = true,
-            ".x1" | ".x2" | ".x4" if num == 0 => num = m.text[2..].parse().unwrap_or(1),
-            ".trans" | ".shared" => {}
-            ".shared::cta" => cta = true,
-            ".b16" => ty = true,
-            _ => return err(cx, m.span, format!("`{}` is not a modifier of `{}` that ptxsim knows (`.m8n8`, `.x1/.x2/.x4`, `.trans`, `.shared`, `.b16`)", m.text, i.opcode.text), "illegal modifier"),
-        }
-    }
-    let _ = d;
+/// `ldmatrix`/`stmatrix` (`st`): shape, matrix count, state space, type.
+type MatrixForm = (Option<MatShape>, MatrixNum, Option<MatrixSpace>, ScalarType);
+
+fn ld_st_matrix<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, st: bool, (shape, num, space, ty): MatrixForm) {
     cx.require(if st { Feature::Stmatrix } else { Feature::Ldmatrix }, head(i));
-    if cta {
+    if space == Some(MatrixSpace::SharedCta) {
         cx.require(Feature::SharedCta, head(i));
     }
-    if !sync {
-        return err(cx, head(i), format!("`{}` needs `.sync`", opname(i)), "missing `.sync`");
+    if shape != Some(M8N8) || ty != ScalarType::B16 {
+        return err(cx, head(i), format!("`{}`: the forms ptxsim knows are `{}.sync.aligned.m8n8.{{.x1,.x2,.x4}}{{.trans}}{{.shared}}.b16`", opname(i), i.opcode.text), "unknown form");
     }
-    if !aligned {
-        return err(cx, head(i), format!("`{}` needs `.aligned`", opname(i)), "missing `.aligned`");
-    }
-    if !shape || num == 0 || !ty {
-        return err(cx, head(i), format!("`{}` needs `.m8n8`, one of `.x1/.x2/.x4` and `.b16`", opname(i)), "incomplete form");
-    }
+    let n = num.count();
     let [first, second] = i.operands.as_slice() else { return count(cx, i, "two") };
     let (regs, addr) = if st { (second, first) } else { (first, second) };
-    if !address(cx, addr, Some(StateSpace::Shared).filter(|_| i.modifiers.iter().any(|m| m.text.starts_with(".shared")))) {
+    if !address(cx, addr, space.map(|_| StateSpace::Shared)) {
         return;
     }
-    let Some(elems) = vector(cx, i, regs, num, if st { "the source" } else { "the destination" }) else { return };
+    let Some(elems) = vector(cx, i, regs, n, if st { "the source" } else { "the destination" }) else { return };
     fragment(cx, i, elems, ScalarType::B32, 32, if st { Role::Src } else { Role::Dest }, false);
 }
 
-fn movmatrix<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
-    let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
+/// The `.m8n8` shape of the matrix moves.
+const M8N8: MatShape = MatShape { m: 8, n: 8, k: None };
+
+fn movmatrix<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, shape: Option<MatShape>, trans: bool) {
     cx.require(Feature::Movmatrix, head(i));
-    if mods != [".sync", ".aligned", ".m8n8", ".trans", ".b16"] {
+    if shape != Some(M8N8) || !trans {
         return err(cx, head(i), format!("`{}`: the form is `movmatrix.sync.aligned.m8n8.trans.b16`", opname(i)), "illegal form");
     }
     let [dst, src] = i.operands.as_slice() else { return count(cx, i, "two") };
     for o in [dst, src] {
         if matches!(o.kind, OperandKind::Vector(_)) {
-            return err(cx, o.span, "`movmatrix` takes registers, not vectors".to_string(), "vector not allowed");
+            return err(cx, o.span, format!("`{}` takes registers, not vectors", i.opcode.text), "vector not allowed");
         }
     }
     if matches!(src.kind, OperandKind::Int(_) | OperandKind::Float(_)) {
-        return err(cx, src.span, "`movmatrix`'s source is a register".to_string(), "register expected");
+        return err(cx, src.span, format!("`{}`'s source is a register", i.opcode.text), "register expected");
     }
     if value(cx, dst, ScalarType::B32, Role::Dest, Size::Exact, i) {
         value(cx, src, ScalarType::B32, Role::Src, Size::Exact, i);
     }
 }
 
-/// (M, N, K) of an `mma` shape modifier the rule knows.
-fn shape(m: &str) -> Option<(usize, usize, usize)> {
-    Some(match m {
-        ".m16n8k16" => (16, 8, 16),
-        ".m16n8k8" => (16, 8, 8),
-        ".m16n8k4" => (16, 8, 4),
-        ".m16n8k32" => (16, 8, 32),
-        ".m8n8k4" => (8, 8, 4),
-        _ => return None,
-    })
+/// An `mma`'s typed modifiers.
+struct MmaForm {
+    shape: Option<MatShape>,
+    layout: [Option<MmaLayout>; 2],
+    rnd: bool,
+    satfinite: bool,
+    /// `.dtype.atype.btype.ctype`.
+    types: [ScalarType; 4],
 }
 
-fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+/// (M, N, K) of an `mma` shape the rule knows.
+fn mma_shape(s: MatShape) -> Option<(usize, usize, usize)> {
+    let mnk = (s.m as usize, s.n as usize, s.k? as usize);
+    matches!(mnk, (16, 8, 16) | (16, 8, 8) | (16, 8, 4) | (16, 8, 32) | (8, 8, 4)).then_some(mnk)
+}
+
+fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
     use ScalarType::*;
-    let (mut shp, mut sync, mut aligned, mut layouts, mut rnd, mut sat, mut types) = (None, false, false, Vec::new(), None, None, Vec::new());
-    for m in &i.modifiers {
-        match m.text {
-            ".sync" => sync = true,
-            ".aligned" => aligned = true,
-            ".row" | ".col" => layouts.push((m.text, m.span)),
-            ".rn" | ".rz" | ".rm" | ".rp" => rnd = Some(m.span),
-            ".satfinite" => sat = Some(m.span),
-            t => match (shape(t), ScalarType::from_str(t)) {
-                (Some(s), _) if shp.is_none() => shp = Some((s, m.span)),
-                (_, Some(ty)) => types.push((ty, m.span)),
-                _ => return err(cx, m.span, format!("`{}` is not a modifier of `mma` that ptxsim knows (shapes m16n8k4/k8/k16/k32 and m8n8k4)", m.text), "illegal or unknown modifier"),
-            },
-        }
-    }
-    if !sync {
-        return err(cx, head(i), format!("`{}` needs `.sync`", opname(i)), "missing `.sync`");
-    }
-    if !aligned {
-        return err(cx, head(i), format!("`{}` needs `.aligned`", opname(i)), "missing `.aligned`");
-    }
-    let Some(((m, n, k), sspan)) = shp else { return err(cx, head(i), format!("`{}` needs a shape", opname(i)), "missing shape") };
-    match layouts.as_slice() {
-        [(".row", _), (".col", _)] => {}
-        [(".row", _), (_, s)] | [(_, s), ..] => return err(cx, *s, format!("`{}`: the layouts of these shapes are `.row.col`", opname(i)), "illegal layout"),
+    let Some(shape) = f.shape else { return err(cx, head(i), format!("`{}` needs a shape", opname(i)), "missing shape") };
+    let sspan = span_of(i, &shape.to_string());
+    let Some((m, n, k)) = mma_shape(shape) else {
+        return err(cx, sspan, format!("`{shape}` is not a shape of `mma` that ptxsim knows (m16n8k4/k8/k16/k32 and m8n8k4)"), "illegal or unknown modifier");
+    };
+    match f.layout {
+        [Some(MmaLayout::Row), Some(MmaLayout::Col)] => {}
+        [Some(MmaLayout::Row), Some(l)] | [Some(l), _] => return err(cx, span_of(i, l.as_str()), format!("`{}`: the layouts of these shapes are `.row.col`", opname(i)), "illegal layout"),
         _ => return err(cx, head(i), format!("`{}` needs `.row.col`", opname(i)), "missing layouts"),
     }
-    let [(dt, _), (at, aspan), (bt, _), (ct, _)] = types.as_slice() else {
-        return err(cx, head(i), format!("`{}` takes four types: .dtype.atype.btype.ctype", opname(i)), "unexpected instruction types");
-    };
-    let (dt, at, bt, ct) = (*dt, *at, *bt, *ct);
+    let [dt, at, bt, ct] = f.types;
+    let aspan = i.modifiers.iter().filter(|m| ScalarType::from_str(m.text).is_some()).nth(1).map(|m| m.span).unwrap_or_else(|| head(i));
     let int = |t: ScalarType| matches!(t, S8 | U8);
     let ok = match (at, bt) {
         (F16, F16) => matches!((m, n, k), (16, 8, 8) | (16, 8, 16)) && matches!((dt, ct), (F32, F32) | (F16, F16)),
@@ -388,13 +377,14 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
         _ => false,
     };
     if !ok {
-        return err(cx, *aspan, format!("`{}`: ptxsim knows no `mma` of this shape with these types", opname(i)), "unexpected instruction types");
+        return err(cx, aspan, format!("`{}`: ptxsim knows no `mma` of this shape with these types", opname(i)), "unexpected instruction types");
     }
-    if let Some(s) = rnd.filter(|_| at != F64) {
+    if f.rnd && at != F64 {
+        let s = i.modifiers.iter().find(|m| MmaRnd::from_modifier(m.text).is_some()).map(|m| m.span).unwrap_or_else(|| head(i));
         return err(cx, s, "a rounding modifier applies to `mma` on `.f64` only".to_string(), "illegal rounding modifier");
     }
-    if let Some(s) = sat.filter(|_| !int(at)) {
-        return err(cx, s, "`.satfinite` applies to the integer `mma` forms".to_string(), "unexpected modifier");
+    if f.satfinite && !int(at) {
+        return err(cx, span_of(i, spelling::SATFINITE), "`.satfinite` applies to the integer `mma` forms".to_string(), "unexpected modifier");
     }
     cx.require(
         if k == 8 && at == F16 {

@@ -106,6 +106,7 @@ pub(crate) fn attach_kernels(prog: &mut Program) {
 /// `op`'s lane kernel for the CPU path `p`.
 fn attach_kernel(p: Path, op: &mut Op) {
     match op {
+        Op::AccGuard(g) => attach_kernel(p, &mut g.op),
         Op::FBin { op, ty, ftz, sat, rnd, d, a, b, k } => *k = Kern::new(kops(*d, &[a, b]).and_then(|(sh, o)| Some((flanes::select_fbin(p, *op, *ty, *ftz, *sat, *rnd, sh)?, o)))),
         Op::FUn { op, ty, ftz, rnd, d, a, k } => *k = Kern::new(kops(*d, &[a]).and_then(|(sh, o)| Some((flanes::select_fun(p, *op, *ty, *ftz, *rnd, sh)?, o)))),
         Op::Fma { ty, ftz, sat, rnd, d, a, b, c, k } => *k = Kern::new(kops(*d, &[a, b, c]).and_then(|(sh, o)| Some((flanes::select_fma(p, *ty, *ftz, *sat, *rnd, sh)?, o)))),
@@ -427,7 +428,20 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Stmatrix { trans, space, srcs, addr } => tensor::stmatrix(cx, fr, m, *trans, *space, srcs, *addr)?,
         Op::Movmatrix { d, a } => tensor::movmatrix(cx, fr, m, *d, a)?,
         Op::Mma(x) => tensor::mma(cx, fr, m, x)?,
-        Op::Wgmma(x) => hopper::wgmma(cx, fr, m, x)?,
+        Op::Wgmma(x) => {
+            hopper::wgmma(cx, fr, m, x)?;
+            if m != 0 {
+                cx.copies.wgmma_issue(&x.d);
+            }
+        }
+        Op::WgmmaCommit => cx.copies.wgmma_commit(),
+        Op::WgmmaWait { n } => cx.copies.wgmma_wait(*n as u64),
+        Op::AccGuard(g) => {
+            if m != 0 {
+                cx.copies.acc_check(m, &g.regs, &g.names)?;
+            }
+            return exec_data(cx, fr, &g.op, pc, active, m);
+        }
         Op::BulkTensor(x) => hopper::bulk_tensor(cx, fr, m, x)?,
         Op::WmmaLoad { f, space, ds, addr, stride } => wmma::load(cx, fr, m, f, ds, (*space, *addr, stride))?,
         Op::WmmaStore { f, space, srcs, addr, stride } => wmma::store_d(cx, fr, m, f, srcs, (*space, *addr, stride))?,

@@ -63,6 +63,9 @@ pub(crate) struct FuncDecoder<'d, 's, 'f, 'a, 'x> {
     branch_targets: HashMap<String, Vec<String>>,
     call_targets: HashMap<String, Vec<String>>,
     prototypes: HashMap<String, Signature>,
+    /// The accumulator registers of the function's `wgmma.mma_async`s
+    /// decoded so far (`instr/hopper.rs` guards the reads of them).
+    acc: Vec<u32>,
 }
 
 impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
@@ -84,7 +87,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             branch_targets: HashMap::new(),
             call_targets: HashMap::new(),
             prototypes: HashMap::new(),
-        }
+
+            acc: Vec::new(),        }
     }
 
     pub fn set_flat(&mut self, flat: &FlatFunction<'_, '_>) {
@@ -159,7 +163,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         },
                     };
                     let op = match self.instr(i) {
-                        Ok(op) => op,
+                        Ok(op) => self.guard_acc(i, op),
                         Err(e) => Op::Unsupported(e.to_string()),
                     };
                     self.code.push(Instr { op, guard, line, span: (i.span.start, i.span.end) });
@@ -518,7 +522,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let has = |m: &str| x.has(m);
         match route(x.opc, &has).ok_or_else(|| x.no_decoder())? {
             Route::Ext(r) => self.ext_instr(r, i).map_err(DecodeError::from_message),
-            Route::Tensor(r) => self.tensor_instr(r, i).map_err(DecodeError::from_message),
+            Route::Tensor(r) => self.tensor_instr(r, i),
             Route::Mov => self.mov_pack(&x),
             Route::Binary => self.binary(&x),
             Route::Unary => self.unary(&x),

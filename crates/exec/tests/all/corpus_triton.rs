@@ -311,6 +311,11 @@ enum MmValues {
 }
 
 fn matmul(dir: &str, file: &str, input: MmIn, values: MmValues) -> Outcome {
+    matmul_tiles(dir, file, input, values, 32)
+}
+
+/// [`matmul`] with `tile` x `tile` output tiles per CTA.
+fn matmul_tiles(dir: &str, file: &str, input: MmIn, values: MmValues, tile: usize) -> Outcome {
     let (m, n, kk) = (37usize, 45usize, 50usize);
     let pitch = n + 3;
     let mut r = Rng::new(26);
@@ -346,7 +351,7 @@ fn matmul(dir: &str, file: &str, input: MmIn, values: MmValues) -> Outcome {
     for s in [m, n, kk, kk, 1, 1, kk, pitch, 1] {
         k.scalar(KernelArg::S32(s as i32));
     }
-    k.launch(Dim3::new(m.div_ceil(32) as u32, n.div_ceil(32) as u32, 1))?;
+    k.launch(Dim3::new(m.div_ceil(tile) as u32, n.div_ceil(tile) as u32, 1))?;
     compare(&format!("{file} c"), &k.read::<f32>(c, m * pitch)?, &want, same_bits_f32)
 }
 
@@ -359,6 +364,15 @@ fn matmul_f32_ieee() -> Outcome {
 /// `mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32`.
 fn matmul_f16() -> Outcome {
     matmul(DIR, "tr_matmul_f16.ptx", MmIn::F16, MmValues::Exact)
+}
+
+/// The same `tl.dot` on f16 compiled for sm_90 (sm_90a) with 64 x 64
+/// tiles: `wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16` from
+/// shared-memory matrix descriptors (128-byte swizzle), `wgmma.fence`,
+/// `commit_group`, `wait_group`, `fence.proxy.async`. Same inputs and the
+/// same independent reference as the sm_80 build (`matmul_f16`).
+fn matmul_f16_sm90() -> Outcome {
+    matmul_tiles(DIR, "tr_matmul_f16_sm90.ptx", MmIn::F16, MmValues::Exact, 64)
 }
 
 /// `tl.dot` on f32 as tf32 (Triton's default precision), 3-stage
@@ -896,6 +910,11 @@ fn triton_matmul_f16() {
 }
 
 #[test]
+fn triton_matmul_f16_sm90_wgmma() {
+    assert_ok("tr_matmul_f16_sm90", matmul_f16_sm90);
+}
+
+#[test]
 fn triton_matmul_tf32() {
     assert_ok("tr_matmul_tf32", matmul_tf32);
 }
@@ -1000,6 +1019,7 @@ fn every_triton_file_is_launched() {
             "tr_math_ops.ptx",
             "tr_matmul_bf16.ptx",
             "tr_matmul_f16.ptx",
+            "tr_matmul_f16_sm90.ptx",
             "tr_matmul_f32_ieee.ptx",
             "tr_matmul_f32_ieee_pipelined.ptx",
             // tr_matmul_fp8_sm89: corpus_golden.rs

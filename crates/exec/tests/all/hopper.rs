@@ -203,6 +203,32 @@ fn wgmma_needs_the_whole_warp_and_uniform_descriptors() {
     assert!(e.1.contains("m64n8k8"), "{}", e.1);
 }
 
+#[test]
+fn reading_an_accumulator_before_its_wait_group_is_a_located_trap() {
+    // PTX ISA 9.7.15.6: the accumulator registers may be read only after a
+    // wgmma.wait_group that covers the wgmma-group of the mma_async.
+    let ok = kernel(MMA_DESC, "");
+    check(&run(&ok).expect("runs"), true);
+    let cases = [
+        (ok.replacen("    wgmma.wait_group.sync.aligned 0;\n", "", 1), "committed but not waited for"),
+        (ok.replacen("    wgmma.commit_group.sync.aligned;\n    wgmma.wait_group.sync.aligned 0;\n", "", 1), "not committed"),
+        // wait_group 1 leaves the most recent group pending.
+        (ok.replacen("wgmma.wait_group.sync.aligned 0;", "wgmma.wait_group.sync.aligned 1;", 1), "committed but not waited for"),
+        // A wait before the commit does not cover the group.
+        (ok.replacen("    wgmma.commit_group.sync.aligned;\n    wgmma.wait_group.sync.aligned 0;\n", "    wgmma.wait_group.sync.aligned 0;\n    wgmma.commit_group.sync.aligned;\n", 1), "committed but not waited for"),
+    ];
+    for (src, state) in cases {
+        assert_ne!(src, ok);
+        let (kind, msg) = run(&src).unwrap_err();
+        assert_eq!(kind, TrapKind::WgmmaRace, "{msg}");
+        assert!(msg.contains("`%f1`") && msg.contains(state), "{msg}");
+    }
+    // A second wgmma accumulating into the same registers before the wait
+    // is the pattern of a K loop, not a race.
+    let twice = kernel(&format!("{MMA_DESC}\n    {MMA_DESC}"), "");
+    assert!(run(&twice).is_ok());
+}
+
 /// A 2-D f16 tensor of 100 rows x 72 columns (pitch 160 bytes); a box of
 /// 64 x 8 at (column 32, row 96), 128-byte swizzle, into shared memory
 /// through an mbarrier; the raw shared bytes are copied out.

@@ -8,12 +8,14 @@
 //! (`.im2col`, `cp.reduce.async.bulk.tensor`, `wgmma.mma_async.sp`,
 //! `.b1`, `tensormap.replace`) are refused with their names.
 
-use super::{FuncDecoder, ImmKind, Sym};
+use super::{DecodeError, FuncDecoder, ImmKind, Sym};
+use ptxsim_isa::grammar::MatShape;
+use ptxsim_isa::{Insn, WgmmaOp};
 use crate::program::*;
 use ptxsim_sem::wgmma::{self, AType, DType, Shape};
-use ptxsim_syntax::ast::{self, Operand, OperandKind};
+use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
-type R<T> = Result<T, String>;
+type R<T> = Result<T, DecodeError>;
 
 fn full(i: &ast::Instruction<'_>) -> String {
     let mut s = i.opcode.text.to_string();
@@ -23,8 +25,8 @@ fn full(i: &ast::Instruction<'_>) -> String {
     s
 }
 
-fn unsupported(i: &ast::Instruction<'_>) -> String {
-    format!("instruction `{}` is not supported yet", full(i))
+fn unsupported(i: &ast::Instruction<'_>) -> DecodeError {
+    DecodeError::Unsupported(full(i))
 }
 
 /// The operands of a vector operand `{a, b, ...}` (or a single operand).
@@ -33,6 +35,30 @@ fn elems<'o>(o: &'o Operand<'o>) -> &'o [Operand<'o>] {
         OperandKind::Vector(v) => v,
         _ => std::slice::from_ref(o),
     }
+}
+
+/// The accumulator type of a `wgmma` type modifier.
+fn d_type(t: ScalarType) -> Option<DType> {
+    Some(match t {
+        ScalarType::F16 => DType::F16,
+        ScalarType::F32 => DType::F32,
+        ScalarType::S32 => DType::S32,
+        _ => return None,
+    })
+}
+
+/// The multiplicand type of a `wgmma` type modifier.
+fn a_type(t: ScalarType) -> Option<AType> {
+    Some(match t {
+        ScalarType::F16 => AType::F16,
+        ScalarType::Bf16 => AType::BF16,
+        ScalarType::Tf32 => AType::Tf32,
+        ScalarType::E4m3 => AType::E4m3,
+        ScalarType::E5m2 => AType::E5m2,
+        ScalarType::S8 => AType::S8,
+        ScalarType::U8 => AType::U8,
+        _ => return None,
+    })
 }
 
 /// An integer-constant operand.
@@ -52,35 +78,32 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// each type (none for the integer types; the scales for the float
     /// ones; the transposes for `.f16`/`.bf16`, only B's with A in
     /// registers).
-    pub(super) fn wgmma(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        match mods.as_slice() {
-            [".fence", ".sync", ".aligned"] | [".commit_group", ".sync", ".aligned"] if i.operands.is_empty() => return Ok(Op::Nop),
-            [".wait_group", ".sync", ".aligned"] => {
-                return match i.operands.as_slice() {
-                    [n] if int(n).is_some() => Ok(Op::Nop),
-                    _ => Err(format!("`{}` takes one operand, an integer constant", full(i))),
-                };
-            }
-            [".mma_async", ".sync", ".aligned", rest @ ..] => self.wgmma_mma(i, rest),
+    pub(super) fn wgmma(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let Insn::Wgmma { op, sp, shape, satfinite, dtype, atype, btype, b1, bitop, popc, .. } = insn else { return Err(unsupported(i)) };
+        let plain = !sp && b1[0].is_none() && bitop.is_none() && !popc;
+        let bare = plain && shape.is_none() && !satfinite && dtype.is_none() && atype.is_none() && btype.is_none();
+        match op {
+            WgmmaOp::Fence if bare && i.operands.is_empty() => Ok(Op::Nop),
+            WgmmaOp::CommitGroup if bare && i.operands.is_empty() => Ok(Op::WgmmaCommit),
+            WgmmaOp::WaitGroup if bare => match i.operands.as_slice() {
+                [n] => match int(n).map(u32::try_from) {
+                    Some(Ok(n)) => Ok(Op::WgmmaWait { n }),
+                    _ => Err(DecodeError::Operand(format!("`{}` takes a group count, an integer constant", full(i)))),
+                },
+                _ => Err(DecodeError::Operand(format!("`{}` takes one operand, an integer constant", full(i)))),
+            },
+            WgmmaOp::MmaAsync if plain => self.wgmma_mma(i, shape, satfinite, [dtype, atype, btype]),
             _ => Err(unsupported(i)),
         }
     }
 
-    fn wgmma_mma(&mut self, i: &ast::Instruction<'_>, rest: &[&str]) -> R<Op> {
-        let (shape, rest) = rest.split_first().ok_or_else(|| unsupported(i))?;
-        let (satfinite, rest) = match rest.first() {
-            Some(&".satfinite") => (true, &rest[1..]),
-            _ => (false, rest),
+    fn wgmma_mma(&mut self, i: &ast::Instruction<'_>, shape: Option<MatShape>, satfinite: bool, types: [Option<ScalarType>; 3]) -> R<Op> {
+        let [Some(dt), Some(at), Some(bt)] = types else { return Err(unsupported(i)) };
+        let (Some(d), Some(a), Some(b)) = (d_type(dt), a_type(at), a_type(bt)) else { return Err(unsupported(i)) };
+        let n = match shape {
+            Some(MatShape { m: 64, n, k: Some(k) }) if k == a.k() => n,
+            _ => return Err(DecodeError::Operand(format!("`{}`: the shape is not m64nNk{} for `{}`", full(i), a.k(), at.as_str()))),
         };
-        let [dt, at, bt] = rest else { return Err(unsupported(i)) };
-        let (Some(d), Some(a), Some(b)) = (DType::from_name(dt), AType::from_name(at), AType::from_name(bt)) else { return Err(unsupported(i)) };
-        let n = shape
-            .strip_prefix(".m64n")
-            .and_then(|s| s.split_once('k'))
-            .filter(|(_, k)| k.parse::<u32>().ok() == Some(a.k()))
-            .and_then(|(n, _)| n.parse::<u32>().ok())
-            .ok_or_else(|| format!("`{}`: shape `{shape}` is not m64nNk{} for `{at}`", full(i), a.k()))?;
         let sh = Shape { n, d, a, b };
         let ops = i.operands.as_slice();
         let a_regs = matches!(ops.get(1).map(|o| &o.kind), Some(OperandKind::Vector(_)));
@@ -92,11 +115,11 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             (false, true, false) => 4,
         };
         if ops.len() != 4 + imms {
-            return Err(format!("`{}` takes {} operands", full(i), 4 + imms));
+            return Err(format!("`{}` takes {} operands", full(i), 4 + imms).into());
         }
         let imm = |k: usize, ok: &[i64], what: &str| -> R<i64> {
             let o = &ops[4 + k];
-            int(o).filter(|v| ok.contains(v)).ok_or_else(|| format!("`{}`: {what} must be one of {ok:?}", full(i)))
+            int(o).filter(|v| ok.contains(v)).ok_or_else(|| DecodeError::Operand(format!("`{}`: {what} must be one of {ok:?}", full(i))))
         };
         let (neg_a, neg_b) = if imms >= 2 { (imm(0, &[1, -1], "imm-scale-a")? == -1, imm(1, &[1, -1], "imm-scale-b")? == -1) } else { (false, false) };
         let (trans_a, trans_b) = match imms {
@@ -107,13 +130,13 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         wgmma::check(sh, satfinite, trans_a, trans_b).map_err(|e| format!("`{}`: {e}", full(i)))?;
         let dregs = elems(&ops[0]);
         if dregs.len() != d.regs(n) as usize {
-            return Err(format!("`{}`: D has {} registers, {} expected", full(i), dregs.len(), d.regs(n)));
+            return Err(format!("`{}`: D has {} registers, {} expected", full(i), dregs.len(), d.regs(n)).into());
         }
         let dregs = dregs.iter().map(|o| self.dst(o)).collect::<Result<Vec<_>, _>>()?;
         let a_src = if a_regs {
             let r = elems(&ops[1]);
             if r.len() != 4 {
-                return Err(format!("`{}`: A in registers takes 4 registers, not {}", full(i), r.len()));
+                return Err(format!("`{}`: A in registers takes 4 registers, not {}", full(i), r.len()).into());
             }
             WgmmaA::Regs(r.iter().map(|o| self.src(o, ImmKind::Int(32))).collect::<Result<Vec<_>, _>>()?)
         } else {
@@ -163,14 +186,14 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let ops = i.operands.as_slice();
         let want = if to_shared { 3 + multicast as usize + hint as usize } else { 2 + hint as usize };
         if ops.len() != want {
-            return Err(format!("`{}` takes {want} operands", full(i)));
+            return Err(format!("`{}` takes {want} operands", full(i)).into());
         }
         let (tm_op, smem_op) = if to_shared { (&ops[1], &ops[0]) } else { (&ops[0], &ops[1]) };
-        let OperandKind::Bracket(tm) = &tm_op.kind else { return Err(format!("`{}`: expected `[tensor-map, {{coordinates}}]`", full(i))) };
-        let [map, coords] = tm.as_slice() else { return Err(format!("`{}`: expected `[tensor-map, {{coordinates}}]`", full(i))) };
+        let OperandKind::Bracket(tm) = &tm_op.kind else { return Err(format!("`{}`: expected `[tensor-map, {{coordinates}}]`", full(i)).into()) };
+        let [map, coords] = tm.as_slice() else { return Err(format!("`{}`: expected `[tensor-map, {{coordinates}}]`", full(i)).into()) };
         let coords = elems(coords);
         if coords.len() != dims {
-            return Err(format!("`{}` takes {dims} coordinates, not {}", full(i), coords.len()));
+            return Err(format!("`{}` takes {dims} coordinates, not {}", full(i), coords.len()).into());
         }
         let coords = coords.iter().map(|o| self.src(o, ImmKind::Int(32))).collect::<Result<Vec<_>, _>>()?;
         let tmap = match &map.kind {
@@ -179,9 +202,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 Some(Sym::Reg { slot, .. }) => (Space::Generic, Addr { base: AddrBase::Reg(slot), offset: 0 }),
                 Some(Sym::Global(g)) => (Space::Global, Addr { base: AddrBase::None, offset: g as i64 }),
                 Some(Sym::Const(c)) => (Space::Const, Addr { base: AddrBase::None, offset: c as i64 }),
-                _ => return Err(format!("`{}`: the tensor map `{}` is not a kernel parameter, a variable or a register", full(i), name.text)),
+                _ => return Err(format!("`{}`: the tensor map `{}` is not a kernel parameter, a variable or a register", full(i), name.text).into()),
             },
-            _ => return Err(format!("`{}`: expected a tensor map name or register", full(i))),
+            _ => return Err(format!("`{}`: expected a tensor map name or register", full(i)).into()),
         };
         let smem = self.addr(smem_op, Space::Shared)?;
         let mbar = if to_shared { Some(self.addr(&ops[2], Space::Shared)?.1) } else { None };
@@ -189,21 +212,73 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(Op::BulkTensor(Box::new(BulkTensor { to_shared, smem, tmap, coords, mbar, mask, reduce: None })))
     }
 
+    /// Guards `op` (decoded from `i`) when it reads an accumulator register
+    /// of a `wgmma.mma_async` decoded before it in the function
+    /// ([`Op::AccGuard`]); records the accumulators of a `wgmma`. Another
+    /// `wgmma` may read them (it accumulates in the asynchronous proxy),
+    /// as may control flow. Registers read only before the function's
+    /// first `wgmma` in the text are not guarded.
+    pub(in crate::decode) fn guard_acc(&mut self, i: &ast::Instruction<'_>, op: Op) -> Op {
+        if let Op::Wgmma(x) = &op {
+            for r in &x.d {
+                if !self.acc.contains(r) {
+                    self.acc.push(*r);
+                }
+            }
+            return op;
+        }
+        let seq = ptxsim_isa::lookup(i.opcode.text).map(|r| (r.flow, r.effect));
+        let Some((ptxsim_isa::Flow::Seq, effect)) = seq else { return op };
+        if self.acc.is_empty() || matches!(op, Op::Unsupported(_) | Op::Nanosleep { .. }) {
+            return op;
+        }
+        let (mut regs, mut names) = (Vec::new(), Vec::new());
+        for (k, o) in i.operands.iter().enumerate() {
+            if k == 0 && effect.defines() && !matches!(o.kind, OperandKind::Address(_)) {
+                continue;
+            }
+            self.acc_reads(o, &mut regs, &mut names);
+        }
+        if regs.is_empty() {
+            return op;
+        }
+        Op::AccGuard(Box::new(AccGuard { regs, names, op }))
+    }
+
+    /// The accumulator registers operand `o` reads.
+    fn acc_reads(&self, o: &Operand<'_>, regs: &mut Vec<u32>, names: &mut Vec<String>) {
+        let name = match &o.kind {
+            OperandKind::Name { name, .. } | OperandKind::Neg { name, .. } => Some(*name),
+            OperandKind::Address(a) => a.base,
+            OperandKind::Vector(v) | OperandKind::Bracket(v) | OperandKind::List(v) => {
+                for e in v {
+                    self.acc_reads(e, regs, names);
+                }
+                None
+            }
+            _ => None,
+        };
+        if let Some(n) = name {
+            if let Some(Sym::Reg { slot, .. }) = self.lookup(n.text) {
+                if self.acc.contains(&slot) && !regs.contains(&slot) {
+                    regs.push(slot);
+                    names.push(n.text.to_string());
+                }
+            }
+        }
+    }
+
     /// `setmaxnreg.{inc,dec}.sync.aligned.u32 imm` (PTX ISA 9.7.17.1): the
     /// count must be a multiple of 8 in 24..=256; the engine has nothing
     /// to resize.
     pub(super) fn setmaxnreg(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        if !matches!(mods.as_slice(), [".inc" | ".dec", ".sync", ".aligned", ".u32"]) {
-            return Err(unsupported(i));
-        }
         match i.operands.as_slice() {
             [n] => match int(n) {
                 Some(v) if (24..=256).contains(&v) && v % 8 == 0 => Ok(Op::Nop),
-                Some(v) => Err(format!("`{}`: the register count {v} must be a multiple of 8 in 24..=256", full(i))),
-                None => Err(format!("`{}` takes an integer constant", full(i))),
+                Some(v) => Err(format!("`{}`: the register count {v} must be a multiple of 8 in 24..=256", full(i)).into()),
+                None => Err(format!("`{}` takes an integer constant", full(i)).into()),
             },
-            _ => Err(format!("`{}` takes one operand", full(i))),
+            _ => Err(format!("`{}` takes one operand", full(i)).into()),
         }
     }
 }

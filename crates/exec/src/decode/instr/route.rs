@@ -120,12 +120,9 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
         Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
-        Family::Mma => Route::Tensor(tensor::Tensor::Mma),
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
         Family::Space => Route::Ext(ext::Ext::Space),
         Family::Typed => Route::Typed,
-        Family::Wgmma => Route::Tensor(tensor::Tensor::Wgmma),
-        Family::RegAlloc => Route::Tensor(tensor::Tensor::Setmaxnreg),
     })
 }
 

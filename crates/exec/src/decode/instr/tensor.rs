@@ -7,14 +7,21 @@
 //! A form outside what the engine runs (`cp.async.bulk.tensor`, ...) is
 //! refused with its name.
 
-use super::{FuncDecoder, ImmKind, Sym};
+use super::{DecodeError, FuncDecoder, ImmKind, Sym};
+use ptxsim_isa::grammar::MatShape;
+use ptxsim_isa::{Insn, MatrixNum, MatrixSpace, MmaLayout, MmaRnd};
 use ptxsim_sem::alu::{FTy, Rounding};
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
-/// This file's instructions report errors as messages; the main decoder
-/// turns them into [`super::DecodeError`]s.
-type R<T> = Result<T, String>;
+type R<T> = Result<T, DecodeError>;
+
+/// `ldmatrix`/`stmatrix`'s typed modifiers: shape, count, `.trans`, state
+/// space, type.
+pub(super) type MatrixForm = (Option<MatShape>, MatrixNum, bool, Option<MatrixSpace>, ScalarType);
+
+/// The `.m8n8` shape of the matrix moves.
+const M8N8: MatShape = MatShape { m: 8, n: 8, k: None };
 
 /// Which of this file's decoders reads an instruction.
 #[derive(Clone, Copy, Debug)]
@@ -24,23 +31,19 @@ pub(super) enum Tensor {
     CpAsyncBulk,
     /// `cp.reduce.async.bulk` without `.tensor`.
     CpReduceBulk,
-    /// `ldmatrix`, `stmatrix`, `movmatrix` (by opcode).
+    /// `wmma` (`wmma.rs`).
     Matrix,
-    Mma,
     Mbarrier,
-    /// `wgmma.*` (`hopper.rs`).
-    Wgmma,
     /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` (`hopper.rs`).
     BulkTensor,
-    /// `setmaxnreg` (`hopper.rs`).
-    Setmaxnreg,
 }
 
 /// The refinement of an opcode's family by its modifiers that this file
 /// reads: `cp` with `.async`, with or without `.bulk` (the tensor and
 /// reducing bulk copies are not supported yet). The other instructions of this file are routed
 /// by their rows of the instruction description (`ptxsim_isa`: families
-/// `AsyncCopy`, `Matrix`, `Mma`).
+/// `AsyncCopy`, `Matrix`, `Mbarrier`; `ldmatrix`, `stmatrix`, `movmatrix`,
+/// `mma`, `wgmma` and `setmaxnreg` are typed rows, decoded from `typed.rs`).
 pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tensor> {
     match opc {
         "cp" if has(".async") && !has(".bulk") => Some(Tensor::CpAsync),
@@ -60,8 +63,8 @@ fn full(i: &ast::Instruction<'_>) -> String {
     s
 }
 
-fn unsupported(i: &ast::Instruction<'_>) -> String {
-    format!("instruction `{}` is not supported yet", full(i))
+fn unsupported(i: &ast::Instruction<'_>) -> DecodeError {
+    DecodeError::Unsupported(full(i))
 }
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
@@ -71,16 +74,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Tensor::CpAsync => self.cp_async(i),
             Tensor::CpAsyncBulk => self.cp_async_bulk(i),
             Tensor::CpReduceBulk => self.cp_reduce_bulk(i),
-            Tensor::Matrix => match i.opcode.text {
-                "movmatrix" => self.movmatrix(i),
-                "wmma" => self.wmma(i),
-                op => self.ld_st_matrix(i, op == "stmatrix"),
-            },
-            Tensor::Mma => self.mma(i),
+            Tensor::Matrix => self.wmma(i),
             Tensor::Mbarrier => self.mbarrier(i),
-            Tensor::Wgmma => self.wgmma(i),
             Tensor::BulkTensor => self.bulk_tensor(i),
-            Tensor::Setmaxnreg => self.setmaxnreg(i),
         }
     }
 
@@ -107,13 +103,13 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             [".wait_group"] | [".wait_group", ".read"] => {
                 return match ops.as_slice() {
                     [n] if matches!(n.kind, OperandKind::Int(_)) => Ok(Op::Nop),
-                    _ => Err(format!("`{}` takes one operand, an integer constant", full(i))),
+                    _ => Err(format!("`{}` takes one operand, an integer constant", full(i)).into()),
                 };
             }
             [".prefetch", ".L2", ".global", hint @ ..] if hint.is_empty() || hint == [".L2::cache_hint"] => {
                 let want = 2 + hint.len();
                 if ops.len() != want {
-                    return Err(format!("`{}` takes {want} operands", full(i)));
+                    return Err(format!("`{}` takes {want} operands", full(i)).into());
                 }
                 let _ = self.addr(&ops[0], Space::Global)?;
                 let _ = self.src(&ops[1], ImmKind::Int(32))?;
@@ -145,7 +141,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         }
         let want = 3 + mbar as usize + multicast as usize + hint as usize;
         if ops.len() != want {
-            return Err(format!("`{}` takes {want} operands", full(i)));
+            return Err(format!("`{}` takes {want} operands", full(i)).into());
         }
         let (ds, dst) = self.addr(&ops[0], spaces[0])?;
         let (ss, src) = self.addr(&ops[1], spaces[1])?;
@@ -205,7 +201,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         };
         let want = 3 + mbar as usize + hint as usize;
         if ops.len() != want {
-            return Err(format!("`{}` takes {want} operands", full(i)));
+            return Err(format!("`{}` takes {want} operands", full(i)).into());
         }
         let (ds, dst) = self.addr(&ops[0], if to_cluster { Space::Shared } else { Space::Global })?;
         let (_, src) = self.addr(&ops[1], Space::Shared)?;
@@ -228,7 +224,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                     [".b64"] => Space::Generic,
                     _ => return Err(unsupported(i)),
                 };
-                let [o] = ops.as_slice() else { return Err(format!("`{}` takes one operand, the mbarrier's address", full(i))) };
+                let [o] = ops.as_slice() else { return Err(format!("`{}` takes one operand, the mbarrier's address", full(i)).into()) };
                 let (space, addr) = self.addr(o, space)?;
                 return Ok(Op::Mbarrier { op: MbarOp::CpAsyncArrive { noinc }, d: None, space, addr, a: Src::Imm(0) });
             }
@@ -259,16 +255,16 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (Some(level), true, true) = (level, dst_shared, src_global) else { return Err(unsupported(i)) };
         let n_fixed = 3 + hint as usize;
         if ops.len() != n_fixed && ops.len() != n_fixed + 1 {
-            return Err(format!("`{}` takes {} or {} operands", full(i), n_fixed, n_fixed + 1));
+            return Err(format!("`{}` takes {} or {} operands", full(i), n_fixed, n_fixed + 1).into());
         }
         let (_, dst) = self.addr(&ops[0], Space::Shared)?;
         let (_, src) = self.addr(&ops[1], Space::Global)?;
         let cp_size = match &ops[2].kind {
             OperandKind::Int(v) if matches!(v.value, 4 | 8 | 16) => v.value as u32,
-            _ => return Err(format!("`{}`: cp-size must be 4, 8 or 16", full(i))),
+            _ => return Err(format!("`{}`: cp-size must be 4, 8 or 16", full(i)).into()),
         };
         if level == ".cg" && cp_size != 16 {
-            return Err(format!("`{}`: cp-size must be 16 with .cg", full(i)));
+            return Err(format!("`{}`: cp-size must be 16 with .cg", full(i)).into());
         }
         let size = if ops.len() == n_fixed + 1 {
             let o = &ops[3];
@@ -297,31 +293,18 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     }
 
     /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 d, [p]`
-    /// and `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 [p], r`.
-    fn ld_st_matrix(&mut self, i: &ast::Instruction<'_>, st: bool) -> R<Op> {
-        let (mut num, mut trans, mut space, mut shape, mut ty, mut sync, mut aligned) = (0usize, false, Space::Generic, false, false, false, false);
-        for m in &i.modifiers {
-            match m.text {
-                ".sync" => sync = true,
-                ".aligned" => aligned = true,
-                ".m8n8" => shape = true,
-                ".x1" if num == 0 => num = 1,
-                ".x2" if num == 0 => num = 2,
-                ".x4" if num == 0 => num = 4,
-                ".trans" => trans = true,
-                ".shared" | ".shared::cta" => space = Space::Shared,
-                ".b16" => ty = true,
-                _ => return Err(unsupported(i)),
-            }
-        }
-        if !(sync && aligned && shape && ty && num > 0) {
+    /// and `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 [p], r`
+    /// (their typed rows; the `.m16n16`/`.m8n16` forms of sm_100a are refused by name).
+    pub(super) fn ld_st_matrix(&mut self, i: &ast::Instruction<'_>, st: bool, (shape, num, trans, space, ty): MatrixForm) -> R<Op> {
+        if shape != Some(M8N8) || ty != ScalarType::B16 {
             return Err(unsupported(i));
         }
-        let [first, second] = i.operands.as_slice() else { return Err(format!("`{}` takes two operands", full(i))) };
+        let (num, space) = (num.count(), if space.is_some() { Space::Shared } else { Space::Generic });
+        let [first, second] = i.operands.as_slice() else { return Err(format!("`{}` takes two operands", full(i)).into()) };
         let (regs, addr) = if st { (second, first) } else { (first, second) };
         let regs = Self::elems(regs);
         if regs.len() != num {
-            return Err(format!("`{}` takes {num} registers", full(i)));
+            return Err(format!("`{}` takes {num} registers", full(i)).into());
         }
         let (space, addr) = self.addr(addr, space)?;
         if st {
@@ -334,53 +317,46 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     }
 
     /// `movmatrix.sync.aligned.m8n8.trans.b16 d, a`.
-    fn movmatrix(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        if mods != [".sync", ".aligned", ".m8n8", ".trans", ".b16"] {
+    pub(super) fn movmatrix(&mut self, i: &ast::Instruction<'_>, shape: Option<MatShape>, trans: bool) -> R<Op> {
+        if shape != Some(M8N8) || !trans {
             return Err(unsupported(i));
         }
-        let [d, a] = i.operands.as_slice() else { return Err(format!("`{}` takes two operands", full(i))) };
+        let [d, a] = i.operands.as_slice() else { return Err(format!("`{}` takes two operands", full(i)).into()) };
         Ok(Op::Movmatrix { d: self.dst(d)?, a: self.src(a, ImmKind::Int(32))? })
     }
 
     /// `mma.sync.aligned.shape.row.col{.rnd}{.satfinite}.dtype.atype.btype.ctype
     /// d, a, b, c` in the shapes and types of [`mma_form`].
-    fn mma(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let (mut shape, mut rnd, mut satfinite, mut types) = (None, None, false, Vec::new());
-        let (mut sync, mut aligned, mut row, mut col) = (false, false, false, false);
-        for m in &i.modifiers {
-            match m.text {
-                ".sync" => sync = true,
-                ".aligned" => aligned = true,
-                ".row" if !row && !col => row = true,
-                ".col" if row && !col => col = true,
-                ".satfinite" => satfinite = true,
-                ".rn" | ".rz" | ".rm" | ".rp" if rnd.is_none() => rnd = Rounding::from_mod(m.text),
-                ".m16n8k16" => shape = Some(MmaShape::M16N8K16),
-                ".m16n8k8" => shape = Some(MmaShape::M16N8K8),
-                ".m16n8k4" => shape = Some(MmaShape::M16N8K4),
-                ".m16n8k32" => shape = Some(MmaShape::M16N8K32),
-                ".m8n8k4" => shape = Some(MmaShape::M8N8K4),
-                t => match ScalarType::from_str(t).and_then(mma_ty) {
-                    Some(ty) => types.push(ty),
-                    None => return Err(unsupported(i)),
-                },
-            }
-        }
-        let (Some(shape), true, true, true, true, [dtype, atype, btype, ctype]) = (shape, sync, aligned, row, col, types.as_slice()) else {
-            return Err(unsupported(i));
+    pub(super) fn mma(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let Insn::Mma { shape, layout, rnd, satfinite, dtype, atype, btype, ctype, .. } = insn else { return Err(unsupported(i)) };
+        let shape = match shape.map(|s| (s.m, s.n, s.k)) {
+            Some((16, 8, Some(16))) => MmaShape::M16N8K16,
+            Some((16, 8, Some(8))) => MmaShape::M16N8K8,
+            Some((16, 8, Some(4))) => MmaShape::M16N8K4,
+            Some((16, 8, Some(32))) => MmaShape::M16N8K32,
+            Some((8, 8, Some(4))) => MmaShape::M8N8K4,
+            _ => return Err(unsupported(i)),
         };
-        let (dtype, atype, btype, ctype) = (*dtype, *atype, *btype, *ctype);
+        let rnd = rnd.map(|r| match r {
+            MmaRnd::Rn => Rounding::Rn,
+            MmaRnd::Rz => Rounding::Rz,
+            MmaRnd::Rm => Rounding::Rm,
+            MmaRnd::Rp => Rounding::Rp,
+        });
+        let (Some(dtype), Some(atype), Some(btype), Some(ctype)) = (mma_ty(dtype), mma_ty(atype), mma_ty(btype), mma_ty(ctype)) else { return Err(unsupported(i)) };
+        if layout != [Some(MmaLayout::Row), Some(MmaLayout::Col)] {
+            return Err(unsupported(i));
+        }
         if !mma_form(shape, dtype, atype, btype, ctype) || rnd.is_some() && dtype != MmaTy::F64 || satfinite && dtype != MmaTy::S32 {
             return Err(unsupported(i));
         }
         let (m, n, k) = shape.mnk();
         let count = |elems: usize, t: MmaTy| elems / 32 / t.per_reg();
-        let [d, a, b, c] = i.operands.as_slice() else { return Err(format!("`{}` takes four operands d, a, b, c", full(i))) };
+        let [d, a, b, c] = i.operands.as_slice() else { return Err(format!("`{}` takes four operands d, a, b, c", full(i)).into()) };
         let want = [(d, count(m * n, dtype)), (a, count(m * k, atype)), (b, count(k * n, btype)), (c, count(m * n, ctype))];
         for (o, w) in want {
             if Self::elems(o).len() != w {
-                return Err(format!("`{}`: an operand has {} registers, {w} expected", full(i), Self::elems(o).len()));
+                return Err(format!("`{}`: an operand has {} registers, {w} expected", full(i), Self::elems(o).len()).into());
             }
         }
         let imm = |t: MmaTy| match t {
@@ -423,7 +399,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         }
         let ops = &i.operands;
         let none = (Space::Shared, Addr { base: AddrBase::None, offset: 0 });
-        let arity = |n: std::ops::RangeInclusive<usize>| if n.contains(&ops.len()) { Ok(()) } else { Err(format!("`{}` takes {} to {} operands", full(i), n.start(), n.end())) };
+        let arity = |n: std::ops::RangeInclusive<usize>| if n.contains(&ops.len()) { Ok(()) } else { Err(DecodeError::Operand(format!("`{}` takes {} to {} operands", full(i), n.start(), n.end()))) };
         let (op, d, addr, a) = match kind {
             ".init" => {
                 arity(2..=2)?;
@@ -441,7 +417,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 };
                 let a = match ops.get(2) {
                     Some(o) => self.src(o, ImmKind::Int(32))?,
-                    None if expect_tx => return Err(format!("`{}` needs a transaction count", full(i))),
+                    None if expect_tx => return Err(format!("`{}` needs a transaction count", full(i)).into()),
                     None => Src::Imm(1),
                 };
                 (MbarOp::Arrive { drop: kind == ".arrive_drop", no_complete, expect_tx }, d, self.addr(&ops[1], space)?, a)

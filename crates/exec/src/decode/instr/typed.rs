@@ -56,6 +56,12 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             }
             Insn::Lop3 { boolop, .. } => return self.lop3(i, boolop),
             Insn::Shf { dir, mode, .. } => return self.shf(i, dir, mode),
+            Insn::Ldmatrix { shape, num, trans, space, ty, .. } => return self.ld_st_matrix(i, false, (shape, num, trans, space, ty)),
+            Insn::Stmatrix { shape, num, trans, space, ty, .. } => return self.ld_st_matrix(i, true, (shape, num, trans, space, ty)),
+            Insn::Movmatrix { shape, trans, .. } => return self.movmatrix(i, shape, trans),
+            Insn::Mma { .. } => return self.mma(i, insn),
+            Insn::Wgmma { .. } => return self.wgmma(i, insn),
+            Insn::Setmaxnreg { .. } => return self.setmaxnreg(i),
             _ => return Err(DecodeError::Unsupported(opname(i))),
         };
         let dsel = self.dsel(i)?;

@@ -3,7 +3,9 @@
 //! and f16 accumulators, shapes m16n16k16, m32n8k16, m8n32k16; other
 //! shapes and types are refused by name.
 
-use super::{FuncDecoder, ImmKind};
+use super::{DecodeError, FuncDecoder, ImmKind};
+
+type R<T> = Result<T, DecodeError>;
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Operand, OperandKind};
 
@@ -44,24 +46,24 @@ fn regs_for(which: u8, ty: MmaTy, shape: (usize, usize, usize)) -> usize {
 }
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
-    fn reg_list(&mut self, o: &Operand<'_>, k: ImmKind) -> Result<Vec<Src>, String> {
+    fn reg_list(&mut self, o: &Operand<'_>, k: ImmKind) -> R<Vec<Src>> {
         match &o.kind {
-            OperandKind::Vector(items) => items.iter().map(|x| self.src(x, k).map_err(String::from)).collect(),
+            OperandKind::Vector(items) => items.iter().map(|x| self.src(x, k)).collect(),
             _ => Err("a `wmma` fragment operand must be a vector `{...}` of registers".into()),
         }
     }
 
-    fn dst_list(&mut self, o: &Operand<'_>) -> Result<Vec<u32>, String> {
+    fn dst_list(&mut self, o: &Operand<'_>) -> R<Vec<u32>> {
         match &o.kind {
-            OperandKind::Vector(items) => items.iter().map(|x| self.dst(x).map_err(String::from)).collect(),
+            OperandKind::Vector(items) => items.iter().map(|x| self.dst(x)).collect(),
             _ => Err("a `wmma` fragment operand must be a vector `{...}` of registers".into()),
         }
     }
 
-    pub(super) fn wmma(&mut self, i: &ast::Instruction<'_>) -> Result<Op, String> {
+    pub(super) fn wmma(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let full = format!("wmma{}", mods.concat());
-        let unsupported = || format!("instruction `{full}` is not supported yet");
+        let unsupported = || DecodeError::Unsupported(full.clone());
         let has = |m: &str| mods.contains(&m);
         let shape = shape_of(&mods).ok_or_else(unsupported)?;
         if !has(".sync") || !has(".aligned") {
@@ -104,19 +106,19 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             let (frag, mem) = if has(".load") { (0, 1) } else { (1, 0) };
             let stride = match i.operands.get(2) {
                 Some(o) => self.src(o, ImmKind::Int(32))?,
-                None => return Err(format!("`{full}`: the stride operand is not supported absent yet")),
+                None => return Err(format!("`{full}`: the stride operand is not supported absent yet").into()),
             };
             let (space, addr) = self.addr(&i.operands[mem], space)?;
             if has(".load") {
                 let ds = self.dst_list(&i.operands[frag])?;
                 if ds.len() != n {
-                    return Err(format!("`{full}` needs {n} destination registers, not {}", ds.len()));
+                    return Err(format!("`{full}` needs {n} destination registers, not {}", ds.len()).into());
                 }
                 Ok(Op::WmmaLoad { f, space, ds, addr, stride })
             } else {
                 let srcs = self.reg_list(&i.operands[frag], ImmKind::Int(32))?;
                 if srcs.len() != n {
-                    return Err(format!("`{full}` needs {n} source registers, not {}", srcs.len()));
+                    return Err(format!("`{full}` needs {n} source registers, not {}", srcs.len()).into());
                 }
                 Ok(Op::WmmaStore { f, space, srcs, addr, stride })
             }
@@ -133,7 +135,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             let lay = |k: usize| mods.iter().filter(|m| **m == ".row" || **m == ".col").nth(k).map(|m| *m == ".col");
             let (Some(acol), Some(bcol)) = (lay(0), lay(1)) else { return Err(unsupported()) };
             if i.operands.len() != 4 {
-                return Err(format!("`{full}` needs 4 operands"));
+                return Err(format!("`{full}` needs 4 operands").into());
             }
             let fa = WmmaFrag { which: b'a', shape, col_major: acol, ty: aty };
             let fb = WmmaFrag { which: b'b', shape, col_major: bcol, ty: bty };
@@ -147,7 +149,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             for (f, n) in [(fa, a.len()), (fb, b.len()), (fc, c.len()), (fd, d.len())] {
                 let want = regs_for(f.which, f.ty, shape);
                 if n != want {
-                    return Err(format!("`{full}` needs {want} registers for its {} fragment, not {n}", f.which as char));
+                    return Err(format!("`{full}` needs {want} registers for its {} fragment, not {n}", f.which as char).into());
                 }
             }
             Ok(Op::WmmaMma(Box::new(WmmaMma { shape, fa, fb, fc, fd, d, a, b, c })))
