@@ -6,6 +6,9 @@
 use crate::grammar::{walk, Cx, DecodeError, DecodeErrorKind, Slot};
 use ptxsim_syntax::ast::Instruction;
 
+mod arith;
+pub use arith::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }
@@ -93,7 +96,7 @@ mod tests {
 
     /// Decodes the one instruction `text` (opcode, modifiers, operands),
     /// with the source text of the error's span.
-    fn dec(text: &str) -> Result<Insn, (K, String)> {
+    pub(super) fn dec(text: &str) -> Result<Insn, (K, String)> {
         let src = format!(".version 8.0\n.target sm_80\n.entry k() {{ {text}; }}");
         let parsed = ptxsim_syntax::parse(&src);
         assert!(!parsed.has_errors(), "{text}: {:?}", parsed.diagnostics);
