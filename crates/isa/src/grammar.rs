@@ -432,3 +432,15 @@ impl<C: Choice> Slot for Pair<C> {
         Ok(self.got)
     }
 }
+
+// ---- Added for the arithmetic rows (issue 22, arith) ----
+
+/// The span of modifier `text` of `i` (a value the rows spell, e.g. a
+/// [`Choice`]'s `as_str()` or a [`crate::Misfit`]'s modifier), or of the
+/// opcode and all its modifiers when it is not written.
+pub fn modifier_span(i: &Instruction<'_>, text: &str) -> Span {
+    match i.modifiers.iter().find(|m| m.text == text) {
+        Some(m) => m.span,
+        None => Cx { opcode: "", insn: i }.whole(),
+    }
+}

@@ -9,6 +9,9 @@ mod tensor;
 pub use tensor::*;
 use ptxsim_syntax::ast::Instruction;
 
+mod arith;
+pub use arith::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }
@@ -96,7 +99,7 @@ mod tests {
 
     /// Decodes the one instruction `text` (opcode, modifiers, operands),
     /// with the source text of the error's span.
-    fn dec(text: &str) -> Result<Insn, (K, String)> {
+    pub(super) fn dec(text: &str) -> Result<Insn, (K, String)> {
         let src = format!(".version 8.0\n.target sm_80\n.entry k() {{ {text}; }}");
         let parsed = ptxsim_syntax::parse(&src);
         assert!(!parsed.has_errors(), "{text}: {:?}", parsed.diagnostics);

@@ -63,16 +63,6 @@ pub enum Form {
     Unary,
     /// `d, a, b, c`.
     Ternary,
-    /// `d, a, b` with `b` a 32-bit shift amount.
-    Shift,
-    /// `d, a` with `d` a `.u32` count (`popc`, `clz`, `bfind`).
-    Count,
-    /// `prmt.b32{.mode} d, a, b, c`.
-    Prmt,
-    /// `bfe.type d, a, b, c` with `b`, `c` 32-bit positions.
-    Bfe,
-    /// `bfi.type f, a, b, c, d` with `c`, `d` 32-bit positions.
-    Bfi,
     /// `atom`.
     Atom,
     /// `red`.
@@ -83,8 +73,7 @@ pub enum Form {
     Vote,
     /// `bar`, `barrier`.
     Bar,
-    /// `testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `prefetch`,
-    /// `prefetchu`, `applypriority`, `discard`, `createpolicy`.
+    /// `prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`.
     Scalar,
     /// `match.sync`, `redux.sync`, `elect.sync`.
     Collective,
@@ -254,11 +243,9 @@ pub enum Family {
     Memory,
     Control,
     WarpSync,
-    Bits,
     Fence,
     CarryChain,
     Lane3,
-    Testp,
     WarpCollective,
     Hint,
     CreatePolicy,
@@ -483,36 +470,46 @@ macro_rules! for_each_op {
                 => MulWide { mods: untyped } [];
             "div"        Binary     (I | F)           _          Def      Data     Seq            Binary
                 => Div { mods: untyped } [];
-            "rem"        Binary     (I)               _          Def      Data     Seq            Binary
-                => Rem { mods: untyped } [];
+            "rem"      Typed      (I)               _          Def      Data     Seq            Typed
+                => Rem { ty: ty(U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src];
             "min"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
                 => Min { mods: untyped } [];
             "max"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
                 => Max { mods: untyped } [];
-            "mul24"      Binary     (I32)             _          Def      Data     Seq            Bits
-                => Mul24 { mods: untyped } [];
-            "copysign"   Binary     (F)               _          Def      Data     Seq            Binary
-                => Copysign { mods: untyped } [];
-            "and"        Binary     (B | P)           _          Def      Data     Seq            Binary
-                => And { mods: untyped } [];
-            "or"         Binary     (B | P)           _          Def      Data     Seq            Binary
-                => Or { mods: untyped } [];
-            "xor"        Binary     (B | P)           _          Def      Data     Seq            Binary
-                => Xor { mods: untyped } [];
+            "mul24"    Typed      (I32)             _          Def      Data     Seq            Typed
+                => Mul24 { mode: one(Half), ty: ty(U32 S32) }
+                [d: Dst, a: Src, b: Src];
+            "copysign" Typed      (F)               _          Def      Data     Seq            Typed
+                => Copysign { ty: ty(F32 F64) }
+                [d: Dst, a: Src, b: Src];
+            "and"      Typed      (B | P)           _          Def      Data     Seq            Typed
+                => And { ty: ty(Pred B16 B32 B64) }
+                [d: Dst, a: Src, b: Src];
+            "or"       Typed      (B | P)           _          Def      Data     Seq            Typed
+                => Or { ty: ty(Pred B16 B32 B64) }
+                [d: Dst, a: Src, b: Src];
+            "xor"      Typed      (B | P)           _          Def      Data     Seq            Typed
+                => Xor { ty: ty(Pred B16 B32 B64) }
+                [d: Dst, a: Src, b: Src];
             "mad"        Ternary    (I | F)           _          Def      Data     Seq            Ternary
                 => Mad { mods: untyped } [];
             "madc"       Ternary    (I)               _          Def      Data     Seq            CarryChain
                 => Madc { mods: untyped } [];
             "fma"        Ternary    (F | H)           _          Def      Data     Seq            Ternary
                 => Fma { mods: untyped } [];
-            "mad24"      Ternary    (I32)             _          Def      Data     Seq            Bits
-                => Mad24 { mods: untyped } [];
-            "sad"        Ternary    (I)               _          Def      Data     Seq            Lane3
-                => Sad { mods: untyped } [];
-            "not"        Unary      (B | P)           _          Def      Data     Seq            Unary
-                => Not { mods: untyped } [];
-            "cnot"       Unary      (B)               _          Def      Data     Seq            Unary
-                => Cnot { mods: untyped } [];
+            "mad24"    Typed      (I32)             _          Def      Data     Seq            Typed
+                => Mad24 { mode: one(Half), sat: flag(".sat"), ty: ty(U32 S32) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "sad"      Typed      (I)               _          Def      Data     Seq            Typed
+                => Sad { ty: ty(U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "not"      Typed      (B | P)           _          Def      Data     Seq            Typed
+                => Not { ty: ty(Pred B16 B32 B64) }
+                [d: Dst, a: Src];
+            "cnot"     Typed      (B)               _          Def      Data     Seq            Typed
+                => Cnot { ty: ty(B16 B32 B64) }
+                [d: Dst, a: Src];
             "neg"        Unary      (S | F | H)       _          Def      Data     Seq            Unary
                 => Neg { mods: untyped } [];
             "abs"        Unary      (S | F | H)       _          Def      Data     Seq            Unary
@@ -535,37 +532,52 @@ macro_rules! for_each_op {
                 => Ex2Approx { mods: untyped } [];
             "tanh"       Unary      (F | H)           _          Def      Data     Seq            Unary
                 => Tanh { mods: untyped } [];
-            "testp"      Scalar     (ANY)             Testp      Def      Data     Seq            Testp
-                => Testp { mods: untyped } [];
+            "testp"    Typed      (ANY)             Testp      Def      Data     Seq            Typed
+                => Testp { op: opt(TestpOp), ty: ty(F32 F64) }
+                [p: PredOut, a: Src];
             // Bit manipulation.
-            "brev"       Unary      (B3264)           _          Def      Data     Seq            Unary
-                => Brev { mods: untyped } [];
-            "shl"        Shift      (B)               _          Def      Data     Seq            Binary
-                => Shl { mods: untyped } [];
-            "shr"        Shift      (B | I)           _          Def      Data     Seq            Binary
-                => Shr { mods: untyped } [];
-            "popc"       Count      (B3264)           _          Def      Data     Seq            Unary
-                => Popc { mods: untyped } [];
-            "clz"        Count      (B3264)           _          Def      Data     Seq            Unary
-                => Clz { mods: untyped } [];
-            "bfind"      Count      (I3264)           _          Def      Data     Seq            Unary
-                => Bfind { mods: untyped } [];
-            "prmt"       Prmt       (B32)             _          Def      Data     Seq            Ternary
-                => Prmt { mods: untyped } [];
-            "bfe"        Bfe        (I3264)           _          Def      Data     Seq            Ternary
-                => Bfe { mods: untyped } [];
-            "bfi"        Bfi        (B3264)           _          Def      Data     Seq            Ternary
-                => Bfi { mods: untyped } [];
-            "bmsk"       Scalar     (ANY)             SzextBmsk  Def      Data     Seq            Lane3
-                => Bmsk { mods: untyped } [];
-            "szext"      Scalar     (ANY)             SzextBmsk  Def      Data     Seq            Lane3
-                => Szext { mods: untyped } [];
-            "dp4a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3
-                => Dp4a { mods: untyped } [];
-            "dp2a"       Scalar     (ANY)             Dp4a       Def      Data     Seq            Lane3
-                => Dp2a { mods: untyped } [];
-            "fns"        Scalar     (ANY)             Fns        Def      Data     Seq            Lane3
-                => Fns { mods: untyped } [];
+            "brev"     Typed      (B3264)           _          Def      Data     Seq            Typed
+                => Brev { ty: ty(B32 B64) }
+                [d: Dst, a: Src];
+            "shl"      Typed      (B)               _          Def      Data     Seq            Typed
+                => Shl { ty: ty(B16 B32 B64) }
+                [d: Dst, a: Src, b: Src];
+            "shr"      Typed      (B | I)           _          Def      Data     Seq            Typed
+                => Shr { ty: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src];
+            "popc"     Typed      (B3264)           _          Def      Data     Seq            Typed
+                => Popc { ty: ty(B32 B64) }
+                [d: Dst, a: Src];
+            "clz"      Typed      (B3264)           _          Def      Data     Seq            Typed
+                => Clz { ty: ty(B32 B64) }
+                [d: Dst, a: Src];
+            "bfind"    Typed      (I3264)           _          Def      Data     Seq            Typed
+                => Bfind { shiftamt: flag(".shiftamt"), ty: ty(U32 U64 S32 S64) }
+                [d: Dst, a: Src];
+            "prmt"     Typed      (B32)             _          Def      Data     Seq            Typed
+                => Prmt { ty: ty(B32), mode: opt(PrmtMode) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "bfe"      Typed      (I3264)           _          Def      Data     Seq            Typed
+                => Bfe { ty: ty(U32 U64 S32 S64) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "bfi"      Typed      (B3264)           _          Def      Data     Seq            Typed
+                => Bfi { ty: ty(B32 B64) }
+                [f: Dst, a: Src, b: Src, c: Src, d: Src];
+            "bmsk"     Typed      (ANY)             SzextBmsk  Def      Data     Seq            Typed
+                => Bmsk { mode: one(ClampMode), ty: ty(B32) }
+                [d: Dst, a: Src, b: Src];
+            "szext"    Typed      (ANY)             SzextBmsk  Def      Data     Seq            Typed
+                => Szext { mode: one(ClampMode), ty: ty(U32 S32) }
+                [d: Dst, a: Src, b: Src];
+            "dp4a"     Typed      (ANY)             Dp4a       Def      Data     Seq            Typed
+                => Dp4a { atype: ty(U32 S32), btype: ty(U32 S32) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "dp2a"     Typed      (ANY)             Dp4a       Def      Data     Seq            Typed
+                => Dp2a { mode: one(Half), atype: ty(U32 S32), btype: ty(U32 S32) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "fns"      Typed      (ANY)             Fns        Def      Data     Seq            Typed
+                => Fns { ty: ty(B32) }
+                [d: Dst, mask: Src, base: Src, offset: Src];
             "lop3"       Lop3       (B32)             Lop3       Def      Data     Seq            Typed
                 => Lop3 { boolop: opt(Lop3BoolOp), ty: ty(B32) }
                 [d: Dst, a: Src, b: Src, c: Src, lut: Src, q: OptSrc];
@@ -682,34 +694,50 @@ macro_rules! for_each_op {
             "vshr"       Typed      (ANY)             _          Def      Data     Seq            Typed
                 => Vshr { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(ClampMode), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "vabsdiff2"  Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vabsdiff2 { mods: untyped } [];
-            "vadd2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vadd2 { mods: untyped } [];
-            "vsub2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vsub2 { mods: untyped } [];
-            "vavrg2"     Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vavrg2 { mods: untyped } [];
-            "vmax2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vmax2 { mods: untyped } [];
-            "vmin2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vmin2 { mods: untyped } [];
-            "vset2"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vset2 { mods: untyped } [];
-            "vabsdiff4"  Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vabsdiff4 { mods: untyped } [];
-            "vadd4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vadd4 { mods: untyped } [];
-            "vsub4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vsub4 { mods: untyped } [];
-            "vavrg4"     Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vavrg4 { mods: untyped } [];
-            "vmax4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vmax4 { mods: untyped } [];
-            "vmin4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vmin4 { mods: untyped } [];
-            "vset4"      Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => Vset4 { mods: untyped } [];
+            // SIMD video instructions (PTX ISA 9.7.16.2): `.add` is the
+            // secondary accumulate (else the SIMD merge with `c`).
+            "vabsdiff2" Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vabsdiff2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vadd2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vadd2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vsub2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vsub2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vavrg2"   Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vavrg2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vmax2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vmax2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vmin2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vmin2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vset2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vset2 { atype: ty(U32 S32), btype: ty(U32 S32), cmp: one(VideoCmp), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vabsdiff4" Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vabsdiff4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vadd4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vadd4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vsub4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vsub4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vavrg4"   Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vavrg4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vmax4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vmax4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vmin4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vmin4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "vset4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Vset4 { atype: ty(U32 S32), btype: ty(U32 S32), cmp: one(VideoCmp), add: flag(".add") }
+                [d: Dst, a: Src, b: Src, c: Src];
         }
     };
 }

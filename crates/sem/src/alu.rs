@@ -383,22 +383,9 @@ pub fn prmt(a: u64, b: u64, c: u64) -> u64 {
     d
 }
 
-/// The modes of `prmt.b32` other than the generic one.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum PrmtMode {
-    /// Forward 4 extract.
-    F4e,
-    /// Backward 4 extract.
-    B4e,
-    /// Replicate 8.
-    Rc8,
-    /// Edge clamp left.
-    Ecl,
-    /// Edge clamp right.
-    Ecr,
-    /// Replicate 16.
-    Rc16,
-}
+/// The modes of `prmt.b32` other than the generic one (the row's choice,
+/// `ptxsim_isa::PrmtMode`).
+pub use ptxsim_isa::PrmtMode;
 
 /// `prmt.b32.mode d, a, b, c` (PTX ISA 9.7.9.7): byte `k` of `d` is byte
 /// `i(k)` of `{b, a}` (`a` the low four), where `s = c[1:0]` and `i(k)` is

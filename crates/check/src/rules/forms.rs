@@ -34,18 +34,6 @@ const SET_NOTE: &str = "rule check/set (PTX ISA 9.7.8.2 set): `set.CmpOp{.ftz}.d
 const SLCT_NOTE: &str = "rule check/slct (PTX ISA 9.7.8.3 slct): `slct.dtype.s32 d, a, b, c;` or `slct{.ftz}.dtype.f32 d, a, b, c;` with dtype a 16/32/64-bit integer or bit-size type, .f32 or .f64";
 const BARE_NOTE: &str = "rule check/modifiers: `activemask.b32 d;` takes only its type, `trap;` nothing (PTX ISA 9.7.13.12, 9.7.19.2)";
 
-const VIDEO_NOTE: &str = "rule check/operand-type (PTX ISA 9.7.16.2 SIMD video instructions): `vop2.dtype.atype.btype d{.mask}, a{.asel}, b{.bsel}, c;` and the vop4/vset forms take registers for a, b and c (ptxas 12.9: `Incorrect video selector for operand N` for an immediate)";
-
-/// The SIMD video instructions (`vadd2` ... `vset4`): `a`, `b` and `c`
-/// are registers; ptxas rejects an immediate in any of them.
-pub fn video<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
-    for (k, o) in i.operands.iter().enumerate().skip(1) {
-        if matches!(o.kind, OperandKind::Int(_) | OperandKind::Float(_) | OperandKind::Expr(_)) {
-            error(cx, "check/operand-type", o.span, format!("`{}`: operand {k} must be a register, not an immediate", opname(i)), "register expected", VIDEO_NOTE);
-        }
-    }
-}
-
 fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, label: &str, note: &str) {
     cx.emit(Diagnostic::error(code, span, msg).with_label(label.to_string()).with_note(note.to_string()));
 }

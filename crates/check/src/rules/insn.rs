@@ -3,7 +3,8 @@
 //! (`ptxsim_isa::decode`, each error a `check/modifiers` diagnostic at the
 //! modifier at fault), the operand count comes from the row's roles, and
 //! the rule matches on the typed [`Insn`]. Today: `lop3` and `shf`
-//! (their operand rules in [`super::forms`]) and the scalar video
+//! (their operand rules in [`super::forms`]), the bit and integer rows of
+//! [`super::arith`] (`popc` ... `sad`), and the scalar video
 //! instructions (PTX ISA 9.7.16.1: `vadd`, `vsub`, `vabsdiff`, `vmin`,
 //! `vmax`, `vshl`, `vshr`, `vmad`, `vset`), as ptxas 12.9 judges them
 //! (`tests/check/{accept,reject}/video-scalar--*`).
@@ -63,6 +64,48 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::O
         }
         Insn::Ldmatrix { .. } | Insn::Stmatrix { .. } | Insn::Movmatrix { .. } | Insn::Mma { .. } | Insn::Wgmma { .. } | Insn::Setmaxnreg { .. } | Insn::Tensormap { .. } => {
             super::tensor::typed(cx, i, &insn);
+            true
+        }
+        Insn::And { .. }
+        | Insn::Or { .. }
+        | Insn::Xor { .. }
+        | Insn::Not { .. }
+        | Insn::Shl { .. }
+        | Insn::Shr { .. }
+        | Insn::Rem { .. }
+        | Insn::Copysign { .. }
+        | Insn::Popc { .. }
+        | Insn::Clz { .. }
+        | Insn::Bfind { .. }
+        | Insn::Brev { .. }
+        | Insn::Cnot { .. }
+        | Insn::Prmt { .. }
+        | Insn::Bfe { .. }
+        | Insn::Bfi { .. }
+        | Insn::Bmsk { .. }
+        | Insn::Szext { .. }
+        | Insn::Fns { .. }
+        | Insn::Dp4a { .. }
+        | Insn::Dp2a { .. }
+        | Insn::Testp { .. }
+        | Insn::Mul24 { .. }
+        | Insn::Mad24 { .. }
+        | Insn::Sad { .. }
+        | Insn::Vadd2 { .. }
+        | Insn::Vsub2 { .. }
+        | Insn::Vavrg2 { .. }
+        | Insn::Vabsdiff2 { .. }
+        | Insn::Vmin2 { .. }
+        | Insn::Vmax2 { .. }
+        | Insn::Vset2 { .. }
+        | Insn::Vadd4 { .. }
+        | Insn::Vsub4 { .. }
+        | Insn::Vavrg4 { .. }
+        | Insn::Vabsdiff4 { .. }
+        | Insn::Vmin4 { .. }
+        | Insn::Vmax4 { .. }
+        | Insn::Vset4 { .. } => {
+            super::arith::arith(cx, i, insn);
             true
         }
         _ => {

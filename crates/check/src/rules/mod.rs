@@ -11,12 +11,14 @@
 //! [`atomic`] (`atom`, `red`), [`warp`] (`shfl`, `vote`, `bar`/`barrier`),
 //! [`collective`] (`match.sync`, `redux.sync`, `elect.sync`), [`sink`]
 //! (where `_` may stand, for every instruction), [`forms`]
-//! (`lop3`, `shf`, `set`, `slct`, `activemask`, `trap`), [`scalar`] (`testp`, `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `cvt.pack`,
+//! (`lop3`, `shf`, `set`, `slct`, `activemask`, `trap`), [`arith`] (the
+//! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (`cvt.pack`,
 //! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
 //! but only their names are resolved.
 
+pub mod arith;
 pub mod atomic;
 pub mod branch;
 pub mod call;
@@ -150,12 +152,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
         Form::Typed => insn::typed(cx, i, spec),
-        Form::Loose => {
-            operand::resolve_all(cx, i);
-            if matches!(i.opcode.text, "vadd2" | "vsub2" | "vavrg2" | "vabsdiff2" | "vmin2" | "vmax2" | "vset2" | "vadd4" | "vsub4" | "vavrg4" | "vabsdiff4" | "vmin4" | "vmax4" | "vset4") {
-                forms::video(cx, i);
-            }
-        }
+        Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
     }
 }

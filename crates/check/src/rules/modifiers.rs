@@ -12,8 +12,8 @@
 //!   `.sat` with `.hi.s32` only, `.cc` with 32/64-bit `.lo`/`.hi` only;
 //!   `madc`: one of `.lo .hi`, with `.cc` or `.sat` as `mad`
 //!   (ptxas 12.9 accepts 16-bit `addc`/`subc`/`madc` without `.cc`); `div`, `rem`, `abs`, `neg`:
-//!   nothing; `min`/`max`: `.relu` (`.s32`, gated separately); `mul24`:
-//!   one of `.lo .hi`; `mad24`: the same, `.sat` with `.hi.s32` only;
+//!   nothing; `min`/`max`: `.relu` (`.s32`, gated separately) (`mul24`
+//!   and `mad24` are typed rows: their grammars and `Insn::misfit`);
 //! - `.f32` `add`/`sub`/`mul`: an optional rounding `.rn .rz .rm .rp`, `.ftz`,
 //!   `.sat`; `.f64`: an optional rounding;
 //! - `fma`/`mad` on floats: a required rounding, and on `.f32` `.ftz`, `.sat`;
@@ -77,8 +77,6 @@ fn allowed(op: &str, c: Class) -> Option<Allowed> {
         ("abs" | "neg", F32) => a(&[], false, &[".ftz"]),
         ("abs" | "neg", F64) => a(&[], false, &[]),
         ("min" | "max", Int) => a(&[], false, &[".relu"]),
-        ("mul24", Int) => a(&[".lo", ".hi"], true, &[]),
-        ("mad24", Int) => a(&[".lo", ".hi"], true, &[".sat"]),
         ("min" | "max", F32) => a(&[], false, &[".ftz", ".NaN", ".xorsign", ".abs"]),
         ("min" | "max", F64) => a(&[], false, &[]),
         ("sqrt" | "rcp", F32) => a(APPROX_OR_ROUND, true, &[".ftz"]),
@@ -177,7 +175,6 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
         ("mad" | "madc", Class::Int) if has(".sat") && !(mode_is(".hi") && t == ScalarType::S32) => Some((".sat", format!("`.sat` applies to `{op}.hi.s32` only"))),
         ("mad" | "madc", Class::Int) if has(".cc") && (mode_is(".wide") || t.bits() < 32) => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}.lo` and `{op}.hi` only"))),
         ("mul" | "mad", Class::Int) if mode_is(".wide") && t.bits() == 64 => Some((".wide", format!("`{op}.wide` takes 16- and 32-bit sources only"))),
-        ("mad24", Class::Int) if has(".sat") && !(mode_is(".hi") && t == ScalarType::S32) => Some((".sat", "`.sat` applies to `mad24.hi.s32` only".to_string())),
         ("min" | "max", Class::Int) if has(".relu") && t != ScalarType::S32 => Some((".relu", format!("`.relu` applies to `{op}.s32` only"))),
         ("min" | "max", Class::F32) if has(".xorsign") != has(".abs") => Some((if has(".abs") { ".abs" } else { ".xorsign" }, "`.xorsign` and `.abs` go together".to_string())),
         ("rcp", Class::F64) if mode_is(".approx") && !has(".ftz") => Some((".approx", "`rcp.approx.f64` exists only as `rcp.approx.ftz.f64`".to_string())),

@@ -1,17 +1,7 @@
 //! The scalar instructions outside the arithmetic table, each with its own
-//! operand shape (rule `check/scalar-operands`):
+//! operand shape (rule `check/scalar-operands`; `testp`, `dp4a`, `dp2a`,
+//! `bmsk`, `szext` and `fns` are typed rows, in [`super::arith`]):
 //!
-//! - `testp.op.type p, a` (PTX ISA 9.7.3 testp): at most one op of
-//!   `.finite .infinite .number .notanumber .normal .subnormal` (ptxas 12.9
-//!   also accepts none), type `.f32`/`.f64`, `p` a predicate; 2.0, sm_20.
-//! - `dp4a.atype.btype d, a, b, c` and `dp2a.mode.atype.btype d, a, b, c`
-//!   (PTX ISA 9.7.1 dp4a, dp2a): two types of `.u32 .s32`, `dp2a` one of
-//!   `.lo .hi`; all operands 32-bit integers; 5.0, sm_61.
-//! - `bmsk.mode.b32 d, a, b` and `szext.mode.type d, a, b` (PTX ISA 9.7.1
-//!   bmsk, szext): mode `.clamp`/`.wrap` required; `bmsk` takes `.b32`,
-//!   `szext` `.u32`/`.s32`; 7.6, sm_70.
-//! - `fns.b32 d, mask, base, offset` (PTX ISA 9.7.1 fns): 32-bit integer
-//!   operands; 6.0, sm_30.
 //! - `cvt.pack.sat.{u16,s16}.s32 d, a, b` and
 //!   `cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c` (PTX ISA 9.7.9
 //!   cvt.pack): `.sat` required; `a`, `b` `.s32`, `c` `.b32`, `d` a 32-bit
@@ -37,7 +27,7 @@ use crate::types::Size;
 use ptxsim_syntax::ast::{FloatLit, Instruction, Name, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
-const NOTE: &str = "rule check/scalar-operands (PTX ISA 9.7.1 dp4a/dp2a/bmsk/szext/fns, 9.7.3 testp, 9.7.9 cvt.pack/prefetch/applypriority/discard/createpolicy): each instruction's modes, types and operands as the manual lists them";
+const NOTE: &str = "rule check/scalar-operands (PTX ISA 9.7.9 cvt.pack/prefetch/applypriority/discard/createpolicy): each instruction's modes, types and operands as the manual lists them";
 
 fn head(i: &Instruction<'_>) -> Span {
     i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
@@ -137,59 +127,8 @@ fn int32<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, k: usize, t: ScalarType,
 
 /// Checks one instruction of this module's opcodes.
 pub fn scalar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    use ScalarType::*;
     let op = i.opcode.text;
     match op {
-        "testp" => {
-            const OPS: &[&str] = &[".finite", ".infinite", ".number", ".notanumber", ".normal", ".subnormal"];
-            if !only(cx, i, OPS) || !one_of(cx, i, OPS, "test", false) {
-                return;
-            }
-            let Some(ts) = types(cx, i, d, &[F32, F64], 1) else { return };
-            if !count(cx, i, 2) {
-                return;
-            }
-            int32(cx, i, 0, Pred, Role::Dest);
-            int32(cx, i, 1, ts[0], Role::Src);
-        }
-        "dp4a" | "dp2a" => {
-            let modes: &[&str] = if op == "dp2a" { &[".lo", ".hi"] } else { &[] };
-            if !only(cx, i, modes) || (op == "dp2a" && !one_of(cx, i, modes, "half (.lo or .hi)", true)) {
-                return;
-            }
-            let Some(ts) = types(cx, i, d, &[U32, S32], 2) else { return };
-            if !count(cx, i, 4) {
-                return;
-            }
-            let dt = if ts.contains(&S32) { S32 } else { U32 };
-            int32(cx, i, 0, dt, Role::Dest);
-            int32(cx, i, 1, ts[0], Role::Src);
-            int32(cx, i, 2, ts[1], Role::Src);
-            int32(cx, i, 3, dt, Role::Src);
-        }
-        "bmsk" | "szext" => {
-            const MODES: &[&str] = &[".clamp", ".wrap"];
-            if !only(cx, i, MODES) || !one_of(cx, i, MODES, "mode", true) {
-                return;
-            }
-            let allowed: &[ScalarType] = if op == "bmsk" { &[B32] } else { &[U32, S32] };
-            let Some(ts) = types(cx, i, d, allowed, 1) else { return };
-            if !count(cx, i, 3) {
-                return;
-            }
-            int32(cx, i, 0, ts[0], Role::Dest);
-            int32(cx, i, 1, ts[0], Role::Src);
-            int32(cx, i, 2, U32, Role::Src);
-        }
-        "fns" => {
-            if !only(cx, i, &[]) || types(cx, i, d, &[B32], 1).is_none() || !count(cx, i, 4) {
-                return;
-            }
-            int32(cx, i, 0, B32, Role::Dest);
-            int32(cx, i, 1, B32, Role::Src);
-            int32(cx, i, 2, B32, Role::Src);
-            int32(cx, i, 3, S32, Role::Src);
-        }
         "prefetch" | "prefetchu" => prefetch(cx, i, d),
         "applypriority" | "discard" => {
             let level: &[&str] = if op == "discard" { &[".L2"] } else { &[".L2::evict_normal"] };

@@ -1,9 +1,6 @@
-//! Typed data instructions: arithmetic and logic (`add`, `mul`, `and`,
-//! `not`, ...), shifts, bit counts, `mov`, `cvt`, `cvta`, `prmt` (PTX ISA
-//! 9.7.9 data movement: `prmt.b32{.mode} d, a, b, c`, all `.b32`), `bfe` and
-//! `bfi` (PTX ISA 9.7.1 integer arithmetic: `bfe.type d, a, b, c` with type
-//! `.u32/.s32/.u64/.s64`, `bfi.type f, a, b, c, d` with type `.b32/.b64`;
-//! positions and lengths are `.u32`), and `nanosleep`.
+//! Typed data instructions: arithmetic (`add`, `mul`, `neg`, ...), `mov`,
+//! `cvt`, `cvta`, and `nanosleep` (logic, shifts, `rem`, `copysign`, the
+//! bit counts, `prmt`, `bfe` and `bfi` are typed rows, in [`super::arith`]).
 //!
 //! Rules `check/instruction-type` (the instruction type is one the opcode
 //! defines; `.pred` only on and/or/xor/not/mov), `check/operand-type` and
@@ -71,7 +68,7 @@ fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &S
     }
 }
 
-/// The typed forms of the table (Binary, Unary, Ternary, Shift, Count, Mov, Cvt, Cvta).
+/// The typed forms of the table (Binary, Unary, Ternary, Mov, Cvt, Cvta).
 pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spec: &Spec) {
     // A state space on a typed form is reported by `rules::instruction`.
     if spec.form == Form::Cvt {
@@ -126,53 +123,6 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
             }
             value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
             value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-        }
-        Form::Shift => {
-            if n != 3 {
-                return count_error(cx, i, "three");
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-            // The shift amount is an unsigned 32-bit value (PTX ISA 9.7.8.7 shl).
-            value(cx, &ops[2], ScalarType::U32, Role::Src, Size::Exact, i);
-        }
-        Form::Count => {
-            if n != 2 {
-                return count_error(cx, i, "two");
-            }
-            value(cx, &ops[0], ScalarType::U32, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-        }
-        Form::Prmt => {
-            // PTX ISA 9.7.9 prmt: `prmt.b32{.mode} d, a, b, c`, all `.b32`.
-            if n != 4 {
-                return count_error(cx, i, "four");
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            for o in &ops[1..] {
-                value(cx, o, ty, Role::Src, Size::Exact, i);
-            }
-        }
-        Form::Bfe => {
-            // PTX ISA 9.7.1 bfe: `bfe.type d, a, b, c`; `b` (position) and `c` (length) are `.u32`.
-            if n != 4 {
-                return count_error(cx, i, "four");
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-            value(cx, &ops[2], ScalarType::U32, Role::Src, Size::Exact, i);
-            value(cx, &ops[3], ScalarType::U32, Role::Src, Size::Exact, i);
-        }
-        Form::Bfi => {
-            // PTX ISA 9.7.1 bfi: `bfi.type f, a, b, c, d`; `c` (position) and `d` (length) are `.u32`.
-            if n != 5 {
-                return count_error(cx, i, "five");
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-            value(cx, &ops[2], ty, Role::Src, Size::Exact, i);
-            value(cx, &ops[3], ScalarType::U32, Role::Src, Size::Exact, i);
-            value(cx, &ops[4], ScalarType::U32, Role::Src, Size::Exact, i);
         }
         Form::Mov => {
             if n != 2 {

@@ -9,7 +9,7 @@
 use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
 use ptxsim_isa::modifiers::BoolOp as IsaBoolOp;
 use ptxsim_sem::alu::ext::{Lane3Op, P16Op};
-use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, PrmtMode, Rounding};
+use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
 use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
@@ -17,6 +17,7 @@ use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType,
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+mod arith;
 mod bits;
 mod ext;
 mod atomic;
@@ -532,7 +533,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Memory => self.memory(&x),
             Route::Control => self.control(&x),
             Route::WarpSync => self.warp_sync(&x),
-            Route::Bits => self.bits(&x),
             Route::Fence => Ok(Op::Nop),
             Route::Typed => self.typed(i),
         }
@@ -619,27 +619,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
                 Ok(Op::Lane3 { op: Lane3Op::Packed16 { op, signed, relu }, d, a, b, c: Src::Imm(0) })
             }
-            "add" | "sub" | "mul" | "div" | "rem" | "min" | "max" | "and" | "or" | "xor" | "shl" | "shr" | "copysign" => {
+            "add" | "sub" | "mul" | "div" | "min" | "max" => {
                 need(3)?;
                 let t = last_ty.ok_or_else(unsupported)?;
-                if t == ScalarType::Pred {
-                    let op = match opc {
-                        "and" => PredOp::And,
-                        "or" => PredOp::Or,
-                        "xor" => PredOp::Xor,
-                        _ => return Err(unsupported()),
-                    };
-                    let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
-                    return Ok(Op::PredLogic { op, d, a: self.psrc(&ops[1])?, b: self.psrc(&ops[2])? });
-                }
                 if let Some(f) = fty(t) {
-                    // `fma.rn{.ftz}.relu.{f16,bf16}` (no `.sat`).
-                    if has(".relu") && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") {
-                        let k = ImmKind::Int(16);
-                        let d = self.dst(&ops[0])?;
-                        let (a, b, c) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?, self.src(&ops[3], k)?);
-                        return Ok(Op::FmaRelu { ty: f, ftz, d, a, b, c });
-                    }
                     let directed = rounding.iter().any(|r| *r != Rounding::Rn);
                     if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "add" | "sub" | "mul" | "div")) {
                         return Err(unsupported());
@@ -669,7 +652,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         "min" | "max" if nan || xorsign_abs => FBinOp::MinMax { max: opc == "max", nan, xorsign_abs },
                         "min" => FBinOp::Min,
                         "max" => FBinOp::Max,
-                        "copysign" => FBinOp::Copysign,
                         _ => return Err(unsupported()),
                     };
                     let d = self.dst(&ops[0])?;
@@ -690,20 +672,13 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     ("mul", false) if has(".hi") => IBinOp::MulHi,
                     ("mul", false) => IBinOp::MulLo,
                     ("div", false) => IBinOp::Div,
-                    ("rem", false) => IBinOp::Rem,
                     ("min", false) => IBinOp::Min,
                     ("max", false) => IBinOp::Max,
-                    ("and", false) => IBinOp::And,
-                    ("or", false) => IBinOp::Or,
-                    ("xor", false) => IBinOp::Xor,
-                    ("shl", false) => IBinOp::Shl,
-                    ("shr", false) => IBinOp::Shr,
                     _ => return Err(unsupported()),
                 };
                 let d = self.dst(&ops[0])?;
                 let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
-                let bb = if matches!(op, IBinOp::Shl | IBinOp::Shr) { 32 } else { ty.bits };
-                let b = self.src(&ops[2], ImmKind::Int(bb))?;
+                let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
                 Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
             }
             _ => Err(unsupported()),
@@ -714,18 +689,12 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     fn unary(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, .. } = *x;
         let rounding = &x.rounding;
-        let has = |m: &str| x.has(m);
         let unsupported = || x.unsupported();
         let need = |k: usize| x.need(k);
         match opc {
-            "neg" | "abs" | "not" | "cnot" | "popc" | "clz" | "brev" | "bfind" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2"
-            | "ex2" | "tanh" => {
+            "neg" | "abs" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
                 need(2)?;
                 let t = last_ty.ok_or_else(unsupported)?;
-                if t == ScalarType::Pred && opc == "not" {
-                    let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
-                    return Ok(Op::PredLogic { op: PredOp::Not, d, a: self.psrc(&ops[1])?, b: PSrc::Const(false) });
-                }
                 if let Some(f) = fty(t) {
                     let op = match opc {
                         "neg" => FUnOp::Neg,
@@ -759,13 +728,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let op = match opc {
                     "neg" => IUnOp::Neg,
                     "abs" => IUnOp::Abs,
-                    "not" => IUnOp::Not,
-                    "cnot" => IUnOp::Cnot,
-                    "popc" => IUnOp::Popc,
-                    "clz" => IUnOp::Clz,
-                    "brev" => IUnOp::Brev,
-                    "bfind" if has(".shiftamt") => IUnOp::BfindShiftAmt,
-                    "bfind" => IUnOp::Bfind,
                     _ => return Err(unsupported()),
                 };
                 let d = self.dst(&ops[0])?;
@@ -776,10 +738,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
-    /// Decodes `mad`, `fma`, `bfe`, `bfi` and `prmt`.
+    /// Decodes `mad` and `fma`.
     fn ternary(&mut self, x: &Ins<'_, '_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
-        let (mods, rounding) = (&x.mods, &x.rounding);
+        let rounding = &x.rounding;
         let has = |m: &str| x.has(m);
         let unsupported = || x.unsupported();
         let need = |k: usize| x.need(k);
@@ -819,52 +781,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
                 let c = self.src(&ops[3], ImmKind::Int(if wide { ty.bits * 2 } else { ty.bits }))?;
                 Ok(Op::Mad { hi, wide, sat, ty, d, a, b, c, k: Kern::NONE })
-            }
-            "bfe" => {
-                need(4)?;
-                let ty = ity(last_ty.ok_or_else(unsupported)?).ok_or_else(unsupported)?;
-                let d = self.dst(&ops[0])?;
-                Ok(Op::Bfe {
-                    ty,
-                    d,
-                    a: self.src(&ops[1], ImmKind::Int(ty.bits))?,
-                    b: self.src(&ops[2], ImmKind::Int(32))?,
-                    c: self.src(&ops[3], ImmKind::Int(32))?,
-                })
-            }
-            "bfi" => {
-                need(5)?;
-                let ty = ity(last_ty.ok_or_else(unsupported)?).ok_or_else(unsupported)?;
-                let d = self.dst(&ops[0])?;
-                Ok(Op::Bfi {
-                    bits: ty.bits,
-                    d,
-                    f: self.src(&ops[1], ImmKind::Int(ty.bits))?,
-                    b: self.src(&ops[2], ImmKind::Int(ty.bits))?,
-                    c: self.src(&ops[3], ImmKind::Int(32))?,
-                    e: self.src(&ops[4], ImmKind::Int(32))?,
-                })
-            }
-            "prmt" => {
-                need(4)?;
-                let modes = [".f4e", ".b4e", ".rc8", ".ecl", ".ecr", ".rc16"];
-                let mut named = mods.iter().filter_map(|m| modes.iter().position(|x| x == m));
-                let mode = named.next();
-                if named.next().is_some() {
-                    return Err(unsupported());
-                }
-                let d = self.dst(&ops[0])?;
-                if let Some(mode) = mode {
-                    let mode = [PrmtMode::F4e, PrmtMode::B4e, PrmtMode::Rc8, PrmtMode::Ecl, PrmtMode::Ecr, PrmtMode::Rc16][mode];
-                    let k = ImmKind::Int(32);
-                    return Ok(Op::PrmtMode { mode, d, a: self.src(&ops[1], k)?, b: self.src(&ops[2], k)?, c: self.src(&ops[3], k)? });
-                }
-                Ok(Op::Prmt {
-                    d,
-                    a: self.src(&ops[1], ImmKind::Int(32))?,
-                    b: self.src(&ops[2], ImmKind::Int(32))?,
-                    c: self.src(&ops[3], ImmKind::Int(32))?,
-                })
             }
             _ => Err(unsupported()),
         }

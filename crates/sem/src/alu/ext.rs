@@ -179,31 +179,8 @@ pub fn fns(mask: u64, base: u64, offset: u64) -> Option<u64> {
     Some(0xffff_ffff)
 }
 
-/// The property `testp` tests.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum TestpOp {
-    Finite,
-    Infinite,
-    Number,
-    NotANumber,
-    Normal,
-    Subnormal,
-}
-
-impl TestpOp {
-    #[inline]
-    pub fn from_mod(m: &str) -> Option<TestpOp> {
-        Some(match m {
-            ".finite" => TestpOp::Finite,
-            ".infinite" => TestpOp::Infinite,
-            ".number" => TestpOp::Number,
-            ".notanumber" => TestpOp::NotANumber,
-            ".normal" => TestpOp::Normal,
-            ".subnormal" => TestpOp::Subnormal,
-            _ => return None,
-        })
-    }
-}
+/// The property `testp` tests (the row's choice, `ptxsim_isa::TestpOp`).
+pub use ptxsim_isa::TestpOp;
 
 /// `testp.op.type p, a` on the bits of an `.f32` (`f64 == false`) or
 /// `.f64`: classified from the exponent and fraction fields. As the manual

@@ -13,29 +13,9 @@
 //! lists the elements written or accumulated. The defaults: `a` and `b` in
 //! element order, every element.
 
-/// The primary operation of a SIMD video instruction.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VideoOp {
-    Add,
-    Sub,
-    Avrg,
-    Absdiff,
-    Min,
-    Max,
-    /// `vset`: 1 where the comparison holds, else 0 (unsigned results).
-    Set(VideoCmp),
-}
-
-/// The comparison of `vset2`/`vset4`.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum VideoCmp {
-    Eq,
-    Ne,
-    Lt,
-    Le,
-    Gt,
-    Ge,
-}
+/// The primary operation and the comparison of a SIMD video instruction
+/// (the rows' types, `ptxsim_isa`).
+pub use ptxsim_isa::{VideoCmp, VideoOp};
 
 /// A decoded SIMD video instruction.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -102,55 +82,14 @@ pub fn dest_mask(comp: Option<&str>, four: bool) -> Option<u8> {
     (mask != 0).then_some(mask)
 }
 
-/// Decodes `vop2.dtype.atype.btype{.sat|.add}`,
-/// `vop4.dtype.atype.btype{.sat|.add}` and `vset{2,4}.atype.btype.cmp{.add}`
-/// from the opcode and its modifiers; `None` for a form this module does
-/// not run (another secondary operation, a type other than `.u32`/`.s32`).
-pub fn decode(opc: &str, mods: &[&str]) -> Option<Video> {
-    let (name, four) = match opc.strip_suffix('2') {
-        Some(n) => (n, false),
-        None => (opc.strip_suffix('4')?, true),
-    };
-    let mut types = Vec::new();
-    let (mut sat, mut acc, mut cmp) = (false, false, None);
-    for m in mods {
-        match *m {
-            ".u32" => types.push(false),
-            ".s32" => types.push(true),
-            ".sat" => sat = true,
-            ".add" => acc = true,
-            ".eq" => cmp = Some(VideoCmp::Eq),
-            ".ne" => cmp = Some(VideoCmp::Ne),
-            ".lt" => cmp = Some(VideoCmp::Lt),
-            ".le" => cmp = Some(VideoCmp::Le),
-            ".gt" => cmp = Some(VideoCmp::Gt),
-            ".ge" => cmp = Some(VideoCmp::Ge),
-            _ => return None,
-        }
+impl Video {
+    /// The instruction with every element written (or accumulated) and `a`
+    /// and `b` in element order (the defaults when no selector is written).
+    pub fn new(op: VideoOp, four: bool, [d_signed, a_signed, b_signed]: [bool; 3], sat: bool, acc: bool) -> Video {
+        let n = if four { 4 } else { 2 };
+        let order = |first: u16| (0..n).fold(0u16, |s, i| s | (first + i) << (4 * i));
+        Video { op, four, a_signed, b_signed, d_signed, sat, acc, mask: (1 << n) - 1, asel: order(0), bsel: order(n) }
     }
-    let op = match name {
-        "vadd" => VideoOp::Add,
-        "vsub" => VideoOp::Sub,
-        "vavrg" => VideoOp::Avrg,
-        "vabsdiff" => VideoOp::Absdiff,
-        "vmin" => VideoOp::Min,
-        "vmax" => VideoOp::Max,
-        "vset" => VideoOp::Set(cmp?),
-        _ => return None,
-    };
-    let is_set = matches!(op, VideoOp::Set(_));
-    if cmp.is_some() != is_set || sat && (acc || is_set) {
-        return None;
-    }
-    // vset has no destination type: its results are unsigned.
-    let (d_signed, a_signed, b_signed) = match (is_set, types.as_slice()) {
-        (false, &[d, a, b]) => (d, a, b),
-        (true, &[a, b]) => (false, a, b),
-        _ => return None,
-    };
-    let all = selector(None, four, false)?;
-    let ball = selector(None, four, true)?;
-    Some(Video { op, four, a_signed, b_signed, d_signed, sat, acc, mask: (1 << if four { 4 } else { 2 }) - 1, asel: all, bsel: ball })
 }
 
 /// Element `i` of the selected source: its index in `b:a` from `sel`.
@@ -225,49 +164,46 @@ pub fn video(v: Video, a: u64, b: u64, c: u64) -> u64 {
 mod tests {
     use super::*;
 
-    fn dec(s: &str) -> Video {
-        let mut parts = s.split('.');
-        let opc = parts.next().unwrap();
-        let mods: Vec<String> = parts.map(|m| format!(".{m}")).collect();
-        let mods: Vec<&str> = mods.iter().map(|m| m.as_str()).collect();
-        decode(opc, &mods).unwrap()
-    }
+    use VideoOp::*;
+
+    const U: [bool; 3] = [false; 3];
+    const S: [bool; 3] = [true; 3];
 
     #[test]
     fn examples_from_the_intrinsics() {
         // __vabsdiffu4(0x10ff0080, 0x20010070): |0x10-0x20|, |0xff-0x01|, |0-0|, |0x80-0x70|
-        assert_eq!(video(dec("vabsdiff4.u32.u32.u32"), 0x10ff_0080, 0x2001_0070, 0), 0x10fe_0010);
+        assert_eq!(video(Video::new(Absdiff, true, U, false, false), 0x10ff_0080, 0x2001_0070, 0), 0x10fe_0010);
         // signed bytes: |(-1) - 1| = 2, |-128 - 127| = 255 (wraps to 0xff without .sat)
-        assert_eq!(video(dec("vabsdiff4.s32.s32.s32"), 0x0000_ff80, 0x0000_017f, 0), 0x0000_02ff);
+        assert_eq!(video(Video::new(Absdiff, true, S, false, false), 0x0000_ff80, 0x0000_017f, 0), 0x0000_02ff);
         // __vsadu2: c + |a.h0 - b.h0| + |a.h1 - b.h1|
-        assert_eq!(video(dec("vabsdiff2.u32.u32.u32.add"), 0x0005_0100, 0x0002_0300, 7), 7 + 3 + 0x200);
+        assert_eq!(video(Video::new(Absdiff, false, U, false, true), 0x0005_0100, 0x0002_0300, 7), 7 + 3 + 0x200);
         // saturating signed halves: 0x7fff + 1 clamps, -0x8000 + -1 clamps
-        assert_eq!(video(dec("vadd2.s32.s32.s32.sat"), 0x8000_7fff, 0xffff_0001, 0), 0x8000_7fff);
+        assert_eq!(video(Video::new(Add, false, S, true, false), 0x8000_7fff, 0xffff_0001, 0), 0x8000_7fff);
         // unsigned saturation of a difference: 1 - 2 clamps to 0
-        assert_eq!(video(dec("vsub4.u32.u32.u32.sat"), 0x0101_0101, 0x0002_0200, 0), 0x0100_0001);
+        assert_eq!(video(Video::new(Sub, true, U, true, false), 0x0101_0101, 0x0002_0200, 0), 0x0100_0001);
         // rounding average: (3 + 4 + 1) >> 1 = 4, (-3 + -4) >> 1 = -4 (0xfc)
-        assert_eq!(video(dec("vavrg4.s32.s32.s32"), 0x0000_fd03, 0x0000_fc04, 0), 0x0000_fc04);
+        assert_eq!(video(Video::new(Avrg, true, S, false, false), 0x0000_fd03, 0x0000_fc04, 0), 0x0000_fc04);
         // vset: 1 per element that compares, merged into d
-        assert_eq!(video(dec("vset4.u32.u32.lt"), 0x0102_0304, 0x0202_0204, 0xffff_ffff), 0x0100_0000);
-        assert_eq!(video(dec("vset2.s32.s32.gt.add"), 0x0001_ffff, 0x0000_0000, 10), 11);
+        assert_eq!(video(Video::new(Set(VideoCmp::Lt), true, U, false, false), 0x0102_0304, 0x0202_0204, 0xffff_ffff), 0x0100_0000);
+        assert_eq!(video(Video::new(Set(VideoCmp::Gt), false, [false, true, true], false, true), 0x0001_ffff, 0x0000_0000, 10), 11);
     }
 
     #[test]
     fn selectors_and_masks() {
         // vsub2.s32.s32.s32.sat r1.h0, r2.h10, r3.h32, r1 (the manual's example):
         // element 0 only, element 1 keeps c's
-        let mut v = dec("vsub2.s32.s32.s32.sat");
+        let mut v = Video::new(Sub, false, S, true, false);
         v.mask = dest_mask(Some(".h0"), false).unwrap();
         v.asel = selector(Some(".h10"), false, false).unwrap();
         v.bsel = selector(Some(".h32"), false, true).unwrap();
         assert_eq!(video(v, 0x0000_0005, 0x0000_0007, 0xabcd_1234), 0xabcd_fffe);
         // vmin2.s32.u32.u32.add r1.h10, r2.h00, r3.h22, r1: a.h0 twice, b.h0 twice
-        let mut v = dec("vmin2.s32.u32.u32.add");
+        let mut v = Video::new(Min, false, [true, false, false], false, true);
         v.asel = selector(Some(".h00"), false, false).unwrap();
         v.bsel = selector(Some(".h22"), false, true).unwrap();
         assert_eq!(video(v, 0x0009_0003, 0x0001_0005, 100), 100 + 3 + 3);
         // bytes of b selected for a: .b7654 on a swaps the operands' roles
-        let mut v = dec("vsub4.u32.u32.u32");
+        let mut v = Video::new(Sub, true, U, false, false);
         v.asel = selector(Some(".b7654"), true, false).unwrap();
         v.bsel = selector(Some(".b3210"), true, true).unwrap();
         assert_eq!(video(v, 0x0101_0101, 0x0505_0505, 0), 0x0404_0404);
@@ -275,14 +211,5 @@ mod tests {
         assert_eq!(dest_mask(Some(".b023"), true), None);
         assert_eq!(selector(Some(".h4"), false, false), None);
         assert_eq!(selector(Some(".b8765"), true, false), None);
-    }
-
-    #[test]
-    fn refused_forms() {
-        assert!(decode("vadd2", &[".u32", ".u32"]).is_none());
-        assert!(decode("vset2", &[".u32", ".u32"]).is_none());
-        assert!(decode("vadd4", &[".u32", ".u32", ".u32", ".sat", ".add"]).is_none());
-        assert!(decode("vadd4", &[".u32", ".u32", ".u32", ".max"]).is_none());
-        assert!(decode("vadd", &[".u32", ".u32", ".u32"]).is_none());
     }
 }

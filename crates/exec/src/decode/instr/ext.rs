@@ -1,5 +1,5 @@
-//! Decoding the less common scalar instructions (the carry chain, `sad`,
-//! `dp4a`, `dp2a`, `bmsk`, `szext`, `fns`, `testp`, `cvt.pack`; see
+//! Decoding the less common scalar instructions (the carry chain,
+//! `cvt.pack`, the packed halves; see
 //! [`ptxsim_sem::alu::ext`] for their semantics), and the cache hints
 //! (`prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`),
 //! into [`Op`]s. The main decoder
@@ -11,7 +11,7 @@ use super::{FuncDecoder, ImmKind};
 /// This file's instructions report errors as messages; the main decoder
 /// turns them into [`super::DecodeError`]s.
 type R<T> = Result<T, String>;
-use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp, TestpOp};
+use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp};
 use ptxsim_sem::alu::{FBinOp, FTy, FUnOp};
 use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
@@ -22,7 +22,6 @@ use ptxsim_syntax::ast::{self, Name, Operand, OperandKind, ScalarType};
 pub(super) enum Ext {
     CarryChain,
     Lane3,
-    Testp,
     WarpCollective,
     Half2,
     Ex2Half,
@@ -51,7 +50,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         match r {
             Ext::CarryChain => self.carry_chain(i),
             Ext::Lane3 => self.lane3(i),
-            Ext::Testp => self.testp(i),
             Ext::Space => self.space(i),
             Ext::WarpCollective => self.warp_collective(i),
             Ext::Half2 => self.half2(i),
@@ -72,15 +70,10 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         }
     }
 
-    /// `sad.type d, a, b, c`, `dp4a.atype.btype d, a, b, c`,
-    /// `dp2a.mode.atype.btype d, a, b, c`, `bmsk.mode.b32 d, a, b`,
-    /// `szext.mode.type d, a, b`, `fns.b32 d, mask, base, offset` and
-    /// `cvt.pack.sat.ctype.s32{.b32} d, a, b{, c}`.
+    /// The fp8 conversions (`fp8.rs`) and `cvt.pack.sat.ctype.s32{.b32} d,
+    /// a, b{, c}`.
     fn lane3(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
-        if opc.starts_with('v') {
-            return self.video(i);
-        }
         if opc == "cvt" && i.modifiers.iter().any(|m| m.text == ".e4m3x2" || m.text == ".e5m2x2") {
             return self.cvt_fp8(i);
         }
@@ -88,74 +81,24 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let has = |m: &str| mods.contains(&m);
         let full = format!("{opc}{}", mods.concat());
         let unsupported = || format!("instruction `{full}` is not supported yet");
-        let types: Vec<ScalarType> = mods.iter().filter_map(|m| ScalarType::from_str(m)).collect();
-        let signed = |k: usize| match types.get(k) {
-            Some(ScalarType::S32) => Ok(true),
-            Some(ScalarType::U32) => Ok(false),
-            _ => Err(unsupported()),
+        // cvt.pack.sat.ctype.s32{.b32}
+        if !has(".sat") {
+            return Err(unsupported());
+        }
+        let (bits, signed, n) = match mods.iter().find(|m| matches!(**m, ".u16" | ".s16" | ".u8" | ".s8" | ".u4" | ".s4" | ".u2" | ".s2")) {
+            Some(t) => (t[2..].parse::<u32>().map_err(|_| unsupported())?, t.starts_with(".s"), if t.ends_with("16") { 3 } else { 4 }),
+            None => return Err(unsupported()),
         };
-        let clamp = || match (has(".clamp"), has(".wrap")) {
-            (true, false) => Ok(true),
-            (false, true) => Ok(false),
-            _ => Err(unsupported()),
-        };
-        let (op, n) = match opc {
-            "sad" => (Lane3Op::Sad(types.last().copied().and_then(ity).ok_or_else(unsupported)?), 4),
-            "dp4a" => (Lane3Op::Dp4a { a_signed: signed(0)?, b_signed: signed(1)? }, 4),
-            "dp2a" => {
-                let hi = match (has(".lo"), has(".hi")) {
-                    (true, false) => false,
-                    (false, true) => true,
-                    _ => return Err(unsupported()),
-                };
-                (Lane3Op::Dp2a { hi, a_signed: signed(0)?, b_signed: signed(1)? }, 4)
-            }
-            "bmsk" => (Lane3Op::Bmsk { clamp: clamp()? }, 3),
-            "szext" => (Lane3Op::Szext { clamp: clamp()?, signed: signed(0)? }, 3),
-            "fns" => (Lane3Op::Fns, 4),
-            _ => {
-                // cvt.pack.sat.ctype.s32{.b32}
-                if !has(".sat") {
-                    return Err(unsupported());
-                }
-                let (bits, signed, n) = match mods.iter().find(|m| matches!(**m, ".u16" | ".s16" | ".u8" | ".s8" | ".u4" | ".s4" | ".u2" | ".s2")) {
-                    Some(t) => (t[2..].parse::<u32>().map_err(|_| unsupported())?, t.starts_with(".s"), if t.ends_with("16") { 3 } else { 4 }),
-                    None => return Err(unsupported()),
-                };
-                (Lane3Op::CvtPack { bits, signed }, n)
-            }
-        };
+        let op = Lane3Op::CvtPack { bits, signed };
         if i.operands.len() != n {
             return Err(format!("`{full}` needs {n} operands"));
         }
-        let bits = match op {
-            Lane3Op::Sad(t) => t.bits,
-            _ => 32,
-        };
-        let k = ImmKind::Int(bits);
+        let k = ImmKind::Int(32);
         let d = self.dst(&i.operands[0])?;
         let a = self.src(&i.operands[1], k)?;
         let b = self.src(&i.operands[2], k)?;
         let c = if n == 4 { self.src(&i.operands[3], k)? } else { Src::Imm(0) };
         Ok(Op::Lane3 { op, d, a, b, c })
-    }
-
-    /// `testp.op.type p, a` with type `.f32`/`.f64`.
-    fn testp(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let full = format!("testp{}", i.modifiers.iter().map(|m| m.text).collect::<String>());
-        let unsupported = || format!("instruction `{full}` is not supported yet");
-        let op = i.modifiers.iter().find_map(|m| TestpOp::from_mod(m.text)).ok_or_else(unsupported)?;
-        let f64 = match i.modifiers.iter().filter_map(|m| ScalarType::from_str(m.text)).next_back() {
-            Some(ScalarType::F32) => false,
-            Some(ScalarType::F64) => true,
-            _ => return Err(unsupported()),
-        };
-        if i.operands.len() != 2 {
-            return Err(format!("`{full}` needs 2 operands"));
-        }
-        let p = self.pdst(&i.operands[0])?.ok_or("sink destination")?;
-        let a = self.src(&i.operands[1], ImmKind::Float(if f64 { FTy::F64 } else { FTy::F32 }))?;
-        Ok(Op::Testp { op, f64, p, a })
     }
 
     /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,

@@ -78,7 +78,6 @@ pub(super) enum Route {
     Memory,
     Control,
     WarpSync,
-    Bits,
     Fence,
     /// The row's grammar is written: the decoder matches on its
     /// [`ptxsim_isa::Insn`].
@@ -110,11 +109,9 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Memory => Route::Memory,
         Family::Control => Route::Control,
         Family::WarpSync => Route::WarpSync,
-        Family::Bits => Route::Bits,
         Family::Fence => Route::Fence,
         Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
         Family::Lane3 => Route::Ext(ext::Ext::Lane3),
-        Family::Testp => Route::Ext(ext::Ext::Testp),
         Family::WarpCollective => Route::Ext(ext::Ext::WarpCollective),
         Family::Hint => Route::Ext(ext::Ext::Hint),
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),

@@ -1,7 +1,10 @@
 //! Decoding the rows whose modifier grammar is written (the `Typed` family
 //! of `ptxsim_isa`): the decoder matches on the typed instruction
 //! [`Insn`] that [`ptxsim_isa::decode`] makes from the row, and reads the
-//! operands by the row's roles. Today: `lop3` and `shf` (in `bits.rs`) and
+//! operands by the row's roles. Today: `and`, `or`, `xor`, `not`, `shl`,
+//! `shr`, `rem`, `copysign` (in `arith.rs`), `lop3`, `shf` and the bit and
+//! integer rows `popc` ... `sad`, `testp` (in `bits.rs`), the SIMD video
+//! instructions `vadd2` ... `vset4` (in `video.rs`), and
 //! the scalar video instructions (`vadd` ... `vset`, `vmad`; semantics in
 //! [`ptxsim_sem::alu::vscalar`]).
 
@@ -62,6 +65,45 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Mma { .. } => return self.mma(i, insn),
             Insn::Wgmma { .. } => return self.wgmma(i, insn),
             Insn::Setmaxnreg { .. } => return self.setmaxnreg(i),
+            Insn::And { .. }
+            | Insn::Or { .. }
+            | Insn::Xor { .. }
+            | Insn::Not { .. }
+            | Insn::Shl { .. }
+            | Insn::Shr { .. }
+            | Insn::Rem { .. }
+            | Insn::Copysign { .. } => return self.logic(i, insn),
+            Insn::Popc { .. }
+            | Insn::Clz { .. }
+            | Insn::Bfind { .. }
+            | Insn::Brev { .. }
+            | Insn::Cnot { .. }
+            | Insn::Prmt { .. }
+            | Insn::Bfe { .. }
+            | Insn::Bfi { .. }
+            | Insn::Bmsk { .. }
+            | Insn::Szext { .. }
+            | Insn::Fns { .. }
+            | Insn::Dp4a { .. }
+            | Insn::Dp2a { .. }
+            | Insn::Testp { .. }
+            | Insn::Mul24 { .. }
+            | Insn::Mad24 { .. }
+            | Insn::Sad { .. } => return self.arith_bits(i, insn),
+            Insn::Vadd2 { .. }
+            | Insn::Vsub2 { .. }
+            | Insn::Vavrg2 { .. }
+            | Insn::Vabsdiff2 { .. }
+            | Insn::Vmin2 { .. }
+            | Insn::Vmax2 { .. }
+            | Insn::Vset2 { .. }
+            | Insn::Vadd4 { .. }
+            | Insn::Vsub4 { .. }
+            | Insn::Vavrg4 { .. }
+            | Insn::Vabsdiff4 { .. }
+            | Insn::Vmin4 { .. }
+            | Insn::Vmax4 { .. }
+            | Insn::Vset4 { .. } => return self.video(i, insn.simd().ok_or_else(|| DecodeError::Unsupported(opname(i)))?),
             _ => return Err(DecodeError::Unsupported(opname(i))),
         };
         let dsel = self.dsel(i)?;

@@ -1,0 +1,92 @@
+//! The operand rules of the typed arithmetic and bit rows (their grammars
+//! in `ptxsim_isa`, choices in `ptxsim_isa::insn::arith`): each rule matches
+//! on the row's [`Insn`] and types every operand by the manual's operand
+//! list. The modifiers were decoded by the row's grammar (and the operand
+//! count checked from its roles) in [`super::insn::typed`]; a combination
+//! the grammar cannot say (`mad24.lo.sat.s32`) is the row's
+//! [`Insn::misfit`], reported here at the modifier at fault.
+//!
+//! - `and`, `or`, `xor` `.{pred,b16,b32,b64} d, a, b` and `not d, a` (PTX
+//!   ISA 9.7.8.1-2), `shl.{b16,b32,b64}` and `shr` (also `.u*`, `.s*`) `d,
+//!   a, b` with a `.u32` `b` (9.7.8.7-8), `rem.{u,s}{16,32,64} d, a, b`
+//!   (9.7.1.9), `copysign.{f32,f64} d, a, b` (9.7.3.3).
+//! - `popc`, `clz` `.b32/.b64 d, a` (PTX ISA 9.7.8.3-4): `d` is `.u32`;
+//!   `bfind{.shiftamt}.{u32,u64,s32,s64} d, a` (9.7.1.17): `d` `.u32`;
+//!   `brev.{b32,b64} d, a` (9.7.8.5), `cnot.{b16,b32,b64} d, a` (9.7.8.2).
+//! - `prmt.b32{.mode} d, a, b, c` (9.7.9.7); `bfe.type d, a, b, c` and
+//!   `bfi.type f, a, b, c, d` (9.7.1.19-20) with `.u32` positions and
+//!   lengths; `bmsk.mode.b32 d, a, b` and `szext.mode.type d, a, b`
+//!   (9.7.1.22-23) with a `.u32` `b`; `fns.b32 d, mask, base, offset`
+//!   (9.7.1.21) with an `.s32` offset.
+//! - `dp4a.atype.btype d, a, b, c` and `dp2a.mode.atype.btype d, a, b, c`
+//!   (9.7.1.24-25): `d` and `c` are `.s32` when either type is signed.
+//! - `testp.op.type p, a` (9.7.3.5): `p` a predicate.
+//! - `mul24.mode.type d, a, b`, `mad24.mode{.sat}.type d, a, b, c`
+//!   (9.7.1.5-6), `sad.type d, a, b, c` (9.7.1.8): every operand of the type.
+//! - the SIMD video instructions `vop2`/`vop4.dtype.atype.btype{.sat,.add}
+//!   d{.mask}, a{.asel}, b{.bsel}, c` and `vset2`/`vset4.atype.btype.cmp{.add}`
+//!   (9.7.16.2): registers for `a`, `b`, `c`; `.sat` and `.add` do not
+//!   combine (ptxas 12.9).
+
+use super::operand::{value, Role};
+use crate::ctx::Ctx;
+use crate::types::Size;
+use ptxsim_isa::grammar::modifier_span;
+use ptxsim_isa::Insn;
+use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType};
+use ptxsim_syntax::Diagnostic;
+
+const NOTE: &str = "rule check/modifiers (PTX ISA 9.7.1, 9.7.3, 9.7.8): each instruction takes the modifiers its syntax lists, in the combinations the manual defines";
+
+/// Checks an instruction of a typed arithmetic or bit row.
+pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
+    use ScalarType::*;
+    if let Some(m) = insn.misfit() {
+        cx.emit(Diagnostic::error("check/modifiers", modifier_span(i, m.modifier), m.why).with_label("modifier does not apply here").with_note(NOTE));
+        return super::operand::resolve_all(cx, i);
+    }
+    if insn.simd().is_some() {
+        super::operand::resolve_all(cx, i);
+        return simd_video(cx, i);
+    }
+    // One type per operand, in order.
+    let want: Vec<ScalarType> = match insn {
+        Insn::Popc { ty } | Insn::Clz { ty } | Insn::Bfind { ty, .. } => vec![U32, ty],
+        Insn::Brev { ty } | Insn::Cnot { ty } => vec![ty, ty],
+        Insn::Prmt { ty, .. } | Insn::Sad { ty } | Insn::Mad24 { ty, .. } => vec![ty; 4],
+        Insn::Mul24 { ty, .. } => vec![ty; 3],
+        Insn::Bfe { ty } => vec![ty, ty, U32, U32],
+        Insn::Bfi { ty } => vec![ty, ty, ty, U32, U32],
+        Insn::Bmsk { ty, .. } | Insn::Szext { ty, .. } => vec![ty, ty, U32],
+        Insn::Fns { ty } => vec![ty, ty, ty, S32],
+        Insn::Dp4a { atype, btype } | Insn::Dp2a { atype, btype, .. } => {
+            let dt = if atype == S32 || btype == S32 { S32 } else { U32 };
+            vec![dt, atype, btype, dt]
+        }
+        Insn::Testp { ty, .. } => vec![Pred, ty],
+        Insn::And { ty } | Insn::Or { ty } | Insn::Xor { ty } | Insn::Rem { ty } | Insn::Copysign { ty } => vec![ty; 3],
+        Insn::Not { ty } => vec![ty; 2],
+        // The shift amount is an unsigned 32-bit value (PTX ISA 9.7.8.7 shl).
+        Insn::Shl { ty } | Insn::Shr { ty } => vec![ty, ty, U32],
+        _ => return super::operand::resolve_all(cx, i),
+    };
+    for (k, (o, t)) in i.operands.iter().zip(want).enumerate() {
+        value(cx, o, t, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
+    }
+}
+
+const VIDEO_NOTE: &str = "rule check/operand-type (PTX ISA 9.7.16.2 SIMD video instructions): `vop2.dtype.atype.btype d{.mask}, a{.asel}, b{.bsel}, c;` and the vop4/vset forms take registers for a, b and c (ptxas 12.9: `Incorrect video selector for operand N` for an immediate)";
+
+/// The SIMD video instructions (`vadd2` ... `vset4`): `a`, `b` and `c`
+/// are registers; ptxas rejects an immediate in any of them.
+fn simd_video<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    for (k, o) in i.operands.iter().enumerate().skip(1) {
+        if matches!(o.kind, OperandKind::Int(_) | OperandKind::Float(_) | OperandKind::Expr(_)) {
+            cx.emit(
+                Diagnostic::error("check/operand-type", o.span, format!("`{}`: operand {k} must be a register, not an immediate", super::opname(i)))
+                    .with_label("register expected")
+                    .with_note(VIDEO_NOTE),
+            );
+        }
+    }
+}

@@ -1,0 +1,63 @@
+//! Decoding the typed logic, shift and plain integer/float rows from their
+//! [`ptxsim_isa::Insn`] fields: `and`, `or`, `xor`, `not` (on predicates
+//! into [`Op::PredLogic`], on bit types into [`Op::IBin`]/[`Op::IUn`]),
+//! `shl`, `shr` (a 32-bit shift amount), `rem` into [`Op::IBin`], and
+//! `copysign` into [`Op::FBin`] (semantics in [`ptxsim_sem::alu`]). The
+//! operand count was checked from the row's roles.
+
+use super::{DecodeError, FuncDecoder, ImmKind, R};
+use crate::decode::{fty, ity};
+use crate::program::*;
+use ptxsim_isa::modifiers::opname;
+use ptxsim_isa::Insn;
+use ptxsim_sem::alu::{FBinOp, IBinOp, IUnOp};
+use ptxsim_syntax::ast::{self, ScalarType};
+
+impl FuncDecoder<'_, '_, '_, '_, '_> {
+    /// `and`, `or`, `xor`, `not`, `shl`, `shr`, `rem`, `copysign`.
+    pub(super) fn logic(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let ops = &i.operands;
+        let unsupported = || DecodeError::Unsupported(opname(i));
+        let (op, ty) = match insn {
+            Insn::And { ty } => (IBinOp::And, ty),
+            Insn::Or { ty } => (IBinOp::Or, ty),
+            Insn::Xor { ty } => (IBinOp::Xor, ty),
+            Insn::Shl { ty } => (IBinOp::Shl, ty),
+            Insn::Shr { ty } => (IBinOp::Shr, ty),
+            Insn::Rem { ty } => (IBinOp::Rem, ty),
+            Insn::Not { ty } if ty == ScalarType::Pred => {
+                let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
+                return Ok(Op::PredLogic { op: PredOp::Not, d, a: self.psrc(&ops[1])?, b: PSrc::Const(false) });
+            }
+            Insn::Not { ty } => {
+                let ty = ity(ty).ok_or_else(unsupported)?;
+                let d = self.dst(&ops[0])?;
+                let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
+                return Ok(Op::IUn { op: IUnOp::Not, ty, d, a });
+            }
+            Insn::Copysign { ty } => {
+                let f = fty(ty).ok_or_else(unsupported)?;
+                let d = self.dst(&ops[0])?;
+                let (a, b) = (self.src(&ops[1], ImmKind::Float(f))?, self.src(&ops[2], ImmKind::Float(f))?);
+                return Ok(Op::FBin { op: FBinOp::Copysign, ty: f, ftz: false, sat: false, rnd: None, d, a, b, k: Kern::NONE });
+            }
+            _ => return Err(unsupported()),
+        };
+        if ty == ScalarType::Pred {
+            let op = match op {
+                IBinOp::And => PredOp::And,
+                IBinOp::Or => PredOp::Or,
+                IBinOp::Xor => PredOp::Xor,
+                _ => return Err(unsupported()),
+            };
+            let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
+            return Ok(Op::PredLogic { op, d, a: self.psrc(&ops[1])?, b: self.psrc(&ops[2])? });
+        }
+        let ty = ity(ty).ok_or_else(unsupported)?;
+        let d = self.dst(&ops[0])?;
+        let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
+        let bb = if matches!(op, IBinOp::Shl | IBinOp::Shr) { 32 } else { ty.bits };
+        let b = self.src(&ops[2], ImmKind::Int(bb))?;
+        Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
+    }
+}

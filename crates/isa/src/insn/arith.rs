@@ -1,0 +1,253 @@
+//! The modifier choices of the arithmetic, bit and SIMD-video rows of
+//! [`crate::for_each_op!`] (PTX ISA 9.7.1 integer arithmetic, 9.7.3
+//! floating point, 9.7.8 logic and shift, 9.7.9 `prmt`, 9.7.16.2 SIMD
+//! video): the enums their grammars name, with the manual's spellings.
+
+use ptxsim_syntax::ast::ScalarType;
+
+crate::choices! {
+    /// `prmt`'s permute mode (PTX ISA 9.7.9.7): none is the general
+    /// byte-select form.
+    pub enum PrmtMode "mode" { F4e = ".f4e", B4e = ".b4e", Rc8 = ".rc8", Ecl = ".ecl", Ecr = ".ecr", Rc16 = ".rc16" }
+    /// `testp`'s test (PTX ISA 9.7.3.5; ptxas 12.9 accepts none).
+    pub enum TestpOp "test" {
+        Finite = ".finite",
+        Infinite = ".infinite",
+        Number = ".number",
+        NotANumber = ".notanumber",
+        Normal = ".normal",
+        Subnormal = ".subnormal",
+    }
+    /// Which half of a product or a pair `mul24`, `mad24` (PTX ISA
+    /// 9.7.1.5-6) and `dp2a` (9.7.1.24) take.
+    pub enum Half "half" { Lo = ".lo", Hi = ".hi" }
+}
+
+/// A combination of modifiers that each fit the row's grammar but not
+/// together (`mad24.lo.sat.s32`): the modifier at fault and why, as ptxas
+/// 12.9 judges it. The checker reports it at that modifier
+/// ([`crate::grammar::modifier_span`]); the engine's decoder refuses it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Misfit {
+    /// The modifier at fault, as written.
+    pub modifier: &'static str,
+    pub why: String,
+}
+
+const SAT: &str = ".sat";
+
+/// The primary operation of a SIMD video instruction (PTX ISA 9.7.16.2).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum VideoOp {
+    Add,
+    Sub,
+    Avrg,
+    Absdiff,
+    Min,
+    Max,
+    /// `vset2`/`vset4`: 1 where the comparison holds, else 0.
+    Set(crate::VideoCmp),
+}
+
+/// The fields of a SIMD video instruction (`vadd2` ... `vset4`), whatever
+/// its row.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Simd {
+    pub op: VideoOp,
+    /// Four 8-bit elements (`vop4`), else two 16-bit ones (`vop2`).
+    pub four: bool,
+    /// `vset` has no destination type: its results are unsigned.
+    pub d_signed: bool,
+    pub a_signed: bool,
+    pub b_signed: bool,
+    pub sat: bool,
+    /// `.add`: the secondary accumulate; else the SIMD merge with `c`.
+    pub add: bool,
+}
+
+impl crate::Insn {
+    /// The fields of a SIMD video instruction; `None` for another row.
+    pub fn simd(&self) -> Option<Simd> {
+        use crate::Insn::*;
+        let s = |t: ScalarType| t == ScalarType::S32;
+        let (op, four, dtype, atype, btype, sat, add) = match *self {
+            Vadd2 { dtype, atype, btype, sat, add } => (VideoOp::Add, false, dtype, atype, btype, sat, add),
+            Vsub2 { dtype, atype, btype, sat, add } => (VideoOp::Sub, false, dtype, atype, btype, sat, add),
+            Vavrg2 { dtype, atype, btype, sat, add } => (VideoOp::Avrg, false, dtype, atype, btype, sat, add),
+            Vabsdiff2 { dtype, atype, btype, sat, add } => (VideoOp::Absdiff, false, dtype, atype, btype, sat, add),
+            Vmin2 { dtype, atype, btype, sat, add } => (VideoOp::Min, false, dtype, atype, btype, sat, add),
+            Vmax2 { dtype, atype, btype, sat, add } => (VideoOp::Max, false, dtype, atype, btype, sat, add),
+            Vset2 { atype, btype, cmp, add } => (VideoOp::Set(cmp), false, ScalarType::U32, atype, btype, false, add),
+            Vadd4 { dtype, atype, btype, sat, add } => (VideoOp::Add, true, dtype, atype, btype, sat, add),
+            Vsub4 { dtype, atype, btype, sat, add } => (VideoOp::Sub, true, dtype, atype, btype, sat, add),
+            Vavrg4 { dtype, atype, btype, sat, add } => (VideoOp::Avrg, true, dtype, atype, btype, sat, add),
+            Vabsdiff4 { dtype, atype, btype, sat, add } => (VideoOp::Absdiff, true, dtype, atype, btype, sat, add),
+            Vmin4 { dtype, atype, btype, sat, add } => (VideoOp::Min, true, dtype, atype, btype, sat, add),
+            Vmax4 { dtype, atype, btype, sat, add } => (VideoOp::Max, true, dtype, atype, btype, sat, add),
+            Vset4 { atype, btype, cmp, add } => (VideoOp::Set(cmp), true, ScalarType::U32, atype, btype, false, add),
+            _ => return None,
+        };
+        Some(Simd { op, four, d_signed: s(dtype), a_signed: s(atype), b_signed: s(btype), sat, add })
+    }
+
+    /// The combination rule this instruction breaks, if any (rows of this
+    /// file only; `None` for every other row).
+    pub fn misfit(&self) -> Option<Misfit> {
+        use crate::Insn;
+        use ptxsim_syntax::ast::ScalarType::S32;
+        if let Some(Simd { sat: true, add: true, .. }) = self.simd() {
+            // ptxas 12.9: "Illegal combination of .sat and .add modifiers".
+            return Some(Misfit { modifier: SAT, why: "`.sat` does not combine with the secondary accumulate `.add`".into() });
+        }
+        match *self {
+            // PTX ISA 9.7.1.6: `.sat` exists only as `mad24.hi.sat.s32`.
+            Insn::Mad24 { mode, sat: true, ty } if !(mode == Half::Hi && ty == S32) => {
+                Some(Misfit { modifier: SAT, why: "`.sat` applies to `mad24.hi.s32` only".into() })
+            }
+            _ => None,
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::tests::dec;
+    use super::*;
+    use crate::{ClampMode, DecodeErrorKind as K, Insn};
+    use ptxsim_syntax::ast::ScalarType::*;
+
+    /// The bit and integer rows decode to the manual's fields (PTX ISA
+    /// 9.7.1, 9.7.3.5, 9.7.8, 9.7.9.7).
+    #[test]
+    fn bit_rows_decode_typed_fields() {
+        assert_eq!(dec("popc.b64 %r1, %rd1"), Ok(Insn::Popc { ty: B64 }));
+        assert_eq!(dec("clz.b32 %r1, %r2"), Ok(Insn::Clz { ty: B32 }));
+        assert_eq!(dec("bfind.shiftamt.s64 %r1, %rd1"), Ok(Insn::Bfind { shiftamt: true, ty: S64 }));
+        assert_eq!(dec("bfind.u32 %r1, %r2"), Ok(Insn::Bfind { shiftamt: false, ty: U32 }));
+        assert_eq!(dec("brev.b32 %r1, %r2"), Ok(Insn::Brev { ty: B32 }));
+        assert_eq!(dec("cnot.b16 %h1, %h2"), Ok(Insn::Cnot { ty: B16 }));
+        assert_eq!(dec("prmt.b32 %r1, %r2, %r3, %r4"), Ok(Insn::Prmt { ty: B32, mode: None }));
+        assert_eq!(dec("prmt.b32.rc16 %r1, %r2, %r3, %r4"), Ok(Insn::Prmt { ty: B32, mode: Some(PrmtMode::Rc16) }));
+        assert_eq!(dec("bfe.s64 %rd1, %rd2, %r3, %r4"), Ok(Insn::Bfe { ty: S64 }));
+        assert_eq!(dec("bfi.b32 %r1, %r2, %r3, %r4, %r5"), Ok(Insn::Bfi { ty: B32 }));
+        assert_eq!(dec("bmsk.wrap.b32 %r1, %r2, %r3"), Ok(Insn::Bmsk { mode: ClampMode::Wrap, ty: B32 }));
+        assert_eq!(dec("szext.clamp.s32 %r1, %r2, %r3"), Ok(Insn::Szext { mode: ClampMode::Clamp, ty: S32 }));
+        assert_eq!(dec("fns.b32 %r1, %r2, %r3, %r4"), Ok(Insn::Fns { ty: B32 }));
+        assert_eq!(dec("dp4a.u32.s32 %r1, %r2, %r3, %r4"), Ok(Insn::Dp4a { atype: U32, btype: S32 }));
+        assert_eq!(dec("dp2a.hi.s32.u32 %r1, %r2, %r3, %r4"), Ok(Insn::Dp2a { mode: Half::Hi, atype: S32, btype: U32 }));
+        assert_eq!(dec("testp.notanumber.f64 %p1, %fd1"), Ok(Insn::Testp { op: Some(TestpOp::NotANumber), ty: F64 }));
+        // ptxas 12.9 accepts `testp` without a test (tests/check/accept).
+        assert_eq!(dec("testp.f32 %p1, %f1"), Ok(Insn::Testp { op: None, ty: F32 }));
+        assert_eq!(dec("mul24.lo.u32 %r1, %r2, %r3"), Ok(Insn::Mul24 { mode: Half::Lo, ty: U32 }));
+        assert_eq!(dec("mad24.hi.sat.s32 %r1, %r2, %r3, %r4"), Ok(Insn::Mad24 { mode: Half::Hi, sat: true, ty: S32 }));
+        assert_eq!(dec("sad.u16 %h1, %h2, %h3, %h4"), Ok(Insn::Sad { ty: U16 }));
+    }
+
+    #[test]
+    fn bit_rows_report_the_modifier_at_fault() {
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("popc.u32 %r1, %r2"), (K::TypeNotAllowed { ty: ".u32", .. }, s) if s == ".u32"));
+        assert!(matches!(e("bfe.b32 %r1, %r2, %r3, %r4"), (K::TypeNotAllowed { ty: ".b32", .. }, s) if s == ".b32"));
+        assert!(matches!(e("prmt.b32.f4e.b4e %r1, %r2, %r3, %r4"), (K::Conflict { first: ".f4e", .. }, s) if s == ".b4e"));
+        assert!(matches!(e("bmsk.b32 %r1, %r2, %r3"), (K::Missing { slot: "mode", .. }, s) if s == "bmsk.b32"));
+        assert!(matches!(e("dp2a.u32.u32 %r1, %r2, %r3, %r4"), (K::Missing { slot: "half", .. }, s) if s == "dp2a.u32.u32"));
+        assert!(matches!(e("dp4a.u32 %r1, %r2, %r3, %r4"), (K::Missing { slot: "btype", .. }, _)));
+        assert!(matches!(e("testp.finite.normal.f32 %p1, %f1"), (K::Conflict { .. }, s) if s == ".normal"));
+        assert!(matches!(e("mul24.lo.sat.s32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".sat"));
+        assert!(matches!(e("mul24.lo.u64 %rd1, %rd2, %rd3"), (K::TypeNotAllowed { .. }, s) if s == ".u64"));
+        assert!(matches!(e("fns.b32.clamp %r1, %r2, %r3, %r4"), (K::UnexpectedModifier { .. }, s) if s == ".clamp"));
+        assert!(matches!(e("sad.f32 %f1, %f2, %f3, %f4"), (K::TypeNotAllowed { .. }, s) if s == ".f32"));
+    }
+
+    /// `.sat` exists only as `mad24.hi.sat.s32` (PTX ISA 9.7.1.6).
+    #[test]
+    fn mad24_sat_needs_hi_s32() {
+        let misfit = |t: &str| dec(t).unwrap().misfit().map(|m| m.modifier);
+        assert_eq!(misfit("mad24.hi.sat.s32 %r1, %r2, %r3, %r4"), None);
+        assert_eq!(misfit("mad24.lo.sat.s32 %r1, %r2, %r3, %r4"), Some(".sat"));
+        assert_eq!(misfit("mad24.hi.sat.u32 %r1, %r2, %r3, %r4"), Some(".sat"));
+        assert_eq!(misfit("mad24.lo.u32 %r1, %r2, %r3, %r4"), None);
+    }
+}
+
+#[cfg(test)]
+mod simd_tests {
+    use super::super::tests::dec;
+    use super::*;
+    use crate::{DecodeErrorKind as K, Insn, VideoCmp};
+    use ptxsim_syntax::ast::ScalarType::*;
+
+    /// `vop2`/`vop4.dtype.atype.btype{.sat}` / `.add`, and
+    /// `vset2`/`vset4.atype.btype.cmp{.add}` (PTX ISA 9.7.16.2).
+    #[test]
+    fn simd_rows_decode_typed_fields() {
+        assert_eq!(
+            dec("vabsdiff2.u32.u32.u32.add %r1, %r2, %r3, %r4"),
+            Ok(Insn::Vabsdiff2 { dtype: U32, atype: U32, btype: U32, sat: false, add: true })
+        );
+        // ptxas 12.9 accepts `.sat` before the types (tests/check/accept/video-simd--sat-first.ptx).
+        let v = dec("vadd4.sat.s32.u32.s32 %r1, %r2, %r3, %r4").unwrap();
+        assert_eq!(v, Insn::Vadd4 { dtype: S32, atype: U32, btype: S32, sat: true, add: false });
+        assert_eq!(v.simd(), Some(Simd { op: VideoOp::Add, four: true, d_signed: true, a_signed: false, b_signed: true, sat: true, add: false }));
+        let v = dec("vset2.s32.u32.ge.add %r1, %r2, %r3, %r4").unwrap();
+        assert_eq!(v, Insn::Vset2 { atype: S32, btype: U32, cmp: VideoCmp::Ge, add: true });
+        assert_eq!(v.simd().map(|s| (s.op, s.d_signed, s.four)), Some((VideoOp::Set(VideoCmp::Ge), false, false)));
+        assert_eq!(dec("vavrg4.u32.u32.u32 %r1, %r2, %r3, %r4").unwrap().simd().map(|s| s.op), Some(VideoOp::Avrg));
+        assert_eq!(dec("popc.b32 %r1, %r2").unwrap().simd(), None);
+    }
+
+    /// What ptxas 12.9 refuses (tests/check/reject/video-simd--*.ptx).
+    #[test]
+    fn simd_rows_refuse_what_ptxas_refuses() {
+        let e = |t: &str| dec(t).unwrap_err();
+        // "Illegal modifier '.sat' for instruction 'vset2'"
+        assert!(matches!(e("vset2.u32.u32.lt.sat %r1, %r2, %r3, %r4"), (K::UnexpectedModifier { .. }, s) if s == ".sat"));
+        // "Illegal secondary operation for video instruction 'vadd2'"
+        assert!(matches!(e("vadd2.u32.u32.u32.min %r1, %r2, %r3, %r4"), (K::UnexpectedModifier { .. }, s) if s == ".min"));
+        // "Unexpected instruction types specified for 'vadd2'"
+        assert!(matches!(e("vadd2.u32.u32 %r1, %r2, %r3, %r4"), (K::Missing { slot: "btype", .. }, _)));
+        assert!(matches!(e("vadd2.b32.u32.u32 %r1, %r2, %r3, %r4"), (K::TypeNotAllowed { slot: "dtype", .. }, s) if s == ".b32"));
+        // "Multiple comparisons set"
+        assert!(matches!(e("vset4.u32.u32.lt.gt %r1, %r2, %r3, %r4"), (K::Conflict { first: ".lt", .. }, s) if s == ".gt"));
+        // "Illegal combination of .sat and .add modifiers"
+        let m = dec("vmax2.u32.u32.u32.sat.add %r1, %r2, %r3, %r4").unwrap().misfit();
+        assert_eq!(m.map(|m| m.modifier), Some(".sat"));
+    }
+}
+
+#[cfg(test)]
+mod logic_tests {
+    use super::super::tests::dec;
+    use crate::{DecodeErrorKind as K, Insn};
+    use ptxsim_syntax::ast::ScalarType::*;
+
+    /// PTX ISA 9.7.8.1-2 (`and`, `or`, `xor`, `not` on `.pred` and
+    /// `.b16`-`.b64`), 9.7.8.7-8 (`shl` on bit types, `shr` also on
+    /// integers), 9.7.1.9 (`rem`), 9.7.3.3 (`copysign`).
+    #[test]
+    fn logic_rows_decode_typed_fields() {
+        assert_eq!(dec("and.pred %p1, %p2, %p3"), Ok(Insn::And { ty: Pred }));
+        assert_eq!(dec("or.b64 %rd1, %rd2, %rd3"), Ok(Insn::Or { ty: B64 }));
+        assert_eq!(dec("xor.b16 %h1, %h2, %h3"), Ok(Insn::Xor { ty: B16 }));
+        assert_eq!(dec("not.pred %p1, %p2"), Ok(Insn::Not { ty: Pred }));
+        assert_eq!(dec("shl.b32 %r1, %r2, 3"), Ok(Insn::Shl { ty: B32 }));
+        assert_eq!(dec("shr.s64 %rd1, %rd2, %r3"), Ok(Insn::Shr { ty: S64 }));
+        assert_eq!(dec("rem.u16 %h1, %h2, %h3"), Ok(Insn::Rem { ty: U16 }));
+        assert_eq!(dec("copysign.f64 %fd1, %fd2, %fd3"), Ok(Insn::Copysign { ty: F64 }));
+    }
+
+    #[test]
+    fn logic_rows_refuse_other_types_and_modifiers() {
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("and.u32 %r1, %r2, %r3"), (K::TypeNotAllowed { ty: ".u32", .. }, s) if s == ".u32"));
+        assert!(matches!(e("shl.u32 %r1, %r2, %r3"), (K::TypeNotAllowed { ty: ".u32", .. }, _)));
+        assert!(matches!(e("shr.f32 %f1, %f2, %r3"), (K::TypeNotAllowed { .. }, _)));
+        assert!(matches!(e("rem.b32 %r1, %r2, %r3"), (K::TypeNotAllowed { .. }, _)));
+        assert!(matches!(e("rem.sat.s32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".sat"));
+        assert!(matches!(e("copysign.ftz.f32 %f1, %f2, %f3"), (K::UnexpectedModifier { .. }, s) if s == ".ftz"));
+        assert!(matches!(e("copysign.f16 %h1, %h2, %h3"), (K::TypeNotAllowed { .. }, _)));
+        // A second type is a modifier no slot takes.
+        assert!(matches!(e("and.b32.b32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".b32"));
+        assert!(matches!(e("not %r1, %r2"), (K::Missing { slot: "ty", .. }, s) if s == "not"));
+    }
+}
