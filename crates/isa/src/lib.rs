@@ -48,7 +48,6 @@ pub enum Form {
     Brx,
     Call,
     Ret,
-    Exit,
     Setp,
     Selp,
     Nanosleep,
@@ -98,8 +97,6 @@ pub enum Form {
     Slct,
     /// `activemask.b32 d`.
     Activemask,
-    /// No operands, no modifiers (`trap`).
-    Bare,
     /// `griddepcontrol.{wait,launch_dependents}`: one of the two modes, no
     /// type, no operands.
     GridDep,
@@ -252,7 +249,6 @@ pub enum Family {
     SetpLike,
     SelectConvert,
     Memory,
-    Control,
     WarpSync,
     Bits,
     Fence,
@@ -349,9 +345,10 @@ pub struct OperandRole {
 
 impl OpInfo {
     /// How many operands the row's roles allow: (at least, at most); `None`
-    /// while its roles are not written.
+    /// while its roles are not written, and for `call`, whose operands are
+    /// lists ([`Effect::Call`] says which are written).
     pub fn operand_count(&self) -> Option<(usize, usize)> {
-        if self.roles.is_empty() {
+        if !self.typed || self.effect == Effect::Call {
             return None;
         }
         let min = self.roles.iter().filter(|r| r.role != Role::OptSrc).count();
@@ -401,20 +398,20 @@ macro_rules! for_each_op {
     ($m:ident) => {
         $m! {
             // Control flow.
-            "bra"        Bra        (0)               _          Use      Data     Branch         Control
-                => Bra { mods: untyped } [];
-            "brx"        Brx        (0)               BrxIdx     Use      Data     IndirectBranch Control
-                => Brx { mods: untyped } [];
-            "call"       Call       (0)               _          Call     Data     Call           Control
-                => Call { mods: untyped } [];
-            "ret"        Ret        (0)               _          Use      Data     Ret            Control
-                => Ret { mods: untyped } [];
-            "exit"       Exit       (0)               _          Use      Data     Exit           Control
-                => Exit { mods: untyped } [];
-            "trap"       Bare       (0)               _          Use      Data     Trap           Control
-                => Trap { mods: untyped } [];
-            "brkpt"      Loose      (ANY)             _          Use      Data     Seq            "a breakpoint needs a debugger"
-                => Brkpt { mods: untyped } [];
+            "bra"        Bra        (0)               _          Use      Data     Branch         Typed
+                => Bra { uni: flag(".uni") } [tgt: Src];
+            "brx"        Brx        (0)               BrxIdx     Use      Data     IndirectBranch Typed
+                => Brx { idx: one(BrxMode), uni: flag(".uni") } [index: Src, tlist: Src];
+            "call"       Call       (0)               _          Call     Data     Call           Typed
+                => Call { uni: flag(".uni") } [];
+            "ret"        Ret        (0)               _          Use      Data     Ret            Typed
+                => Ret { uni: flag(".uni") } [];
+            "exit"       Typed      (0)               _          Use      Data     Exit           Typed
+                => Exit {} [];
+            "trap"       Typed      (0)               _          Use      Data     Trap           Typed
+                => Trap {} [];
+            "brkpt"      Typed      (0)               _          Use      Data     Seq            "a breakpoint needs a debugger"
+                => Brkpt {} [];
             // Comparison and selection.
             "setp"       Setp       (0)               _          Def      Data     Seq            SetpLike
                 => Setp { mods: untyped } [];

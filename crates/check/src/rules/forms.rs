@@ -284,17 +284,6 @@ pub fn activemask<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>
     value(cx, &i.operands[0], ScalarType::B32, Role::Dest, Size::Exact, i);
 }
 
-/// `trap` (and any other opcode of the bare form).
-pub fn bare<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    let ok = only(cx, i, d, &[], Takes::default(), BARE_NOTE);
-    if let Some((t, s)) = d.types.first() {
-        error(cx, "check/instruction-type", *s, format!("`{}` takes no type, but `{}` is given", i.opcode.text, t.as_str()), "unexpected instruction type", BARE_NOTE);
-    }
-    if ok && d.types.is_empty() {
-        count(cx, i, 0, BARE_NOTE);
-    }
-}
-
 const GRIDDEP_NOTE: &str = "rule check/modifiers (PTX ISA griddepcontrol): `griddepcontrol.launch_dependents;` or `griddepcontrol.wait;`, no type, no operands";
 
 /// `griddepcontrol.{launch_dependents,wait}`: exactly one of the two

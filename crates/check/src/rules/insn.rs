@@ -24,7 +24,7 @@ fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, labe
 }
 
 /// Checks an instruction of a typed row.
-pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::OpInfo) {
+pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim_isa::OpInfo) {
     let insn = match ptxsim_isa::decode(i) {
         Ok(x) => x,
         Err(e) => {
@@ -36,8 +36,14 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::O
         let n = i.operands.len();
         if n < min || n > max {
             let want = if min == max { format!("{min}") } else { format!("{min} or {max}") };
+            // Too many: point at the extra ones.
+            let (span, label) = match (i.operands.get(max), i.operands.last()) {
+                (Some(first), Some(last)) => (first.span.to(last.span), "unexpected operand"),
+                _ => (i.span, "operands missing"),
+            };
             cx.emit(
-                Diagnostic::error("check/operand-count", i.span, format!("`{}` takes {want} operands; {n} given", opname(i)))
+                Diagnostic::error("check/operand-count", span, format!("`{}` takes {want} operands; {n} given", opname(i)))
+                    .with_label(label)
                     .with_note("rule check/operand-count: each instruction has a fixed operand list (PTX ISA chapter 9)"),
             );
             return resolve_all(cx, i);
@@ -61,6 +67,20 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::O
             super::forms::shf(cx, i);
             true
         }
+        Insn::Bra { .. } => {
+            super::branch::bra(cx, i);
+            true
+        }
+        Insn::Brx { .. } => {
+            super::branch::brx(cx, i);
+            true
+        }
+        Insn::Call { .. } => {
+            super::call::call(cx, i);
+            true
+        }
+        // No operands (the roles' count): nothing more to check.
+        Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} => true,
         _ => {
             resolve_all(cx, i);
             true

@@ -76,7 +76,6 @@ pub(super) enum Route {
     SetpLike,
     SelectConvert,
     Memory,
-    Control,
     WarpSync,
     Bits,
     Fence,
@@ -108,7 +107,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::SetpLike => Route::SetpLike,
         Family::SelectConvert => Route::SelectConvert,
         Family::Memory => Route::Memory,
-        Family::Control => Route::Control,
         Family::WarpSync => Route::WarpSync,
         Family::Bits => Route::Bits,
         Family::Fence => Route::Fence,
@@ -158,7 +156,6 @@ pub(crate) struct Ins<'i, 'a> {
     pub(crate) rounding: Vec<Rounding>,
     pub(crate) ftz: bool,
     pub(crate) sat: bool,
-    pub(crate) uni: bool,
 }
 
 /// The engine's rounding mode of a decoded rounding modifier (`.rs` has none).
@@ -183,8 +180,8 @@ impl<'i, 'a: 'i> Ins<'i, 'a> {
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
         let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
-        let (ftz, sat, uni) = (d.ftz.is_some(), d.has(".sat"), !d.uni.is_empty());
-        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, uni, mods, d }
+        let (ftz, sat) = (d.ftz.is_some(), d.has(".sat"));
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, mods, d }
     }
 
     pub(crate) fn has(&self, m: &str) -> bool {
