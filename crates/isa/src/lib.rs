@@ -49,7 +49,6 @@ pub enum Form {
     Call,
     Ret,
     Setp,
-    Selp,
     Nanosleep,
     Ld,
     St,
@@ -91,10 +90,6 @@ pub enum Form {
     Lop3,
     /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`.
     Shf,
-    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}`.
-    Set,
-    /// `slct{.ftz}.dtype.ctype d, a, b, c`.
-    Slct,
     /// `activemask.b32 d`.
     Activemask,
     /// `griddepcontrol.{wait,launch_dependents}`: one of the two modes, no
@@ -246,7 +241,6 @@ pub enum Family {
     Binary,
     Unary,
     Ternary,
-    SetpLike,
     SelectConvert,
     Memory,
     WarpSync,
@@ -413,14 +407,18 @@ macro_rules! for_each_op {
             "brkpt"      Typed      (0)               _          Use      Data     Seq            "a breakpoint needs a debugger"
                 => Brkpt {} [];
             // Comparison and selection.
-            "setp"       Setp       (0)               _          Def      Data     Seq            SetpLike
-                => Setp { mods: untyped } [];
-            "set"        Set        (0)               _          Def      Data     Seq            SetpLike
-                => Set { mods: untyped } [];
-            "selp"       Selp       (0)               _          Def      Data     Seq            SelectConvert
-                => Selp { mods: untyped } [];
-            "slct"       Slct       (0)               _          Def      Data     Seq            SelectConvert
-                => Slct { mods: untyped } [];
+            "setp"       Setp       (0)               _          Def      Data     Seq            Typed
+                => Setp { cmp: one(CmpOp), boolop: opt(BoolOp), ftz: flag(".ftz"), ty: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [p: PredOut, a: Src, b: Src, c: OptSrc];
+            "set"        Typed      (0)               _          Def      Data     Seq            Typed
+                => Set { cmp: one(CmpOp), boolop: opt(BoolOp), ftz: flag(".ftz"), dtype: ty(U32 S32 F32 U16 S16 F16 F16x2 Bf16 Bf16x2), stype: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "selp"       Typed      (0)               _          Def      Data     Seq            Typed
+                => Selp { ty: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "slct"       Typed      (0)               _          Def      Data     Seq            Typed
+                => Slct { ftz: flag(".ftz"), dtype: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64), ctype: ty(S32 F32) }
+                [d: Dst, a: Src, b: Src, c: Src];
             // Memory.
             "ld"         Ld         (ANY)             _          Load     Data     Seq            Memory
                 => Ld { mods: untyped } [];

@@ -79,6 +79,22 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             super::call::call(cx, i);
             true
         }
+        Insn::Setp { cmp, boolop, ftz, ty } => {
+            super::setp::setp(cx, i, cmp, boolop, ftz, ty);
+            true
+        }
+        Insn::Set { cmp, boolop, ftz, dtype, stype } => {
+            super::forms::set(cx, i, cmp, boolop, ftz, dtype, stype);
+            true
+        }
+        Insn::Selp { ty } => {
+            super::setp::selp(cx, i, ty);
+            true
+        }
+        Insn::Slct { ftz, dtype, ctype } => {
+            super::forms::slct(cx, i, ftz, dtype, ctype);
+            true
+        }
         // No operands (the roles' count): nothing more to check.
         Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} => true,
         _ => {

@@ -124,8 +124,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return insn::typed(cx, i, spec);
     }
     match spec.form {
-        Form::Setp => setp::setp(cx, i, &d),
-        Form::Selp => setp::selp(cx, i, &d),
         Form::Nanosleep => typed::nanosleep(cx, i, &d),
         Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
         Form::Atom => atomic::atom_red(cx, i, &d, false),
@@ -136,8 +134,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Collective => collective::collective(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
-        Form::Set => forms::set(cx, i, &d),
-        Form::Slct => forms::slct(cx, i, &d),
         Form::Activemask => forms::activemask(cx, i, &d),
         Form::GridDep => forms::griddep(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),

@@ -14,7 +14,7 @@ use crate::program::*;
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// Decodes `mul24` and `mad24`.
-    pub(super) fn bits(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    pub(super) fn bits(&mut self, x: &Ins<'_>) -> R<Op> {
         let only = |allowed: &[&str]| x.mods.iter().all(|m| allowed.contains(m));
         let one_of = |a: &str, b: &str| x.has(a) != x.has(b);
         let (op, n) = match x.opc {

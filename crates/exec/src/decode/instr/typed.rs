@@ -57,6 +57,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Lop3 { boolop, .. } => return self.lop3(i, boolop),
             Insn::Shf { dir, mode, .. } => return self.shf(i, dir, mode),
             Insn::Bra { .. } | Insn::Brx { .. } | Insn::Call { .. } | Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} => return self.control(i, insn),
+            Insn::Setp { .. } | Insn::Set { .. } | Insn::Selp { .. } | Insn::Slct { .. } => return self.compare(i, insn),
             _ => return Err(DecodeError::Unsupported(opname(i))),
         };
         let dsel = self.dsel(i)?;
