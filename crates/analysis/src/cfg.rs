@@ -28,7 +28,7 @@ pub enum Terminator {
 /// Classifies an instruction's control effect, resolving labels in `f`.
 pub fn terminator(f: &FlatFunction<'_, '_>, i: &Instruction<'_>) -> Terminator {
     let conditional = i.guard.is_some();
-    let uni = i.has_modifier(".uni");
+    let uni = ptxsim_isa::is_uni(i);
     // The control-flow kind is the opcode's row of the instruction description.
     let Some(row) = ptxsim_isa::lookup(i.opcode.text) else { return Terminator::None };
     match row.flow {

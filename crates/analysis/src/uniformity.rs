@@ -198,7 +198,7 @@ impl Uniformity {
                 None => (false, Vec::new(), decided_by_reg.map(|r| regs.name(r))),
             };
             by_instr.insert(k, verdicts.len());
-            verdicts.push(BranchVerdict { instr: k, divergent, uni: i.has_modifier(".uni"), decided_by, cause });
+            verdicts.push(BranchVerdict { instr: k, divergent, uni: ptxsim_isa::is_uni(i), decided_by, cause });
         }
         Uniformity { verdicts, by_instr, transfers: res.transfers }
     }

@@ -123,7 +123,7 @@ fn walk_block_in<'f, 'a>(cx: &mut Ctx<'f, 'a>, b: &'f Block<'a>, uni_seen: &mut 
             Statement::Block(inner) => walk_block(cx, inner, uni_seen),
             Statement::Instr(i) => {
                 cx.at = i.span.start;
-                *uni_seen |= i.has_modifier(".uni") && may_diverge(cx, i);
+                *uni_seen |= ptxsim_isa::is_uni(i) && may_diverge(cx, i);
                 rules::instruction(cx, i);
             }
             Statement::BranchTargets { targets, span, .. } => {

@@ -8,6 +8,10 @@ use crate::grammar::{walk, Cx, DecodeError, DecodeErrorKind, Slot};
 mod tensor;
 pub use tensor::*;
 use ptxsim_syntax::ast::Instruction;
+use ptxsim_syntax::Span;
+
+mod ctl;
+pub use ctl::*;
 
 mod arith;
 pub use arith::*;
@@ -85,25 +89,62 @@ macro_rules! insns {
                 other => Err(DecodeError { kind: DecodeErrorKind::UnknownOpcode(other.to_string()), span: i.opcode.span }),
             }
         }
+
+        /// The span of the modifier each field of `i`'s row took, in the
+        /// order written (`("cmp", span)`, `("ftz", span)`); empty when `i`
+        /// does not decode. Rules that judge a field (a comparison against
+        /// the type) point at its modifier with it.
+        pub fn field_spans(i: &Instruction<'_>) -> Vec<(&'static str, Span)> {
+            let mut out = Vec::new();
+            match i.opcode.text {
+                $($op => {
+                    let cx = Cx { opcode: $op, insn: i };
+                    $(let mut $f = $crate::__slot_new!($f $k $(($($ka)*))?);)*
+                    let walked = walk(cx, |_m, _t| {
+                        $(if Slot::offer(&mut $f, cx, _m, _t)? {
+                            out.push((stringify!($f), _m.span));
+                            return Ok(true);
+                        })*
+                        Ok(false)
+                    });
+                    if walked.is_err() {
+                        out.clear();
+                    }
+                })*
+                _ => {}
+            }
+            out
+        }
     };
 }
 
 crate::for_each_op!(insns);
+
+/// The span of the modifier field `field` of `i`'s row took (its first,
+/// when repeated), if any ([`field_spans`]).
+pub fn field_span(i: &Instruction<'_>, field: &str) -> Option<Span> {
+    field_spans(i).into_iter().find(|(f, _)| *f == field).map(|(_, s)| s)
+}
 
 #[cfg(test)]
 mod tests {
     use super::*;
     use crate::grammar::Untyped;
     use crate::{DecodeErrorKind as K, Role, OPS};
-    use ptxsim_syntax::ast::{Item, ScalarType::*, Statement};
+    use ptxsim_syntax::ast::{Item, Module, ScalarType::*, Statement};
 
     /// Decodes the one instruction `text` (opcode, modifiers, operands),
     /// with the source text of the error's span.
-    pub(super) fn dec(text: &str) -> Result<Insn, (K, String)> {
+    pub(crate) fn dec(text: &str) -> Result<Insn, (K, String)> {
         let src = format!(".version 8.0\n.target sm_80\n.entry k() {{ {text}; }}");
         let parsed = ptxsim_syntax::parse(&src);
         assert!(!parsed.has_errors(), "{text}: {:?}", parsed.diagnostics);
-        let f = parsed.module.items.iter().find_map(|i| match i {
+        decode(first_instruction(&parsed.module)).map_err(|e| (e.kind, src[e.span.start as usize..e.span.end as usize].to_string()))
+    }
+
+    /// The first instruction of the first function of `m`.
+    pub(crate) fn first_instruction<'m, 'a>(m: &'m Module<'a>) -> &'m Instruction<'a> {
+        let f = m.items.iter().find_map(|i| match i {
             Item::Function(f) => Some(f),
             _ => None,
         });
@@ -111,7 +152,7 @@ mod tests {
             Statement::Instr(i) => Some(i),
             _ => None,
         }));
-        decode(i.expect("an instruction")).map_err(|e| (e.kind, src[e.span.start as usize..e.span.end as usize].to_string()))
+        i.expect("an instruction")
     }
 
     #[test]
@@ -157,20 +198,16 @@ mod tests {
     #[test]
     fn untyped_rows_take_any_modifier() {
         assert_eq!(dec("add.rn.ftz.f32 %f1, %f2, %f3"), Ok(Insn::Add { mods: Untyped }));
-        assert_eq!(dec("bra.uni L"), Ok(Insn::Bra { mods: Untyped }));
     }
 
     #[test]
     fn every_variant_knows_its_row_and_typed_rows_have_roles() {
         assert_eq!(Insn::Vadd { dtype: U32, atype: U32, btype: U32, sat: false, op2: None }.row().op, "vadd");
-        assert_eq!(Insn::Trap { mods: Untyped }.row().op, "trap");
+        assert_eq!(Insn::Trap {}.row().op, "trap");
         for o in OPS {
-            // A typed row has operand roles, an untyped one none yet; the
-            // rows with several operations under one opcode (whose operands
-            // differ by operation) leave them to their rules.
+            assert!(o.typed || o.roles.is_empty(), "`{}`: an untyped row has no operand roles yet", o.op);
             let per_operation = matches!(o.op, "wgmma" | "tensormap");
-            assert_eq!(o.typed && !per_operation, !o.roles.is_empty(), "`{}`: roles", o.op);
-            assert!(!per_operation || o.typed, "`{}`", o.op);
+            assert!(!per_operation || o.typed, "`{}`: a row with several operations is typed", o.op);
             if let Some(k) = o.roles.iter().position(|r| r.role == Role::OptSrc) {
                 assert!(o.roles[k..].iter().all(|r| r.role == Role::OptSrc), "`{}`: optional operands come last", o.op);
             }

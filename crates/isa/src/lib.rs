@@ -48,9 +48,7 @@ pub enum Form {
     Brx,
     Call,
     Ret,
-    Exit,
     Setp,
-    Selp,
     Nanosleep,
     Ld,
     St,
@@ -81,14 +79,8 @@ pub enum Form {
     Lop3,
     /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`.
     Shf,
-    /// `set.CmpOp{.BoolOp}{.ftz}.dtype.stype d, a, b{, c}`.
-    Set,
-    /// `slct{.ftz}.dtype.ctype d, a, b, c`.
-    Slct,
     /// `activemask.b32 d`.
     Activemask,
-    /// No operands, no modifiers (`trap`).
-    Bare,
     /// `griddepcontrol.{wait,launch_dependents}`: one of the two modes, no
     /// type, no operands.
     GridDep,
@@ -238,10 +230,8 @@ pub enum Family {
     Binary,
     Unary,
     Ternary,
-    SetpLike,
     SelectConvert,
     Memory,
-    Control,
     WarpSync,
     Fence,
     CarryChain,
@@ -330,9 +320,10 @@ pub struct OperandRole {
 
 impl OpInfo {
     /// How many operands the row's roles allow: (at least, at most); `None`
-    /// while its roles are not written.
+    /// while its roles are not written, and for `call`, whose operands are
+    /// lists ([`Effect::Call`] says which are written).
     pub fn operand_count(&self) -> Option<(usize, usize)> {
-        if self.roles.is_empty() {
+        if !self.typed || self.effect == Effect::Call {
             return None;
         }
         let min = self.roles.iter().filter(|r| r.role != Role::OptSrc).count();
@@ -382,29 +373,33 @@ macro_rules! for_each_op {
     ($m:ident) => {
         $m! {
             // Control flow.
-            "bra"        Bra        (0)               _          Use      Data     Branch         Control
-                => Bra { mods: untyped } [];
-            "brx"        Brx        (0)               BrxIdx     Use      Data     IndirectBranch Control
-                => Brx { mods: untyped } [];
-            "call"       Call       (0)               _          Call     Data     Call           Control
-                => Call { mods: untyped } [];
-            "ret"        Ret        (0)               _          Use      Data     Ret            Control
-                => Ret { mods: untyped } [];
-            "exit"       Exit       (0)               _          Use      Data     Exit           Control
-                => Exit { mods: untyped } [];
-            "trap"       Bare       (0)               _          Use      Data     Trap           Control
-                => Trap { mods: untyped } [];
-            "brkpt"      Loose      (ANY)             _          Use      Data     Seq            "a breakpoint needs a debugger"
-                => Brkpt { mods: untyped } [];
+            "bra"        Bra        (0)               _          Use      Data     Branch         Typed
+                => Bra { uni: flag(".uni") } [tgt: Src];
+            "brx"        Brx        (0)               BrxIdx     Use      Data     IndirectBranch Typed
+                => Brx { idx: one(BrxMode), uni: flag(".uni") } [index: Src, tlist: Src];
+            "call"       Call       (0)               _          Call     Data     Call           Typed
+                => Call { uni: flag(".uni") } [];
+            "ret"        Ret        (0)               _          Use      Data     Ret            Typed
+                => Ret { uni: flag(".uni") } [];
+            "exit"       Typed      (0)               _          Use      Data     Exit           Typed
+                => Exit {} [];
+            "trap"       Typed      (0)               _          Use      Data     Trap           Typed
+                => Trap {} [];
+            "brkpt"      Typed      (0)               _          Use      Data     Seq            "a breakpoint needs a debugger"
+                => Brkpt {} [];
             // Comparison and selection.
-            "setp"       Setp       (0)               _          Def      Data     Seq            SetpLike
-                => Setp { mods: untyped } [];
-            "set"        Set        (0)               _          Def      Data     Seq            SetpLike
-                => Set { mods: untyped } [];
-            "selp"       Selp       (0)               _          Def      Data     Seq            SelectConvert
-                => Selp { mods: untyped } [];
-            "slct"       Slct       (0)               _          Def      Data     Seq            SelectConvert
-                => Slct { mods: untyped } [];
+            "setp"       Setp       (0)               _          Def      Data     Seq            Typed
+                => Setp { cmp: one(CmpOp), boolop: opt(BoolOp), ftz: flag(".ftz"), ty: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [p: PredOut, a: Src, b: Src, c: OptSrc];
+            "set"        Typed      (0)               _          Def      Data     Seq            Typed
+                => Set { cmp: one(CmpOp), boolop: opt(BoolOp), ftz: flag(".ftz"), dtype: ty(U32 S32 F32 U16 S16 F16 F16x2 Bf16 Bf16x2), stype: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "selp"       Typed      (0)               _          Def      Data     Seq            Typed
+                => Selp { ty: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            "slct"       Typed      (0)               _          Def      Data     Seq            Typed
+                => Slct { ftz: flag(".ftz"), dtype: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64), ctype: ty(S32 F32) }
+                [d: Dst, a: Src, b: Src, c: Src];
             // Memory.
             "ld"         Ld         (ANY)             _          Load     Data     Seq            Memory
                 => Ld { mods: untyped } [];

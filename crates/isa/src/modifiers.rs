@@ -4,54 +4,17 @@
 //! decoder both read [`Decoded`].
 
 use ptxsim_syntax::ast::{Instruction, Name, ScalarType, StateSpace};
+use crate::grammar::Choice;
 use ptxsim_syntax::Span;
 use smallvec::SmallVec;
 
-/// A comparison operator of `setp`, `set` and `slct`'s relatives.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CmpOp {
-    Eq, Ne, Lt, Le, Gt, Ge, Lo, Ls, Hi, Hs, Equ, Neu, Ltu, Leu, Gtu, Geu, Num, Nan,
-}
+pub use crate::insn::{BoolOp, CmpOp};
 
 impl CmpOp {
     /// The operator of a modifier (`.lt`), if it is one.
     pub fn from_str(s: &str) -> Option<CmpOp> {
-        use CmpOp::*;
-        Some(match s {
-            ".eq" => Eq, ".ne" => Ne, ".lt" => Lt, ".le" => Le, ".gt" => Gt, ".ge" => Ge,
-            ".lo" => Lo, ".ls" => Ls, ".hi" => Hi, ".hs" => Hs,
-            ".equ" => Equ, ".neu" => Neu, ".ltu" => Ltu, ".leu" => Leu, ".gtu" => Gtu, ".geu" => Geu,
-            ".num" => Num, ".nan" => Nan,
-            _ => return None,
-        })
+        <CmpOp as crate::grammar::Choice>::from_modifier(s)
     }
-
-    /// Whether the manual allows this operator on signed and unsigned
-    /// integer types (PTX ISA 9.7.8.1 setp: eq, ne, lt, le, gt, ge, lo, ls,
-    /// hi, hs).
-    pub fn valid_int(self) -> bool {
-        use CmpOp::*;
-        matches!(self, Eq | Ne | Lt | Le | Gt | Ge | Lo | Ls | Hi | Hs)
-    }
-
-    /// Whether the manual allows it on bit-size types (eq, ne).
-    pub fn valid_bits(self) -> bool {
-        matches!(self, CmpOp::Eq | CmpOp::Ne)
-    }
-
-    /// Whether the manual allows it on floating-point types (all but the
-    /// unsigned lo, ls, hi, hs).
-    pub fn valid_float(self) -> bool {
-        !matches!(self, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs)
-    }
-}
-
-/// A boolean combining operator (`setp.lt.and`, `set.eq.or`, `lop3.or`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum BoolOp {
-    And,
-    Or,
-    Xor,
 }
 
 /// A rounding modifier.
@@ -147,12 +110,7 @@ pub fn decode_modifiers<'a>(i: &Instruction<'a>) -> Decoded<'a> {
             d.space_other = true;
         } else if let Some(c) = CmpOp::from_str(t) {
             d.cmp = Some((c, m.span));
-        } else if combines && matches!(t, ".and" | ".or" | ".xor") {
-            let op = match t {
-                ".and" => BoolOp::And,
-                ".or" => BoolOp::Or,
-                _ => BoolOp::Xor,
-            };
+        } else if let Some(op) = BoolOp::from_modifier(t).filter(|_| combines) {
             d.boolop = Some((op, m.span));
         } else if t == ".ftz" {
             d.ftz = Some(m.span);

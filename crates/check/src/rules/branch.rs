@@ -1,37 +1,18 @@
-//! Branches and leaving: `bra`, `brx.idx`, `ret`, `exit`.
+//! Branch targets: `bra` and `brx.idx` (their rows' grammars take the
+//! modifiers; `ret`, `exit`, `trap` and `brkpt` have no operands, which
+//! their rows' operand roles say).
 
-use super::{opname, Decoded};
 use crate::ctx::{sym_kind, sym_span, Ctx, LabelKind, Sym};
 use crate::rules::operand::special;
 use ptxsim_syntax::ast::{Instruction, OperandKind, StateSpace};
 use ptxsim_syntax::Diagnostic;
-
-fn extra_modifiers(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, allowed: &[&str], rule: &'static str, note: &str) {
-    for m in &d.other {
-        if !allowed.contains(&m.text) {
-            cx.emit(
-                Diagnostic::error(rule, m.span, format!("`{}` is not a modifier of `{}`", m.text, i.opcode.text))
-                    .with_label("illegal modifier")
-                    .with_note(note.to_string()),
-            );
-        }
-    }
-    if let Some((t, s)) = d.types.first() {
-        cx.emit(
-            Diagnostic::error(rule, *s, format!("`{}` takes no instruction type, but `{}` is given", i.opcode.text, t.as_str()))
-                .with_label("unexpected type")
-                .with_note(note.to_string()),
-        );
-    }
-}
 
 const BRA_NOTE: &str = "rule check/bra-target (PTX ISA 9.7.12.3 bra): \"The branch target must be a label\" of the same function; there is no indirect branching through `bra` (use `brx.idx`)";
 
 /// Rule `check/bra-target` (PTX ISA 9.7.12.3): `bra{.uni} tgt`, where `tgt`
 /// is a label visible from the branch in the same function — never a
 /// register, an immediate, a function or a variable.
-pub fn bra<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    extra_modifiers(cx, i, d, &[], "check/bra-target", BRA_NOTE);
+pub fn bra<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     if i.operands.len() != 1 {
         cx.emit(
             Diagnostic::error("check/bra-target", i.span, format!("`bra` takes one operand, a label; {} given", i.operands.len()))
@@ -85,18 +66,7 @@ const BRX_TLIST_NOTE: &str = "rule check/brx-tlist (PTX ISA 9.7.12.4 brx.idx): \
 /// `brx.idx{.uni} index, tlist`; index a 32-bit integer register or an
 /// immediate; tlist a `.branchtargets` label visible here and declared before
 /// this instruction. Gated at 6.0 / sm_30.
-pub fn brx<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    if !i.has_modifier(".idx") {
-        cx.emit(
-            Diagnostic::error("check/brx-index-type", i.opcode.span, "`brx` needs the `.idx` modifier: `brx.idx index, tlist`")
-                .with_note(BRX_TLIST_NOTE),
-        );
-        return;
-    }
-    let extra: Vec<_> = d.other.iter().filter(|m| m.text != ".idx").copied().collect();
-    for m in extra {
-        cx.emit(Diagnostic::error("check/brx-index-type", m.span, format!("`{}` is not a modifier of `brx.idx`", m.text)).with_label("illegal modifier").with_note(BRX_TLIST_NOTE));
-    }
+pub fn brx<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     if i.operands.len() != 2 {
         cx.emit(Diagnostic::error("check/brx-tlist", i.span, format!("`brx.idx` takes two operands, `index, tlist`; {} given", i.operands.len())).with_note(BRX_TLIST_NOTE));
         return;
@@ -163,25 +133,5 @@ pub fn brx<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
             );
         }
         None => cx.unknown(*name, "`.branchtargets` label"),
-    }
-}
-
-/// Rule `check/ret-exit` (PTX ISA 9.7.12.6 ret): `ret{.uni}`, no operands,
-/// no type; legal in an entry too, where it ends the thread.
-pub fn ret(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) {
-    const NOTE: &str = "rule check/ret-exit (PTX ISA 9.7.12.6 ret): `ret{.uni};` takes no operands and no type; return values travel through the return parameters";
-    extra_modifiers(cx, i, d, &[], "check/ret-exit", NOTE);
-    if let Some(op) = i.operands.first() {
-        cx.emit(Diagnostic::error("check/ret-exit", op.span, "`ret` takes no operands").with_label("unexpected operand").with_note(NOTE));
-    }
-}
-
-/// Rule `check/ret-exit` (PTX ISA 9.7.12.7 exit): `exit`, no modifier (not
-/// even `.uni`), no operands.
-pub fn exit(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>) {
-    const NOTE: &str = "rule check/ret-exit (PTX ISA 9.7.12.7 exit): `exit;` takes no modifiers and no operands";
-    extra_modifiers(cx, i, d, &[], "check/ret-exit", NOTE);
-    if let Some(op) = i.operands.first() {
-        cx.emit(Diagnostic::error("check/ret-exit", op.span, format!("`{}` takes no operands", opname(i))).with_label("unexpected operand").with_note(NOTE));
     }
 }

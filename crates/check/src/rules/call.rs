@@ -15,7 +15,6 @@
 //!   declared before it; every function the list names matches the call; the
 //!   call matches the prototype. Gated at 2.1 / sm_20.
 
-use super::Decoded;
 use crate::ctx::{sym_kind, sym_span, Ctx, LabelKind, ParamSig, Sym};
 use crate::isa::Feature;
 use crate::types::{arg_fits, class, Class};
@@ -43,17 +42,10 @@ struct Callee<'s, 'a> {
     params: &'s [ParamSig<'a>],
 }
 
-pub fn call<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, d: &Decoded<'a>) {
-    if let Some((t, s)) = d.types.first() {
-        cx.emit(
-            Diagnostic::error("check/call-target", *s, format!("`call` takes no instruction type, but `{}` is given", t.as_str()))
-                .with_label("unexpected instruction type")
-                .with_note("rule check/call-target (PTX ISA 9.7.12.5): `call{.uni} (ret-param), func, (param-list);` the types are those of the parameters"),
-        );
-    }
-    for m in &d.other {
-        cx.emit(Diagnostic::error("check/call-target", m.span, format!("`{}` is not a modifier of `call`", m.text)).with_label("illegal modifier").with_note("rule check/call-target (PTX ISA 9.7.12.5): `call{.uni}`"));
-    }
+/// Rules `check/call-target` and `check/call-args` (PTX ISA 9.7.12.5):
+/// `call{.uni} (ret-param), func, (param-list){, flist}` (the `Call` row's
+/// grammar takes `.uni` and nothing else).
+pub fn call<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     let ops = &i.operands;
     let mut k = 0;
     let rets: Option<&[Operand<'a>]> = match ops.first().map(|o| &o.kind) {

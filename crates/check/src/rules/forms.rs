@@ -1,6 +1,6 @@
-//! The typed forms of `lop3`, `shf`, `set`, `slct`, `activemask` and
-//! `trap` (their rows in `ptxsim_isa`: `Form::Lop3`, `Shf`, `Set`, `Slct`,
-//! `Activemask`, `Bare`). What each accepts was measured against ptxas 12.9
+//! The typed forms of `lop3`, `shf`, `set`, `slct` and `activemask`
+//! (their rows in `ptxsim_isa`; `lop3`, `shf`, `set` and `slct` have their
+//! grammar written and these rules read their `Insn`'s fields). What each accepts was measured against ptxas 12.9
 //! (`tests/check/*/forms--*.ptx`):
 //!
 //! - `lop3.b32 d, a, b, c, immLut` (PTX ISA 9.7.8.6): `.b32` only, `a b c d`
@@ -17,11 +17,11 @@
 //!   gates of their own and are not typed here yet.
 //! - `slct.dtype.s32 d, a, b, c`, `slct{.ftz}.dtype.f32 d, a, b, c` (PTX ISA
 //!   9.7.8.3): `dtype` a 16/32/64-bit integer, bit-size, `.f32` or `.f64` type.
-//! - `activemask.b32 d` (PTX ISA 9.7.13.12), `trap` (PTX ISA 9.7.19.2): no
-//!   other modifiers; `trap` has no operands.
+//! - `activemask.b32 d` (PTX ISA 9.7.13.12): no other modifiers.
 
 use super::operand::{pred_reg, value, Role};
 use super::setp::cmp_allowed;
+use ptxsim_isa::{BoolOp, CmpOp};
 use super::{opname, Decoded};
 use crate::ctx::Ctx;
 use crate::types::Size;
@@ -32,7 +32,7 @@ const LOP3_NOTE: &str = "rule check/lop3 (PTX ISA 9.7.8.6 lop3): `lop3.b32 d, a,
 const SHF_NOTE: &str = "rule check/shf (PTX ISA 9.7.8.8 shf): `shf.l.mode.b32 d, a, b, c;` or `shf.r.mode.b32 d, a, b, c;` with mode .wrap or .clamp, and c a .u32 shift amount";
 const SET_NOTE: &str = "rule check/set (PTX ISA 9.7.8.2 set): `set.CmpOp{.ftz}.dtype.stype d, a, b;` or `set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c;` with dtype .u32, .s32 or .f32";
 const SLCT_NOTE: &str = "rule check/slct (PTX ISA 9.7.8.3 slct): `slct.dtype.s32 d, a, b, c;` or `slct{.ftz}.dtype.f32 d, a, b, c;` with dtype a 16/32/64-bit integer or bit-size type, .f32 or .f64";
-const BARE_NOTE: &str = "rule check/modifiers: `activemask.b32 d;` takes only its type, `trap;` nothing (PTX ISA 9.7.13.12, 9.7.19.2)";
+const BARE_NOTE: &str = "rule check/modifiers: `activemask.b32 d;` takes only its type (PTX ISA 9.7.13.12)";
 
 fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, label: &str, note: &str) {
     cx.emit(Diagnostic::error(code, span, msg).with_label(label.to_string()).with_note(note.to_string()));
@@ -188,46 +188,26 @@ pub fn shf<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     value(cx, &i.operands[3], ScalarType::U32, Role::Src, Size::Exact, i);
 }
 
-fn setp_type(t: ScalarType) -> bool {
-    use ScalarType::*;
-    matches!(t, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64 | F32 | F64)
-}
-
 fn half(t: ScalarType) -> bool {
     use ScalarType::*;
     matches!(t, F16 | F16x2 | Bf16 | Bf16x2 | U16 | S16)
 }
 
-/// `set`.
-pub fn set<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// `set` (the `Set` row's grammar took the comparison, BoolOp, `.ftz`
+/// and the two types).
+pub fn set<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, cmp: CmpOp, boolop: Option<BoolOp>, ftz: bool, dt: ScalarType, st: ScalarType) {
     // The half-precision forms: resolved, not typed (see the module's doc).
-    if let [(dt, _), (st, _)] = d.types.as_slice() {
-        if half(*dt) || matches!(st, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
-            return super::operand::resolve_all(cx, i);
-        }
-    }
-    let ok = only(cx, i, d, &[], Takes { cmp: true, ftz: true, boolop: true }, SET_NOTE);
-    let Some((cmp, cspan)) = d.cmp else {
-        error(cx, "check/set", i.opcode.span, format!("`{}` has no comparison operator", opname(i)), "expected e.g. `set.lt.u32.s32`", SET_NOTE);
-        return super::operand::resolve_all(cx, i);
-    };
-    let Some(ts) = types(cx, i, d, 2, |t| matches!(t[0], ScalarType::U32 | ScalarType::S32 | ScalarType::F32) && setp_type(t[1]), "a result type .u32, .s32 or .f32 and a source type", SET_NOTE) else {
-        return super::operand::resolve_all(cx, i);
-    };
-    if !ok {
+    if half(dt) || matches!(st, ScalarType::F16 | ScalarType::F16x2 | ScalarType::Bf16 | ScalarType::Bf16x2) {
         return super::operand::resolve_all(cx, i);
     }
-    let (dt, st) = (ts[0], ts[1]);
+    let at = |f: &str| ptxsim_isa::field_span(i, f).unwrap_or(i.opcode.span);
     if !cmp_allowed(st, cmp) {
-        let text = i.modifiers.iter().find(|m| m.span.same_as(cspan)).map(|m| m.text).unwrap_or("?");
-        error(cx, "check/setp-cmp-type", cspan, format!("comparison `{text}` is not defined for `{}`", st.as_str()), "comparison operator not allowed for this type", SET_NOTE);
+        error(cx, "check/setp-cmp-type", at("cmp"), format!("comparison `{}` is not defined for `{}`", cmp.as_str(), st.as_str()), "comparison operator not allowed for this type", SET_NOTE);
     }
-    if let Some(fs) = d.ftz {
-        if st != ScalarType::F32 {
-            error(cx, "check/modifiers", fs, format!("`.ftz` is not allowed on `set` comparing `{}`", st.as_str()), "illegal modifier", SET_NOTE);
-        }
+    if ftz && st != ScalarType::F32 {
+        error(cx, "check/modifiers", at("ftz"), format!("`.ftz` is not allowed on `set` comparing `{}`", st.as_str()), "illegal modifier", SET_NOTE);
     }
-    let want = if d.boolop.is_some() { 4 } else { 3 };
+    let want = if boolop.is_some() { 4 } else { 3 };
     if !count(cx, i, want, SET_NOTE) {
         return super::operand::resolve_all(cx, i);
     }
@@ -239,22 +219,12 @@ pub fn set<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     }
 }
 
-/// `slct`.
-pub fn slct<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    use ScalarType::*;
-    let ok = only(cx, i, d, &[], Takes { ftz: true, ..Takes::default() }, SLCT_NOTE);
-    let dtype = |t: ScalarType| matches!(t, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64 | F32 | F64);
-    let Some(ts) = types(cx, i, d, 2, |t| dtype(t[0]) && matches!(t[1], S32 | F32), "a result type and a selector type .s32 or .f32", SLCT_NOTE) else {
-        return super::operand::resolve_all(cx, i);
-    };
-    let (dt, ct) = (ts[0], ts[1]);
-    if let Some(fs) = d.ftz {
-        if ct != F32 {
-            error(cx, "check/modifiers", fs, "`.ftz` applies to `slct` with an `.f32` selector only".into(), "illegal modifier", SLCT_NOTE);
-            return super::operand::resolve_all(cx, i);
-        }
-    }
-    if !ok || !count(cx, i, 4, SLCT_NOTE) {
+/// `slct` (the `Slct` row's grammar took `.ftz` and the two types; the
+/// roles, the four operands).
+pub fn slct<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ftz: bool, dt: ScalarType, ct: ScalarType) {
+    if ftz && ct != ScalarType::F32 {
+        let span = ptxsim_isa::field_span(i, "ftz").unwrap_or(i.opcode.span);
+        error(cx, "check/modifiers", span, "`.ftz` applies to `slct` with an `.f32` selector only".into(), "illegal modifier", SLCT_NOTE);
         return super::operand::resolve_all(cx, i);
     }
     value(cx, &i.operands[0], dt, Role::Dest, Size::Exact, i);
@@ -270,17 +240,6 @@ pub fn activemask<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>
         return super::operand::resolve_all(cx, i);
     }
     value(cx, &i.operands[0], ScalarType::B32, Role::Dest, Size::Exact, i);
-}
-
-/// `trap` (and any other opcode of the bare form).
-pub fn bare<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    let ok = only(cx, i, d, &[], Takes::default(), BARE_NOTE);
-    if let Some((t, s)) = d.types.first() {
-        error(cx, "check/instruction-type", *s, format!("`{}` takes no type, but `{}` is given", i.opcode.text, t.as_str()), "unexpected instruction type", BARE_NOTE);
-    }
-    if ok && d.types.is_empty() {
-        count(cx, i, 0, BARE_NOTE);
-    }
 }
 
 const GRIDDEP_NOTE: &str = "rule check/modifiers (PTX ISA griddepcontrol): `griddepcontrol.launch_dependents;` or `griddepcontrol.wait;`, no type, no operands";

@@ -25,7 +25,7 @@ fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, labe
 }
 
 /// Checks an instruction of a typed row.
-pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::OpInfo) {
+pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim_isa::OpInfo) {
     let insn = match ptxsim_isa::decode(i) {
         Ok(x) => x,
         Err(e) => {
@@ -37,8 +37,14 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::O
         let n = i.operands.len();
         if n < min || n > max {
             let want = if min == max { format!("{min}") } else { format!("{min} or {max}") };
+            // Too many: point at the extra ones.
+            let (span, label) = match (i.operands.get(max), i.operands.last()) {
+                (Some(first), Some(last)) => (first.span.to(last.span), "unexpected operand"),
+                _ => (i.span, "operands missing"),
+            };
             cx.emit(
-                Diagnostic::error("check/operand-count", i.span, format!("`{}` takes {want} operands; {n} given", opname(i)))
+                Diagnostic::error("check/operand-count", span, format!("`{}` takes {want} operands; {n} given", opname(i)))
+                    .with_label(label)
                     .with_note("rule check/operand-count: each instruction has a fixed operand list (PTX ISA chapter 9)"),
             );
             return resolve_all(cx, i);
@@ -108,6 +114,36 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, spec: &ptxsim_isa::O
             super::arith::arith(cx, i, insn);
             true
         }
+        Insn::Bra { .. } => {
+            super::branch::bra(cx, i);
+            true
+        }
+        Insn::Brx { .. } => {
+            super::branch::brx(cx, i);
+            true
+        }
+        Insn::Call { .. } => {
+            super::call::call(cx, i);
+            true
+        }
+        Insn::Setp { cmp, boolop, ftz, ty } => {
+            super::setp::setp(cx, i, cmp, boolop, ftz, ty);
+            true
+        }
+        Insn::Set { cmp, boolop, ftz, dtype, stype } => {
+            super::forms::set(cx, i, cmp, boolop, ftz, dtype, stype);
+            true
+        }
+        Insn::Selp { ty } => {
+            super::setp::selp(cx, i, ty);
+            true
+        }
+        Insn::Slct { ftz, dtype, ctype } => {
+            super::forms::slct(cx, i, ftz, dtype, ctype);
+            true
+        }
+        // No operands (the roles' count): nothing more to check.
+        Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} => true,
         _ => {
             resolve_all(cx, i);
             true

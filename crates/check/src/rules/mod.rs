@@ -127,13 +127,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return insn::typed(cx, i, spec);
     }
     match spec.form {
-        Form::Bra => branch::bra(cx, i, &d),
-        Form::Brx => branch::brx(cx, i, &d),
-        Form::Ret => branch::ret(cx, i, &d),
-        Form::Exit => branch::exit(cx, i, &d),
-        Form::Call => call::call(cx, i, &d),
-        Form::Setp => setp::setp(cx, i, &d),
-        Form::Selp => setp::selp(cx, i, &d),
         Form::Nanosleep => typed::nanosleep(cx, i, &d),
         Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
         Form::Atom => atomic::atom_red(cx, i, &d, false),
@@ -144,10 +137,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Collective => collective::collective(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
-        Form::Set => forms::set(cx, i, &d),
-        Form::Slct => forms::slct(cx, i, &d),
         Form::Activemask => forms::activemask(cx, i, &d),
-        Form::Bare => forms::bare(cx, i, &d),
         Form::GridDep => forms::griddep(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),

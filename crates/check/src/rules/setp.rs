@@ -1,7 +1,7 @@
 //! `setp` and `selp`: the bridges between values and predicates.
 
 use super::operand::{pred_reg, value, Role};
-use super::{opname, CmpOp, Decoded};
+use ptxsim_isa::{BoolOp, CmpOp};
 use crate::isa::Feature;
 use crate::types::{class, Class, Size};
 use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType};
@@ -23,44 +23,15 @@ pub fn cmp_allowed(t: ScalarType, c: CmpOp) -> bool {
     }
 }
 
-fn setp_type_ok(t: ScalarType) -> bool {
-    use ScalarType::*;
-    matches!(t, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64 | F32 | F64 | F16 | F16x2 | Bf16 | Bf16x2)
-}
-
 /// Rules `check/setp-cmp-type`, `check/setp-form`, `check/setp-ftz`,
 /// `check/pred-int` for setp (PTX ISA 9.3.1, 9.7.3 setp, seed 002): the
 /// comparison must suit the type class, destinations are predicates, sources
 /// are values of the type, a BoolOp needs a `c` predicate and vice versa,
 /// `.ftz` only on `.f32` (and half types), `.f16/.f16x2` need 4.2/sm_53,
 /// `.bf16/.bf16x2` 7.8/sm_90.
-pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    for m in &d.other {
-        cx.emit(
-            Diagnostic::error("check/setp-form", m.span, format!("`{}` is not a modifier of `setp`", m.text))
-                .with_label("unknown modifier")
-                .with_note(format!("{SETP_NOTE}; the BoolOps are .and, .or and .xor")),
-        );
-    }
-    let Some((cmp, cspan)) = d.cmp else {
-        cx.emit(Diagnostic::error("check/setp-form", i.opcode.span, format!("`{}` has no comparison operator", opname(i))).with_label("expected e.g. `setp.lt.s32`").with_note(SETP_NOTE));
-        return;
-    };
-    if d.types.len() != 1 || !setp_type_ok(d.types[0].0) {
-        let span = d.types.first().map(|t| t.1).unwrap_or(i.opcode.span);
-        let msg = match d.types.first() {
-            None => format!("`{}` has no operand type", opname(i)),
-            Some((t, _)) if *t == ScalarType::Pred => "`setp` compares values, not predicates: `.pred` is not a setp type".to_string(),
-            Some((t, _)) => format!("`{}` is not a type `setp` compares", t.as_str()),
-        };
-        cx.emit(
-            Diagnostic::error("check/setp-form", span, msg)
-                .with_label("expected one of .b16 .b32 .b64 .u16 .u32 .u64 .s16 .s32 .s64 .f32 .f64 .f16 .f16x2 .bf16 .bf16x2")
-                .with_note(format!("{SETP_NOTE}; to combine predicates use and/or/xor/not on `.pred`")),
-        );
-        return;
-    }
-    let (ty, tspan) = d.types[0];
+pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, cmp: CmpOp, boolop: Option<BoolOp>, ftz: bool, ty: ScalarType) {
+    let at = |f: &str| ptxsim_isa::field_span(i, f).unwrap_or(i.opcode.span);
+    let (cspan, tspan) = (at("cmp"), at("ty"));
     if !cmp_allowed(ty, cmp) {
         let cls = match class(ty) {
             Class::Bits => "a bit-size type (only eq and ne)",
@@ -68,7 +39,7 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
             Class::Signed => "a signed type (lo/ls/hi/hs are for unsigned; unordered, num and nan for floats)",
             _ => "a floating-point type (lo/ls/hi/hs are for unsigned integers)",
         };
-        let cmp_text = i.modifiers.iter().find(|m| m.span.same_as(cspan)).map(|m| m.text).unwrap_or("?");
+        let cmp_text = cmp.as_str();
         cx.emit(
             Diagnostic::error("check/setp-cmp-type", cspan, format!("comparison `{cmp_text}` is not defined for `{}`", ty.as_str()))
                 .with_label("comparison operator not allowed for this type")
@@ -76,7 +47,8 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
                 .with_note(CMP_NOTE),
         );
     }
-    if let Some(fs) = d.ftz {
+    if ftz {
+        let fs = at("ftz");
         if !matches!(ty, ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2) {
             cx.emit(
                 Diagnostic::error("check/setp-ftz", fs, format!("`.ftz` is not allowed on `setp{}`", ty.as_str()))
@@ -92,16 +64,16 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         ScalarType::Bf16x2 => cx.require(Feature::SetpBf16x2, tspan),
         _ => {}
     }
-    let want = if d.boolop.is_some() { 4 } else { 3 };
+    let want = if boolop.is_some() { 4 } else { 3 };
     if i.operands.len() != want {
-        let msg = if d.boolop.is_none() && i.operands.len() == 4 {
+        let msg = if boolop.is_none() && i.operands.len() == 4 {
             "a fourth operand `c` needs a BoolOp (`.and`, `.or` or `.xor`)".to_string()
-        } else if d.boolop.is_some() && i.operands.len() == 3 {
+        } else if boolop.is_some() && i.operands.len() == 3 {
             "a BoolOp needs a fourth operand, the predicate `c` to combine with".to_string()
         } else {
             format!("`setp` takes {want} operands here, {} given", i.operands.len())
         };
-        let span = if i.operands.len() == 4 && d.boolop.is_none() { i.operands[3].span } else { i.span };
+        let span = if i.operands.len() == 4 && boolop.is_none() { i.operands[3].span } else { i.span };
         cx.emit(Diagnostic::error("check/setp-boolop", span, msg).with_label("BoolOp and `c` go together").with_note("rule check/setp-boolop (PTX ISA 9.7.3 setp): `setp.CmpOp.BoolOp.type p, a, b, {!}c` combines the comparison with `c`; without a BoolOp there is no `c`"));
         return;
     }
@@ -142,32 +114,8 @@ use crate::ctx::Ctx;
 /// materialize"): `selp.type d, a, b, c` with type one of the 16/32/64-bit
 /// integer, bit-size or `.f32/.f64` types (never `.pred`), `d, a, b` of that
 /// type, and `c` a `.pred` register (or an immediate, which ptxas accepts).
-pub fn selp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+pub fn selp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: ScalarType) {
     const NOTE: &str = "rule check/selp-type (PTX ISA 9.7.8.1 selp): `selp.type d, a, b, c;` with type .b16/.b32/.b64/.u16/.u32/.u64/.s16/.s32/.s64/.f32/.f64 and `c` a predicate";
-    use ScalarType::*;
-    let ty = match d.types.as_slice() {
-        [(t, _)] if matches!(t, B16 | B32 | B64 | U16 | U32 | U64 | S16 | S32 | S64 | F32 | F64) => *t,
-        [(t, s)] => {
-            let extra = if *t == Pred { "; to choose between predicates use and/or/not" } else { "" };
-            cx.emit(Diagnostic::error("check/selp-type", *s, format!("`selp` does not take type `{}`{extra}", t.as_str())).with_label("unexpected instruction type").with_note(NOTE));
-            return;
-        }
-        [] => {
-            cx.emit(Diagnostic::error("check/selp-type", i.opcode.span, "`selp` needs an instruction type, e.g. `selp.u32`").with_label("no type given").with_note(NOTE));
-            return;
-        }
-        [_, (_, s), ..] => {
-            cx.emit(Diagnostic::error("check/selp-type", *s, "`selp` takes exactly one instruction type").with_note(NOTE));
-            return;
-        }
-    };
-    for m in &d.other {
-        cx.emit(Diagnostic::error("check/selp-type", m.span, format!("`{}` is not a modifier of `selp`", m.text)).with_note(NOTE));
-    }
-    if i.operands.len() != 4 {
-        cx.emit(Diagnostic::error("check/selp-type", i.span, format!("`selp` takes four operands `d, a, b, c`; {} given", i.operands.len())).with_note(NOTE));
-        return;
-    }
     value(cx, &i.operands[0], ty, Role::Dest, Size::Exact, i);
     value(cx, &i.operands[1], ty, Role::Src, Size::Exact, i);
     value(cx, &i.operands[2], ty, Role::Src, Size::Exact, i);

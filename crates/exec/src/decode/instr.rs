@@ -6,8 +6,7 @@
 //! [`Op::Unsupported`] with a message naming it, so that loading a module
 //! never fails because of one kernel's instruction: only running it does.
 
-use super::{fty, is_bits_type, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
-use ptxsim_isa::modifiers::BoolOp as IsaBoolOp;
+use super::{fty, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
 use ptxsim_sem::alu::ext::{Lane3Op, P16Op};
 use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
 use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
@@ -19,6 +18,8 @@ use std::collections::HashMap;
 
 mod arith;
 mod bits;
+mod compare;
+mod control;
 mod ext;
 mod atomic;
 mod fp8;
@@ -528,10 +529,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Binary => self.binary(&x),
             Route::Unary => self.unary(&x),
             Route::Ternary => self.ternary(&x),
-            Route::SetpLike => self.setp_like(&x),
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
-            Route::Control => self.control(&x),
             Route::WarpSync => self.warp_sync(&x),
             Route::Fence => Ok(Op::Nop),
             Route::Typed => self.typed(i),
@@ -539,7 +538,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes moves, packs and unpacks (`mov`).
-    fn mov_pack(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    fn mov_pack(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, .. } = *x;
         let unsupported = || x.unsupported();
         let need = |k: usize| x.need(k);
@@ -593,7 +592,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes two-operand integer, float and predicate arithmetic.
-    fn binary(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    fn binary(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
         let rounding = &x.rounding;
         let has = |m: &str| x.has(m);
@@ -686,7 +685,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes one-operand integer and float arithmetic.
-    fn unary(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    fn unary(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, .. } = *x;
         let rounding = &x.rounding;
         let unsupported = || x.unsupported();
@@ -739,7 +738,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes `mad` and `fma`.
-    fn ternary(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    fn ternary(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
         let rounding = &x.rounding;
         let has = |m: &str| x.has(m);
@@ -787,38 +786,13 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes `selp`, `slct`, `cvt` and `cvta`.
-    fn select_convert(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    fn select_convert(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
         let (types, rounding) = (&x.types, &x.rounding);
         let has = |m: &str| x.has(m);
         let unsupported = || x.unsupported();
         let need = |k: usize| x.need(k);
         match opc {
-            "selp" => {
-                need(4)?;
-                let t = last_ty.ok_or_else(unsupported)?;
-                let k = match fty(t) {
-                    Some(f) => ImmKind::Float(f),
-                    None => ImmKind::Int(t.bits()),
-                };
-                let d = self.dst(&ops[0])?;
-                Ok(Op::Selp { bits: t.bits(), d, a: self.src(&ops[1], k)?, b: self.src(&ops[2], k)?, c: self.psrc(&ops[3])? })
-            }
-            "slct" => {
-                need(4)?;
-                if types.len() != 2 {
-                    return Err(unsupported());
-                }
-                let t = types[0];
-                let k = match fty(t) {
-                    Some(f) => ImmKind::Float(f),
-                    None => ImmKind::Int(t.bits()),
-                };
-                let cf = if types[1] == ScalarType::F32 { Some(ftz) } else { None };
-                let d = self.dst(&ops[0])?;
-                let ck = if cf.is_some() { ImmKind::Float(FTy::F32) } else { ImmKind::Int(32) };
-                Ok(Op::Slct { bits: t.bits(), cf, d, a: self.src(&ops[1], k)?, b: self.src(&ops[2], k)?, c: self.src(&ops[3], ck)? })
-            }
             "cvt" => {
                 need(2)?;
                 // `cvt.rna{.satfinite}.tf32.f32` (sm_80): the other `.tf32`
@@ -898,7 +872,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     /// Decodes loads, stores and atomics.
-    fn memory(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    fn memory(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, .. } = *x;
         let mods = &x.mods;
         let has = |m: &str| x.has(m);
@@ -951,41 +925,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
-    /// Decodes branches, calls, returns, `exit` and `trap`.
-    fn control(&mut self, x: &Ins<'_, '_>) -> R<Op> {
-        let Ins { opc, ops, uni, .. } = *x;
-        let has = |m: &str| x.has(m);
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "bra" => {
-                need(1)?;
-                Ok(Op::Bra { target: self.label(&ops[0])?, uni })
-            }
-            "brx" => {
-                need(2)?;
-                if !has(".idx") {
-                    return Err(unsupported());
-                }
-                let index = self.src(&ops[0], ImmKind::Int(32))?;
-                let OperandKind::Name { name, .. } = &ops[1].kind else { return Err("brx.idx needs a .branchtargets label".into()) };
-                let list = self.branch_targets.get(name.text).ok_or_else(|| DecodeError::from(format!("`{}` is not a .branchtargets list", name.text)))?;
-                let mut targets = Vec::new();
-                for l in list {
-                    targets.push(*self.labels.get(l).ok_or_else(|| DecodeError::from(format!("unknown label `{l}`")))?);
-                }
-                Ok(Op::Brx { index, targets, table: name.text.to_string(), uni })
-            }
-            "call" => self.call(ops, uni),
-            "ret" => Ok(Op::Ret { uni }),
-            "exit" => Ok(Op::Exit),
-            "trap" => Ok(Op::Trap),
-            _ => Err(unsupported()),
-        }
-    }
-
     /// Decodes barriers, `nanosleep`, `activemask`, `vote` and `shfl`.
-    fn warp_sync(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    fn warp_sync(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, n, .. } = *x;
         let mods = &x.mods;
         let has = |m: &str| x.has(m);
@@ -1106,116 +1047,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
 
-    /// Decodes `setp` and `set` from their decoded comparison and BoolOp.
-    fn setp_like(&mut self, x: &Ins<'_, '_>) -> R<Op> {
-        let Ins { opc, ops, ftz, .. } = *x;
-        let (mods, types) = (&x.mods, &x.types);
-        let unsupported = || x.unsupported();
-        let cmp = x.d.cmp.map(|c| c.0).ok_or_else(unsupported)?;
-        let comb_op = x.d.boolop.map(|(b, _)| match b {
-            IsaBoolOp::And => BoolOp::And,
-            IsaBoolOp::Or => BoolOp::Or,
-            IsaBoolOp::Xor => BoolOp::Xor,
-        });
-        let st = if opc == "set" {
-            if types.len() != 2 {
-                return Err(unsupported());
-            }
-            types[1]
-        } else {
-            *types.last().ok_or_else(unsupported)?
-        };
-        if let Some(fty) = match st {
-            ScalarType::F16x2 => Some(ptxsim_sem::alu::FTy::F16),
-            ScalarType::Bf16x2 => Some(ptxsim_sem::alu::FTy::BF16),
-            _ => None,
-        } {
-            return self.cmp_x2(x, cmp, fty, comb_op);
-        }
-        let half_src = matches!(st, ScalarType::F16 | ScalarType::Bf16);
-        // What `set` writes where the result is true, by destination type
-        // (PTX ISA 9.7.3.5, 9.7.7.1): all ones for the integer types, 1.0
-        // in the float format for the float ones. `.u16`/`.s16`
-        // destinations go with half-precision sources only.
-        let one = match types.first() {
-            _ if opc != "set" => 0,
-            Some(ScalarType::U32 | ScalarType::S32 | ScalarType::B32) => 0xffff_ffff,
-            Some(ScalarType::F32) => 1.0f32.to_bits(),
-            Some(ScalarType::U16 | ScalarType::S16) if half_src => 0xffff,
-            Some(ScalarType::F16) => 0x3c00,
-            Some(ScalarType::Bf16) => 0x3f80,
-            _ => return Err(unsupported()),
-        };
-        let ty = if let Some(f) = fty(st) {
-            if !cmp.valid_float() {
-                return Err(format!("`{opc}{}` mixes an integer comparison with a float type", mods.concat()).into());
-            }
-            ITyOrF::F(f)
-        } else {
-            let it = ity(st).ok_or_else(unsupported)?;
-            if is_bits_type(st) && !cmp.valid_bits() || !is_bits_type(st) && !cmp.valid_int() {
-                return Err(format!("`{opc}{}`: comparison not allowed for this type", mods.concat()).into());
-            }
-            ITyOrF::I(it)
-        };
-        let k = match ty {
-            ITyOrF::F(f) => ImmKind::Float(f),
-            ITyOrF::I(t) => ImmKind::Int(t.bits),
-        };
-        let need = if comb_op.is_some() { 4 } else { 3 };
-        if ops.len() < need {
-            return Err(format!("`{opc}` needs {need} operands").into());
-        }
-        let a = self.src(&ops[1], k)?;
-        let b = self.src(&ops[2], k)?;
-        let comb = match comb_op {
-            Some(op) => Some((op, self.psrc(&ops[3])?)),
-            None => None,
-        };
-        if opc == "set" {
-            let d = self.dst(&ops[0])?;
-            return Ok(Op::Set { cmp, ty, ftz, one, d, a, b, comb, k: Kern::NONE });
-        }
-        let (p, q) = self.pred_pair(&ops[0])?;
-        Ok(Op::Setp { cmp, ty, ftz, p, q, a, b, comb, k: Kern::NONE })
-    }
-
-    /// Decodes `setp`/`set` on `.f16x2`/`.bf16x2` sources (PTX ISA 9.7.7):
-    /// `setp` needs the pair `p|q`; `set`'s destination is `.f16x2` (or
-    /// `.bf16x2` for `.bf16x2` sources), `.u32` or `.s32`.
-    fn cmp_x2(&mut self, x: &Ins<'_, '_>, cmp: ptxsim_sem::alu::CmpOp, ty: ptxsim_sem::alu::FTy, comb_op: Option<BoolOp>) -> R<Op> {
-        let Ins { opc, ops, ftz, .. } = *x;
-        let unsupported = || x.unsupported();
-        if !cmp.valid_float() {
-            return Err(format!("`{opc}{}` mixes an integer comparison with a float type", x.mods.concat()).into());
-        }
-        let need = if comb_op.is_some() { 4 } else { 3 };
-        if ops.len() < need {
-            return Err(format!("`{opc}` needs {need} operands").into());
-        }
-        let a = self.src(&ops[1], ImmKind::Int(32))?;
-        let b = self.src(&ops[2], ImmKind::Int(32))?;
-        let comb = match comb_op {
-            Some(op) => Some((op, self.psrc(&ops[3])?)),
-            None => None,
-        };
-        if opc == "set" {
-            let one = match (x.types.first(), ty) {
-                (Some(ScalarType::U32 | ScalarType::S32), _) => 0xffff,
-                (Some(ScalarType::F16x2), ptxsim_sem::alu::FTy::F16) => 0x3c00,
-                (Some(ScalarType::Bf16x2), ptxsim_sem::alu::FTy::BF16) => 0x3f80,
-                _ => return Err(unsupported()),
-            };
-            let d = self.dst(&ops[0])?;
-            return Ok(Op::SetX2 { cmp, ty, ftz, one, d, a, b, comb });
-        }
-        if !matches!(ops[0].kind, OperandKind::PredPair(..)) {
-            return Err(format!("`{opc}{}` writes a predicate pair `p|q`", x.mods.concat()).into());
-        }
-        let (p, q) = self.pred_pair(&ops[0])?;
-        Ok(Op::SetpX2 { cmp, ty, ftz, p, q, a, b, comb })
-    }
-
     /// The predicate destinations `p` or `p|q` (`_` for none).
     fn pred_pair(&mut self, o: &Operand<'_>) -> R<(Option<u32>, Option<u32>)> {
         Ok(match &o.kind {
@@ -1234,79 +1065,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             }
             _ => (self.pdst(o)?, None),
         })
-    }
-
-    fn call(&mut self, ops: &[Operand<'_>], uni: bool) -> R<Op> {
-        let mut k = 0;
-        let mut rets = Vec::new();
-        if let Some(OperandKind::List(l)) = ops.first().map(|o| &o.kind) {
-            for o in l {
-                rets.push(self.call_arg(o)?);
-            }
-            k = 1;
-        }
-        let callee_op = ops.get(k).ok_or("call needs a target")?;
-        k += 1;
-        let mut args = Vec::new();
-        if let Some(OperandKind::List(l)) = ops.get(k).map(|o| &o.kind) {
-            for o in l {
-                args.push(self.call_arg(o)?);
-            }
-            k += 1;
-        }
-        let extra = match ops.get(k).map(|o| &o.kind) {
-            Some(OperandKind::Name { name, .. }) => Some(name.text),
-            _ => None,
-        };
-        let OperandKind::Name { name: callee_name, .. } = &callee_op.kind else { return Err("call target must be a name".into()) };
-        let callee = match self.lookup(callee_name.text) {
-            Some(Sym::Func(f)) => {
-                // The CUDA system calls the engine runs itself (a declaration
-                // without a body; a module's own definition wins).
-                let bodiless = self.m.funcs.get(f as usize).and_then(|x| x.as_ref()).is_some_and(|d| d.body.is_none());
-                match callee_name.text {
-                    "vprintf" if bodiless && args.len() == 2 && rets.len() <= 1 => {
-                        return Ok(Op::Printf { fmt: args[0], args: args[1], ret: rets.first().copied() });
-                    }
-                    "__assertfail" if bodiless && args.len() == 5 && rets.is_empty() => return Ok(Op::AssertFail { args }),
-                    // libcudadevrt's cooperative-groups entry points.
-                    "cudaCGSynchronize" | "cudaCGSynchronizeGrid" if bodiless && self.m.devrt && args.len() == 2 && rets.len() <= 1 => {
-                        return Ok(Op::GridSync { handle: args[0], ret: rets.first().copied() });
-                    }
-                    "cudaCGGetIntrinsicHandle" if bodiless && self.m.devrt && args.len() == 1 && rets.len() == 1 => {
-                        return Ok(Op::DevRt { f: DevRtFn::GetIntrinsicHandle, args, ret: rets.first().copied() });
-                    }
-                    "cudaCGGetSize" if bodiless && self.m.devrt && args.len() == 3 && rets.len() <= 1 => {
-                        return Ok(Op::DevRt { f: DevRtFn::GetSize, args, ret: rets.first().copied() });
-                    }
-                    "cudaCGGetRank" if bodiless && self.m.devrt && args.len() == 3 && rets.len() <= 1 => {
-                        return Ok(Op::DevRt { f: DevRtFn::GetRank, args, ret: rets.first().copied() });
-                    }
-                    "malloc" if bodiless && args.len() == 1 && rets.len() <= 1 => return Ok(Op::Malloc { size: args[0], ret: rets.first().copied() }),
-                    "free" if bodiless && args.len() == 1 && rets.is_empty() => return Ok(Op::Free { ptr: args[0] }),
-                    _ => Callee::Direct(f),
-                }
-            }
-            Some(Sym::Reg { slot, .. }) => {
-                let extra = extra.ok_or("indirect call needs a .calltargets list, a call table or a .callprototype")?;
-                if let Some(list) = self.call_targets.get(extra).cloned() {
-                    let mut ids = Vec::new();
-                    for f in &list {
-                        ids.push(self.func_of(f)?);
-                    }
-                    Callee::Indirect { fptr: Src::Reg(slot), allowed: Some(ids), table: Some(extra.to_string()), proto: None }
-                } else if let Some(sig) = self.prototypes.get(extra) {
-                    Callee::Indirect { fptr: Src::Reg(slot), allowed: None, table: None, proto: Some(sig.clone()) }
-                } else if let Some(tab) = self.m.tables.get(extra) {
-                    Callee::Indirect { fptr: Src::Reg(slot), allowed: Some(tab.clone()), table: Some(extra.to_string()), proto: None }
-                } else {
-                    return Err(format!("`{extra}` is not a .calltargets list, call table or .callprototype").into());
-                }
-            }
-            _ => return Err(format!("call target `{}` is not a function or register", callee_name.text).into()),
-        };
-        let _ = self.id;
-        Ok(Op::Call { callee, args, rets, uni })
     }
 }
 

@@ -12,7 +12,7 @@ use ptxsim_syntax::ast::{Operand, OperandKind, ScalarType};
 impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// `atom{.sem}{.scope}{.space}.op{.vec}.type d, [a], b{, c}` and
     /// `red{...} [a], b`.
-    pub(super) fn atom(&mut self, x: &Ins<'_, '_>) -> R<Op> {
+    pub(super) fn atom(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, .. } = *x;
         let mods = &x.mods;
         let has = |m: &str| x.has(m);

@@ -6,7 +6,7 @@
 use super::{ext, tensor};
 use ptxsim_sem::alu::Rounding;
 use ptxsim_isa::modifiers::Rnd;
-use ptxsim_isa::{Decoded, Engine, Family};
+use ptxsim_isa::{Engine, Family};
 use ptxsim_syntax::ast::{self, Operand, ScalarType};
 
 type R<T> = Result<T, DecodeError>;
@@ -73,10 +73,8 @@ pub(super) enum Route {
     Binary,
     Unary,
     Ternary,
-    SetpLike,
     SelectConvert,
     Memory,
-    Control,
     WarpSync,
     Fence,
     /// The row's grammar is written: the decoder matches on its
@@ -104,10 +102,8 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Binary => Route::Binary,
         Family::Unary => Route::Unary,
         Family::Ternary => Route::Ternary,
-        Family::SetpLike => Route::SetpLike,
         Family::SelectConvert => Route::SelectConvert,
         Family::Memory => Route::Memory,
-        Family::Control => Route::Control,
         Family::WarpSync => Route::WarpSync,
         Family::Fence => Route::Fence,
         Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
@@ -138,10 +134,8 @@ pub fn decodes_opcode(opcode: &str) -> bool {
 /// decoders read them: the modifiers are decoded once, by
 /// [`ptxsim_isa::decode`] (the checker's decoding), and the fields below
 /// are read from it.
-pub(crate) struct Ins<'i, 'a> {
+pub(crate) struct Ins<'i> {
     pub(crate) opc: &'i str,
-    /// The decoded modifiers (comparison, BoolOp, types, `.ftz`, ...).
-    pub(crate) d: Decoded<'a>,
     /// Every modifier as written, for the families that test one by name.
     pub(crate) mods: Vec<&'i str>,
     /// The modifiers that are types, in order.
@@ -152,7 +146,6 @@ pub(crate) struct Ins<'i, 'a> {
     pub(crate) rounding: Vec<Rounding>,
     pub(crate) ftz: bool,
     pub(crate) sat: bool,
-    pub(crate) uni: bool,
 }
 
 /// The engine's rounding mode of a decoded rounding modifier (`.rs` has none).
@@ -171,14 +164,14 @@ fn rounding_of((r, integer): (Rnd, bool)) -> Option<Rounding> {
     })
 }
 
-impl<'i, 'a: 'i> Ins<'i, 'a> {
-    pub(crate) fn new(i: &'i ast::Instruction<'a>) -> Ins<'i, 'a> {
+impl<'i> Ins<'i> {
+    pub(crate) fn new(i: &'i ast::Instruction<'_>) -> Ins<'i> {
         let d = ptxsim_isa::decode_modifiers(i);
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
         let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
         let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
-        let (ftz, sat, uni) = (d.ftz.is_some(), d.has(".sat"), !d.uni.is_empty());
-        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, uni, mods, d }
+        let (ftz, sat) = (d.ftz.is_some(), d.has(".sat"));
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, mods }
     }
 
     pub(crate) fn has(&self, m: &str) -> bool {
