@@ -251,7 +251,7 @@ impl InsnInfo {
         }
         // A typed row names each operand's role: its writes are the
         // operands whose role defines.
-        if let Some(r) = row.filter(|r| !r.roles.is_empty()) {
+        if let Some(r) = row.filter(|r| r.names_operands()) {
             for (k, o) in i.operands.iter().enumerate() {
                 let defines = r.roles.get(k).is_some_and(|x| x.role.defines());
                 match (&o.kind, defines) {

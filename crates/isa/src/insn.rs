@@ -206,8 +206,7 @@ mod tests {
         assert_eq!(Insn::Trap {}.row().op, "trap");
         for o in OPS {
             assert!(o.typed || o.roles.is_empty(), "`{}`: an untyped row has no operand roles yet", o.op);
-            let per_operation = matches!(o.op, "wgmma" | "tensormap");
-            assert!(!per_operation || o.typed, "`{}`: a row with several operations is typed", o.op);
+            assert!(!o.per_operation() || (o.typed && o.roles.len() == 1), "`{}`: PerOperation is a typed row's only role", o.op);
             if let Some(k) = o.roles.iter().position(|r| r.role == Role::OptSrc) {
                 assert!(o.roles[k..].iter().all(|r| r.role == Role::OptSrc), "`{}`: optional operands come last", o.op);
             }

@@ -302,6 +302,11 @@ pub enum Role {
     OptSrc,
     /// A memory address read or written through.
     Addr,
+    /// The row's opcode has several operations with different operands
+    /// (`wgmma.fence` has none, `wgmma.mma_async` up to 131): the rule of
+    /// each operation counts and types them, and the analysis reads the
+    /// row's effect. Alone in its row's roles.
+    PerOperation,
 }
 
 impl Role {
@@ -319,11 +324,23 @@ pub struct OperandRole {
 }
 
 impl OpInfo {
+    /// Whether the row's operations differ in their operands
+    /// ([`Role::PerOperation`]).
+    pub fn per_operation(&self) -> bool {
+        self.roles.iter().any(|r| r.role == Role::PerOperation)
+    }
+
+    /// Whether the roles name each operand (written, and not
+    /// [`Role::PerOperation`]).
+    pub fn names_operands(&self) -> bool {
+        !self.roles.is_empty() && !self.per_operation()
+    }
+
     /// How many operands the row's roles allow: (at least, at most); `None`
     /// while its roles are not written, and for `call`, whose operands are
     /// lists ([`Effect::Call`] says which are written).
     pub fn operand_count(&self) -> Option<(usize, usize)> {
-        if !self.typed || self.effect == Effect::Call {
+        if !self.typed || self.effect == Effect::Call || self.per_operation() {
             return None;
         }
         let min = self.roles.iter().filter(|r| r.role != Role::OptSrc).count();
@@ -652,7 +669,7 @@ macro_rules! for_each_op {
                 => Wgmma { op: one(WgmmaOp), sp: flag(".sp"), sync: req(".sync"), aligned: req(".aligned"), shape: shape, satfinite: flag(".satfinite"),
                            dtype: oty(F16 F32 S32), atype: oty(F16 Bf16 Tf32 E4m3 E5m2 S8 U8), btype: oty(F16 Bf16 Tf32 E4m3 E5m2 S8 U8),
                            b1: pair(WgmmaBit), bitop: opt(WgmmaBitOp), popc: flag(".popc") }
-                [];
+                [ops: PerOperation];
             "tcgen05"    Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet"
                 => Tcgen05 { mods: untyped } [];
             "multimem"   Loose      (ANY)             _          Def      Data     Seq            "multimem addresses are not modelled yet"
@@ -660,7 +677,7 @@ macro_rules! for_each_op {
             "tensormap"  Typed      (ANY)             _          Store    Data     Seq            "tensormap.replace and tensormap.cp_fenceproxy are not modelled yet (tensor maps are read by cp.async.bulk.tensor)"
                 => Tensormap { op: one(TensormapOp), mode: opt(TensormapMode), field: opt(TensormapField), spaces: pair(TensormapSpace), b1024: flag(".b1024"),
                                ty: oty(B32 B64), proxy: flag(".tensormap::generic"), release: flag(".release"), scope: opt(ProxyScope), sync: flag(".sync"), aligned: flag(".aligned") }
-                [];
+                [ops: PerOperation];
             // Scalar video instructions (PTX ISA 9.7.16.1).
             "vabsdiff"   Typed      (ANY)             _          Def      Data     Seq            Typed
                 => Vabsdiff { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
