@@ -269,12 +269,21 @@ fn bench_run(dir: &Path) {
 
     let (p, b) = (ptx.to_str().expect("utf-8"), format!("f32[{}]=@{}", 2 * w * h, bin.to_str().expect("utf-8")));
     let (cnt, mg) = (format!("u32[{}]=zeros", w * h), format!("f32[{}]=zeros", w * h));
-    let (t_proc, out) = best_process(5, &["run", p, "--kernel", "mandel", "--grid", "256", "--block", "256", "--threads", "1", "--arg", &b, "--arg", &cnt, "--arg", &mg, "--arg", "u32=256"]);
+    let run_args = ["run", p, "--kernel", "mandel", "--grid", "256", "--block", "256", "--threads", "1", "--arg", &b, "--arg", &cnt, "--arg", &mg, "--arg", "u32=256"];
+    let (t_proc, out) = best_process(5, &run_args);
     assert_eq!(thread_instructions(&out), Some(ti), "the process ran the same instructions:\n{out}");
     let (r_in, r_proc) = (ti as f64 / t_in, ti as f64 / t_proc);
     println!("run: Mandelbrot escape loop, 256 x 256 points, {ti} thread instructions, one worker");
-    println!("  {:<44} {:>11.3e} thread-instr/s ({:.1} ms)", "launch alone, in process", r_in, t_in * 1e3);
-    println!("  {:<44} {:>11.3e} thread-instr/s ({:.1} ms)", "`ptxsim run` process", r_proc, t_proc * 1e3);
+    println!("  {:<44} {:>11.3e} thread-instr/s ({:.1} ms)", "launch alone, in process (interpreted)", r_in, t_in * 1e3);
+    println!("  {:<44} {:>11.3e} thread-instr/s ({:.1} ms)", "`ptxsim run` process (--jit auto)", r_proc, t_proc * 1e3);
+    // The compiling tier forced on and off, in the same run.
+    for jit in ["off", "on"] {
+        let mut a = run_args.to_vec();
+        a.extend(["--jit", jit]);
+        let (t, out) = best_process(5, &a);
+        assert_eq!(thread_instructions(&out), Some(ti), "the process ran the same instructions:\n{out}");
+        println!("  {:<44} {:>11.3e} thread-instr/s ({:.1} ms)", format!("`ptxsim run --jit {jit}` process"), ti as f64 / t, t * 1e3);
+    }
     println!("  in process / whole process: {:.2}x", r_in / r_proc);
 
     let vadd = dir.join("vadd.ptx");

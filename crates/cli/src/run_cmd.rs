@@ -27,6 +27,24 @@ pub enum SchedArg {
     Its,
 }
 
+/// `--jit`.
+#[derive(Clone, Copy, Debug, clap::ValueEnum, PartialEq, Eq)]
+pub enum JitArg {
+    On,
+    Off,
+    Auto,
+}
+
+impl JitArg {
+    fn mode(self) -> ptxsim_jit::Mode {
+        match self {
+            JitArg::On => ptxsim_jit::Mode::On,
+            JitArg::Off => ptxsim_jit::Mode::Off,
+            JitArg::Auto => ptxsim_jit::Mode::Auto,
+        }
+    }
+}
+
 #[derive(clap::Args)]
 pub struct Args {
     /// The PTX file; several separately compiled modules (`nvcc -rdc`) are
@@ -63,6 +81,11 @@ pub struct Args {
     /// The executor: the PTX engine, or the sm_50 machine form (`ptxsim sass`) on the CRS stack.
     #[arg(long, value_enum, default_value = "ptx")]
     engine: crate::sass_cmd::EngineArg,
+    /// The compiling tier of the PTX engine: `auto` compiles a function to
+    /// native code once it is hot (in the background), `on` compiles every
+    /// function before the launch, `off` interprets everything.
+    #[arg(long, value_enum, default_value = "auto")]
+    jit: JitArg,
     /// Warp-instruction budget of the launch.
     #[arg(long, default_value_t = DEFAULT_FUEL.to_string(), allow_hyphen_values = true)]
     fuel: String,
@@ -283,7 +306,7 @@ pub fn run(a: Args) -> ExitCode {
     let empty: Vec<usize> = specs.iter().enumerate().filter(|(i, s)| matches!(s, Spec::Buffer { len: 0, .. }) && !info.kernel(&kernel).is_some_and(|k| k.params.get(*i).is_some_and(|p| p.array))).map(|(i, _)| i).collect();
     let display = crate::limits::progress(&mut cfg, a.json);
     let time = Time { started, limit: cfg.timeout };
-    let out = execute(&sources, &kernel, cfg, specs, info, limits, a.engine, time);
+    let out = execute(&sources, &kernel, cfg, specs, info, limits, (a.engine, a.jit.mode()), time);
     drop(display);
     drop(sources);
     let (buffers, stats) = match out {
@@ -416,12 +439,12 @@ fn execute(
     specs: Vec<Spec>,
     info: &ModuleInfo,
     limits: Limits,
-    engine: crate::sass_cmd::EngineArg,
+    (engine, jit): (crate::sass_cmd::EngineArg, ptxsim_jit::Mode),
     time: Time,
 ) -> Result<(Vec<Buffer>, LaunchStats), Failure> {
     let mut dev = Device::with_limits(limits);
     let (file, src) = (&sources[0].0, &sources[0].1);
-    let (module, machine) = match engine {
+    let (mut module, machine) = match engine {
         crate::sass_cmd::EngineArg::Sass => crate::sass_cmd::load_machine(&mut dev, file, src).map(|(m, p)| (m, Some(p)))?,
         crate::sass_cmd::EngineArg::Ptx if sources.len() > 1 => {
             let refs: Vec<(&str, &str)> = sources.iter().map(|(n, t)| (n.as_str(), t.as_str())).collect();
@@ -429,6 +452,9 @@ fn execute(
         }
         crate::sass_cmd::EngineArg::Ptx => (dev.load_named(file, src)?, None),
     };
+    if machine.is_none() {
+        ptxsim_jit::attach(&mut module, jit);
+    }
     let deadline = time.deadline();
     if deadline.is_some_and(|d| Instant::now() >= d) {
         return Err(time.passed("loading the module").into());
@@ -558,7 +584,7 @@ pub(crate) fn run_source(
     let info = ModuleInfo::new(&ptxsim_syntax::parse(src).module);
     let sources = [(file.to_string(), src.to_string())];
     let time = Time { started: Instant::now(), limit: None };
-    let (buffers, stats) = execute(&sources, kernel, cfg, specs, &info, Limits::default(), crate::sass_cmd::EngineArg::Ptx, time).map_err(|f| f.error)?;
+    let (buffers, stats) = execute(&sources, kernel, cfg, specs, &info, Limits::default(), (crate::sass_cmd::EngineArg::Ptx, ptxsim_jit::Mode::Auto), time).map_err(|f| f.error)?;
     let raw = buffers.iter().map(Buffer::hex).collect();
     Ok((run_out::summary(file, kernel, &buffers, &stats), raw))
 }

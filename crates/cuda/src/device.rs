@@ -9,7 +9,9 @@
 //! core); `PTXSIM_TIMEOUT=SECONDS`, each launch's wall-clock limit
 //! (default 60, 0 for none: a GPU has none, and a big grid can take
 //! minutes on the engine); `PTXSIM_FUEL=N`, each launch's budget of warp
-//! instructions (default 10^9); `PTXSIM_SUMMARY=1`, a summary on stderr at exit (`report`). A
+//! instructions (default 10^9); `PTXSIM_JIT=on|off|auto`, the compiling
+//! tier of every module (default auto; read at the first module load,
+//! `module.rs`); `PTXSIM_SUMMARY=1`, a summary on stderr at exit (`report`). A
 //! value that does not parse is ignored (and logged with `PTXSIM_LOG=1`).
 //! In the child of a `fork` after `cuInit`, every call fails with
 //! CUDA_ERROR_NOT_INITIALIZED, as with NVIDIA's driver (`state::FORKED`).

@@ -193,11 +193,27 @@ pub fn load_text(dev: &mut Device, text: &str) -> Result<(ptxsim_exec::Module, G
         }
         None => dev.load_named("module.ptx", text),
     };
-    let module = loaded.map_err(|e| load_error(&e))?;
+    let mut module = loaded.map_err(|e| load_error(&e))?;
+    // The compiling tier goes with the module into the cache, so a reload
+    // finds the code compiled for it.
+    ptxsim_jit::attach(&mut module, jit_mode());
     module_cache::lock().insert(text, settings, &module);
     let mut globals: Globals = module.globals.iter().map(|(n, a)| (n.clone(), (*a, allocation_size(dev, *a)))).collect();
     const_shadows(dev, &module, &mut globals)?;
     Ok((module, globals))
+}
+
+/// `PTXSIM_JIT=on|off|auto`: the compiling tier of every module loaded
+/// (default auto: a function is compiled once it is hot). A value that
+/// does not parse is ignored (auto), and logged with `PTXSIM_LOG=1`.
+fn jit_mode() -> ptxsim_jit::Mode {
+    static MODE: std::sync::OnceLock<ptxsim_jit::Mode> = std::sync::OnceLock::new();
+    *MODE.get_or_init(|| {
+        ptxsim_jit::Mode::from_env().unwrap_or_else(|e| {
+            report::log(&format!("ignoring {e}"));
+            ptxsim_jit::Mode::Auto
+        })
+    })
 }
 
 /// Gives each module-scope `.const` variable a device allocation holding

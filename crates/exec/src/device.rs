@@ -27,9 +27,23 @@ pub struct Module {
     pub globals: Vec<(String, u64)>,
     /// Whether some function calls `malloc` or `free` (the device heap).
     uses_heap: bool,
+    /// The compiling tier its launches use (`None`: interpreted only).
+    tier: Option<Arc<dyn crate::tier::Tier>>,
 }
 
 impl Module {
+    /// Attaches the compiling tier `tier` (which caches the module's
+    /// compiled code): launches from then on run the code it has compiled
+    /// (`None`: every launch is interpreted).
+    pub fn set_tier(&mut self, tier: Option<Arc<dyn crate::tier::Tier>>) {
+        self.tier = tier;
+    }
+
+    /// The attached compiling tier.
+    pub fn tier(&self) -> Option<&Arc<dyn crate::tier::Tier>> {
+        self.tier.as_ref()
+    }
+
     /// Whether the module calls the device `malloc` or `free`: loading it
     /// reserved the device heap, and launching any of its kernels fixes the
     /// heap's size ([`Device::set_heap_size`]).
@@ -257,7 +271,7 @@ impl Device {
             }
         }
         let consts = Arc::new(prog.const_init.clone());
-        Ok(Module { program: Arc::new(prog), consts, globals, uses_heap })
+        Ok(Module { program: Arc::new(prog), consts, globals, uses_heap, tier: None })
     }
 
     pub fn load(&mut self, src: &str) -> Result<Module, RunError> {

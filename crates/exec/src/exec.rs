@@ -30,6 +30,8 @@ pub(crate) struct Ctx<'a> {
     pub write_epoch: &'a AtomicU64,
     /// Where `printf` and failed assertions write.
     pub stdout: &'a crate::stdout::Stdout,
+    /// The module's compiling tier, if any ([`crate::tier`]).
+    pub tier: Option<&'a dyn crate::tier::Tier>,
 }
 
 pub(crate) use crate::barrier::BarArgs;
@@ -124,6 +126,9 @@ pub(crate) fn run_group<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) ->
     let start = t.budget;
     let r = group_body(ctx, t, at);
     let n = start - t.budget;
+    if let Some(tier) = ctx.tier {
+        tier.observe(t.warp.frames[at.frame as usize].func, n);
+    }
     t.warp.instrs += n;
     t.stats.warp_instructions += n;
     t.stats.thread_instructions += n * at.mask.count_ones() as u64;
@@ -153,6 +158,11 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         copies,
         stdout: ctx.stdout,
     };
+    // The function's compiled code, if its tier has it ready, and the pc
+    // that code last handed back (the interpreter executes that one).
+    let jit = ctx.tier.and_then(|t| t.compiled(fr.func));
+    let entries = jit.map_or(&[][..], |j| j.entries());
+    let mut handed = u32::MAX;
     // The pc and the fuel left live in locals (registers) while the loop
     // runs, and go back into the group once, whatever ends it.
     let (mut lpc, mut left) = (at.pc, t.budget);
@@ -160,6 +170,14 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         let p = lpc;
         if p == stop {
             break Ok(Event::Stop);
+        }
+        if p != handed && entries.get(p as usize) == Some(&true) {
+            if let Some(j) = jit {
+                let mut g = crate::tier::Group { pc: p, mask, stop, yield_on_branch, left };
+                j.run(&mut fr.regs, &mut fr.preds, &mut g);
+                (lpc, left, handed) = (g.pc, g.left, g.pc);
+                continue;
+            }
         }
         let Some(ins) = code.get(p as usize) else {
             break Ok(Event::Ret { mask });

@@ -216,7 +216,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             &own_stdout
         }
     };
-    let ctx = Ctx { prog, global: &dev.mem, kparams: &kparams, consts: &module.consts, geom: &geom, write_epoch: &epoch, stdout };
+    let ctx = Ctx { prog, global: &dev.mem, kparams: &kparams, consts: &module.consts, geom: &geom, write_epoch: &epoch, stdout, tier: module.tier().map(|t| &**t) };
     let abort = AtomicU64::new(u64::MAX);
     let ncl = [g.x / cl.x, g.y / cl.y, g.z / cl.z];
     let nclusters = ncl[0] as u64 * ncl[1] as u64 * ncl[2] as u64;

@@ -24,7 +24,7 @@
 //! this order.
 //!
 //! 1. program: data only (the decoded program, errors, configuration,
-//!    printed output);
+//!    printed output, the compiling-tier seam `tier`);
 //! 2. decode: the checked AST to a program;
 //! 3. machine: memory, lane memory, warps, CTAs, barrier bookkeeping;
 //! 4. datapath: one data-flow instruction for a warp under a mask;
@@ -52,6 +52,7 @@ mod stdout;
 mod error;
 mod config;
 pub mod program;
+pub mod tier;
 // layer: decode
 mod decode;
 pub mod unsupported;

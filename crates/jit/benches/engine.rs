@@ -1,0 +1,234 @@
+//! `cargo bench -p ptxsim-jit --bench engine`: launches in process on one
+//! worker, interpreted (`Mode::Off`) beside compiled (`Mode::On`, compiled
+//! when attached, outside the timing) and ptoxide, in one run: thread
+//! instructions per second, best of 3 launches each from fresh inputs.
+//! Each compiled launch's buffers are checked equal to the interpreted
+//! one's, byte for byte.
+#![allow(clippy::print_stdout)]
+
+use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling};
+use ptxsim_jit::{attach, Mode};
+use std::time::Instant;
+
+const ESCAPE: &str = include_str!("../tests/data/escape.ptx");
+const VADD: &str = include_str!("../../exec/benches/kernels/vadd.ptx");
+
+/// Every thread iterates `(gid & 255) + 1` times (lanes leave one after
+/// another), a linear congruential step per iteration.
+const DIVLOOP: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry div_loop(.param .u64 out)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mad.lo.s32 %r5, %r3, %r4, %r2;
+    and.b32 %r1, %r5, 255;
+    add.s32 %r1, %r1, 1;
+    mov.u32 %r6, 0;
+    mov.u32 %r7, %r5;
+$L_loop:
+    mad.lo.s32 %r7, %r7, 1664525, 1013904223;
+    add.s32 %r6, %r6, 1;
+    setp.lt.u32 %p1, %r6, %r1;
+    @%p1 bra $L_loop;
+    cvta.to.global.u64 %rd2, %rd1;
+    mul.wide.u32 %rd3, %r5, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    st.global.u32 [%rd2], %r7;
+    ret;
+}
+"#;
+
+/// Every thread iterates `n` times: xorshift-style integer mixing.
+const UNIFORM: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry uniform_loop(.param .u64 out, .param .u32 n)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    ld.param.u64 %rd1, [out];
+    ld.param.u32 %r1, [n];
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mad.lo.s32 %r5, %r3, %r4, %r2;
+    mov.u32 %r6, 0;
+    add.u32 %r7, %r5, 1;
+$L_loop:
+    shl.b32 %r8, %r7, 13;
+    xor.b32 %r7, %r7, %r8;
+    shr.u32 %r8, %r7, 17;
+    xor.b32 %r7, %r7, %r8;
+    shl.b32 %r8, %r7, 5;
+    xor.b32 %r7, %r7, %r8;
+    add.s32 %r6, %r6, 1;
+    setp.lt.u32 %p1, %r6, %r1;
+    @%p1 bra $L_loop;
+    mul.wide.u32 %rd3, %r5, 4;
+    add.s64 %rd2, %rd1, %rd3;
+    st.global.u32 [%rd2], %r7;
+    ret;
+}
+"#;
+
+/// `y[i] = a * x[i] + y[i]` with one fused multiply-add.
+const SAXPY: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry saxpy(.param .u64 x, .param .u64 y, .param .u32 a, .param .u32 n)
+{
+    .reg .pred %p1;
+    .reg .f32 %f<5>;
+    .reg .b32 %r<7>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [y];
+    ld.param.u32 %r6, [a];
+    mov.b32 %f1, %r6;
+    ld.param.u32 %r5, [n];
+    mov.u32 %r1, %ctaid.x;
+    mov.u32 %r2, %ntid.x;
+    mov.u32 %r3, %tid.x;
+    mad.lo.s32 %r4, %r1, %r2, %r3;
+    setp.ge.u32 %p1, %r4, %r5;
+    @%p1 bra $L_end;
+    mul.wide.u32 %rd5, %r4, 4;
+    add.s64 %rd6, %rd1, %rd5;
+    add.s64 %rd7, %rd2, %rd5;
+    ld.global.f32 %f2, [%rd6];
+    ld.global.f32 %f3, [%rd7];
+    fma.rn.f32 %f4, %f1, %f2, %f3;
+    st.global.f32 [%rd7], %f4;
+$L_end:
+    ret;
+}
+"#;
+
+struct Case {
+    name: &'static str,
+    src: &'static str,
+    kernel: &'static str,
+    grid: u32,
+    block: u32,
+    bufs: Vec<Vec<u8>>,
+    u32s: Vec<u32>,
+    u64s: Vec<u64>,
+}
+
+fn f32s(v: impl Iterator<Item = f32>) -> Vec<u8> {
+    v.flat_map(|x| x.to_le_bytes()).collect()
+}
+
+fn iota(n: usize) -> Vec<u8> {
+    (0..n as u32).flat_map(|i| i.to_le_bytes()).collect()
+}
+
+/// Best time, thread instructions and the buffers after the run.
+fn run(c: &Case, mode: Mode) -> (f64, u64, Vec<Vec<u8>>) {
+    let mut dev = Device::new();
+    let mut m = dev.load(c.src).expect("load");
+    attach(&mut m, mode);
+    let mut args = Vec::new();
+    let mut ptrs = Vec::new();
+    for b in &c.bufs {
+        let p = dev.alloc(b.len() as u64).expect("alloc");
+        ptrs.push(p);
+        args.push(KernelArg::Ptr(p));
+    }
+    args.extend(c.u32s.iter().map(|v| KernelArg::U32(*v)));
+    args.extend(c.u64s.iter().map(|v| KernelArg::U64(*v)));
+    let mut cfg = LaunchConfig::new(c.grid, c.block);
+    cfg.threads = Some(1);
+    cfg.scheduling = Scheduling::Stack;
+    let (mut best, mut ti) = (f64::MAX, 0);
+    for _ in 0..3 {
+        for (p, b) in ptrs.iter().zip(&c.bufs) {
+            dev.write(*p, b).expect("write");
+        }
+        let t = Instant::now();
+        let s = dev.launch(&m, c.kernel, &cfg, &args).expect("launch");
+        best = best.min(t.elapsed().as_secs_f64());
+        ti = s.thread_instructions;
+    }
+    let out = ptrs.iter().zip(&c.bufs).map(|(p, b)| dev.read(*p, b.len() as u64).expect("read")).collect();
+    (best, ti, out)
+}
+
+fn ptoxide(c: &Case) -> Option<f64> {
+    use ptoxide::{Argument, Context, LaunchParams};
+    let mut ctx = Context::new_with_module(c.src).ok()?;
+    let ptrs: Vec<_> = c.bufs.iter().map(|b| ctx.alloc::<u8>(b.len())).collect();
+    let mut args: Vec<Argument> = ptrs.iter().map(|p| Argument::ptr(*p)).collect();
+    args.extend(c.u32s.iter().map(|v| Argument::U32(*v)));
+    args.extend(c.u64s.iter().map(|v| Argument::U64(*v)));
+    let mut best = f64::MAX;
+    for _ in 0..3 {
+        for (p, b) in ptrs.iter().zip(&c.bufs) {
+            ctx.write(*p, b);
+        }
+        let t = Instant::now();
+        ctx.run(LaunchParams::func_id(0).grid1d(c.grid).block1d(c.block), &args).ok()?;
+        best = best.min(t.elapsed().as_secs_f64());
+    }
+    Some(best)
+}
+
+fn main() {
+    let n = 65536usize;
+    let vn = 1 << 20;
+    let cases = vec![
+        Case {
+            name: "f32 escape loop (256x256, 256 iters)",
+            src: ESCAPE,
+            kernel: "escape",
+            grid: 256,
+            block: 256,
+            bufs: vec![f32s((0..n).map(|i| -2.0 + (i % 256) as f32 * (2.6 / 256.0))), f32s((0..n).map(|i| -1.2 + (i / 256) as f32 * (2.4 / 256.0))), vec![0; 4 * n]],
+            u32s: vec![n as u32, 256],
+            u64s: vec![],
+        },
+        Case { name: "uniform int loop (16K threads x 1000)", src: UNIFORM, kernel: "uniform_loop", grid: 64, block: 256, bufs: vec![vec![0; 4 * 16384]], u32s: vec![1000], u64s: vec![] },
+        Case { name: "divergent int loop (64K, 1-256 iters)", src: DIVLOOP, kernel: "div_loop", grid: 256, block: 256, bufs: vec![vec![0; 4 * n]], u32s: vec![], u64s: vec![] },
+        Case { name: "vector add (1M elements)", src: VADD, kernel: "vec_add", grid: 4096, block: 256, bufs: vec![iota(vn), iota(vn), iota(vn)], u32s: vec![], u64s: vec![vn as u64] },
+        Case {
+            name: "f32 SAXPY fma (1M elements)",
+            src: SAXPY,
+            kernel: "saxpy",
+            grid: (vn / 256) as u32,
+            block: 256,
+            bufs: vec![f32s((0..vn).map(|i| (i % 97) as f32 * 0.25 - 12.0)), f32s((0..vn).map(|i| (i % 89) as f32 * 0.5))],
+            u32s: vec![1.5f32.to_bits(), vn as u32],
+            u64s: vec![],
+        },
+    ];
+    println!("one worker, thread instructions per second (G/s), best of 3");
+    println!("{:<40} {:>9} {:>9} {:>8} {:>9} {:>10}", "kernel", "interp", "jit", "jit/int", "ptoxide", "jit/ptox");
+    for c in &cases {
+        let (t_off, ti, out_off) = run(c, Mode::Off);
+        let (t_on, ti_on, out_on) = run(c, Mode::On);
+        assert_eq!(ti, ti_on, "{}: the same instructions", c.name);
+        assert!(out_off == out_on, "{}: the compiled launch wrote other bytes", c.name);
+        let g = |t: f64| ti as f64 / t / 1e9;
+        let px = ptoxide(c);
+        println!(
+            "{:<40} {:>9.3} {:>9.3} {:>7.2}x {:>9} {:>10}",
+            c.name,
+            g(t_off),
+            g(t_on),
+            t_off / t_on,
+            px.map_or("-".into(), |t| format!("{:.4}", g(t))),
+            px.map_or("-".into(), |t| format!("{:.1}x", t / t_on))
+        );
+    }
+}

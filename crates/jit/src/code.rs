@@ -1,0 +1,300 @@
+//! Native code: compiling a function's IR with Cranelift's JIT module for
+//! the host CPU, and running it ([`CompiledFn`], the engine's
+//! [`ptxsim_exec::tier::Compiled`]): the registers and predicates the code
+//! uses are copied from the frame into a packed buffer ([`Layout`]) before
+//! the call, and the lanes it wrote copied back after it. The only `unsafe`
+//! code of the crate is here: calling the compiled function on that buffer,
+//! and freeing its memory when it is dropped.
+
+use crate::emit::{self, Layout, St};
+use crate::plan::Class;
+use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::OnceLock;
+use crate::plan::{self, Plan};
+use cranelift_codegen::settings::{self, Configurable};
+use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
+use cranelift_jit::{JITBuilder, JITModule};
+use cranelift_module::{default_libcall_names, Linkage, Module};
+use ptxsim_exec::program::{Function, L};
+use ptxsim_exec::tier::{Compiled, Group};
+use std::time::{Duration, Instant};
+
+/// Why a function has no compiled code.
+#[derive(Debug, thiserror::Error)]
+pub enum CompileError {
+    /// No instruction of it compiles (each with why, by name).
+    #[error("nothing to compile in `{name}`: {skipped}")]
+    Nothing { name: String, skipped: String },
+    /// The host is not one Cranelift generates code for.
+    #[error("no native code generator for this host: {0}")]
+    Host(String),
+    /// Cranelift rejected the function (a bug of the emitter).
+    #[error("cranelift failed on `{name}`: {message}")]
+    Codegen { name: String, message: String },
+}
+
+type Entry = unsafe extern "C" fn(*mut u64, *mut St);
+
+/// The JIT module that owns a function's machine code.
+struct Owner(Option<JITModule>);
+
+// SAFETY: the module is only touched when it is created (one thread) and
+// when it is dropped; the code it owns is immutable and may run anywhere.
+#[allow(unsafe_code)]
+unsafe impl Send for Owner {}
+#[allow(unsafe_code)]
+unsafe impl Sync for Owner {}
+
+impl Drop for Owner {
+    fn drop(&mut self) {
+        if let Some(m) = self.0.take() {
+            // SAFETY: the function pointer into this memory lives in the
+            // same `CompiledFn`, which is being dropped.
+            #[allow(unsafe_code)]
+            unsafe {
+                m.free_memory()
+            };
+        }
+    }
+}
+
+/// A function's compiled code.
+pub struct CompiledFn {
+    entry: Entry,
+    entries: Vec<bool>,
+    /// One past the highest register and predicate slot it touches.
+    nregs: usize,
+    npreds: usize,
+    layout: Layout,
+    /// Runs of the code and the warp instructions they executed: code
+    /// whose runs are too short to pay for themselves is switched `off`
+    /// (its function runs interpreted from the next group on).
+    runs: AtomicU64,
+    executed: AtomicU64,
+    off: AtomicBool,
+    /// Instructions compiled, of all.
+    pub compiled: usize,
+    pub total: usize,
+    /// The instructions it hands to the interpreter, with why.
+    pub skipped: Vec<(u32, String)>,
+    /// How long planning, IR building and code generation took.
+    pub compile_time: Duration,
+    _owner: Owner,
+}
+
+impl std::fmt::Debug for CompiledFn {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CompiledFn({}/{} instructions, {:?})", self.compiled, self.total, self.compile_time)
+    }
+}
+
+fn have_fma() -> bool {
+    #[cfg(target_arch = "x86_64")]
+    {
+        std::arch::is_x86_feature_detected!("fma")
+    }
+    #[cfg(target_arch = "aarch64")]
+    {
+        true
+    }
+    #[cfg(not(any(target_arch = "x86_64", target_arch = "aarch64")))]
+    {
+        false
+    }
+}
+
+/// Plans and compiles `f`.
+pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
+    let t0 = Instant::now();
+    let p = plan::plan(f, have_fma());
+    if p.blocks.is_empty() {
+        let skipped = p.skipped.iter().take(8).map(|(pc, w)| format!("pc {pc}: {w}")).collect::<Vec<_>>().join("; ");
+        return Err(CompileError::Nothing { name: f.name.clone(), skipped });
+    }
+    let layout = Layout::new(&p);
+    let (module, id) = codegen(f, &p, &layout)?;
+    let entry = module.get_finalized_function(id);
+    // SAFETY: the function was declared with `emit::signature`, which is
+    // this pointer type's ABI (three pointers, no result, the host's
+    // default calling convention).
+    #[allow(unsafe_code)]
+    let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(entry) };
+    let nregs = p.regs.keys().next_back().map_or(0, |r| *r as usize + 1);
+    let npreds = p.preds.last().map_or(0, |q| *q as usize + 1);
+    Ok(CompiledFn {
+        entry,
+        entries: p.entries.clone(),
+        nregs,
+        npreds,
+        layout,
+        runs: AtomicU64::new(0),
+        executed: AtomicU64::new(0),
+        off: AtomicBool::new(false),
+        compiled: p.ok.iter().filter(|o| **o).count(),
+        total: f.code.len(),
+        skipped: p.skipped,
+        compile_time: t0.elapsed(),
+        _owner: Owner(Some(module)),
+    })
+}
+
+/// Cranelift's optimisation level (`PTXSIM_JIT_OPT` overrides it, for measurements).
+const OPT_LEVEL: &str = "speed";
+
+/// The host's code generator, made once per process.
+fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+    static ISA: OnceLock<Result<cranelift_codegen::isa::OwnedTargetIsa, String>> = OnceLock::new();
+    ISA.get_or_init(|| {
+        let mut fb = settings::builder();
+        let opt = std::env::var("PTXSIM_JIT_OPT").unwrap_or_else(|_| OPT_LEVEL.to_string());
+        fb.set("opt_level", &opt).map_err(|e| e.to_string())?;
+        fb.set("enable_verifier", "false").map_err(|e| e.to_string())?;
+        let isa_b = cranelift_native::builder().map_err(|e| e.to_string())?;
+        isa_b.finish(settings::Flags::new(fb)).map_err(|e| e.to_string())
+    })
+    .clone()
+    .map_err(CompileError::Host)
+}
+
+fn codegen(f: &Function, p: &Plan, lay: &Layout) -> Result<(JITModule, cranelift_module::FuncId), CompileError> {
+    let err = |m: String| CompileError::Codegen { name: f.name.clone(), message: m };
+    let isa = host_isa()?;
+    let ptr = isa.pointer_type();
+    let cc = isa.default_call_conv();
+    let fcfg = isa.frontend_config();
+    let mut module = JITModule::new(JITBuilder::with_isa(isa, default_libcall_names()));
+    let sig = emit::signature(cc, ptr);
+    let id = module.declare_function("ptx", Linkage::Local, &sig).map_err(|e| err(e.to_string()))?;
+    let mut ctx = module.make_context();
+    ctx.func.signature = sig;
+    let mut fctx = FunctionBuilderContext::new();
+    {
+        let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
+        emit::build(&mut b, f, p, lay);
+        b.finalize(fcfg);
+    }
+    module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
+    module.clear_context(&mut ctx);
+    module.finalize_definitions().map_err(|e| err(e.to_string()))?;
+    Ok((module, id))
+}
+
+impl Compiled for CompiledFn {
+    fn entries(&self) -> &[bool] {
+        if self.off.load(Ordering::Relaxed) {
+            &[]
+        } else {
+            &self.entries
+        }
+    }
+
+    fn run(&self, regs: &mut [L], preds: &mut [u32], g: &mut Group) {
+        if regs.len() < self.nregs || preds.len() < self.npreds || self.entries.get(g.pc as usize) != Some(&true) {
+            return; // the interpreter runs it
+        }
+        SCRATCH.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.len() < self.layout.words {
+                s.resize(self.layout.words, 0);
+            }
+            let buf: &mut [u64] = &mut s[..self.layout.words];
+            pack(&self.layout, regs, preds, buf);
+            let mut st = St { pc: g.pc, mask: g.mask, stop: g.stop, yield_on_branch: g.yield_on_branch as u32, left: g.left };
+            // SAFETY: the code reads and writes `buf` within the layout's
+            // `words` (its offsets come from the same layout) and `st`.
+            #[allow(unsafe_code)]
+            unsafe {
+                (self.entry)(buf.as_mut_ptr(), &mut st)
+            };
+            unpack(&self.layout, regs, preds, buf);
+            self.account(g.left - st.left);
+            g.pc = st.pc;
+            g.left = st.left;
+        });
+    }
+}
+
+impl CompiledFn {
+    /// Counts a run of `n` warp instructions; every [`CHECK_RUNS`] runs,
+    /// switches the code off when they averaged under [`MIN_AVG_RUN`].
+    fn account(&self, n: u64) {
+        let e = self.executed.fetch_add(n, Ordering::Relaxed) + n;
+        let r = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
+        if r % CHECK_RUNS == 0 && e < r * MIN_AVG_RUN {
+            self.off.store(true, Ordering::Relaxed);
+        }
+    }
+
+    /// Whether the code was switched off for its short runs.
+    pub fn switched_off(&self) -> bool {
+        self.off.load(Ordering::Relaxed)
+    }
+}
+
+/// Runs between checks of the average run length.
+const CHECK_RUNS: u64 = 512;
+/// The shortest average run (warp instructions) worth entering compiled code for.
+const MIN_AVG_RUN: u64 = 12;
+
+thread_local! {
+    /// The packed registers of the code running on this thread.
+    static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+}
+
+/// The u32 at byte `off` of `buf`.
+#[inline(always)]
+fn get32(buf: &[u64], off: usize) -> u32 {
+    (buf[off / 8] >> (8 * (off % 8))) as u32
+}
+
+#[inline(always)]
+fn set32(buf: &mut [u64], off: usize, v: u32) {
+    let w = &mut buf[off / 8];
+    let sh = 8 * (off % 8);
+    *w = (*w & !(0xffff_ffffu64 << sh)) | (v as u64) << sh;
+}
+
+/// Copies the registers and predicates of the layout from the frame into
+/// `buf`, with every dirty mask 0.
+fn pack(lay: &Layout, regs: &[L], preds: &[u32], buf: &mut [u64]) {
+    for &(r, class, off, doff) in &lay.regs {
+        let src = &regs[r as usize];
+        let w = off as usize / 8;
+        match class {
+            Class::Narrow => {
+                for k in 0..16 {
+                    buf[w + k] = (src[2 * k] & 0xffff_ffff) | src[2 * k + 1] << 32;
+                }
+            }
+            Class::Wide => buf[w..w + 32].copy_from_slice(src),
+        }
+        set32(buf, doff as usize, 0);
+    }
+    for &(q, off) in &lay.preds {
+        set32(buf, off as usize, preds[q as usize]);
+    }
+}
+
+/// Copies back the lanes the code wrote, and every predicate.
+fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64]) {
+    for &(r, class, off, doff) in &lay.regs {
+        let dirty = get32(buf, doff as usize);
+        if dirty == 0 {
+            continue;
+        }
+        let dst = &mut regs[r as usize];
+        let w = off as usize / 8;
+        for (l, d) in dst.iter_mut().enumerate() {
+            let v = match class {
+                Class::Narrow => buf[w + l / 2] >> (32 * (l % 2)) & 0xffff_ffff,
+                Class::Wide => buf[w + l],
+            };
+            let keep = (dirty >> l & 1) as u64;
+            *d = v.wrapping_mul(keep) | *d & keep.wrapping_sub(1);
+        }
+    }
+    for &(q, off) in &lay.preds {
+        preds[q as usize] = get32(buf, off as usize);
+    }
+}

@@ -1,0 +1,832 @@
+//! Cranelift IR of a planned function ([`crate::plan::Plan`]): one native
+//! function per PTX function, warp-wide. It works on a packed copy of the
+//! registers the plan uses ([`Layout`]: a `Narrow` register is 32 u32
+//! lanes, read as 8 × i32x4; a `Wide` one 32 u64 lanes, 16 × i64x2; a
+//! predicate an i32 lane mask; beside each register the mask of the lanes
+//! some instruction wrote), which `code.rs` fills from the frame before
+//! the call and writes back after it. Inside a basic block a register's
+//! vectors are SSA values, loaded on first use and stored at the block's
+//! end, so no vector is live across blocks (register allocation stays
+//! local and linear in the function's size). A block's data instructions
+//! run as a loop over the warp's 8 chunks of 4 lanes (every compiled
+//! operation is lane-wise, so chunk by chunk equals instruction by
+//! instruction): each instruction is emitted once, on one i32x4 (or two
+//! i64x2), which keeps the IR, the compile time and the live vectors
+//! small. Every lane-wise
+//! result is the bits `ptxsim_sem::alu` gives: f32 NaN results are the
+//! canonical NaN, `.ftz` flushes inputs and outputs, `.sat` clamps, `fma`
+//! is one fused operation.
+//!
+//! The native function is `fn(regs: *mut u64, preds: *mut u32, st: *mut St)`:
+//! it starts at `st.pc` (an entry), and leaves in `st` the pc where the
+//! interpreter goes on and the fuel left (see `ptxsim_exec::tier`).
+
+use crate::plan::{Block, Class, Plan};
+use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
+use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I64X2};
+use cranelift_codegen::ir::{self, AbiParam, Endianness, InstBuilder, MemFlagsData, Value};
+use cranelift_frontend::{FunctionBuilder, Switch, Variable};
+use ptxsim_exec::program::{BoolOp, Function, ITyOrF, Op, PSrc, PredOp, Src};
+use ptxsim_sem::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy};
+use std::collections::HashMap;
+
+/// The group state the native code reads and writes (`#[repr(C)]`).
+#[repr(C)]
+#[derive(Clone, Copy, Debug, Default)]
+pub struct St {
+    pub pc: u32,
+    pub mask: u32,
+    pub stop: u32,
+    pub yield_on_branch: u32,
+    pub left: u64,
+}
+
+/// The most registers a block keeps in vectors before it stores them.
+const FLUSH_REGS: usize = 1;
+
+const ST_PC: i32 = 0;
+const ST_MASK: i32 = 4;
+const ST_STOP: i32 = 8;
+const ST_YOB: i32 = 12;
+const ST_LEFT: i32 = 16;
+
+/// Where each register and predicate the plan uses lives in the packed
+/// copy (byte offsets), and its size in u64 words.
+#[derive(Clone, Debug, Default)]
+pub struct Layout {
+    /// Register slot → (class, offset of its lanes, offset of its u32 dirty mask).
+    pub regs: Vec<(u32, Class, u32, u32)>,
+    /// Predicate slot → offset of its u32 lane mask.
+    pub preds: Vec<(u32, u32)>,
+    pub words: usize,
+}
+
+impl Layout {
+    pub fn new(p: &Plan) -> Layout {
+        let mut off = 0u32;
+        let mut regs = Vec::new();
+        for (&r, &c) in &p.regs {
+            regs.push((r, c, off, 0));
+            off += if c == Class::Narrow { 128 } else { 256 };
+        }
+        for e in &mut regs {
+            e.3 = off;
+            off += 4;
+        }
+        let preds = p.preds.iter().map(|&q| {
+            let o = off;
+            off += 4;
+            (q, o)
+        }).collect();
+        Layout { regs, preds, words: (off as usize).div_ceil(8) }
+    }
+}
+
+/// A register's value in the current chunk of 4 lanes: one i32x4 or two
+/// i64x2.
+type Vals = Vec<Value>;
+
+/// The current chunk of a block's lane loop.
+#[derive(Clone, Copy)]
+struct Chunk {
+    /// 4 × the chunk's index: the lane number of its first lane.
+    shift: Value,
+    /// The buffer's address plus the chunk's offset in a narrow and in a
+    /// wide register.
+    addr_n: Value,
+    addr_w: Value,
+    /// The chunk's lanes as a mask.
+    cmask: Value,
+}
+
+pub fn signature(call_conv: cranelift_codegen::isa::CallConv, ptr: ir::Type) -> ir::Signature {
+    let mut s = ir::Signature::new(call_conv);
+    s.params.extend([AbiParam::new(ptr), AbiParam::new(ptr)]);
+    s
+}
+
+struct Em<'a, 'b> {
+    b: &'b mut FunctionBuilder<'a>,
+    base: Value,
+    /// Register slot → (class, lanes offset, dirty offset).
+    regs: HashMap<u32, (Class, u32, u32)>,
+    preds: HashMap<u32, u32>,
+    /// The block's cached values: registers, written ones with the lanes
+    /// written; predicates, written ones.
+    cache: HashMap<u32, Vals>,
+    written: Vec<(u32, Value)>,
+    pcache: HashMap<u32, Value>,
+    pwritten: Vec<u32>,
+    left: Variable,
+    chunk: Option<Chunk>,
+    gmask: Value,
+    yob: Value,
+    stop: Value,
+    exit: ir::Block,
+    starts: HashMap<u32, ir::Block>,
+    vflags: MemFlagsData,
+}
+
+fn le() -> MemFlagsData {
+    MemFlagsData::new().with_endianness(Endianness::Little)
+}
+
+impl Em<'_, '_> {
+    fn vconst(&mut self, ty: ir::Type, bytes: Vec<u8>) -> Value {
+        let h = self.b.func.dfg.constants.insert(bytes.into());
+        self.b.ins().vconst(ty, h)
+    }
+
+    fn i32x4_const(&mut self, v: [u32; 4]) -> Value {
+        self.vconst(I32X4, v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+
+    fn i64x2_const(&mut self, v: [u64; 2]) -> Value {
+        self.vconst(I64X2, v.iter().flat_map(|x| x.to_le_bytes()).collect())
+    }
+
+    fn splat32(&mut self, v: u32) -> Value {
+        self.i32x4_const([v; 4])
+    }
+
+    fn bc(&mut self, ty: ir::Type, v: Value) -> Value {
+        if self.b.func.dfg.value_type(v) == ty {
+            v
+        } else {
+            self.b.ins().bitcast(ty, le(), v)
+        }
+    }
+
+    fn iconst32(&mut self, v: u32) -> Value {
+        self.b.ins().iconst(I32, v as i32 as i64)
+    }
+
+    fn ch(&self) -> Chunk {
+        self.chunk.expect("lane-wise code runs inside a block's chunk loop")
+    }
+
+    /// The current chunk's lanes of mask `m` (i32) as vector masks.
+    fn expand(&mut self, m: Value, class: Class) -> Vals {
+        let c = self.ch();
+        let sm = self.b.ins().ushr(m, c.shift);
+        match class {
+            Class::Narrow => {
+                let s = self.b.ins().splat(I32X4, sm);
+                let bits = self.i32x4_const([1, 2, 4, 8]);
+                let zero = self.splat32(0);
+                let t = self.b.ins().band(s, bits);
+                vec![self.b.ins().icmp(IntCC::NotEqual, t, zero)]
+            }
+            Class::Wide => {
+                let m64 = self.b.ins().uextend(I64, sm);
+                let s = self.b.ins().splat(I64X2, m64);
+                let zero = self.i64x2_const([0, 0]);
+                [[1, 2], [4, 8]]
+                    .into_iter()
+                    .map(|b| {
+                        let bits = self.i64x2_const(b);
+                        let t = self.b.ins().band(s, bits);
+                        self.b.ins().icmp(IntCC::NotEqual, t, zero)
+                    })
+                    .collect()
+            }
+        }
+    }
+
+    /// The lane mask (i32, at the chunk's lanes) of vector booleans.
+    fn to_mask(&mut self, v: &[Value], class: Class) -> Value {
+        let c = self.ch();
+        let bits = match class {
+            Class::Narrow => self.b.ins().vhigh_bits(I32, v[0]),
+            Class::Wide => {
+                let lo = self.b.ins().vhigh_bits(I32, v[0]);
+                let hi = self.b.ins().vhigh_bits(I32, v[1]);
+                let hi = self.b.ins().ishl_imm_u(hi, 2);
+                self.b.ins().bor(lo, hi)
+            }
+        };
+        self.b.ins().ishl(bits, c.shift)
+    }
+
+    fn src(&mut self, s: &Src, class: Class) -> Vals {
+        match s {
+            Src::Reg(r) => self.reg(*r),
+            Src::Imm(x) => {
+                let c = match class {
+                    Class::Narrow => self.splat32(*x as u32),
+                    Class::Wide => self.i64x2_const([*x; 2]),
+                };
+                vec![c; if class == Class::Narrow { 1 } else { 2 }]
+            }
+            _ => unreachable!("the plan compiles register and immediate operands only"),
+        }
+    }
+
+    fn pred(&mut self, p: &PSrc) -> Value {
+        match *p {
+            PSrc::Const(c) => self.iconst32(if c { u32::MAX } else { 0 }),
+            PSrc::Reg { slot, neg } => {
+                let v = self.pred_val(slot);
+                if neg {
+                    self.b.ins().bnot(v)
+                } else {
+                    v
+                }
+            }
+        }
+    }
+
+    /// Writes `vals` to register `d` in the lanes of `m` (`guarded`: `m`
+    /// may be less than the group's lanes, so the other lanes keep theirs).
+    fn write(&mut self, d: u32, vals: Vals, m: Value, guarded: bool) {
+        let class = self.regs[&d].0;
+        let vals = if guarded {
+            let old = self.reg(d);
+            let mv = self.expand(m, class);
+            old.iter().zip(vals).zip(mv).map(|((&o, new), mk)| self.b.ins().bitselect(mk, new, o)).collect()
+        } else {
+            vals
+        };
+        self.cache.insert(d, vals);
+        match self.written.iter().position(|w| w.0 == d) {
+            Some(i) => {
+                let acc = self.written[i].1;
+                self.written[i].1 = self.b.ins().bor(acc, m);
+            }
+            None => self.written.push((d, m)),
+        }
+    }
+
+    /// Register `r`'s vectors: cached in the block, or loaded.
+    fn reg(&mut self, r: u32) -> Vals {
+        if let Some(v) = self.cache.get(&r) {
+            return v.clone();
+        }
+        let (class, off, _) = self.regs[&r];
+        let (fl, c) = (self.vflags, self.ch());
+        let v: Vals = match class {
+            Class::Narrow => vec![self.b.ins().load(I32X4, fl, c.addr_n, off as i32)],
+            Class::Wide => (0..2).map(|k| self.b.ins().load(I64X2, fl, c.addr_w, (off + 16 * k) as i32)).collect(),
+        };
+        self.cache.insert(r, v.clone());
+        v
+    }
+
+    fn pred_val(&mut self, q: u32) -> Value {
+        if let Some(v) = self.pcache.get(&q) {
+            return *v;
+        }
+        let off = self.preds[&q];
+        let v = self.b.ins().load(I32, self.vflags, self.base, off as i32);
+        self.pcache.insert(q, v);
+        v
+    }
+
+    /// Stores what the block wrote, and forgets the block's values.
+    fn flush(&mut self) {
+        let fl = self.vflags;
+        for (r, m) in std::mem::take(&mut self.written) {
+            let (class, off, doff) = self.regs[&r];
+            let c = self.ch();
+            let addr = if class == Class::Narrow { c.addr_n } else { c.addr_w };
+            let vals = self.cache[&r].clone();
+            for (k, v) in vals.into_iter().enumerate() {
+                self.b.ins().store(fl, v, addr, (off + 16 * k as u32) as i32);
+            }
+            let m = self.b.ins().band(m, c.cmask);
+            let d = self.b.ins().load(I32, fl, self.base, doff as i32);
+            let d = self.b.ins().bor(d, m);
+            self.b.ins().store(fl, d, self.base, doff as i32);
+        }
+        for q in std::mem::take(&mut self.pwritten) {
+            let v = self.pcache[&q];
+            self.b.ins().store(fl, v, self.base, self.preds[&q] as i32);
+        }
+        self.cache.clear();
+        self.pcache.clear();
+    }
+
+    fn set_pred(&mut self, p: u32, v: Value, m: Value) {
+        let cm = self.ch().cmask;
+        let m = self.b.ins().band(m, cm);
+        let old = self.pred_val(p);
+        let keep = self.b.ins().band_not(old, m);
+        let new = self.b.ins().band(v, m);
+        let r = self.b.ins().bor(keep, new);
+        self.pcache.insert(p, r);
+        if !self.pwritten.contains(&p) {
+            self.pwritten.push(p);
+        }
+    }
+
+    fn map2(&mut self, a: &Vals, b: &Vals, f: impl Fn(&mut Self, Value, Value) -> Value) -> Vals {
+        a.iter().zip(b).map(|(&x, &y)| f(self, x, y)).collect()
+    }
+
+    // --- f32 helpers (on i32x4 bits) ---
+
+    fn ftz(&mut self, x: Value) -> Value {
+        let absm = self.splat32(0x7fff_ffff);
+        let minn = self.splat32(0x0080_0000);
+        let sign = self.splat32(0x8000_0000);
+        let a = self.b.ins().band(x, absm);
+        let sub = self.b.ins().icmp(IntCC::SignedLessThan, a, minn);
+        let z = self.b.ins().band(x, sign);
+        self.b.ins().bitselect(sub, z, x)
+    }
+
+    /// `f32_out`: ftz, sat, then the canonical NaN.
+    fn f32_out(&mut self, r: Value, ftz: bool, sat: bool) -> Value {
+        let mut r = self.bc(I32X4, r);
+        if ftz {
+            r = self.ftz(r);
+        }
+        let f = self.bc(F32X4, r);
+        if sat {
+            let zero = self.splat32(0);
+            let one = self.splat32(1.0f32.to_bits());
+            let (zf, of) = (self.bc(F32X4, zero), self.bc(F32X4, one));
+            let le0 = self.b.ins().fcmp(FloatCC::UnorderedOrLessThanOrEqual, f, zf);
+            let gt1 = self.b.ins().fcmp(FloatCC::GreaterThan, f, of);
+            let r1 = self.b.ins().bitselect(le0, zero, r);
+            return self.b.ins().bitselect(gt1, one, r1);
+        }
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+        let canon = self.splat32(ptxsim_sem::alu::F32_CANON_NAN);
+        self.b.ins().bitselect(nan, canon, r)
+    }
+
+    fn fin(&mut self, x: Value, ftz: bool) -> Value {
+        let x = if ftz { self.ftz(x) } else { x };
+        self.bc(F32X4, x)
+    }
+
+    fn fbin(&mut self, op: FBinOp, ftz: bool, sat: bool, x: Value, y: Value) -> Value {
+        let (fx, fy) = (self.fin(x, ftz), self.fin(y, ftz));
+        let r = match op {
+            FBinOp::Add => self.b.ins().fadd(fx, fy),
+            FBinOp::Sub => self.b.ins().fsub(fx, fy),
+            FBinOp::Mul => self.b.ins().fmul(fx, fy),
+            FBinOp::Min | FBinOp::Max => {
+                let r = if op == FBinOp::Max { self.b.ins().fmax(fx, fy) } else { self.b.ins().fmin(fx, fy) };
+                let ri = self.bc(I32X4, r);
+                let (ix, iy) = (self.bc(I32X4, fx), self.bc(I32X4, fy));
+                let xn = self.b.ins().fcmp(FloatCC::Unordered, fx, fx);
+                let yn = self.b.ins().fcmp(FloatCC::Unordered, fy, fy);
+                let r1 = self.b.ins().bitselect(xn, iy, ri);
+                self.b.ins().bitselect(yn, ix, r1)
+            }
+            _ => unreachable!("planned f32 operations"),
+        };
+        self.f32_out(r, ftz, sat)
+    }
+
+    /// Runs data instruction `op` on the lanes of `m`.
+    fn data(&mut self, op: &Op, m: Value, guarded: bool) {
+        use Class::{Narrow as N, Wide as W};
+        match op {
+            Op::Mov { d, a, bits } => {
+                let c = if *bits == 32 { N } else { W };
+                let v = self.src(a, c);
+                self.write(*d, v, m, guarded);
+            }
+            Op::IBin { op, ty, d, a, b, .. } => self.ibin(*op, *ty, *d, a, b, m, guarded),
+            Op::Mad { d, a, b, c, .. } => {
+                let (av, bv, cv) = (self.src(a, N), self.src(b, N), self.src(c, N));
+                let p = self.map2(&av, &bv, |e, x, y| e.b.ins().imul(x, y));
+                let r = self.map2(&p, &cv, |e, x, y| e.b.ins().iadd(x, y));
+                self.write(*d, r, m, guarded);
+            }
+            Op::FBin { op, ftz, sat, d, a, b, .. } => {
+                let (av, bv) = (self.src(a, N), self.src(b, N));
+                let (op, ftz, sat) = (*op, *ftz, *sat);
+                let r = self.map2(&av, &bv, |e, x, y| e.fbin(op, ftz, sat, x, y));
+                self.write(*d, r, m, guarded);
+            }
+            Op::FUn { op, ftz, d, a, .. } => {
+                let av = self.src(a, N);
+                let r = av
+                    .iter()
+                    .map(|&x| {
+                        let x = if *ftz { self.ftz(x) } else { x };
+                        let f = self.bc(F32X4, x);
+                        let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+                        let v = if *op == FUnOp::Neg {
+                            let s = self.splat32(0x8000_0000);
+                            self.b.ins().bxor(x, s)
+                        } else {
+                            let s = self.splat32(0x7fff_ffff);
+                            self.b.ins().band(x, s)
+                        };
+                        let canon = self.splat32(ptxsim_sem::alu::F32_CANON_NAN);
+                        self.b.ins().bitselect(nan, canon, v)
+                    })
+                    .collect();
+                self.write(*d, r, m, guarded);
+            }
+            Op::Fma { ftz, sat, d, a, b, c, .. } => {
+                let (av, bv, cv) = (self.src(a, N), self.src(b, N), self.src(c, N));
+                let r = (0..av.len())
+                    .map(|k| {
+                        let (x, y, z) = (self.fin(av[k], *ftz), self.fin(bv[k], *ftz), self.fin(cv[k], *ftz));
+                        let r = self.b.ins().fma(x, y, z);
+                        self.f32_out(r, *ftz, *sat)
+                    })
+                    .collect();
+                self.write(*d, r, m, guarded);
+            }
+            Op::Setp { cmp, ty, ftz, p, q, a, b, comb, .. } => {
+                let c = match ty {
+                    ITyOrF::I(it) if it.bits == 64 => W,
+                    _ => N,
+                };
+                let (av, bv) = (self.src(a, c), self.src(b, c));
+                let t: Vals = match ty {
+                    ITyOrF::F(_) => {
+                        let cc = fcc(*cmp);
+                        self.map2(&av, &bv, |e, x, y| {
+                            let (fx, fy) = (e.fin(x, *ftz), e.fin(y, *ftz));
+                            e.b.ins().fcmp(cc, fx, fy)
+                        })
+                    }
+                    ITyOrF::I(it) => {
+                        let cc = icc(*cmp, *it);
+                        self.map2(&av, &bv, |e, x, y| e.b.ins().icmp(cc, x, y))
+                    }
+                };
+                let t = self.to_mask(&t, c);
+                let nt = self.b.ins().bnot(t);
+                let (pv, qv) = match comb {
+                    None => (t, nt),
+                    Some((op, cs)) => {
+                        let cv = self.pred(cs);
+                        let f = |e: &mut Self, x| match op {
+                            BoolOp::And => e.b.ins().band(x, cv),
+                            BoolOp::Or => e.b.ins().bor(x, cv),
+                            BoolOp::Xor => e.b.ins().bxor(x, cv),
+                        };
+                        (f(self, t), f(self, nt))
+                    }
+                };
+                if let Some(p) = p {
+                    self.set_pred(*p, pv, m);
+                }
+                if let Some(q) = q {
+                    self.set_pred(*q, qv, m);
+                }
+            }
+            Op::Selp { bits, d, a, b, c } => {
+                let cl = if *bits == 32 { N } else { W };
+                let (av, bv) = (self.src(a, cl), self.src(b, cl));
+                let cv = self.pred(c);
+                let mk = self.expand(cv, cl);
+                let r = (0..av.len()).map(|k| self.b.ins().bitselect(mk[k], av[k], bv[k])).collect();
+                self.write(*d, r, m, guarded);
+            }
+            Op::PredLogic { op, d, a, b } => {
+                let (av, bv) = (self.pred(a), self.pred(b));
+                let v = match op {
+                    PredOp::And => self.b.ins().band(av, bv),
+                    PredOp::Or => self.b.ins().bor(av, bv),
+                    PredOp::Xor => self.b.ins().bxor(av, bv),
+                    PredOp::Not => self.b.ins().bnot(av),
+                    PredOp::Mov => av,
+                };
+                self.set_pred(*d, v, m);
+            }
+            Op::Cvt { dst, src, d, a, .. } => {
+                use ptxsim_exec::program::CvtTy;
+                let av = self.src(a, N);
+                let r = av
+                    .iter()
+                    .map(|&x| match (dst, src) {
+                        (CvtTy::F(_), CvtTy::I(s)) => {
+                            let f = if s.signed { self.b.ins().fcvt_from_sint(F32X4, x) } else { self.b.ins().fcvt_from_uint(F32X4, x) };
+                            self.bc(I32X4, f)
+                        }
+                        (CvtTy::I(dt), _) => {
+                            let f = self.bc(F32X4, x);
+                            if dt.signed {
+                                self.b.ins().fcvt_to_sint_sat(I32X4, f)
+                            } else {
+                                self.b.ins().fcvt_to_uint_sat(I32X4, f)
+                            }
+                        }
+                        _ => unreachable!("planned conversions"),
+                    })
+                    .collect();
+                self.write(*d, r, m, guarded);
+            }
+            _ => unreachable!("the plan compiles only the operations above"),
+        }
+    }
+
+    #[allow(clippy::too_many_arguments)]
+    fn ibin(&mut self, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src, m: Value, guarded: bool) {
+        let c = if ty.bits == 32 { Class::Narrow } else { Class::Wide };
+        let r: Vals = match op {
+            IBinOp::Shl | IBinOp::Shr => {
+                let Src::Imm(s) = b else { unreachable!("planned shifts have immediate amounts") };
+                let s = (*s as u32).min(ty.bits);
+                let av = self.src(a, c);
+                av.iter()
+                    .map(|&x| {
+                        if op == IBinOp::Shr && ty.signed {
+                            self.b.ins().sshr_imm_u(x, s.min(ty.bits - 1) as i64)
+                        } else if s >= ty.bits {
+                            if c == Class::Narrow {
+                                self.splat32(0)
+                            } else {
+                                self.i64x2_const([0, 0])
+                            }
+                        } else if op == IBinOp::Shl {
+                            self.b.ins().ishl_imm_u(x, s as i64)
+                        } else {
+                            self.b.ins().ushr_imm_u(x, s as i64)
+                        }
+                    })
+                    .collect()
+            }
+            IBinOp::MulWide => {
+                let (av, bv) = (self.src(a, Class::Narrow), self.src(b, Class::Narrow));
+                let mut r = Vec::with_capacity(2);
+                for k in 0..1 {
+                    for hi in [false, true] {
+                        let w = |e: &mut Self, x: Value| match (ty.signed, hi) {
+                            (false, false) => e.b.ins().uwiden_low(x),
+                            (false, true) => e.b.ins().uwiden_high(x),
+                            (true, false) => e.b.ins().swiden_low(x),
+                            (true, true) => e.b.ins().swiden_high(x),
+                        };
+                        let (x, y) = (w(self, av[k]), w(self, bv[k]));
+                        r.push(self.b.ins().imul(x, y));
+                    }
+                }
+                r
+            }
+            _ => {
+                let (av, bv) = (self.src(a, c), self.src(b, c));
+                self.map2(&av, &bv, |e, x, y| match op {
+                    IBinOp::Add => e.b.ins().iadd(x, y),
+                    IBinOp::Sub => e.b.ins().isub(x, y),
+                    IBinOp::MulLo => e.b.ins().imul(x, y),
+                    IBinOp::And => e.b.ins().band(x, y),
+                    IBinOp::Or => e.b.ins().bor(x, y),
+                    IBinOp::Xor => e.b.ins().bxor(x, y),
+                    IBinOp::Min if ty.signed => e.b.ins().smin(x, y),
+                    IBinOp::Min => e.b.ins().umin(x, y),
+                    IBinOp::Max if ty.signed => e.b.ins().smax(x, y),
+                    IBinOp::Max => e.b.ins().umax(x, y),
+                    _ => unreachable!("planned integer operations"),
+                })
+            }
+        };
+        self.write(d, r, m, guarded);
+    }
+
+    /// Jumps to pc `pc`: its block, or the exit there.
+    fn goto(&mut self, pc: u32) {
+        match self.starts.get(&pc) {
+            Some(&blk) => {
+                self.b.ins().jump(blk, &[]);
+            }
+            None => self.exit_at(pc),
+        }
+    }
+
+    fn exit_at(&mut self, pc: u32) {
+        let v = self.iconst32(pc);
+        self.b.ins().jump(self.exit, &[v.into()]);
+    }
+
+    /// Continues in a new block when `cond` (i8/i32) is false; exits at `pc` when true.
+    fn exit_if(&mut self, cond: Value, pc: u32) {
+        let cont = self.b.create_block();
+        let v = self.iconst32(pc);
+        self.b.ins().brif(cond, self.exit, &[v.into()], cont, &[]);
+        self.b.switch_to_block(cont);
+    }
+
+    fn block(&mut self, f: &Function, blk: &Block) {
+        let start = self.starts[&blk.start];
+        self.b.switch_to_block(start);
+        let last = blk.term.unwrap_or(blk.data_end.saturating_sub(1).max(blk.start));
+        // The stop pc inside the block: the interpreter runs it.
+        let s = self.iconst32(blk.start);
+        let off = self.b.ins().isub(self.stop, s);
+        let inside = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, off, (last - blk.start) as i64);
+        self.exit_if(inside, blk.start);
+        // Fuel for the whole block, or the interpreter runs it.
+        let need = (blk.data_end - blk.start) as i64 + blk.term.is_some() as i64;
+        let left = self.b.use_var(self.left);
+        let short = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, left, need);
+        self.exit_if(short, blk.start);
+        let left = self.b.use_var(self.left);
+        let nl = self.b.ins().iadd_imm_s(left, -((blk.data_end - blk.start) as i64));
+        self.b.def_var(self.left, nl);
+        if blk.data_end > blk.start {
+            self.lanes_loop(f, blk);
+        }
+        // The terminator's guard.
+        let tguard = blk.term.and_then(|t| f.code[t as usize].guard).map(|g| (g, self.pred_val(g.slot)));
+        self.cache.clear();
+        self.pcache.clear();
+        match blk.term {
+            None => self.goto(blk.next),
+            Some(t) => {
+                let ins = &f.code[t as usize];
+                let Op::Bra { target, .. } = ins.op else { unreachable!("a block ends with bra") };
+                let taken = match tguard {
+                    None => self.gmask,
+                    Some((g, p)) => {
+                        if g.neg {
+                            self.b.ins().band_not(self.gmask, p)
+                        } else {
+                            self.b.ins().band(self.gmask, p)
+                        }
+                    }
+                };
+                let (all_b, none_b, div_b) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+                let all = self.b.ins().icmp(IntCC::Equal, taken, self.gmask);
+                let nb = self.b.create_block();
+                self.b.ins().brif(all, all_b, &[], nb, &[]);
+                self.b.switch_to_block(nb);
+                self.b.ins().brif(taken, div_b, &[], none_b, &[]);
+                // Divergent (or non-uniform .uni): the interpreter runs it.
+                self.b.switch_to_block(div_b);
+                self.exit_at(t);
+                // Taken by every lane.
+                self.b.switch_to_block(all_b);
+                self.exit_if(self.yob, t);
+                let left = self.b.use_var(self.left);
+                let nl = self.b.ins().iadd_imm_s(left, -1);
+                self.b.def_var(self.left, nl);
+                self.goto(target);
+                // Taken by none.
+                self.b.switch_to_block(none_b);
+                let left = self.b.use_var(self.left);
+                let nl = self.b.ins().iadd_imm_s(left, -1);
+                self.b.def_var(self.left, nl);
+                self.goto(blk.next);
+            }
+        }
+    }
+
+    /// The block's data instructions, as a loop over the warp's 8 chunks
+    /// of 4 lanes.
+    fn lanes_loop(&mut self, f: &Function, blk: &Block) {
+        let head = self.b.create_block();
+        self.b.append_block_param(head, I32);
+        let zero = self.iconst32(0);
+        self.b.ins().jump(head, &[zero.into()]);
+        self.b.switch_to_block(head);
+        let k = self.b.block_params(head)[0];
+        let shift = self.b.ins().ishl_imm_u(k, 2);
+        let k64 = self.b.ins().uextend(I64, k);
+        let on = self.b.ins().ishl_imm_u(k64, 4);
+        let ow = self.b.ins().ishl_imm_u(k64, 5);
+        let addr_n = self.b.ins().iadd(self.base, on);
+        let addr_w = self.b.ins().iadd(self.base, ow);
+        let f4 = self.iconst32(0xf);
+        let cmask = self.b.ins().ishl(f4, shift);
+        self.chunk = Some(Chunk { shift, addr_n, addr_w, cmask });
+        for pc in blk.start..blk.data_end {
+            let ins = &f.code[pc as usize];
+            let (m, guarded) = match ins.guard {
+                None => (self.gmask, false),
+                Some(g) => {
+                    let p = self.pred_val(g.slot);
+                    let m = if g.neg { self.b.ins().band_not(self.gmask, p) } else { self.b.ins().band(self.gmask, p) };
+                    (m, true)
+                }
+            };
+            self.data(&ins.op, m, guarded);
+            // Few vectors live at once: register allocation stays fast.
+            if self.cache.len() > FLUSH_REGS {
+                self.flush();
+            }
+        }
+        self.flush();
+        let k1 = self.b.ins().iadd_imm_s(k, 1);
+        let more = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, k1, 8);
+        let after = self.b.create_block();
+        self.b.ins().brif(more, head, &[k1.into()], after, &[]);
+        self.b.switch_to_block(after);
+        self.chunk = None;
+    }
+}
+
+fn fcc(c: CmpOp) -> FloatCC {
+    use CmpOp as C;
+    use FloatCC as F;
+    match c {
+        C::Eq => F::Equal,
+        C::Ne => F::OrderedNotEqual,
+        C::Lt => F::LessThan,
+        C::Le => F::LessThanOrEqual,
+        C::Gt => F::GreaterThan,
+        C::Ge => F::GreaterThanOrEqual,
+        C::Equ => F::UnorderedOrEqual,
+        C::Neu => F::NotEqual,
+        C::Ltu => F::UnorderedOrLessThan,
+        C::Leu => F::UnorderedOrLessThanOrEqual,
+        C::Gtu => F::UnorderedOrGreaterThan,
+        C::Geu => F::UnorderedOrGreaterThanOrEqual,
+        C::Num => F::Ordered,
+        C::Nan => F::Unordered,
+        // Integer-only operators on floats: the decoder rejects them; false
+        // as `alu::fcmp` answers.
+        _ => F::Unordered,
+    }
+}
+
+fn icc(c: CmpOp, ty: ITy) -> IntCC {
+    use CmpOp as C;
+    use IntCC as I;
+    match (c, ty.signed) {
+        (C::Eq, _) => I::Equal,
+        (C::Ne, _) => I::NotEqual,
+        (C::Lt, true) => I::SignedLessThan,
+        (C::Le, true) => I::SignedLessThanOrEqual,
+        (C::Gt, true) => I::SignedGreaterThan,
+        (C::Ge, true) => I::SignedGreaterThanOrEqual,
+        (C::Lt, false) | (C::Lo, _) => I::UnsignedLessThan,
+        (C::Le, false) | (C::Ls, _) => I::UnsignedLessThanOrEqual,
+        (C::Gt, false) | (C::Hi, _) => I::UnsignedGreaterThan,
+        (C::Ge, false) | (C::Hs, _) => I::UnsignedGreaterThanOrEqual,
+        _ => I::Equal,
+    }
+}
+
+/// Whether the plan's comparisons are all ones the emitter maps exactly.
+pub fn cmp_supported(op: &Op) -> bool {
+    match op {
+        Op::Setp { cmp, ty: ITyOrF::F(FTy::F32), .. } => !matches!(cmp, CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs),
+        Op::Setp { cmp, ty: ITyOrF::I(_), .. } => matches!(
+            cmp,
+            CmpOp::Eq | CmpOp::Ne | CmpOp::Lt | CmpOp::Le | CmpOp::Gt | CmpOp::Ge | CmpOp::Lo | CmpOp::Ls | CmpOp::Hi | CmpOp::Hs
+        ),
+        _ => true,
+    }
+}
+
+/// Builds the IR of `f` under plan `p` into `b`'s function.
+pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout) {
+    let entry = b.create_block();
+    b.append_block_params_for_function_params(entry);
+    b.switch_to_block(entry);
+    let params = b.block_params(entry).to_vec();
+    let (base, st) = (params[0], params[1]);
+    let fl = MemFlagsData::new().with_notrap();
+    let gmask = b.ins().load(I32, fl, st, ST_MASK);
+    let stop = b.ins().load(I32, fl, st, ST_STOP);
+    let yob = b.ins().load(I32, fl, st, ST_YOB);
+    let left0 = b.ins().load(I64, fl, st, ST_LEFT);
+    let pc0 = b.ins().load(I32, fl, st, ST_PC);
+    let exit = b.create_block();
+    b.append_block_param(exit, I32);
+    let left = b.declare_var(I64);
+    b.def_var(left, left0);
+    let mut em = Em {
+        b,
+        base,
+        regs: lay.regs.iter().map(|&(r, c, o, d)| (r, (c, o, d))).collect(),
+        preds: lay.preds.iter().copied().collect(),
+        cache: HashMap::new(),
+        written: Vec::new(),
+        pcache: HashMap::new(),
+        pwritten: Vec::new(),
+        left,
+        chunk: None,
+        gmask,
+        yob,
+        stop,
+        exit,
+        starts: HashMap::new(),
+        vflags: fl,
+    };
+    for blk in &p.blocks {
+        let bb = em.b.create_block();
+        em.starts.insert(blk.start, bb);
+    }
+    // Dispatch on the entry pc.
+    let mut sw = Switch::new();
+    for blk in &p.blocks {
+        sw.set_entry(blk.start as u128, em.starts[&blk.start]);
+    }
+    let other = em.b.create_block();
+    sw.emit(em.b, pc0, other);
+    em.b.switch_to_block(other);
+    em.b.ins().jump(exit, &[pc0.into()]);
+    for blk in &p.blocks {
+        em.block(f, blk);
+    }
+    em.b.switch_to_block(exit);
+    let pc = em.b.block_params(exit)[0];
+    let left = em.b.use_var(em.left);
+    em.b.ins().store(fl, pc, st, ST_PC);
+    em.b.ins().store(fl, left, st, ST_LEFT);
+    em.b.ins().return_(&[]);
+    em.b.seal_all_blocks();
+}
+

@@ -1,0 +1,179 @@
+//! Property test: random straight-line and looping kernels over the
+//! instructions the tier compiles (integer, f32 with `.ftz`/`.sat`,
+//! comparisons with every ordered and unordered operator, `selp`, moves,
+//! conversions, predicate logic, guards, divergent forward branches and
+//! data-dependent loops), on inputs full of NaNs, infinities, subnormals
+//! and signed zeros, give the same buffers, statistics and fuel-exhaustion
+//! point with the tier forced on as interpreted, in both scheduling modes.
+
+use proptest::prelude::*;
+use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling};
+use ptxsim_jit::{attach, Mode};
+
+const NR: usize = 8; // %r0..%r7 (.b32), %f0..%f7 (.f32), %rd0..%rd3 (.b64), %p0..%p3
+
+fn r(i: usize) -> String {
+    format!("%r{}", i % NR)
+}
+fn f(i: usize) -> String {
+    format!("%f{}", i % NR)
+}
+fn rd(i: usize) -> String {
+    format!("%rd{}", i % 4)
+}
+fn p(i: usize) -> String {
+    format!("%p{}", i % 4)
+}
+
+const SPECIAL: [u32; 12] = [0x7fc0_0000, 0xffc0_0001, 0x7f80_0000, 0xff80_0000, 0x0000_0001, 0x8000_0001, 0x007f_ffff, 0x8000_0000, 0, 0x3f80_0000, 0x4f80_0000, 0xcf00_0001];
+
+/// One instruction from a menu entry `k` with operand picks `o`.
+fn insn(k: u8, o: [usize; 5]) -> String {
+    let fimm = |x: usize| format!("0f{:08X}", SPECIAL[x % SPECIAL.len()]);
+    let ity = ["u32", "s32"][o[4] % 2];
+    let ftz = ["", ".ftz"][o[4] % 2];
+    let sat = ["", ".sat"][(o[4] / 2) % 2];
+    let rb = if o[3] % 3 == 0 { format!("{}", o[2] as u32 as i32 % 1000 - 500) } else { r(o[2]) };
+    match k % 22 {
+        0 => format!("{}.{ity} {}, {}, {rb};", ["add", "sub", "mul.lo", "min", "max"][o[3] % 5], r(o[0]), r(o[1])),
+        1 => format!("{}.b32 {}, {}, {rb};", ["and", "or", "xor"][o[3] % 3], r(o[0]), r(o[1])),
+        2 => format!("{}.{} {}, {}, {};", ["shl", "shr", "shr"][o[3] % 3], ["b32", "u32", "s32"][o[3] % 3], r(o[0]), r(o[1]), o[2] % 40),
+        3 => format!("mad.lo.{ity} {}, {}, {}, {};", r(o[0]), r(o[1]), r(o[2]), r(o[3])),
+        4 => format!("mul.wide.{ity} {}, {}, {};", rd(o[0]), r(o[1]), r(o[2])),
+        5 => format!("{} {}, {}, {};", ["add.s64", "sub.u64", "and.b64", "or.b64", "xor.b64", "mul.lo.s64"][o[3] % 6], rd(o[0]), rd(o[1]), rd(o[2])),
+        6 => format!("{}.{} {}, {}, {};", ["shl", "shr"][o[3] % 2], ["b64", "s64"][o[3] % 2], rd(o[0]), rd(o[1]), o[2] % 70),
+        7 | 8 => format!("{}{ftz}{sat}.f32 {}, {}, {};", ["add", "sub", "mul", "add.rn", "mul.rn"][o[3] % 5], f(o[0]), f(o[1]), f(o[2])),
+        9 => format!("{}{ftz}.f32 {}, {}, {};", ["min", "max"][o[3] % 2], f(o[0]), f(o[1]), if o[3] % 4 == 3 { fimm(o[2]) } else { f(o[2]) }),
+        10 | 11 => format!("fma.rn{ftz}{sat}.f32 {}, {}, {}, {};", f(o[0]), f(o[1]), f(o[2]), f(o[3])),
+        12 => format!("{}{ftz}.f32 {}, {};", ["neg", "abs"][o[3] % 2], f(o[0]), f(o[1])),
+        13 => {
+            let c = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"][o[3] % 14];
+            let comb = match o[2] % 4 {
+                0 => String::new(),
+                k => format!(".{}", ["and", "or", "xor"][k - 1]),
+            };
+            let tail = if comb.is_empty() { String::new() } else { format!(", {}{}", if o[4] % 3 == 0 { "!" } else { "" }, p(o[4])) };
+            let dst = if o[1] % 2 == 0 { p(o[0]) } else { format!("{}|{}", p(o[0]), p(o[0] + 1)) };
+            format!("setp.{c}{comb}{ftz}.f32 {dst}, {}, {}{tail};", f(o[1]), f(o[2]))
+        }
+        14 => {
+            let c = ["eq", "ne", "lt", "le", "gt", "ge", "lo", "ls", "hi", "hs"][o[3] % 10];
+            let ty = if o[3] >= 6 { "u32".to_string() } else { ity.to_string() };
+            format!("setp.{c}.{ty} {}, {}, {rb};", p(o[0]), r(o[1]))
+        }
+        15 => format!("setp.{}.s64 {}, {}, {};", ["lt", "ne", "ge"][o[3] % 3], p(o[0]), rd(o[1]), rd(o[2])),
+        16 => match o[3] % 3 {
+            0 => format!("selp.b32 {}, {}, {}, {};", r(o[0]), r(o[1]), r(o[2]), p(o[4])),
+            1 => format!("selp.f32 {}, {}, {}, {};", f(o[0]), f(o[1]), fimm(o[2]), p(o[4])),
+            _ => format!("selp.b64 {}, {}, {}, {};", rd(o[0]), rd(o[1]), rd(o[2]), p(o[4])),
+        },
+        17 => match o[3] % 3 {
+            0 => format!("mov.b32 {}, {};", r(o[0]), r(o[1])),
+            1 => format!("mov.f32 {}, {};", f(o[0]), fimm(o[1])),
+            _ => format!("mov.b64 {}, {};", rd(o[0]), rd(o[1])),
+        },
+        18 => format!("cvt.rn.f32.{ity} {}, {};", f(o[0]), r(o[1])),
+        19 => format!("cvt.rzi.{ity}.f32 {}, {};", r(o[0]), f(o[1])),
+        20 => match o[3] % 4 {
+            3 => format!("not.pred {}, {};", p(o[0]), p(o[1])),
+            k => format!("{}.pred {}, {}, {};", ["and", "or", "xor"][k], p(o[0]), p(o[1]), p(o[2])),
+        },
+        _ => format!("mov.b32 {}, {};", r(o[0]), rb),
+    }
+}
+
+/// A kernel: registers loaded from `in` (32 words per thread), the body,
+/// every register and predicate stored to `out`.
+fn kernel(body: &[(u8, [usize; 5], u8)], lp: Option<(usize, usize)>) -> String {
+    let mut s = String::from(
+        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\
+         .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<4>;\n.reg .b32 %t<4>;\n.reg .b64 %a<4>;\n.reg .pred %q;\n\
+         ld.param.u64 %a0, [pin];\nld.param.u64 %a1, [pout];\nmov.u32 %t0, %tid.x;\nmul.wide.u32 %a2, %t0, 128;\nadd.s64 %a0, %a0, %a2;\nadd.s64 %a1, %a1, %a2;\n",
+    );
+    for i in 0..NR {
+        s += &format!("ld.global.u32 %r{i}, [%a0+{}];\nld.global.f32 %f{i}, [%a0+{}];\n", 4 * i, 32 + 4 * i);
+    }
+    for i in 0..4 {
+        s += &format!("ld.global.u64 %rd{i}, [%a0+{}];\nsetp.ne.u32 %p{i}, %r{i}, 0;\n", 64 + 8 * i);
+    }
+    // A loop of `1 + tid % m` iterations around instructions lo..hi.
+    let (lo, hi, m) = match lp {
+        Some((a, b)) => (a.min(b).min(body.len() - 1), (a.max(b) + 1).min(body.len()), 1 + (a + b) % 5),
+        None => (usize::MAX, usize::MAX, 1),
+    };
+    s += &format!("rem.u32 %t1, %t0, {m};\n");
+    for (i, (k, o, g)) in body.iter().enumerate() {
+        if i == lo {
+            s += "LOOP:\n";
+        }
+        // A divergent forward branch over the next instruction.
+        if *g % 11 == 10 {
+            s += &format!("@{} bra SKIP{i};\n", p(o[4] + 2));
+        }
+        let guard = match g % 5 {
+            0 => format!("@{} ", p(*g as usize / 5)),
+            1 => format!("@!{} ", p(*g as usize / 5)),
+            _ => String::new(),
+        };
+        s += &format!("{guard}{}\n", insn(*k, *o));
+        if *g % 11 == 10 {
+            s += &format!("SKIP{i}:\n");
+        }
+        if i + 1 == hi {
+            s += "sub.u32 %t1, %t1, 1;\nsetp.ne.u32 %q, %t1, -1;\n@%q bra LOOP;\n";
+        }
+    }
+    for i in 0..NR {
+        s += &format!("st.global.u32 [%a1+{}], %r{i};\nst.global.f32 [%a1+{}], %f{i};\n", 4 * i, 32 + 4 * i);
+    }
+    for i in 0..4 {
+        s += &format!("selp.u32 %t2, 1, 0, %p{i};\nst.global.u32 [%a1+{}], %t2;\nst.global.u64 [%a1+{}], %rd{i};\n", 96 + 4 * i, 64 + 8 * i);
+    }
+    s + "ret;\n}\n"
+}
+
+fn run(src: &str, input: &[u8], sched: Scheduling, jit: Mode, fuel: u64) -> Result<(Vec<u8>, u64, u64), String> {
+    let mut dev = Device::new();
+    let mut m = dev.load(src).map_err(|e| format!("load: {e}"))?;
+    attach(&mut m, jit);
+    let a = dev.alloc(input.len() as u64).unwrap();
+    let o = dev.alloc(input.len() as u64).unwrap();
+    dev.write(a, input).unwrap();
+    let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(input.len() as u32 / 128, 1, 1));
+    cfg.scheduling = sched;
+    cfg.fuel = fuel;
+    cfg.threads = Some(1);
+    match dev.launch(&m, "k", &cfg, &[KernelArg::U64(a), KernelArg::U64(o)]) {
+        Ok(s) => Ok((dev.read(o, input.len() as u64).unwrap(), s.warp_instructions, s.thread_instructions)),
+        Err(e) => Err(format!("{:?} {} line {:?} warp {:?} lane {:?}", e.kind, e.message, e.line, e.warp, e.lane)),
+    }
+}
+
+fn word() -> impl Strategy<Value = u32> {
+    prop_oneof![any::<u32>(), (0..SPECIAL.len()).prop_map(|i| SPECIAL[i]), (0u32..8).prop_map(|x| x.wrapping_sub(3))]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
+    #[test]
+    fn random_kernels_same_with_tier_on_and_off(
+        body in prop::collection::vec((0u8..22, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64], 0u8..40), 1..40),
+        lp in prop::option::of((0usize..40, 0usize..40)),
+        words in prop::collection::vec(word(), 32 * 40),
+        fuel_frac in 1u64..8,
+    ) {
+        let src = kernel(&body, lp);
+        let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for sched in [Scheduling::Stack, Scheduling::Its] {
+            let off = run(&src, &input, sched, Mode::Off, 1_000_000);
+            prop_assert!(off.is_ok(), "{off:?}\n{src}");
+            let on = run(&src, &input, sched, Mode::On, 1_000_000);
+            prop_assert_eq!(&off, &on, "{:?}\n{}", sched, src);
+            let w = off.as_ref().unwrap().1;
+            let fuel = (w * fuel_frac / 8).max(1);
+            let a = run(&src, &input, sched, Mode::Off, fuel);
+            let b = run(&src, &input, sched, Mode::On, fuel);
+            prop_assert_eq!(a, b, "{:?} fuel {}\n{}", sched, fuel, src);
+        }
+    }
+}
