@@ -8,7 +8,7 @@
 //! atomics (`atomics.rs`) all go through it.
 
 use crate::error::{Trap, TrapKind};
-use crate::memory::{classify, read_le, write_le, GlobalMemory, Window};
+use crate::memory::{classify, read_le, wide_lock, write_le, GlobalMemory, Window};
 use crate::program::Space;
 
 /// The memories one warp instruction can reach.
@@ -74,6 +74,67 @@ impl Peers<'_> {
 }
 
 impl LaneMem<'_> {
+    /// Reads the `out.len()` elements of `size` bytes of a vector at `a`
+    /// (aligned to the whole vector: the caller checked) for lane `l`.
+    ///
+    /// A vector in global memory is seen whole by the CTAs running on
+    /// other workers, as the hardware makes an aligned vector access of up
+    /// to 16 bytes (and CUB's decoupled look-back relies on it, packing a
+    /// tile's status and prefix into one vector): the elements sharing an
+    /// 8-byte word are read in one access, and the two words of a 16-byte
+    /// vector under its address's lock ([`wide_lock`]), which a 16-byte
+    /// vector store takes too. Where the vector does not lie in one
+    /// allocation, it is read element by element, so the trap is the one
+    /// the first bad element gives. The other spaces belong to one CTA.
+    pub fn read_vector(&self, space: Space, l: usize, a: u64, size: u32, out: &mut [u64], cache: &mut usize) -> Result<(), Trap> {
+        let total = size as u64 * out.len() as u64;
+        if let (Place::Global(g), true) = (place(space, a), size <= 8) {
+            if let Some(i) = self.global.find(g, total) {
+                *cache = i;
+                let al = &self.global.allocs[i];
+                let off = g - al.base;
+                let _lock = (total == 16).then(|| wide_lock(g));
+                let per = (8 / size) as usize;
+                for (w, chunk) in out.chunks_mut(per).enumerate() {
+                    let word = al.read(off + w as u64 * 8, size * chunk.len() as u32);
+                    for (k, o) in chunk.iter_mut().enumerate() {
+                        *o = element(word, k as u32, size);
+                    }
+                }
+                return Ok(());
+            }
+        }
+        for (k, o) in out.iter_mut().enumerate() {
+            *o = self.read(space, l, a + k as u64 * size as u64, size, cache)?;
+        }
+        Ok(())
+    }
+
+    /// Writes the elements `vals` of `size` bytes of a vector at `a`
+    /// (aligned to the whole vector) for lane `l`: in global memory whole,
+    /// as [`LaneMem::read_vector`] reads it.
+    pub fn write_vector(&mut self, space: Space, l: usize, a: u64, size: u32, vals: &[u64], cache: &mut usize) -> Result<(), Trap> {
+        let total = size as u64 * vals.len() as u64;
+        if let (Place::Global(g), true) = (place(space, a), size <= 8) {
+            if let Some(i) = self.global.find(g, total) {
+                *cache = i;
+                let al = &self.global.allocs[i];
+                let off = g - al.base;
+                let _lock = (total == 16).then(|| wide_lock(g));
+                let per = (8 / size) as usize;
+                for (w, chunk) in vals.chunks(per).enumerate() {
+                    let word = chunk.iter().enumerate().fold(0u64, |acc, (k, &v)| acc | element(v, 0, size) << (k as u32 * size * 8));
+                    al.write(off + w as u64 * 8, size * chunk.len() as u32, word);
+                }
+                return Ok(());
+            }
+        }
+        for (k, &v) in vals.iter().enumerate() {
+            self.write(space, l, a + k as u64 * size as u64, size, v, cache)?;
+        }
+        Ok(())
+    }
+
     /// Where shared-window offset `o` lands: which CTA's memory (`0` this
     /// CTA's, `1 + i` `peers.lo[i]`, `-1 - i` `peers.hi[i]`) and the offset
     /// in it, or the located trap naming the rank and the CTA's shared
@@ -318,4 +379,15 @@ fn global_write(g: &GlobalMemory, l: usize, a: u64, size: u32, v: u64, cache: &m
     let al = &g.allocs[i];
     al.write(a - al.base, size, v);
     Ok(())
+}
+
+/// Element `k` of `size` bytes of a little-endian word.
+#[inline(always)]
+fn element(word: u64, k: u32, size: u32) -> u64 {
+    let w = word >> (k * size * 8);
+    if size >= 8 {
+        w
+    } else {
+        w & ((1u64 << (size * 8)) - 1)
+    }
 }

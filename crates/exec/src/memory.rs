@@ -6,6 +6,12 @@
 //! `unsafe` code: a racy kernel gets an unspecified value (as PTX says), never
 //! undefined behaviour in the emulator. Natural alignment is enforced by the
 //! engine, so an access of up to 8 bytes never straddles two words.
+//! A kernel's loads are acquire loads and its stores release stores, and
+//! `membar`/`fence` is a sequentially consistent fence of the worker, so
+//! the protocols CTAs use to talk through global memory (flags after data,
+//! decoupled look-back) work across workers on any host, not only on
+//! x86's ordered stores; an aligned vector of up to 16 bytes is moved
+//! whole ([`wide_lock`]).
 //!
 //! Allocations are zeroed by the allocator (calloc): the operating system
 //! hands out zero pages on first touch, so a large `.global` variable or
@@ -21,7 +27,7 @@
 
 use crate::error::{Trap, TrapKind};
 use std::cell::RefCell;
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::{Acquire, Relaxed, Release}};
 use std::sync::Arc;
 
 pub use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, GLOBAL_BASE, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW, WINDOW_SIZE};
@@ -92,6 +98,30 @@ pub fn classify(addr: u64) -> Window {
     }
 }
 
+/// The locks that make a 16-byte vector access to global memory
+/// single-copy atomic across workers: a vector load or store of 16 bytes
+/// holds the lock of its address while it moves the two words
+/// ([`crate::lanemem::LaneMem::read_vector`]).
+static WIDE: [AtomicBool; 64] = [const { AtomicBool::new(false) }; 64];
+
+/// A held lock of [`WIDE`], released on drop.
+pub struct WideGuard(&'static AtomicBool);
+
+/// Takes the lock of the 16 bytes at global address `a`.
+pub fn wide_lock(a: u64) -> WideGuard {
+    let l = &WIDE[((a >> 4) as usize) & (WIDE.len() - 1)];
+    while l.compare_exchange_weak(false, true, Acquire, Relaxed).is_err() {
+        std::hint::spin_loop();
+    }
+    WideGuard(l)
+}
+
+impl Drop for WideGuard {
+    fn drop(&mut self) {
+        self.0.store(false, Release);
+    }
+}
+
 /// One global allocation.
 #[derive(Debug)]
 pub struct Allocation {
@@ -103,7 +133,7 @@ pub struct Allocation {
 impl Allocation {
     #[inline(always)]
     pub fn read(&self, off: u64, size: u32) -> u64 {
-        let w = self.words[(off >> 3) as usize].load(Relaxed);
+        let w = self.words[(off >> 3) as usize].load(Acquire);
         if size == 8 {
             w
         } else {
@@ -115,7 +145,7 @@ impl Allocation {
     pub fn write(&self, off: u64, size: u32, v: u64) {
         let word = &self.words[(off >> 3) as usize];
         if size == 8 {
-            word.store(v, Relaxed);
+            word.store(v, Release);
             return;
         }
         let sh = (off & 7) * 8;
@@ -123,7 +153,7 @@ impl Allocation {
         let v = (v << sh) & m;
         let mut cur = word.load(Relaxed);
         loop {
-            match word.compare_exchange_weak(cur, (cur & !m) | v, Relaxed, Relaxed) {
+            match word.compare_exchange_weak(cur, (cur & !m) | v, Release, Relaxed) {
                 Ok(_) => return,
                 Err(c) => cur = c,
             }

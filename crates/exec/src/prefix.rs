@@ -94,7 +94,7 @@ fn regs_of(op: &Op, reads: &mut Vec<u32>, writes: &mut Vec<u32>) -> Option<Flow>
         }
     };
     match op {
-        Op::Nop => {}
+        Op::Nop | Op::Fence => {}
         Op::Mov { d, a, .. } | Op::IUn { d, a, .. } | Op::FUn { d, a, .. } | Op::Cvt { d, a, .. } | Op::Cvta { d, a, .. } => {
             src(a);
             writes.push(*d);

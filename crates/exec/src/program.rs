@@ -262,6 +262,10 @@ pub enum BarKind {
 #[repr(u8)]
 pub enum Op {
     Nop,
+    /// `membar` / `fence` (every variant): a sequentially consistent fence
+    /// of the host thread, so that CTAs running on other workers see this
+    /// warp's earlier accesses before its later ones.
+    Fence,
     Mov { d: u32, a: Src, bits: u32 },
     /// `mov.b64 d, {a, b}` / `mov.b32 d, {a,b}`: pack `parts` (low first), each `part_bits` wide.
     Pack { d: u32, parts: Vec<Src>, part_bits: u32 },

@@ -1,7 +1,8 @@
 // CUB device-wide algorithms: cub::DeviceReduce::Sum and
 // cub::DeviceScan::ExclusiveSum (its decoupled look-back has thread blocks
 // waiting on each other's results through global memory), each with the
-// two-call temporary storage protocol.
+// two-call temporary storage protocol; the scan on 4-byte and on 8-byte
+// values (a tile's status and prefix travel as one 8- or 16-byte vector).
 #include "e2e_check.cuh"
 #include <cub/cub.cuh>
 #include <vector>
@@ -36,5 +37,24 @@ int main() {
     for (int i = 0; i < n; i++) { bad += out[i] != acc; acc += h[i]; }
     snprintf(d, sizeof d, "%d of %d prefixes differ", bad, n);
     e2e_result(bad == 0, "DeviceScan::ExclusiveSum", d);
+    CUDA_OK(cudaFree(tmp));
+
+    // 8-byte values: the look-back's status and prefix make a 16-byte
+    // vector, which other thread blocks must see whole.
+    std::vector<long long> h64(n);
+    for (int i = 0; i < n; i++) h64[i] = (long long)h[i] * 1000003LL + (i % 3);
+    long long *din64, *dscan64;
+    CUDA_OK(cudaMalloc(&din64, n * 8)); CUDA_OK(cudaMalloc(&dscan64, n * 8));
+    CUDA_OK(cudaMemcpy(din64, h64.data(), n * 8, cudaMemcpyHostToDevice));
+    tmp = nullptr; bytes = 0;
+    CUDA_OK(cub::DeviceScan::InclusiveSum(tmp, bytes, din64, dscan64, n));
+    CUDA_OK(cudaMalloc(&tmp, bytes));
+    CUDA_OK(cub::DeviceScan::InclusiveSum(tmp, bytes, din64, dscan64, n));
+    std::vector<long long> out64(n);
+    CUDA_OK(cudaMemcpy(out64.data(), dscan64, n * 8, cudaMemcpyDeviceToHost));
+    long long acc64 = 0; bad = 0;
+    for (int i = 0; i < n; i++) { acc64 += h64[i]; bad += out64[i] != acc64; }
+    snprintf(d, sizeof d, "%d of %d int64 prefixes differ", bad, n);
+    e2e_result(bad == 0, "DeviceScan::InclusiveSum(int64)", d);
     return e2e_exit();
 }

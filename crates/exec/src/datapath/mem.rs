@@ -15,7 +15,7 @@ use crate::lanes::store;
 use crate::memory::Allocation;
 use crate::program::*;
 use crate::warp::{lanes, Frame, SPAN_CACHE};
-use std::sync::atomic::Ordering::Relaxed;
+use std::sync::atomic::Ordering::{Acquire, Release};
 
 /// The per-lane base addresses of `addr`, borrowed from the frame or
 /// materialised in `$t`.
@@ -151,13 +151,13 @@ fn ld_global(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, (space, size, 
 fn dense_read(al: &Allocation, w0: usize, sz: u64, r: &mut [u64; 32]) {
     if sz == 4 {
         for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
-            let w = w.load(Relaxed);
+            let w = w.load(Acquire);
             r[2 * k] = w & 0xffff_ffff;
             r[2 * k + 1] = w >> 32;
         }
     } else {
         for (k, w) in al.words[w0..w0 + 32].iter().enumerate() {
-            r[k] = w.load(Relaxed);
+            r[k] = w.load(Acquire);
         }
     }
 }
@@ -214,18 +214,26 @@ fn ld_vector(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, (size, si
         Space::Generic => !matches!(crate::memory::classify(a0), crate::memory::Window::Local(_)),
         Space::Local | Space::FrameParam => false,
     };
+    // One lane's elements (a vector has at most 8 in PTX; more on the heap).
+    let (mut one, mut one_big) = ([0u64; 8], Vec::new());
+    let e: &mut [u64] = if n <= 8 {
+        &mut one[..n]
+    } else {
+        one_big.resize(n, 0);
+        &mut one_big
+    };
     if same && shared_memory {
         check_align(a0, size * n as u32, first)?;
-        for (k, v) in vals.iter_mut().enumerate() {
-            let x = cx.mem.read(space, first, a0 + k as u64 * size as u64, size, &mut cache)?;
+        cx.mem.read_vector(space, first, a0, size, e, &mut cache)?;
+        for (v, &x) in vals.iter_mut().zip(e.iter()) {
             *v = [extend(x, size, signed); 32];
         }
     } else {
         for l in lanes(m) {
             let a = base[l].wrapping_add(addr.offset as u64);
             check_align(a, size * n as u32, l)?;
-            for (k, v) in vals.iter_mut().enumerate() {
-                let x = cx.mem.read(space, l, a + k as u64 * size as u64, size, &mut cache)?;
+            cx.mem.read_vector(space, l, a, size, e, &mut cache)?;
+            for (v, &x) in vals.iter_mut().zip(e.iter()) {
                 v[l] = extend(x, size, signed);
             }
         }
@@ -306,11 +314,11 @@ fn span_write(al: &Allocation, dense: Option<usize>, base: &[u64; 32], off: u64,
         rest = 0;
         if sz == 4 {
             for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
-                w.store((v[2 * k] & 0xffff_ffff) | (v[2 * k + 1] << 32), Relaxed);
+                w.store((v[2 * k] & 0xffff_ffff) | (v[2 * k + 1] << 32), Release);
             }
         } else {
             for (k, w) in al.words[w0..w0 + 32].iter().enumerate() {
-                w.store(v[k], Relaxed);
+                w.store(v[k], Release);
             }
         }
     }
@@ -335,12 +343,14 @@ fn st_vector(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, space: Space, size: u32
     let n = srcs.len() as u32;
     let vals: Vec<[u64; 32]> = srcs.iter().map(|s| super::src_lanes(cx, &fr.regs, s)).collect();
     let mut cache = usize::MAX;
+    let mut e = vec![0u64; n as usize];
     for l in lanes(m) {
         let a = base[l].wrapping_add(addr.offset as u64);
         check_align(a, size * n, l)?;
-        for k in 0..n {
-            cx.mem.write(space, l, a + (k * size) as u64, size, vals[k as usize][l], &mut cache)?;
+        for (x, v) in e.iter_mut().zip(&vals) {
+            *x = v[l];
         }
+        cx.mem.write_vector(space, l, a, size, &e, &mut cache)?;
     }
     Ok(())
 }

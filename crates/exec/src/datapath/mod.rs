@@ -463,6 +463,7 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::Malloc { size, ret } => heapcall::malloc(cx, fr, m, size, ret.as_ref())?,
         Op::Free { ptr } => heapcall::free(cx, fr, m, ptr)?,
         Op::Nop => {}
+        Op::Fence => std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst),
         Op::Bra { .. }
         | Op::Brx { .. }
         | Op::Call { .. }

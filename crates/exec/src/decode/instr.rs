@@ -532,7 +532,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
             Route::WarpSync => self.warp_sync(&x),
-            Route::Fence => Ok(Op::Nop),
+            Route::Fence => Ok(Op::Fence),
             Route::Typed => self.typed(i),
         }
     }

@@ -57,5 +57,6 @@ mod short_kernels;
 mod tensor_async;
 mod tensor_mbarrier;
 mod tensor_mma;
+mod vector_atomicity;
 mod vector_loads;
 mod warp_sz;
