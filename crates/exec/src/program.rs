@@ -607,7 +607,9 @@ pub struct BulkTensor {
     pub coords: Vec<Src>,
     pub mbar: Option<Addr>,
     pub mask: Option<Src>,
-    pub reduce: Option<(AtomOp, ITyOrF)>,
+    /// `cp.reduce.async.bulk.tensor`: the reduction; its element type is
+    /// the tensor map's, known when the copy runs.
+    pub reduce: Option<AtomOp>,
 }
 
 /// A `wmma` fragment: of matrix A (`b'a'`, M x K), B (`b'b'`, K x N) or

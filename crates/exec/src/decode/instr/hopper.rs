@@ -3,10 +3,11 @@
 //! `wgmma.mma_async` completes when issued) and `wgmma.mma_async`
 //! ([`Op::Wgmma`], semantics in `datapath/hopper.rs` over
 //! `ptxsim_sem::wgmma`); the tile-mode `cp.async.bulk.tensor` in both
-//! directions ([`Op::BulkTensor`]); `setmaxnreg` (checked, otherwise
+//! directions ([`Op::BulkTensor`]) and `cp.reduce.async.bulk.tensor`
+//! (tile mode, shared to global); `setmaxnreg` (checked, otherwise
 //! nothing: the engine has no register file to resize). The other forms
-//! (`.im2col`, `cp.reduce.async.bulk.tensor`, `wgmma.mma_async.sp`,
-//! `.b1`, `tensormap.replace`) are refused with their names.
+//! (`.im2col`, `wgmma.mma_async.sp`, `.b1`, `tensormap.replace`) are
+//! refused with their names.
 
 use super::{DecodeError, FuncDecoder, ImmKind, Sym};
 use ptxsim_isa::grammar::MatShape;
@@ -156,18 +157,20 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// or a generic address in a register.
     pub(super) fn bulk_tensor(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        if mods.first() == Some(&".reduce") {
-            return Err(unsupported(i));
-        }
+        // `cp.reduce.async.bulk.tensor`: one more leading modifier, and a
+        // `.redOp` (its element type is the tensor map's).
+        let reducing = mods.first() == Some(&".reduce");
+        let mut reduce = None;
         let dims = mods
             .iter()
             .find_map(|m| m.strip_prefix('.').and_then(|x| x.strip_suffix('d')).and_then(|x| x.parse::<usize>().ok()))
             .filter(|d| (1..=5).contains(d))
             .ok_or_else(|| unsupported(i))?;
         let (mut spaces, mut mbar, mut group, mut hint, mut multicast) = (Vec::new(), false, false, false, false);
-        for m in mods.iter().skip(3) {
+        for m in mods.iter().skip(3 + reducing as usize) {
             match *m {
                 x if x == format!(".{dims}d") => {}
+                x if reducing && reduce.is_none() && super::tensor::red_op(x).is_some() => reduce = super::tensor::red_op(x),
                 ".tile" => {}
                 ".global" => spaces.push(Space::Global),
                 ".shared::cluster" | ".shared::cta" => spaces.push(Space::Shared),
@@ -183,6 +186,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             [Space::Global, Space::Shared] if group && !mbar && !multicast && mods.contains(&".shared::cta") => false,
             _ => return Err(unsupported(i)),
         };
+        if reducing && (to_shared || reduce.is_none()) {
+            return Err(unsupported(i));
+        }
         let ops = i.operands.as_slice();
         let want = if to_shared { 3 + multicast as usize + hint as usize } else { 2 + hint as usize };
         if ops.len() != want {
@@ -209,7 +215,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let smem = self.addr(smem_op, Space::Shared)?;
         let mbar = if to_shared { Some(self.addr(&ops[2], Space::Shared)?.1) } else { None };
         let mask = if multicast { Some(self.src(&ops[3], ImmKind::Int(16))?) } else { None };
-        Ok(Op::BulkTensor(Box::new(BulkTensor { to_shared, smem, tmap, coords, mbar, mask, reduce: None })))
+        Ok(Op::BulkTensor(Box::new(BulkTensor { to_shared, smem, tmap, coords, mbar, mask, reduce })))
     }
 
     /// Guards `op` (decoded from `i`) when it reads an accumulator register

@@ -171,18 +171,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 ".bulk_group" => group = true,
                 ".L2::cache_hint" => hint = true,
                 ".noftz" => noftz = true,
-                ".and" | ".or" | ".xor" | ".add" | ".inc" | ".dec" | ".min" | ".max" if op.is_none() => {
-                    op = Some(match *m {
-                        ".and" => AtomOp::And,
-                        ".or" => AtomOp::Or,
-                        ".xor" => AtomOp::Xor,
-                        ".add" => AtomOp::Add,
-                        ".inc" => AtomOp::Inc,
-                        ".dec" => AtomOp::Dec,
-                        ".min" => AtomOp::Min,
-                        _ => AtomOp::Max,
-                    })
-                }
+                x if op.is_none() && red_op(x).is_some() => op = red_op(x),
                 t if ty.is_none() && ScalarType::from_str(t).is_some() => ty = ScalarType::from_str(t),
                 _ => return Err(unsupported(i)),
             }
@@ -478,4 +467,20 @@ pub(crate) fn mma_form(shape: MmaShape, d: MmaTy, a: MmaTy, b: MmaTy, c: MmaTy) 
         (E4m3 | E5m2, E4m3 | E5m2) => shape == M16N8K32 && d == F32 && c == F32,
         _ => false,
     }
+}
+
+/// The reduction of a `.redOp` modifier of `cp.reduce.async.bulk{.tensor}`
+/// (`.and .or .xor .add .inc .dec .min .max`).
+pub(super) fn red_op(m: &str) -> Option<AtomOp> {
+    Some(match m {
+        ".and" => AtomOp::And,
+        ".or" => AtomOp::Or,
+        ".xor" => AtomOp::Xor,
+        ".add" => AtomOp::Add,
+        ".inc" => AtomOp::Inc,
+        ".dec" => AtomOp::Dec,
+        ".min" => AtomOp::Min,
+        ".max" => AtomOp::Max,
+        _ => return None,
+    })
 }
