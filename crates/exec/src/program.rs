@@ -418,6 +418,12 @@ pub enum Op {
     /// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor`, tile mode
     /// (`datapath/hopper.rs`).
     BulkTensor(Box<BulkTensor>),
+    /// `tensormap.replace` ([`TensormapReplace`]).
+    TensormapReplace(Box<TensormapReplace>),
+    /// `tensormap.cp_fenceproxy.global.shared::cta...` `[dst], [src], 128`:
+    /// each active lane copies the 128-byte map from shared to global
+    /// memory, then a fence (the proxy fence of the manual).
+    TensormapCopy { dst: Addr, src: Addr },
     /// `wmma.load.{a,b,c}`: a fragment from memory (`datapath/wmma.rs`).
     WmmaLoad { f: WmmaFrag, space: Space, ds: Vec<u32>, addr: Addr, stride: Src },
     /// `wmma.store.d`: a fragment to memory.
@@ -610,6 +616,17 @@ pub struct BulkTensor {
     /// `cp.reduce.async.bulk.tensor`: the reduction; its element type is
     /// the tensor map's, known when the copy runs.
     pub reduce: Option<AtomOp>,
+}
+
+/// `tensormap.replace.tile.field{.ss}.b1024.type [addr], {ord,} new_val`:
+/// one field of the 128-byte tensor map at `addr` rewritten
+/// (`ptxsim_sem::tma::replace`).
+#[derive(Clone, Debug, PartialEq)]
+pub struct TensormapReplace {
+    pub field: ptxsim_isa::TensormapField,
+    pub ord: u32,
+    pub addr: (Space, Addr),
+    pub val: Src,
 }
 
 /// A `wmma` fragment: of matrix A (`b'a'`, M x K), B (`b'b'`, K x N) or

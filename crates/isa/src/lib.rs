@@ -674,7 +674,7 @@ macro_rules! for_each_op {
                 => Tcgen05 { mods: untyped } [];
             "multimem"   Loose      (ANY)             _          Def      Data     Seq            "multimem addresses are not modelled yet"
                 => Multimem { mods: untyped } [];
-            "tensormap"  Typed      (ANY)             _          Store    Data     Seq            "tensormap.replace and tensormap.cp_fenceproxy are not modelled yet (tensor maps are read by cp.async.bulk.tensor)"
+            "tensormap"  Typed      (ANY)             _          Store    Data     Seq            Typed
                 => Tensormap { op: one(TensormapOp), mode: opt(TensormapMode), field: opt(TensormapField), spaces: pair(TensormapSpace), b1024: flag(".b1024"),
                                ty: oty(B32 B64), proxy: flag(".tensormap::generic"), release: flag(".release"), scope: opt(ProxyScope), sync: flag(".sync"), aligned: flag(".aligned") }
                 [ops: PerOperation];

@@ -557,6 +557,78 @@ impl TensorMap {
     }
 }
 
+/// The element types of `tensormap.replace.tile.elemtype` in the order of
+/// their codes (PTX ISA 9.7.9.28: `.u8`, `.u16`, `.u32`, `.s32`, `.u64`,
+/// `.s64`, `.f16`, `.f32`, `.f32.ftz`, `.f64`, `.bf16`, `.tf32`,
+/// `.tf32.ftz`, `.b4x16`, `.b4x16_p64`, `.b6x16_p32`), which differ from
+/// `CUtensorMapDataType`'s.
+const PTX_ELEMTYPES: [DataType; 16] = [
+    DataType::U8,
+    DataType::U16,
+    DataType::U32,
+    DataType::I32,
+    DataType::U64,
+    DataType::I64,
+    DataType::F16,
+    DataType::F32,
+    DataType::F32Ftz,
+    DataType::F64,
+    DataType::BF16,
+    DataType::Tf32,
+    DataType::Tf32Ftz,
+    DataType::U4x16Align8,
+    DataType::U4x16Align16,
+    DataType::U6x16Align16,
+];
+
+/// `tensormap.replace.tile.field` on the 128 bytes of a tensor map: writes
+/// `val` into field `field` (dimension `ord` for the indexed fields) of
+/// `b`, in place. The fields and their values as the PTX ISA gives them
+/// (9.7.9.28) and Triton and CUTLASS write them: the address; the rank as
+/// rank - 1; box and global dimensions and element strides as counts; the
+/// global stride `ord` (that of dimension `ord + 1`) in bytes; the element
+/// type as [`PTX_ELEMTYPES`]' code; interleave, swizzle and fill as the
+/// driver's codes. Nothing is validated here: the copy that uses the map
+/// does that, naming the bad field.
+///
+/// A map is built in place from zeros (Triton's device-side descriptors
+/// zero 128 bytes of shared memory, then replace every field): zero bytes
+/// are taken as a tiled map with every field zero. Bytes that are neither
+/// that nor a map of this layout are an error naming the magic.
+pub fn replace(b: &mut [u8; SIZE], field: ptxsim_isa::TensormapField, ord: u32, val: u64) -> Result<(), MapError> {
+    use ptxsim_isa::TensormapField as F;
+    let blank = b[0..5].iter().all(|&x| x == 0);
+    if !blank && (b[0..4] != MAGIC || b[4] != VERSION) {
+        return err("magic", format!("{:02x?} is not `PXTM` version {VERSION}: tensormap.replace needs a tensor map (or 128 zero bytes)", &b[0..5]));
+    }
+    let max_ord = if field == F::GlobalStride { 4 } else { 5 };
+    if field.ordinal() && ord >= max_ord {
+        return err(format!("{field:?}"), format!("ordinal {ord} is past the last dimension ({})", max_ord - 1));
+    }
+    let o = ord as usize;
+    let put = |b: &mut [u8; SIZE], at: usize, bytes: &[u8]| b[at..at + bytes.len()].copy_from_slice(bytes);
+    match field {
+        F::GlobalAddress => put(b, 16, &val.to_le_bytes()),
+        // Ranks 1-5 are 0-4; a larger value survives as an invalid rank.
+        F::Rank => b[7] = (val as u32).saturating_add(1).min(255) as u8,
+        F::BoxDim => put(b, 96 + 2 * o, &((val as u32).min(0xffff) as u16).to_le_bytes()),
+        F::GlobalDim => put(b, 24 + 8 * o, &u64::from(val as u32).to_le_bytes()),
+        F::GlobalStride => put(b, 64 + 8 * o, &val.to_le_bytes()),
+        F::ElementStride => b[106 + o] = (val as u32).min(255) as u8,
+        F::Elemtype => match PTX_ELEMTYPES.get(val as u32 as usize) {
+            Some(t) => b[6] = t.code() as u8,
+            None => return err("tensorDataType", format!("elemtype code {} is not one of the manual's 0-15", val as u32)),
+        },
+        F::InterleaveLayout => b[8] = (val as u32).min(255) as u8,
+        F::SwizzleMode => b[9] = (val as u32).min(255) as u8,
+        F::FillMode => b[11] = (val as u32).min(255) as u8,
+        F::SwizzleAtomicity => return err("swizzle_atomicity", "sm_100's swizzle atomicity is not modelled"),
+    }
+    b[0..4].copy_from_slice(&MAGIC);
+    b[4] = VERSION;
+    Ok(())
+}
+
 #[cfg(test)]
 #[path = "tma_tests.rs"]
 mod tests;

@@ -108,6 +108,62 @@ fn copy_trap(l: usize, e: CopyError<Trap>) -> Trap {
     }
 }
 
+/// `tensormap.replace` on the lanes of `m`, in lane order: each reads the
+/// 128 bytes at its address, rewrites the field, writes them back. A bad
+/// ordinal or element-type code, or bytes that are not a map, is a
+/// located trap naming the field.
+pub(crate) fn tensormap_replace(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, x: &TensormapReplace) -> Result<(), Trap> {
+    let vals = src_lanes(cx, &fr.regs, &x.val);
+    let space = x.addr.0;
+    for l in lanes(m) {
+        let at = addr_of(cx, fr, x.addr.1, l);
+        check_map_align(l, at)?;
+        let mut b = [0u8; SIZE];
+        let mut cache = usize::MAX;
+        for k in 0..SIZE / 8 {
+            let w = cx.mem.read(space, l, at + 8 * k as u64, 8, &mut cache)?;
+            b[8 * k..8 * k + 8].copy_from_slice(&w.to_le_bytes());
+        }
+        ptxsim_sem::tma::replace(&mut b, x.field, x.ord, vals[l]).map_err(|e| {
+            let kind = if e.field == "swizzle_atomicity" { TrapKind::Unsupported } else { TrapKind::Trap };
+            Trap::lane(kind, l as u32, format!("lane {l}: tensormap.replace at {at:#x}: {e}"))
+        })?;
+        for k in 0..SIZE / 8 {
+            let w = u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().unwrap_or([0; 8]));
+            cx.mem.write(space, l, at + 8 * k as u64, 8, w, &mut cache)?;
+        }
+    }
+    Ok(())
+}
+
+/// `tensormap.cp_fenceproxy`: each lane of `m` copies the 128 bytes at
+/// shared `src` to global `dst`; then the worker's fence, which stands for
+/// the release of the tensor-map proxy.
+pub(crate) fn tensormap_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, dst: Addr, src: Addr) -> Result<(), Trap> {
+    for l in lanes(m) {
+        let (d, s) = (addr_of(cx, fr, dst, l), addr_of(cx, fr, src, l));
+        check_map_align(l, d)?;
+        check_map_align(l, s)?;
+        let (mut rc, mut wc) = (usize::MAX, usize::MAX);
+        for k in 0..SIZE as u64 / 8 {
+            let w = cx.mem.read(Space::Shared, l, s + 8 * k, 8, &mut rc)?;
+            cx.mem.write(Space::Global, l, d + 8 * k, 8, w, &mut wc)?;
+        }
+        *cx.stores += 1;
+    }
+    std::sync::atomic::fence(std::sync::atomic::Ordering::SeqCst);
+    Ok(())
+}
+
+/// A tensor map's address must be 64-byte aligned (CUDA's `CUtensorMap`
+/// alignment, which `tensormap.replace` and `cp_fenceproxy` keep).
+fn check_map_align(l: usize, at: u64) -> Result<(), Trap> {
+    if at % 64 != 0 {
+        return Err(Trap::lane(TrapKind::Misaligned, l as u32, format!("lane {l}: a tensor map at {at:#x}, which is not 64-byte aligned")));
+    }
+    Ok(())
+}
+
 /// The element type of `cp.reduce.async.bulk.tensor .op` on a tensor map
 /// of `dtype` elements, where the manual's table of reductions allows the
 /// pair: `.add` on u32, s32, u64, f32, f16 and bf16; `.min`/`.max` on u32,

@@ -443,6 +443,8 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
             return exec_data(cx, fr, &g.op, pc, active, m);
         }
         Op::BulkTensor(x) => hopper::bulk_tensor(cx, fr, m, x)?,
+        Op::TensormapReplace(x) => hopper::tensormap_replace(cx, fr, m, x)?,
+        Op::TensormapCopy { dst, src } => hopper::tensormap_copy(cx, fr, m, *dst, *src)?,
         Op::WmmaLoad { f, space, ds, addr, stride } => wmma::load(cx, fr, m, f, ds, (*space, *addr, stride))?,
         Op::WmmaStore { f, space, srcs, addr, stride } => wmma::store_d(cx, fr, m, f, srcs, (*space, *addr, stride))?,
         Op::WmmaMma(x) => wmma::mma(cx, fr, m, x)?,

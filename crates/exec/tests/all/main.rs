@@ -57,6 +57,7 @@ mod short_kernels;
 mod tensor_async;
 mod tensor_mbarrier;
 mod tensor_mma;
+mod tensormap_replace;
 mod tma_reduce;
 mod vector_atomicity;
 mod vector_loads;

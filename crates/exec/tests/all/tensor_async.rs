@@ -185,15 +185,15 @@ fn bad_copies_trap() {
 }
 
 /// The Hopper forms not modelled yet (the tile-mode tensor copies and
-/// reductions and `wgmma` run: `hopper.rs`, `tma_reduce.rs`): a launch that reaches one traps
-/// `unsupported` naming it (`tensormap.replace` needs PTX 8.3). (The global/shared bulk copies run:
+/// reductions, `tensormap.replace` and `wgmma` run: `hopper.rs`,
+/// `tma_reduce.rs`, `tensormap_replace.rs`): a launch that reaches one
+/// traps `unsupported` naming it. (The global/shared bulk copies run:
 /// `bulk_copy.rs`.)
 #[test]
 fn unmodelled_tensor_forms_are_reported_by_name() {
     for (ins, name) in [
         ("cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group [%rd1, {%r2, %r2, %r2}], [%r1];", "cp.reduce.async.bulk.tensor.3d.global.shared::cta.add.im2col_no_offs.bulk_group"),
         ("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r1], [%rd1, {%r2, %r2, %r2}], [%r3], {%h1};", "cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes"),
-        ("tensormap.replace.tile.global_address.global.b1024.b64 [%rd1], %rd2;", "tensormap.replace.tile.global_address.global.b1024.b64"),
     ] {
         let src = format!(".version 8.3\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    .reg .b16 %h<2>;\n    {ins}\n    ret;\n}}\n");
         let mut dev = Device::new();

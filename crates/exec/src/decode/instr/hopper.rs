@@ -6,12 +6,13 @@
 //! directions ([`Op::BulkTensor`]) and `cp.reduce.async.bulk.tensor`
 //! (tile mode, shared to global); `setmaxnreg` (checked, otherwise
 //! nothing: the engine has no register file to resize). The other forms
-//! (`.im2col`, `wgmma.mma_async.sp`, `.b1`, `tensormap.replace`) are
-//! refused with their names.
+//! (`.im2col`, `wgmma.mma_async.sp`, `.b1`) are refused with their names; `tensormap.replace` rewrites a field of a
+//! map in memory and `tensormap.cp_fenceproxy` copies one to global memory
+//! ([`Op::TensormapReplace`], [`Op::TensormapCopy`]).
 
 use super::{DecodeError, FuncDecoder, ImmKind, Sym};
 use ptxsim_isa::grammar::MatShape;
-use ptxsim_isa::{Insn, WgmmaOp};
+use ptxsim_isa::{Insn, TensormapOp, TensormapSpace, WgmmaOp};
 use crate::program::*;
 use ptxsim_sem::wgmma::{self, AType, DType, Shape};
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
@@ -216,6 +217,36 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let mbar = if to_shared { Some(self.addr(&ops[2], Space::Shared)?.1) } else { None };
         let mask = if multicast { Some(self.src(&ops[3], ImmKind::Int(16))?) } else { None };
         Ok(Op::BulkTensor(Box::new(BulkTensor { to_shared, smem, tmap, coords, mbar, mask, reduce })))
+    }
+
+    /// `tensormap.replace.tile.field{.global,.shared::cta}.b1024.type
+    /// [addr], {ord,} new_val` (PTX ISA 9.7.9.28; `ord` an integer
+    /// constant) and `tensormap.cp_fenceproxy.global.shared::cta
+    /// .tensormap::generic.release.scope.sync.aligned [dst], [src], 128`
+    /// (9.7.9.29). The checker has typed both (`check/rules/hopper.rs`).
+    pub(super) fn tensormap(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let Insn::Tensormap { op, field, spaces, .. } = insn else { return Err(unsupported(i)) };
+        let ops = i.operands.as_slice();
+        if op == TensormapOp::CpFenceproxy {
+            let [dst, src, _size] = ops else { return Err(unsupported(i)) };
+            let (_, dst) = self.addr(dst, Space::Global)?;
+            let (_, src) = self.addr(src, Space::Shared)?;
+            return Ok(Op::TensormapCopy { dst, src });
+        }
+        let Some(field) = field else { return Err(unsupported(i)) };
+        let space = match spaces[0] {
+            Some(TensormapSpace::Global) => Space::Global,
+            Some(TensormapSpace::SharedCta) => Space::Shared,
+            None => Space::Generic,
+        };
+        let (addr, ord, val) = match (field.ordinal(), ops) {
+            (true, [a, o, v]) => (a, int(o).ok_or_else(|| DecodeError::from(format!("`{}`: the ordinal must be an integer constant", full(i))))?, v),
+            (false, [a, v]) => (a, 0, v),
+            _ => return Err(unsupported(i)),
+        };
+        let addr = self.addr(addr, space)?;
+        let val = self.src(val, ImmKind::Int(field.bits()))?;
+        Ok(Op::TensormapReplace(Box::new(TensormapReplace { field, ord: ord.clamp(0, u32::MAX as i64) as u32, addr, val })))
     }
 
     /// Guards `op` (decoded from `i`) when it reads an accumulator register

@@ -65,6 +65,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Mma { .. } => return self.mma(i, insn),
             Insn::Wgmma { .. } => return self.wgmma(i, insn),
             Insn::Setmaxnreg { .. } => return self.setmaxnreg(i),
+            Insn::Tensormap { .. } => return self.tensormap(i, insn),
             Insn::And { .. }
             | Insn::Or { .. }
             | Insn::Xor { .. }
