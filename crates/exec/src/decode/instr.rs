@@ -647,6 +647,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         "add" => FBinOp::Add,
                         "sub" => FBinOp::Sub,
                         "mul" => FBinOp::Mul,
+                        "div" if has(".approx") && f == FTy::F32 => FBinOp::DivApprox,
                         "div" => FBinOp::Div,
                         "min" | "max" if nan || xorsign_abs => FBinOp::MinMax { max: opc == "max", nan, xorsign_abs },
                         "min" => FBinOp::Min,
@@ -726,6 +727,12 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     // Exactly rounded ops need .rn (or none for neg/abs); approximate ones
                     // are computed exactly rounded, within every bound of the manual.
                     if rounding.iter().any(|r| *r != Rounding::Rn) && (!matches!(op, FUnOp::Sqrt | FUnOp::Rcp) || !matches!(f, FTy::F32 | FTy::F64)) {
+                        return Err(unsupported());
+                    }
+                    // `.ftz` on `.f64` is `rcp.approx.ftz.f64` (and
+                    // `rsqrt`); `rcp.rnd.ftz.f64`, which ptxas takes, is not
+                    // in the manual: not run as the approximation.
+                    if f == FTy::F64 && ftz && !rounding.is_empty() {
                         return Err(unsupported());
                     }
                     if matches!(op, FUnOp::Rsqrt | FUnOp::Sin | FUnOp::Cos | FUnOp::Lg2 | FUnOp::Ex2 | FUnOp::Tanh)
