@@ -604,7 +604,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 // on `.s16x2` only; no `.sat`, `.cc` or other modifiers.
                 need(3)?;
                 let signed = has(".s16x2");
-                let relu = has(".relu");
+                let relu = x.relu;
                 if x.n != 3 || sat || (relu && (!signed || opc == "add")) || x.mods.len() != 1 + relu as usize {
                     return Err(unsupported());
                 }
@@ -626,7 +626,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "add" | "sub" | "mul" | "div")) {
                         return Err(unsupported());
                     }
-                    if has(".relu") || has(".cc") {
+                    if x.relu || has(".cc") {
                         return Err(unsupported());
                     }
                     // `min`/`max` with `.NaN` and/or `.xorsign.abs` on `.f32`
@@ -647,13 +647,14 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         "add" => FBinOp::Add,
                         "sub" => FBinOp::Sub,
                         "mul" => FBinOp::Mul,
-                        "div" if has(".approx") && f == FTy::F32 => FBinOp::DivApprox,
                         "div" => FBinOp::Div,
                         "min" | "max" if nan || xorsign_abs => FBinOp::MinMax { max: opc == "max", nan, xorsign_abs },
                         "min" => FBinOp::Min,
                         "max" => FBinOp::Max,
                         _ => return Err(unsupported()),
                     };
+                    // `div.approx.f32` has its own result for huge divisors.
+                    let op = if op == FBinOp::Div && x.approx && f == FTy::F32 { FBinOp::DivApprox } else { op };
                     let d = self.dst(&ops[0])?;
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
                     let b = self.src(&ops[2], ImmKind::Float(f))?;
@@ -664,16 +665,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 // no three-source integer form (the checker rejects it).
                 if x.n != 3 {
                     return Err(unsupported());
-                }
-                if has(".relu") {
-                    // `min/max.relu.s32` (sm_90), no other modifier.
-                    if !matches!(opc, "min" | "max") || !(ty.signed && ty.bits == 32) || sat || x.mods.len() != 2 {
-                        return Err(unsupported());
-                    }
-                    let k = ImmKind::Int(32);
-                    let d = self.dst(&ops[0])?;
-                    let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
-                    return Ok(Op::Lane3 { op: Lane3Op::MinMaxReluS32 { max: opc == "max" }, d, a, b, c: Src::Imm(0) });
                 }
                 if has(".cc") || opc == "addc" {
                     return Err(unsupported());
@@ -691,6 +682,21 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     ("max", false) => IBinOp::Max,
                     _ => return Err(unsupported()),
                 };
+                if x.relu {
+                    // `min/max.relu.s32` (sm_90), no other modifier.
+                    let max = match op {
+                        IBinOp::Min => false,
+                        IBinOp::Max => true,
+                        _ => return Err(unsupported()),
+                    };
+                    if !(ty.signed && ty.bits == 32) || x.mods.len() != 2 {
+                        return Err(unsupported());
+                    }
+                    let k = ImmKind::Int(32);
+                    let d = self.dst(&ops[0])?;
+                    let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
+                    return Ok(Op::Lane3 { op: Lane3Op::MinMaxReluS32 { max }, d, a, b, c: Src::Imm(0) });
+                }
                 let d = self.dst(&ops[0])?;
                 let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
                 let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
@@ -775,14 +781,14 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     // `.oob` (a result of +0 where an operand is the
                     // tensor out-of-bounds NaN) is not run: the manual does
                     // not give that NaN's bits, so it stays unsupported below.
-                    if has(".relu") && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") && !has(".oob") {
+                    if x.relu && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") && !x.oob {
                         let k = ImmKind::Int(16);
                         let d = self.dst(&ops[0])?;
                         let (a, b, c) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?, self.src(&ops[3], k)?);
                         return Ok(Op::FmaRelu { ty: f, ftz, d, a, b, c });
                     }
                     let directed = rounding.iter().any(|r| *r != Rounding::Rn);
-                    if directed && !matches!(f, FTy::F32 | FTy::F64) || has(".relu") || has(".oob") {
+                    if directed && !matches!(f, FTy::F32 | FTy::F64) || x.relu || x.oob {
                         return Err(unsupported());
                     }
                     if opc == "mad" && rounding.is_empty() && f == FTy::F64 {
@@ -831,7 +837,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let a = self.src(&ops[1], ImmKind::Float(FTy::F32))?;
                     return Ok(Op::CvtTf32 { satfinite: has(".satfinite"), d, a });
                 }
-                if types.len() != 2 || has(".relu") || has(".satfinite") {
+                if types.len() != 2 || x.relu || has(".satfinite") {
                     return Err(unsupported());
                 }
                 let conv = |s: ScalarType| -> Option<CvtTy> {
