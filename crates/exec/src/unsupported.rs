@@ -26,6 +26,7 @@ const FORMS: &[&str] = &[
     "madc.hi.sat.s32",
     "madc.lo.u16",
     "predicate parameters are not supported yet",
+    "rcp.rn.ftz.f64",
     "subc.s16",
     "subc.sat.s32",
     "unknown address base `ltbl`",

@@ -421,6 +421,12 @@ pub enum FBinOp {
     Min,
     Max,
     Copysign,
+    /// `div.approx.f32` (PTX ISA 9.7.3.8): `a * (1 / b)`, computed exactly
+    /// rounded (within the manual's 2 ulp) where `|b|` is in
+    /// `[2^-126, 2^126]`; for `2^126 < |b| < 2^128` the manual's result:
+    /// NaN for an infinite `a`, otherwise a zero (of the sign `a * (1/b)`
+    /// has, as an H100 gives: tests/gpu/special_f32).
+    DivApprox,
     /// `min`/`max` with `.NaN` and/or `.xorsign.abs` (PTX ISA 9.7.3 min,
     /// max; 9.7.4 for the half types): with `nan`, a NaN input gives the
     /// canonical NaN; with `xorsign_abs`, the magnitudes are compared and
@@ -534,6 +540,14 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                 FBinOp::Sub => x - y,
                 FBinOp::Mul => x * y,
                 FBinOp::Div => x / y,
+                FBinOp::DivApprox if y.is_finite() && y.abs() > 2f32.powi(126) => {
+                    if !x.is_finite() {
+                        f32::NAN
+                    } else {
+                        0.0f32.copysign(x) * y.signum()
+                    }
+                }
+                FBinOp::DivApprox => x / y,
                 FBinOp::Min | FBinOp::Max => match min_max_f64(x as f64, y as f64, op == FBinOp::Max) {
                     Some(v) => v as f32,
                     None => return F32_CANON_NAN as u64,
@@ -555,7 +569,7 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                 FBinOp::Add => x + y,
                 FBinOp::Sub => x - y,
                 FBinOp::Mul => x * y,
-                FBinOp::Div => x / y,
+                FBinOp::Div | FBinOp::DivApprox => x / y,
                 FBinOp::Min | FBinOp::Max => match min_max_f64(x, y, op == FBinOp::Max) {
                     Some(v) => v,
                     None => return f64_result(f64::NAN, &[b, a]),
@@ -569,7 +583,7 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
             let r = if sat { sat01(r) } else { r };
             if matches!(op, FBinOp::Copysign) {
                 r.to_bits()
-            } else if op == FBinOp::Div {
+            } else if matches!(op, FBinOp::Div | FBinOp::DivApprox) {
                 f64_result(r, &[a, b])
             } else {
                 f64_result(r, &[b, a])
@@ -585,7 +599,7 @@ pub fn fbin(op: FBinOp, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64) -> u64 {
                 FBinOp::Add => x + y,
                 FBinOp::Sub => x - y,
                 FBinOp::Mul => x * y,
-                FBinOp::Div => x / y,
+                FBinOp::Div | FBinOp::DivApprox => x / y,
                 FBinOp::Min | FBinOp::Max => match min_max_f64(x, y, op == FBinOp::Max) {
                     Some(v) => v,
                     None => return if ty == FTy::F16 { 0x7fff } else { 0x7fff },
@@ -685,8 +699,12 @@ pub fn fun(op: FUnOp, ty: FTy, ftz: bool, a: u64) -> u64 {
             let bits = ty.bits();
             let sign = 1u64 << (bits - 1);
             let mut v = a & if bits == 64 { u64::MAX } else { (1 << bits) - 1 };
-            if ftz && ty == FTy::F32 {
-                v = ftz32(f32::from_bits(v as u32)).to_bits() as u64;
+            // `.ftz` flushes a subnormal operand to a zero of its sign
+            // (`neg/abs.ftz.f32`, and `.f16`/`.f16x2`: PTX ISA 9.7.4.5-6).
+            match ty {
+                FTy::F32 if ftz => v = ftz32(f32::from_bits(v as u32)).to_bits() as u64,
+                FTy::F16 | FTy::BF16 => v = ftz_half(ty, ftz, v),
+                _ => {}
             }
             // A NaN operand, on an H100 (tests/gpu/nan_bits, special_f32):
             // neg/abs.f32 (and f16, bf16: special_half) give the canonical NaN,

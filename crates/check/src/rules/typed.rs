@@ -92,8 +92,18 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
     let ops = &i.operands;
     match spec.form {
         Form::Binary => {
-            let variadic = matches!(i.opcode.text, "min" | "max");
-            if n != 3 && !(variadic && n == 4) {
+            // `min`/`max` take a third source on `.f32` only (PTX ISA
+            // 9.7.3.10/9.7.3.11); the integer forms (9.7.1.10/9.7.1.11),
+            // `.f64` and the half types take two.
+            let minmax = matches!(i.opcode.text, "min" | "max");
+            if minmax && n == 4 && ty != ScalarType::F32 {
+                cx.emit(
+                    Diagnostic::error("check/operand-count", i.span, format!("`{}` takes three operands; {n} given: only `{}.f32` has a third source", opname(i), i.opcode.text))
+                        .with_note("rule check/operand-count (PTX ISA 9.7.1.10, 9.7.1.11, 9.7.3.10, 9.7.3.11): `min`/`max` take `d, a, b`; the three-source form `d, a, b, c` exists for `.f32` only"),
+                );
+                return;
+            }
+            if n != 3 && !(minmax && n == 4) {
                 return count_error(cx, i, "three");
             }
             let is_wide = i.has_modifier(".wide");

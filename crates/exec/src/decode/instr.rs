@@ -604,7 +604,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 // on `.s16x2` only; no `.sat`, `.cc` or other modifiers.
                 need(3)?;
                 let signed = has(".s16x2");
-                let relu = has(".relu");
+                let relu = x.relu;
                 if x.n != 3 || sat || (relu && (!signed || opc == "add")) || x.mods.len() != 1 + relu as usize {
                     return Err(unsupported());
                 }
@@ -626,7 +626,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "add" | "sub" | "mul" | "div")) {
                         return Err(unsupported());
                     }
-                    if has(".relu") || has(".cc") {
+                    if x.relu || has(".cc") {
                         return Err(unsupported());
                     }
                     // `min`/`max` with `.NaN` and/or `.xorsign.abs` on `.f32`
@@ -653,13 +653,20 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         "max" => FBinOp::Max,
                         _ => return Err(unsupported()),
                     };
+                    // `div.approx.f32` has its own result for huge divisors.
+                    let op = if op == FBinOp::Div && x.approx && f == FTy::F32 { FBinOp::DivApprox } else { op };
                     let d = self.dst(&ops[0])?;
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
                     let b = self.src(&ops[2], ImmKind::Float(f))?;
                     return Ok(Op::FBin { op, ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, k: Kern::NONE });
                 }
                 let ty = ity(t).ok_or_else(unsupported)?;
-                if has(".cc") || opc == "addc" || has(".relu") {
+                // Integer `min`/`max` have two sources only: the manual has
+                // no three-source integer form (the checker rejects it).
+                if x.n != 3 {
+                    return Err(unsupported());
+                }
+                if has(".cc") || opc == "addc" {
                     return Err(unsupported());
                 }
                 let op = match (opc, sat) {
@@ -675,6 +682,21 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     ("max", false) => IBinOp::Max,
                     _ => return Err(unsupported()),
                 };
+                if x.relu {
+                    // `min/max.relu.s32` (sm_90), no other modifier.
+                    let max = match op {
+                        IBinOp::Min => false,
+                        IBinOp::Max => true,
+                        _ => return Err(unsupported()),
+                    };
+                    if !(ty.signed && ty.bits == 32) || x.mods.len() != 2 {
+                        return Err(unsupported());
+                    }
+                    let k = ImmKind::Int(32);
+                    let d = self.dst(&ops[0])?;
+                    let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
+                    return Ok(Op::Lane3 { op: Lane3Op::MinMaxReluS32 { max }, d, a, b, c: Src::Imm(0) });
+                }
                 let d = self.dst(&ops[0])?;
                 let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
                 let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
@@ -711,6 +733,12 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     // Exactly rounded ops need .rn (or none for neg/abs); approximate ones
                     // are computed exactly rounded, within every bound of the manual.
                     if rounding.iter().any(|r| *r != Rounding::Rn) && (!matches!(op, FUnOp::Sqrt | FUnOp::Rcp) || !matches!(f, FTy::F32 | FTy::F64)) {
+                        return Err(unsupported());
+                    }
+                    // `.ftz` on `.f64` is `rcp.approx.ftz.f64` (and
+                    // `rsqrt`); `rcp.rnd.ftz.f64`, which ptxas takes, is not
+                    // in the manual: not run as the approximation.
+                    if f == FTy::F64 && ftz && !rounding.is_empty() {
                         return Err(unsupported());
                     }
                     if matches!(op, FUnOp::Rsqrt | FUnOp::Sin | FUnOp::Cos | FUnOp::Lg2 | FUnOp::Ex2 | FUnOp::Tanh)
@@ -750,14 +778,17 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let t = last_ty.ok_or_else(unsupported)?;
                 if let Some(f) = fty(t) {
                     // `fma.rn{.ftz}.relu.{f16,bf16}` (no `.sat`).
-                    if has(".relu") && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") {
+                    // `.oob` (a result of +0 where an operand is the
+                    // tensor out-of-bounds NaN) is not run: the manual does
+                    // not give that NaN's bits, so it stays unsupported below.
+                    if x.relu && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") && !x.oob {
                         let k = ImmKind::Int(16);
                         let d = self.dst(&ops[0])?;
                         let (a, b, c) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?, self.src(&ops[3], k)?);
                         return Ok(Op::FmaRelu { ty: f, ftz, d, a, b, c });
                     }
                     let directed = rounding.iter().any(|r| *r != Rounding::Rn);
-                    if directed && !matches!(f, FTy::F32 | FTy::F64) || has(".relu") || has(".oob") {
+                    if directed && !matches!(f, FTy::F32 | FTy::F64) || x.relu || x.oob {
                         return Err(unsupported());
                     }
                     if opc == "mad" && rounding.is_empty() && f == FTy::F64 {
@@ -806,7 +837,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let a = self.src(&ops[1], ImmKind::Float(FTy::F32))?;
                     return Ok(Op::CvtTf32 { satfinite: has(".satfinite"), d, a });
                 }
-                if types.len() != 2 || has(".relu") || has(".satfinite") {
+                if types.len() != 2 || x.relu || has(".satfinite") {
                     return Err(unsupported());
                 }
                 let conv = |s: ScalarType| -> Option<CvtTy> {

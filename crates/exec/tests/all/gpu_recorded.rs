@@ -489,7 +489,9 @@ fn approx_bound(op: &str, a: f32, b: f32, g: f32) -> Option<f64> {
         "ex2" => 2.0 * ulp(g),
         "rsqrt" | "sqrt" if op.contains("approx") => 2f64.powf(-22.9) * g64.abs() + ulp(g),
         "rcp" if op.contains("approx") => ulp(g),
-        // 2 ulp for |b| in [2^-126, 2^126]; no bound outside.
+        // 2 ulp for |b| in [2^-126, 2^126]; for 2^126 < |b| < 2^128,
+        // `div.approx` gives exactly zero (a finite `a`); no bound otherwise.
+        "div" if op.contains("approx") && b.is_finite() && b.abs() > 2f32.powi(126) => 0.0,
         "div" if (op.contains("approx") || op.contains("full")) && !(2f32.powi(-126)..=2f32.powi(126)).contains(&b.abs()) => return None,
         "div" if op.contains("approx") || op.contains("full") => 2.0 * ulp(g),
         _ => 0.0,
@@ -523,7 +525,8 @@ fn special_f32_values_are_the_hardwares() {
             let ordinary = |x: f32| x.is_finite() && x != 0.0;
             // (`div.approx`/`.full` by |b| > 2^126: the manual states a result
             // only for a finite `a`, zero, which is a*(1/b) with 1/b flushed.)
-            let huge_divisor = op.starts_with("div.") && !op.starts_with("div.rn") && fb.is_finite() && fb.abs() > 2f32.powi(126) && !fa.is_finite();
+            // (`div.approx` there is exact: NaN for an infinite `a`, else a zero.)
+            let huge_divisor = op.starts_with("div.full") && fb.is_finite() && fb.abs() > 2f32.powi(126) && !fa.is_finite();
             let bound = if huge_divisor {
                 None
             } else if ordinary(fa) && (k < 46 || ordinary(fb)) && f32::from_bits(g).is_finite() {

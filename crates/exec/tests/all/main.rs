@@ -36,6 +36,7 @@ mod hopper;
 mod isa_bits;
 mod isa_fma_relu;
 mod isa_half_warp;
+mod isa_modifiers;
 mod isa_halfcmp;
 mod isa_packed16;
 mod isa_prmt;

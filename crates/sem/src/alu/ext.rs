@@ -235,6 +235,8 @@ pub enum Lane3Op {
     Fp8 { op: super::fp8::Fp8Cvt, relu: bool },
     /// `add/min/max{.relu}` on `.u16x2`/`.s16x2` ([`packed16`]).
     Packed16 { op: P16Op, signed: bool, relu: bool },
+    /// `min.relu.s32` / `max.relu.s32` ([`minmax_relu_s32`]).
+    MinMaxReluS32 { max: bool },
 }
 
 /// The operation of a packed 16-bit integer instruction.
@@ -275,6 +277,16 @@ pub fn packed16(op: P16Op, signed: bool, relu: bool, a: u64, b: u64) -> u64 {
     r
 }
 
+/// `min.relu.s32` and `max.relu.s32` (PTX ISA 9.7.1.10, 9.7.1.11): the
+/// minimum (maximum) of `a` and `b` as signed 32-bit integers, and with
+/// `.relu` a negative result clamped to 0.
+#[inline]
+pub fn minmax_relu_s32(max: bool, a: u64, b: u64) -> u64 {
+    let (x, y) = (a as u32 as i32, b as u32 as i32);
+    let v = if max { x.max(y) } else { x.min(y) };
+    v.max(0) as u32 as u64
+}
+
 /// One lane of a [`Lane3Op`]; `None` where the manual leaves the result
 /// undefined (`fns` with a base above 31).
 #[inline]
@@ -292,6 +304,7 @@ pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
         Lane3Op::Vmad(v) => super::vscalar::vmad(v, a, b, c),
         Lane3Op::Fp8 { op, relu } => super::fp8::cvt(op, relu, a, b),
         Lane3Op::Packed16 { op, signed, relu } => packed16(op, signed, relu, a, b),
+        Lane3Op::MinMaxReluS32 { max } => minmax_relu_s32(max, a, b),
     })
 }
 

@@ -146,6 +146,10 @@ pub(crate) struct Ins<'i> {
     pub(crate) rounding: Vec<Rounding>,
     pub(crate) ftz: bool,
     pub(crate) sat: bool,
+    /// `.relu`, `.oob`, `.approx`.
+    pub(crate) relu: bool,
+    pub(crate) oob: bool,
+    pub(crate) approx: bool,
 }
 
 /// The engine's rounding mode of a decoded rounding modifier (`.rs` has none).
@@ -171,7 +175,8 @@ impl<'i> Ins<'i> {
         let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
         let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
         let (ftz, sat) = (d.ftz.is_some(), d.has(".sat"));
-        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, mods }
+        let (relu, oob, approx) = (d.relu(), d.oob(), d.approx());
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, relu, oob, approx, mods }
     }
 
     pub(crate) fn has(&self, m: &str) -> bool {
