@@ -115,6 +115,46 @@ $L_end:
 }
 "#;
 
+/// `out[i] = sum of x[i + j * nthreads]` over `iters` strides: a load,
+/// an add and the address step per iteration.
+const LOADLOOP: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry load_loop(.param .u64 x, .param .u64 out, .param .u32 iters)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [out];
+    ld.param.u32 %r1, [iters];
+    cvta.to.global.u64 %rd3, %rd1;
+    cvta.to.global.u64 %rd4, %rd2;
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mov.u32 %r5, %nctaid.x;
+    mad.lo.s32 %r6, %r3, %r4, %r2;
+    mul.lo.s32 %r7, %r4, %r5;
+    mul.wide.u32 %rd5, %r6, 4;
+    add.s64 %rd6, %rd3, %rd5;
+    mul.wide.u32 %rd7, %r7, 4;
+    mov.u32 %r8, 0;
+    mov.u32 %r9, 0;
+$L_loop:
+    ld.global.u32 %r10, [%rd6];
+    add.s32 %r8, %r8, %r10;
+    add.s64 %rd6, %rd6, %rd7;
+    add.s32 %r9, %r9, 1;
+    setp.lt.u32 %p1, %r9, %r1;
+    @%p1 bra $L_loop;
+    add.s64 %rd8, %rd4, %rd5;
+    st.global.u32 [%rd8], %r8;
+    ret;
+}
+"#;
+
 struct Case {
     name: &'static str,
     src: &'static str,
@@ -211,6 +251,7 @@ fn main() {
             u32s: vec![1.5f32.to_bits(), vn as u32],
             u64s: vec![],
         },
+        Case { name: "load loop (64K threads x 16 loads)", src: LOADLOOP, kernel: "load_loop", grid: 256, block: 256, bufs: vec![iota(16 * n), vec![0; 4 * n]], u32s: vec![16], u64s: vec![] },
     ];
     println!("one worker, thread instructions per second (G/s), best of 3");
     println!("{:<40} {:>9} {:>9} {:>8} {:>9} {:>10}", "kernel", "interp", "jit", "jit/int", "ptoxide", "jit/ptox");
