@@ -3,7 +3,8 @@
 //! when attached, outside the timing) and ptoxide, in one run: thread
 //! instructions per second, best of 3 launches each from fresh inputs.
 //! Each compiled launch's buffers are checked equal to the interpreted
-//! one's, byte for byte.
+//! one's, byte for byte. `-- WORD` runs only the kernels whose name
+//! contains WORD.
 #![allow(clippy::print_stdout)]
 
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling};
@@ -251,11 +252,13 @@ fn main() {
             u32s: vec![1.5f32.to_bits(), vn as u32],
             u64s: vec![],
         },
-        Case { name: "load loop (64K threads x 16 loads)", src: LOADLOOP, kernel: "load_loop", grid: 256, block: 256, bufs: vec![iota(16 * n), vec![0; 4 * n]], u32s: vec![16], u64s: vec![] },
+        Case { name: "load loop (16K threads x 256 loads)", src: LOADLOOP, kernel: "load_loop", grid: 64, block: 256, bufs: vec![iota(256 * 16384), vec![0; 4 * 16384]], u32s: vec![256], u64s: vec![] },
     ];
     println!("one worker, thread instructions per second (G/s), best of 3");
     println!("{:<40} {:>9} {:>9} {:>8} {:>9} {:>10}", "kernel", "interp", "jit", "jit/int", "ptoxide", "jit/ptox");
-    for c in &cases {
+    // `-- WORD`: only the kernels whose name contains WORD.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    for c in cases.iter().filter(|c| only.is_empty() || only.iter().any(|w| c.name.contains(w.as_str()))) {
         let (t_off, ti, out_off) = run(c, Mode::Off);
         let (t_on, ti_on, out_on) = run(c, Mode::On);
         assert_eq!(ti, ti_on, "{}: the same instructions", c.name);

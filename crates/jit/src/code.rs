@@ -352,6 +352,19 @@ fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64]) {
         }
         let dst = &mut regs[r as usize];
         let w = off as usize / 8;
+        if dirty == u32::MAX {
+            match class {
+                Class::Narrow => {
+                    for (k, d) in dst.chunks_exact_mut(2).enumerate() {
+                        let x = buf[w + k];
+                        d[0] = x & 0xffff_ffff;
+                        d[1] = x >> 32;
+                    }
+                }
+                Class::Wide => dst.copy_from_slice(&buf[w..w + 32]),
+            }
+            continue;
+        }
         for (l, d) in dst.iter_mut().enumerate() {
             let v = match class {
                 Class::Narrow => buf[w + l / 2] >> (32 * (l % 2)) & 0xffff_ffff,
