@@ -74,6 +74,9 @@ pub struct CompiledFn {
     layout: Layout,
     /// Its loads and stores, by the index the code passes the helper.
     mem: Vec<MemOp>,
+    /// Per entry pc: the indices in `layout.regs` of the registers copied
+    /// in there (those the code may read before writing them).
+    live_in: std::collections::HashMap<u32, Vec<usize>>,
     /// Runs of the code and the warp instructions they executed: code
     /// whose runs are too short to pay for themselves is switched `off`
     /// (its function runs interpreted from the next group on).
@@ -127,6 +130,11 @@ pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
     // default calling convention).
     #[allow(unsafe_code)]
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(entry) };
+    let live_in = p
+        .live_in
+        .iter()
+        .map(|(&pc, slots)| (pc, layout.regs.iter().enumerate().filter(|(_, r)| slots.contains(&r.0)).map(|(i, _)| i).collect()))
+        .collect();
     let nregs = p.regs.keys().next_back().map_or(0, |r| *r as usize + 1);
     let npreds = p.preds.last().map_or(0, |q| *q as usize + 1);
     Ok(CompiledFn {
@@ -136,6 +144,7 @@ pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
         npreds,
         layout,
         mem,
+        live_in,
         runs: AtomicU64::new(0),
         executed: AtomicU64::new(0),
         off: AtomicBool::new(false),
@@ -209,7 +218,8 @@ impl Compiled for CompiledFn {
                 s.resize(self.layout.words, 0);
             }
             let buf: &mut [u64] = &mut s[..self.layout.words];
-            pack(&self.layout, regs, preds, env, buf);
+            let live = self.live_in.get(&g.pc).map_or(&[][..], |v| &v[..]);
+            pack(&self.layout, live, regs, preds, env, buf);
             let words = buf.len();
             let p = buf.as_mut_ptr();
             let mut cx = MemCx { buf: p, words, ops: &self.mem, env };
@@ -298,9 +308,14 @@ fn set32(buf: &mut [u64], off: usize, v: u32) {
     *w = (*w & !(0xffff_ffffu64 << sh)) | (v as u64) << sh;
 }
 
-/// Copies the registers and predicates of the layout from the frame into
-/// `buf`, with every dirty mask 0, and the special registers' lanes.
-fn pack(lay: &Layout, regs: &[L], preds: &[u32], env: &Env<'_>, buf: &mut [u64]) {
+/// Copies the registers `live` (indices in the layout) and every
+/// predicate of the layout from the frame into `buf`, with every dirty
+/// mask 0, and the special registers' lanes. (A register not copied is
+/// written in every lane the code reads before it reads it.)
+fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, buf: &mut [u64]) {
+    for &(_, _, _, doff) in &lay.regs {
+        set32(buf, doff as usize, 0);
+    }
     for &(s, off) in &lay.sregs {
         let w = off as usize / 8;
         let uniform = |v: u32| (v as u64) | (v as u64) << 32;
@@ -325,7 +340,7 @@ fn pack(lay: &Layout, regs: &[L], preds: &[u32], env: &Env<'_>, buf: &mut [u64])
             _ => dst.fill(0),
         }
     }
-    for &(r, class, off, doff) in &lay.regs {
+    for &(r, class, off, _) in live.iter().filter_map(|&i| lay.regs.get(i)) {
         let src = &regs[r as usize];
         let w = off as usize / 8;
         match class {
@@ -336,7 +351,6 @@ fn pack(lay: &Layout, regs: &[L], preds: &[u32], env: &Env<'_>, buf: &mut [u64])
             }
             Class::Wide => buf[w..w + 32].copy_from_slice(src),
         }
-        set32(buf, doff as usize, 0);
     }
     for &(q, off) in &lay.preds {
         set32(buf, off as usize, preds[q as usize]);

@@ -54,6 +54,9 @@ pub struct Plan {
     pub entries: Vec<bool>,
     /// Whether the plan uses `fma` (needs the CPU's FMA).
     pub uses_fma: bool,
+    /// Per entry pc: the register slots the code may read there before it
+    /// writes them in every lane (the only ones copied in at that entry).
+    pub live_in: BTreeMap<u32, Vec<u32>>,
 }
 
 /// The class an operand needs: exactly one, or either (the slot's).
@@ -347,7 +350,65 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
     p.preds = preds.into_iter().collect();
     p.skipped.sort_by_key(|s| s.0);
     blocks(f, &mut p);
+    live_in(f, &mut p, &all);
     p
+}
+
+/// The registers each entry block may read before writing them in every
+/// lane, over the compiled blocks (a backward fixpoint): an unguarded
+/// write covers every lane of the group; a guarded one covers none.
+fn live_in(f: &Function, p: &mut Plan, all: &[Option<Uses>]) {
+    use std::collections::BTreeSet;
+    let at: BTreeMap<u32, usize> = p.blocks.iter().enumerate().map(|(i, b)| (b.start, i)).collect();
+    let mut gen = Vec::new();
+    let mut kill = Vec::new();
+    let mut succ = Vec::new();
+    for b in &p.blocks {
+        let (mut g, mut k) = (BTreeSet::new(), BTreeSet::new());
+        for pc in b.start..b.data_end {
+            let Some(u) = &all[pc as usize] else { continue };
+            for &(r, _, w) in &u.regs {
+                if !w && !k.contains(&r) {
+                    g.insert(r);
+                }
+            }
+            if f.code[pc as usize].guard.is_none() {
+                k.extend(u.regs.iter().filter(|x| x.2).map(|x| x.0));
+            }
+        }
+        let mut s: Vec<usize> = at.get(&b.next).copied().into_iter().collect();
+        if let Some(t) = b.term {
+            if let Op::Bra { target, .. } = f.code[t as usize].op {
+                s.extend(at.get(&target).copied());
+            }
+        }
+        gen.push(g);
+        kill.push(k);
+        succ.push(s);
+    }
+    let mut live: Vec<BTreeSet<u32>> = gen.clone();
+    loop {
+        let mut changed = false;
+        for i in (0..p.blocks.len()).rev() {
+            let mut out = BTreeSet::new();
+            for &j in &succ[i] {
+                out.extend(live[j].iter().copied());
+            }
+            for r in out {
+                if !kill[i].contains(&r) && live[i].insert(r) {
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (b, l) in p.blocks.iter().zip(live) {
+        if p.entries[b.start as usize] {
+            p.live_in.insert(b.start, l.into_iter().collect());
+        }
+    }
 }
 
 /// Splits the compiled instructions into basic blocks.
