@@ -489,7 +489,18 @@ impl Em<'_, '_> {
                         let cc = fcc(*cmp);
                         self.map2(&av, &bv, |e, x, y| {
                             let (fx, fy) = (e.fin(x, *ftz), e.fin(y, *ftz));
-                            e.b.ins().fcmp(cc, fx, fy)
+                            // x64 has no vector `ueq`/`one`: as `eq | uno` and `ne & ord`.
+                            match cc {
+                                FloatCC::UnorderedOrEqual => {
+                                    let (a, b) = (e.b.ins().fcmp(FloatCC::Equal, fx, fy), e.b.ins().fcmp(FloatCC::Unordered, fx, fy));
+                                    e.b.ins().bor(a, b)
+                                }
+                                FloatCC::OrderedNotEqual => {
+                                    let (a, b) = (e.b.ins().fcmp(FloatCC::NotEqual, fx, fy), e.b.ins().fcmp(FloatCC::Ordered, fx, fy));
+                                    e.b.ins().band(a, b)
+                                }
+                                _ => e.b.ins().fcmp(cc, fx, fy),
+                            }
                         })
                     }
                     ITyOrF::I(it) => {
