@@ -252,6 +252,7 @@ fn main() {
             u32s: vec![1.5f32.to_bits(), vn as u32],
             u64s: vec![],
         },
+        Case { name: "load loop (64K threads x 16 loads)", src: LOADLOOP, kernel: "load_loop", grid: 256, block: 256, bufs: vec![iota(16 * n), vec![0; 4 * n]], u32s: vec![16], u64s: vec![] },
         Case { name: "load loop (16K threads x 256 loads)", src: LOADLOOP, kernel: "load_loop", grid: 64, block: 256, bufs: vec![iota(256 * 16384), vec![0; 4 * 16384]], u32s: vec![256], u64s: vec![] },
     ];
     println!("one worker, thread instructions per second (G/s), best of 3");
