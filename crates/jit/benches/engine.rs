@@ -1,7 +1,8 @@
 //! `cargo bench -p ptxsim-jit --bench engine`: launches in process on one
 //! worker, interpreted (`Mode::Off`) beside compiled (`Mode::On`, compiled
 //! when attached, outside the timing) and ptoxide, in one run: thread
-//! instructions per second, best of 3 launches each from fresh inputs.
+//! instructions per second, best of 3 launches each from fresh inputs
+//! (`PTXSIM_BENCH_REPS=N`: best of N).
 //! Each compiled launch's buffers are checked equal to the interpreted
 //! one's, byte for byte. `-- WORD` runs only the kernels whose name
 //! contains WORD.
@@ -193,7 +194,7 @@ fn run(c: &Case, mode: Mode) -> (f64, u64, Vec<Vec<u8>>) {
     cfg.threads = Some(1);
     cfg.scheduling = Scheduling::Stack;
     let (mut best, mut ti) = (f64::MAX, 0);
-    for _ in 0..3 {
+    for _ in 0..reps() {
         for (p, b) in ptrs.iter().zip(&c.bufs) {
             dev.write(*p, b).expect("write");
         }
@@ -206,6 +207,11 @@ fn run(c: &Case, mode: Mode) -> (f64, u64, Vec<Vec<u8>>) {
     (best, ti, out)
 }
 
+/// Launches per measurement, the best kept (`PTXSIM_BENCH_REPS`, default 3).
+fn reps() -> usize {
+    std::env::var("PTXSIM_BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(3)
+}
+
 fn ptoxide(c: &Case) -> Option<f64> {
     use ptoxide::{Argument, Context, LaunchParams};
     let mut ctx = Context::new_with_module(c.src).ok()?;
@@ -214,7 +220,7 @@ fn ptoxide(c: &Case) -> Option<f64> {
     args.extend(c.u32s.iter().map(|v| Argument::U32(*v)));
     args.extend(c.u64s.iter().map(|v| Argument::U64(*v)));
     let mut best = f64::MAX;
-    for _ in 0..3 {
+    for _ in 0..reps() {
         for (p, b) in ptrs.iter().zip(&c.bufs) {
             ctx.write(*p, b);
         }
@@ -255,7 +261,7 @@ fn main() {
         Case { name: "load loop (64K threads x 16 loads)", src: LOADLOOP, kernel: "load_loop", grid: 256, block: 256, bufs: vec![iota(16 * n), vec![0; 4 * n]], u32s: vec![16], u64s: vec![] },
         Case { name: "load loop (16K threads x 256 loads)", src: LOADLOOP, kernel: "load_loop", grid: 64, block: 256, bufs: vec![iota(256 * 16384), vec![0; 4 * 16384]], u32s: vec![256], u64s: vec![] },
     ];
-    println!("one worker, thread instructions per second (G/s), best of 3");
+    println!("one worker, thread instructions per second (G/s), best of {}", reps());
     println!("{:<40} {:>9} {:>9} {:>8} {:>9} {:>10}", "kernel", "interp", "jit", "jit/int", "ptoxide", "jit/ptox");
     // `-- WORD`: only the kernels whose name contains WORD.
     let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();

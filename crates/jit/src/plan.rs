@@ -473,7 +473,10 @@ fn blocks(f: &Function, p: &mut Plan) {
         };
         p.blocks.push(Block { start: s as u32, data_end, term, next: pc as u32 });
         // An entry where compiled code can run long: inside a loop, or a
-        // long block (a short run does not pay for the copy in and out).
-        p.entries[s] = in_loop[s] || data_end as usize - s >= MIN_ENTRY_BLOCK;
+        // long block of lane-wise code (a short run does not pay for the
+        // copy in and out; outside loops, a block with loads and stores ran
+        // slower compiled than interpreted: BENCHMARKS.md, vector add).
+        let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }));
+        p.entries[s] = in_loop[s] || (!mem && data_end as usize - s >= MIN_ENTRY_BLOCK);
     }
 }
