@@ -197,3 +197,75 @@ fn the_traps_are_the_expected_kinds_and_lanes() {
         assert!(e.ends_with(&format!("lane Some({lane})")), "{}: {e}", c.name);
     }
 }
+
+/// Loads while `cp.async` copies are pending: the compiled loads are
+/// handed back (the interpreter checks them against the copies), so a
+/// generic read of a pending copy's shared destination traps as
+/// interpreted, and the global loads beside it give the same values.
+const ASYNC: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry a(.param .u64 buf, .param .u32 iters, .param .u32 racy)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<10>;
+    .shared .align 8 .b8 sh[256];
+    ld.param.u64 %rd1, [buf];
+    ld.param.u32 %r9, [iters];
+    ld.param.u32 %r8, [racy];
+    mov.u32 %r2, %tid.x;
+    mul.wide.u32 %rd3, %r2, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    mov.u64 %rd7, sh;
+    add.s64 %rd7, %rd7, %rd3;
+    cp.async.ca.shared.global [%rd7], [%rd4], 4;
+    cvta.shared.u64 %rd8, %rd7;
+    setp.ne.u32 %p1, %r8, 0;
+    mov.u32 %r3, 0;
+    mov.u32 %r4, 0;
+$L_loop:
+    ld.global.u32 %r5, [%rd4];
+    add.u32 %r3, %r3, %r5;
+    @%p1 ld.u32 %r6, [%rd8];
+    add.u32 %r3, %r3, %r4;
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p2, %r4, %r9;
+    @%p2 bra $L_loop;
+    cp.async.wait_all;
+    st.global.u32 [%rd4+128], %r3;
+    ret;
+}
+"#;
+
+#[test]
+fn loads_with_async_copies_pending_run_as_interpreted() {
+    for racy in [0u32, 1] {
+        for sched in [Scheduling::Stack, Scheduling::Its] {
+            let mut outs = Vec::new();
+            for mode in [Mode::Off, Mode::On] {
+                let mut dev = Device::new();
+                let mut m = dev.load(ASYNC).unwrap_or_else(|e| panic!("{e}"));
+                if let Some(t) = attach(&mut m, mode) {
+                    let rep = t.report();
+                    let Some(Ok(code)) = &rep[0].1 else { panic!("not compiled: {:?}", rep[0].1) };
+                    assert!(code.skipped.iter().all(|(_, why)| !why.starts_with("ld") && !why.starts_with("st")), "{:?}", code.skipped);
+                }
+                let init: Vec<u8> = (0..256u32).flat_map(|i| (i * 3 + 1).to_le_bytes()).collect();
+                let buf = dev.alloc(1024).unwrap();
+                dev.write(buf, &init).unwrap();
+                let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
+                cfg.scheduling = sched;
+                cfg.threads = Some(1);
+                let r = dev
+                    .launch(&m, "a", &cfg, &[KernelArg::U64(buf), KernelArg::U32(5), KernelArg::U32(racy)])
+                    .map(|s| (s.warp_instructions, s.thread_instructions))
+                    .map_err(|e| format!("{:?} {:?} line {:?} lane {:?}", e.kind, e.message, e.line, e.lane));
+                outs.push((r, dev.read(buf, 1024).unwrap()));
+            }
+            assert_eq!(outs[0].0.is_err(), racy == 1, "{:?}", outs[0].0);
+            assert_eq!(outs[0], outs[1], "racy {racy} {sched:?}");
+        }
+    }
+}
