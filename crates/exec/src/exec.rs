@@ -174,7 +174,18 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         if p != handed && entries.get(p as usize) == Some(&true) {
             if let Some(j) = jit {
                 let mut g = crate::tier::Group { pc: p, mask, stop, yield_on_branch, left };
-                j.run(&mut fr.regs, &mut fr.preds, &mut g);
+                let s = &cx.sregs;
+                let mut env = crate::tier::Env {
+                    global: cx.mem.global,
+                    kparams: cx.mem.kparams,
+                    tid: s.tid,
+                    ntid: s.geom.block,
+                    ctaid: s.cta.ctaid,
+                    nctaid: s.geom.grid,
+                    mem_ready: cx.copies.idle(),
+                    stores: &mut *cx.stores,
+                };
+                j.run(&mut fr.regs, &mut fr.preds, &mut g, &mut env);
                 (lpc, left, handed) = (g.pc, g.left, g.pc);
                 continue;
             }

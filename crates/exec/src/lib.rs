@@ -24,9 +24,11 @@
 //! this order.
 //!
 //! 1. program: data only (the decoded program, errors, configuration,
-//!    printed output, the compiling-tier seam `tier`);
+//!    printed output);
 //! 2. decode: the checked AST to a program;
-//! 3. machine: memory, lane memory, warps, CTAs, barrier bookkeeping;
+//! 3. machine: memory, the compiling-tier seam `tier` (which hands
+//!    compiled code the global memory), lane memory, warps, CTAs, barrier
+//!    bookkeeping;
 //! 4. datapath: one data-flow instruction for a warp under a mask;
 //! 5. sched: the dispatch loop, the warp-engine seam, fuel, the
 //!    scheduling modes, CTA scheduling (the launch shell);
@@ -52,13 +54,13 @@ mod stdout;
 mod error;
 mod config;
 pub mod program;
-pub mod tier;
 // layer: decode
 mod decode;
 pub mod unsupported;
 // layer: machine
 pub mod heap;
 pub mod memory;
+pub mod tier;
 mod span;
 mod lanes;
 mod prefix;

@@ -1,7 +1,9 @@
 //! The compiling-tier seam: what a compiler of [`crate::program::Program`]
 //! functions (the `ptxsim-jit` crate) supplies to the PTX dispatch loop
-//! (`exec.rs`). Data and traits only, so it sits in the program layer and
-//! the engine never depends on a compiler.
+//! (`exec.rs`), and what that loop lends the compiled code ([`Env`]: the
+//! global memory, the kernel parameters, the special registers' inputs).
+//! Data and traits only, so the engine never depends on a compiler; it
+//! sits in the machine layer, just above the global memory it names.
 //!
 //! A [`Tier`] is attached to a [`crate::Module`] ([`crate::Module::set_tier`])
 //! and lives as long as it (its compiled code is cached per module). The
@@ -19,12 +21,40 @@
 //!   instruction it does not compile, the stop pc, a branch that diverges
 //!   (or that is taken while [`Group::yield_on_branch`]) and every other
 //!   event the scheduler must see; so fuel exhaustion, traps, divergence and
-//!   reconvergence happen in the interpreter, at the same points.
+//!   reconvergence happen in the interpreter, at the same points;
+//! - a memory instruction it runs takes effect in every lane of the group
+//!   or in none: when a lane's access would trap (misaligned, out of
+//!   bounds), falls outside the global memory (another window of a
+//!   generic address), or async copies are pending ([`Env::mem_ready`]),
+//!   the instruction is handed back before any lane has taken effect, and
+//!   the interpreter runs it (and traps exactly as it would have).
 //!
 //! After every group the loop reports the warp instructions it ran in each
 //! function ([`Tier::observe`]), from which a tier decides when to compile.
 
+use crate::memory::GlobalMemory;
 use crate::program::{FuncId, L};
+
+/// What compiled code reaches besides the frame's registers: lent by the
+/// dispatch loop for one run.
+pub struct Env<'a> {
+    /// The global memory (loads acquire, stores release, as the data path's).
+    pub global: &'a GlobalMemory,
+    /// The kernel's parameter buffer (`ld.param` of a kernel parameter).
+    pub kparams: &'a [u8],
+    /// `%tid.{x,y,z}` of each lane of the warp.
+    pub tid: &'a [[u64; 32]; 3],
+    /// `%ntid`, `%ctaid` and `%nctaid`.
+    pub ntid: [u32; 3],
+    pub ctaid: [u32; 3],
+    pub nctaid: [u32; 3],
+    /// No `cp.async` copy of the warp is pending, so loads and stores need
+    /// no check against them (else compiled code hands them back).
+    pub mem_ready: bool,
+    /// The warp's count of stores (spin detection): one per store
+    /// instruction executed, as the data path counts.
+    pub stores: &'a mut u64,
+}
 
 /// The state of a group that compiled code runs and updates.
 #[derive(Clone, Copy, Debug)]
@@ -48,8 +78,9 @@ pub trait Compiled: Send + Sync {
     /// For each pc of the function, whether the code can start there.
     fn entries(&self) -> &[bool];
     /// Runs the group `g` from `g.pc` (an entry) on the frame's registers
-    /// and predicates, as described in the module documentation.
-    fn run(&self, regs: &mut [L], preds: &mut [u32], g: &mut Group);
+    /// and predicates and what `env` lends, as described in the module
+    /// documentation.
+    fn run(&self, regs: &mut [L], preds: &mut [u32], g: &mut Group, env: &mut Env<'_>);
 }
 
 /// A compiling tier for one module.

@@ -1,9 +1,11 @@
 //! `cargo bench -p ptxsim-jit --bench engine`: launches in process on one
 //! worker, interpreted (`Mode::Off`) beside compiled (`Mode::On`, compiled
 //! when attached, outside the timing) and ptoxide, in one run: thread
-//! instructions per second, best of 3 launches each from fresh inputs.
+//! instructions per second, best of 3 launches each from fresh inputs
+//! (`PTXSIM_BENCH_REPS=N`: best of N).
 //! Each compiled launch's buffers are checked equal to the interpreted
-//! one's, byte for byte.
+//! one's, byte for byte. `-- WORD` runs only the kernels whose name
+//! contains WORD.
 #![allow(clippy::print_stdout)]
 
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling};
@@ -115,6 +117,46 @@ $L_end:
 }
 "#;
 
+/// `out[i] = sum of x[i + j * nthreads]` over `iters` strides: a load,
+/// an add and the address step per iteration.
+const LOADLOOP: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry load_loop(.param .u64 x, .param .u64 out, .param .u32 iters)
+{
+    .reg .pred %p1;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<10>;
+    ld.param.u64 %rd1, [x];
+    ld.param.u64 %rd2, [out];
+    ld.param.u32 %r1, [iters];
+    cvta.to.global.u64 %rd3, %rd1;
+    cvta.to.global.u64 %rd4, %rd2;
+    mov.u32 %r2, %tid.x;
+    mov.u32 %r3, %ctaid.x;
+    mov.u32 %r4, %ntid.x;
+    mov.u32 %r5, %nctaid.x;
+    mad.lo.s32 %r6, %r3, %r4, %r2;
+    mul.lo.s32 %r7, %r4, %r5;
+    mul.wide.u32 %rd5, %r6, 4;
+    add.s64 %rd6, %rd3, %rd5;
+    mul.wide.u32 %rd7, %r7, 4;
+    mov.u32 %r8, 0;
+    mov.u32 %r9, 0;
+$L_loop:
+    ld.global.u32 %r10, [%rd6];
+    add.s32 %r8, %r8, %r10;
+    add.s64 %rd6, %rd6, %rd7;
+    add.s32 %r9, %r9, 1;
+    setp.lt.u32 %p1, %r9, %r1;
+    @%p1 bra $L_loop;
+    add.s64 %rd8, %rd4, %rd5;
+    st.global.u32 [%rd8], %r8;
+    ret;
+}
+"#;
+
 struct Case {
     name: &'static str,
     src: &'static str,
@@ -152,7 +194,7 @@ fn run(c: &Case, mode: Mode) -> (f64, u64, Vec<Vec<u8>>) {
     cfg.threads = Some(1);
     cfg.scheduling = Scheduling::Stack;
     let (mut best, mut ti) = (f64::MAX, 0);
-    for _ in 0..3 {
+    for _ in 0..reps() {
         for (p, b) in ptrs.iter().zip(&c.bufs) {
             dev.write(*p, b).expect("write");
         }
@@ -165,6 +207,11 @@ fn run(c: &Case, mode: Mode) -> (f64, u64, Vec<Vec<u8>>) {
     (best, ti, out)
 }
 
+/// Launches per measurement, the best kept (`PTXSIM_BENCH_REPS`, default 3).
+fn reps() -> usize {
+    std::env::var("PTXSIM_BENCH_REPS").ok().and_then(|v| v.parse().ok()).unwrap_or(3)
+}
+
 fn ptoxide(c: &Case) -> Option<f64> {
     use ptoxide::{Argument, Context, LaunchParams};
     let mut ctx = Context::new_with_module(c.src).ok()?;
@@ -173,7 +220,7 @@ fn ptoxide(c: &Case) -> Option<f64> {
     args.extend(c.u32s.iter().map(|v| Argument::U32(*v)));
     args.extend(c.u64s.iter().map(|v| Argument::U64(*v)));
     let mut best = f64::MAX;
-    for _ in 0..3 {
+    for _ in 0..reps() {
         for (p, b) in ptrs.iter().zip(&c.bufs) {
             ctx.write(*p, b);
         }
@@ -211,10 +258,14 @@ fn main() {
             u32s: vec![1.5f32.to_bits(), vn as u32],
             u64s: vec![],
         },
+        Case { name: "load loop (64K threads x 16 loads)", src: LOADLOOP, kernel: "load_loop", grid: 256, block: 256, bufs: vec![iota(16 * n), vec![0; 4 * n]], u32s: vec![16], u64s: vec![] },
+        Case { name: "load loop (16K threads x 256 loads)", src: LOADLOOP, kernel: "load_loop", grid: 64, block: 256, bufs: vec![iota(256 * 16384), vec![0; 4 * 16384]], u32s: vec![256], u64s: vec![] },
     ];
-    println!("one worker, thread instructions per second (G/s), best of 3");
+    println!("one worker, thread instructions per second (G/s), best of {}", reps());
     println!("{:<40} {:>9} {:>9} {:>8} {:>9} {:>10}", "kernel", "interp", "jit", "jit/int", "ptoxide", "jit/ptox");
-    for c in &cases {
+    // `-- WORD`: only the kernels whose name contains WORD.
+    let only: Vec<String> = std::env::args().skip(1).filter(|a| !a.starts_with('-')).collect();
+    for c in cases.iter().filter(|c| only.is_empty() || only.iter().any(|w| c.name.contains(w.as_str()))) {
         let (t_off, ti, out_off) = run(c, Mode::Off);
         let (t_on, ti_on, out_on) = run(c, Mode::On);
         assert_eq!(ti, ti_on, "{}: the same instructions", c.name);

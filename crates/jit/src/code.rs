@@ -2,9 +2,12 @@
 //! the host CPU, and running it ([`CompiledFn`], the engine's
 //! [`ptxsim_exec::tier::Compiled`]): the registers and predicates the code
 //! uses are copied from the frame into a packed buffer ([`Layout`]) before
-//! the call, and the lanes it wrote copied back after it. The only `unsafe`
-//! code of the crate is here: calling the compiled function on that buffer,
-//! and freeing its memory when it is dropped.
+//! the call, and the lanes it wrote copied back after it; the special
+//! registers it reads are filled in beside them. Its loads and stores call
+//! back into [`mem_entry`] (`mem::exec`). The only `unsafe` code of the
+//! crate is here: calling the compiled function on that buffer, the
+//! memory helper's view of the run's context, and freeing the code's
+//! memory when it is dropped.
 
 use crate::emit::{self, Layout, St};
 use crate::plan::Class;
@@ -17,7 +20,9 @@ use cranelift_frontend::{FunctionBuilder, FunctionBuilderContext};
 use cranelift_jit::{JITBuilder, JITModule};
 use cranelift_module::{default_libcall_names, Linkage, Module};
 use ptxsim_exec::program::{Function, L};
-use ptxsim_exec::tier::{Compiled, Group};
+use crate::mem::MemOp;
+use ptxsim_exec::program::Sreg;
+use ptxsim_exec::tier::{Compiled, Env, Group};
 use std::time::{Duration, Instant};
 
 /// Why a function has no compiled code.
@@ -67,6 +72,11 @@ pub struct CompiledFn {
     nregs: usize,
     npreds: usize,
     layout: Layout,
+    /// Its loads and stores, by the index the code passes the helper.
+    mem: Vec<MemOp>,
+    /// Per entry pc: the indices in `layout.regs` of the registers copied
+    /// in there (those the code may read before writing them).
+    live_in: std::collections::HashMap<u32, Vec<usize>>,
     /// Runs of the code and the warp instructions they executed: code
     /// whose runs are too short to pay for themselves is switched `off`
     /// (its function runs interpreted from the next group on).
@@ -113,13 +123,18 @@ pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
         return Err(CompileError::Nothing { name: f.name.clone(), skipped });
     }
     let layout = Layout::new(&p);
-    let (module, id) = codegen(f, &p, &layout)?;
+    let (module, id, mem) = codegen(f, &p, &layout)?;
     let entry = module.get_finalized_function(id);
     // SAFETY: the function was declared with `emit::signature`, which is
     // this pointer type's ABI (three pointers, no result, the host's
     // default calling convention).
     #[allow(unsafe_code)]
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(entry) };
+    let live_in = p
+        .live_in
+        .iter()
+        .map(|(&pc, slots)| (pc, layout.regs.iter().enumerate().filter(|(_, r)| slots.contains(&r.0)).map(|(i, _)| i).collect()))
+        .collect();
     let nregs = p.regs.keys().next_back().map_or(0, |r| *r as usize + 1);
     let npreds = p.preds.last().map_or(0, |q| *q as usize + 1);
     Ok(CompiledFn {
@@ -128,6 +143,8 @@ pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
         nregs,
         npreds,
         layout,
+        mem,
+        live_in,
         runs: AtomicU64::new(0),
         executed: AtomicU64::new(0),
         off: AtomicBool::new(false),
@@ -157,7 +174,7 @@ fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
     .map_err(CompileError::Host)
 }
 
-fn codegen(f: &Function, p: &Plan, lay: &Layout) -> Result<(JITModule, cranelift_module::FuncId), CompileError> {
+fn codegen(f: &Function, p: &Plan, lay: &Layout) -> Result<(JITModule, cranelift_module::FuncId, Vec<MemOp>), CompileError> {
     let err = |m: String| CompileError::Codegen { name: f.name.clone(), message: m };
     let isa = host_isa()?;
     let ptr = isa.pointer_type();
@@ -169,15 +186,17 @@ fn codegen(f: &Function, p: &Plan, lay: &Layout) -> Result<(JITModule, cranelift
     let mut ctx = module.make_context();
     ctx.func.signature = sig;
     let mut fctx = FunctionBuilderContext::new();
-    {
+    let helper = mem_entry as *const () as usize;
+    let mem = {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        emit::build(&mut b, f, p, lay);
+        let mem = emit::build(&mut b, f, p, lay, (helper, cc, ptr));
         b.finalize(fcfg);
-    }
+        mem
+    };
     module.define_function(id, &mut ctx).map_err(|e| err(format!("{e:?}")))?;
     module.clear_context(&mut ctx);
     module.finalize_definitions().map_err(|e| err(e.to_string()))?;
-    Ok((module, id))
+    Ok((module, id, mem))
 }
 
 impl Compiled for CompiledFn {
@@ -189,7 +208,7 @@ impl Compiled for CompiledFn {
         }
     }
 
-    fn run(&self, regs: &mut [L], preds: &mut [u32], g: &mut Group) {
+    fn run(&self, regs: &mut [L], preds: &mut [u32], g: &mut Group, env: &mut Env<'_>) {
         if regs.len() < self.nregs || preds.len() < self.npreds || self.entries.get(g.pc as usize) != Some(&true) {
             return; // the interpreter runs it
         }
@@ -199,19 +218,53 @@ impl Compiled for CompiledFn {
                 s.resize(self.layout.words, 0);
             }
             let buf: &mut [u64] = &mut s[..self.layout.words];
-            pack(&self.layout, regs, preds, buf);
-            let mut st = St { pc: g.pc, mask: g.mask, stop: g.stop, yield_on_branch: g.yield_on_branch as u32, left: g.left };
+            let live = self.live_in.get(&g.pc).map_or(&[][..], |v| &v[..]);
+            pack(&self.layout, live, regs, preds, env, buf);
+            let words = buf.len();
+            let p = buf.as_mut_ptr();
+            let mut cx = MemCx { buf: p, words, ops: &self.mem, env };
+            let mut st = St { pc: g.pc, mask: g.mask, stop: g.stop, yield_on_branch: g.yield_on_branch as u32, left: g.left, ctx: &mut cx as *mut MemCx<'_, '_> as usize };
             // SAFETY: the code reads and writes `buf` within the layout's
-            // `words` (its offsets come from the same layout) and `st`.
+            // `words` (its offsets come from the same layout) and `st`, and
+            // passes `st.ctx` (`cx`, alive for the call) to `mem_entry`.
             #[allow(unsafe_code)]
             unsafe {
-                (self.entry)(buf.as_mut_ptr(), &mut st)
+                (self.entry)(p, &mut st)
             };
             unpack(&self.layout, regs, preds, buf);
             self.account(g.left - st.left);
             g.pc = st.pc;
             g.left = st.left;
         });
+    }
+}
+
+/// What the memory helper reaches during one run of compiled code.
+struct MemCx<'a, 'e> {
+    /// The packed registers (`words` u64s), which the code does not touch
+    /// while the helper runs.
+    buf: *mut u64,
+    words: usize,
+    ops: &'a [MemOp],
+    env: &'a mut Env<'e>,
+}
+
+/// The memory helper compiled code calls for load or store `idx` on the
+/// lanes of `m`: 0 when it ran, 1 when it is handed back (`mem::exec`).
+extern "C" fn mem_entry(cx: *mut MemCx<'_, '_>, idx: u32, m: u32) -> u32 {
+    // SAFETY: `cx` is the `MemCx` that `CompiledFn::run` made and keeps
+    // alive for the whole call of the code, which calls this function only
+    // with it (`St::ctx`); the code holds no reference into `buf` while
+    // the helper runs, and `words` is its length.
+    #[allow(unsafe_code)]
+    let (cx, buf) = unsafe {
+        let cx = &mut *cx;
+        let buf = std::slice::from_raw_parts_mut(cx.buf, cx.words);
+        (cx, buf)
+    };
+    match cx.ops.get(idx as usize) {
+        Some(op) if crate::mem::exec(op, buf, cx.env, m) => 0,
+        _ => 1,
     }
 }
 
@@ -255,10 +308,39 @@ fn set32(buf: &mut [u64], off: usize, v: u32) {
     *w = (*w & !(0xffff_ffffu64 << sh)) | (v as u64) << sh;
 }
 
-/// Copies the registers and predicates of the layout from the frame into
-/// `buf`, with every dirty mask 0.
-fn pack(lay: &Layout, regs: &[L], preds: &[u32], buf: &mut [u64]) {
-    for &(r, class, off, doff) in &lay.regs {
+/// Copies the registers `live` (indices in the layout) and every
+/// predicate of the layout from the frame into `buf`, with every dirty
+/// mask 0, and the special registers' lanes. (A register not copied is
+/// written in every lane the code reads before it reads it.)
+fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, buf: &mut [u64]) {
+    for &(_, _, _, doff) in &lay.regs {
+        set32(buf, doff as usize, 0);
+    }
+    for &(s, off) in &lay.sregs {
+        let w = off as usize / 8;
+        let uniform = |v: u32| (v as u64) | (v as u64) << 32;
+        let d = |d: u8| d as usize % 3;
+        let dst = &mut buf[w..w + 16];
+        match s {
+            Sreg::Tid(k) => {
+                let t = &env.tid[d(k)];
+                for (j, x) in dst.iter_mut().enumerate() {
+                    *x = (t[2 * j] & 0xffff_ffff) | t[2 * j + 1] << 32;
+                }
+            }
+            Sreg::LaneId => {
+                for (j, x) in dst.iter_mut().enumerate() {
+                    *x = (2 * j as u64) | (2 * j as u64 + 1) << 32;
+                }
+            }
+            Sreg::Ntid(k) => dst.fill(uniform(env.ntid[d(k)])),
+            Sreg::Ctaid(k) => dst.fill(uniform(env.ctaid[d(k)])),
+            Sreg::Nctaid(k) => dst.fill(uniform(env.nctaid[d(k)])),
+            // The plan reads no other special register.
+            _ => dst.fill(0),
+        }
+    }
+    for &(r, class, off, _) in live.iter().filter_map(|&i| lay.regs.get(i)) {
         let src = &regs[r as usize];
         let w = off as usize / 8;
         match class {
@@ -269,7 +351,6 @@ fn pack(lay: &Layout, regs: &[L], preds: &[u32], buf: &mut [u64]) {
             }
             Class::Wide => buf[w..w + 32].copy_from_slice(src),
         }
-        set32(buf, doff as usize, 0);
     }
     for &(q, off) in &lay.preds {
         set32(buf, off as usize, preds[q as usize]);
@@ -285,6 +366,19 @@ fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64]) {
         }
         let dst = &mut regs[r as usize];
         let w = off as usize / 8;
+        if dirty == u32::MAX {
+            match class {
+                Class::Narrow => {
+                    for (k, d) in dst.chunks_exact_mut(2).enumerate() {
+                        let x = buf[w + k];
+                        d[0] = x & 0xffff_ffff;
+                        d[1] = x >> 32;
+                    }
+                }
+                Class::Wide => dst.copy_from_slice(&buf[w..w + 32]),
+            }
+            continue;
+        }
         for (l, d) in dst.iter_mut().enumerate() {
             let v = match class {
                 Class::Narrow => buf[w + l / 2] >> (32 * (l % 2)) & 0xffff_ffff,

@@ -17,16 +17,24 @@
 //! canonical NaN, `.ftz` flushes inputs and outputs, `.sat` clamps, `fma`
 //! is one fused operation.
 //!
-//! The native function is `fn(regs: *mut u64, preds: *mut u32, st: *mut St)`:
-//! it starts at `st.pc` (an entry), and leaves in `st` the pc where the
-//! interpreter goes on and the fuel left (see `ptxsim_exec::tier`).
+//! Loads and stores are not lane-wise (a lane may read what another
+//! stores, and a trap must leave every lane untouched): each one splits
+//! the chunk loop and is one call, for the whole warp, into `mem::exec`
+//! (through `code.rs`), which runs it or hands it back; handed back, the
+//! code leaves at its pc with the fuel of the block's rest returned.
+//! Special registers are read from lanes `code.rs` fills at entry.
+//!
+//! The native function is `fn(regs: *mut u64, st: *mut St)`: it starts at
+//! `st.pc` (an entry), and leaves in `st` the pc where the interpreter goes
+//! on and the fuel left (see `ptxsim_exec::tier`).
 
+use crate::mem::MemOp;
 use crate::plan::{Block, Class, Plan};
 use cranelift_codegen::ir::condcodes::{FloatCC, IntCC};
 use cranelift_codegen::ir::types::{F32X4, I32, I32X4, I64, I64X2};
 use cranelift_codegen::ir::{self, AbiParam, Endianness, InstBuilder, MemFlagsData, Value};
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
-use ptxsim_exec::program::{BoolOp, Function, ITyOrF, Op, PSrc, PredOp, Src};
+use ptxsim_exec::program::{AddrBase, BoolOp, Function, ITyOrF, Op, PSrc, PredOp, Space, Sreg, Src};
 use ptxsim_sem::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy};
 use std::collections::HashMap;
 
@@ -39,6 +47,8 @@ pub struct St {
     pub stop: u32,
     pub yield_on_branch: u32,
     pub left: u64,
+    /// What the memory helper gets (`code.rs`'s context of the run).
+    pub ctx: usize,
 }
 
 /// The most registers a block keeps in vectors before it stores them.
@@ -49,6 +59,7 @@ const ST_MASK: i32 = 4;
 const ST_STOP: i32 = 8;
 const ST_YOB: i32 = 12;
 const ST_LEFT: i32 = 16;
+const ST_CTX: i32 = 24;
 
 /// Where each register and predicate the plan uses lives in the packed
 /// copy (byte offsets), and its size in u64 words.
@@ -58,6 +69,8 @@ pub struct Layout {
     pub regs: Vec<(u32, Class, u32, u32)>,
     /// Predicate slot → offset of its u32 lane mask.
     pub preds: Vec<(u32, u32)>,
+    /// Special register → offset of its 32 u32 lanes (filled at entry).
+    pub sregs: Vec<(Sreg, u32)>,
     pub words: usize,
 }
 
@@ -69,6 +82,11 @@ impl Layout {
             regs.push((r, c, off, 0));
             off += if c == Class::Narrow { 128 } else { 256 };
         }
+        let sregs = p.sregs.iter().map(|&s| {
+            let o = off;
+            off += 128;
+            (s, o)
+        }).collect();
         for e in &mut regs {
             e.3 = off;
             off += 4;
@@ -78,7 +96,7 @@ impl Layout {
             off += 4;
             (q, o)
         }).collect();
-        Layout { regs, preds, words: (off as usize).div_ceil(8) }
+        Layout { regs, preds, sregs, words: (off as usize).div_ceil(8) }
     }
 }
 
@@ -125,6 +143,13 @@ struct Em<'a, 'b> {
     exit: ir::Block,
     starts: HashMap<u32, ir::Block>,
     vflags: MemFlagsData,
+    st: Value,
+    sregs: Vec<(Sreg, u32)>,
+    /// The loads and stores, in the order of their indices in calls.
+    mem: Vec<MemOp>,
+    mem_sig: ir::SigRef,
+    helper: usize,
+    ptr: ir::Type,
 }
 
 fn le() -> MemFlagsData {
@@ -218,8 +243,26 @@ impl Em<'_, '_> {
                 };
                 vec![c; if class == Class::Narrow { 1 } else { 2 }]
             }
-            _ => unreachable!("the plan compiles register and immediate operands only"),
+            Src::Sreg(sr) => {
+                let off = self.sregs.iter().find(|x| x.0 == *sr).expect("the plan lists every special register read").1;
+                let (fl, c) = (self.vflags, self.ch());
+                let v = self.b.ins().load(I32X4, fl, c.addr_n, off as i32);
+                match class {
+                    Class::Narrow => vec![v],
+                    Class::Wide => vec![self.b.ins().uwiden_low(v), self.b.ins().uwiden_high(v)],
+                }
+            }
+            _ => unreachable!("the plan compiles register, immediate and special-register operands only"),
         }
+    }
+
+    /// The low 32 bits of each 64-bit lane of `v` (two i64x2) as one i32x4.
+    fn truncate(&mut self, v: &[Value]) -> Value {
+        let (a, b) = (self.bc(ir::types::I8X16, v[0]), self.bc(ir::types::I8X16, v[1]));
+        let idx: Vec<u8> = [0u8, 8, 16, 24].iter().flat_map(|&k| k..k + 4).collect();
+        let mask = self.b.func.dfg.immediates.push(idx.into());
+        let r = self.b.ins().shuffle(a, b, mask);
+        self.bc(I32X4, r)
     }
 
     fn pred(&mut self, p: &PSrc) -> Value {
@@ -446,7 +489,18 @@ impl Em<'_, '_> {
                         let cc = fcc(*cmp);
                         self.map2(&av, &bv, |e, x, y| {
                             let (fx, fy) = (e.fin(x, *ftz), e.fin(y, *ftz));
-                            e.b.ins().fcmp(cc, fx, fy)
+                            // x64 has no vector `ueq`/`one`: as `eq | uno` and `ne & ord`.
+                            match cc {
+                                FloatCC::UnorderedOrEqual => {
+                                    let (a, b) = (e.b.ins().fcmp(FloatCC::Equal, fx, fy), e.b.ins().fcmp(FloatCC::Unordered, fx, fy));
+                                    e.b.ins().bor(a, b)
+                                }
+                                FloatCC::OrderedNotEqual => {
+                                    let (a, b) = (e.b.ins().fcmp(FloatCC::NotEqual, fx, fy), e.b.ins().fcmp(FloatCC::Ordered, fx, fy));
+                                    e.b.ins().band(a, b)
+                                }
+                                _ => e.b.ins().fcmp(cc, fx, fy),
+                            }
                         })
                     }
                     ITyOrF::I(it) => {
@@ -493,6 +547,40 @@ impl Em<'_, '_> {
                     PredOp::Mov => av,
                 };
                 self.set_pred(*d, v, m);
+            }
+            Op::Cvt { dst: ptxsim_exec::program::CvtTy::I(dt), src: ptxsim_exec::program::CvtTy::I(st), d, a, .. } => {
+                // Extended by the source's type, cut to the destination's.
+                let sc = if st.bits == 32 { N } else { W };
+                let av = self.src(a, sc);
+                let r = match (dt.bits, st.bits) {
+                    (64, 32) if st.signed => vec![self.b.ins().swiden_low(av[0]), self.b.ins().swiden_high(av[0])],
+                    (64, 32) => vec![self.b.ins().uwiden_low(av[0]), self.b.ins().uwiden_high(av[0])],
+                    (32, 64) => vec![self.truncate(&av)],
+                    _ => av,
+                };
+                self.write(*d, r, m, guarded);
+            }
+            Op::Cvta { to, space, d, a, .. } => {
+                use ptxsim_exec::program::{CONST_WINDOW, LOCAL_WINDOW, PARAM_WINDOW, SHARED_WINDOW};
+                let win = match space {
+                    Space::Shared => SHARED_WINDOW,
+                    Space::Local => LOCAL_WINDOW,
+                    Space::Const => CONST_WINDOW,
+                    Space::KernelParam => PARAM_WINDOW,
+                    _ => 0,
+                };
+                let av = self.src(a, W);
+                let r = if win == 0 {
+                    av
+                } else {
+                    let w = self.i64x2_const([win; 2]);
+                    if *to {
+                        av.iter().map(|&x| self.b.ins().isub(x, w)).collect()
+                    } else {
+                        av.iter().map(|&x| self.b.ins().iadd(x, w)).collect()
+                    }
+                };
+                self.write(*d, r, m, guarded);
             }
             Op::Cvt { dst, src, d, a, .. } => {
                 use ptxsim_exec::program::CvtTy;
@@ -624,8 +712,16 @@ impl Em<'_, '_> {
         let left = self.b.use_var(self.left);
         let nl = self.b.ins().iadd_imm_s(left, -((blk.data_end - blk.start) as i64));
         self.b.def_var(self.left, nl);
-        if blk.data_end > blk.start {
-            self.lanes_loop(f, blk);
+        let mut pc = blk.start;
+        while pc < blk.data_end {
+            if is_mem(&f.code[pc as usize].op) {
+                self.mem_insn(f, pc, blk.data_end);
+                pc += 1;
+            } else {
+                let end = (pc..blk.data_end).find(|&q| is_mem(&f.code[q as usize].op)).unwrap_or(blk.data_end);
+                self.lanes_loop(f, pc, end);
+                pc = end;
+            }
         }
         // The terminator's guard.
         let tguard = blk.term.and_then(|t| f.code[t as usize].guard).map(|g| (g, self.pred_val(g.slot)));
@@ -672,9 +768,75 @@ impl Em<'_, '_> {
         }
     }
 
-    /// The block's data instructions, as a loop over the warp's 8 chunks
-    /// of 4 lanes.
-    fn lanes_loop(&mut self, f: &Function, blk: &Block) {
+    /// Load or store `pc` (of a block whose data instructions end at
+    /// `data_end`), for the whole warp: a call into the memory helper,
+    /// and when it hands the instruction back, the exit at `pc` with the
+    /// fuel of `pc..data_end` returned.
+    fn mem_insn(&mut self, f: &Function, pc: u32, data_end: u32) {
+        let ins = &f.code[pc as usize];
+        let m = match ins.guard {
+            None => self.gmask,
+            Some(g) => {
+                let p = self.pred_val(g.slot);
+                if g.neg {
+                    self.b.ins().band_not(self.gmask, p)
+                } else {
+                    self.b.ins().band(self.gmask, p)
+                }
+            }
+        };
+        let reg = |e: &Self, r: u32| {
+            let (c, off, doff) = e.regs[&r];
+            (c, off, doff)
+        };
+        let base = |a: &ptxsim_exec::program::Addr, e: &Self| match a.base {
+            AddrBase::Reg(r) => Some(e.regs[&r].1),
+            _ => None,
+        };
+        let op = match &ins.op {
+            Op::Ld { space, size, signed, ds, addr } => MemOp {
+                store: false,
+                space: *space,
+                size: *size,
+                signed: *signed,
+                base: base(addr, self),
+                offset: addr.offset,
+                reg: ds.first().copied().flatten().map(|d| reg(self, d)),
+                imm: 0,
+            },
+            Op::St { space, size, srcs, addr } => {
+                let (r, imm) = match srcs.first() {
+                    Some(Src::Reg(r)) => (Some(reg(self, *r)), 0),
+                    Some(Src::Imm(v)) => (None, *v),
+                    _ => unreachable!("the plan compiles stores of registers and immediates"),
+                };
+                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm }
+            }
+            _ => unreachable!("a planned load or store"),
+        };
+        let idx = self.mem.len() as u32;
+        self.mem.push(op);
+        let ctx = self.b.ins().load(self.ptr, MemFlagsData::new().with_notrap(), self.st, ST_CTX);
+        let fptr = self.b.ins().iconst(self.ptr, self.helper as i64);
+        let iv = self.iconst32(idx);
+        let call = self.b.ins().call_indirect(self.mem_sig, fptr, &[ctx, iv, m]);
+        let r = self.b.inst_results(call)[0];
+        let (back, cont) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(r, back, &[], cont, &[]);
+        self.b.switch_to_block(back);
+        let left = self.b.use_var(self.left);
+        let nl = self.b.ins().iadd_imm_s(left, (data_end - pc) as i64);
+        self.b.def_var(self.left, nl);
+        self.exit_at(pc);
+        self.b.switch_to_block(cont);
+        // The helper wrote registers in the packed copy: nothing cached.
+        self.cache.clear();
+        self.pcache.clear();
+    }
+
+    /// The block's data instructions `lo..hi` (lane-wise ones), as a loop
+    /// over the warp's 8 chunks of 4 lanes.
+    fn lanes_loop(&mut self, f: &Function, lo: u32, hi: u32) {
         let head = self.b.create_block();
         self.b.append_block_param(head, I32);
         let zero = self.iconst32(0);
@@ -690,7 +852,7 @@ impl Em<'_, '_> {
         let f4 = self.iconst32(0xf);
         let cmask = self.b.ins().ishl(f4, shift);
         self.chunk = Some(Chunk { shift, addr_n, addr_w, cmask });
-        for pc in blk.start..blk.data_end {
+        for pc in lo..hi {
             let ins = &f.code[pc as usize];
             let (m, guarded) = match ins.guard {
                 None => (self.gmask, false),
@@ -770,8 +932,23 @@ pub fn cmp_supported(op: &Op) -> bool {
     }
 }
 
-/// Builds the IR of `f` under plan `p` into `b`'s function.
-pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout) {
+/// Whether `op` is a load or store (a call into the memory helper).
+fn is_mem(op: &Op) -> bool {
+    matches!(op, Op::Ld { .. } | Op::St { .. })
+}
+
+/// The memory helper's signature: `(ctx, index of the MemOp, lane mask) -> 0 ran | 1 handed back`.
+pub fn helper_signature(call_conv: cranelift_codegen::isa::CallConv, ptr: ir::Type) -> ir::Signature {
+    let mut s = ir::Signature::new(call_conv);
+    s.params.extend([AbiParam::new(ptr), AbiParam::new(I32), AbiParam::new(I32)]);
+    s.returns.push(AbiParam::new(I32));
+    s
+}
+
+/// Builds the IR of `f` under plan `p` into `b`'s function; `helper` is
+/// the address of the memory helper (of [`helper_signature`] under `cc`).
+/// Returns the loads and stores, by the indices the code passes.
+pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, (helper, cc, ptr): (usize, cranelift_codegen::isa::CallConv, ir::Type)) -> Vec<MemOp> {
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -787,6 +964,7 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout) 
     b.append_block_param(exit, I32);
     let left = b.declare_var(I64);
     b.def_var(left, left0);
+    let mem_sig = b.import_signature(helper_signature(cc, ptr));
     let mut em = Em {
         b,
         base,
@@ -804,6 +982,12 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout) 
         exit,
         starts: HashMap::new(),
         vflags: fl,
+        st,
+        sregs: lay.sregs.clone(),
+        mem: Vec::new(),
+        mem_sig,
+        helper,
+        ptr,
     };
     for blk in &p.blocks {
         let bb = em.b.create_block();
@@ -828,5 +1012,6 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout) 
     em.b.ins().store(fl, left, st, ST_LEFT);
     em.b.ins().return_(&[]);
     em.b.seal_all_blocks();
+    em.mem
 }
 

@@ -4,8 +4,9 @@
 //! ([`attach`], the [`ptxsim_exec::tier::Tier`] seam): planning what of a
 //! decoded function compiles (`plan`), emitting warp-wide Cranelift IR for
 //! it (`emit`: each register a vector of 32 lanes, explicit lane masks,
-//! predicated code as masked vector code), compiling it to native code and
-//! running it (`code`), and tiering: [`Mode::On`] compiles every function
+//! predicated code as masked vector code), the warp-wide loads and stores
+//! compiled code calls (`mem`), compiling it to native code and running it
+//! (`code`), and tiering: [`Mode::On`] compiles every function
 //! when attached, [`Mode::Auto`] compiles a function on a background thread
 //! once it has run [`AUTO_THRESHOLD`] warp instructions (a launch never
 //! waits for the compiler), [`Mode::Off`] attaches nothing.
@@ -17,6 +18,7 @@
 
 mod code;
 mod emit;
+mod mem;
 mod plan;
 
 pub use code::{compile_function, CompileError, CompiledFn};

@@ -3,10 +3,13 @@
 //! register classes (a slot read and written only as 32-bit values is
 //! `Narrow`, kept as eight i32x4 vectors; one only as 64-bit values is
 //! `Wide`, sixteen i64x2 vectors; a slot used both ways makes the
-//! instructions that touch it fall back), and the compiled basic blocks
-//! with their entry pcs. Pure analysis of [`ptxsim_exec::program`] data.
+//! instructions that touch it fall back; an unsigned load of up to 4 bytes
+//! or a store of up to 4 bytes fits either, and takes the class the slot's
+//! other uses give it), the special registers read, and the compiled basic
+//! blocks with their entry pcs. Pure analysis of [`ptxsim_exec::program`]
+//! data.
 
-use ptxsim_exec::program::{CvtTy, Function, ITyOrF, Op, PSrc, Src};
+use ptxsim_exec::program::{AddrBase, CvtTy, Function, ITyOrF, Op, PSrc, Space, Sreg, Src};
 use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, ITy, Rounding};
 use std::collections::BTreeMap;
 
@@ -44,29 +47,86 @@ pub struct Plan {
     pub skipped: Vec<(u32, String)>,
     pub regs: BTreeMap<u32, Class>,
     pub preds: Vec<u32>,
+    /// The special registers compiled code reads.
+    pub sregs: Vec<Sreg>,
     pub blocks: Vec<Block>,
     /// Per pc: a block starts there (an entry of the code).
     pub entries: Vec<bool>,
     /// Whether the plan uses `fma` (needs the CPU's FMA).
     pub uses_fma: bool,
+    /// Per entry pc: the register slots the code may read there before it
+    /// writes them in every lane (the only ones copied in at that entry).
+    pub live_in: BTreeMap<u32, Vec<u32>>,
+}
+
+/// The class an operand needs: exactly one, or either (the slot's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Want {
+    Is(Class),
+    Either,
 }
 
 /// The register operands of a compiled instruction, with their class and
-/// whether they are written, and the predicate slots it reads or writes.
+/// whether they are written, the predicate slots it reads or writes, and
+/// the special registers it reads.
 struct Uses {
-    regs: Vec<(u32, Class, bool)>,
+    regs: Vec<(u32, Want, bool)>,
     preds: Vec<u32>,
+    sregs: Vec<Sreg>,
+}
+
+impl Uses {
+    fn reg(&mut self, r: u32, c: Class, written: bool) {
+        self.regs.push((r, Want::Is(c), written));
+    }
+}
+
+/// The special registers compiled code reads (warp-uniform launch values
+/// and `%tid`, `%laneid`): each is a 32-bit value.
+pub fn sreg_supported(s: Sreg) -> bool {
+    match s {
+        Sreg::Tid(d) | Sreg::Ntid(d) | Sreg::Ctaid(d) | Sreg::Nctaid(d) => d < 3,
+        Sreg::LaneId => true,
+        _ => false,
+    }
 }
 
 fn src(u: &mut Uses, s: &Src, c: Class) -> Result<(), String> {
     match s {
         Src::Reg(r) => {
-            u.regs.push((*r, c, false));
+            u.reg(*r, c, false);
             Ok(())
         }
         Src::Imm(_) => Ok(()),
-        Src::Sreg(_) => Err("a special-register operand".into()),
+        Src::Sreg(sr) if sreg_supported(*sr) => {
+            u.sregs.push(*sr);
+            Ok(())
+        }
+        Src::Sreg(sr) => Err(format!("the special register {sr:?}")),
         Src::LocalAddr(_) => Err("a frame-address operand".into()),
+    }
+}
+
+/// The address operand of a compiled load or store: a 64-bit register or
+/// an absolute address.
+fn addr(u: &mut Uses, base: AddrBase) -> Result<(), String> {
+    match base {
+        AddrBase::Reg(r) => {
+            u.reg(r, Class::Wide, false);
+            Ok(())
+        }
+        AddrBase::None => Ok(()),
+        AddrBase::Frame => Err("a frame-relative address".into()),
+    }
+}
+
+/// Whether the tier compiles a load or store in `space` (the global
+/// memory, generic addresses, the kernel's parameters for loads).
+fn mem_space(space: Space, load: bool) -> Result<(), String> {
+    match space {
+        Space::Global | Space::Generic => Ok(()),
+        Space::KernelParam if load => Ok(()),
+        s => Err(format!("{} in the {s:?} space", if load { "ld" } else { "st" })),
     }
 }
 
@@ -90,13 +150,13 @@ fn int_class(ty: ITy) -> Result<Class, String> {
 
 /// The operands of `op` if the tier compiles it, else why not.
 fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
-    let mut u = Uses { regs: vec![], preds: vec![] };
+    let mut u = Uses { regs: vec![], preds: vec![], sregs: vec![] };
     let rn = |r: &Option<Rounding>| matches!(r, None | Some(Rounding::Rn));
     match op {
         Op::Mov { d, a, bits } => {
             let c = class_of(*bits)?;
             src(&mut u, a, c)?;
-            u.regs.push((*d, c, true));
+            u.reg(*d, c, true);
         }
         Op::IBin { op, ty, d, a, b, .. } => {
             let c = int_class(*ty)?;
@@ -104,24 +164,24 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
                 IBinOp::Add | IBinOp::Sub | IBinOp::MulLo | IBinOp::And | IBinOp::Or | IBinOp::Xor => {
                     src(&mut u, a, c)?;
                     src(&mut u, b, c)?;
-                    u.regs.push((*d, c, true));
+                    u.reg(*d, c, true);
                 }
                 IBinOp::Min | IBinOp::Max if c == Class::Narrow => {
                     src(&mut u, a, c)?;
                     src(&mut u, b, c)?;
-                    u.regs.push((*d, c, true));
+                    u.reg(*d, c, true);
                 }
                 IBinOp::Shl | IBinOp::Shr => {
                     if !matches!(b, Src::Imm(_)) {
                         return Err(format!("{op:?} by a register amount"));
                     }
                     src(&mut u, a, c)?;
-                    u.regs.push((*d, c, true));
+                    u.reg(*d, c, true);
                 }
                 IBinOp::MulWide if c == Class::Narrow => {
                     src(&mut u, a, Class::Narrow)?;
                     src(&mut u, b, Class::Narrow)?;
-                    u.regs.push((*d, Class::Wide, true));
+                    u.reg(*d, Class::Wide, true);
                 }
                 other => return Err(format!("integer {other:?}.{}{}", if ty.signed { "s" } else { "u" }, ty.bits)),
             }
@@ -130,16 +190,16 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             for s in [a, b, c] {
                 src(&mut u, s, Class::Narrow)?;
             }
-            u.regs.push((*d, Class::Narrow, true));
+            u.reg(*d, Class::Narrow, true);
         }
         Op::FBin { op, ty: FTy::F32, rnd, d, a, b, .. } if rn(rnd) && matches!(op, FBinOp::Add | FBinOp::Sub | FBinOp::Mul | FBinOp::Min | FBinOp::Max) => {
             src(&mut u, a, Class::Narrow)?;
             src(&mut u, b, Class::Narrow)?;
-            u.regs.push((*d, Class::Narrow, true));
+            u.reg(*d, Class::Narrow, true);
         }
         Op::FUn { op: FUnOp::Neg | FUnOp::Abs, ty: FTy::F32, d, a, .. } => {
             src(&mut u, a, Class::Narrow)?;
-            u.regs.push((*d, Class::Narrow, true));
+            u.reg(*d, Class::Narrow, true);
         }
         Op::Fma { ty: FTy::F32, rnd, d, a, b, c, .. } if rn(rnd) => {
             if !have_fma {
@@ -148,7 +208,7 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             for s in [a, b, c] {
                 src(&mut u, s, Class::Narrow)?;
             }
-            u.regs.push((*d, Class::Narrow, true));
+            u.reg(*d, Class::Narrow, true);
         }
         Op::Setp { ty, p, q, a, b, comb, .. } => {
             if !crate::emit::cmp_supported(op) {
@@ -171,12 +231,46 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             src(&mut u, a, cl)?;
             src(&mut u, b, cl)?;
             psrc(&mut u, c);
-            u.regs.push((*d, cl, true));
+            u.reg(*d, cl, true);
         }
         Op::PredLogic { d, a, b, .. } => {
             psrc(&mut u, a);
             psrc(&mut u, b);
             u.preds.push(*d);
+        }
+        Op::Cvt { dst: CvtTy::I(dt), src: CvtTy::I(st), sat: false, d, a, .. } => {
+            // Integer to integer: extended by the source type, cut to the
+            // destination.
+            let (dc, sc) = (int_class(*dt)?, int_class(*st)?);
+            src(&mut u, a, sc)?;
+            u.reg(*d, dc, true);
+        }
+        Op::Cvta { space, bits: 64, d, a, .. } => {
+            if !matches!(space, Space::Global | Space::Shared | Space::Local | Space::Const | Space::KernelParam) {
+                return Err(format!("cvta of the {space:?} space"));
+            }
+            src(&mut u, a, Class::Wide)?;
+            u.reg(*d, Class::Wide, true);
+        }
+        Op::Ld { space, size, signed, ds, addr: ad } => {
+            mem_space(*space, true)?;
+            let [Some(d)] = ds[..] else { return Err("a vector ld".into()) };
+            addr(&mut u, ad.base)?;
+            // An unsigned value of up to 4 bytes is the same zero-extended
+            // in either class; a signed one is sign-extended to 64 bits in
+            // its slot, which only a `Wide` register keeps.
+            let w = if *size == 8 || *signed { Want::Is(Class::Wide) } else { Want::Either };
+            u.regs.push((d, w, true));
+        }
+        Op::St { space, size, srcs, addr: ad } => {
+            mem_space(*space, false)?;
+            let [s0] = &srcs[..] else { return Err("a vector st".into()) };
+            addr(&mut u, ad.base)?;
+            match s0 {
+                Src::Reg(r) => u.regs.push((*r, if *size == 8 { Want::Is(Class::Wide) } else { Want::Either }, false)),
+                Src::Imm(_) => {}
+                _ => return Err("st of a special register or frame address".into()),
+            }
         }
         Op::Cvt { dst, src: s, rnd, sat: false, d, a, .. } => {
             let i32ty = |t: &CvtTy| matches!(t, CvtTy::I(ITy { bits: 32, .. }));
@@ -189,7 +283,7 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
                 return Err(format!("cvt{}.{dst:?}.{s:?}", rnd.map(|r| format!(".{r:?}")).unwrap_or_default()));
             }
             src(&mut u, a, Class::Narrow)?;
-            u.regs.push((*d, Class::Narrow, true));
+            u.reg(*d, Class::Narrow, true);
         }
         Op::Bra { .. } => {}
         other => return Err(op_name(other)),
@@ -209,6 +303,8 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
     let n = f.code.len();
     let mut p = Plan { ok: vec![false; n], entries: vec![false; n], ..Plan::default() };
     let mut all: Vec<Option<Uses>> = Vec::with_capacity(n);
+    // Per slot: the class its exact uses give it (`None`: both), or no
+    // entry when only flexible uses touch it (then `Narrow`).
     let mut class: BTreeMap<u32, Option<Class>> = BTreeMap::new();
     for (pc, ins) in f.code.iter().enumerate() {
         match uses(&ins.op, have_fma) {
@@ -216,10 +312,12 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
                 if let Some(g) = ins.guard {
                     u.preds.push(g.slot);
                 }
-                for &(r, c, _) in &u.regs {
-                    let e = class.entry(r).or_insert(Some(c));
-                    if *e != Some(c) {
-                        *e = None;
+                for &(r, w, _) in &u.regs {
+                    if let Want::Is(c) = w {
+                        let e = class.entry(r).or_insert(Some(c));
+                        if *e != Some(c) {
+                            *e = None;
+                        }
                     }
                 }
                 p.uses_fma |= matches!(ins.op, Op::Fma { .. });
@@ -234,20 +332,83 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
     let mut preds = std::collections::BTreeSet::new();
     for (pc, u) in all.iter().enumerate() {
         let Some(u) = u else { continue };
-        if let Some(&(r, _, _)) = u.regs.iter().find(|(r, _, _)| class[r].is_none()) {
+        if let Some(&(r, _, _)) = u.regs.iter().find(|(r, _, _)| class.get(r) == Some(&None)) {
             p.skipped.push((pc as u32, format!("register slot {r} used both as 32-bit and as 64-bit values")));
             continue;
         }
         p.ok[pc] = true;
-        for &(r, c, _) in &u.regs {
-            p.regs.insert(r, c);
+        for &(r, _, _) in &u.regs {
+            p.regs.insert(r, class.get(&r).copied().flatten().unwrap_or(Class::Narrow));
         }
         preds.extend(u.preds.iter().copied());
+        for s in &u.sregs {
+            if !p.sregs.contains(s) {
+                p.sregs.push(*s);
+            }
+        }
     }
     p.preds = preds.into_iter().collect();
     p.skipped.sort_by_key(|s| s.0);
     blocks(f, &mut p);
+    live_in(f, &mut p, &all);
     p
+}
+
+/// The registers each entry block may read before writing them in every
+/// lane, over the compiled blocks (a backward fixpoint): an unguarded
+/// write covers every lane of the group; a guarded one covers none.
+fn live_in(f: &Function, p: &mut Plan, all: &[Option<Uses>]) {
+    use std::collections::BTreeSet;
+    let at: BTreeMap<u32, usize> = p.blocks.iter().enumerate().map(|(i, b)| (b.start, i)).collect();
+    let mut gen = Vec::new();
+    let mut kill = Vec::new();
+    let mut succ = Vec::new();
+    for b in &p.blocks {
+        let (mut g, mut k) = (BTreeSet::new(), BTreeSet::new());
+        for pc in b.start..b.data_end {
+            let Some(u) = &all[pc as usize] else { continue };
+            for &(r, _, w) in &u.regs {
+                if !w && !k.contains(&r) {
+                    g.insert(r);
+                }
+            }
+            if f.code[pc as usize].guard.is_none() {
+                k.extend(u.regs.iter().filter(|x| x.2).map(|x| x.0));
+            }
+        }
+        let mut s: Vec<usize> = at.get(&b.next).copied().into_iter().collect();
+        if let Some(t) = b.term {
+            if let Op::Bra { target, .. } = f.code[t as usize].op {
+                s.extend(at.get(&target).copied());
+            }
+        }
+        gen.push(g);
+        kill.push(k);
+        succ.push(s);
+    }
+    let mut live: Vec<BTreeSet<u32>> = gen.clone();
+    loop {
+        let mut changed = false;
+        for i in (0..p.blocks.len()).rev() {
+            let mut out = BTreeSet::new();
+            for &j in &succ[i] {
+                out.extend(live[j].iter().copied());
+            }
+            for r in out {
+                if !kill[i].contains(&r) && live[i].insert(r) {
+                    changed = true;
+                }
+            }
+        }
+        if !changed {
+            break;
+        }
+    }
+    for (b, l) in p.blocks.iter().zip(live) {
+        if p.entries[b.start as usize] {
+            p.live_in.insert(b.start, l.into_iter().collect());
+        }
+    }
 }
 
 /// Splits the compiled instructions into basic blocks.
@@ -312,7 +473,10 @@ fn blocks(f: &Function, p: &mut Plan) {
         };
         p.blocks.push(Block { start: s as u32, data_end, term, next: pc as u32 });
         // An entry where compiled code can run long: inside a loop, or a
-        // long block (a short run does not pay for the copy in and out).
-        p.entries[s] = in_loop[s] || data_end as usize - s >= MIN_ENTRY_BLOCK;
+        // long block of lane-wise code (a short run does not pay for the
+        // copy in and out; outside loops, a block with loads and stores ran
+        // slower compiled than interpreted: BENCHMARKS.md, vector add).
+        let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }));
+        p.entries[s] = in_loop[s] || (!mem && data_end as usize - s >= MIN_ENTRY_BLOCK);
     }
 }

@@ -1,0 +1,400 @@
+//! Loads and stores of compiled code: one call per warp memory instruction
+//! ([`exec`]), with the whole warp's addresses and mask, on the packed
+//! registers of the run (`emit::Layout`) and what the dispatch loop lends
+//! ([`Env`]: the global memory, the kernel parameters).
+//!
+//! An instruction runs in every lane of its mask or in none: every lane's
+//! address is checked first (natural alignment, inside one global
+//! allocation, a generic address in the global window, a kernel parameter
+//! inside the parameter buffer), and if one fails, or async copies are
+//! pending, nothing has happened and the instruction is handed back to the
+//! interpreter, which runs it and traps exactly as it would have (same
+//! kind, lane and message). Otherwise the values are the data path's:
+//! loads are acquire loads of the allocation's words, stores release
+//! stores (`Allocation::read`/`write`), lanes in ascending order; a store
+//! counts once on the warp's store counter, as `datapath/mem.rs` counts.
+
+use crate::plan::Class;
+use ptxsim_exec::memory::{classify, read_le, Allocation, Window};
+use ptxsim_exec::program::Space;
+use ptxsim_exec::tier::Env;
+use std::sync::atomic::Ordering::{Acquire, Release};
+
+/// A compiled load or store, as the emitted code calls it.
+#[derive(Clone, Debug)]
+pub struct MemOp {
+    pub store: bool,
+    pub space: Space,
+    /// Bytes: 1, 2, 4 or 8.
+    pub size: u32,
+    /// A load sign-extends its value to 64 bits.
+    pub signed: bool,
+    /// The byte offset of the address register's lanes (a `Wide`
+    /// register), or none: the address is `offset` alone.
+    pub base: Option<u32>,
+    pub offset: i64,
+    /// A load's destination, a store's value: (class, byte offset of its
+    /// lanes, byte offset of its dirty mask); a store of an immediate has none.
+    pub reg: Option<(Class, u32, u32)>,
+    /// A store's immediate value.
+    pub imm: u64,
+}
+
+/// The u32 at byte `off` of `buf` (`None` outside it).
+#[inline(always)]
+fn get32(buf: &[u64], off: usize) -> u32 {
+    buf.get(off / 8).map_or(0, |w| (w >> (8 * (off % 8))) as u32)
+}
+
+#[inline(always)]
+fn set32(buf: &mut [u64], off: usize, v: u32) {
+    if let Some(w) = buf.get_mut(off / 8) {
+        let sh = 8 * (off % 8);
+        *w = (*w & !(0xffff_ffffu64 << sh)) | (v as u64) << sh;
+    }
+}
+
+/// Lane `l` of the register whose lanes start at byte `off`.
+#[inline(always)]
+fn lane(buf: &[u64], class: Class, off: u32, l: usize) -> u64 {
+    match class {
+        Class::Narrow => get32(buf, off as usize + 4 * l) as u64,
+        Class::Wide => buf.get(off as usize / 8 + l).copied().unwrap_or(0),
+    }
+}
+
+#[inline(always)]
+fn set_lane(buf: &mut [u64], class: Class, off: u32, l: usize, v: u64) {
+    match class {
+        Class::Narrow => set32(buf, off as usize + 4 * l, v as u32),
+        Class::Wide => {
+            if let Some(w) = buf.get_mut(off as usize / 8 + l) {
+                *w = v;
+            }
+        }
+    }
+}
+
+/// The lanes of `m`, lowest first.
+#[inline(always)]
+fn lanes(mut m: u32) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if m == 0 {
+            return None;
+        }
+        let l = m.trailing_zeros() as usize;
+        m &= m - 1;
+        Some(l)
+    })
+}
+
+/// The allocation holding the `size` bytes at `a`, the last one found
+/// first; `None` when no allocation holds them all.
+#[inline(always)]
+fn find<'g>(allocs: &'g [Allocation], last: &mut Option<&'g Allocation>, a: u64, size: u64) -> Option<&'g Allocation> {
+    let holds = |al: &Allocation| a >= al.base && a - al.base < al.size && al.size - (a - al.base) >= size;
+    if let Some(al) = *last {
+        if holds(al) {
+            return Some(al);
+        }
+    }
+    let i = allocs.partition_point(|al| al.base <= a);
+    let al = allocs.get(i.checked_sub(1)?)?;
+    if holds(al) {
+        *last = Some(al);
+        Some(al)
+    } else {
+        None
+    }
+}
+
+/// The 32 lanes of the `Wide` register at byte `off` (zeros outside `buf`).
+#[inline(always)]
+fn wide(buf: &[u64], off: u32) -> [u64; 32] {
+    let w = off as usize / 8;
+    let mut r = [0u64; 32];
+    if let Some(s) = buf.get(w..w + 32) {
+        r.copy_from_slice(s);
+    }
+    r
+}
+
+/// Runs `op` on the lanes of `m` over the packed registers `buf`: `true`
+/// when it ran, `false` when it is handed back untouched (see the module
+/// documentation).
+pub fn exec(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
+    if !env.mem_ready {
+        return false;
+    }
+    if m == 0 {
+        *env.stores += op.store as u64;
+        return true;
+    }
+    if op.space == Space::KernelParam && op.base.is_none() && !op.store {
+        return param_uniform(op, buf, env, m);
+    }
+    if m == u32::MAX && op.size == 4 && op.space != Space::KernelParam {
+        if let Some(done) = dense_fast(op, buf, env) {
+            return done;
+        }
+    }
+    let sz = op.size as u64;
+    let mut addr = match op.base {
+        Some(off) => wide(buf, off),
+        None => [0u64; 32],
+    };
+    let mut bad = 0u32;
+    for (l, a) in addr.iter_mut().enumerate() {
+        *a = a.wrapping_add(op.offset as u64);
+        bad |= ((*a & (sz - 1) != 0) as u32) << l;
+    }
+    if bad & m != 0 {
+        return false;
+    }
+    if op.store {
+        store(op, buf, env, m, &addr)
+    } else {
+        load(op, buf, env, m, &addr)
+    }
+}
+
+/// A kernel parameter at a fixed address: one read for the warp, its
+/// value in every lane of `m`.
+fn param_uniform(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
+    let (a, size) = (op.offset as u64, op.size);
+    if a & (size as u64 - 1) != 0 {
+        return false;
+    }
+    let Some(bytes) = usize::try_from(a).ok().and_then(|a| env.kparams.get(a..a.checked_add(size as usize)?)) else { return false };
+    let mut v = 0u64;
+    for (k, b) in bytes.iter().enumerate() {
+        v |= (*b as u64) << (8 * k);
+    }
+    if op.signed && size < 8 {
+        v = ptxsim_sem::alu::sext(v, size * 8) as u64;
+    }
+    let Some((class, off, doff)) = op.reg else { return true };
+    let w = off as usize / 8;
+    match (class, m) {
+        (Class::Narrow, u32::MAX) => {
+            if let Some(d) = buf.get_mut(w..w + 16) {
+                d.fill((v & 0xffff_ffff) | v << 32);
+            }
+        }
+        (Class::Wide, u32::MAX) => {
+            if let Some(d) = buf.get_mut(w..w + 32) {
+                d.fill(v);
+            }
+        }
+        _ => {
+            for l in lanes(m) {
+                set_lane(buf, class, off, l, v);
+            }
+        }
+    }
+    set32(buf, doff as usize, get32(buf, doff as usize) | m);
+    true
+}
+
+/// The common case without per-lane work: all 32 lanes, 4-byte accesses
+/// at consecutive addresses from an 8-byte-aligned one inside one
+/// allocation, moved as 16 whole words between the allocation and the
+/// packed register. `None` when the warp is not such a one (nothing
+/// done).
+#[inline(always)]
+fn dense_fast(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>) -> Option<bool> {
+    let w = op.base? as usize / 8;
+    let b = buf.get(w..w + 32)?;
+    let a0 = b[0].wrapping_add(op.offset as u64);
+    if a0 & 7 != 0 {
+        return None;
+    }
+    let mut diff = 0u64;
+    for (l, x) in b.iter().enumerate() {
+        diff |= x.wrapping_sub(b[0]) ^ (4 * l as u64);
+    }
+    if diff != 0 {
+        return None;
+    }
+    let allocs = &env.global.allocs[..];
+    let al = allocs.get(allocs.partition_point(|al| al.base <= a0).checked_sub(1)?)?;
+    let o = a0 - al.base;
+    if o >= al.size || al.size - o < 128 {
+        return None;
+    }
+    let words = al.words.get((o / 8) as usize..(o / 8) as usize + 16)?;
+    let (class, off, doff) = match op.reg {
+        Some(r) => r,
+        None if op.store => {
+            *env.stores += 1;
+            let v = (op.imm & 0xffff_ffff) | op.imm << 32;
+            for x in words {
+                x.store(v, Release);
+            }
+            return Some(true);
+        }
+        None => return Some(true),
+    };
+    let r = off as usize / 8;
+    match (class, op.store) {
+        (Class::Narrow, false) => {
+            let d = buf.get_mut(r..r + 16)?;
+            for (x, y) in d.iter_mut().zip(words) {
+                *x = y.load(Acquire);
+            }
+        }
+        (Class::Wide, false) => {
+            let d = buf.get_mut(r..r + 32)?;
+            let ext = |x: u64| if op.signed { x as u32 as i32 as i64 as u64 } else { x & 0xffff_ffff };
+            for (k, y) in words.iter().enumerate() {
+                let v = y.load(Acquire);
+                d[2 * k] = ext(v);
+                d[2 * k + 1] = ext(v >> 32);
+            }
+        }
+        (Class::Narrow, true) => {
+            *env.stores += 1;
+            let s = buf.get(r..r + 16)?;
+            for (x, y) in s.iter().zip(words) {
+                y.store(*x, Release);
+            }
+            return Some(true);
+        }
+        (Class::Wide, true) => {
+            *env.stores += 1;
+            let s = buf.get(r..r + 32)?;
+            for (k, y) in words.iter().enumerate() {
+                y.store((s[2 * k] & 0xffff_ffff) | s[2 * k + 1] << 32, Release);
+            }
+            return Some(true);
+        }
+    }
+    set32(buf, doff as usize, get32(buf, doff as usize) | u32::MAX);
+    Some(true)
+}
+
+/// A dense warp: all 32 lanes, 4-byte accesses at consecutive addresses
+/// from an 8-byte-aligned one, inside `al`: the first of its 16 words.
+#[inline(always)]
+fn dense(al: &Allocation, m: u32, size: u32, addr: &[u64; 32]) -> Option<usize> {
+    let a0 = addr[0];
+    if m != u32::MAX || size != 4 || a0 & 7 != 0 || a0 < al.base || a0 - al.base >= al.size || al.size - (a0 - al.base) < 128 {
+        return None;
+    }
+    let mut off = 0u64;
+    for (l, a) in addr.iter().enumerate() {
+        off |= a ^ a0.wrapping_add(4 * l as u64);
+    }
+    if off != 0 {
+        return None;
+    }
+    Some(((a0 - al.base) / 8) as usize)
+}
+
+fn load(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32, addr: &[u64; 32]) -> bool {
+    let (size, sz) = (op.size, op.size as u64);
+    let mut r = [0u64; 32];
+    if op.space == Space::KernelParam {
+        if op.base.is_none() {
+            // One address for the warp: read once.
+            match read_le(env.kparams, addr[0], size) {
+                Some(v) => r = [v; 32],
+                None => return false,
+            }
+        } else {
+            for l in lanes(m) {
+                match read_le(env.kparams, addr[l], size) {
+                    Some(v) => r[l] = v,
+                    None => return false,
+                }
+            }
+        }
+    } else {
+        let allocs = &env.global.allocs[..];
+        let mut last = None;
+        let first = m.trailing_zeros() as usize;
+        if let Some(w0) = find(allocs, &mut last, addr[first], sz).and_then(|al| dense(al, m, size, addr).map(|w| (al, w))) {
+            let (al, w0) = w0;
+            for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
+                let w = w.load(Acquire);
+                r[2 * k] = w & 0xffff_ffff;
+                r[2 * k + 1] = w >> 32;
+            }
+        } else {
+            for l in lanes(m) {
+                let a = addr[l];
+                if op.space == Space::Generic && classify(a) != Window::Global {
+                    return false;
+                }
+                let Some(al) = find(allocs, &mut last, a, sz) else { return false };
+                r[l] = al.read(a - al.base, size);
+            }
+        }
+    }
+    let Some((class, off, doff)) = op.reg else { return true };
+    if op.signed && size < 8 {
+        for v in r.iter_mut() {
+            *v = ptxsim_sem::alu::sext(*v, size * 8) as u64;
+        }
+    }
+    let w = off as usize / 8;
+    match (class, m) {
+        (Class::Narrow, u32::MAX) => {
+            if let Some(d) = buf.get_mut(w..w + 16) {
+                for (k, x) in d.iter_mut().enumerate() {
+                    *x = (r[2 * k] & 0xffff_ffff) | r[2 * k + 1] << 32;
+                }
+            }
+        }
+        (Class::Wide, u32::MAX) => {
+            if let Some(d) = buf.get_mut(w..w + 32) {
+                d.copy_from_slice(&r);
+            }
+        }
+        _ => {
+            for l in lanes(m) {
+                set_lane(buf, class, off, l, r[l]);
+            }
+        }
+    }
+    set32(buf, doff as usize, get32(buf, doff as usize) | m);
+    true
+}
+
+fn store(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32, addr: &[u64; 32]) -> bool {
+    let (size, sz) = (op.size, op.size as u64);
+    let allocs = &env.global.allocs[..];
+    let mut last = None;
+    // Every lane's allocation first: nothing is written unless all hold.
+    let mut at: [Option<&Allocation>; 32] = [None; 32];
+    for l in lanes(m) {
+        let a = addr[l];
+        if op.space == Space::Generic && classify(a) != Window::Global {
+            return false;
+        }
+        match find(allocs, &mut last, a, sz) {
+            Some(al) => at[l] = Some(al),
+            None => return false,
+        }
+    }
+    let v: [u64; 32] = match op.reg {
+        Some((Class::Wide, off, _)) => wide(buf, off),
+        Some((Class::Narrow, off, _)) => std::array::from_fn(|l| lane(buf, Class::Narrow, off, l)),
+        None => [op.imm; 32],
+    };
+    *env.stores += 1;
+    if let Some(al) = at[0] {
+        if let Some(w0) = dense(al, m, size, addr) {
+            for (k, w) in al.words[w0..w0 + 16].iter().enumerate() {
+                w.store((v[2 * k] & 0xffff_ffff) | (v[2 * k + 1] << 32), Release);
+            }
+            return true;
+        }
+    }
+    for l in lanes(m) {
+        if let Some(al) = at[l] {
+            al.write(addr[l] - al.base, size, v[l]);
+        }
+    }
+    true
+}

@@ -1,0 +1,271 @@
+//! Loads and stores that go wrong in compiled code trap as interpreted:
+//! one lane of a warp running a compiled loop of global (or generic) loads
+//! and stores is made out of bounds, misaligned, out of bounds only after a
+//! few iterations, or pointed into the shared window; with the tier forced
+//! on and off, in both scheduling modes, the launch gives the same error
+//! (kind, message, line, CTA, warp, lane), the same buffer afterwards (the
+//! lanes a trapping store wrote before its bad lane included) and, at
+//! smaller fuel budgets, the same result again. The loads and stores are
+//! compiled (the compiled code hands the bad instruction back before any
+//! lane has taken effect, and the interpreter traps).
+
+use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling};
+use ptxsim_jit::{attach, Mode};
+
+/// A kernel whose lane `bad` adds `delta` to its address; the loop body
+/// (`LD`, `ST` and the access type `TY`) is filled in per case. Each
+/// iteration moves every lane's address by `step` bytes.
+const KERNEL: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry t(.param .u64 buf, .param .u32 bad, .param .u64 delta, .param .u32 iters, .param .u64 step)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<10>;
+    .shared .align 8 .b8 sh[1024];
+    ld.param.u64 %rd1, [buf];
+    ld.param.u32 %r1, [bad];
+    ld.param.u64 %rd2, [delta];
+    ld.param.u32 %r9, [iters];
+    ld.param.u64 %rd6, [step];
+    cvta.to.global.u64 %rd1, %rd1;
+    mov.u32 %r2, %tid.x;
+    mul.wide.u32 %rd3, %r2, SIZE;
+    add.s64 %rd4, %rd1, %rd3;
+    setp.eq.u32 %p1, %r2, %r1;
+    selp.b64 %rd5, %rd2, 0, %p1;
+    add.s64 %rd4, %rd4, %rd5;
+    mov.u64 %rd7, sh;
+    cvta.shared.u64 %rd7, %rd7;
+    add.s64 %rd7, %rd7, %rd3;
+    SHARED
+    mov.u32 %r3, 0;
+    mov.u32 %r4, 0;
+$L_loop:
+    LD
+    add.u32 %r3, %r3, %r5;
+    add.u32 %r3, %r3, %r4;
+    ST
+    add.s64 %rd4, %rd4, %rd6;
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p2, %r4, %r9;
+    @%p2 bra $L_loop;
+    ret;
+}
+"#;
+
+struct Case {
+    name: &'static str,
+    ld: &'static str,
+    st: &'static str,
+    size: u64,
+    /// Lane `bad` uses the shared window's address.
+    shared: bool,
+    bad: u32,
+    delta: u64,
+    iters: u32,
+    step: u64,
+    /// Whether the launch traps.
+    traps: bool,
+}
+
+fn source(c: &Case) -> String {
+    KERNEL
+        .replace("LD", c.ld)
+        .replace("ST", c.st)
+        .replace("SIZE", &c.size.to_string())
+        .replace("SHARED", if c.shared { "selp.b64 %rd4, %rd7, %rd4, %p1;" } else { "" })
+}
+
+/// The error (or the statistics) and the buffer after the launch.
+fn run(src: &str, c: &Case, sched: Scheduling, mode: Mode, fuel: u64) -> (Result<(u64, u64), String>, Vec<u8>) {
+    let mut dev = Device::new();
+    let mut m = dev.load(src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+    if let Some(t) = attach(&mut m, mode) {
+        for (name, r) in t.report() {
+            let Some(Ok(code)) = r else { panic!("{name} not compiled: {r:?}") };
+            // Only `ret` is left to the interpreter: the loads and stores compile.
+            assert!(code.skipped.iter().all(|(_, why)| why == "Ret"), "{}: {:?}", c.name, code.skipped);
+        }
+    }
+    let n = (c.size * 32 * (c.iters as u64 + 1)) as usize;
+    let init: Vec<u8> = (0..n).map(|i| (i * 7 + 3) as u8).collect();
+    let buf = dev.alloc(n as u64).unwrap();
+    dev.write(buf, &init).unwrap();
+    let mut cfg = LaunchConfig::new(Dim3::new(2, 1, 1), Dim3::new(32, 1, 1));
+    cfg.scheduling = sched;
+    cfg.fuel = fuel;
+    cfg.threads = Some(1);
+    let args = [KernelArg::U64(buf), KernelArg::U32(c.bad), KernelArg::U64(c.delta), KernelArg::U32(c.iters), KernelArg::U64(c.step)];
+    let r = dev
+        .launch(&m, "t", &cfg, &args)
+        .map(|s| (s.warp_instructions, s.thread_instructions))
+        .map_err(|e| format!("{:?} {:?} line {:?} cta {:?} warp {:?} lane {:?}", e.kind, e.message, e.line, e.cta, e.warp, e.lane));
+    (r, dev.read(buf, n as u64).unwrap())
+}
+
+fn cases() -> Vec<Case> {
+    let (ld32, st32) = ("ld.global.u32 %r5, [%rd4];", "st.global.u32 [%rd4], %r3;");
+    vec![
+        Case { name: "load out of bounds in lane 5", ld: ld32, st: st32, size: 4, shared: false, bad: 5, delta: 1 << 24, iters: 6, step: 128, traps: true },
+        Case { name: "misaligned load in lane 7", ld: ld32, st: st32, size: 4, shared: false, bad: 7, delta: 2, iters: 6, step: 128, traps: true },
+        Case {
+            name: "store out of bounds in lane 31 (lanes 0-30 store first)",
+            ld: "mov.u32 %r5, 1;",
+            st: st32,
+            size: 4,
+            shared: false,
+            bad: 31,
+            delta: 1 << 24,
+            iters: 6,
+            step: 128,
+            traps: true,
+        },
+        Case { name: "out of bounds after three iterations in lane 31", ld: ld32, st: st32, size: 4, shared: false, bad: 31, delta: 128 * 4, iters: 6, step: 128, traps: true },
+        Case {
+            name: "misaligned 8-byte store in lane 0",
+            ld: "ld.global.u32 %r5, [%rd4];",
+            st: "st.global.u64 [%rd4], %rd3;",
+            size: 8,
+            shared: false,
+            bad: 0,
+            delta: 4,
+            iters: 6,
+            step: 256,
+            traps: true,
+        },
+        Case {
+            name: "generic accesses of lane 3 in the shared window",
+            ld: "ld.u32 %r5, [%rd4];",
+            st: "st.u32 [%rd4], %r3;",
+            size: 4,
+            shared: true,
+            bad: 3,
+            delta: 0,
+            iters: 6,
+            step: 0,
+            traps: false,
+        },
+        Case {
+            name: "generic load out of the global window (the local window) in lane 9",
+            ld: "ld.u32 %r5, [%rd4];",
+            st: st32,
+            size: 4,
+            shared: false,
+            bad: 9,
+            delta: 0x0000_7d00_0000_0000,
+            iters: 6,
+            step: 128,
+            traps: true,
+        },
+    ]
+}
+
+#[test]
+fn bad_accesses_trap_the_same_with_tier_on_and_off() {
+    for c in cases() {
+        let src = source(&c);
+        for sched in [Scheduling::Stack, Scheduling::Its] {
+            let (a, ba) = run(&src, &c, sched, Mode::Off, 1_000_000);
+            assert_eq!(a.is_err(), c.traps, "{}: {a:?}", c.name);
+            let (b, bb) = run(&src, &c, sched, Mode::On, 1_000_000);
+            assert_eq!(a, b, "{} {sched:?}", c.name);
+            assert!(ba == bb, "{} {sched:?}: buffers differ", c.name);
+            for fuel in [1, 9, 20, 33, 60, 100] {
+                let (a, ba) = run(&src, &c, sched, Mode::Off, fuel);
+                let (b, bb) = run(&src, &c, sched, Mode::On, fuel);
+                assert_eq!(a, b, "{} {sched:?} fuel {fuel}", c.name);
+                assert!(ba == bb, "{} {sched:?} fuel {fuel}: buffers differ", c.name);
+            }
+        }
+    }
+}
+
+/// The expected traps by name: the kind and the lane the interpreter
+/// reports (the manual's rules: a natural-alignment violation is
+/// misaligned, an address outside every allocation is out of bounds).
+#[test]
+fn the_traps_are_the_expected_kinds_and_lanes() {
+    let cs = cases();
+    let expect = [("OutOfBounds", 5), ("Misaligned", 7), ("OutOfBounds", 31), ("OutOfBounds", 31), ("Misaligned", 0)];
+    for (c, (kind, lane)) in cs.iter().zip(expect) {
+        let (r, _) = run(&source(c), c, Scheduling::Stack, Mode::On, 1_000_000);
+        let e = r.expect_err(c.name);
+        assert!(e.starts_with(kind), "{}: {e}", c.name);
+        assert!(e.ends_with(&format!("lane Some({lane})")), "{}: {e}", c.name);
+    }
+}
+
+/// Loads while `cp.async` copies are pending: the compiled loads are
+/// handed back (the interpreter checks them against the copies), so a
+/// generic read of a pending copy's shared destination traps as
+/// interpreted, and the global loads beside it give the same values.
+const ASYNC: &str = r#"
+.version 7.0
+.target sm_80
+.address_size 64
+.visible .entry a(.param .u64 buf, .param .u32 iters, .param .u32 racy)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<10>;
+    .reg .b64 %rd<10>;
+    .shared .align 8 .b8 sh[256];
+    ld.param.u64 %rd1, [buf];
+    ld.param.u32 %r9, [iters];
+    ld.param.u32 %r8, [racy];
+    mov.u32 %r2, %tid.x;
+    mul.wide.u32 %rd3, %r2, 4;
+    add.s64 %rd4, %rd1, %rd3;
+    mov.u64 %rd7, sh;
+    add.s64 %rd7, %rd7, %rd3;
+    cp.async.ca.shared.global [%rd7], [%rd4], 4;
+    cvta.shared.u64 %rd8, %rd7;
+    setp.ne.u32 %p1, %r8, 0;
+    mov.u32 %r3, 0;
+    mov.u32 %r4, 0;
+$L_loop:
+    ld.global.u32 %r5, [%rd4];
+    add.u32 %r3, %r3, %r5;
+    @%p1 ld.u32 %r6, [%rd8];
+    add.u32 %r3, %r3, %r4;
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p2, %r4, %r9;
+    @%p2 bra $L_loop;
+    cp.async.wait_all;
+    st.global.u32 [%rd4+128], %r3;
+    ret;
+}
+"#;
+
+#[test]
+fn loads_with_async_copies_pending_run_as_interpreted() {
+    for racy in [0u32, 1] {
+        for sched in [Scheduling::Stack, Scheduling::Its] {
+            let mut outs = Vec::new();
+            for mode in [Mode::Off, Mode::On] {
+                let mut dev = Device::new();
+                let mut m = dev.load(ASYNC).unwrap_or_else(|e| panic!("{e}"));
+                if let Some(t) = attach(&mut m, mode) {
+                    let rep = t.report();
+                    let Some(Ok(code)) = &rep[0].1 else { panic!("not compiled: {:?}", rep[0].1) };
+                    assert!(code.skipped.iter().all(|(_, why)| !why.starts_with("ld") && !why.starts_with("st")), "{:?}", code.skipped);
+                }
+                let init: Vec<u8> = (0..256u32).flat_map(|i| (i * 3 + 1).to_le_bytes()).collect();
+                let buf = dev.alloc(1024).unwrap();
+                dev.write(buf, &init).unwrap();
+                let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
+                cfg.scheduling = sched;
+                cfg.threads = Some(1);
+                let r = dev
+                    .launch(&m, "a", &cfg, &[KernelArg::U64(buf), KernelArg::U32(5), KernelArg::U32(racy)])
+                    .map(|s| (s.warp_instructions, s.thread_instructions))
+                    .map_err(|e| format!("{:?} {:?} line {:?} lane {:?}", e.kind, e.message, e.line, e.lane));
+                outs.push((r, dev.read(buf, 1024).unwrap()));
+            }
+            assert_eq!(outs[0].0.is_err(), racy == 1, "{:?}", outs[0].0);
+            assert_eq!(outs[0], outs[1], "racy {racy} {sched:?}");
+        }
+    }
+}
