@@ -478,57 +478,7 @@ impl Em<'_, '_> {
                     .collect();
                 self.write(*d, r, m, guarded);
             }
-            Op::Setp { cmp, ty, ftz, p, q, a, b, comb, .. } => {
-                let c = match ty {
-                    ITyOrF::I(it) if it.bits == 64 => W,
-                    _ => N,
-                };
-                let (av, bv) = (self.src(a, c), self.src(b, c));
-                let t: Vals = match ty {
-                    ITyOrF::F(_) => {
-                        let cc = fcc(*cmp);
-                        self.map2(&av, &bv, |e, x, y| {
-                            let (fx, fy) = (e.fin(x, *ftz), e.fin(y, *ftz));
-                            // x64 has no vector `ueq`/`one`: as `eq | uno` and `ne & ord`.
-                            match cc {
-                                FloatCC::UnorderedOrEqual => {
-                                    let (a, b) = (e.b.ins().fcmp(FloatCC::Equal, fx, fy), e.b.ins().fcmp(FloatCC::Unordered, fx, fy));
-                                    e.b.ins().bor(a, b)
-                                }
-                                FloatCC::OrderedNotEqual => {
-                                    let (a, b) = (e.b.ins().fcmp(FloatCC::NotEqual, fx, fy), e.b.ins().fcmp(FloatCC::Ordered, fx, fy));
-                                    e.b.ins().band(a, b)
-                                }
-                                _ => e.b.ins().fcmp(cc, fx, fy),
-                            }
-                        })
-                    }
-                    ITyOrF::I(it) => {
-                        let cc = icc(*cmp, *it);
-                        self.map2(&av, &bv, |e, x, y| e.b.ins().icmp(cc, x, y))
-                    }
-                };
-                let t = self.to_mask(&t, c);
-                let nt = self.b.ins().bnot(t);
-                let (pv, qv) = match comb {
-                    None => (t, nt),
-                    Some((op, cs)) => {
-                        let cv = self.pred(cs);
-                        let f = |e: &mut Self, x| match op {
-                            BoolOp::And => e.b.ins().band(x, cv),
-                            BoolOp::Or => e.b.ins().bor(x, cv),
-                            BoolOp::Xor => e.b.ins().bxor(x, cv),
-                        };
-                        (f(self, t), f(self, nt))
-                    }
-                };
-                if let Some(p) = p {
-                    self.set_pred(*p, pv, m);
-                }
-                if let Some(q) = q {
-                    self.set_pred(*q, qv, m);
-                }
-            }
+            op @ Op::Setp { .. } => self.setp(op, m),
             Op::Selp { bits, d, a, b, c } => {
                 let cl = if *bits == 32 { N } else { W };
                 let (av, bv) = (self.src(a, cl), self.src(b, cl));
@@ -607,6 +557,62 @@ impl Em<'_, '_> {
             }
             _ => unreachable!("the plan compiles only the operations above"),
         }
+    }
+
+    /// `setp` on the lanes of `m`: the comparison as masks, combined with
+    /// `c` when the instruction has a `.bop`, into `p` and `q`.
+    fn setp(&mut self, op: &Op, m: Value) {
+        use Class::{Narrow as N, Wide as W};
+        let Op::Setp { cmp, ty, ftz, p, q, a, b, comb, .. } = op else { unreachable!("called for setp") };
+            let c = match ty {
+                ITyOrF::I(it) if it.bits == 64 => W,
+                _ => N,
+            };
+            let (av, bv) = (self.src(a, c), self.src(b, c));
+            let t: Vals = match ty {
+                ITyOrF::F(_) => {
+                    let cc = fcc(*cmp);
+                    self.map2(&av, &bv, |e, x, y| {
+                        let (fx, fy) = (e.fin(x, *ftz), e.fin(y, *ftz));
+                        // x64 has no vector `ueq`/`one`: as `eq | uno` and `ne & ord`.
+                        match cc {
+                            FloatCC::UnorderedOrEqual => {
+                                let (a, b) = (e.b.ins().fcmp(FloatCC::Equal, fx, fy), e.b.ins().fcmp(FloatCC::Unordered, fx, fy));
+                                e.b.ins().bor(a, b)
+                            }
+                            FloatCC::OrderedNotEqual => {
+                                let (a, b) = (e.b.ins().fcmp(FloatCC::NotEqual, fx, fy), e.b.ins().fcmp(FloatCC::Ordered, fx, fy));
+                                e.b.ins().band(a, b)
+                            }
+                            _ => e.b.ins().fcmp(cc, fx, fy),
+                        }
+                    })
+                }
+                ITyOrF::I(it) => {
+                    let cc = icc(*cmp, *it);
+                    self.map2(&av, &bv, |e, x, y| e.b.ins().icmp(cc, x, y))
+                }
+            };
+            let t = self.to_mask(&t, c);
+            let nt = self.b.ins().bnot(t);
+            let (pv, qv) = match comb {
+                None => (t, nt),
+                Some((op, cs)) => {
+                    let cv = self.pred(cs);
+                    let f = |e: &mut Self, x| match op {
+                        BoolOp::And => e.b.ins().band(x, cv),
+                        BoolOp::Or => e.b.ins().bor(x, cv),
+                        BoolOp::Xor => e.b.ins().bxor(x, cv),
+                    };
+                    (f(self, t), f(self, nt))
+                }
+            };
+            if let Some(p) = p {
+                self.set_pred(*p, pv, m);
+            }
+            if let Some(q) = q {
+                self.set_pred(*q, qv, m);
+            }
     }
 
     #[allow(clippy::too_many_arguments)]

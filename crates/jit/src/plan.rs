@@ -126,7 +126,7 @@ fn mem_space(space: Space, load: bool) -> Result<(), String> {
     match space {
         Space::Global | Space::Generic => Ok(()),
         Space::KernelParam if load => Ok(()),
-        s => Err(format!("{} in the {s:?} space", if load { "ld" } else { "st" })),
+        s => Err(format!("{} in the {s:?} space", if load { "loads" } else { "stores" })),
     }
 }
 
