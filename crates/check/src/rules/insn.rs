@@ -142,8 +142,12 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             super::forms::slct(cx, i, ftz, dtype, ctype);
             true
         }
+        Insn::Shfl { .. } | Insn::Vote { .. } | Insn::Match { .. } | Insn::Redux { .. } | Insn::Elect { .. } | Insn::Activemask { .. } | Insn::Nanosleep { .. } => {
+            super::warp::typed(cx, i, insn);
+            true
+        }
         // No operands (the roles' count): nothing more to check.
-        Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} => true,
+        Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} | Insn::Griddepcontrol { .. } => true,
         _ => {
             resolve_all(cx, i);
             true

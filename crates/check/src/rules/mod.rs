@@ -127,18 +127,12 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return insn::typed(cx, i, spec);
     }
     match spec.form {
-        Form::Nanosleep => typed::nanosleep(cx, i, &d),
         Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
         Form::Atom => atomic::atom_red(cx, i, &d, false),
         Form::Red => atomic::atom_red(cx, i, &d, true),
-        Form::Shfl => warp::shfl(cx, i, &d),
-        Form::Vote => warp::vote(cx, i, &d),
         Form::Bar => warp::bar(cx, i, &d),
         Form::Scalar => scalar::scalar(cx, i, &d),
-        Form::Collective => collective::collective(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
-        Form::Activemask => forms::activemask(cx, i, &d),
-        Form::GridDep => forms::griddep(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
         Form::Typed => insn::typed(cx, i, spec),
@@ -169,8 +163,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
                 fs.push(Feature::Carry64);
             }
         }
-        "shfl" if has(".sync") => fs.push(Feature::ShflSync),
-        "vote" if has(".sync") => fs.push(Feature::VoteSync),
         "bar" if has(".warp") => fs.push(Feature::BarWarpSync),
         "barrier" if has(".cluster") => {
             fs.push(Feature::ClusterBarrier);

@@ -27,6 +27,8 @@
 use super::operand::{resolve_all, value, Role};
 use super::{opname, Decoded};
 use crate::ctx::{sym_kind, sym_span, Ctx, Sym};
+use crate::isa::Feature;
+use ptxsim_isa::{Insn, VoteMode};
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, Name, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
@@ -77,35 +79,43 @@ fn name_op<'a>(n: Name<'a>) -> Operand<'a> {
     }
 }
 
-/// `shfl.sync` and the deprecated `shfl`.
-pub fn shfl<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// Checks an instruction of a typed warp row (its modifiers decoded by
+/// the row's grammar, its operand count by the row's roles).
+pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
+    match insn {
+        Insn::Shfl { sync, .. } => shfl(cx, i, sync),
+        Insn::Vote { sync, mode, ty } => vote(cx, i, sync, mode, ty),
+        Insn::Match { mode, ty, .. } => super::collective::match_sync(cx, i, mode, ty),
+        Insn::Redux { op, abs, nan, ty, .. } => super::collective::redux(cx, i, op, abs, nan, ty),
+        Insn::Elect { .. } => super::collective::elect(cx, i),
+        Insn::Activemask { .. } => activemask(cx, i),
+        Insn::Nanosleep { .. } => nanosleep(cx, i),
+        _ => resolve_all(cx, i),
+    }
+}
+
+/// `activemask.b32 d` (PTX ISA 9.7.13.12; the row's grammar and count
+/// hold the rest): `d` is a 32-bit register.
+fn activemask<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    value(cx, &i.operands[0], ScalarType::B32, Role::Dest, Size::Exact, i);
+}
+
+/// `nanosleep.u32 t` (PTX ISA 9.7.13.x nanosleep; 6.2 / sm_70, the row's
+/// gate): `t` a 32-bit integer register or an immediate (ptxas accepts
+/// `.b32`/`.s32` registers and any immediate).
+fn nanosleep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    value(cx, &i.operands[0], ScalarType::U32, Role::Src, Size::Exact, i);
+}
+
+/// `shfl.sync` and the deprecated `shfl` (the row's grammar holds the
+/// one mode and the type `.b32`).
+fn shfl<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, sync: bool) {
     const C: &str = "check/shfl-operands";
-    let sync = i.has_modifier(".sync");
-    if !sync && legacy_removed(cx) {
+    if sync {
+        cx.require(Feature::ShflSync, head(i));
+    } else if legacy_removed(cx) {
         err(cx, C, head(i), "`shfl` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4".into(), "use `shfl.sync` with a membermask", SHFL_NOTE);
         return resolve_all(cx, i);
-    }
-    match one_mode(i, &[".up", ".down", ".bfly", ".idx"]) {
-        Ok(_) => {}
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`shfl` takes one mode; `{}` is a second one", m.text)),
-                None => (head(i), format!("`{}` needs a mode: .up, .down, .bfly or .idx", opname(i))),
-            };
-            err(cx, C, span, msg, "shuffle mode", SHFL_NOTE);
-            return resolve_all(cx, i);
-        }
-    }
-    match d.types.as_slice() {
-        [(ScalarType::B32, _)] => {}
-        [(t, s), ..] => {
-            err(cx, C, *s, format!("`shfl` takes type `.b32` only, not `{}`", t.as_str()), "unexpected instruction type", SHFL_NOTE);
-            return resolve_all(cx, i);
-        }
-        [] => {
-            err(cx, C, head(i), format!("`{}` needs its type `.b32`", opname(i)), "no type given", SHFL_NOTE);
-            return resolve_all(cx, i);
-        }
     }
     let ops = &i.operands;
     let want = if sync { 5 } else { 4 };
@@ -130,36 +140,21 @@ pub fn shfl<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     }
 }
 
-/// `vote.sync` and the deprecated `vote`.
-pub fn vote<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// `vote.sync` and the deprecated `vote` (the row's grammar holds the one
+/// mode and a type, `.pred` or `.b32`).
+fn vote<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, sync: bool, mode: VoteMode, ty: ScalarType) {
     const C: &str = "check/vote-operands";
-    let sync = i.has_modifier(".sync");
-    if !sync && legacy_removed(cx) {
+    if sync {
+        cx.require(Feature::VoteSync, head(i));
+    } else if legacy_removed(cx) {
         err(cx, C, head(i), "`vote` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4".into(), "use `vote.sync` with a membermask", VOTE_NOTE);
         return resolve_all(cx, i);
     }
-    let mode = match one_mode(i, &[".all", ".any", ".uni", ".ballot"]) {
-        Ok(m) => m,
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`vote` takes one mode; `{}` is a second one", m.text)),
-                None => (head(i), format!("`{}` needs a mode: .all, .any, .uni or .ballot", opname(i))),
-            };
-            err(cx, C, span, msg, "vote mode", VOTE_NOTE);
-            return resolve_all(cx, i);
-        }
-    };
-    let want_ty = if mode.text == ".ballot" { ScalarType::B32 } else { ScalarType::Pred };
-    match d.types.as_slice() {
-        [(t, _)] if *t == want_ty => {}
-        [(t, s), ..] => {
-            err(cx, C, *s, format!("`vote{}` takes type `{}`, not `{}`", mode.text, want_ty.as_str(), t.as_str()), "unexpected instruction type", VOTE_NOTE);
-            return resolve_all(cx, i);
-        }
-        [] => {
-            err(cx, C, head(i), format!("`{}` needs its type `{}`", opname(i), want_ty.as_str()), "no type given", VOTE_NOTE);
-            return resolve_all(cx, i);
-        }
+    let want_ty = if mode == VoteMode::Ballot { ScalarType::B32 } else { ScalarType::Pred };
+    if ty != want_ty {
+        let span = ptxsim_isa::field_span(i, "ty").unwrap_or(head(i));
+        err(cx, C, span, format!("`vote{}` takes type `{}`, not `{}`", mode.as_str(), want_ty.as_str(), ty.as_str()), "unexpected instruction type", VOTE_NOTE);
+        return resolve_all(cx, i);
     }
     let ops = &i.operands;
     let want = if sync { 3 } else { 2 };

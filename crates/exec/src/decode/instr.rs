@@ -30,6 +30,7 @@ mod route;
 mod scope;
 mod tensor;
 mod typed;
+mod warp;
 
 pub(crate) use route::DecodeError;
 pub use route::decodes_opcode;
@@ -925,7 +926,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
-    /// Decodes barriers, `nanosleep`, `activemask`, `vote` and `shfl`.
+    /// Decodes barriers.
     fn warp_sync(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, n, .. } = *x;
         let mods = &x.mods;
@@ -976,71 +977,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let id = self.src(&ops[0], ImmKind::Int(32))?;
                 let count = if n >= 2 { Some(self.src(&ops[1], ImmKind::Int(32))?) } else { None };
                 Ok(Op::Bar { kind, id, count, d: None, pred_in: None, aligned })
-            }
-            "nanosleep" => {
-                need(1)?;
-                Ok(Op::Nanosleep { t: self.src(&ops[0], ImmKind::Int(32))? })
-            }
-            "activemask" => {
-                need(1)?;
-                Ok(Op::Activemask { d: self.dst(&ops[0])? })
-            }
-            "vote" => {
-                need(2)?;
-                let mode = if has(".all") {
-                    VoteMode::All
-                } else if has(".any") {
-                    VoteMode::Any
-                } else if has(".uni") {
-                    VoteMode::Uni
-                } else if has(".ballot") {
-                    VoteMode::Ballot
-                } else {
-                    return Err(unsupported());
-                };
-                let membermask = if n >= 3 { self.src(&ops[2], ImmKind::Int(32))? } else { Src::Imm(0xffff_ffff) };
-                let d = if mode == VoteMode::Ballot {
-                    Dst::Reg(self.dst(&ops[0])?)
-                } else {
-                    Dst::Pred(self.pdst(&ops[0])?.ok_or("sink destination")?)
-                };
-                Ok(Op::Vote { mode, d, a: self.psrc(&ops[1])?, membermask })
-            }
-            "shfl" => {
-                let mode = if has(".up") {
-                    ShflMode::Up
-                } else if has(".down") {
-                    ShflMode::Down
-                } else if has(".bfly") {
-                    ShflMode::Bfly
-                } else if has(".idx") {
-                    ShflMode::Idx
-                } else {
-                    return Err(unsupported());
-                };
-                need(4)?;
-                let (d, p) = match &ops[0].kind {
-                    OperandKind::PredPair(a, b) => {
-                        // Either half may be the sink `_` (the checker allows
-                        // it for `p` only, as ptxas does).
-                        let span = ops[0].span;
-                        let half = |n| Operand { kind: if n == "_" { OperandKind::Sink } else { OperandKind::Name { name: ast::Name { text: n, span }, component: None } }, span };
-                        let d = self.dst(&half(a.text))?;
-                        let p = self.pdst(&half(b.text))?;
-                        (d, p)
-                    }
-                    _ => (self.dst(&ops[0])?, None),
-                };
-                let membermask = if n >= 5 { self.src(&ops[4], ImmKind::Int(32))? } else { Src::Imm(0xffff_ffff) };
-                Ok(Op::Shfl {
-                    mode,
-                    d,
-                    p,
-                    a: self.src(&ops[1], ImmKind::Int(32))?,
-                    b: self.src(&ops[2], ImmKind::Int(32))?,
-                    c: self.src(&ops[3], ImmKind::Int(32))?,
-                    membermask,
-                })
             }
             _ => Err(unsupported()),
         }

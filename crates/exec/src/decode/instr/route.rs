@@ -108,7 +108,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Fence => Route::Fence,
         Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
         Family::Lane3 => Route::Ext(ext::Ext::Lane3),
-        Family::WarpCollective => Route::Ext(ext::Ext::WarpCollective),
         Family::Hint => Route::Ext(ext::Ext::Hint),
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
