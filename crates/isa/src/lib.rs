@@ -226,7 +226,6 @@ pub enum Family {
     Ternary,
     SelectConvert,
     Memory,
-    WarpSync,
     Fence,
     CarryChain,
     Lane3,
@@ -596,10 +595,14 @@ macro_rules! for_each_op {
             "vote"       Vote       (ANY)             _          Def      Uniform  Seq            Typed
                 => Vote { sync: flag(".sync"), mode: one(VoteMode), ty: ty(Pred B32) }
                 [d: Dst, a: Src, membermask: OptSrc];
-            "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync
-                => Bar { mods: untyped } [];
-            "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync
-                => Barrier { mods: untyped } [];
+            // `bar`/`barrier`: the operands differ by operation (`.sync a{, b}`,
+            // `.red.popc.u32 d, a{, b}, {!}c`, `barrier.cluster.arrive`).
+            "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        Typed
+                => Bar { scope: opt(BarScope), op: opt(BarOp), red: opt(BarRedOp), sem: opt(BarSem), aligned: flag(".aligned"), ty: oty(U32 Pred) }
+                [ops: PerOperation];
+            "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        Typed
+                => Barrier { scope: opt(BarScope), op: opt(BarOp), red: opt(BarRedOp), sem: opt(BarSem), aligned: flag(".aligned"), ty: oty(U32 Pred) }
+                [ops: PerOperation];
             "nanosleep"  Typed      (0)               Nanosleep  Use      Data     Seq            Typed
                 => Nanosleep { ty: ty(U32) }
                 [t: Src];

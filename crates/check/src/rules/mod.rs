@@ -130,7 +130,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
         Form::Atom => atomic::atom_red(cx, i, &d, false),
         Form::Red => atomic::atom_red(cx, i, &d, true),
-        Form::Bar => warp::bar(cx, i, &d),
         Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
@@ -161,13 +160,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
             });
             if has(".cc") && d.types.iter().any(|x| x.0.bits() == 64) {
                 fs.push(Feature::Carry64);
-            }
-        }
-        "bar" if has(".warp") => fs.push(Feature::BarWarpSync),
-        "barrier" if has(".cluster") => {
-            fs.push(Feature::ClusterBarrier);
-            if has(".relaxed") || has(".release") || has(".acquire") {
-                fs.push(Feature::ClusterBarrierSem);
             }
         }
         "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),

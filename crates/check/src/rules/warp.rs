@@ -25,14 +25,13 @@
 //!   no type and no operands.
 
 use super::operand::{resolve_all, value, Role};
-use super::{opname, Decoded};
+use super::opname;
 use crate::ctx::{sym_kind, sym_span, Ctx, Sym};
 use crate::isa::Feature;
-use ptxsim_isa::{Insn, VoteMode};
+use ptxsim_isa::{BarFields, BarOp, BarRedOp, BarScope, BarSem, Insn, VoteMode};
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, Name, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
-use smallvec::SmallVec;
 
 const SHFL_NOTE: &str = "rule check/shfl-operands (PTX ISA 9.7.9.6 shfl.sync): `shfl.sync.mode.b32 d[|p], a, b, c, membermask;` with mode .up/.down/.bfly/.idx; d, a, b, c are 32-bit values, p a predicate, membermask a .u32; `shfl` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4";
 const VOTE_NOTE: &str = "rule check/vote-operands (PTX ISA 9.7.13.9 vote.sync): `vote.sync.mode.pred d, {!}a, membermask;` (mode .all/.any/.uni) or `vote.sync.ballot.b32 d, {!}a, membermask;`; a is a predicate, membermask a .u32; `vote` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4";
@@ -53,16 +52,6 @@ fn count(cx: &mut Ctx<'_, '_>, code: &'static str, i: &Instruction<'_>, shape: &
             .with_label("wrong operand count")
             .with_note(note),
     );
-}
-
-/// Exactly one of `modes` among the modifiers (`.uni` is decoded apart).
-fn one_mode<'a>(i: &Instruction<'a>, modes: &[&str]) -> Result<Name<'a>, Option<Name<'a>>> {
-    let found: Vec<Name<'a>> = i.modifiers.iter().filter(|m| modes.contains(&m.text)).copied().collect();
-    match found.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(None),
-        [_, second, ..] => Err(Some(*second)),
-    }
 }
 
 /// The legacy (non-`.sync`) form on sm_70+ under `.version` 6.4+.
@@ -90,7 +79,10 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         Insn::Elect { .. } => super::collective::elect(cx, i),
         Insn::Activemask { .. } => activemask(cx, i),
         Insn::Nanosleep { .. } => nanosleep(cx, i),
-        _ => resolve_all(cx, i),
+        _ => match insn.bar() {
+            Some(b) => bar(cx, i, b),
+            None => resolve_all(cx, i),
+        },
     }
 }
 
@@ -211,44 +203,52 @@ fn bar_arg<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &Operand<'a>, kind:
     }
 }
 
+/// A modifier of `i` by the field of its row that took it (or the whole
+/// opcode and modifiers), and its text.
+fn field<'a>(i: &Instruction<'a>, f: &str) -> (Span, &'a str) {
+    match ptxsim_isa::field_span(i, f).and_then(|s| i.modifiers.iter().find(|m| m.span.same_as(s))) {
+        Some(m) => (m.span, m.text),
+        None => (head(i), ""),
+    }
+}
+
 /// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` and
 /// `barrier.cluster.wait{.acquire}{.aligned}`: no type, no operands (PTX ISA
-/// 9.7.13.2; gated by `isa::Feature::ClusterBarrier`). `bar.cluster` is not an
-/// instruction (ptxas: "Unknown modifier '.arrive'").
-fn cluster_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// 9.7.13.2; gated by `isa::Feature::ClusterBarrier`, the orderings by
+/// `ClusterBarrierSem`). `bar.cluster` is not an instruction (ptxas:
+/// "Unknown modifier '.arrive'").
+fn cluster_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, b: BarFields) {
     const C: &str = "check/bar-operands";
-    if i.opcode.text != "barrier" {
+    if !b.barrier {
         err(cx, C, head(i), "`bar.cluster` is not an instruction; the cluster barrier is `barrier.cluster.arrive` / `barrier.cluster.wait`".into(), "write `barrier.cluster`", CLUSTER_NOTE);
         return resolve_all(cx, i);
     }
-    let kind = match one_mode(i, &[".arrive", ".wait"]) {
-        Ok(k) => k,
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`barrier.cluster` takes one of .arrive, .wait; `{}` is a second one", m.text)),
-                None => (head(i), format!("`{}` needs .arrive or .wait", opname(i))),
-            };
-            err(cx, C, span, msg, "cluster barrier operation", CLUSTER_NOTE);
+    cx.require(Feature::ClusterBarrier, head(i));
+    if b.sem.is_some() {
+        cx.require(Feature::ClusterBarrierSem, head(i));
+    }
+    let arrive = match b.op {
+        Some(BarOp::Arrive) => true,
+        Some(BarOp::Wait) => false,
+        _ => {
+            err(cx, C, head(i), format!("`{}` needs .arrive or .wait", opname(i)), "cluster barrier operation", CLUSTER_NOTE);
             return resolve_all(cx, i);
         }
     };
-    if let Some((t, s)) = d.types.first() {
-        err(cx, C, *s, format!("`barrier.cluster{}` takes no type, but `{}` is given", kind.text, t.as_str()), "unexpected instruction type", CLUSTER_NOTE);
+    let kind = if arrive { ".arrive" } else { ".wait" };
+    if let Some(t) = b.ty {
+        err(cx, C, field(i, "ty").0, format!("`barrier.cluster{kind}` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", CLUSTER_NOTE);
         return resolve_all(cx, i);
     }
-    let allowed: &[&str] = if kind.text == ".arrive" { &[".cluster", ".arrive", ".release", ".relaxed", ".aligned"] } else { &[".cluster", ".wait", ".acquire", ".aligned"] };
-    let mut seen: SmallVec<[&str; 4]> = SmallVec::new();
-    for m in &i.modifiers {
-        if !allowed.contains(&m.text) {
-            err(cx, C, m.span, format!("`{}` is not a modifier of `barrier.cluster{}`", m.text, kind.text), "illegal modifier", CLUSTER_NOTE);
-            return resolve_all(cx, i);
-        }
-        let sem = matches!(m.text, ".release" | ".relaxed");
-        if seen.contains(&m.text) || (sem && seen.iter().any(|x| matches!(*x, ".release" | ".relaxed"))) {
-            err(cx, C, m.span, format!("`barrier.cluster.arrive` takes at most one of .release, .relaxed; `{}` repeats it", m.text), "duplicate modifier", CLUSTER_NOTE);
-            return resolve_all(cx, i);
-        }
-        seen.push(m.text);
+    let sem_ok = match b.sem {
+        None => true,
+        Some(s) => arrive == matches!(s, BarSem::Release | BarSem::Relaxed),
+    };
+    let stray = [(b.red.is_some(), "red"), (!sem_ok, "sem")].into_iter().find(|x| x.0);
+    if let Some((_, f)) = stray {
+        let (span, text) = field(i, f);
+        err(cx, C, span, format!("`{text}` is not a modifier of `barrier.cluster{kind}`"), "illegal modifier", CLUSTER_NOTE);
+        return resolve_all(cx, i);
     }
     if !i.operands.is_empty() {
         cx.emit(
@@ -260,42 +260,65 @@ fn cluster_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a
     }
 }
 
-/// `bar`/`barrier` `.sync`, `.arrive`, `.red`, and `bar.warp.sync`.
-pub fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// `bar.warp.sync membermask` (PTX ISA 9.7.13.3; `barrier` has no warp
+/// form, and `.warp` takes `.sync` alone).
+fn warp_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, b: BarFields) {
+    const C: &str = "check/bar-operands";
+    if b.barrier {
+        err(cx, C, field(i, "scope").0, "`barrier.warp` is not an instruction; the warp barrier is `bar.warp.sync`".into(), "write `bar.warp.sync`", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    cx.require(Feature::BarWarpSync, head(i));
+    let stray = [(b.op != Some(BarOp::Sync), "op"), (b.red.is_some(), "red"), (b.sem.is_some(), "sem"), (b.aligned, "aligned")].into_iter().find(|x| x.0);
+    if let Some((_, f)) = stray {
+        let (span, text) = field(i, f);
+        let msg = if text.is_empty() { "`bar.warp` needs `.sync`".to_string() } else { format!("`{text}` is not a modifier of `bar.warp.sync`") };
+        err(cx, C, span, msg, "illegal modifier", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    if let Some(t) = b.ty {
+        err(cx, C, field(i, "ty").0, format!("`bar.warp.sync` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    if i.operands.len() != 1 {
+        count(cx, C, i, "`membermask`", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    value(cx, &i.operands[0], ScalarType::U32, Role::Src, Size::Exact, i);
+}
+
+/// `bar`/`barrier` `.sync`, `.arrive`, `.red`, `bar.warp.sync` and
+/// `barrier.cluster` (the rows' grammar holds one of each kind of
+/// modifier; this rule which go together, and the operands).
+fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, b: BarFields) {
     const C: &str = "check/bar-operands";
     let ops = &i.operands;
-    if i.has_modifier(".cluster") {
-        return cluster_barrier(cx, i, d);
+    match b.scope {
+        Some(BarScope::Cluster) => return cluster_barrier(cx, i, b),
+        Some(BarScope::Warp) => return warp_barrier(cx, i, b),
+        Some(BarScope::Cta) | None => {}
     }
-    if i.has_modifier(".warp") {
-        if let Some((t, s)) = d.types.first() {
-            err(cx, C, *s, format!("`bar.warp.sync` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", BAR_NOTE);
-            return resolve_all(cx, i);
-        }
-        if ops.len() != 1 {
-            count(cx, C, i, "`membermask`", BAR_NOTE);
-            return resolve_all(cx, i);
-        }
-        value(cx, &ops[0], ScalarType::U32, Role::Src, Size::Exact, i);
-        return;
-    }
-    let kind = match one_mode(i, &[".sync", ".arrive", ".red"]) {
-        Ok(k) => k,
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`{}` takes one of .sync, .arrive, .red; `{}` is a second one", i.opcode.text, m.text)),
-                None => (head(i), format!("`{}` needs .sync, .arrive or .red", opname(i))),
-            };
-            err(cx, C, span, msg, "barrier operation", BAR_NOTE);
+    let op = match b.op {
+        Some(op @ (BarOp::Sync | BarOp::Arrive | BarOp::Red)) => op,
+        _ => {
+            err(cx, C, head(i), format!("`{}` needs .sync, .arrive or .red", opname(i)), "barrier operation", BAR_NOTE);
             return resolve_all(cx, i);
         }
     };
-    if kind.text != ".red" {
-        if let Some((t, s)) = d.types.first() {
-            err(cx, C, *s, format!("`{}{}` takes no type, but `{}` is given", i.opcode.text, kind.text, t.as_str()), "unexpected instruction type", BAR_NOTE);
+    // `.aligned` is `barrier`'s (`bar` is always aligned); orderings are
+    // `barrier.cluster`'s; a reduction operation needs `.red`.
+    let stray = [(b.sem.is_some(), "sem"), (b.aligned && !b.barrier, "aligned"), (b.red.is_some() && op != BarOp::Red, "red")].into_iter().find(|x| x.0);
+    if let Some((_, f)) = stray {
+        let (span, text) = field(i, f);
+        err(cx, C, span, format!("`{text}` is not a modifier of `{}{}`", i.opcode.text, op.as_str()), "illegal modifier", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    if op != BarOp::Red {
+        if let Some(t) = b.ty {
+            err(cx, C, field(i, "ty").0, format!("`{}{}` takes no type, but `{}` is given", i.opcode.text, op.as_str(), t.as_str()), "unexpected instruction type", BAR_NOTE);
             return resolve_all(cx, i);
         }
-        let arrive = kind.text == ".arrive";
+        let arrive = op == BarOp::Arrive;
         let ok = if arrive { ops.len() == 2 } else { matches!(ops.len(), 1 | 2) };
         if !ok {
             if arrive && ops.len() == 1 {
@@ -312,25 +335,18 @@ pub fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         return;
     }
     // bar.red
-    let op = match one_mode(i, &[".popc", ".and", ".or"]) {
-        Ok(op) => op,
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`bar.red` takes one operation; `{}` is a second one", m.text)),
-                None => (head(i), format!("`{}` needs a reduction operation: .popc, .and or .or", opname(i))),
-            };
-            err(cx, C, span, msg, "reduction operation", BAR_NOTE);
-            return resolve_all(cx, i);
-        }
+    let Some(red) = b.red else {
+        err(cx, C, head(i), format!("`{}` needs a reduction operation: .popc, .and or .or", opname(i)), "reduction operation", BAR_NOTE);
+        return resolve_all(cx, i);
     };
-    let want_ty = if op.text == ".popc" { ScalarType::U32 } else { ScalarType::Pred };
-    match d.types.as_slice() {
-        [(t, _)] if *t == want_ty => {}
-        [(t, s), ..] => {
-            err(cx, C, *s, format!("`bar.red{}` takes type `{}`, not `{}`", op.text, want_ty.as_str(), t.as_str()), "unexpected instruction type", BAR_NOTE);
+    let want_ty = if red == BarRedOp::Popc { ScalarType::U32 } else { ScalarType::Pred };
+    match b.ty {
+        Some(t) if t == want_ty => {}
+        Some(t) => {
+            err(cx, C, field(i, "ty").0, format!("`bar.red{}` takes type `{}`, not `{}`", red.as_str(), want_ty.as_str(), t.as_str()), "unexpected instruction type", BAR_NOTE);
             return resolve_all(cx, i);
         }
-        [] => {
+        None => {
             err(cx, C, head(i), format!("`{}` needs its type `{}`", opname(i), want_ty.as_str()), "no type given", BAR_NOTE);
             return resolve_all(cx, i);
         }

@@ -532,7 +532,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Ternary => self.ternary(&x),
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
-            Route::WarpSync => self.warp_sync(&x),
             Route::Fence => Ok(Op::Fence),
             Route::Typed => self.typed(i),
         }
@@ -925,63 +924,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             _ => Err(unsupported()),
         }
     }
-
-    /// Decodes barriers.
-    fn warp_sync(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, n, .. } = *x;
-        let mods = &x.mods;
-        let has = |m: &str| x.has(m);
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "bar" | "barrier" => {
-                if has(".warp") {
-                    return Ok(Op::Nop);
-                }
-                if has(".cluster") {
-                    if has(".arrive") {
-                        return Ok(Op::ClusterArrive);
-                    }
-                    if has(".wait") {
-                        return Ok(Op::ClusterWait);
-                    }
-                    return Err(unsupported());
-                }
-                let aligned = has(".aligned") || opc == "bar";
-                let kind = if has(".sync") || (opc == "bar" && mods.is_empty()) {
-                    BarKind::Sync
-                } else if has(".arrive") {
-                    BarKind::Arrive
-                } else if has(".red") {
-                    if has(".popc") {
-                        BarKind::RedPopc
-                    } else if has(".and") {
-                        BarKind::RedAnd
-                    } else if has(".or") {
-                        BarKind::RedOr
-                    } else {
-                        return Err(unsupported());
-                    }
-                } else {
-                    return Err(unsupported());
-                };
-                if matches!(kind, BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr) {
-                    need(3)?;
-                    let d = if kind == BarKind::RedPopc { Some(Dst::Reg(self.dst(&ops[0])?)) } else { self.pdst(&ops[0])?.map(Dst::Pred) };
-                    let id = self.src(&ops[1], ImmKind::Int(32))?;
-                    let (count, c) = if n >= 4 { (Some(self.src(&ops[2], ImmKind::Int(32))?), &ops[3]) } else { (None, &ops[2]) };
-                    let pin = self.psrc(c)?;
-                    return Ok(Op::Bar { kind, id, count, d, pred_in: Some(pin), aligned });
-                }
-                need(1)?;
-                let id = self.src(&ops[0], ImmKind::Int(32))?;
-                let count = if n >= 2 { Some(self.src(&ops[1], ImmKind::Int(32))?) } else { None };
-                Ok(Op::Bar { kind, id, count, d: None, pred_in: None, aligned })
-            }
-            _ => Err(unsupported()),
-        }
-    }
-
 
     /// The predicate destinations `p` or `p|q` (`_` for none).
     fn pred_pair(&mut self, o: &Operand<'_>) -> R<(Option<u32>, Option<u32>)> {

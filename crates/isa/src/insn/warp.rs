@@ -5,6 +5,9 @@
 //! `griddepcontrol`, `pmevent`; 9.7.10 `istypep`), and the decode tests
 //! of those rows against the manual's syntax sections.
 
+use super::Insn;
+use ptxsim_syntax::ast::ScalarType;
+
 crate::choices! {
     /// `griddepcontrol`'s action (PTX ISA 9.7.13.x griddepcontrol).
     pub enum GridDepMode "action" { LaunchDependents = ".launch_dependents", Wait = ".wait" }
@@ -18,13 +21,54 @@ crate::choices! {
     /// `redux.sync`'s operation (PTX ISA 9.7.13.11): `.add .min .max` on
     /// `.u32`/`.s32`, `.and .or .xor` on `.b32`, `.min .max` on `.f32`.
     pub enum ReduxKind "operation" { Add = ".add", Min = ".min", Max = ".max", And = ".and", Or = ".or", Xor = ".xor" }
+    /// Whose threads a `bar`/`barrier` waits for (PTX ISA 9.7.13.1
+    /// `bar{.cta}`, 9.7.13.2 `barrier.cluster`, 9.7.13.3 `bar.warp.sync`).
+    pub enum BarScope "scope" { Cta = ".cta", Cluster = ".cluster", Warp = ".warp" }
+    /// A barrier's operation (`.wait` is `barrier.cluster`'s only).
+    pub enum BarOp "barrier operation" { Sync = ".sync", Arrive = ".arrive", Red = ".red", Wait = ".wait" }
+    /// `bar.red`'s reduction: `.popc` on `.u32`, `.and`/`.or` on `.pred`.
+    pub enum BarRedOp "reduction operation" { Popc = ".popc", And = ".and", Or = ".or" }
+    /// `barrier.cluster`'s memory ordering: `.release`/`.relaxed` on
+    /// `.arrive`, `.acquire` on `.wait`.
+    pub enum BarSem "memory ordering" { Release = ".release", Relaxed = ".relaxed", Acquire = ".acquire" }
+}
+
+/// The fields of a `bar` or `barrier` instruction (the two rows share
+/// their grammar; `barrier` is the one that names `.aligned`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BarFields {
+    /// `barrier` (else `bar`).
+    pub barrier: bool,
+    pub scope: Option<BarScope>,
+    pub op: Option<BarOp>,
+    pub red: Option<BarRedOp>,
+    pub sem: Option<BarSem>,
+    pub aligned: bool,
+    pub ty: Option<ScalarType>,
+}
+
+impl Insn {
+    /// The fields of a `bar`/`barrier`, if this is one.
+    pub fn bar(&self) -> Option<BarFields> {
+        match *self {
+            Insn::Bar { scope, op, red, sem, aligned, ty } => Some(BarFields { barrier: false, scope, op, red, sem, aligned, ty }),
+            Insn::Barrier { scope, op, red, sem, aligned, ty } => Some(BarFields { barrier: true, scope, op, red, sem, aligned, ty }),
+            _ => None,
+        }
+    }
+
+    /// Whether it is a barrier reduction (`bar.red`), the one barrier
+    /// form that writes its first operand.
+    pub fn is_bar_red(&self) -> bool {
+        self.bar().is_some_and(|b| b.op == Some(BarOp::Red))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::super::tests::dec;
     use super::*;
-    use crate::{DecodeErrorKind as K, Insn};
+    use crate::DecodeErrorKind as K;
     use ptxsim_syntax::ast::ScalarType::*;
 
     #[test]
@@ -89,5 +133,33 @@ mod tests {
         assert!(matches!(e("vote.sync.all.u32 %r1, %p2, -1"), (K::TypeNotAllowed { .. }, s) if s == ".u32"));
         assert_eq!(crate::lookup("shfl").unwrap().operand_count(), Some((4, 5)));
         assert_eq!(crate::lookup("vote").unwrap().operand_count(), Some((2, 3)));
+    }
+
+    #[test]
+    fn barrier_rows_decode_typed_fields() {
+        // 9.7.13.1 `barrier{.cta}.red.op{.aligned}.pred p, a{, b}, {!}c`,
+        // `bar{.cta}.sync a{, b}`; 9.7.13.2 `barrier.cluster.arrive{.sem}{.aligned}`;
+        // 9.7.13.3 `bar.warp.sync membermask`.
+        let b = dec("barrier.cta.red.or.aligned.pred %p1, 0, 64, !%p2").unwrap().bar().unwrap();
+        assert_eq!((b.barrier, b.scope, b.op, b.red, b.aligned, b.ty), (true, Some(BarScope::Cta), Some(BarOp::Red), Some(BarRedOp::Or), true, Some(Pred)));
+        assert!(dec("bar.red.popc.u32 %r1, 0, %p1").unwrap().is_bar_red());
+        let b = dec("bar.sync 0").unwrap().bar().unwrap();
+        assert_eq!((b.barrier, b.op, b.red, b.ty), (false, Some(BarOp::Sync), None, None));
+        assert!(!dec("bar.sync 0").unwrap().is_bar_red());
+        let b = dec("barrier.cluster.arrive.relaxed.aligned").unwrap().bar().unwrap();
+        assert_eq!((b.scope, b.op, b.sem, b.aligned), (Some(BarScope::Cluster), Some(BarOp::Arrive), Some(BarSem::Relaxed), true));
+        let b = dec("bar.warp.sync -1").unwrap().bar().unwrap();
+        assert_eq!((b.scope, b.op), (Some(BarScope::Warp), Some(BarOp::Sync)));
+        assert_eq!(crate::lookup("bar").unwrap().operand_count(), None);
+    }
+
+    #[test]
+    fn barrier_rows_refuse_what_the_manual_does_not_list() {
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("bar.sync.arrive 0, 32"), (K::Conflict { .. }, s) if s == ".arrive"));
+        assert!(matches!(e("bar.red.popc.and.u32 %r1, 0, %p1"), (K::Conflict { .. }, s) if s == ".and"));
+        assert!(matches!(e("bar.sync.b32 0"), (K::TypeNotAllowed { .. }, s) if s == ".b32"));
+        assert!(matches!(e("barrier.cluster.arrive.release.acquire"), (K::Conflict { .. }, s) if s == ".acquire"));
+        assert!(matches!(e("bar.sync.ftz 0"), (K::UnexpectedModifier { .. }, s) if s == ".ftz"));
     }
 }

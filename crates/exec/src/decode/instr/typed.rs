@@ -106,6 +106,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             | Insn::Vset4 { .. } => return self.video(i, insn.simd().ok_or_else(|| DecodeError::Unsupported(opname(i)))?),
             Insn::Bra { .. } | Insn::Brx { .. } | Insn::Call { .. } | Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} => return self.control(i, insn),
             Insn::Setp { .. } | Insn::Set { .. } | Insn::Selp { .. } | Insn::Slct { .. } => return self.compare(i, insn),
+            Insn::Bar { .. } | Insn::Barrier { .. } => return self.bar(i, insn),
             Insn::Shfl { mode, .. } => return self.shfl(i, mode),
             Insn::Vote { mode, .. } => return self.vote(i, mode),
             Insn::Match { mode, ty, .. } => return self.match_sync(i, mode, ty),

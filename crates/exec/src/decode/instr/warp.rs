@@ -1,7 +1,8 @@
 //! Decoding the typed warp rows from their [`ptxsim_isa::Insn`] fields
 //! (PTX ISA 9.7.9.6 `shfl`, 9.7.13 `vote`, `match.sync`, `redux.sync`,
-//! `elect.sync`) into the engine's warp operations ([`Op::Shfl`],
-//! [`Op::Vote`], [`Op::MatchSync`], [`Op::ReduxSync`], [`Op::ElectSync`];
+//! `elect.sync`, `bar`/`barrier`) into the engine's warp operations
+//! ([`Op::Shfl`], [`Op::Vote`], [`Op::MatchSync`], [`Op::ReduxSync`],
+//! [`Op::ElectSync`], [`Op::Bar`], [`Op::ClusterArrive`], [`Op::ClusterWait`];
 //! their data path is `datapath/warpops.rs`). The row's grammar and
 //! operand count are already checked; a combination the grammar lets
 //! through but the manual does not list (`redux.sync.add.b32`) is
@@ -10,7 +11,7 @@
 use super::{DecodeError, FuncDecoder, ImmKind, R};
 use crate::program::*;
 use ptxsim_isa::modifiers::opname;
-use ptxsim_isa::{MatchMode, ReduxKind};
+use ptxsim_isa::{BarOp, BarRedOp, BarScope, Insn, MatchMode, ReduxKind};
 use ptxsim_sem::alu::ext::ReduxOp;
 use ptxsim_sem::alu::FTy;
 use ptxsim_syntax::ast::{self, Name, Operand, OperandKind, ScalarType};
@@ -148,5 +149,49 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (d, p) = (self.opt_dst(*d, ops[0].span)?, self.opt_pdst(*p, ops[0].span)?);
         let membermask = self.src(&ops[1], ImmKind::Int(32))?;
         Ok(Op::ElectSync { d, p, membermask })
+    }
+
+    /// `bar{.cta}.sync a{, b}` (and `bar a{, b}`), `.arrive a, b`,
+    /// `.red.popc.u32 d, a{, b}, {!}c`, `.red.{and,or}.pred p, a{, b},
+    /// {!}c`, the same with `barrier` (aligned only with `.aligned`),
+    /// `bar.warp.sync membermask` (the engine's warps run their lanes in
+    /// lockstep at a barrier already: nothing to do), and
+    /// `barrier.cluster.{arrive,wait}`.
+    pub(super) fn bar(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let unsupported = || DecodeError::Unsupported(opname(i));
+        let b = insn.bar().ok_or_else(unsupported)?;
+        match (b.scope, b.op) {
+            (Some(BarScope::Warp), _) => return Ok(Op::Nop),
+            (Some(BarScope::Cluster), Some(BarOp::Arrive)) => return Ok(Op::ClusterArrive),
+            (Some(BarScope::Cluster), Some(BarOp::Wait)) => return Ok(Op::ClusterWait),
+            (Some(BarScope::Cluster), _) => return Err(unsupported()),
+            _ => {}
+        }
+        let ops = &i.operands;
+        let n = ops.len();
+        let need = |k: usize| if n < k { Err(DecodeError::Operand(format!("`{}` needs {k} operands", opname(i)))) } else { Ok(()) };
+        let aligned = b.aligned || !b.barrier;
+        let kind = match (b.op, b.red) {
+            (Some(BarOp::Sync), _) => BarKind::Sync,
+            // `bar a{, b}`: the form before `.sync` was written.
+            (None, _) if !b.barrier && i.modifiers.is_empty() => BarKind::Sync,
+            (Some(BarOp::Arrive), _) => BarKind::Arrive,
+            (Some(BarOp::Red), Some(BarRedOp::Popc)) => BarKind::RedPopc,
+            (Some(BarOp::Red), Some(BarRedOp::And)) => BarKind::RedAnd,
+            (Some(BarOp::Red), Some(BarRedOp::Or)) => BarKind::RedOr,
+            _ => return Err(unsupported()),
+        };
+        if matches!(kind, BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr) {
+            need(3)?;
+            let d = if kind == BarKind::RedPopc { Some(Dst::Reg(self.dst(&ops[0])?)) } else { self.pdst(&ops[0])?.map(Dst::Pred) };
+            let id = self.src(&ops[1], ImmKind::Int(32))?;
+            let (count, c) = if n >= 4 { (Some(self.src(&ops[2], ImmKind::Int(32))?), &ops[3]) } else { (None, &ops[2]) };
+            let pin = self.psrc(c)?;
+            return Ok(Op::Bar { kind, id, count, d, pred_in: Some(pin), aligned });
+        }
+        need(1)?;
+        let id = self.src(&ops[0], ImmKind::Int(32))?;
+        let count = if n >= 2 { Some(self.src(&ops[1], ImmKind::Int(32))?) } else { None };
+        Ok(Op::Bar { kind, id, count, d: None, pred_in: None, aligned })
     }
 }
