@@ -618,8 +618,9 @@ macro_rules! for_each_op {
             "elect"      Collective (ANY)             ElectSync  Def      PerLane  Seq            Typed
                 => Elect { sync: req(".sync") }
                 [d: Dst, membermask: Src];
-            "pmevent"    Loose      (ANY)             _          Use      Data     Seq            "performance monitor events are not modelled"
-                => Pmevent { mods: untyped } [];
+            "pmevent"    Typed      (ANY)             _          Use      Data     Seq            "performance monitor events are not modelled"
+                => Pmevent { mask: flag(".mask") }
+                [a: Src];
             "griddepcontrol" Typed  (0)               GridDepControl Use  Data     Seq            Typed
                 => Griddepcontrol { mode: one(GridDepMode) } [];
             "setmaxnreg" Typed      (ANY)             _          Use      Data     Seq            Typed
@@ -627,8 +628,9 @@ macro_rules! for_each_op {
                 [count: Src];
             "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
                 => Clusterlaunchcontrol { mods: untyped } [];
-            "istypep"    Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
-                => Istypep { mods: untyped } [];
+            "istypep"    Typed      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
+                => Istypep { ty: one(OpaqueKind) }
+                [p: PredOut, a: Src];
             // Textures and surfaces.
             "tex"        Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet"
                 => Tex { mods: untyped } [];

@@ -142,7 +142,7 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             super::forms::slct(cx, i, ftz, dtype, ctype);
             true
         }
-        Insn::Bar { .. } | Insn::Barrier { .. } | Insn::Shfl { .. } | Insn::Vote { .. } | Insn::Match { .. } | Insn::Redux { .. } | Insn::Elect { .. } | Insn::Activemask { .. } | Insn::Nanosleep { .. } => {
+        Insn::Bar { .. } | Insn::Barrier { .. } | Insn::Shfl { .. } | Insn::Vote { .. } | Insn::Match { .. } | Insn::Redux { .. } | Insn::Elect { .. } | Insn::Activemask { .. } | Insn::Nanosleep { .. } | Insn::Pmevent { .. } | Insn::Istypep { .. } => {
             super::warp::typed(cx, i, insn);
             true
         }

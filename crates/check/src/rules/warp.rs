@@ -79,6 +79,11 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         Insn::Elect { .. } => super::collective::elect(cx, i),
         Insn::Activemask { .. } => activemask(cx, i),
         Insn::Nanosleep { .. } => nanosleep(cx, i),
+        Insn::Pmevent { mask } => pmevent(cx, i, mask),
+        Insn::Istypep { .. } => {
+            value(cx, &i.operands[0], ScalarType::Pred, Role::Dest, Size::Exact, i);
+            super::operand::resolve_operand(cx, &i.operands[1]);
+        }
         _ => match insn.bar() {
             Some(b) => bar(cx, i, b),
             None => resolve_all(cx, i),
@@ -97,6 +102,26 @@ fn activemask<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
 /// `.b32`/`.s32` registers and any immediate).
 fn nanosleep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     value(cx, &i.operands[0], ScalarType::U32, Role::Src, Size::Exact, i);
+}
+
+/// `pmevent a` and `pmevent.mask a` (PTX ISA 9.7.13 pmevent): `a` an
+/// immediate, an event index 0..15, or with `.mask` a 16-bit mask of
+/// events.
+fn pmevent<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, mask: bool) {
+    const NOTE: &str = "rule check/operand-type (PTX ISA 9.7.13 pmevent): `pmevent a;` with an event index 0..15, or `pmevent.mask a;` with a 16-bit mask of events; `a` is an immediate";
+    let o = &i.operands[0];
+    let limit = if mask { 0xffff } else { 15 };
+    match &o.kind {
+        OperandKind::Int(n) if n.value <= limit => {}
+        OperandKind::Int(n) => {
+            let what = if mask { "a 16-bit event mask" } else { "an event index 0..15" };
+            err(cx, "check/operand-type", o.span, format!("`{}` takes {what}, not `{}`", opname(i), n.value), "out of range", NOTE);
+        }
+        _ => {
+            err(cx, "check/operand-type", o.span, format!("`{}` takes an immediate", opname(i)), "an integer constant is expected here", NOTE);
+            super::operand::resolve_operand(cx, o);
+        }
+    }
 }
 
 /// `shfl.sync` and the deprecated `shfl` (the row's grammar holds the
@@ -361,4 +386,58 @@ fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, b: BarFields) {
         bar_arg(cx, i, &ops[2], BarArg::Count { arrive: false });
     }
     value(cx, &ops[ops.len() - 1], ScalarType::Pred, Role::Src, Size::Exact, i);
+}
+
+#[cfg(test)]
+mod tests {
+    /// The error codes of the first error of each instruction `body` (one
+    /// kernel on sm_90, PTX 8.0), or `None` where it checks clean.
+    fn first_error(body: &str) -> Option<String> {
+        let src = format!(".version 8.0\n.target sm_90\n.address_size 64\n.entry k() {{\n.reg .b32 %r<4>;\n.reg .pred %p<4>;\n.reg .b64 %rd<4>;\n{body}\n}}\n");
+        let parsed = ptxsim_syntax::parse(&src);
+        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
+        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+    }
+
+    #[test]
+    fn pmevent_takes_an_event_index_or_mask_immediate() {
+        // PTX ISA 9.7.13 pmevent: an index 0..15, or with `.mask` a 16-bit mask.
+        assert_eq!(first_error("pmevent 15;"), None);
+        assert_eq!(first_error("pmevent.mask 0xffff;"), None);
+        assert_eq!(first_error("pmevent 16;").as_deref(), Some("check/operand-type"));
+        assert_eq!(first_error("pmevent.mask 0x10000;").as_deref(), Some("check/operand-type"));
+        assert_eq!(first_error("pmevent %r1;").as_deref(), Some("check/operand-type"));
+        assert_eq!(first_error("pmevent 1, 2;").as_deref(), Some("check/operand-count"));
+        assert_eq!(first_error("pmevent.all 1;").as_deref(), Some("check/modifiers"));
+    }
+
+    #[test]
+    fn istypep_writes_a_predicate() {
+        // PTX ISA 9.7.10 istypep.type p, a.
+        assert_eq!(first_error("istypep.texref %p1, %rd1;"), None);
+        assert!(first_error("istypep.texref %r1, %rd1;").is_some());
+        assert_eq!(first_error("istypep.b32 %p1, %rd1;").as_deref(), Some("check/modifiers"));
+    }
+
+    #[test]
+    fn barriers_take_the_modifiers_of_their_syntax() {
+        // PTX ISA 9.7.13.1-3: what the manual lists is accepted ...
+        for ok in ["bar.sync 0;", "bar.cta.sync 0, 64;", "barrier.sync.aligned 1;", "bar.red.popc.u32 %r1, 0, %p1;", "barrier.cta.red.and.aligned.pred %p1, 0, 32, !%p2;", "bar.warp.sync -1;", "barrier.cluster.arrive.release.aligned;", "barrier.cluster.wait.acquire;"] {
+            assert_eq!(first_error(ok), None, "{ok}");
+        }
+        // ... and a modifier outside it is not (the rule before the grammar
+        // ignored these).
+        for bad in ["bar.sync.aligned 0;", "bar.sync.release 0;", "bar.sync.popc 0;", "barrier.warp.sync -1;", "bar.warp.sync.aligned -1;", "bar.sync.ftz 0;", "barrier.cluster.wait.release;"] {
+            assert!(first_error(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shfl_and_vote_take_no_stray_modifier() {
+        assert_eq!(first_error("shfl.sync.idx.b32 %r1|%p1, %r2, 1, 31, -1;"), None);
+        assert_eq!(first_error("shfl.sync.idx.ftz.b32 %r1, %r2, 1, 31, -1;").as_deref(), Some("check/modifiers"));
+        assert_eq!(first_error("vote.sync.ballot.b32 %r1, %p1, -1;"), None);
+        assert_eq!(first_error("vote.sync.any.shared.pred %p1, %p2, -1;").as_deref(), Some("check/state-space"));
+        assert_eq!(first_error("vote.sync.any.rn.pred %p1, %p2, -1;").as_deref(), Some("check/modifiers"));
+    }
 }

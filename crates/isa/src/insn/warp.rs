@@ -31,6 +31,8 @@ crate::choices! {
     /// `barrier.cluster`'s memory ordering: `.release`/`.relaxed` on
     /// `.arrive`, `.acquire` on `.wait`.
     pub enum BarSem "memory ordering" { Release = ".release", Relaxed = ".relaxed", Acquire = ".acquire" }
+    /// The opaque type `istypep` asks about (PTX ISA 9.7.10 istypep).
+    pub enum OpaqueKind "opaque type" { Texref = ".texref", Samplerref = ".samplerref", Surfref = ".surfref" }
 }
 
 /// The fields of a `bar` or `barrier` instruction (the two rows share
@@ -161,5 +163,19 @@ mod tests {
         assert!(matches!(e("bar.sync.b32 0"), (K::TypeNotAllowed { .. }, s) if s == ".b32"));
         assert!(matches!(e("barrier.cluster.arrive.release.acquire"), (K::Conflict { .. }, s) if s == ".acquire"));
         assert!(matches!(e("bar.sync.ftz 0"), (K::UnexpectedModifier { .. }, s) if s == ".ftz"));
+    }
+
+    #[test]
+    fn pmevent_and_istypep_decode_typed_fields() {
+        // 9.7.13.x `pmevent a`, `pmevent.mask a`; 9.7.10 `istypep.type p, a`
+        // with type `.texref`, `.samplerref` or `.surfref`.
+        assert_eq!(dec("pmevent 7"), Ok(Insn::Pmevent { mask: false }));
+        assert_eq!(dec("pmevent.mask 0xff"), Ok(Insn::Pmevent { mask: true }));
+        assert_eq!(dec("istypep.samplerref %p1, s"), Ok(Insn::Istypep { ty: OpaqueKind::Samplerref }));
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("pmevent.u32 1"), (K::UnexpectedModifier { .. }, s) if s == ".u32"));
+        assert!(matches!(e("istypep %p1, t"), (K::Missing { .. }, s) if s == "istypep"));
+        assert!(matches!(e("istypep.texref.surfref %p1, t"), (K::Conflict { .. }, s) if s == ".surfref"));
+        assert_eq!(crate::lookup("istypep").unwrap().operand_count(), Some((2, 2)));
     }
 }
