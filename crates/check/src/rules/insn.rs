@@ -7,7 +7,8 @@
 //! [`super::arith`] (`popc` ... `sad`), and the scalar video
 //! instructions (PTX ISA 9.7.16.1: `vadd`, `vsub`, `vabsdiff`, `vmin`,
 //! `vmax`, `vshl`, `vshr`, `vmad`, `vset`), as ptxas 12.9 judges them
-//! (`tests/check/{accept,reject}/video-scalar--*`).
+//! (`tests/check/{accept,reject}/video-scalar--*`), and the warp rows
+//! (`shfl` ... `istypep`, in [`super::warp`] and [`super::collective`]).
 
 use super::operand::{resolve_all, value, Role};
 use super::opname;

@@ -6,12 +6,13 @@
 //! keeps ([`Decoded`]); each form
 //! is checked by one module: [`branch`] (`bra`, `brx.idx`, `ret`, `exit`),
 //! [`call`] (direct and indirect calls), [`setp`] (`setp`, `selp`), [`typed`]
-//! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`,
-//! `nanosleep`), [`memory`] (`ld`, `st`, addresses and state spaces),
-//! [`atomic`] (`atom`, `red`), [`warp`] (`shfl`, `vote`, `bar`/`barrier`),
-//! [`collective`] (`match.sync`, `redux.sync`, `elect.sync`), [`sink`]
-//! (where `_` may stand, for every instruction), [`forms`]
-//! (`lop3`, `shf`, `set`, `slct`, `activemask`, `trap`), [`arith`] (the
+//! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`),
+//! [`memory`] (`ld`, `st`, addresses and state spaces),
+//! [`atomic`] (`atom`, `red`), [`warp`] (the typed warp rows: `shfl`,
+//! `vote`, `bar`/`barrier`, `activemask`, `nanosleep`, `pmevent`,
+//! `istypep`), [`collective`] (`match.sync`, `redux.sync`, `elect.sync`),
+//! [`sink`] (where `_` may stand, for every instruction), [`forms`]
+//! (`lop3`, `shf`, `set`, `slct`), [`arith`] (the
 //! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (`cvt.pack`,
 //! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing

@@ -1,4 +1,9 @@
-//! Warp and CTA collectives: `shfl`, `vote`, `bar`/`barrier`.
+//! The typed warp rows: `shfl`, `vote`, `bar`/`barrier`, `activemask`,
+//! `nanosleep`, `pmevent`, `istypep` ([`typed`] also hands `match`,
+//! `redux` and `elect` to [`super::collective`]). Each row's grammar
+//! (`ptxsim_isa::decode`) has taken the modifiers, one of each kind, and
+//! its roles the operand count (`bar`/`barrier` count here: their
+//! operands differ by operation); these rules read the [`Insn`] fields.
 //!
 //! - Rule `check/shfl-operands` (PTX ISA 9.7.9.6 shfl.sync, and the deprecated
 //!   `shfl`): `shfl.sync.mode.b32 d[|p], a, b, c, membermask` with exactly one

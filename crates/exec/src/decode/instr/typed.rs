@@ -4,7 +4,9 @@
 //! operands by the row's roles. Today: `and`, `or`, `xor`, `not`, `shl`,
 //! `shr`, `rem`, `copysign` (in `arith.rs`), `lop3`, `shf` and the bit and
 //! integer rows `popc` ... `sad`, `testp` (in `bits.rs`), the SIMD video
-//! instructions `vadd2` ... `vset4` (in `video.rs`), and
+//! instructions `vadd2` ... `vset4` (in `video.rs`), the warp rows
+//! `shfl`, `vote`, `match`, `redux`, `elect`, `bar`/`barrier` (in
+//! `warp.rs`), `activemask`, `nanosleep` and `griddepcontrol`, and
 //! the scalar video instructions (`vadd` ... `vset`, `vmad`; semantics in
 //! [`ptxsim_sem::alu::vscalar`]).
 
