@@ -20,14 +20,17 @@
 //! - Rule `check/bar-operands` (PTX ISA 9.7.13.1 bar/barrier, 9.7.13.3
 //!   bar.warp.sync): `bar{.cta}.sync a{, b}`, `bar{.cta}.arrive a, b`,
 //!   `bar{.cta}.red.popc.u32 d, a{, b}, {!}c`, `bar{.cta}.red.{and,or}.pred
-//!   p, a{, b}, {!}c` (and the same with `barrier`, `.aligned`), and
-//!   `bar.warp.sync membermask`. `a` and `b` are `.u32` registers (or `.s32`,
+//!   p, a{, b}, {!}c` (and the same with `barrier`, which alone takes
+//!   `.aligned`), and `bar.warp.sync membermask` (no `barrier.warp`). `a` and `b` are `.u32` registers (or `.s32`,
 //!   `.b32`) or immediates, never a 64-bit, float or predicate register or a
 //!   variable; an immediate barrier id is 0..15, an immediate thread count a
 //!   multiple of the warp size (non-zero for `.arrive`); `.sync` and `.arrive`
 //!   take no type; `c` is a predicate. `barrier.cluster.arrive{.release|
 //!   .relaxed}{.aligned}` and `barrier.cluster.wait{.acquire}{.aligned}` take
 //!   no type and no operands.
+//! - `activemask.b32 d` (9.7.13.12), `nanosleep.u32 t` (9.7.13), `pmevent
+//!   a` / `pmevent.mask a` (an immediate: index 0..15, or a 16-bit mask),
+//!   `istypep.{texref,samplerref,surfref} p, a` (9.7.10; `p` a predicate).
 
 use super::operand::{resolve_all, value, Role};
 use super::opname;
