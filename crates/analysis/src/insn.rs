@@ -230,7 +230,8 @@ impl InsnInfo {
         let row = ptxsim_isa::lookup(op);
         let effect = row.map_or(Effect::Def, |r| r.effect);
         let has_dest = match effect {
-            Effect::Barrier => i.has_modifier(".red"),
+            // `bar.red` is the one barrier form that writes its first operand.
+            Effect::Barrier => ptxsim_isa::decode(i).is_ok_and(|x| x.is_bar_red()),
             e => e.defines() && !first_is_mem,
         };
         let mut ops = i.operands.iter();

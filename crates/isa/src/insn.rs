@@ -16,6 +16,9 @@ pub use ctl::*;
 mod arith;
 pub use arith::*;
 
+mod warp;
+pub use warp::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }

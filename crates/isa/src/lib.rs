@@ -49,7 +49,6 @@ pub enum Form {
     Call,
     Ret,
     Setp,
-    Nanosleep,
     Ld,
     St,
     Mov,
@@ -79,11 +78,6 @@ pub enum Form {
     Lop3,
     /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`.
     Shf,
-    /// `activemask.b32 d`.
-    Activemask,
-    /// `griddepcontrol.{wait,launch_dependents}`: one of the two modes, no
-    /// type, no operands.
-    GridDep,
     /// `cp.async` and its groups, `mbarrier` (the checker's
     /// `rules/tensor.rs`; the typed tensor rows are matched there too).
     Tensor,
@@ -232,11 +226,9 @@ pub enum Family {
     Ternary,
     SelectConvert,
     Memory,
-    WarpSync,
     Fence,
     CarryChain,
     Lane3,
-    WarpCollective,
     Hint,
     CreatePolicy,
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
@@ -597,35 +589,48 @@ macro_rules! for_each_op {
                 => Shf { dir: one(ShfDir), mode: one(ClampMode), ty: ty(B32) }
                 [d: Dst, a: Src, b: Src, c: Src];
             // Warps, barriers and collectives.
-            "shfl"       Shfl       (ANY)             _          Def      PerLane  Seq            WarpSync
-                => Shfl { mods: untyped } [];
-            "vote"       Vote       (ANY)             _          Def      Uniform  Seq            WarpSync
-                => Vote { mods: untyped } [];
-            "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync
-                => Bar { mods: untyped } [];
-            "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        WarpSync
-                => Barrier { mods: untyped } [];
-            "nanosleep"  Nanosleep  (0)               Nanosleep  Use      Data     Seq            WarpSync
-                => Nanosleep { mods: untyped } [];
-            "activemask" Activemask (B32)             Activemask Def      Uniform  Seq            WarpSync
-                => Activemask { mods: untyped } [];
-            "match"      Collective (ANY)             MatchSync  Def      PerLane  Seq            WarpCollective
-                => Match { mods: untyped } [];
-            "redux"      Collective (ANY)             ReduxSync  Def      Uniform  Seq            WarpCollective
-                => Redux { mods: untyped } [];
-            "elect"      Collective (ANY)             _          Def      PerLane  Seq            WarpCollective
-                => Elect { mods: untyped } [];
-            "pmevent"    Loose      (ANY)             _          Use      Data     Seq            "performance monitor events are not modelled"
-                => Pmevent { mods: untyped } [];
-            "griddepcontrol" GridDep (0)              GridDepControl Use  Data     Seq            Hint
-                => Griddepcontrol { mods: untyped } [];
+            "shfl"       Shfl       (ANY)             _          Def      PerLane  Seq            Typed
+                => Shfl { sync: flag(".sync"), mode: one(ShflMode), ty: ty(B32) }
+                [d: Dst, a: Src, b: Src, c: Src, membermask: OptSrc];
+            "vote"       Vote       (ANY)             _          Def      Uniform  Seq            Typed
+                => Vote { sync: flag(".sync"), mode: one(VoteMode), ty: ty(Pred B32) }
+                [d: Dst, a: Src, membermask: OptSrc];
+            // `bar`/`barrier`: the operands differ by operation (`.sync a{, b}`,
+            // `.red.popc.u32 d, a{, b}, {!}c`, `barrier.cluster.arrive`).
+            "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        Typed
+                => Bar { scope: opt(BarScope), op: opt(BarOp), red: opt(BarRedOp), sem: opt(BarSem), aligned: flag(".aligned"), ty: oty(U32 Pred) }
+                [ops: PerOperation];
+            "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        Typed
+                => Barrier { scope: opt(BarScope), op: opt(BarOp), red: opt(BarRedOp), sem: opt(BarSem), aligned: flag(".aligned"), ty: oty(U32 Pred) }
+                [ops: PerOperation];
+            "nanosleep"  Typed      (0)               Nanosleep  Use      Data     Seq            Typed
+                => Nanosleep { ty: ty(U32) }
+                [t: Src];
+            "activemask" Typed      (B32)             Activemask Def      Uniform  Seq            Typed
+                => Activemask { ty: ty(B32) }
+                [d: Dst];
+            "match"      Collective (ANY)             MatchSync  Def      PerLane  Seq            Typed
+                => Match { mode: one(MatchMode), sync: req(".sync"), ty: ty(B32 B64) }
+                [d: Dst, a: Src, membermask: Src];
+            "redux"      Collective (ANY)             ReduxSync  Def      Uniform  Seq            Typed
+                => Redux { sync: req(".sync"), op: one(ReduxKind), abs: flag(".abs"), nan: flag(".NaN"), ty: ty(U32 S32 B32 F32) }
+                [d: Dst, a: Src, membermask: Src];
+            "elect"      Collective (ANY)             ElectSync  Def      PerLane  Seq            Typed
+                => Elect { sync: req(".sync") }
+                [d: Dst, membermask: Src];
+            "pmevent"    Typed      (ANY)             _          Use      Data     Seq            "performance monitor events are not modelled"
+                => Pmevent { mask: flag(".mask") }
+                [a: Src];
+            "griddepcontrol" Typed  (0)               GridDepControl Use  Data     Seq            Typed
+                => Griddepcontrol { mode: one(GridDepMode) } [];
             "setmaxnreg" Typed      (ANY)             _          Use      Data     Seq            Typed
                 => Setmaxnreg { action: one(RegAction), sync: req(".sync"), aligned: req(".aligned"), ty: ty(U32 S32) }
                 [count: Src];
             "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
                 => Clusterlaunchcontrol { mods: untyped } [];
-            "istypep"    Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
-                => Istypep { mods: untyped } [];
+            "istypep"    Typed      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
+                => Istypep { ty: one(OpaqueKind) }
+                [p: PredOut, a: Src];
             // Textures and surfaces.
             "tex"        Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet"
                 => Tex { mods: untyped } [];

@@ -1,6 +1,6 @@
-//! The typed forms of `lop3`, `shf`, `set`, `slct` and `activemask`
-//! (their rows in `ptxsim_isa`; `lop3`, `shf`, `set` and `slct` have their
-//! grammar written and these rules read their `Insn`'s fields). What each accepts was measured against ptxas 12.9
+//! The typed forms of `lop3`, `shf`, `set` and `slct` (their rows in
+//! `ptxsim_isa` have their grammar written and these rules read their
+//! `Insn`'s fields). What each accepts was measured against ptxas 12.9
 //! (`tests/check/*/forms--*.ptx`):
 //!
 //! - `lop3.b32 d, a, b, c, immLut` (PTX ISA 9.7.8.6): `.b32` only, `a b c d`
@@ -17,12 +17,11 @@
 //!   gates of their own and are not typed here yet.
 //! - `slct.dtype.s32 d, a, b, c`, `slct{.ftz}.dtype.f32 d, a, b, c` (PTX ISA
 //!   9.7.8.3): `dtype` a 16/32/64-bit integer, bit-size, `.f32` or `.f64` type.
-//! - `activemask.b32 d` (PTX ISA 9.7.13.12): no other modifiers.
 
 use super::operand::{pred_reg, value, Role};
 use super::setp::cmp_allowed;
 use ptxsim_isa::{BoolOp, CmpOp};
-use super::{opname, Decoded};
+use super::opname;
 use crate::ctx::Ctx;
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType};
@@ -32,61 +31,9 @@ const LOP3_NOTE: &str = "rule check/lop3 (PTX ISA 9.7.8.6 lop3): `lop3.b32 d, a,
 const SHF_NOTE: &str = "rule check/shf (PTX ISA 9.7.8.8 shf): `shf.l.mode.b32 d, a, b, c;` or `shf.r.mode.b32 d, a, b, c;` with mode .wrap or .clamp, and c a .u32 shift amount";
 const SET_NOTE: &str = "rule check/set (PTX ISA 9.7.8.2 set): `set.CmpOp{.ftz}.dtype.stype d, a, b;` or `set.CmpOp.BoolOp{.ftz}.dtype.stype d, a, b, {!}c;` with dtype .u32, .s32 or .f32";
 const SLCT_NOTE: &str = "rule check/slct (PTX ISA 9.7.8.3 slct): `slct.dtype.s32 d, a, b, c;` or `slct{.ftz}.dtype.f32 d, a, b, c;` with dtype a 16/32/64-bit integer or bit-size type, .f32 or .f64";
-const BARE_NOTE: &str = "rule check/modifiers: `activemask.b32 d;` takes only its type (PTX ISA 9.7.13.12)";
 
 fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, label: &str, note: &str) {
     cx.emit(Diagnostic::error(code, span, msg).with_label(label.to_string()).with_note(note.to_string()));
-}
-
-/// Which decoded modifiers besides `allowed` a form takes.
-#[derive(Clone, Copy, Default)]
-struct Takes {
-    cmp: bool,
-    ftz: bool,
-    boolop: bool,
-}
-
-/// Reports every modifier of `d` outside `allowed` (compared as written)
-/// and `takes`, and any vector width; returns whether none was found.
-fn only(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, allowed: &[&str], takes: Takes, note: &str) -> bool {
-    let mut ok = true;
-    let mut bad = |cx: &mut Ctx<'_, '_>, span: Span| {
-        let text = i.modifiers.iter().find(|m| m.span.same_as(span)).map(|m| m.text).unwrap_or("?");
-        error(cx, "check/modifiers", span, format!("`{text}` is not a modifier of `{}`", i.opcode.text), "illegal modifier", note);
-        ok = false;
-    };
-    for m in &d.other {
-        if !allowed.contains(&m.text) {
-            bad(cx, m.span);
-        }
-    }
-    let given = [(d.cmp.map(|c| c.1), takes.cmp), (d.ftz, takes.ftz), (d.boolop.map(|b| b.1), takes.boolop)];
-    for (s, ok) in given {
-        if let (Some(s), false) = (s, ok) {
-            bad(cx, s);
-        }
-    }
-    if let Some((_, s)) = d.vector {
-        bad(cx, s);
-    }
-    ok
-}
-
-/// Checks for exactly the types `want` (one list per accepted shape), and
-/// returns them.
-fn types(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, n: usize, ok: impl Fn(&[ScalarType]) -> bool, expected: &str, note: &str) -> Option<Vec<ScalarType>> {
-    let ts: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
-    if ts.len() == n && ok(&ts) {
-        return Some(ts);
-    }
-    let span = d.types.get(n.min(d.types.len().saturating_sub(1))).map(|t| t.1).unwrap_or(i.opcode.span);
-    let msg = if ts.is_empty() {
-        format!("`{}` needs {expected}", opname(i))
-    } else {
-        format!("`{}` takes {expected}", opname(i))
-    };
-    error(cx, "check/instruction-type", span, msg, "unexpected instruction type", note);
-    None
 }
 
 fn count(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, want: usize, note: &str) -> bool {
@@ -233,34 +180,3 @@ pub fn slct<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ftz: bool, dt: Scalar
     value(cx, &i.operands[3], ct, Role::Src, Size::Exact, i);
 }
 
-/// `activemask`.
-pub fn activemask<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    let ok = only(cx, i, d, &[], Takes::default(), BARE_NOTE);
-    if types(cx, i, d, 1, |t| t == [ScalarType::B32], "the type `.b32`", BARE_NOTE).is_none() || !ok || !count(cx, i, 1, BARE_NOTE) {
-        return super::operand::resolve_all(cx, i);
-    }
-    value(cx, &i.operands[0], ScalarType::B32, Role::Dest, Size::Exact, i);
-}
-
-const GRIDDEP_NOTE: &str = "rule check/modifiers (PTX ISA griddepcontrol): `griddepcontrol.launch_dependents;` or `griddepcontrol.wait;`, no type, no operands";
-
-/// `griddepcontrol.{launch_dependents,wait}`: exactly one of the two
-/// modes (ptxas 12.9: "'.launch_dependents' or '.wait' modifier required",
-/// "cannot be combined"), nothing else, no operands ("Arguments
-/// mismatch").
-pub fn griddep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    let ok = only(cx, i, d, &[".launch_dependents", ".wait"], Takes::default(), GRIDDEP_NOTE);
-    if let Some((t, s)) = d.types.first() {
-        error(cx, "check/instruction-type", *s, format!("`griddepcontrol` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", GRIDDEP_NOTE);
-        return;
-    }
-    let modes: Vec<_> = i.modifiers.iter().filter(|m| matches!(m.text, ".launch_dependents" | ".wait")).collect();
-    match modes.as_slice() {
-        [] if ok => error(cx, "check/modifiers", i.opcode.span, "`griddepcontrol` needs `.launch_dependents` or `.wait`".into(), "missing modifier", GRIDDEP_NOTE),
-        [_, second, ..] => error(cx, "check/modifiers", second.span, format!("`griddepcontrol` takes one of `.launch_dependents` and `.wait`; `{}` is a second one", second.text), "second mode", GRIDDEP_NOTE),
-        _ => {}
-    }
-    if ok {
-        count(cx, i, 0, GRIDDEP_NOTE);
-    }
-}

@@ -7,7 +7,8 @@
 //! [`super::arith`] (`popc` ... `sad`), and the scalar video
 //! instructions (PTX ISA 9.7.16.1: `vadd`, `vsub`, `vabsdiff`, `vmin`,
 //! `vmax`, `vshl`, `vshr`, `vmad`, `vset`), as ptxas 12.9 judges them
-//! (`tests/check/{accept,reject}/video-scalar--*`).
+//! (`tests/check/{accept,reject}/video-scalar--*`), and the warp rows
+//! (`shfl` ... `istypep`, in [`super::warp`] and [`super::collective`]).
 
 use super::operand::{resolve_all, value, Role};
 use super::opname;
@@ -142,8 +143,12 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             super::forms::slct(cx, i, ftz, dtype, ctype);
             true
         }
+        Insn::Bar { .. } | Insn::Barrier { .. } | Insn::Shfl { .. } | Insn::Vote { .. } | Insn::Match { .. } | Insn::Redux { .. } | Insn::Elect { .. } | Insn::Activemask { .. } | Insn::Nanosleep { .. } | Insn::Pmevent { .. } | Insn::Istypep { .. } => {
+            super::warp::typed(cx, i, insn);
+            true
+        }
         // No operands (the roles' count): nothing more to check.
-        Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} => true,
+        Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} | Insn::Griddepcontrol { .. } => true,
         _ => {
             resolve_all(cx, i);
             true

@@ -6,12 +6,13 @@
 //! keeps ([`Decoded`]); each form
 //! is checked by one module: [`branch`] (`bra`, `brx.idx`, `ret`, `exit`),
 //! [`call`] (direct and indirect calls), [`setp`] (`setp`, `selp`), [`typed`]
-//! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`,
-//! `nanosleep`), [`memory`] (`ld`, `st`, addresses and state spaces),
-//! [`atomic`] (`atom`, `red`), [`warp`] (`shfl`, `vote`, `bar`/`barrier`),
-//! [`collective`] (`match.sync`, `redux.sync`, `elect.sync`), [`sink`]
-//! (where `_` may stand, for every instruction), [`forms`]
-//! (`lop3`, `shf`, `set`, `slct`, `activemask`, `trap`), [`arith`] (the
+//! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`),
+//! [`memory`] (`ld`, `st`, addresses and state spaces),
+//! [`atomic`] (`atom`, `red`), [`warp`] (the typed warp rows: `shfl`,
+//! `vote`, `bar`/`barrier`, `activemask`, `nanosleep`, `pmevent`,
+//! `istypep`), [`collective`] (`match.sync`, `redux.sync`, `elect.sync`),
+//! [`sink`] (where `_` may stand, for every instruction), [`forms`]
+//! (`lop3`, `shf`, `set`, `slct`), [`arith`] (the
 //! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (`cvt.pack`,
 //! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing
@@ -127,18 +128,11 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return insn::typed(cx, i, spec);
     }
     match spec.form {
-        Form::Nanosleep => typed::nanosleep(cx, i, &d),
         Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
         Form::Atom => atomic::atom_red(cx, i, &d, false),
         Form::Red => atomic::atom_red(cx, i, &d, true),
-        Form::Shfl => warp::shfl(cx, i, &d),
-        Form::Vote => warp::vote(cx, i, &d),
-        Form::Bar => warp::bar(cx, i, &d),
         Form::Scalar => scalar::scalar(cx, i, &d),
-        Form::Collective => collective::collective(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
-        Form::Activemask => forms::activemask(cx, i, &d),
-        Form::GridDep => forms::griddep(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
         Form::Typed => insn::typed(cx, i, spec),
@@ -167,15 +161,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
             });
             if has(".cc") && d.types.iter().any(|x| x.0.bits() == 64) {
                 fs.push(Feature::Carry64);
-            }
-        }
-        "shfl" if has(".sync") => fs.push(Feature::ShflSync),
-        "vote" if has(".sync") => fs.push(Feature::VoteSync),
-        "bar" if has(".warp") => fs.push(Feature::BarWarpSync),
-        "barrier" if has(".cluster") => {
-            fs.push(Feature::ClusterBarrier);
-            if has(".relaxed") || has(".release") || has(".acquire") {
-                fs.push(Feature::ClusterBarrierSem);
             }
         }
         "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),

@@ -32,6 +32,7 @@
 
 use super::opname;
 use crate::ctx::Ctx;
+use ptxsim_isa::{Insn, MatchMode};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -50,11 +51,16 @@ fn allowed(i: &Instruction<'_>) -> Allowed {
         "setp" => (true, true, true),
         "atom" => (true, false, false),
         "lop3" => (true, true, false),
-        "match" if has(".all") => (true, true, true),
         "mbarrier" if has(".arrive") || has(".arrive_drop") => (true, false, false),
-        "shfl" => (false, false, true),
-        "elect" => (false, true, false),
-        _ => (false, false, false),
+        // The typed warp rows, by their decoded fields (a row whose
+        // modifiers do not decode allows no `_`; its grammar error is
+        // reported too).
+        _ => match ptxsim_isa::decode(i) {
+            Ok(Insn::Match { mode: MatchMode::All, .. }) => (true, true, true),
+            Ok(Insn::Shfl { .. }) => (false, false, true),
+            Ok(Insn::Elect { .. }) => (false, true, false),
+            _ => (false, false, false),
+        },
     };
     Allowed { whole, first_half, second_half }
 }
@@ -79,7 +85,12 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
 
 /// The first operand, the result of every instruction that has one.
 fn first(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, o: &Operand<'_>) -> bool {
-    let a = allowed(i);
+    // Where `_` may stand is asked only when one is written.
+    let a = match &o.kind {
+        OperandKind::Sink => allowed(i),
+        OperandKind::PredPair(p, q) if p.text == "_" || q.text == "_" => allowed(i),
+        _ => Allowed { whole: false, first_half: false, second_half: false },
+    };
     match &o.kind {
         OperandKind::Sink if !a.whole => {
             err(cx, o.span, format!("result discard mode (`_`) is not allowed for `{}`", opname(i)), "`_` cannot stand here");

@@ -251,31 +251,6 @@ fn int_to_int_modifiers<'a>(cx: &mut Ctx<'_, 'a>, d: &Decoded<'a>) -> bool {
     ok
 }
 
-/// Rules `check/nanosleep-operand` and the `nanosleep` gate (seed 004
-/// nanosleep: `nanosleep.u32 t`, `t` a `.u32` register or immediate; ptxas
-/// accepts `.b32`/`.s32` registers and any immediate; 6.2 / sm_70, see
-/// [`crate::isa`]).
-pub fn nanosleep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    const NOTE: &str = "rule check/nanosleep-operand (PTX ISA 9.7.13 nanosleep): `nanosleep.u32 t;` where t is a 32-bit integer register or an immediate (not range-checked)";
-    match d.types.as_slice() {
-        [(ScalarType::U32, _)] => {}
-        [(t, s), ..] => {
-            cx.emit(Diagnostic::error("check/nanosleep-operand", *s, format!("`nanosleep` takes type `.u32` only, not `{}`", t.as_str())).with_label("unexpected instruction type").with_note(NOTE));
-            return;
-        }
-        [] => {
-            cx.emit(Diagnostic::error("check/nanosleep-operand", i.opcode.span, "`nanosleep` needs its type: `nanosleep.u32 t`").with_label("no `.u32`").with_note(NOTE));
-            return;
-        }
-    }
-    for m in &d.other {
-        cx.emit(Diagnostic::error("check/nanosleep-operand", m.span, format!("`{}` is not a modifier of `nanosleep`", m.text)).with_note(NOTE));
-    }
-    if i.operands.len() != 1 {
-        return count_error(cx, i, "one");
-    }
-    value(cx, &i.operands[0], ScalarType::U32, Role::Src, Size::Exact, i);
-}
 
 /// The packed 16-bit integer forms (PTX ISA 9.7.1.1 add, 9.7.1.10 min,
 /// 9.7.1.11 max; PTX 8.0, sm_90): `add.{u16x2,s16x2} d, a, b`,

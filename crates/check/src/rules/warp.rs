@@ -1,4 +1,9 @@
-//! Warp and CTA collectives: `shfl`, `vote`, `bar`/`barrier`.
+//! The typed warp rows: `shfl`, `vote`, `bar`/`barrier`, `activemask`,
+//! `nanosleep`, `pmevent`, `istypep` ([`typed`] also hands `match`,
+//! `redux` and `elect` to [`super::collective`]). Each row's grammar
+//! (`ptxsim_isa::decode`) has taken the modifiers, one of each kind, and
+//! its roles the operand count (`bar`/`barrier` count here: their
+//! operands differ by operation); these rules read the [`Insn`] fields.
 //!
 //! - Rule `check/shfl-operands` (PTX ISA 9.7.9.6 shfl.sync, and the deprecated
 //!   `shfl`): `shfl.sync.mode.b32 d[|p], a, b, c, membermask` with exactly one
@@ -15,22 +20,26 @@
 //! - Rule `check/bar-operands` (PTX ISA 9.7.13.1 bar/barrier, 9.7.13.3
 //!   bar.warp.sync): `bar{.cta}.sync a{, b}`, `bar{.cta}.arrive a, b`,
 //!   `bar{.cta}.red.popc.u32 d, a{, b}, {!}c`, `bar{.cta}.red.{and,or}.pred
-//!   p, a{, b}, {!}c` (and the same with `barrier`, `.aligned`), and
-//!   `bar.warp.sync membermask`. `a` and `b` are `.u32` registers (or `.s32`,
+//!   p, a{, b}, {!}c` (and the same with `barrier`, which alone takes
+//!   `.aligned`), and `bar.warp.sync membermask` (no `barrier.warp`). `a` and `b` are `.u32` registers (or `.s32`,
 //!   `.b32`) or immediates, never a 64-bit, float or predicate register or a
 //!   variable; an immediate barrier id is 0..15, an immediate thread count a
 //!   multiple of the warp size (non-zero for `.arrive`); `.sync` and `.arrive`
 //!   take no type; `c` is a predicate. `barrier.cluster.arrive{.release|
 //!   .relaxed}{.aligned}` and `barrier.cluster.wait{.acquire}{.aligned}` take
 //!   no type and no operands.
+//! - `activemask.b32 d` (9.7.13.12), `nanosleep.u32 t` (9.7.13), `pmevent
+//!   a` / `pmevent.mask a` (an immediate: index 0..15, or a 16-bit mask),
+//!   `istypep.{texref,samplerref,surfref} p, a` (9.7.10; `p` a predicate).
 
 use super::operand::{resolve_all, value, Role};
-use super::{opname, Decoded};
+use super::opname;
 use crate::ctx::{sym_kind, sym_span, Ctx, Sym};
+use crate::isa::Feature;
+use ptxsim_isa::{BarFields, BarOp, BarRedOp, BarScope, BarSem, Insn, VoteMode};
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, Name, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
-use smallvec::SmallVec;
 
 const SHFL_NOTE: &str = "rule check/shfl-operands (PTX ISA 9.7.9.6 shfl.sync): `shfl.sync.mode.b32 d[|p], a, b, c, membermask;` with mode .up/.down/.bfly/.idx; d, a, b, c are 32-bit values, p a predicate, membermask a .u32; `shfl` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4";
 const VOTE_NOTE: &str = "rule check/vote-operands (PTX ISA 9.7.13.9 vote.sync): `vote.sync.mode.pred d, {!}a, membermask;` (mode .all/.any/.uni) or `vote.sync.ballot.b32 d, {!}a, membermask;`; a is a predicate, membermask a .u32; `vote` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4";
@@ -53,16 +62,6 @@ fn count(cx: &mut Ctx<'_, '_>, code: &'static str, i: &Instruction<'_>, shape: &
     );
 }
 
-/// Exactly one of `modes` among the modifiers (`.uni` is decoded apart).
-fn one_mode<'a>(i: &Instruction<'a>, modes: &[&str]) -> Result<Name<'a>, Option<Name<'a>>> {
-    let found: Vec<Name<'a>> = i.modifiers.iter().filter(|m| modes.contains(&m.text)).copied().collect();
-    match found.as_slice() {
-        [one] => Ok(*one),
-        [] => Err(None),
-        [_, second, ..] => Err(Some(*second)),
-    }
-}
-
 /// The legacy (non-`.sync`) form on sm_70+ under `.version` 6.4+.
 fn legacy_removed(cx: &Ctx<'_, '_>) -> bool {
     let sm70 = cx.sm.is_some_and(|(s, _)| s.number >= 70);
@@ -77,35 +76,71 @@ fn name_op<'a>(n: Name<'a>) -> Operand<'a> {
     }
 }
 
-/// `shfl.sync` and the deprecated `shfl`.
-pub fn shfl<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// Checks an instruction of a typed warp row (its modifiers decoded by
+/// the row's grammar, its operand count by the row's roles).
+pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
+    match insn {
+        Insn::Shfl { sync, .. } => shfl(cx, i, sync),
+        Insn::Vote { sync, mode, ty } => vote(cx, i, sync, mode, ty),
+        Insn::Match { mode, ty, .. } => super::collective::match_sync(cx, i, mode, ty),
+        Insn::Redux { op, abs, nan, ty, .. } => super::collective::redux(cx, i, op, abs, nan, ty),
+        Insn::Elect { .. } => super::collective::elect(cx, i),
+        Insn::Activemask { .. } => activemask(cx, i),
+        Insn::Nanosleep { .. } => nanosleep(cx, i),
+        Insn::Pmevent { mask } => pmevent(cx, i, mask),
+        Insn::Istypep { .. } => {
+            value(cx, &i.operands[0], ScalarType::Pred, Role::Dest, Size::Exact, i);
+            super::operand::resolve_operand(cx, &i.operands[1]);
+        }
+        _ => match insn.bar() {
+            Some(b) => bar(cx, i, b),
+            None => resolve_all(cx, i),
+        },
+    }
+}
+
+/// `activemask.b32 d` (PTX ISA 9.7.13.12; the row's grammar and count
+/// hold the rest): `d` is a 32-bit register.
+fn activemask<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    value(cx, &i.operands[0], ScalarType::B32, Role::Dest, Size::Exact, i);
+}
+
+/// `nanosleep.u32 t` (PTX ISA 9.7.13.x nanosleep; 6.2 / sm_70, the row's
+/// gate): `t` a 32-bit integer register or an immediate (ptxas accepts
+/// `.b32`/`.s32` registers and any immediate).
+fn nanosleep<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
+    value(cx, &i.operands[0], ScalarType::U32, Role::Src, Size::Exact, i);
+}
+
+/// `pmevent a` and `pmevent.mask a` (PTX ISA 9.7.13 pmevent): `a` an
+/// immediate, an event index 0..15, or with `.mask` a 16-bit mask of
+/// events.
+fn pmevent<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, mask: bool) {
+    const NOTE: &str = "rule check/operand-type (PTX ISA 9.7.13 pmevent): `pmevent a;` with an event index 0..15, or `pmevent.mask a;` with a 16-bit mask of events; `a` is an immediate";
+    let o = &i.operands[0];
+    let limit = if mask { 0xffff } else { 15 };
+    match &o.kind {
+        OperandKind::Int(n) if n.value <= limit => {}
+        OperandKind::Int(n) => {
+            let what = if mask { "a 16-bit event mask" } else { "an event index 0..15" };
+            err(cx, "check/operand-type", o.span, format!("`{}` takes {what}, not `{}`", opname(i), n.value), "out of range", NOTE);
+        }
+        _ => {
+            err(cx, "check/operand-type", o.span, format!("`{}` takes an immediate", opname(i)), "an integer constant is expected here", NOTE);
+            super::operand::resolve_operand(cx, o);
+        }
+    }
+}
+
+/// `shfl.sync` and the deprecated `shfl` (the row's grammar holds the
+/// one mode and the type `.b32`).
+fn shfl<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, sync: bool) {
     const C: &str = "check/shfl-operands";
-    let sync = i.has_modifier(".sync");
-    if !sync && legacy_removed(cx) {
+    if sync {
+        cx.require(Feature::ShflSync, head(i));
+    } else if legacy_removed(cx) {
         err(cx, C, head(i), "`shfl` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4".into(), "use `shfl.sync` with a membermask", SHFL_NOTE);
         return resolve_all(cx, i);
-    }
-    match one_mode(i, &[".up", ".down", ".bfly", ".idx"]) {
-        Ok(_) => {}
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`shfl` takes one mode; `{}` is a second one", m.text)),
-                None => (head(i), format!("`{}` needs a mode: .up, .down, .bfly or .idx", opname(i))),
-            };
-            err(cx, C, span, msg, "shuffle mode", SHFL_NOTE);
-            return resolve_all(cx, i);
-        }
-    }
-    match d.types.as_slice() {
-        [(ScalarType::B32, _)] => {}
-        [(t, s), ..] => {
-            err(cx, C, *s, format!("`shfl` takes type `.b32` only, not `{}`", t.as_str()), "unexpected instruction type", SHFL_NOTE);
-            return resolve_all(cx, i);
-        }
-        [] => {
-            err(cx, C, head(i), format!("`{}` needs its type `.b32`", opname(i)), "no type given", SHFL_NOTE);
-            return resolve_all(cx, i);
-        }
     }
     let ops = &i.operands;
     let want = if sync { 5 } else { 4 };
@@ -130,36 +165,21 @@ pub fn shfl<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     }
 }
 
-/// `vote.sync` and the deprecated `vote`.
-pub fn vote<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// `vote.sync` and the deprecated `vote` (the row's grammar holds the one
+/// mode and a type, `.pred` or `.b32`).
+fn vote<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, sync: bool, mode: VoteMode, ty: ScalarType) {
     const C: &str = "check/vote-operands";
-    let sync = i.has_modifier(".sync");
-    if !sync && legacy_removed(cx) {
+    if sync {
+        cx.require(Feature::VoteSync, head(i));
+    } else if legacy_removed(cx) {
         err(cx, C, head(i), "`vote` without `.sync` is not supported on sm_70 and higher from PTX ISA 6.4".into(), "use `vote.sync` with a membermask", VOTE_NOTE);
         return resolve_all(cx, i);
     }
-    let mode = match one_mode(i, &[".all", ".any", ".uni", ".ballot"]) {
-        Ok(m) => m,
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`vote` takes one mode; `{}` is a second one", m.text)),
-                None => (head(i), format!("`{}` needs a mode: .all, .any, .uni or .ballot", opname(i))),
-            };
-            err(cx, C, span, msg, "vote mode", VOTE_NOTE);
-            return resolve_all(cx, i);
-        }
-    };
-    let want_ty = if mode.text == ".ballot" { ScalarType::B32 } else { ScalarType::Pred };
-    match d.types.as_slice() {
-        [(t, _)] if *t == want_ty => {}
-        [(t, s), ..] => {
-            err(cx, C, *s, format!("`vote{}` takes type `{}`, not `{}`", mode.text, want_ty.as_str(), t.as_str()), "unexpected instruction type", VOTE_NOTE);
-            return resolve_all(cx, i);
-        }
-        [] => {
-            err(cx, C, head(i), format!("`{}` needs its type `{}`", opname(i), want_ty.as_str()), "no type given", VOTE_NOTE);
-            return resolve_all(cx, i);
-        }
+    let want_ty = if mode == VoteMode::Ballot { ScalarType::B32 } else { ScalarType::Pred };
+    if ty != want_ty {
+        let span = ptxsim_isa::field_span(i, "ty").unwrap_or(head(i));
+        err(cx, C, span, format!("`vote{}` takes type `{}`, not `{}`", mode.as_str(), want_ty.as_str(), ty.as_str()), "unexpected instruction type", VOTE_NOTE);
+        return resolve_all(cx, i);
     }
     let ops = &i.operands;
     let want = if sync { 3 } else { 2 };
@@ -216,44 +236,52 @@ fn bar_arg<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &Operand<'a>, kind:
     }
 }
 
+/// A modifier of `i` by the field of its row that took it (or the whole
+/// opcode and modifiers), and its text.
+fn field<'a>(i: &Instruction<'a>, f: &str) -> (Span, &'a str) {
+    match ptxsim_isa::field_span(i, f).and_then(|s| i.modifiers.iter().find(|m| m.span.same_as(s))) {
+        Some(m) => (m.span, m.text),
+        None => (head(i), ""),
+    }
+}
+
 /// `barrier.cluster.arrive{.release|.relaxed}{.aligned}` and
 /// `barrier.cluster.wait{.acquire}{.aligned}`: no type, no operands (PTX ISA
-/// 9.7.13.2; gated by `isa::Feature::ClusterBarrier`). `bar.cluster` is not an
-/// instruction (ptxas: "Unknown modifier '.arrive'").
-fn cluster_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// 9.7.13.2; gated by `isa::Feature::ClusterBarrier`, the orderings by
+/// `ClusterBarrierSem`). `bar.cluster` is not an instruction (ptxas:
+/// "Unknown modifier '.arrive'").
+fn cluster_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, b: BarFields) {
     const C: &str = "check/bar-operands";
-    if i.opcode.text != "barrier" {
+    if !b.barrier {
         err(cx, C, head(i), "`bar.cluster` is not an instruction; the cluster barrier is `barrier.cluster.arrive` / `barrier.cluster.wait`".into(), "write `barrier.cluster`", CLUSTER_NOTE);
         return resolve_all(cx, i);
     }
-    let kind = match one_mode(i, &[".arrive", ".wait"]) {
-        Ok(k) => k,
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`barrier.cluster` takes one of .arrive, .wait; `{}` is a second one", m.text)),
-                None => (head(i), format!("`{}` needs .arrive or .wait", opname(i))),
-            };
-            err(cx, C, span, msg, "cluster barrier operation", CLUSTER_NOTE);
+    cx.require(Feature::ClusterBarrier, head(i));
+    if b.sem.is_some() {
+        cx.require(Feature::ClusterBarrierSem, head(i));
+    }
+    let arrive = match b.op {
+        Some(BarOp::Arrive) => true,
+        Some(BarOp::Wait) => false,
+        _ => {
+            err(cx, C, head(i), format!("`{}` needs .arrive or .wait", opname(i)), "cluster barrier operation", CLUSTER_NOTE);
             return resolve_all(cx, i);
         }
     };
-    if let Some((t, s)) = d.types.first() {
-        err(cx, C, *s, format!("`barrier.cluster{}` takes no type, but `{}` is given", kind.text, t.as_str()), "unexpected instruction type", CLUSTER_NOTE);
+    let kind = if arrive { ".arrive" } else { ".wait" };
+    if let Some(t) = b.ty {
+        err(cx, C, field(i, "ty").0, format!("`barrier.cluster{kind}` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", CLUSTER_NOTE);
         return resolve_all(cx, i);
     }
-    let allowed: &[&str] = if kind.text == ".arrive" { &[".cluster", ".arrive", ".release", ".relaxed", ".aligned"] } else { &[".cluster", ".wait", ".acquire", ".aligned"] };
-    let mut seen: SmallVec<[&str; 4]> = SmallVec::new();
-    for m in &i.modifiers {
-        if !allowed.contains(&m.text) {
-            err(cx, C, m.span, format!("`{}` is not a modifier of `barrier.cluster{}`", m.text, kind.text), "illegal modifier", CLUSTER_NOTE);
-            return resolve_all(cx, i);
-        }
-        let sem = matches!(m.text, ".release" | ".relaxed");
-        if seen.contains(&m.text) || (sem && seen.iter().any(|x| matches!(*x, ".release" | ".relaxed"))) {
-            err(cx, C, m.span, format!("`barrier.cluster.arrive` takes at most one of .release, .relaxed; `{}` repeats it", m.text), "duplicate modifier", CLUSTER_NOTE);
-            return resolve_all(cx, i);
-        }
-        seen.push(m.text);
+    let sem_ok = match b.sem {
+        None => true,
+        Some(s) => arrive == matches!(s, BarSem::Release | BarSem::Relaxed),
+    };
+    let stray = [(b.red.is_some(), "red"), (!sem_ok, "sem")].into_iter().find(|x| x.0);
+    if let Some((_, f)) = stray {
+        let (span, text) = field(i, f);
+        err(cx, C, span, format!("`{text}` is not a modifier of `barrier.cluster{kind}`"), "illegal modifier", CLUSTER_NOTE);
+        return resolve_all(cx, i);
     }
     if !i.operands.is_empty() {
         cx.emit(
@@ -265,42 +293,65 @@ fn cluster_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a
     }
 }
 
-/// `bar`/`barrier` `.sync`, `.arrive`, `.red`, and `bar.warp.sync`.
-pub fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
+/// `bar.warp.sync membermask` (PTX ISA 9.7.13.3; `barrier` has no warp
+/// form, and `.warp` takes `.sync` alone).
+fn warp_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, b: BarFields) {
+    const C: &str = "check/bar-operands";
+    if b.barrier {
+        err(cx, C, field(i, "scope").0, "`barrier.warp` is not an instruction; the warp barrier is `bar.warp.sync`".into(), "write `bar.warp.sync`", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    cx.require(Feature::BarWarpSync, head(i));
+    let stray = [(b.op != Some(BarOp::Sync), "op"), (b.red.is_some(), "red"), (b.sem.is_some(), "sem"), (b.aligned, "aligned")].into_iter().find(|x| x.0);
+    if let Some((_, f)) = stray {
+        let (span, text) = field(i, f);
+        let msg = if text.is_empty() { "`bar.warp` needs `.sync`".to_string() } else { format!("`{text}` is not a modifier of `bar.warp.sync`") };
+        err(cx, C, span, msg, "illegal modifier", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    if let Some(t) = b.ty {
+        err(cx, C, field(i, "ty").0, format!("`bar.warp.sync` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    if i.operands.len() != 1 {
+        count(cx, C, i, "`membermask`", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    value(cx, &i.operands[0], ScalarType::U32, Role::Src, Size::Exact, i);
+}
+
+/// `bar`/`barrier` `.sync`, `.arrive`, `.red`, `bar.warp.sync` and
+/// `barrier.cluster` (the rows' grammar holds one of each kind of
+/// modifier; this rule which go together, and the operands).
+fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, b: BarFields) {
     const C: &str = "check/bar-operands";
     let ops = &i.operands;
-    if i.has_modifier(".cluster") {
-        return cluster_barrier(cx, i, d);
+    match b.scope {
+        Some(BarScope::Cluster) => return cluster_barrier(cx, i, b),
+        Some(BarScope::Warp) => return warp_barrier(cx, i, b),
+        Some(BarScope::Cta) | None => {}
     }
-    if i.has_modifier(".warp") {
-        if let Some((t, s)) = d.types.first() {
-            err(cx, C, *s, format!("`bar.warp.sync` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", BAR_NOTE);
-            return resolve_all(cx, i);
-        }
-        if ops.len() != 1 {
-            count(cx, C, i, "`membermask`", BAR_NOTE);
-            return resolve_all(cx, i);
-        }
-        value(cx, &ops[0], ScalarType::U32, Role::Src, Size::Exact, i);
-        return;
-    }
-    let kind = match one_mode(i, &[".sync", ".arrive", ".red"]) {
-        Ok(k) => k,
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`{}` takes one of .sync, .arrive, .red; `{}` is a second one", i.opcode.text, m.text)),
-                None => (head(i), format!("`{}` needs .sync, .arrive or .red", opname(i))),
-            };
-            err(cx, C, span, msg, "barrier operation", BAR_NOTE);
+    let op = match b.op {
+        Some(op @ (BarOp::Sync | BarOp::Arrive | BarOp::Red)) => op,
+        _ => {
+            err(cx, C, head(i), format!("`{}` needs .sync, .arrive or .red", opname(i)), "barrier operation", BAR_NOTE);
             return resolve_all(cx, i);
         }
     };
-    if kind.text != ".red" {
-        if let Some((t, s)) = d.types.first() {
-            err(cx, C, *s, format!("`{}{}` takes no type, but `{}` is given", i.opcode.text, kind.text, t.as_str()), "unexpected instruction type", BAR_NOTE);
+    // `.aligned` is `barrier`'s (`bar` is always aligned); orderings are
+    // `barrier.cluster`'s; a reduction operation needs `.red`.
+    let stray = [(b.sem.is_some(), "sem"), (b.aligned && !b.barrier, "aligned"), (b.red.is_some() && op != BarOp::Red, "red")].into_iter().find(|x| x.0);
+    if let Some((_, f)) = stray {
+        let (span, text) = field(i, f);
+        err(cx, C, span, format!("`{text}` is not a modifier of `{}{}`", i.opcode.text, op.as_str()), "illegal modifier", BAR_NOTE);
+        return resolve_all(cx, i);
+    }
+    if op != BarOp::Red {
+        if let Some(t) = b.ty {
+            err(cx, C, field(i, "ty").0, format!("`{}{}` takes no type, but `{}` is given", i.opcode.text, op.as_str(), t.as_str()), "unexpected instruction type", BAR_NOTE);
             return resolve_all(cx, i);
         }
-        let arrive = kind.text == ".arrive";
+        let arrive = op == BarOp::Arrive;
         let ok = if arrive { ops.len() == 2 } else { matches!(ops.len(), 1 | 2) };
         if !ok {
             if arrive && ops.len() == 1 {
@@ -317,25 +368,18 @@ pub fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         return;
     }
     // bar.red
-    let op = match one_mode(i, &[".popc", ".and", ".or"]) {
-        Ok(op) => op,
-        Err(second) => {
-            let (span, msg) = match second {
-                Some(m) => (m.span, format!("`bar.red` takes one operation; `{}` is a second one", m.text)),
-                None => (head(i), format!("`{}` needs a reduction operation: .popc, .and or .or", opname(i))),
-            };
-            err(cx, C, span, msg, "reduction operation", BAR_NOTE);
-            return resolve_all(cx, i);
-        }
+    let Some(red) = b.red else {
+        err(cx, C, head(i), format!("`{}` needs a reduction operation: .popc, .and or .or", opname(i)), "reduction operation", BAR_NOTE);
+        return resolve_all(cx, i);
     };
-    let want_ty = if op.text == ".popc" { ScalarType::U32 } else { ScalarType::Pred };
-    match d.types.as_slice() {
-        [(t, _)] if *t == want_ty => {}
-        [(t, s), ..] => {
-            err(cx, C, *s, format!("`bar.red{}` takes type `{}`, not `{}`", op.text, want_ty.as_str(), t.as_str()), "unexpected instruction type", BAR_NOTE);
+    let want_ty = if red == BarRedOp::Popc { ScalarType::U32 } else { ScalarType::Pred };
+    match b.ty {
+        Some(t) if t == want_ty => {}
+        Some(t) => {
+            err(cx, C, field(i, "ty").0, format!("`bar.red{}` takes type `{}`, not `{}`", red.as_str(), want_ty.as_str(), t.as_str()), "unexpected instruction type", BAR_NOTE);
             return resolve_all(cx, i);
         }
-        [] => {
+        None => {
             err(cx, C, head(i), format!("`{}` needs its type `{}`", opname(i), want_ty.as_str()), "no type given", BAR_NOTE);
             return resolve_all(cx, i);
         }
@@ -350,4 +394,58 @@ pub fn bar<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         bar_arg(cx, i, &ops[2], BarArg::Count { arrive: false });
     }
     value(cx, &ops[ops.len() - 1], ScalarType::Pred, Role::Src, Size::Exact, i);
+}
+
+#[cfg(test)]
+mod tests {
+    /// The error codes of the first error of each instruction `body` (one
+    /// kernel on sm_90, PTX 8.0), or `None` where it checks clean.
+    fn first_error(body: &str) -> Option<String> {
+        let src = format!(".version 8.0\n.target sm_90\n.address_size 64\n.entry k() {{\n.reg .b32 %r<4>;\n.reg .pred %p<4>;\n.reg .b64 %rd<4>;\n{body}\n}}\n");
+        let parsed = ptxsim_syntax::parse(&src);
+        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
+        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+    }
+
+    #[test]
+    fn pmevent_takes_an_event_index_or_mask_immediate() {
+        // PTX ISA 9.7.13 pmevent: an index 0..15, or with `.mask` a 16-bit mask.
+        assert_eq!(first_error("pmevent 15;"), None);
+        assert_eq!(first_error("pmevent.mask 0xffff;"), None);
+        assert_eq!(first_error("pmevent 16;").as_deref(), Some("check/operand-type"));
+        assert_eq!(first_error("pmevent.mask 0x10000;").as_deref(), Some("check/operand-type"));
+        assert_eq!(first_error("pmevent %r1;").as_deref(), Some("check/operand-type"));
+        assert_eq!(first_error("pmevent 1, 2;").as_deref(), Some("check/operand-count"));
+        assert_eq!(first_error("pmevent.all 1;").as_deref(), Some("check/modifiers"));
+    }
+
+    #[test]
+    fn istypep_writes_a_predicate() {
+        // PTX ISA 9.7.10 istypep.type p, a.
+        assert_eq!(first_error("istypep.texref %p1, %rd1;"), None);
+        assert!(first_error("istypep.texref %r1, %rd1;").is_some());
+        assert_eq!(first_error("istypep.b32 %p1, %rd1;").as_deref(), Some("check/modifiers"));
+    }
+
+    #[test]
+    fn barriers_take_the_modifiers_of_their_syntax() {
+        // PTX ISA 9.7.13.1-3: what the manual lists is accepted ...
+        for ok in ["bar.sync 0;", "bar.cta.sync 0, 64;", "barrier.sync.aligned 1;", "bar.red.popc.u32 %r1, 0, %p1;", "barrier.cta.red.and.aligned.pred %p1, 0, 32, !%p2;", "bar.warp.sync -1;", "barrier.cluster.arrive.release.aligned;", "barrier.cluster.wait.acquire;"] {
+            assert_eq!(first_error(ok), None, "{ok}");
+        }
+        // ... and a modifier outside it is not (the rule before the grammar
+        // ignored these).
+        for bad in ["bar.sync.aligned 0;", "bar.sync.release 0;", "bar.sync.popc 0;", "barrier.warp.sync -1;", "bar.warp.sync.aligned -1;", "bar.sync.ftz 0;", "barrier.cluster.wait.release;"] {
+            assert!(first_error(bad).is_some(), "{bad}");
+        }
+    }
+
+    #[test]
+    fn shfl_and_vote_take_no_stray_modifier() {
+        assert_eq!(first_error("shfl.sync.idx.b32 %r1|%p1, %r2, 1, 31, -1;"), None);
+        assert_eq!(first_error("shfl.sync.idx.ftz.b32 %r1, %r2, 1, 31, -1;").as_deref(), Some("check/modifiers"));
+        assert_eq!(first_error("vote.sync.ballot.b32 %r1, %p1, -1;"), None);
+        assert_eq!(first_error("vote.sync.any.shared.pred %p1, %p2, -1;").as_deref(), Some("check/state-space"));
+        assert_eq!(first_error("vote.sync.any.rn.pred %p1, %p2, -1;").as_deref(), Some("check/modifiers"));
+    }
 }

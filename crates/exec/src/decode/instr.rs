@@ -30,6 +30,7 @@ mod route;
 mod scope;
 mod tensor;
 mod typed;
+mod warp;
 
 pub(crate) use route::DecodeError;
 pub use route::decodes_opcode;
@@ -531,7 +532,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Ternary => self.ternary(&x),
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
-            Route::WarpSync => self.warp_sync(&x),
             Route::Fence => Ok(Op::Fence),
             Route::Typed => self.typed(i),
         }
@@ -955,128 +955,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             _ => Err(unsupported()),
         }
     }
-
-    /// Decodes barriers, `nanosleep`, `activemask`, `vote` and `shfl`.
-    fn warp_sync(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, n, .. } = *x;
-        let mods = &x.mods;
-        let has = |m: &str| x.has(m);
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "bar" | "barrier" => {
-                if has(".warp") {
-                    return Ok(Op::Nop);
-                }
-                if has(".cluster") {
-                    if has(".arrive") {
-                        return Ok(Op::ClusterArrive);
-                    }
-                    if has(".wait") {
-                        return Ok(Op::ClusterWait);
-                    }
-                    return Err(unsupported());
-                }
-                let aligned = has(".aligned") || opc == "bar";
-                let kind = if has(".sync") || (opc == "bar" && mods.is_empty()) {
-                    BarKind::Sync
-                } else if has(".arrive") {
-                    BarKind::Arrive
-                } else if has(".red") {
-                    if has(".popc") {
-                        BarKind::RedPopc
-                    } else if has(".and") {
-                        BarKind::RedAnd
-                    } else if has(".or") {
-                        BarKind::RedOr
-                    } else {
-                        return Err(unsupported());
-                    }
-                } else {
-                    return Err(unsupported());
-                };
-                if matches!(kind, BarKind::RedPopc | BarKind::RedAnd | BarKind::RedOr) {
-                    need(3)?;
-                    let d = if kind == BarKind::RedPopc { Some(Dst::Reg(self.dst(&ops[0])?)) } else { self.pdst(&ops[0])?.map(Dst::Pred) };
-                    let id = self.src(&ops[1], ImmKind::Int(32))?;
-                    let (count, c) = if n >= 4 { (Some(self.src(&ops[2], ImmKind::Int(32))?), &ops[3]) } else { (None, &ops[2]) };
-                    let pin = self.psrc(c)?;
-                    return Ok(Op::Bar { kind, id, count, d, pred_in: Some(pin), aligned });
-                }
-                need(1)?;
-                let id = self.src(&ops[0], ImmKind::Int(32))?;
-                let count = if n >= 2 { Some(self.src(&ops[1], ImmKind::Int(32))?) } else { None };
-                Ok(Op::Bar { kind, id, count, d: None, pred_in: None, aligned })
-            }
-            "nanosleep" => {
-                need(1)?;
-                Ok(Op::Nanosleep { t: self.src(&ops[0], ImmKind::Int(32))? })
-            }
-            "activemask" => {
-                need(1)?;
-                Ok(Op::Activemask { d: self.dst(&ops[0])? })
-            }
-            "vote" => {
-                need(2)?;
-                let mode = if has(".all") {
-                    VoteMode::All
-                } else if has(".any") {
-                    VoteMode::Any
-                } else if has(".uni") {
-                    VoteMode::Uni
-                } else if has(".ballot") {
-                    VoteMode::Ballot
-                } else {
-                    return Err(unsupported());
-                };
-                let membermask = if n >= 3 { self.src(&ops[2], ImmKind::Int(32))? } else { Src::Imm(0xffff_ffff) };
-                let d = if mode == VoteMode::Ballot {
-                    Dst::Reg(self.dst(&ops[0])?)
-                } else {
-                    Dst::Pred(self.pdst(&ops[0])?.ok_or("sink destination")?)
-                };
-                Ok(Op::Vote { mode, d, a: self.psrc(&ops[1])?, membermask })
-            }
-            "shfl" => {
-                let mode = if has(".up") {
-                    ShflMode::Up
-                } else if has(".down") {
-                    ShflMode::Down
-                } else if has(".bfly") {
-                    ShflMode::Bfly
-                } else if has(".idx") {
-                    ShflMode::Idx
-                } else {
-                    return Err(unsupported());
-                };
-                need(4)?;
-                let (d, p) = match &ops[0].kind {
-                    OperandKind::PredPair(a, b) => {
-                        // Either half may be the sink `_` (the checker allows
-                        // it for `p` only, as ptxas does).
-                        let span = ops[0].span;
-                        let half = |n| Operand { kind: if n == "_" { OperandKind::Sink } else { OperandKind::Name { name: ast::Name { text: n, span }, component: None } }, span };
-                        let d = self.dst(&half(a.text))?;
-                        let p = self.pdst(&half(b.text))?;
-                        (d, p)
-                    }
-                    _ => (self.dst(&ops[0])?, None),
-                };
-                let membermask = if n >= 5 { self.src(&ops[4], ImmKind::Int(32))? } else { Src::Imm(0xffff_ffff) };
-                Ok(Op::Shfl {
-                    mode,
-                    d,
-                    p,
-                    a: self.src(&ops[1], ImmKind::Int(32))?,
-                    b: self.src(&ops[2], ImmKind::Int(32))?,
-                    c: self.src(&ops[3], ImmKind::Int(32))?,
-                    membermask,
-                })
-            }
-            _ => Err(unsupported()),
-        }
-    }
-
 
     /// The predicate destinations `p` or `p|q` (`_` for none).
     fn pred_pair(&mut self, o: &Operand<'_>) -> R<(Option<u32>, Option<u32>)> {

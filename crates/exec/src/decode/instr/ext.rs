@@ -11,18 +11,17 @@ use super::{FuncDecoder, ImmKind};
 /// This file's instructions report errors as messages; the main decoder
 /// turns them into [`super::DecodeError`]s.
 type R<T> = Result<T, String>;
-use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, ReduxOp};
+use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op};
 use ptxsim_sem::alu::{FBinOp, FTy, FUnOp};
 use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
-use ptxsim_syntax::ast::{self, Name, Operand, OperandKind, ScalarType};
+use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
 /// Which of this file's decoders reads an instruction.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Ext {
     CarryChain,
     Lane3,
-    WarpCollective,
     Half2,
     Ex2Half,
     Hint,
@@ -51,17 +50,11 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Ext::CarryChain => self.carry_chain(i),
             Ext::Lane3 => self.lane3(i),
             Ext::Space => self.space(i),
-            Ext::WarpCollective => self.warp_collective(i),
             Ext::Half2 => self.half2(i),
             Ext::Ex2Half => self.ex2_half(i),
             // Cache hints: the engine has no caches, so they do nothing
             // (`discard` leaves the line's data as it was, one of the
-            // values the manual allows after it). `griddepcontrol` too:
-            // launches run one after another, each to completion, so
-            // `.wait` finds no prerequisite grid in flight and every
-            // earlier grid's memory operations already performed, and
-            // `.launch_dependents` (which only lets a dependent grid be
-            // scheduled early) has nothing to start.
+            // values the manual allows after it).
             Ext::Hint => Ok(Op::Nop),
             Ext::CreatePolicy => match i.operands.first() {
                 Some(o) => self.dst(o).map(|d| Op::CreatePolicy { d }).map_err(String::from),
@@ -211,96 +204,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let c = if is_mad { self.src(&i.operands[3], k)? } else { Src::Imm(0) };
         let cf = self.carry_flag()?;
         Ok(Op::Carry { kind, ty, cin, cout, cf, d, a, b, c })
-    }
-
-    /// A destination register or `_` (None) written as one half of `d|p`.
-    fn opt_dst(&mut self, n: Name<'_>, span: ptxsim_syntax::Span) -> R<Option<u32>> {
-        if n.text == "_" {
-            return Ok(None);
-        }
-        Ok(self.dst(&Operand { kind: OperandKind::Name { name: n, component: None }, span }).map(Some)?)
-    }
-
-    /// A predicate destination or `_` written as one half of `d|p`.
-    fn opt_pdst(&mut self, n: Name<'_>, span: ptxsim_syntax::Span) -> R<Option<u32>> {
-        if n.text == "_" {
-            return Ok(None);
-        }
-        Ok(self.pdst(&Operand { kind: OperandKind::Name { name: n, component: None }, span })?)
-    }
-
-    /// `match.{any,all}.sync.{b32,b64} d{|p}, a, membermask`,
-    /// `redux.sync.op.type d, a, membermask`, `elect.sync d|p, membermask`
-    /// (PTX ISA 9.7.13).
-    fn warp_collective(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let opc = i.opcode.text;
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let has = |m: &str| mods.contains(&m);
-        let full = format!("{opc}{}", mods.concat());
-        let unsupported = || format!("instruction `{full}` is not supported yet");
-        let ops = &i.operands;
-        let need = |n: usize| if ops.len() == n { Ok(()) } else { Err(format!("`{full}` needs {n} operands")) };
-        if !has(".sync") {
-            return Err(unsupported());
-        }
-        let ty = mods.iter().filter_map(|m| ScalarType::from_str(m)).next_back();
-        match opc {
-            "match" => {
-                need(3)?;
-                let all = match (has(".any"), has(".all")) {
-                    (true, false) => false,
-                    (false, true) => true,
-                    _ => return Err(unsupported()),
-                };
-                let bits = match ty {
-                    Some(ScalarType::B32) => 32,
-                    Some(ScalarType::B64) => 64,
-                    _ => return Err(unsupported()),
-                };
-                let (d, p) = match &ops[0].kind {
-                    OperandKind::PredPair(d, p) if all => (self.opt_dst(*d, ops[0].span)?, self.opt_pdst(*p, ops[0].span)?),
-                    _ => (Some(self.dst(&ops[0])?), None),
-                };
-                let d = match d {
-                    Some(d) => d,
-                    None => self.scratch()?,
-                };
-                let a = self.src(&ops[1], ImmKind::Int(bits))?;
-                let membermask = self.src(&ops[2], ImmKind::Int(32))?;
-                Ok(Op::MatchSync { all, bits, d, p, a, membermask })
-            }
-            "redux" => {
-                need(3)?;
-                let abs = has(".abs");
-                let nan = has(".NaN");
-                let op = match (ty, mods.iter().find(|m| matches!(**m, ".add" | ".min" | ".max" | ".and" | ".or" | ".xor")).copied()) {
-                    (Some(ScalarType::U32 | ScalarType::S32), Some(".add")) => ReduxOp::Add,
-                    (Some(t @ (ScalarType::U32 | ScalarType::S32)), Some(".min")) => ReduxOp::Min { signed: t == ScalarType::S32 },
-                    (Some(t @ (ScalarType::U32 | ScalarType::S32)), Some(".max")) => ReduxOp::Max { signed: t == ScalarType::S32 },
-                    (Some(ScalarType::B32), Some(".and")) => ReduxOp::And,
-                    (Some(ScalarType::B32), Some(".or")) => ReduxOp::Or,
-                    (Some(ScalarType::B32), Some(".xor")) => ReduxOp::Xor,
-                    (Some(ScalarType::F32), Some(".min")) => ReduxOp::FMin { abs, nan },
-                    (Some(ScalarType::F32), Some(".max")) => ReduxOp::FMax { abs, nan },
-                    _ => return Err(unsupported()),
-                };
-                if (abs || nan) && !matches!(op, ReduxOp::FMin { .. } | ReduxOp::FMax { .. }) {
-                    return Err(unsupported());
-                }
-                let d = self.dst(&ops[0])?;
-                let k = if ty == Some(ScalarType::F32) { ImmKind::Float(FTy::F32) } else { ImmKind::Int(32) };
-                let a = self.src(&ops[1], k)?;
-                let membermask = self.src(&ops[2], ImmKind::Int(32))?;
-                Ok(Op::ReduxSync { op, d, a, membermask })
-            }
-            _ => {
-                need(2)?;
-                let OperandKind::PredPair(d, p) = &ops[0].kind else { return Err(format!("`{full}` writes `d|p`")) };
-                let (d, p) = (self.opt_dst(*d, ops[0].span)?, self.opt_pdst(*p, ops[0].span)?);
-                let membermask = self.src(&ops[1], ImmKind::Int(32))?;
-                Ok(Op::ElectSync { d, p, membermask })
-            }
-        }
     }
 
     /// `add sub mul fma min max neg abs ex2` on `.f16x2`/`.bf16x2`, and

@@ -75,7 +75,6 @@ pub(super) enum Route {
     Ternary,
     SelectConvert,
     Memory,
-    WarpSync,
     Fence,
     /// The row's grammar is written: the decoder matches on its
     /// [`ptxsim_isa::Insn`].
@@ -104,11 +103,9 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Ternary => Route::Ternary,
         Family::SelectConvert => Route::SelectConvert,
         Family::Memory => Route::Memory,
-        Family::WarpSync => Route::WarpSync,
         Family::Fence => Route::Fence,
         Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
         Family::Lane3 => Route::Ext(ext::Ext::Lane3),
-        Family::WarpCollective => Route::Ext(ext::Ext::WarpCollective),
         Family::Hint => Route::Ext(ext::Ext::Hint),
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),

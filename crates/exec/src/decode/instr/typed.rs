@@ -4,7 +4,9 @@
 //! operands by the row's roles. Today: `and`, `or`, `xor`, `not`, `shl`,
 //! `shr`, `rem`, `copysign` (in `arith.rs`), `lop3`, `shf` and the bit and
 //! integer rows `popc` ... `sad`, `testp` (in `bits.rs`), the SIMD video
-//! instructions `vadd2` ... `vset4` (in `video.rs`), and
+//! instructions `vadd2` ... `vset4` (in `video.rs`), the warp rows
+//! `shfl`, `vote`, `match`, `redux`, `elect`, `bar`/`barrier` (in
+//! `warp.rs`), `activemask`, `nanosleep` and `griddepcontrol`, and
 //! the scalar video instructions (`vadd` ... `vset`, `vmad`; semantics in
 //! [`ptxsim_sem::alu::vscalar`]).
 
@@ -107,6 +109,20 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             | Insn::Vset4 { .. } => return self.video(i, insn.simd().ok_or_else(|| DecodeError::Unsupported(opname(i)))?),
             Insn::Bra { .. } | Insn::Brx { .. } | Insn::Call { .. } | Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} => return self.control(i, insn),
             Insn::Setp { .. } | Insn::Set { .. } | Insn::Selp { .. } | Insn::Slct { .. } => return self.compare(i, insn),
+            Insn::Bar { .. } | Insn::Barrier { .. } => return self.bar(i, insn),
+            Insn::Shfl { mode, .. } => return self.shfl(i, mode),
+            Insn::Vote { mode, .. } => return self.vote(i, mode),
+            Insn::Match { mode, ty, .. } => return self.match_sync(i, mode, ty),
+            Insn::Redux { op, abs, nan, ty, .. } => return self.redux(i, op, abs, nan, ty),
+            Insn::Elect { .. } => return self.elect(i),
+            Insn::Activemask { .. } => return Ok(Op::Activemask { d: self.dst(&i.operands[0])? }),
+            Insn::Nanosleep { .. } => return Ok(Op::Nanosleep { t: self.src(&i.operands[0], ImmKind::Int(32))? }),
+            // Launches run one after another, each to completion, so
+            // `.wait` finds no prerequisite grid in flight and every
+            // earlier grid's memory operations already performed, and
+            // `.launch_dependents` (which only lets a dependent grid be
+            // scheduled early) has nothing to start.
+            Insn::Griddepcontrol { .. } => return Ok(Op::Nop),
             _ => return Err(DecodeError::Unsupported(opname(i))),
         };
         let dsel = self.dsel(i)?;
