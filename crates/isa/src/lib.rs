@@ -514,10 +514,15 @@ macro_rules! for_each_op {
             "cnot"     Typed      (B)               _          Def      Data     Seq            Typed
                 => Cnot { ty: ty(B16 B32 B64) }
                 [d: Dst, a: Src];
-            "neg"        Unary      (S | F | H)       _          Def      Data     Seq            Unary
-                => Neg { mods: untyped } [];
-            "abs"        Unary      (S | F | H)       _          Def      Data     Seq            Unary
-                => Abs { mods: untyped } [];
+            // PTX ISA 9.7.1.13-14 (`.s16 .s32 .s64`), 9.7.3.7-8 (`{.ftz}.f32`,
+            // `.f64`), 9.7.4.5-6 (`{.ftz}.f16`/`.f16x2`, `.bf16`/`.bf16x2`):
+            // `.ftz` only on `.f32` and the f16 types (`Insn::misfit`).
+            "neg"      Typed      (S | F | H)       _          Def      Data     Seq            Typed
+                => Neg { ftz: flag(".ftz"), ty: ty(S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src];
+            "abs"      Typed      (S | F | H)       _          Def      Data     Seq            Typed
+                => Abs { ftz: flag(".ftz"), ty: ty(S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src];
             "rcp"        Unary      (F | H)           _          Def      Data     Seq            Unary
                 => Rcp { mods: untyped } [];
             "sqrt"       Unary      (F | H)           _          Def      Data     Seq            Unary

@@ -23,6 +23,9 @@
 //! - `testp.op.type p, a` (9.7.3.5): `p` a predicate.
 //! - `mul24.mode.type d, a, b`, `mad24.mode{.sat}.type d, a, b, c`
 //!   (9.7.1.5-6), `sad.type d, a, b, c` (9.7.1.8): every operand of the type.
+//! - `neg`, `abs` `{.ftz}.type d, a` (9.7.1.13-14, 9.7.3.7-8, 9.7.4.5-6):
+//!   both operands of the type; `.ftz` on `.f32` and the f16 types only;
+//!   the half types gated (sm_53, bfloat16 sm_80).
 //! - the SIMD video instructions `vop2`/`vop4.dtype.atype.btype{.sat,.add}
 //!   d{.mask}, a{.asel}, b{.bsel}, c` and `vset2`/`vset4.atype.btype.cmp{.add}`
 //!   (9.7.16.2): registers for `a`, `b`, `c`; `.sat` and `.add` do not
@@ -30,6 +33,7 @@
 
 use super::operand::{value, Role};
 use crate::ctx::Ctx;
+use crate::isa::Feature;
 use crate::types::Size;
 use ptxsim_isa::grammar::modifier_span;
 use ptxsim_isa::Insn;
@@ -66,6 +70,16 @@ pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         Insn::Testp { ty, .. } => vec![Pred, ty],
         Insn::And { ty } | Insn::Or { ty } | Insn::Xor { ty } | Insn::Rem { ty } | Insn::Copysign { ty } => vec![ty; 3],
         Insn::Not { ty } => vec![ty; 2],
+        Insn::Neg { ty, .. } | Insn::Abs { ty, .. } => {
+            // PTX ISA 9.7.4.5-6: the half types need sm_53, bfloat16 sm_80.
+            let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
+            match ty {
+                F16 | F16x2 => cx.require(Feature::F16Arith, span),
+                Bf16 | Bf16x2 => cx.require(Feature::Bf16Arith, span),
+                _ => {}
+            }
+            vec![ty; 2]
+        }
         // The shift amount is an unsigned 32-bit value (PTX ISA 9.7.8.7 shl).
         Insn::Shl { ty } | Insn::Shr { ty } => vec![ty, ty, U32],
         _ => return super::operand::resolve_all(cx, i),

@@ -81,6 +81,8 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
         | Insn::Shr { .. }
         | Insn::Rem { .. }
         | Insn::Copysign { .. }
+        | Insn::Neg { .. }
+        | Insn::Abs { .. }
         | Insn::Popc { .. }
         | Insn::Clz { .. }
         | Insn::Bfind { .. }

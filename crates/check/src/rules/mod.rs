@@ -186,8 +186,8 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
             }
         }
         "add" | "sub" | "mul" if bf16 => fs.push(Feature::Bf16AddSubMul),
-        "fma" | "neg" | "abs" if bf16 => fs.push(Feature::Bf16Arith),
-        "add" | "sub" | "mul" | "fma" | "neg" | "abs" if half => fs.push(Feature::F16Arith),
+        "fma" if bf16 => fs.push(Feature::Bf16Arith),
+        "add" | "sub" | "mul" | "fma" if half => fs.push(Feature::F16Arith),
         // cvt.DTYPE.ATYPE: the first type is the result.
         "cvt" => {
             if let [(to, _), (from, _), ..] = d.types.as_slice() {

@@ -11,7 +11,7 @@
 //!   `mul`: one of `.lo .hi .wide` (`.wide` on 16/32 bits); `mad`: the same,
 //!   `.sat` with `.hi.s32` only, `.cc` with 32/64-bit `.lo`/`.hi` only;
 //!   `madc`: one of `.lo .hi`, with `.cc` or `.sat` as `mad`
-//!   (ptxas 12.9 accepts 16-bit `addc`/`subc`/`madc` without `.cc`); `div`, `rem`, `abs`, `neg`:
+//!   (ptxas 12.9 accepts 16-bit `addc`/`subc`/`madc` without `.cc`); `div`, `rem`:
 //!   nothing; `min`/`max`: `.relu` (`.s32`, gated separately) (`mul24`
 //!   and `mad24` are typed rows: their grammars and `Insn::misfit`);
 //! - `.f32` `add`/`sub`/`mul`: an optional rounding `.rn .rz .rm .rp`, `.ftz`,
@@ -23,9 +23,10 @@
 //!   rounding; `rcp.f64`: a rounding with optional `.ftz`, or `.approx.ftz`;
 //! - `rsqrt`: `.approx`, and `.ftz`; `sin cos lg2 ex2` `.f32`: `.approx`, and
 //!   `.ftz`; `tanh.f32`: `.approx`; none of these five has an `.f64` form;
-//! - `abs`/`neg` `.f32`: `.ftz`; `min`/`max` `.f32`: `.ftz .NaN .xorsign
+//! - (`abs`/`neg` are typed rows: their grammars and `Insn::misfit`);
+//!   `min`/`max` `.f32`: `.ftz .NaN .xorsign
 //!   .abs`; on `.f64` none of these;
-//! - `.bf16`/`.bf16x2` `add sub mul fma neg abs min max`: no `.ftz`.
+//! - `.bf16`/`.bf16x2` `add sub mul fma min max`: no `.ftz`.
 
 use super::opname;
 use crate::ctx::Ctx;
@@ -73,9 +74,7 @@ fn allowed(op: &str, c: Class) -> Option<Allowed> {
         ("mad" | "fma", F64) => a(ROUND, true, &[]),
         ("div", F32) => a(DIV_F32, true, &[".ftz"]),
         ("div", F64) => a(ROUND, true, &[]),
-        ("div" | "rem" | "abs" | "neg", Int) => a(&[], false, &[]),
-        ("abs" | "neg", F32) => a(&[], false, &[".ftz"]),
-        ("abs" | "neg", F64) => a(&[], false, &[]),
+        ("div" | "rem", Int) => a(&[], false, &[]),
         ("min" | "max", Int) => a(&[], false, &[".relu"]),
         ("min" | "max", F32) => a(&[], false, &[".ftz", ".NaN", ".xorsign", ".abs"]),
         ("min" | "max", F64) => a(&[], false, &[]),
@@ -116,9 +115,9 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
     }
     let Some(t) = ty else { return true };
     // ptxas 12.9: `.ftz` is illegal on the `.bf16`/`.bf16x2` arithmetic
-    // (`add`, `sub`, `mul`, `fma`, `neg`, `abs`, `min`, `max`; `ex2.approx`
+    // (`add`, `sub`, `mul`, `fma`, `min`, `max`; `ex2.approx`
     // takes it), "Illegal modifier '.ftz' for instruction 'max'".
-    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) && matches!(op, "add" | "sub" | "mul" | "fma" | "neg" | "abs" | "min" | "max") {
+    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) && matches!(op, "add" | "sub" | "mul" | "fma" | "min" | "max") {
         if let Some(m) = i.modifiers.iter().find(|m| m.text == ".ftz") {
             return err(cx, *m, format!("`.ftz` is not a modifier of `{op}{}`: bfloat16 arithmetic has no flush-to-zero mode", t.as_str()), "illegal modifier");
         }

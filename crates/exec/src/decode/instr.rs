@@ -8,7 +8,7 @@
 
 use super::{fty, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
 use ptxsim_sem::alu::ext::{Lane3Op, P16Op};
-use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
+use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, Rounding};
 use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
@@ -706,20 +706,18 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
-    /// Decodes one-operand integer and float arithmetic.
+    /// Decodes one-operand float arithmetic (`sqrt` ... `tanh`).
     fn unary(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, .. } = *x;
         let rounding = &x.rounding;
         let unsupported = || x.unsupported();
         let need = |k: usize| x.need(k);
         match opc {
-            "neg" | "abs" | "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
+            "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
                 need(2)?;
                 let t = last_ty.ok_or_else(unsupported)?;
                 if let Some(f) = fty(t) {
                     let op = match opc {
-                        "neg" => FUnOp::Neg,
-                        "abs" => FUnOp::Abs,
                         "sqrt" => FUnOp::Sqrt,
                         "rcp" => FUnOp::Rcp,
                         "rsqrt" => FUnOp::Rsqrt,
@@ -730,7 +728,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         "tanh" => FUnOp::Tanh,
                         _ => return Err(unsupported()),
                     };
-                    // Exactly rounded ops need .rn (or none for neg/abs); approximate ones
+                    // Exactly rounded ops need .rn; approximate ones
                     // are computed exactly rounded, within every bound of the manual.
                     if rounding.iter().any(|r| *r != Rounding::Rn) && (!matches!(op, FUnOp::Sqrt | FUnOp::Rcp) || !matches!(f, FTy::F32 | FTy::F64)) {
                         return Err(unsupported());
@@ -751,15 +749,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     let a = self.src(&ops[1], ImmKind::Float(f))?;
                     return Ok(Op::FUn { op, ty: f, ftz, rnd: rounding.first().copied(), d, a, k: Kern::NONE });
                 }
-                let ty = ity(t).ok_or_else(unsupported)?;
-                let op = match opc {
-                    "neg" => IUnOp::Neg,
-                    "abs" => IUnOp::Abs,
-                    _ => return Err(unsupported()),
-                };
-                let d = self.dst(&ops[0])?;
-                let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
-                Ok(Op::IUn { op, ty, d, a })
+                Err(unsupported())
             }
             _ => Err(unsupported()),
         }

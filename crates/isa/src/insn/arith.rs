@@ -35,6 +35,14 @@ pub struct Misfit {
 }
 
 const SAT: &str = ".sat";
+const FTZ: &str = ".ftz";
+
+/// Whether `.ftz` applies to float arithmetic on `ty`: `.f32` and the f16
+/// types (PTX ISA 9.7.3, 9.7.4); not `.f64`, the integers, or bfloat16
+/// (ptxas 12.9: "Illegal modifier '.ftz'").
+fn ftz_applies(ty: ScalarType) -> bool {
+    matches!(ty, ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2)
+}
 
 /// The primary operation of a SIMD video instruction (PTX ISA 9.7.16.2).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -100,6 +108,13 @@ impl crate::Insn {
             return Some(Misfit { modifier: SAT, why: "`.sat` does not combine with the secondary accumulate `.add`".into() });
         }
         match *self {
+            Insn::Neg { ftz: true, ty } | Insn::Abs { ftz: true, ty } if !ftz_applies(ty) => {
+                let why = match ty {
+                    ScalarType::Bf16 | ScalarType::Bf16x2 => "bfloat16 arithmetic has no flush-to-zero mode".to_string(),
+                    _ => format!("`.ftz` applies to `.f32` and the f16 types, not `{}`", ty.as_str()),
+                };
+                Some(Misfit { modifier: FTZ, why })
+            }
             // PTX ISA 9.7.1.6: `.sat` exists only as `mad24.hi.sat.s32`.
             Insn::Mad24 { mode, sat: true, ty } if !(mode == Half::Hi && ty == S32) => {
                 Some(Misfit { modifier: SAT, why: "`.sat` applies to `mad24.hi.s32` only".into() })
@@ -167,6 +182,25 @@ mod tests {
         assert_eq!(misfit("mad24.lo.sat.s32 %r1, %r2, %r3, %r4"), Some(".sat"));
         assert_eq!(misfit("mad24.hi.sat.u32 %r1, %r2, %r3, %r4"), Some(".sat"));
         assert_eq!(misfit("mad24.lo.u32 %r1, %r2, %r3, %r4"), None);
+    }
+
+    /// `neg`/`abs` (PTX ISA 9.7.1.13-14, 9.7.3.7-8, 9.7.4.5-6): signed
+    /// integers, `{.ftz}.f32`, `.f64`, `{.ftz}.f16{x2}`, `.bf16{x2}`.
+    #[test]
+    fn neg_abs_rows() {
+        assert_eq!(dec("neg.s16 %h1, %h2"), Ok(Insn::Neg { ftz: false, ty: S16 }));
+        assert_eq!(dec("abs.ftz.f32 %f1, %f2"), Ok(Insn::Abs { ftz: true, ty: F32 }));
+        assert_eq!(dec("neg.ftz.f16x2 %r1, %r2"), Ok(Insn::Neg { ftz: true, ty: F16x2 }));
+        assert_eq!(dec("abs.bf16 %h1, %h2"), Ok(Insn::Abs { ftz: false, ty: Bf16 }));
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("neg.u32 %r1, %r2"), (K::TypeNotAllowed { ty: ".u32", .. }, s) if s == ".u32"));
+        assert!(matches!(e("abs.sat.f32 %f1, %f2"), (K::UnexpectedModifier { .. }, s) if s == ".sat"));
+        assert!(matches!(e("abs.rn.f32 %f1, %f2"), (K::UnexpectedModifier { .. }, s) if s == ".rn"));
+        let misfit = |t: &str| dec(t).unwrap().misfit().map(|m| m.modifier);
+        assert_eq!(misfit("abs.ftz.s32 %r1, %r2"), Some(".ftz"));
+        assert_eq!(misfit("neg.ftz.f64 %fd1, %fd2"), Some(".ftz"));
+        assert_eq!(misfit("neg.ftz.bf16x2 %r1, %r2"), Some(".ftz"));
+        assert_eq!(misfit("neg.ftz.f16 %h1, %h2"), None);
     }
 }
 

@@ -2,15 +2,17 @@
 //! [`ptxsim_isa::Insn`] fields: `and`, `or`, `xor`, `not` (on predicates
 //! into [`Op::PredLogic`], on bit types into [`Op::IBin`]/[`Op::IUn`]),
 //! `shl`, `shr` (a 32-bit shift amount), `rem` into [`Op::IBin`], and
-//! `copysign` into [`Op::FBin`] (semantics in [`ptxsim_sem::alu`]). The
-//! operand count was checked from the row's roles.
+//! `copysign` into [`Op::FBin`] (semantics in [`ptxsim_sem::alu`]), and
+//! `neg`, `abs` (into [`Op::IUn`], [`Op::FUn`], or [`Op::Half2`] on the
+//! packed half types). The operand count was checked from the row's roles.
 
 use super::{DecodeError, FuncDecoder, ImmKind, R};
 use crate::decode::{fty, ity};
 use crate::program::*;
 use ptxsim_isa::modifiers::opname;
 use ptxsim_isa::Insn;
-use ptxsim_sem::alu::{FBinOp, IBinOp, IUnOp};
+use ptxsim_sem::alu::ext::H2Op;
+use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp};
 use ptxsim_syntax::ast::{self, ScalarType};
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
@@ -59,5 +61,36 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let bb = if matches!(op, IBinOp::Shl | IBinOp::Shr) { 32 } else { ty.bits };
         let b = self.src(&ops[2], ImmKind::Int(bb))?;
         Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
+    }
+
+    /// `neg` and `abs` on the signed integers, `.f32`, `.f64`, and the
+    /// half types (PTX ISA 9.7.1.13-14, 9.7.3.7-8, 9.7.4.5-6); a `.ftz`
+    /// the row's `misfit` refuses (`.f64`, integers, bfloat16) is not run.
+    pub(super) fn neg_abs(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let unsupported = || DecodeError::Unsupported(opname(i));
+        if insn.misfit().is_some() {
+            return Err(unsupported());
+        }
+        let (neg, ftz, ty) = match insn {
+            Insn::Neg { ftz, ty } => (true, ftz, ty),
+            Insn::Abs { ftz, ty } => (false, ftz, ty),
+            _ => return Err(unsupported()),
+        };
+        let ops = &i.operands;
+        let d = self.dst(&ops[0])?;
+        if matches!(ty, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            let h = if ty == ScalarType::Bf16x2 { FTy::BF16 } else { FTy::F16 };
+            let a = self.src(&ops[1], ImmKind::Int(32))?;
+            let op = H2Op::Un(if neg { FUnOp::Neg } else { FUnOp::Abs });
+            return Ok(Op::Half2 { op, ty: h, ftz, sat: false, d, a, b: Src::Imm(0), c: Src::Imm(0) });
+        }
+        if let Some(f) = fty(ty) {
+            let a = self.src(&ops[1], ImmKind::Float(f))?;
+            let op = if neg { FUnOp::Neg } else { FUnOp::Abs };
+            return Ok(Op::FUn { op, ty: f, ftz, rnd: None, d, a, k: Kern::NONE });
+        }
+        let ty = ity(ty).ok_or_else(unsupported)?;
+        let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
+        Ok(Op::IUn { op: if neg { IUnOp::Neg } else { IUnOp::Abs }, ty, d, a })
     }
 }

@@ -37,7 +37,7 @@ pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
         "add" | "sub" | "mad" if has(".cc") => Ext::CarryChain,
         "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
-        "add" | "sub" | "mul" | "fma" | "min" | "max" | "neg" | "abs" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
+        "add" | "sub" | "mul" | "fma" | "min" | "max" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         "ex2" | "tanh" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
         _ => return None,
     })
@@ -206,7 +206,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(Op::Carry { kind, ty, cin, cout, cf, d, a, b, c })
     }
 
-    /// `add sub mul fma min max neg abs ex2` on `.f16x2`/`.bf16x2`, and
+    /// `add sub mul fma min max ex2` on `.f16x2`/`.bf16x2`, and
     /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.4, 9.7.9).
     fn half2(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
@@ -230,7 +230,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             }
             "fma" if has(".rn") && has(".relu") && allowed(&[".ftz", ".relu"]) => (H2Op::FmaRelu, 4),
             "fma" if has(".rn") && allowed(&[".ftz", ".sat"]) => (H2Op::Fma, 4),
-            "neg" | "abs" if allowed(&[".ftz"]) => (H2Op::Un(if opc == "neg" { FUnOp::Neg } else { FUnOp::Abs }), 2),
             "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
             "tanh" if has(".approx") && allowed(&[".approx"]) => (H2Op::Un(FUnOp::Tanh), 2),
             "cvt" if has(".rn") && has(".f32") && allowed(&[".relu", ".f32"]) => (H2Op::FromF32 { relu: has(".relu") }, 3),
