@@ -200,7 +200,7 @@ mod tests {
 
     #[test]
     fn untyped_rows_take_any_modifier() {
-        assert_eq!(dec("add.rn.ftz.f32 %f1, %f2, %f3"), Ok(Insn::Add { mods: Untyped }));
+        assert_eq!(dec("div.rn.ftz.f32 %f1, %f2, %f3"), Ok(Insn::Div { mods: Untyped }));
     }
 
     #[test]

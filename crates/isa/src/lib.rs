@@ -460,10 +460,18 @@ macro_rules! for_each_op {
             "cvt.pack"   Loose      (ANY)             _          Def      Data     Seq            Lane3
                 => CvtPack { mods: untyped } [];
             // Integer and float arithmetic.
-            "add"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
-                => Add { mods: untyped } [];
-            "sub"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
-                => Sub { mods: untyped } [];
+            // PTX ISA 9.7.1.1-2 (`{.sat}` `.u16`-`.s64`, add's `.u16x2`
+            // `.s16x2`), 9.7.2.1-2 (`.cc` on 32/64 bits), 9.7.3.1-2
+            // (`{.rnd}{.ftz}{.sat}.f32`, `{.rnd}{.ftz}.f32x2`,
+            // `{.rnd}.f64`), 9.7.4.1-2 (`{.rn}{.ftz}{.sat}.f16{x2}`,
+            // `{.rn}.bf16{x2}`): which modifier goes with which type is
+            // `Insn::misfit`.
+            "add"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+                => Add { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src];
+            "sub"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+                => Sub { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src];
             "addc"       Binary     (I)               _          Def      Data     Seq            CarryChain
                 => Addc { mods: untyped } [];
             "subc"       Binary     (I)               _          Def      Data     Seq            CarryChain

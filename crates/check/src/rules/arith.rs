@@ -23,6 +23,10 @@
 //! - `testp.op.type p, a` (9.7.3.5): `p` a predicate.
 //! - `mul24.mode.type d, a, b`, `mad24.mode{.sat}.type d, a, b, c`
 //!   (9.7.1.5-6), `sad.type d, a, b, c` (9.7.1.8): every operand of the type.
+//! - `add`, `sub` `{.rnd}{.ftz}{.sat}{.cc}.type d, a, b` (9.7.1.1-2,
+//!   9.7.2.1-2, 9.7.3.1-2, 9.7.4.1-2): the combinations are
+//!   `Insn::misfit`'s; `.cc`, the half types and `add.{u16x2,s16x2}`
+//!   gated; packed integers take `.b32` registers only.
 //! - `neg`, `abs` `{.ftz}.type d, a` (9.7.1.13-14, 9.7.3.7-8, 9.7.4.5-6):
 //!   both operands of the type; `.ftz` on `.f32` and the f16 types only;
 //!   the half types gated (sm_53, bfloat16 sm_80).
@@ -49,6 +53,9 @@ pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         cx.emit(Diagnostic::error("check/modifiers", modifier_span(i, m.modifier), m.why).with_label("modifier does not apply here").with_note(NOTE));
         return super::operand::resolve_all(cx, i);
     }
+    if let Some(x) = insn.add_sub() {
+        return add_sub(cx, i, x);
+    }
     if insn.simd().is_some() {
         super::operand::resolve_all(cx, i);
         return simd_video(cx, i);
@@ -72,7 +79,7 @@ pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         Insn::Not { ty } => vec![ty; 2],
         Insn::Neg { ty, .. } | Insn::Abs { ty, .. } => {
             // PTX ISA 9.7.4.5-6: the half types need sm_53, bfloat16 sm_80.
-            let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
+            let span = whole(i);
             match ty {
                 F16 | F16x2 => cx.require(Feature::F16Arith, span),
                 Bf16 | Bf16x2 => cx.require(Feature::Bf16Arith, span),
@@ -86,6 +93,41 @@ pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     };
     for (k, (o, t)) in i.operands.iter().zip(want).enumerate() {
         value(cx, o, t, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
+    }
+}
+
+/// The opcode and all its modifiers: where a gate is reported.
+fn whole(i: &Instruction<'_>) -> ptxsim_syntax::Span {
+    i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
+}
+
+/// `add`/`sub` (their modifiers fit, [`Insn::misfit`]): the gates of
+/// `.cc` (PTX ISA 9.7.2.1-2; 64 bits from PTX 4.3), of the half types
+/// (9.7.4.1-2) and of the packed 16-bit integers (9.7.1.1, sm_90), then
+/// the operands: of the type, `.b32` registers for the packed integers;
+/// `.f32x2` only resolved (the engine does not run it yet).
+fn add_sub<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::AddSub) {
+    use ptxsim_isa::PackedTy;
+    use ScalarType::*;
+    let span = whole(i);
+    if x.cc {
+        cx.require(if x.sub { Feature::CarrySub } else { Feature::CarryAdd }, span);
+        if x.ty.is_some_and(|t| t.bits() == 64) {
+            cx.require(Feature::Carry64, span);
+        }
+    }
+    match (x.ty, x.packed) {
+        (Some(Bf16 | Bf16x2), _) => cx.require(Feature::Bf16AddSubMul, span),
+        (Some(F16 | F16x2), _) => cx.require(Feature::F16Arith, span),
+        (None, Some(p @ (PackedTy::U16x2 | PackedTy::S16x2))) => {
+            cx.require(Feature::PackedInt16, i.opcode.span.to(modifier_span(i, p.as_str())));
+            return super::typed::packed16_operands(cx, i, p.as_str());
+        }
+        _ => {}
+    }
+    let Some(ty) = x.ty else { return super::operand::resolve_all(cx, i) };
+    for (k, o) in i.operands.iter().enumerate() {
+        value(cx, o, ty, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
     }
 }
 

@@ -83,6 +83,8 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
         | Insn::Copysign { .. }
         | Insn::Neg { .. }
         | Insn::Abs { .. }
+        | Insn::Add { .. }
+        | Insn::Sub { .. }
         | Insn::Popc { .. }
         | Insn::Clz { .. }
         | Insn::Bfind { .. }

@@ -114,6 +114,10 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
                     .with_label("illegal modifier")
                     .with_note("rule check/uni-modifier (PTX ISA 9.7.12): only `bra`, `brx.idx`, `call` and `ret` take `.uni`"),
             );
+            // A typed row's grammar would report the same `.uni` again.
+            if spec.typed {
+                return operand::resolve_all(cx, i);
+            }
         }
     }
     gates(cx, i, spec, &d);
@@ -153,10 +157,10 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
     // The opcode's own gate (its row), then those of its modifiers and types.
     fs.extend(spec.gate);
     match op {
-        "add" | "addc" | "sub" | "subc" | "mad" | "madc" if has(".cc") || op.ends_with('c') => {
+        "addc" | "subc" | "mad" | "madc" if has(".cc") || op.ends_with('c') => {
             fs.push(match op {
-                "add" | "addc" => Feature::CarryAdd,
-                "sub" | "subc" => Feature::CarrySub,
+                "addc" => Feature::CarryAdd,
+                "subc" => Feature::CarrySub,
                 _ => Feature::MadCarry,
             });
             if has(".cc") && d.types.iter().any(|x| x.0.bits() == 64) {
@@ -185,9 +189,9 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
                 fs.push(Feature::MinMaxRelu);
             }
         }
-        "add" | "sub" | "mul" if bf16 => fs.push(Feature::Bf16AddSubMul),
+        "mul" if bf16 => fs.push(Feature::Bf16AddSubMul),
         "fma" if bf16 => fs.push(Feature::Bf16Arith),
-        "add" | "sub" | "mul" | "fma" if half => fs.push(Feature::F16Arith),
+        "mul" | "fma" if half => fs.push(Feature::F16Arith),
         // cvt.DTYPE.ATYPE: the first type is the result.
         "cvt" => {
             if let [(to, _), (from, _), ..] = d.types.as_slice() {

@@ -6,7 +6,9 @@
 //! sm_90 (`scripts/modifier_matrix.py` reruns the comparison;
 //! `tests/check/*/modifiers--*.ptx` keep a sample):
 //!
-//! - integer `add`/`sub`/`addc`/`subc`: `.cc` (32 and 64 bits), `.sat`
+//! - (`add`, `sub`, `abs`, `neg` are typed rows: their grammars and
+//!   `Insn::misfit`);
+//! - integer `addc`/`subc`: `.cc` (32 and 64 bits), `.sat`
 //!   (`.s32` only), never both;
 //!   `mul`: one of `.lo .hi .wide` (`.wide` on 16/32 bits); `mad`: the same,
 //!   `.sat` with `.hi.s32` only, `.cc` with 32/64-bit `.lo`/`.hi` only;
@@ -14,7 +16,7 @@
 //!   (ptxas 12.9 accepts 16-bit `addc`/`subc`/`madc` without `.cc`); `div`, `rem`:
 //!   nothing; `min`/`max`: `.relu` (`.s32`, gated separately) (`mul24`
 //!   and `mad24` are typed rows: their grammars and `Insn::misfit`);
-//! - `.f32` `add`/`sub`/`mul`: an optional rounding `.rn .rz .rm .rp`, `.ftz`,
+//! - `.f32` `mul`: an optional rounding `.rn .rz .rm .rp`, `.ftz`,
 //!   `.sat`; `.f64`: an optional rounding;
 //! - `fma`/`mad` on floats: a required rounding, and on `.f32` `.ftz`, `.sat`;
 //! - `div.f32`: one of `.approx .full .rn .rz .rm .rp`, and `.ftz`;
@@ -23,10 +25,9 @@
 //!   rounding; `rcp.f64`: a rounding with optional `.ftz`, or `.approx.ftz`;
 //! - `rsqrt`: `.approx`, and `.ftz`; `sin cos lg2 ex2` `.f32`: `.approx`, and
 //!   `.ftz`; `tanh.f32`: `.approx`; none of these five has an `.f64` form;
-//! - (`abs`/`neg` are typed rows: their grammars and `Insn::misfit`);
-//!   `min`/`max` `.f32`: `.ftz .NaN .xorsign
+//! - `min`/`max` `.f32`: `.ftz .NaN .xorsign
 //!   .abs`; on `.f64` none of these;
-//! - `.bf16`/`.bf16x2` `add sub mul fma min max`: no `.ftz`.
+//! - `.bf16`/`.bf16x2` `mul fma min max`: no `.ftz`.
 
 use super::opname;
 use crate::ctx::Ctx;
@@ -64,10 +65,10 @@ fn allowed(op: &str, c: Class) -> Option<Allowed> {
     const INT_MUL: &[&str] = &[".lo", ".hi", ".wide"];
     const APPROX: &[&str] = &[".approx"];
     match (op, c) {
-        ("add" | "sub" | "addc" | "subc", Int) => a(&[], false, &[".cc", ".sat"]),
+        ("addc" | "subc", Int) => a(&[], false, &[".cc", ".sat"]),
         ("madc", Int) => a(&[".lo", ".hi"], true, &[".sat", ".cc"]),
-        ("add" | "sub" | "mul", F32) => a(ROUND, false, &[".ftz", ".sat"]),
-        ("add" | "sub" | "mul", F64) => a(ROUND, false, &[]),
+        ("mul", F32) => a(ROUND, false, &[".ftz", ".sat"]),
+        ("mul", F64) => a(ROUND, false, &[]),
         ("mul", Int) => a(INT_MUL, true, &[]),
         ("mad", Int) => a(INT_MUL, true, &[".sat", ".cc"]),
         ("mad" | "fma", F32) => a(ROUND, true, &[".ftz", ".sat"]),
@@ -115,9 +116,9 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
     }
     let Some(t) = ty else { return true };
     // ptxas 12.9: `.ftz` is illegal on the `.bf16`/`.bf16x2` arithmetic
-    // (`add`, `sub`, `mul`, `fma`, `min`, `max`; `ex2.approx`
+    // (`mul`, `fma`, `min`, `max`; `ex2.approx`
     // takes it), "Illegal modifier '.ftz' for instruction 'max'".
-    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) && matches!(op, "add" | "sub" | "mul" | "fma" | "min" | "max") {
+    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) && matches!(op, "mul" | "fma" | "min" | "max") {
         if let Some(m) = i.modifiers.iter().find(|m| m.text == ".ftz") {
             return err(cx, *m, format!("`.ftz` is not a modifier of `{op}{}`: bfloat16 arithmetic has no flush-to-zero mode", t.as_str()), "illegal modifier");
         }
@@ -168,9 +169,9 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
     let mode_is = |s: &str| mode.is_some_and(|m| m.text == s);
     // Combinations the table above cannot say by itself.
     let bad = match (op, c) {
-        ("add" | "sub" | "addc" | "subc" | "mad" | "madc", Class::Int) if has(".cc") && has(".sat") => Some((".sat", "`.cc` cannot be combined with `.sat`".to_string())),
-        ("add" | "sub" | "addc" | "subc", Class::Int) if has(".sat") && t != ScalarType::S32 => Some((".sat", format!("`.sat` applies to `{op}.s32` only"))),
-        ("add" | "sub" | "addc" | "subc", Class::Int) if has(".cc") && t.bits() < 32 => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}` only"))),
+        ("addc" | "subc" | "mad" | "madc", Class::Int) if has(".cc") && has(".sat") => Some((".sat", "`.cc` cannot be combined with `.sat`".to_string())),
+        ("addc" | "subc", Class::Int) if has(".sat") && t != ScalarType::S32 => Some((".sat", format!("`.sat` applies to `{op}.s32` only"))),
+        ("addc" | "subc", Class::Int) if has(".cc") && t.bits() < 32 => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}` only"))),
         ("mad" | "madc", Class::Int) if has(".sat") && !(mode_is(".hi") && t == ScalarType::S32) => Some((".sat", format!("`.sat` applies to `{op}.hi.s32` only"))),
         ("mad" | "madc", Class::Int) if has(".cc") && (mode_is(".wide") || t.bits() < 32) => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}.lo` and `{op}.hi` only"))),
         ("mul" | "mad", Class::Int) if mode_is(".wide") && t.bits() == 64 => Some((".wide", format!("`{op}.wide` takes 16- and 32-bit sources only"))),

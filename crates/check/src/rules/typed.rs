@@ -252,8 +252,8 @@ fn int_to_int_modifiers<'a>(cx: &mut Ctx<'_, 'a>, d: &Decoded<'a>) -> bool {
 }
 
 
-/// The packed 16-bit integer forms (PTX ISA 9.7.1.1 add, 9.7.1.10 min,
-/// 9.7.1.11 max; PTX 8.0, sm_90): `add.{u16x2,s16x2} d, a, b`,
+/// The packed 16-bit integer forms of the untyped rows (PTX ISA 9.7.1.10
+/// min, 9.7.1.11 max; PTX 8.0, sm_90; `add`'s is a typed row's):
 /// `min/max.u16x2 d, a, b` and `min/max{.relu}.s16x2 d, a, b`, every
 /// operand a `.b32` register (no immediates, no special registers, no
 /// three-source `min`/`max`), no other modifier. ptxas 12.9 rejects the
@@ -262,7 +262,7 @@ fn int_to_int_modifiers<'a>(cx: &mut Ctx<'_, 'a>, d: &Decoded<'a>) -> bool {
 fn packed16<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: Name<'a>) {
     const NOTE: &str = "rule check/instruction-type (PTX ISA 9.7.1.1, 9.7.1.10, 9.7.1.11): `add.{u16x2,s16x2} d, a, b;`, `min/max.u16x2 d, a, b;`, `min/max{.relu}.s16x2 d, a, b;` with `.b32` registers";
     let op = i.opcode.text;
-    if !matches!(op, "add" | "min" | "max") {
+    if !matches!(op, "min" | "max") {
         cx.emit(Diagnostic::error("check/instruction-type", ty.span, format!("`{op}` does not take type `{}`", ty.text)).with_label("unexpected instruction type").with_note(NOTE));
         return super::operand::resolve_all(cx, i);
     }
@@ -270,7 +270,6 @@ fn packed16<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: Name<'a>) {
     // (Spans compare equal whatever their positions: compare the text.)
     for m in i.modifiers.iter().filter(|m| m.text != ty.text) {
         let why = match m.text {
-            ".relu" if op == "add" => "`add` takes no `.relu`".to_string(),
             ".relu" if ty.text == ".u16x2" => format!("`.relu` applies to `{op}.s16x2` only"),
             ".relu" => continue,
             ".sat" => format!("`.sat` does not apply to `{}`", ty.text),
@@ -281,10 +280,18 @@ fn packed16<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: Name<'a>) {
     if i.operands.len() != 3 {
         return count_error(cx, i, "three");
     }
+    packed16_operands(cx, i, ty.text);
+}
+
+/// The operands of a packed 16-bit integer form (`ty` its type as
+/// written): `.b32` registers, no immediates, no special registers.
+pub fn packed16_operands<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: &str) {
+    const NOTE: &str = "rule check/instruction-type (PTX ISA 9.7.1.1, 9.7.1.10, 9.7.1.11): `add.{u16x2,s16x2} d, a, b;`, `min/max.u16x2 d, a, b;`, `min/max{.relu}.s16x2 d, a, b;` with `.b32` registers";
+    let op = i.opcode.text;
     for (k, o) in i.operands.iter().enumerate() {
         if matches!(o.kind, OperandKind::Int(_) | OperandKind::Float(_)) && k > 0 {
             cx.emit(
-                Diagnostic::error("check/operand-type", o.span, format!("`{op}{}` takes registers only; an immediate is not allowed here", ty.text))
+                Diagnostic::error("check/operand-type", o.span, format!("`{op}{}` takes registers only; an immediate is not allowed here", ty))
                     .with_label("immediate here")
                     .with_note(NOTE),
             );
@@ -297,7 +304,7 @@ fn packed16<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: Name<'a>) {
         if let OperandKind::Name { name, .. } = &o.kind {
             if super::operand::special(name.text).is_some() {
                 cx.emit(
-                    Diagnostic::error("check/operand-type", o.span, format!("`{op}{}` takes `.b32` registers; special register `{}` is not allowed here", ty.text, name.text))
+                    Diagnostic::error("check/operand-type", o.span, format!("`{op}{}` takes `.b32` registers; special register `{}` is not allowed here", ty, name.text))
                         .with_label("special register here")
                         .with_note(NOTE),
                 );
@@ -308,7 +315,7 @@ fn packed16<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: Name<'a>) {
                     if let Some(rt) = v.ty().filter(|t| *t != ScalarType::B32) {
                         let what = if k == 0 { "destination" } else { "source" };
                         cx.emit(
-                            Diagnostic::error("check/operand-type", o.span, format!("{what} `{}` is a `{}` register; `{op}{}` takes `.b32` registers only", name.text, rt.as_str(), ty.text))
+                            Diagnostic::error("check/operand-type", o.span, format!("{what} `{}` is a `{}` register; `{op}{}` takes `.b32` registers only", name.text, rt.as_str(), ty))
                                 .with_label("`.b32` register expected here")
                                 .with_note(NOTE),
                         );

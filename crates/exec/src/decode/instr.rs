@@ -599,31 +599,27 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let unsupported = || x.unsupported();
         let need = |k: usize| x.need(k);
         match opc {
-            "add" | "min" | "max" if has(".u16x2") || has(".s16x2") => {
-                // Packed 16-bit integers (sm_90): `add`, `min/max`, `.relu`
-                // on `.s16x2` only; no `.sat`, `.cc` or other modifiers.
+            "min" | "max" if has(".u16x2") || has(".s16x2") => {
+                // Packed 16-bit integers (sm_90): `min/max`, `.relu`
+                // on `.s16x2` only; no `.sat` or other modifiers.
                 need(3)?;
                 let signed = has(".s16x2");
                 let relu = x.relu;
-                if x.n != 3 || sat || (relu && (!signed || opc == "add")) || x.mods.len() != 1 + relu as usize {
+                if x.n != 3 || sat || (relu && !signed) || x.mods.len() != 1 + relu as usize {
                     return Err(unsupported());
                 }
-                let op = match opc {
-                    "add" => P16Op::Add,
-                    "min" => P16Op::Min,
-                    _ => P16Op::Max,
-                };
+                let op = if opc == "min" { P16Op::Min } else { P16Op::Max };
                 let k = ImmKind::Int(32);
                 let d = self.dst(&ops[0])?;
                 let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
                 Ok(Op::Lane3 { op: Lane3Op::Packed16 { op, signed, relu }, d, a, b, c: Src::Imm(0) })
             }
-            "add" | "sub" | "mul" | "div" | "min" | "max" => {
+            "mul" | "div" | "min" | "max" => {
                 need(3)?;
                 let t = last_ty.ok_or_else(unsupported)?;
                 if let Some(f) = fty(t) {
                     let directed = rounding.iter().any(|r| *r != Rounding::Rn);
-                    if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "add" | "sub" | "mul" | "div")) {
+                    if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "mul" | "div")) {
                         return Err(unsupported());
                     }
                     if x.relu || has(".cc") {
@@ -644,8 +640,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         return Err(unsupported());
                     }
                     let op = match opc {
-                        "add" => FBinOp::Add,
-                        "sub" => FBinOp::Sub,
                         "mul" => FBinOp::Mul,
                         "div" => FBinOp::Div,
                         "min" | "max" if nan || xorsign_abs => FBinOp::MinMax { max: opc == "max", nan, xorsign_abs },
@@ -666,14 +660,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 if x.n != 3 {
                     return Err(unsupported());
                 }
-                if has(".cc") || opc == "addc" {
+                if has(".cc") {
                     return Err(unsupported());
                 }
                 let op = match (opc, sat) {
-                    ("add", false) => IBinOp::Add,
-                    ("add", true) if ty.signed && ty.bits == 32 => IBinOp::AddSat,
-                    ("sub", false) => IBinOp::Sub,
-                    ("sub", true) if ty.signed && ty.bits == 32 => IBinOp::SubSat,
                     ("mul", false) if has(".wide") => IBinOp::MulWide,
                     ("mul", false) if has(".hi") => IBinOp::MulHi,
                     ("mul", false) => IBinOp::MulLo,

@@ -21,6 +21,13 @@ crate::choices! {
     /// Which half of a product or a pair `mul24`, `mad24` (PTX ISA
     /// 9.7.1.5-6) and `dp2a` (9.7.1.24) take.
     pub enum Half "half" { Lo = ".lo", Hi = ".hi" }
+    /// The rounding of float `add`, `sub`, `mul` (PTX ISA 9.7.3.1-3;
+    /// the half types take `.rn` only, 9.7.4.1-3).
+    pub enum FRnd "rounding" { Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp" }
+    /// The packed types that are not scalar types: `.u16x2`, `.s16x2`
+    /// (PTX ISA 9.7.1.1 add, 9.7.1.10-11 min/max) and `.f32x2` (9.7.3.1-3,
+    /// sm_100).
+    pub enum PackedTy "packed type" { U16x2 = ".u16x2", S16x2 = ".s16x2", F32x2 = ".f32x2" }
 }
 
 /// A combination of modifiers that each fit the row's grammar but not
@@ -36,6 +43,84 @@ pub struct Misfit {
 
 const SAT: &str = ".sat";
 const FTZ: &str = ".ftz";
+const CC: &str = ".cc";
+
+/// The fields `add` and `sub` share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct AddSub {
+    /// `sub`, else `add`.
+    pub sub: bool,
+    pub rnd: Option<FRnd>,
+    pub ftz: bool,
+    pub sat: bool,
+    pub cc: bool,
+    pub packed: Option<PackedTy>,
+    pub ty: Option<ScalarType>,
+}
+
+/// The combination rule an `add`/`sub` breaks (PTX ISA 9.7.1.1-2,
+/// 9.7.2.1-2, 9.7.3.1-2, 9.7.4.1-2; messages as ptxas 12.9 judges them).
+fn add_sub_misfit(x: AddSub) -> Option<Misfit> {
+    use ScalarType::*;
+    let op = if x.sub { "sub" } else { "add" };
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    let rnd = x.rnd.map(FRnd::as_str);
+    let ty = match (x.ty, x.packed) {
+        (None, None) => return no("", format!("`{op}` needs an instruction type")),
+        (Some(_), Some(p)) => return no(p.as_str(), format!("`{op}` takes one instruction type; `{}` is a second one", p.as_str())),
+        (None, Some(p)) => {
+            // Packed 16-bit integers: `add.{u16x2,s16x2}`, nothing else.
+            let int = p != PackedTy::F32x2;
+            if int && x.sub {
+                return no(p.as_str(), format!("`sub` does not take type `{}`", p.as_str()));
+            }
+            let bad = match (int, rnd, x.ftz, x.sat, x.cc) {
+                (true, Some(r), ..) => Some(r),
+                (true, _, true, ..) => Some(FTZ),
+                (_, _, _, true, _) => Some(SAT),
+                (_, _, _, _, true) => Some(CC),
+                _ => None,
+            };
+            return bad.and_then(|m| no(m, format!("`{m}` does not apply to `{op}{}`", p.as_str())));
+        }
+        (Some(t), None) => t,
+    };
+    let int = matches!(ty, U16 | U32 | U64 | S16 | S32 | S64);
+    let what = || format!("{op}{}", ty.as_str());
+    if int {
+        if let Some(r) = rnd {
+            return no(r, format!("`{r}` is not a modifier of `{}`: integer arithmetic takes no rounding modifier", what()));
+        }
+        if x.ftz {
+            return no(FTZ, format!("`.ftz` is not a modifier of `{}`", what()));
+        }
+        if x.cc && x.sat {
+            return no(SAT, "`.cc` cannot be combined with `.sat`".into());
+        }
+        if x.sat && ty != S32 {
+            return no(SAT, format!("`.sat` applies to `{op}.s32` only"));
+        }
+        if x.cc && ty.bits() < 32 {
+            return no(CC, format!("`.cc` applies to 32- and 64-bit `{op}` only"));
+        }
+        return None;
+    }
+    if x.cc {
+        return no(CC, format!("`.cc` is not a modifier of `{}`: the carry chain is integer only", what()));
+    }
+    let half = matches!(ty, F16 | F16x2 | Bf16 | Bf16x2);
+    if let Some(r) = rnd.filter(|_| half && x.rnd != Some(FRnd::Rn)) {
+        return no(r, format!("`{}` takes `.rn` only", what()));
+    }
+    if x.ftz && !ftz_applies(ty) {
+        let why = if matches!(ty, Bf16 | Bf16x2) { "bfloat16 arithmetic has no flush-to-zero mode".to_string() } else { format!("`{}` does not take `.ftz`", what()) };
+        return no(FTZ, format!("`.ftz` is not a modifier of `{}`: {why}", what()));
+    }
+    if x.sat && matches!(ty, F64 | Bf16 | Bf16x2) {
+        return no(SAT, format!("`.sat` is not a modifier of `{}`", what()));
+    }
+    None
+}
 
 /// Whether `.ftz` applies to float arithmetic on `ty`: `.f32` and the f16
 /// types (PTX ISA 9.7.3, 9.7.4); not `.f64`, the integers, or bfloat16
@@ -98,6 +183,15 @@ impl crate::Insn {
         Some(Simd { op, four, d_signed: s(dtype), a_signed: s(atype), b_signed: s(btype), sat, add })
     }
 
+    /// The fields of an `add` or `sub`; `None` for another row.
+    pub fn add_sub(&self) -> Option<AddSub> {
+        match *self {
+            crate::Insn::Add { rnd, ftz, sat, cc, packed, ty } => Some(AddSub { sub: false, rnd, ftz, sat, cc, packed, ty }),
+            crate::Insn::Sub { rnd, ftz, sat, cc, packed, ty } => Some(AddSub { sub: true, rnd, ftz, sat, cc, packed, ty }),
+            _ => None,
+        }
+    }
+
     /// The combination rule this instruction breaks, if any (rows of this
     /// file only; `None` for every other row).
     pub fn misfit(&self) -> Option<Misfit> {
@@ -106,6 +200,9 @@ impl crate::Insn {
         if let Some(Simd { sat: true, add: true, .. }) = self.simd() {
             // ptxas 12.9: "Illegal combination of .sat and .add modifiers".
             return Some(Misfit { modifier: SAT, why: "`.sat` does not combine with the secondary accumulate `.add`".into() });
+        }
+        if let Some(x) = self.add_sub() {
+            return add_sub_misfit(x);
         }
         match *self {
             Insn::Neg { ftz: true, ty } | Insn::Abs { ftz: true, ty } if !ftz_applies(ty) => {
@@ -201,6 +298,42 @@ mod tests {
         assert_eq!(misfit("neg.ftz.f64 %fd1, %fd2"), Some(".ftz"));
         assert_eq!(misfit("neg.ftz.bf16x2 %r1, %r2"), Some(".ftz"));
         assert_eq!(misfit("neg.ftz.f16 %h1, %h2"), None);
+    }
+
+    /// `add`/`sub` (PTX ISA 9.7.1.1-2, 9.7.2.1-2, 9.7.3.1-2, 9.7.4.1-2).
+    #[test]
+    fn add_sub_rows() {
+        let f = |rnd, ftz, sat, cc, packed, ty| Insn::Add { rnd, ftz, sat, cc, packed, ty };
+        assert_eq!(dec("add.s32 %r1, %r2, %r3"), Ok(f(None, false, false, false, None, Some(S32))));
+        assert_eq!(dec("add.rz.ftz.sat.f32 %f1, %f2, %f3"), Ok(f(Some(FRnd::Rz), true, true, false, None, Some(F32))));
+        assert_eq!(dec("add.cc.u64 %rd1, %rd2, %rd3"), Ok(f(None, false, false, true, None, Some(U64))));
+        assert_eq!(dec("add.s16x2 %r1, %r2, %r3"), Ok(f(None, false, false, false, Some(PackedTy::S16x2), None)));
+        let x = dec("sub.rn.bf16x2 %r1, %r2, %r3").unwrap();
+        assert_eq!(x.add_sub().map(|x| (x.sub, x.rnd, x.ty)), Some((true, Some(FRnd::Rn), Some(Bf16x2))));
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("add.rn.rz.f32 %f1, %f2, %f3"), (K::Conflict { first: ".rn", .. }, s) if s == ".rz"));
+        assert!(matches!(e("add.relu.s32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".relu"));
+        assert!(matches!(e("sub.b32 %r1, %r2, %r3"), (K::TypeNotAllowed { .. }, s) if s == ".b32"));
+        assert!(matches!(e("add.f32.f16 %f1, %f2, %f3"), (K::UnexpectedModifier { .. }, s) if s == ".f16"));
+        let misfit = |t: &str| dec(t).unwrap().misfit().map(|m| m.modifier);
+        for ok in ["add.sat.s32 %r1, %r2, %r3", "sub.cc.s32 %r1, %r2, %r3", "add.rn.ftz.sat.f16x2 %r1, %r2, %r3", "sub.rm.f64 %fd1, %fd2, %fd3", "add.rn.bf16 %h1, %h2, %h3"] {
+            assert_eq!(misfit(ok), None, "{ok}");
+        }
+        assert_eq!(misfit("add.sat.u32 %r1, %r2, %r3"), Some(".sat"));
+        assert_eq!(misfit("add.cc.sat.s32 %r1, %r2, %r3"), Some(".sat"));
+        assert_eq!(misfit("sub.cc.u16 %h1, %h2, %h3"), Some(".cc"));
+        assert_eq!(misfit("add.rn.u32 %r1, %r2, %r3"), Some(".rn"));
+        assert_eq!(misfit("add.ftz.s32 %r1, %r2, %r3"), Some(".ftz"));
+        assert_eq!(misfit("add.cc.f32 %f1, %f2, %f3"), Some(".cc"));
+        assert_eq!(misfit("add.ftz.f64 %fd1, %fd2, %fd3"), Some(".ftz"));
+        assert_eq!(misfit("add.sat.f64 %fd1, %fd2, %fd3"), Some(".sat"));
+        assert_eq!(misfit("add.rz.f16 %h1, %h2, %h3"), Some(".rz"));
+        assert_eq!(misfit("add.ftz.bf16 %h1, %h2, %h3"), Some(".ftz"));
+        assert_eq!(misfit("add.sat.bf16x2 %r1, %r2, %r3"), Some(".sat"));
+        assert_eq!(misfit("sub.u16x2 %r1, %r2, %r3"), Some(".u16x2"));
+        assert_eq!(misfit("add.sat.s16x2 %r1, %r2, %r3"), Some(".sat"));
+        assert_eq!(misfit("add.s16x2.s32 %r1, %r2, %r3"), Some(".s16x2"));
+        assert_eq!(misfit("add %r1, %r2, %r3"), Some(""));
     }
 }
 

@@ -4,15 +4,18 @@
 //! `shl`, `shr` (a 32-bit shift amount), `rem` into [`Op::IBin`], and
 //! `copysign` into [`Op::FBin`] (semantics in [`ptxsim_sem::alu`]), and
 //! `neg`, `abs` (into [`Op::IUn`], [`Op::FUn`], or [`Op::Half2`] on the
-//! packed half types). The operand count was checked from the row's roles.
+//! packed half types), `add`, `sub` (into [`Op::IBin`], [`Op::FBin`],
+//! [`Op::Half2`], [`Op::Carry`] with `.cc`, [`Op::Lane3`] on the packed
+//! 16-bit integers). The operand count was checked from the row's roles.
 
 use super::{DecodeError, FuncDecoder, ImmKind, R};
 use crate::decode::{fty, ity};
 use crate::program::*;
 use ptxsim_isa::modifiers::opname;
 use ptxsim_isa::Insn;
-use ptxsim_sem::alu::ext::H2Op;
-use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp};
+use ptxsim_isa::{FRnd, PackedTy};
+use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, P16Op};
+use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
 use ptxsim_syntax::ast::{self, ScalarType};
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
@@ -92,5 +95,60 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let ty = ity(ty).ok_or_else(unsupported)?;
         let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
         Ok(Op::IUn { op: if neg { IUnOp::Neg } else { IUnOp::Abs }, ty, d, a })
+    }
+
+    /// `add` and `sub` (PTX ISA 9.7.1.1-2, 9.7.2.1-2, 9.7.3.1-2,
+    /// 9.7.4.1-2); a combination the row's `misfit` refuses is not run,
+    /// nor `.f32x2` yet.
+    pub(super) fn add_sub(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let unsupported = || DecodeError::Unsupported(opname(i));
+        let Some(x) = insn.add_sub().filter(|_| insn.misfit().is_none()) else { return Err(unsupported()) };
+        let ops = &i.operands;
+        let Some(t) = x.ty else {
+            let signed = match x.packed {
+                Some(PackedTy::U16x2) => false,
+                Some(PackedTy::S16x2) => true,
+                _ => return Err(unsupported()),
+            };
+            let k = ImmKind::Int(32);
+            let d = self.dst(&ops[0])?;
+            let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
+            return Ok(Op::Lane3 { op: Lane3Op::Packed16 { op: P16Op::Add, signed, relu: false }, d, a, b, c: Src::Imm(0) });
+        };
+        let fop = if x.sub { FBinOp::Sub } else { FBinOp::Add };
+        if matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            let h = if t == ScalarType::Bf16x2 { FTy::BF16 } else { FTy::F16 };
+            let k = ImmKind::Int(32);
+            let d = self.dst(&ops[0])?;
+            let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
+            return Ok(Op::Half2 { op: H2Op::Bin(fop), ty: h, ftz: x.ftz, sat: x.sat, d, a, b, c: Src::Imm(0) });
+        }
+        if let Some(f) = fty(t) {
+            let rnd = x.rnd.map(|r| match r {
+                FRnd::Rn => Rounding::Rn,
+                FRnd::Rz => Rounding::Rz,
+                FRnd::Rm => Rounding::Rm,
+                FRnd::Rp => Rounding::Rp,
+            });
+            let d = self.dst(&ops[0])?;
+            let (a, b) = (self.src(&ops[1], ImmKind::Float(f))?, self.src(&ops[2], ImmKind::Float(f))?);
+            return Ok(Op::FBin { op: fop, ty: f, ftz: x.ftz, sat: x.sat, rnd, d, a, b, k: Kern::NONE });
+        }
+        let ty = ity(t).ok_or_else(unsupported)?;
+        let k = ImmKind::Int(ty.bits);
+        let d = self.dst(&ops[0])?;
+        let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
+        if x.cc {
+            let kind = if x.sub { CarryKind::Sub } else { CarryKind::Add };
+            let cf = self.carry_flag()?;
+            return Ok(Op::Carry { kind, ty, cin: false, cout: true, cf, d, a, b, c: Src::Imm(0) });
+        }
+        let op = match (x.sub, x.sat) {
+            (false, false) => IBinOp::Add,
+            (false, true) => IBinOp::AddSat,
+            (true, false) => IBinOp::Sub,
+            (true, true) => IBinOp::SubSat,
+        };
+        Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
     }
 }

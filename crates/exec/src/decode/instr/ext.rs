@@ -35,9 +35,9 @@ pub(super) enum Ext {
 /// description (`ptxsim_isa`).
 pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
-        "add" | "sub" | "mad" if has(".cc") => Ext::CarryChain,
+        "mad" if has(".cc") => Ext::CarryChain,
         "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
-        "add" | "sub" | "mul" | "fma" | "min" | "max" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
+        "mul" | "fma" | "min" | "max" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         "ex2" | "tanh" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
         _ => return None,
     })
@@ -159,7 +159,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     }
 
     /// The hidden predicate slot that holds the thread's CC.CF in this function.
-    fn carry_flag(&mut self) -> R<u32> {
+    pub(super) fn carry_flag(&mut self) -> R<u32> {
         if let Some(s) = self.carry {
             return Ok(s);
         }
@@ -170,7 +170,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(s)
     }
 
-    /// `add.cc`, `addc{.cc}`, `sub.cc`, `subc{.cc}` `.type d, a, b` and
+    /// `addc{.cc}`, `subc{.cc}` `.type d, a, b` (`add.cc`, `sub.cc` are
+    /// typed rows: `arith.rs`) and
     /// `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}` `.type d, a, b, c`, type
     /// `.u32 .s32 .u64 .s64` (PTX ISA 9.7.2).
     fn carry_chain(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
@@ -186,8 +187,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let cin = opc.ends_with('c');
         let cout = has(".cc");
         let kind = match opc {
-            "add" | "addc" => CarryKind::Add,
-            "sub" | "subc" => CarryKind::Sub,
+            "addc" => CarryKind::Add,
+            "subc" => CarryKind::Sub,
             _ if has(".hi") && !has(".lo") => CarryKind::MadHi,
             _ if has(".lo") && !has(".hi") => CarryKind::MadLo,
             _ => return Err(unsupported()),
@@ -206,7 +207,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(Op::Carry { kind, ty, cin, cout, cf, d, a, b, c })
     }
 
-    /// `add sub mul fma min max ex2` on `.f16x2`/`.bf16x2`, and
+    /// `mul fma min max ex2` on `.f16x2`/`.bf16x2`, and
     /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.4, 9.7.9).
     fn half2(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
@@ -218,11 +219,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (ftz, sat) = (has(".ftz"), has(".sat"));
         let allowed = |extra: &[&str]| mods.iter().all(|m| matches!(*m, ".f16x2" | ".bf16x2" | ".rn") || extra.contains(m));
         let (op, n) = match opc {
-            "add" | "sub" | "mul" if allowed(&[".ftz", ".sat"]) => (H2Op::Bin(match opc {
-                "add" => FBinOp::Add,
-                "sub" => FBinOp::Sub,
-                _ => FBinOp::Mul,
-            }), 3),
+            "mul" if allowed(&[".ftz", ".sat"]) => (H2Op::Bin(FBinOp::Mul), 3),
             "min" | "max" if allowed(&[".ftz", ".NaN", ".xorsign", ".abs"]) && has(".xorsign") == has(".abs") => {
                 let (nan, xorsign_abs) = (has(".NaN"), has(".xorsign"));
                 let max = opc == "max";
