@@ -476,8 +476,13 @@ macro_rules! for_each_op {
                 => Addc { mods: untyped } [];
             "subc"       Binary     (I)               _          Def      Data     Seq            CarryChain
                 => Subc { mods: untyped } [];
-            "mul"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
-                => Mul { mods: untyped } [];
+            // PTX ISA 9.7.1.3 (`.hi .lo .wide` on `.u16`-`.s64`), 9.7.3.3
+            // (`{.rnd}{.ftz}{.sat}.f32`, `{.rnd}{.ftz}.f32x2`, `{.rnd}.f64`),
+            // 9.7.4.3 (`{.rn}{.ftz}{.sat}.f16{x2}`, `{.rn}.bf16{x2}`): which
+            // modifier goes with which type is `Insn::misfit`.
+            "mul"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+                => Mul { mode: opt(MulMode), rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src];
             "mul.wide"   Loose      (ANY)             _          Def      Data     Seq            Binary
                 => MulWide { mods: untyped } [];
             "div"        Binary     (I | F)           _          Def      Data     Seq            Binary

@@ -27,6 +27,8 @@
 //!   9.7.2.1-2, 9.7.3.1-2, 9.7.4.1-2): the combinations are
 //!   `Insn::misfit`'s; `.cc`, the half types and `add.{u16x2,s16x2}`
 //!   gated; packed integers take `.b32` registers only.
+//! - `mul.mode.type`, `mul{.rnd}{.ftz}{.sat}.ftype d, a, b` (9.7.1.3,
+//!   9.7.3.3, 9.7.4.3): `.wide`'s `d` twice as wide; half types gated.
 //! - `neg`, `abs` `{.ftz}.type d, a` (9.7.1.13-14, 9.7.3.7-8, 9.7.4.5-6):
 //!   both operands of the type; `.ftz` on `.f32` and the f16 types only;
 //!   the half types gated (sm_53, bfloat16 sm_80).
@@ -55,6 +57,9 @@ pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     }
     if let Some(x) = insn.add_sub() {
         return add_sub(cx, i, x);
+    }
+    if let Some(x) = insn.mul() {
+        return mul(cx, i, x);
     }
     if insn.simd().is_some() {
         super::operand::resolve_all(cx, i);
@@ -128,6 +133,30 @@ fn add_sub<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::AddSub)
     let Some(ty) = x.ty else { return super::operand::resolve_all(cx, i) };
     for (k, o) in i.operands.iter().enumerate() {
         value(cx, o, ty, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
+    }
+}
+
+/// `mul` (its modifiers fit, [`Insn::misfit`]): the gates of the half
+/// types (PTX ISA 9.7.4.3), then the operands: `d` twice as wide as the
+/// sources with `.wide` (9.7.1.3); `.f32x2` only resolved (the engine does
+/// not run it yet).
+fn mul<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::MulFields) {
+    use ScalarType::*;
+    let Some(ty) = x.ty else { return super::operand::resolve_all(cx, i) };
+    match ty {
+        Bf16 | Bf16x2 => cx.require(Feature::Bf16AddSubMul, whole(i)),
+        F16 | F16x2 => cx.require(Feature::F16Arith, whole(i)),
+        _ => {}
+    }
+    let dt = match (x.mode, ty) {
+        (Some(ptxsim_isa::MulMode::Wide), U16) => U32,
+        (Some(ptxsim_isa::MulMode::Wide), U32) => U64,
+        (Some(ptxsim_isa::MulMode::Wide), S16) => S32,
+        (Some(ptxsim_isa::MulMode::Wide), S32) => S64,
+        _ => ty,
+    };
+    for (k, o) in i.operands.iter().enumerate() {
+        value(cx, o, if k == 0 { dt } else { ty }, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
     }
 }
 

@@ -85,6 +85,7 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
         | Insn::Abs { .. }
         | Insn::Add { .. }
         | Insn::Sub { .. }
+        | Insn::Mul { .. }
         | Insn::Popc { .. }
         | Insn::Clz { .. }
         | Insn::Bfind { .. }

@@ -189,9 +189,8 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
                 fs.push(Feature::MinMaxRelu);
             }
         }
-        "mul" if bf16 => fs.push(Feature::Bf16AddSubMul),
         "fma" if bf16 => fs.push(Feature::Bf16Arith),
-        "mul" | "fma" if half => fs.push(Feature::F16Arith),
+        "fma" if half => fs.push(Feature::F16Arith),
         // cvt.DTYPE.ATYPE: the first type is the result.
         "cvt" => {
             if let [(to, _), (from, _), ..] = d.types.as_slice() {

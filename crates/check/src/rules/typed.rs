@@ -1,6 +1,7 @@
-//! Typed data instructions: arithmetic (`add`, `mul`, `neg`, ...), `mov`,
+//! Typed data instructions: arithmetic (`div`, `min`, `max`, `mad`, ...), `mov`,
 //! `cvt`, `cvta`, and `nanosleep` (logic, shifts, `rem`, `copysign`, the
-//! bit counts, `prmt`, `bfe` and `bfi` are typed rows, in [`super::arith`]).
+//! bit counts, `prmt`, `bfe`, `bfi`, `add`, `sub`, `mul`, `neg` and `abs`
+//! are typed rows, in [`super::arith`]).
 //!
 //! Rules `check/instruction-type` (the instruction type is one the opcode
 //! defines; `.pred` only on and/or/xor/not/mov), `check/operand-type` and
@@ -106,13 +107,8 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
             if n != 3 && !(minmax && n == 4) {
                 return count_error(cx, i, "three");
             }
-            let is_wide = i.has_modifier(".wide");
-            let dt = if is_wide { wide(ty) } else { Some(ty) };
-            let Some(dt) = dt else {
-                cx.emit(Diagnostic::error("check/instruction-type", i.opcode.span, format!("`.wide` is not defined for `{}`", ty.as_str())).with_note("rule check/instruction-type (PTX ISA 9.7.1 mul/mad): `.wide` takes 16- or 32-bit integers"));
-                return;
-            };
-            value(cx, &ops[0], dt, Role::Dest, Size::Exact, i);
+            // (`mul.wide` is a typed row's: `rules/arith.rs`.)
+            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
             for o in &ops[1..] {
                 value(cx, o, ty, Role::Src, Size::Exact, i);
             }

@@ -614,12 +614,12 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
                 Ok(Op::Lane3 { op: Lane3Op::Packed16 { op, signed, relu }, d, a, b, c: Src::Imm(0) })
             }
-            "mul" | "div" | "min" | "max" => {
+            "div" | "min" | "max" => {
                 need(3)?;
                 let t = last_ty.ok_or_else(unsupported)?;
                 if let Some(f) = fty(t) {
                     let directed = rounding.iter().any(|r| *r != Rounding::Rn);
-                    if directed && (!matches!(f, FTy::F32 | FTy::F64) || !matches!(opc, "mul" | "div")) {
+                    if directed && (!matches!(f, FTy::F32 | FTy::F64) || opc != "div") {
                         return Err(unsupported());
                     }
                     if x.relu || has(".cc") {
@@ -640,7 +640,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                         return Err(unsupported());
                     }
                     let op = match opc {
-                        "mul" => FBinOp::Mul,
                         "div" => FBinOp::Div,
                         "min" | "max" if nan || xorsign_abs => FBinOp::MinMax { max: opc == "max", nan, xorsign_abs },
                         "min" => FBinOp::Min,
@@ -664,9 +663,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     return Err(unsupported());
                 }
                 let op = match (opc, sat) {
-                    ("mul", false) if has(".wide") => IBinOp::MulWide,
-                    ("mul", false) if has(".hi") => IBinOp::MulHi,
-                    ("mul", false) => IBinOp::MulLo,
                     ("div", false) => IBinOp::Div,
                     ("min", false) => IBinOp::Min,
                     ("max", false) => IBinOp::Max,

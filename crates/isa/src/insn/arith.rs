@@ -23,6 +23,8 @@ crate::choices! {
     pub enum Half "half" { Lo = ".lo", Hi = ".hi" }
     /// The rounding of float `add`, `sub`, `mul` (PTX ISA 9.7.3.1-3;
     /// the half types take `.rn` only, 9.7.4.1-3).
+    /// Which part of an integer product `mul` keeps (PTX ISA 9.7.1.3).
+    pub enum MulMode "mode" { Lo = ".lo", Hi = ".hi", Wide = ".wide" }
     pub enum FRnd "rounding" { Rn = ".rn", Rz = ".rz", Rm = ".rm", Rp = ".rp" }
     /// The packed types that are not scalar types: `.u16x2`, `.s16x2`
     /// (PTX ISA 9.7.1.1 add, 9.7.1.10-11 min/max) and `.f32x2` (9.7.3.1-3,
@@ -108,18 +110,77 @@ fn add_sub_misfit(x: AddSub) -> Option<Misfit> {
     if x.cc {
         return no(CC, format!("`.cc` is not a modifier of `{}`: the carry chain is integer only", what()));
     }
+    float_misfit(op, ty, x.rnd, x.ftz, x.sat)
+}
+
+/// The rule a float `add`, `sub` or `mul` breaks (PTX ISA 9.7.3.1-3,
+/// 9.7.4.1-3): the half types round `.rn` only, `.ftz` on `.f32` and the
+/// f16 types, `.sat` not on `.f64` nor bfloat16.
+fn float_misfit(op: &str, ty: ScalarType, rnd: Option<FRnd>, ftz: bool, sat: bool) -> Option<Misfit> {
+    use ScalarType::*;
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    let what = || format!("{op}{}", ty.as_str());
     let half = matches!(ty, F16 | F16x2 | Bf16 | Bf16x2);
-    if let Some(r) = rnd.filter(|_| half && x.rnd != Some(FRnd::Rn)) {
-        return no(r, format!("`{}` takes `.rn` only", what()));
+    if let Some(r) = rnd.filter(|r| half && *r != FRnd::Rn) {
+        return no(r.as_str(), format!("`{}` takes `.rn` only", what()));
     }
-    if x.ftz && !ftz_applies(ty) {
+    if ftz && !ftz_applies(ty) {
         let why = if matches!(ty, Bf16 | Bf16x2) { "bfloat16 arithmetic has no flush-to-zero mode".to_string() } else { format!("`{}` does not take `.ftz`", what()) };
         return no(FTZ, format!("`.ftz` is not a modifier of `{}`: {why}", what()));
     }
-    if x.sat && matches!(ty, F64 | Bf16 | Bf16x2) {
+    if sat && matches!(ty, F64 | Bf16 | Bf16x2) {
         return no(SAT, format!("`.sat` is not a modifier of `{}`", what()));
     }
     None
+}
+
+/// The fields of a `mul`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MulFields {
+    pub mode: Option<MulMode>,
+    pub rnd: Option<FRnd>,
+    pub ftz: bool,
+    pub sat: bool,
+    pub packed: Option<PackedTy>,
+    pub ty: Option<ScalarType>,
+}
+
+/// The combination rule a `mul` breaks (PTX ISA 9.7.1.3, 9.7.3.3, 9.7.4.3).
+fn mul_misfit(x: MulFields) -> Option<Misfit> {
+    use ScalarType::*;
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    let mode = x.mode.map(MulMode::as_str);
+    let ty = match (x.ty, x.packed) {
+        (None, None) => return no("", "`mul` needs an instruction type".into()),
+        (Some(_), Some(p)) => return no(p.as_str(), format!("`mul` takes one instruction type; `{}` is a second one", p.as_str())),
+        (None, Some(p)) if p != PackedTy::F32x2 => return no(p.as_str(), format!("`mul` does not take type `{}`", p.as_str())),
+        (None, Some(p)) => {
+            let bad = mode.or(x.sat.then_some(SAT));
+            return bad.and_then(|m| no(m, format!("`{m}` does not apply to `mul{}`", p.as_str())));
+        }
+        (Some(t), None) => t,
+    };
+    let what = || format!("mul{}", ty.as_str());
+    if matches!(ty, U16 | U32 | U64 | S16 | S32 | S64) {
+        if let Some(r) = x.rnd.map(FRnd::as_str) {
+            return no(r, format!("`{r}` is not a modifier of `{}`: integer arithmetic takes no rounding modifier", what()));
+        }
+        if x.ftz {
+            return no(FTZ, format!("`.ftz` is not a modifier of `{}`", what()));
+        }
+        if x.sat {
+            return no(SAT, format!("`.sat` is not a modifier of `{}`", what()));
+        }
+        return match x.mode {
+            None => no("", format!("`{}` needs one of .lo .hi .wide", what())),
+            Some(MulMode::Wide) if ty.bits() == 64 => no(".wide", "`mul.wide` takes 16- and 32-bit sources only".into()),
+            Some(_) => None,
+        };
+    }
+    if let Some(m) = mode {
+        return no(m, format!("`{m}` is not a modifier of `{}`: it applies to integer products", what()));
+    }
+    float_misfit("mul", ty, x.rnd, x.ftz, x.sat)
 }
 
 /// Whether `.ftz` applies to float arithmetic on `ty`: `.f32` and the f16
@@ -192,6 +253,14 @@ impl crate::Insn {
         }
     }
 
+    /// The fields of a `mul`; `None` for another row.
+    pub fn mul(&self) -> Option<MulFields> {
+        match *self {
+            crate::Insn::Mul { mode, rnd, ftz, sat, packed, ty } => Some(MulFields { mode, rnd, ftz, sat, packed, ty }),
+            _ => None,
+        }
+    }
+
     /// The combination rule this instruction breaks, if any (rows of this
     /// file only; `None` for every other row).
     pub fn misfit(&self) -> Option<Misfit> {
@@ -203,6 +272,9 @@ impl crate::Insn {
         }
         if let Some(x) = self.add_sub() {
             return add_sub_misfit(x);
+        }
+        if let Some(x) = self.mul() {
+            return mul_misfit(x);
         }
         match *self {
             Insn::Neg { ftz: true, ty } | Insn::Abs { ftz: true, ty } if !ftz_applies(ty) => {
@@ -334,6 +406,30 @@ mod tests {
         assert_eq!(misfit("add.sat.s16x2 %r1, %r2, %r3"), Some(".sat"));
         assert_eq!(misfit("add.s16x2.s32 %r1, %r2, %r3"), Some(".s16x2"));
         assert_eq!(misfit("add %r1, %r2, %r3"), Some(""));
+    }
+
+    /// `mul` (PTX ISA 9.7.1.3, 9.7.3.3, 9.7.4.3).
+    #[test]
+    fn mul_row() {
+        let x = dec("mul.wide.s32 %rd1, %r2, %r3").unwrap();
+        assert_eq!(x.mul().map(|m| (m.mode, m.ty)), Some((Some(MulMode::Wide), Some(S32))));
+        assert_eq!(dec("mul.rp.ftz.sat.f32 %f1, %f2, %f3").unwrap().mul().map(|m| (m.rnd, m.ftz, m.sat)), Some((Some(FRnd::Rp), true, true)));
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("mul.lo.hi.u32 %r1, %r2, %r3"), (K::Conflict { first: ".lo", .. }, s) if s == ".hi"));
+        assert!(matches!(e("mul.cc.lo.u32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".cc"));
+        let misfit = |t: &str| dec(t).unwrap().misfit().map(|m| m.modifier);
+        for ok in ["mul.lo.s16 %h1, %h2, %h3", "mul.hi.u64 %rd1, %rd2, %rd3", "mul.rn.f64 %fd1, %fd2, %fd3", "mul.rn.ftz.sat.f16x2 %r1, %r2, %r3", "mul.bf16 %h1, %h2, %h3"] {
+            assert_eq!(misfit(ok), None, "{ok}");
+        }
+        assert_eq!(misfit("mul.u32 %r1, %r2, %r3"), Some(""));
+        assert_eq!(misfit("mul.wide.u64 %rd1, %rd2, %rd3"), Some(".wide"));
+        assert_eq!(misfit("mul.lo.sat.s32 %r1, %r2, %r3"), Some(".sat"));
+        assert_eq!(misfit("mul.rn.lo.s32 %r1, %r2, %r3"), Some(".rn"));
+        assert_eq!(misfit("mul.lo.f32 %f1, %f2, %f3"), Some(".lo"));
+        assert_eq!(misfit("mul.sat.f64 %fd1, %fd2, %fd3"), Some(".sat"));
+        assert_eq!(misfit("mul.rz.bf16x2 %r1, %r2, %r3"), Some(".rz"));
+        assert_eq!(misfit("mul.ftz.bf16 %h1, %h2, %h3"), Some(".ftz"));
+        assert_eq!(misfit("mul.lo.u16x2 %r1, %r2, %r3"), Some(".u16x2"));
     }
 }
 

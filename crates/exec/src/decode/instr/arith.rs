@@ -6,14 +6,15 @@
 //! `neg`, `abs` (into [`Op::IUn`], [`Op::FUn`], or [`Op::Half2`] on the
 //! packed half types), `add`, `sub` (into [`Op::IBin`], [`Op::FBin`],
 //! [`Op::Half2`], [`Op::Carry`] with `.cc`, [`Op::Lane3`] on the packed
-//! 16-bit integers). The operand count was checked from the row's roles.
+//! 16-bit integers), and `mul` (into [`Op::IBin`], [`Op::FBin`],
+//! [`Op::Half2`]). The operand count was checked from the row's roles.
 
 use super::{DecodeError, FuncDecoder, ImmKind, R};
 use crate::decode::{fty, ity};
 use crate::program::*;
 use ptxsim_isa::modifiers::opname;
 use ptxsim_isa::Insn;
-use ptxsim_isa::{FRnd, PackedTy};
+use ptxsim_isa::{FRnd, MulMode, PackedTy};
 use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, P16Op};
 use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
 use ptxsim_syntax::ast::{self, ScalarType};
@@ -117,22 +118,10 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         };
         let fop = if x.sub { FBinOp::Sub } else { FBinOp::Add };
         if matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2) {
-            let h = if t == ScalarType::Bf16x2 { FTy::BF16 } else { FTy::F16 };
-            let k = ImmKind::Int(32);
-            let d = self.dst(&ops[0])?;
-            let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
-            return Ok(Op::Half2 { op: H2Op::Bin(fop), ty: h, ftz: x.ftz, sat: x.sat, d, a, b, c: Src::Imm(0) });
+            return self.half2_bin(i, fop, t, x.ftz, x.sat);
         }
         if let Some(f) = fty(t) {
-            let rnd = x.rnd.map(|r| match r {
-                FRnd::Rn => Rounding::Rn,
-                FRnd::Rz => Rounding::Rz,
-                FRnd::Rm => Rounding::Rm,
-                FRnd::Rp => Rounding::Rp,
-            });
-            let d = self.dst(&ops[0])?;
-            let (a, b) = (self.src(&ops[1], ImmKind::Float(f))?, self.src(&ops[2], ImmKind::Float(f))?);
-            return Ok(Op::FBin { op: fop, ty: f, ftz: x.ftz, sat: x.sat, rnd, d, a, b, k: Kern::NONE });
+            return self.float_bin(i, fop, f, (x.rnd, x.ftz, x.sat));
         }
         let ty = ity(t).ok_or_else(unsupported)?;
         let k = ImmKind::Int(ty.bits);
@@ -150,5 +139,52 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             (true, true) => IBinOp::SubSat,
         };
         Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
+    }
+
+    /// `mul` (PTX ISA 9.7.1.3, 9.7.3.3, 9.7.4.3); a combination the row's
+    /// `misfit` refuses is not run, nor `.f32x2` yet.
+    pub(super) fn mul(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let unsupported = || DecodeError::Unsupported(opname(i));
+        let Some(x) = insn.mul().filter(|_| insn.misfit().is_none()) else { return Err(unsupported()) };
+        let t = x.ty.ok_or_else(unsupported)?;
+        if matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            return self.half2_bin(i, FBinOp::Mul, t, x.ftz, x.sat);
+        }
+        if let Some(f) = fty(t) {
+            return self.float_bin(i, FBinOp::Mul, f, (x.rnd, x.ftz, x.sat));
+        }
+        let ty = ity(t).ok_or_else(unsupported)?;
+        let op = match x.mode {
+            Some(MulMode::Wide) => IBinOp::MulWide,
+            Some(MulMode::Hi) => IBinOp::MulHi,
+            Some(MulMode::Lo) => IBinOp::MulLo,
+            None => return Err(unsupported()),
+        };
+        let k = ImmKind::Int(ty.bits);
+        let d = self.dst(&i.operands[0])?;
+        let (a, b) = (self.src(&i.operands[1], k)?, self.src(&i.operands[2], k)?);
+        Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
+    }
+
+    /// A two-source operation on `.f16x2`/`.bf16x2` `t`.
+    fn half2_bin(&mut self, i: &ast::Instruction<'_>, op: FBinOp, t: ScalarType, ftz: bool, sat: bool) -> R<Op> {
+        let h = if t == ScalarType::Bf16x2 { FTy::BF16 } else { FTy::F16 };
+        let k = ImmKind::Int(32);
+        let d = self.dst(&i.operands[0])?;
+        let (a, b) = (self.src(&i.operands[1], k)?, self.src(&i.operands[2], k)?);
+        Ok(Op::Half2 { op: H2Op::Bin(op), ty: h, ftz, sat, d, a, b, c: Src::Imm(0) })
+    }
+
+    /// A two-source operation on the scalar float type `f`.
+    fn float_bin(&mut self, i: &ast::Instruction<'_>, op: FBinOp, f: FTy, (rnd, ftz, sat): (Option<FRnd>, bool, bool)) -> R<Op> {
+        let rnd = rnd.map(|r| match r {
+            FRnd::Rn => Rounding::Rn,
+            FRnd::Rz => Rounding::Rz,
+            FRnd::Rm => Rounding::Rm,
+            FRnd::Rp => Rounding::Rp,
+        });
+        let d = self.dst(&i.operands[0])?;
+        let (a, b) = (self.src(&i.operands[1], ImmKind::Float(f))?, self.src(&i.operands[2], ImmKind::Float(f))?);
+        Ok(Op::FBin { op, ty: f, ftz, sat, rnd, d, a, b, k: Kern::NONE })
     }
 }

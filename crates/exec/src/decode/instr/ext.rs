@@ -37,7 +37,7 @@ pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
         "mad" if has(".cc") => Ext::CarryChain,
         "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
-        "mul" | "fma" | "min" | "max" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
+        "fma" | "min" | "max" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         "ex2" | "tanh" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
         _ => return None,
     })
@@ -207,7 +207,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(Op::Carry { kind, ty, cin, cout, cf, d, a, b, c })
     }
 
-    /// `mul fma min max ex2` on `.f16x2`/`.bf16x2`, and
+    /// `fma min max ex2` on `.f16x2`/`.bf16x2`, and
     /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.4, 9.7.9).
     fn half2(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
@@ -219,7 +219,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (ftz, sat) = (has(".ftz"), has(".sat"));
         let allowed = |extra: &[&str]| mods.iter().all(|m| matches!(*m, ".f16x2" | ".bf16x2" | ".rn") || extra.contains(m));
         let (op, n) = match opc {
-            "mul" if allowed(&[".ftz", ".sat"]) => (H2Op::Bin(FBinOp::Mul), 3),
             "min" | "max" if allowed(&[".ftz", ".NaN", ".xorsign", ".abs"]) && has(".xorsign") == has(".abs") => {
                 let (nan, xorsign_abs) = (has(".NaN"), has(".xorsign"));
                 let max = opc == "max";
