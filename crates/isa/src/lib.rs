@@ -490,10 +490,18 @@ macro_rules! for_each_op {
             "rem"      Typed      (I)               _          Def      Data     Seq            Typed
                 => Rem { ty: ty(U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src];
-            "min"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
-                => Min { mods: untyped } [];
-            "max"        Binary     (I | F | H)       _          Def      Data     Seq            Binary
-                => Max { mods: untyped } [];
+            // PTX ISA 9.7.1.10-11 (`.u16`-`.s64`, `.u16x2`, `{.relu}.s32`,
+            // `{.relu}.s16x2`), 9.7.3.10-11 (`{.ftz}{.NaN}{.xorsign.abs}.f32
+            // d, a, b`, `{.ftz}{.NaN}{.abs}.f32 d, a, b, c`, `.f64`), 9.7.4.9-10
+            // (`{.ftz}{.NaN}{.xorsign.abs}.f16{x2}`, without `.ftz` on
+            // `.bf16{x2}`): which modifier goes with which type is
+            // `Insn::misfit`; the third source (`.f32` only) the checker's.
+            "min"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+                => Min { relu: flag(".relu"), ftz: flag(".ftz"), nan: flag(".NaN"), xorsign: flag(".xorsign"), abs: flag(".abs"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
+            "max"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+                => Max { relu: flag(".relu"), ftz: flag(".ftz"), nan: flag(".NaN"), xorsign: flag(".xorsign"), abs: flag(".abs"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
             "mul24"    Typed      (I32)             _          Def      Data     Seq            Typed
                 => Mul24 { mode: one(Half), ty: ty(U32 S32) }
                 [d: Dst, a: Src, b: Src];

@@ -29,6 +29,8 @@
 //!   gated; packed integers take `.b32` registers only.
 //! - `mul.mode.type`, `mul{.rnd}{.ftz}{.sat}.ftype d, a, b` (9.7.1.3,
 //!   9.7.3.3, 9.7.4.3): `.wide`'s `d` twice as wide; half types gated.
+//! - `min`, `max` (9.7.1.10-11, 9.7.3.10-11, 9.7.4.9-10): `d, a, b`, and
+//!   `d, a, b, c` on `.f32` only; `.relu` on `.s32`/`.s16x2`; gated.
 //! - `neg`, `abs` `{.ftz}.type d, a` (9.7.1.13-14, 9.7.3.7-8, 9.7.4.5-6):
 //!   both operands of the type; `.ftz` on `.f32` and the f16 types only;
 //!   the half types gated (sm_53, bfloat16 sm_80).
@@ -60,6 +62,9 @@ pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     }
     if let Some(x) = insn.mul() {
         return mul(cx, i, x);
+    }
+    if let Some(x) = insn.min_max() {
+        return min_max(cx, i, x);
     }
     if insn.simd().is_some() {
         super::operand::resolve_all(cx, i);
@@ -157,6 +162,40 @@ fn mul<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::MulFields) 
     };
     for (k, o) in i.operands.iter().enumerate() {
         value(cx, o, if k == 0 { dt } else { ty }, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
+    }
+}
+
+/// `min`/`max` (their modifiers fit, [`Insn::misfit`]): the gates of the
+/// half types, `.NaN`, `.xorsign`, `.relu` (PTX ISA 9.7.1.10-11,
+/// 9.7.3.10-11, 9.7.4.9-10) and the packed integers, then the operands:
+/// the third source on `.f32` only, `.b32` registers for the packed
+/// integers.
+fn min_max<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::MinMax) {
+    use ptxsim_isa::PackedTy;
+    use ScalarType::*;
+    let span = whole(i);
+    let half = matches!(x.ty, Some(F16 | F16x2 | Bf16 | Bf16x2));
+    for (on, f) in [(half, Feature::MinMaxHalf), (x.nan, Feature::MinMaxNaN), (x.xorsign, Feature::MinMaxXorsignAbs), (x.relu && !half, Feature::MinMaxRelu)] {
+        if on {
+            cx.require(f, span);
+        }
+    }
+    let op = i.opcode.text;
+    let n = i.operands.len();
+    if n == 4 && x.ty != Some(F32) {
+        cx.emit(
+            Diagnostic::error("check/operand-count", i.span, format!("`{}` takes three operands; {n} given: only `{op}.f32` has a third source", super::opname(i)))
+                .with_note("rule check/operand-count (PTX ISA 9.7.1.10, 9.7.1.11, 9.7.3.10, 9.7.3.11): `min`/`max` take `d, a, b`; the three-source form `d, a, b, c` exists for `.f32` only"),
+        );
+        return;
+    }
+    if let Some(p @ (PackedTy::U16x2 | PackedTy::S16x2)) = x.packed {
+        cx.require(Feature::PackedInt16, i.opcode.span.to(modifier_span(i, p.as_str())));
+        return super::typed::packed16_operands(cx, i, p.as_str());
+    }
+    let Some(ty) = x.ty else { return super::operand::resolve_all(cx, i) };
+    for (k, o) in i.operands.iter().enumerate() {
+        value(cx, o, ty, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
     }
 }
 

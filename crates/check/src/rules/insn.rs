@@ -86,6 +86,8 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
         | Insn::Add { .. }
         | Insn::Sub { .. }
         | Insn::Mul { .. }
+        | Insn::Min { .. }
+        | Insn::Max { .. }
         | Insn::Popc { .. }
         | Insn::Clz { .. }
         | Insn::Bfind { .. }

@@ -175,20 +175,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
         "tanh" | "ex2" if bf16 => fs.push(Feature::Bf16Transcendental),
         "tanh" => fs.push(Feature::Tanh),
         "ex2" if half => fs.push(Feature::Ex2Half),
-        "min" | "max" => {
-            if half || bf16 {
-                fs.push(Feature::MinMaxHalf);
-            }
-            if has(".NaN") {
-                fs.push(Feature::MinMaxNaN);
-            }
-            if has(".xorsign") {
-                fs.push(Feature::MinMaxXorsignAbs);
-            }
-            if has(".relu") && !(half || bf16) {
-                fs.push(Feature::MinMaxRelu);
-            }
-        }
         "fma" if bf16 => fs.push(Feature::Bf16Arith),
         "fma" if half => fs.push(Feature::F16Arith),
         // cvt.DTYPE.ATYPE: the first type is the result.

@@ -6,7 +6,7 @@
 //! sm_90 (`scripts/modifier_matrix.py` reruns the comparison;
 //! `tests/check/*/modifiers--*.ptx` keep a sample):
 //!
-//! - (`add`, `sub`, `mul`, `abs`, `neg` are typed rows: their grammars and
+//! - (`add`, `sub`, `mul`, `min`, `max`, `abs`, `neg` are typed rows: their grammars and
 //!   `Insn::misfit`);
 //! - integer `addc`/`subc`: `.cc` (32 and 64 bits), `.sat`
 //!   (`.s32` only), never both;
@@ -14,7 +14,7 @@
 //!   `.sat` with `.hi.s32` only, `.cc` with 32/64-bit `.lo`/`.hi` only;
 //!   `madc`: one of `.lo .hi`, with `.cc` or `.sat` as `mad`
 //!   (ptxas 12.9 accepts 16-bit `addc`/`subc`/`madc` without `.cc`); `div`, `rem`:
-//!   nothing; `min`/`max`: `.relu` (`.s32`, gated separately) (`mul24`
+//!   nothing (`mul24`
 //!   and `mad24` are typed rows: their grammars and `Insn::misfit`);
 //! - `fma`/`mad` on floats: a required rounding, and on `.f32` `.ftz`, `.sat`;
 //! - `div.f32`: one of `.approx .full .rn .rz .rm .rp`, and `.ftz`;
@@ -23,9 +23,7 @@
 //!   rounding; `rcp.f64`: a rounding with optional `.ftz`, or `.approx.ftz`;
 //! - `rsqrt`: `.approx`, and `.ftz`; `sin cos lg2 ex2` `.f32`: `.approx`, and
 //!   `.ftz`; `tanh.f32`: `.approx`; none of these five has an `.f64` form;
-//! - `min`/`max` `.f32`: `.ftz .NaN .xorsign
-//!   .abs`; on `.f64` none of these;
-//! - `.bf16`/`.bf16x2` `fma min max`: no `.ftz`.
+//! - `.bf16`/`.bf16x2` `fma`: no `.ftz`.
 
 use super::opname;
 use crate::ctx::Ctx;
@@ -71,9 +69,6 @@ fn allowed(op: &str, c: Class) -> Option<Allowed> {
         ("div", F32) => a(DIV_F32, true, &[".ftz"]),
         ("div", F64) => a(ROUND, true, &[]),
         ("div" | "rem", Int) => a(&[], false, &[]),
-        ("min" | "max", Int) => a(&[], false, &[".relu"]),
-        ("min" | "max", F32) => a(&[], false, &[".ftz", ".NaN", ".xorsign", ".abs"]),
-        ("min" | "max", F64) => a(&[], false, &[]),
         ("sqrt" | "rcp", F32) => a(APPROX_OR_ROUND, true, &[".ftz"]),
         ("sqrt", F64) => a(ROUND, true, &[]),
         ("rcp", F64) => a(APPROX_OR_ROUND, true, &[".ftz"]),
@@ -111,9 +106,9 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
     }
     let Some(t) = ty else { return true };
     // ptxas 12.9: `.ftz` is illegal on the `.bf16`/`.bf16x2` arithmetic
-    // (`fma`, `min`, `max`; `ex2.approx`
+    // (`fma`; `ex2.approx`
     // takes it), "Illegal modifier '.ftz' for instruction 'max'".
-    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) && matches!(op, "fma" | "min" | "max") {
+    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) && op == "fma" {
         if let Some(m) = i.modifiers.iter().find(|m| m.text == ".ftz") {
             return err(cx, *m, format!("`.ftz` is not a modifier of `{op}{}`: bfloat16 arithmetic has no flush-to-zero mode", t.as_str()), "illegal modifier");
         }
@@ -170,8 +165,6 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
         ("mad" | "madc", Class::Int) if has(".sat") && !(mode_is(".hi") && t == ScalarType::S32) => Some((".sat", format!("`.sat` applies to `{op}.hi.s32` only"))),
         ("mad" | "madc", Class::Int) if has(".cc") && (mode_is(".wide") || t.bits() < 32) => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}.lo` and `{op}.hi` only"))),
         ("mad", Class::Int) if mode_is(".wide") && t.bits() == 64 => Some((".wide", format!("`{op}.wide` takes 16- and 32-bit sources only"))),
-        ("min" | "max", Class::Int) if has(".relu") && t != ScalarType::S32 => Some((".relu", format!("`.relu` applies to `{op}.s32` only"))),
-        ("min" | "max", Class::F32) if has(".xorsign") != has(".abs") => Some((if has(".abs") { ".abs" } else { ".xorsign" }, "`.xorsign` and `.abs` go together".to_string())),
         ("rcp", Class::F64) if mode_is(".approx") && !has(".ftz") => Some((".approx", "`rcp.approx.f64` exists only as `rcp.approx.ftz.f64`".to_string())),
         _ => None,
     };

@@ -1,7 +1,7 @@
-//! Typed data instructions: arithmetic (`div`, `min`, `max`, `mad`, ...), `mov`,
+//! Typed data instructions: arithmetic (`div`, `mad`, `fma`, `sqrt`, ...), `mov`,
 //! `cvt`, `cvta`, and `nanosleep` (logic, shifts, `rem`, `copysign`, the
-//! bit counts, `prmt`, `bfe`, `bfi`, `add`, `sub`, `mul`, `neg` and `abs`
-//! are typed rows, in [`super::arith`]).
+//! bit counts, `prmt`, `bfe`, `bfi`, `add`, `sub`, `mul`, `min`, `max`,
+//! `neg` and `abs` are typed rows, in [`super::arith`]).
 //!
 //! Rules `check/instruction-type` (the instruction type is one the opcode
 //! defines; `.pred` only on and/or/xor/not/mov), `check/operand-type` and
@@ -93,21 +93,10 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
     let ops = &i.operands;
     match spec.form {
         Form::Binary => {
-            // `min`/`max` take a third source on `.f32` only (PTX ISA
-            // 9.7.3.10/9.7.3.11); the integer forms (9.7.1.10/9.7.1.11),
-            // `.f64` and the half types take two.
-            let minmax = matches!(i.opcode.text, "min" | "max");
-            if minmax && n == 4 && ty != ScalarType::F32 {
-                cx.emit(
-                    Diagnostic::error("check/operand-count", i.span, format!("`{}` takes three operands; {n} given: only `{}.f32` has a third source", opname(i), i.opcode.text))
-                        .with_note("rule check/operand-count (PTX ISA 9.7.1.10, 9.7.1.11, 9.7.3.10, 9.7.3.11): `min`/`max` take `d, a, b`; the three-source form `d, a, b, c` exists for `.f32` only"),
-                );
-                return;
-            }
-            if n != 3 && !(minmax && n == 4) {
+            // (`min`/`max`'s third source is a typed row's: `rules/arith.rs`.)
+            if n != 3 {
                 return count_error(cx, i, "three");
             }
-            // (`mul.wide` is a typed row's: `rules/arith.rs`.)
             value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
             for o in &ops[1..] {
                 value(cx, o, ty, Role::Src, Size::Exact, i);
@@ -248,35 +237,14 @@ fn int_to_int_modifiers<'a>(cx: &mut Ctx<'_, 'a>, d: &Decoded<'a>) -> bool {
 }
 
 
-/// The packed 16-bit integer forms of the untyped rows (PTX ISA 9.7.1.10
-/// min, 9.7.1.11 max; PTX 8.0, sm_90; `add`'s is a typed row's):
-/// `min/max.u16x2 d, a, b` and `min/max{.relu}.s16x2 d, a, b`, every
-/// operand a `.b32` register (no immediates, no special registers, no
-/// three-source `min`/`max`), no other modifier. ptxas 12.9 rejects the
-/// rest with "Unexpected instruction types", "Modifier '.sat' does not
-/// apply", "Illegal modifier '.relu'" or "Arguments mismatch".
+/// A packed 16-bit integer type on an untyped row: only `add`, `min` and
+/// `max` (typed rows) take one (PTX ISA 9.7.1.1, 9.7.1.10-11); ptxas 12.9:
+/// "Unexpected instruction types".
 fn packed16<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: Name<'a>) {
     const NOTE: &str = "rule check/instruction-type (PTX ISA 9.7.1.1, 9.7.1.10, 9.7.1.11): `add.{u16x2,s16x2} d, a, b;`, `min/max.u16x2 d, a, b;`, `min/max{.relu}.s16x2 d, a, b;` with `.b32` registers";
     let op = i.opcode.text;
-    if !matches!(op, "min" | "max") {
-        cx.emit(Diagnostic::error("check/instruction-type", ty.span, format!("`{op}` does not take type `{}`", ty.text)).with_label("unexpected instruction type").with_note(NOTE));
-        return super::operand::resolve_all(cx, i);
-    }
-    cx.require(crate::isa::Feature::PackedInt16, i.opcode.span.to(ty.span));
-    // (Spans compare equal whatever their positions: compare the text.)
-    for m in i.modifiers.iter().filter(|m| m.text != ty.text) {
-        let why = match m.text {
-            ".relu" if ty.text == ".u16x2" => format!("`.relu` applies to `{op}.s16x2` only"),
-            ".relu" => continue,
-            ".sat" => format!("`.sat` does not apply to `{}`", ty.text),
-            x => format!("`{x}` does not apply to `{op}{}`", ty.text),
-        };
-        cx.emit(Diagnostic::error("check/modifiers", m.span, why).with_label("modifier does not apply here").with_note(NOTE));
-    }
-    if i.operands.len() != 3 {
-        return count_error(cx, i, "three");
-    }
-    packed16_operands(cx, i, ty.text);
+    cx.emit(Diagnostic::error("check/instruction-type", ty.span, format!("`{op}` does not take type `{}`", ty.text)).with_label("unexpected instruction type").with_note(NOTE));
+    super::operand::resolve_all(cx, i)
 }
 
 /// The operands of a packed 16-bit integer form (`ty` its type as

@@ -7,7 +7,6 @@
 //! never fails because of one kernel's instruction: only running it does.
 
 use super::{fty, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
-use ptxsim_sem::alu::ext::{Lane3Op, P16Op};
 use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, Rounding};
 use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
@@ -591,105 +590,40 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
-    /// Decodes two-operand integer, float and predicate arithmetic.
+    /// Decodes `div` (the other two-source arithmetic rows are typed).
     fn binary(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
         let rounding = &x.rounding;
         let has = |m: &str| x.has(m);
         let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "min" | "max" if has(".u16x2") || has(".s16x2") => {
-                // Packed 16-bit integers (sm_90): `min/max`, `.relu`
-                // on `.s16x2` only; no `.sat` or other modifiers.
-                need(3)?;
-                let signed = has(".s16x2");
-                let relu = x.relu;
-                if x.n != 3 || sat || (relu && !signed) || x.mods.len() != 1 + relu as usize {
-                    return Err(unsupported());
-                }
-                let op = if opc == "min" { P16Op::Min } else { P16Op::Max };
-                let k = ImmKind::Int(32);
-                let d = self.dst(&ops[0])?;
-                let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
-                Ok(Op::Lane3 { op: Lane3Op::Packed16 { op, signed, relu }, d, a, b, c: Src::Imm(0) })
-            }
-            "div" | "min" | "max" => {
-                need(3)?;
-                let t = last_ty.ok_or_else(unsupported)?;
-                if let Some(f) = fty(t) {
-                    let directed = rounding.iter().any(|r| *r != Rounding::Rn);
-                    if directed && (!matches!(f, FTy::F32 | FTy::F64) || opc != "div") {
-                        return Err(unsupported());
-                    }
-                    if x.relu || has(".cc") {
-                        return Err(unsupported());
-                    }
-                    // `min`/`max` with `.NaN` and/or `.xorsign.abs` on `.f32`
-                    // and the half types; the three-source form
-                    // (`max{.abs}.f32 d, a, b, c`) is not supported yet.
-                    let nan = has(".NaN");
-                    let xorsign_abs = has(".xorsign") && has(".abs");
-                    if (has(".xorsign") || has(".abs")) && !xorsign_abs {
-                        return Err(unsupported());
-                    }
-                    if (nan || xorsign_abs) && (!matches!(opc, "min" | "max") || f == FTy::F64) {
-                        return Err(unsupported());
-                    }
-                    if matches!(opc, "min" | "max") && x.n > 3 {
-                        return Err(unsupported());
-                    }
-                    let op = match opc {
-                        "div" => FBinOp::Div,
-                        "min" | "max" if nan || xorsign_abs => FBinOp::MinMax { max: opc == "max", nan, xorsign_abs },
-                        "min" => FBinOp::Min,
-                        "max" => FBinOp::Max,
-                        _ => return Err(unsupported()),
-                    };
-                    // `div.approx.f32` has its own result for huge divisors.
-                    let op = if op == FBinOp::Div && x.approx && f == FTy::F32 { FBinOp::DivApprox } else { op };
-                    let d = self.dst(&ops[0])?;
-                    let a = self.src(&ops[1], ImmKind::Float(f))?;
-                    let b = self.src(&ops[2], ImmKind::Float(f))?;
-                    return Ok(Op::FBin { op, ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, k: Kern::NONE });
-                }
-                let ty = ity(t).ok_or_else(unsupported)?;
-                // Integer `min`/`max` have two sources only: the manual has
-                // no three-source integer form (the checker rejects it).
-                if x.n != 3 {
-                    return Err(unsupported());
-                }
-                if has(".cc") {
-                    return Err(unsupported());
-                }
-                let op = match (opc, sat) {
-                    ("div", false) => IBinOp::Div,
-                    ("min", false) => IBinOp::Min,
-                    ("max", false) => IBinOp::Max,
-                    _ => return Err(unsupported()),
-                };
-                if x.relu {
-                    // `min/max.relu.s32` (sm_90), no other modifier.
-                    let max = match op {
-                        IBinOp::Min => false,
-                        IBinOp::Max => true,
-                        _ => return Err(unsupported()),
-                    };
-                    if !(ty.signed && ty.bits == 32) || x.mods.len() != 2 {
-                        return Err(unsupported());
-                    }
-                    let k = ImmKind::Int(32);
-                    let d = self.dst(&ops[0])?;
-                    let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
-                    return Ok(Op::Lane3 { op: Lane3Op::MinMaxReluS32 { max }, d, a, b, c: Src::Imm(0) });
-                }
-                let d = self.dst(&ops[0])?;
-                let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
-                let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
-                Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
-            }
-            _ => Err(unsupported()),
+        if opc != "div" {
+            return Err(unsupported());
         }
+        x.need(3)?;
+        let t = last_ty.ok_or_else(unsupported)?;
+        if x.relu || has(".cc") || has(".NaN") || has(".xorsign") || has(".abs") {
+            return Err(unsupported());
+        }
+        if let Some(f) = fty(t) {
+            let directed = rounding.iter().any(|r| *r != Rounding::Rn);
+            if directed && !matches!(f, FTy::F32 | FTy::F64) {
+                return Err(unsupported());
+            }
+            // `div.approx.f32` has its own result for huge divisors.
+            let op = if x.approx && f == FTy::F32 { FBinOp::DivApprox } else { FBinOp::Div };
+            let d = self.dst(&ops[0])?;
+            let a = self.src(&ops[1], ImmKind::Float(f))?;
+            let b = self.src(&ops[2], ImmKind::Float(f))?;
+            return Ok(Op::FBin { op, ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, k: Kern::NONE });
+        }
+        let ty = ity(t).ok_or_else(unsupported)?;
+        if x.n != 3 || sat {
+            return Err(unsupported());
+        }
+        let d = self.dst(&ops[0])?;
+        let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
+        let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
+        Ok(Op::IBin { op: IBinOp::Div, ty, d, a, b, k: Kern::NONE })
     }
 
     /// Decodes one-operand float arithmetic (`sqrt` ... `tanh`).

@@ -134,6 +134,65 @@ fn float_misfit(op: &str, ty: ScalarType, rnd: Option<FRnd>, ftz: bool, sat: boo
     None
 }
 
+/// The fields `min` and `max` share.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct MinMax {
+    /// `max`, else `min`.
+    pub max: bool,
+    pub relu: bool,
+    pub ftz: bool,
+    pub nan: bool,
+    pub xorsign: bool,
+    pub abs: bool,
+    pub packed: Option<PackedTy>,
+    pub ty: Option<ScalarType>,
+}
+
+/// The combination rule a `min`/`max` breaks (PTX ISA 9.7.1.10-11,
+/// 9.7.3.10-11, 9.7.4.9-10; as ptxas 12.9 judges them: `.xorsign` and
+/// `.abs` only together).
+fn min_max_misfit(x: MinMax) -> Option<Misfit> {
+    use ScalarType::*;
+    let op = if x.max { "max" } else { "min" };
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    let float_flag = [(x.ftz, FTZ), (x.nan, ".NaN"), (x.xorsign, ".xorsign"), (x.abs, ".abs")].into_iter().find(|f| f.0).map(|f| f.1);
+    let ty = match (x.ty, x.packed) {
+        (None, None) => return no("", format!("`{op}` needs an instruction type")),
+        (Some(_), Some(p)) => return no(p.as_str(), format!("`{op}` takes one instruction type; `{}` is a second one", p.as_str())),
+        (None, Some(PackedTy::F32x2)) => return no(PackedTy::F32x2.as_str(), format!("`{op}` does not take type `.f32x2`")),
+        (None, Some(p)) => {
+            if x.relu && p != PackedTy::S16x2 {
+                return no(".relu", format!("`.relu` applies to `{op}.s16x2` only"));
+            }
+            return float_flag.and_then(|m| no(m, format!("`{m}` does not apply to `{op}{}`", p.as_str())));
+        }
+        (Some(t), None) => t,
+    };
+    let what = || format!("{op}{}", ty.as_str());
+    if matches!(ty, U16 | U32 | U64 | S16 | S32 | S64) {
+        if let Some(m) = float_flag {
+            return no(m, format!("`{m}` is not a modifier of `{}`", what()));
+        }
+        if x.relu && ty != S32 {
+            return no(".relu", format!("`.relu` applies to `{op}.s32` only"));
+        }
+        return None;
+    }
+    if x.relu {
+        return no(".relu", format!("`.relu` is not a modifier of `{}`", what()));
+    }
+    if ty == F64 {
+        return float_flag.and_then(|m| no(m, format!("`{m}` is not a modifier of `{}`", what())));
+    }
+    if x.ftz && matches!(ty, Bf16 | Bf16x2) {
+        return no(FTZ, format!("`.ftz` is not a modifier of `{}`: bfloat16 arithmetic has no flush-to-zero mode", what()));
+    }
+    if x.xorsign != x.abs {
+        return no(if x.abs { ".abs" } else { ".xorsign" }, "`.xorsign` and `.abs` go together".into());
+    }
+    None
+}
+
 /// The fields of a `mul`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct MulFields {
@@ -253,6 +312,15 @@ impl crate::Insn {
         }
     }
 
+    /// The fields of a `min` or `max`; `None` for another row.
+    pub fn min_max(&self) -> Option<MinMax> {
+        match *self {
+            crate::Insn::Min { relu, ftz, nan, xorsign, abs, packed, ty } => Some(MinMax { max: false, relu, ftz, nan, xorsign, abs, packed, ty }),
+            crate::Insn::Max { relu, ftz, nan, xorsign, abs, packed, ty } => Some(MinMax { max: true, relu, ftz, nan, xorsign, abs, packed, ty }),
+            _ => None,
+        }
+    }
+
     /// The fields of a `mul`; `None` for another row.
     pub fn mul(&self) -> Option<MulFields> {
         match *self {
@@ -275,6 +343,9 @@ impl crate::Insn {
         }
         if let Some(x) = self.mul() {
             return mul_misfit(x);
+        }
+        if let Some(x) = self.min_max() {
+            return min_max_misfit(x);
         }
         match *self {
             Insn::Neg { ftz: true, ty } | Insn::Abs { ftz: true, ty } if !ftz_applies(ty) => {
@@ -430,6 +501,32 @@ mod tests {
         assert_eq!(misfit("mul.rz.bf16x2 %r1, %r2, %r3"), Some(".rz"));
         assert_eq!(misfit("mul.ftz.bf16 %h1, %h2, %h3"), Some(".ftz"));
         assert_eq!(misfit("mul.lo.u16x2 %r1, %r2, %r3"), Some(".u16x2"));
+    }
+
+    /// `min`/`max` (PTX ISA 9.7.1.10-11, 9.7.3.10-11, 9.7.4.9-10).
+    #[test]
+    fn min_max_rows() {
+        let x = dec("max.relu.s16x2 %r1, %r2, %r3").unwrap().min_max().unwrap();
+        assert_eq!((x.max, x.relu, x.packed, x.ty), (true, true, Some(PackedTy::S16x2), None));
+        let x = dec("min.ftz.NaN.xorsign.abs.f16x2 %r1, %r2, %r3").unwrap().min_max().unwrap();
+        assert_eq!((x.max, x.ftz, x.nan, x.xorsign, x.abs, x.ty), (false, true, true, true, true, Some(F16x2)));
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("min.rn.f32 %f1, %f2, %f3"), (K::UnexpectedModifier { .. }, s) if s == ".rn"));
+        assert!(matches!(e("max.sat.s32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".sat"));
+        let misfit = |t: &str| dec(t).unwrap().misfit().map(|m| m.modifier);
+        for ok in ["min.u16x2 %r1, %r2, %r3", "max.relu.s32 %r1, %r2, %r3", "min.NaN.bf16 %h1, %h2, %h3", "max.f64 %fd1, %fd2, %fd3", "max.ftz.NaN.f32 %f1, %f2, %f3, %f4"] {
+            assert_eq!(misfit(ok), None, "{ok}");
+        }
+        assert_eq!(misfit("max.relu.u32 %r1, %r2, %r3"), Some(".relu"));
+        assert_eq!(misfit("max.relu.u16x2 %r1, %r2, %r3"), Some(".relu"));
+        assert_eq!(misfit("min.relu.f32 %f1, %f2, %f3"), Some(".relu"));
+        assert_eq!(misfit("min.ftz.s32 %r1, %r2, %r3"), Some(".ftz"));
+        assert_eq!(misfit("min.NaN.f64 %fd1, %fd2, %fd3"), Some(".NaN"));
+        assert_eq!(misfit("min.ftz.bf16x2 %r1, %r2, %r3"), Some(".ftz"));
+        assert_eq!(misfit("max.xorsign.f32 %f1, %f2, %f3"), Some(".xorsign"));
+        assert_eq!(misfit("max.abs.f16 %h1, %h2, %h3"), Some(".abs"));
+        assert_eq!(misfit("max.NaN.s16x2 %r1, %r2, %r3"), Some(".NaN"));
+        assert_eq!(misfit("max.f32x2 %rd1, %rd2, %rd3"), Some(".f32x2"));
     }
 }
 

@@ -6,8 +6,9 @@
 //! `neg`, `abs` (into [`Op::IUn`], [`Op::FUn`], or [`Op::Half2`] on the
 //! packed half types), `add`, `sub` (into [`Op::IBin`], [`Op::FBin`],
 //! [`Op::Half2`], [`Op::Carry`] with `.cc`, [`Op::Lane3`] on the packed
-//! 16-bit integers), and `mul` (into [`Op::IBin`], [`Op::FBin`],
-//! [`Op::Half2`]). The operand count was checked from the row's roles.
+//! 16-bit integers), `mul` (into [`Op::IBin`], [`Op::FBin`],
+//! [`Op::Half2`]) and `min`, `max` (the same, and [`Op::Lane3`] for the
+//! packed integers and `.relu.s32`). The operand count was checked from the row's roles.
 
 use super::{DecodeError, FuncDecoder, ImmKind, R};
 use crate::decode::{fty, ity};
@@ -160,6 +161,53 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Some(MulMode::Lo) => IBinOp::MulLo,
             None => return Err(unsupported()),
         };
+        let k = ImmKind::Int(ty.bits);
+        let d = self.dst(&i.operands[0])?;
+        let (a, b) = (self.src(&i.operands[1], k)?, self.src(&i.operands[2], k)?);
+        Ok(Op::IBin { op, ty, d, a, b, k: Kern::NONE })
+    }
+
+    /// `min` and `max` (PTX ISA 9.7.1.10-11, 9.7.3.10-11, 9.7.4.9-10);
+    /// a combination the row's `misfit` refuses is not run, nor the
+    /// three-source `.f32` form yet.
+    pub(super) fn min_max(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let unsupported = || DecodeError::Unsupported(opname(i));
+        let Some(x) = insn.min_max().filter(|_| insn.misfit().is_none()) else { return Err(unsupported()) };
+        if i.operands.len() != 3 {
+            return Err(unsupported());
+        }
+        let k32 = ImmKind::Int(32);
+        let Some(t) = x.ty else {
+            let signed = match x.packed {
+                Some(PackedTy::U16x2) => false,
+                Some(PackedTy::S16x2) => true,
+                _ => return Err(unsupported()),
+            };
+            let op = if x.max { P16Op::Max } else { P16Op::Min };
+            let d = self.dst(&i.operands[0])?;
+            let (a, b) = (self.src(&i.operands[1], k32)?, self.src(&i.operands[2], k32)?);
+            return Ok(Op::Lane3 { op: Lane3Op::Packed16 { op, signed, relu: x.relu }, d, a, b, c: Src::Imm(0) });
+        };
+        let xorsign_abs = x.xorsign && x.abs;
+        let fop = match (x.nan || xorsign_abs, x.max) {
+            (true, max) => FBinOp::MinMax { max, nan: x.nan, xorsign_abs },
+            (false, true) => FBinOp::Max,
+            (false, false) => FBinOp::Min,
+        };
+        if matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2) {
+            return self.half2_bin(i, fop, t, x.ftz, false);
+        }
+        if let Some(f) = fty(t) {
+            return self.float_bin(i, fop, f, (None, x.ftz, false));
+        }
+        let ty = ity(t).ok_or_else(unsupported)?;
+        if x.relu {
+            // `min/max.relu.s32` (sm_90).
+            let d = self.dst(&i.operands[0])?;
+            let (a, b) = (self.src(&i.operands[1], k32)?, self.src(&i.operands[2], k32)?);
+            return Ok(Op::Lane3 { op: Lane3Op::MinMaxReluS32 { max: x.max }, d, a, b, c: Src::Imm(0) });
+        }
+        let op = if x.max { IBinOp::Max } else { IBinOp::Min };
         let k = ImmKind::Int(ty.bits);
         let d = self.dst(&i.operands[0])?;
         let (a, b) = (self.src(&i.operands[1], k)?, self.src(&i.operands[2], k)?);

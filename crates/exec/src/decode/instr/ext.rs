@@ -12,7 +12,7 @@ use super::{FuncDecoder, ImmKind};
 /// turns them into [`super::DecodeError`]s.
 type R<T> = Result<T, String>;
 use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op};
-use ptxsim_sem::alu::{FBinOp, FTy, FUnOp};
+use ptxsim_sem::alu::{FTy, FUnOp};
 use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
@@ -37,7 +37,7 @@ pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
         "mad" if has(".cc") => Ext::CarryChain,
         "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
-        "fma" | "min" | "max" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
+        "fma" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         "ex2" | "tanh" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
         _ => return None,
     })
@@ -207,7 +207,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(Op::Carry { kind, ty, cin, cout, cf, d, a, b, c })
     }
 
-    /// `fma min max ex2` on `.f16x2`/`.bf16x2`, and
+    /// `fma ex2` on `.f16x2`/`.bf16x2`, and
     /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.4, 9.7.9).
     fn half2(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
@@ -219,11 +219,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (ftz, sat) = (has(".ftz"), has(".sat"));
         let allowed = |extra: &[&str]| mods.iter().all(|m| matches!(*m, ".f16x2" | ".bf16x2" | ".rn") || extra.contains(m));
         let (op, n) = match opc {
-            "min" | "max" if allowed(&[".ftz", ".NaN", ".xorsign", ".abs"]) && has(".xorsign") == has(".abs") => {
-                let (nan, xorsign_abs) = (has(".NaN"), has(".xorsign"));
-                let max = opc == "max";
-                (H2Op::Bin(if nan || xorsign_abs { FBinOp::MinMax { max, nan, xorsign_abs } } else if max { FBinOp::Max } else { FBinOp::Min }), 3)
-            }
             "fma" if has(".rn") && has(".relu") && allowed(&[".ftz", ".relu"]) => (H2Op::FmaRelu, 4),
             "fma" if has(".rn") && allowed(&[".ftz", ".sat"]) => (H2Op::Fma, 4),
             "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
