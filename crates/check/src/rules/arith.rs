@@ -214,3 +214,98 @@ fn simd_video<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The error code of the first error of `body` (one kernel on sm_90,
+    /// PTX 8.0, or the target and version given), or `None` where it checks
+    /// clean.
+    fn first_error_at(target: &str, body: &str) -> Option<String> {
+        let src = format!(
+            ".version 8.0\n.target {target}\n.address_size 64\n.entry k() {{\n.reg .b16 %h<4>;\n.reg .b32 %r<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<4>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<4>;\n.reg .u64 %rd<4>;\n.reg .s64 %sd<4>;\n{body}\n}}\n"
+        );
+        let parsed = ptxsim_syntax::parse(&src);
+        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
+        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+    }
+
+    fn first_error(body: &str) -> Option<String> {
+        first_error_at("sm_90", body)
+    }
+
+    /// The forms of PTX ISA 9.7.1.1-3, 9.7.1.10-11, 9.7.1.13-14, 9.7.2.1-2,
+    /// 9.7.3, 9.7.4 check clean.
+    #[test]
+    fn arithmetic_rows_accept_the_manuals_forms() {
+        for ok in [
+            "add.sat.s32 %s1, %s2, %s3;",
+            "sub.cc.u64 %rd1, %rd2, %rd3;",
+            "add.rz.ftz.sat.f32 %f1, %f2, %f3;",
+            "sub.rm.f64 %fd1, %fd2, %fd3;",
+            "add.rn.ftz.sat.f16 %h1, %h2, %h3;",
+            "sub.rn.bf16x2 %r1, %r2, %r3;",
+            "add.s16x2 %r1, %r2, %r3;",
+            "mul.wide.u32 %rd1, %u2, %u3;",
+            "mul.hi.s64 %sd1, %sd2, %sd3;",
+            "mul.rp.f32 %f1, %f2, %f3;",
+            "mul.ftz.f16x2 %r1, %r2, %r3;",
+            "max.relu.s32 %s1, %s2, %s3;",
+            "min.relu.s16x2 %r1, %r2, %r3;",
+            "max.ftz.NaN.xorsign.abs.f32 %f1, %f2, %f3;",
+            "min.NaN.f32 %f1, %f2, %f3, %f4;",
+            "max.NaN.bf16 %h1, %h2, %h3;",
+            "neg.ftz.f16x2 %r1, %r2;",
+            "abs.s64 %sd1, %sd2;",
+            "neg.bf16 %h1, %h2;",
+        ] {
+            assert_eq!(first_error(ok), None, "{ok}");
+        }
+    }
+
+    /// What the manual's syntax leaves out is an error at the modifier
+    /// (the half types round `.rn` only and bfloat16 takes no `.sat`,
+    /// 9.7.4.1-3; `min`/`max` take no rounding and no float `.relu`,
+    /// 9.7.3.10-11, 9.7.4.9-10).
+    #[test]
+    fn arithmetic_rows_refuse_what_the_syntax_leaves_out() {
+        for bad in [
+            "add.sat.u32 %u1, %u2, %u3;",
+            "add.cc.sat.s32 %s1, %s2, %s3;",
+            "add.rn.s32 %s1, %s2, %s3;",
+            "add.rz.f16 %h1, %h2, %h3;",
+            "add.sat.bf16 %h1, %h2, %h3;",
+            "sub.u16x2 %r1, %r2, %r3;",
+            "mul.u32 %u1, %u2, %u3;",
+            "mul.wide.u64 %rd1, %rd2, %rd3;",
+            "mul.lo.f32 %f1, %f2, %f3;",
+            "mul.rz.f16x2 %r1, %r2, %r3;",
+            "min.rn.f16x2 %r1, %r2, %r3;",
+            "min.relu.f16 %h1, %h2, %h3;",
+            "max.relu.u32 %u1, %u2, %u3;",
+            "max.abs.f32 %f1, %f2, %f3;",
+            "max.NaN.f64 %fd1, %fd2, %fd3;",
+            "neg.ftz.f64 %fd1, %fd2;",
+            "abs.ftz.bf16 %h1, %h2;",
+            "neg.u32 %u1, %u2;",
+        ] {
+            assert_eq!(first_error(bad).as_deref(), Some("check/modifiers"), "{bad}");
+        }
+        // The third source exists on `.f32` only.
+        assert_eq!(first_error("min.s32 %s1, %s2, %s3, %s1;").as_deref(), Some("check/operand-count"));
+        // `.wide`'s `d` is twice as wide as the sources.
+        assert!(first_error("mul.wide.u32 %u1, %u2, %u3;").is_some());
+        // Packed integers take `.b32` registers only.
+        assert_eq!(first_error("add.u16x2 %u1, %r2, %r3;").as_deref(), Some("check/operand-type"));
+    }
+
+    /// The gates of the half types, `.cc` on 64 bits and the packed
+    /// integers (PTX ISA 9.7.2.1, 9.7.4, 9.7.1.1).
+    #[test]
+    fn arithmetic_rows_are_gated() {
+        assert!(first_error_at("sm_50", "neg.f16 %h1, %h2;").is_some());
+        assert!(first_error_at("sm_75", "add.bf16 %h1, %h2, %h3;").is_some());
+        assert!(first_error_at("sm_80", "add.u16x2 %r1, %r2, %r3;").is_some());
+        assert!(first_error_at("sm_80", "max.NaN.f32 %f1, %f2, %f3;").is_none());
+        assert!(first_error_at("sm_75", "max.NaN.f32 %f1, %f2, %f3;").is_some());
+    }
+}
