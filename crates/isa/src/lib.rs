@@ -17,7 +17,7 @@
 //!
 //! Invariant: adding an instruction is one row here, one semantic function
 //! (`ptxsim-exec`'s `alu`), and its tests. A modifier-level gate or a
-//! modifier that changes the decoder family (`add.cc`, `.f16x2`) stays with
+//! modifier that changes the decoder family (`mad.cc`, `fma.f16x2`) stays with
 //! the rule or decoder that reads that modifier; a row holds what is true of
 //! the opcode whatever its modifiers.
 //!
@@ -232,7 +232,7 @@ pub enum Family {
     Hint,
     CreatePolicy,
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
-    /// the modifier, as it does `add.cc`).
+    /// the modifier, as it does `mad.cc`).
     AsyncCopy,
     /// `wmma` (`ldmatrix`, `stmatrix` and `movmatrix` are typed rows).
     Matrix,

@@ -85,7 +85,7 @@ pub(super) enum Route {
 /// `None` when the engine has none (the instruction is not supported yet).
 /// The opcode's family is its row of the instruction description
 /// (`ptxsim_isa`); [`ext::ext_route`] refines it for the modifiers that
-/// change the family (`add.cc`, `.f16x2`, `cvt.pack`). The decoder
+/// change the family (`mad.cc`, `fma.f16x2`, `cvt.pack`). The decoder
 /// dispatches through this function alone, so [`decodes_opcode`] answers
 /// what it does.
 pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
