@@ -135,7 +135,10 @@ fn add_sub<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::AddSub)
         }
         _ => {}
     }
-    let Some(ty) = x.ty else { return super::operand::resolve_all(cx, i) };
+    let Some(ty) = x.ty else {
+        cx.require(Feature::F32x2Arith, span);
+        return super::operand::resolve_all(cx, i);
+    };
     for (k, o) in i.operands.iter().enumerate() {
         value(cx, o, ty, if k == 0 { Role::Dest } else { Role::Src }, Size::Exact, i);
     }
@@ -147,7 +150,10 @@ fn add_sub<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::AddSub)
 /// not run it yet).
 fn mul<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::MulFields) {
     use ScalarType::*;
-    let Some(ty) = x.ty else { return super::operand::resolve_all(cx, i) };
+    let Some(ty) = x.ty else {
+        cx.require(Feature::F32x2Arith, whole(i));
+        return super::operand::resolve_all(cx, i);
+    };
     match ty {
         Bf16 | Bf16x2 => cx.require(Feature::Bf16AddSubMul, whole(i)),
         F16 | F16x2 => cx.require(Feature::F16Arith, whole(i)),
@@ -182,6 +188,9 @@ fn min_max<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::MinMax)
     }
     let op = i.opcode.text;
     let n = i.operands.len();
+    if n == 4 && x.ty == Some(F32) {
+        cx.require(Feature::MinMax3, span);
+    }
     if n == 4 && x.ty != Some(F32) {
         cx.emit(
             Diagnostic::error("check/operand-count", i.span, format!("`{}` takes three operands; {n} given: only `{op}.f32` has a third source", super::opname(i)))
@@ -221,8 +230,12 @@ mod tests {
     /// PTX 8.0, or the target and version given), or `None` where it checks
     /// clean.
     fn first_error_at(target: &str, body: &str) -> Option<String> {
+        first_error_vt("8.0", target, body)
+    }
+
+    fn first_error_vt(version: &str, target: &str, body: &str) -> Option<String> {
         let src = format!(
-            ".version 8.0\n.target {target}\n.address_size 64\n.entry k() {{\n.reg .b16 %h<4>;\n.reg .b32 %r<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<4>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<4>;\n.reg .u64 %rd<4>;\n.reg .s64 %sd<4>;\n{body}\n}}\n"
+            ".version {version}\n.target {target}\n.address_size 64\n.entry k() {{\n.reg .b16 %h<4>;\n.reg .b32 %r<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<4>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<4>;\n.reg .u64 %rd<4>;\n.reg .s64 %sd<4>;\n{body}\n}}\n"
         );
         let parsed = ptxsim_syntax::parse(&src);
         assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
@@ -252,7 +265,6 @@ mod tests {
             "max.relu.s32 %s1, %s2, %s3;",
             "min.relu.s16x2 %r1, %r2, %r3;",
             "max.ftz.NaN.xorsign.abs.f32 %f1, %f2, %f3;",
-            "min.NaN.f32 %f1, %f2, %f3, %f4;",
             "max.NaN.bf16 %h1, %h2, %h3;",
             "neg.ftz.f16x2 %r1, %r2;",
             "abs.s64 %sd1, %sd2;",
@@ -260,6 +272,7 @@ mod tests {
         ] {
             assert_eq!(first_error(ok), None, "{ok}");
         }
+        assert_eq!(first_error_vt("8.8", "sm_100a", "min.NaN.f32 %f1, %f2, %f3, %f4;"), None);
     }
 
     /// What the manual's syntax leaves out is an error at the modifier
@@ -307,5 +320,16 @@ mod tests {
         assert!(first_error_at("sm_80", "add.u16x2 %r1, %r2, %r3;").is_some());
         assert!(first_error_at("sm_80", "max.NaN.f32 %f1, %f2, %f3;").is_none());
         assert!(first_error_at("sm_75", "max.NaN.f32 %f1, %f2, %f3;").is_some());
+        // ptxas 13.5: "Feature 'min.f32 with 3 input operands' requires
+        // .target sm_100 or higher", and the same of 'add.f32x2'.
+        // ptxas 13.5 takes both at 8.8 on sm_100a; the three sources need
+        // 8.8, `.f32x2` 8.6.
+        for ins in ["min.f32 %f1, %f2, %f3, %f1;", "max.NaN.f32 %f1, %f2, %f3, %f1;", "add.f32x2 %rd1, %rd2, %rd3;", "mul.f32x2 %rd1, %rd2, %rd3;"] {
+            assert!(first_error_vt("8.8", "sm_90a", ins).is_some(), "{ins} on sm_90a");
+            assert_eq!(first_error_vt("8.8", "sm_100a", ins), None, "{ins} on sm_100a");
+        }
+        assert!(first_error_vt("8.7", "sm_100a", "min.f32 %f1, %f2, %f3, %f1;").is_some());
+        assert_eq!(first_error_vt("8.6", "sm_100a", "sub.f32x2 %rd1, %rd2, %rd3;"), None);
+        assert!(first_error_vt("8.5", "sm_100a", "sub.f32x2 %rd1, %rd2, %rd3;").is_some());
     }
 }
