@@ -544,17 +544,17 @@ macro_rules! for_each_op {
             "abs"      Typed      (S | F | H)       _          Def      Data     Seq            Typed
                 => Abs { ftz: flag(".ftz"), ty: ty(S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
-            "rcp"        Unary      (F | H)           _          Def      Data     Seq            Unary
+            "rcp"        Unary      (F)               _          Def      Data     Seq            Unary
                 => Rcp { mods: untyped } [];
-            "sqrt"       Unary      (F | H)           _          Def      Data     Seq            Unary
+            "sqrt"       Unary      (F)               _          Def      Data     Seq            Unary
                 => Sqrt { mods: untyped } [];
-            "rsqrt"      Unary      (F | H)           _          Def      Data     Seq            Unary
+            "rsqrt"      Unary      (F)               _          Def      Data     Seq            Unary
                 => Rsqrt { mods: untyped } [];
-            "sin"        Unary      (F | H)           _          Def      Data     Seq            Unary
+            "sin"        Unary      (F)               _          Def      Data     Seq            Unary
                 => Sin { mods: untyped } [];
-            "cos"        Unary      (F | H)           _          Def      Data     Seq            Unary
+            "cos"        Unary      (F)               _          Def      Data     Seq            Unary
                 => Cos { mods: untyped } [];
-            "lg2"        Unary      (F | H)           _          Def      Data     Seq            Unary
+            "lg2"        Unary      (F)               _          Def      Data     Seq            Unary
                 => Lg2 { mods: untyped } [];
             "ex2"        Unary      (F | H)           _          Def      Data     Seq            Unary
                 => Ex2 { mods: untyped } [];

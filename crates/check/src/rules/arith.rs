@@ -311,6 +311,23 @@ mod tests {
         assert_eq!(first_error("add.u16x2 %u1, %r2, %r3;").as_deref(), Some("check/operand-type"));
     }
 
+    /// `rcp`, `sqrt`, `rsqrt`, `sin`, `cos` and `lg2` have no half-precision
+    /// forms (ptxas 13.5: "Unexpected instruction types specified for
+    /// 'rcp'"); `ex2` and `tanh` have them.
+    #[test]
+    fn unary_math_takes_half_types_only_where_the_manual_has_them() {
+        for op in ["rcp.approx", "rcp.rn", "sqrt.approx", "sqrt.rn", "rsqrt.approx", "sin.approx", "cos.approx", "lg2.approx"] {
+            for (ty, regs) in [("f16", "%h1, %h2"), ("bf16", "%h1, %h2"), ("f16x2", "%r1, %r2"), ("bf16x2", "%r1, %r2")] {
+                let ins = format!("{op}.{ty} {regs};");
+                assert!(first_error_vt("8.8", "sm_90a", &ins).is_some(), "{ins}");
+            }
+            assert_eq!(first_error_vt("8.8", "sm_90a", &format!("{op}.f32 %f1, %f2;")), None, "{op}.f32");
+        }
+        for ok in ["ex2.approx.f16 %h1, %h2;", "ex2.approx.ftz.bf16x2 %r1, %r2;", "tanh.approx.bf16 %h1, %h2;"] {
+            assert_eq!(first_error_vt("8.8", "sm_90a", ok), None, "{ok}");
+        }
+    }
+
     /// The gates of the half types, `.cc` on 64 bits and the packed
     /// integers (PTX ISA 9.7.2.1, 9.7.4, 9.7.1.1).
     #[test]
