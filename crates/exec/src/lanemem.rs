@@ -87,22 +87,14 @@ impl LaneMem<'_> {
     /// allocation, it is read element by element, so the trap is the one
     /// the first bad element gives. The other spaces belong to one CTA.
     pub fn read_vector(&self, space: Space, l: usize, a: u64, size: u32, out: &mut [u64], cache: &mut usize) -> Result<(), Trap> {
-        let total = size as u64 * out.len() as u64;
-        if let (Place::Global(g), true) = (place(space, a), size <= 8) {
-            if let Some(i) = self.global.find(g, total) {
-                *cache = i;
-                let al = &self.global.allocs[i];
-                let off = g - al.base;
-                let _lock = (total == 16).then(|| wide_lock(g));
-                let per = (8 / size) as usize;
-                for (w, chunk) in out.chunks_mut(per).enumerate() {
-                    let word = al.read(off + w as u64 * 8, size * chunk.len() as u32);
-                    for (k, o) in chunk.iter_mut().enumerate() {
-                        *o = element(word, k as u32, size);
-                    }
+        if let Some((al, off, _lock)) = self.whole_global(space, a, size, out.len(), cache) {
+            for (w, chunk) in out.chunks_mut((8 / size) as usize).enumerate() {
+                let word = al.read(off + w as u64 * 8, size * chunk.len() as u32);
+                for (k, o) in chunk.iter_mut().enumerate() {
+                    *o = element(word, k as u32, size);
                 }
-                return Ok(());
             }
+            return Ok(());
         }
         for (k, o) in out.iter_mut().enumerate() {
             *o = self.read(space, l, a + k as u64 * size as u64, size, cache)?;
@@ -110,24 +102,36 @@ impl LaneMem<'_> {
         Ok(())
     }
 
+    /// Where a vector of `n` elements of `size` bytes at `a` lies whole in
+    /// one global allocation (the one `cache` names, else the one found):
+    /// the allocation, the offset, and for 16 bytes the held lock of its
+    /// address. `None` for other spaces, or to go element by element.
+    fn whole_global(&self, space: Space, a: u64, size: u32, n: usize, cache: &mut usize) -> Option<(&crate::memory::Allocation, u64, Option<crate::memory::WideGuard>)> {
+        let Place::Global(g) = place(space, a) else { return None };
+        let total = size as u64 * n as u64;
+        if size > 8 {
+            return None;
+        }
+        let fits = |al: &crate::memory::Allocation| g >= al.base && g - al.base + total <= al.size;
+        let i = match self.global.allocs.get(*cache) {
+            Some(al) if fits(al) => *cache,
+            _ => self.global.find(g, total)?,
+        };
+        *cache = i;
+        let al = &self.global.allocs[i];
+        Some((al, g - al.base, (total == 16).then(|| wide_lock(g))))
+    }
+
     /// Writes the elements `vals` of `size` bytes of a vector at `a`
     /// (aligned to the whole vector) for lane `l`: in global memory whole,
     /// as [`LaneMem::read_vector`] reads it.
     pub fn write_vector(&mut self, space: Space, l: usize, a: u64, size: u32, vals: &[u64], cache: &mut usize) -> Result<(), Trap> {
-        let total = size as u64 * vals.len() as u64;
-        if let (Place::Global(g), true) = (place(space, a), size <= 8) {
-            if let Some(i) = self.global.find(g, total) {
-                *cache = i;
-                let al = &self.global.allocs[i];
-                let off = g - al.base;
-                let _lock = (total == 16).then(|| wide_lock(g));
-                let per = (8 / size) as usize;
-                for (w, chunk) in vals.chunks(per).enumerate() {
-                    let word = chunk.iter().enumerate().fold(0u64, |acc, (k, &v)| acc | element(v, 0, size) << (k as u32 * size * 8));
-                    al.write(off + w as u64 * 8, size * chunk.len() as u32, word);
-                }
-                return Ok(());
+        if let Some((al, off, _lock)) = self.whole_global(space, a, size, vals.len(), cache) {
+            for (w, chunk) in vals.chunks((8 / size) as usize).enumerate() {
+                let word = chunk.iter().enumerate().fold(0u64, |acc, (k, &v)| acc | element(v, 0, size) << (k as u32 * size * 8));
+                al.write(off + w as u64 * 8, size * chunk.len() as u32, word);
             }
+            return Ok(());
         }
         for (k, &v) in vals.iter().enumerate() {
             self.write(space, l, a + k as u64 * size as u64, size, v, cache)?;

@@ -246,7 +246,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         };
         let addr = self.addr(addr, space)?;
         let val = self.src(val, ImmKind::Int(field.bits()))?;
-        Ok(Op::TensormapReplace(Box::new(TensormapReplace { field, ord: ord.clamp(0, u32::MAX as i64) as u32, addr, val })))
+        Ok(Op::TensormapReplace(Box::new(TensormapReplace { field, ord: u32::try_from(ord).unwrap_or(u32::MAX), addr, val })))
     }
 
     /// Guards `op` (decoded from `i`) when it reads an accumulator register
