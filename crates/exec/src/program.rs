@@ -616,6 +616,9 @@ pub struct BulkTensor {
     /// `cp.reduce.async.bulk.tensor`: the reduction; its element type is
     /// the tensor map's, known when the copy runs.
     pub reduce: Option<AtomOp>,
+    /// An im2col copy: its 16-bit offsets, one per spatial dimension
+    /// (`.im2col`), or none (`.im2col_no_offs`, whose offsets are 0).
+    pub im2col: Option<Vec<Src>>,
 }
 
 /// `tensormap.replace.tile.field{.ss}.b1024.type [addr], {ord,} new_val`:

@@ -673,7 +673,7 @@ macro_rules! for_each_op {
             "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
                 => Suq { mods: untyped } [];
             // Asynchronous copies, matrices and tensors.
-            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "the im2col tensor copies are not modelled yet (cp.async, cp.async.bulk, cp.reduce.async.bulk and the tile-mode cp.async.bulk.tensor and cp.reduce.async.bulk.tensor are decoded by their modifiers)"
+            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "sm_100's tensor copy modes .tile::gather4, .tile::scatter4 and .im2col::w are not modelled yet (cp.async, cp.async.bulk, cp.reduce.async.bulk and the tile- and im2col-mode cp.async.bulk.tensor and cp.reduce.async.bulk.tensor are decoded by their modifiers)"
                 => Cp { mods: untyped } [];
             "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy
                 => CpAsync { mods: untyped } [];

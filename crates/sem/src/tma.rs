@@ -47,10 +47,11 @@
 //! ([`crate::swizzle`]), which is why a swizzled destination must be
 //! aligned to the pattern's repeat for the pattern to start at row 0.
 //!
+//! **Im2col mode**: `tma_im2col.rs` ([`TensorMap::im2col_elems`]).
+//!
 //! Not modelled (reported by name): the packed types `16U4_ALIGN8B`,
 //! `16U4_ALIGN16B`, `16U6_ALIGN16B` in copies, the sm_100 swizzle modes
-//! `128B_ATOM_*`, and the im2col traversal (the map itself is encoded,
-//! decoded and validated).
+//! `128B_ATOM_*`.
 
 use crate::swizzle::Swizzle;
 use std::fmt;
@@ -435,7 +436,7 @@ impl TensorMap {
     /// without interleave. `Err` for an im2col map.
     pub fn box_counts(&self) -> Result<[u32; 5], MapError> {
         let Mode::Tiled { box_dim } = self.mode else {
-            return err("mode", "the im2col traversal is not modelled");
+            return err("mode", "a tile-mode copy needs a tiled tensor map, and this one is im2col");
         };
         let mut n = [1u32; 5];
         for i in 0..self.rank as usize {
@@ -448,6 +449,9 @@ impl TensorMap {
     /// Bytes the box occupies in shared memory (what a copy's mbarrier
     /// transaction count is credited with).
     pub fn box_bytes(&self) -> Result<u64, MapError> {
+        if let Mode::Im2col { channels, pixels, .. } = self.mode {
+            return Ok(u64::from(channels) * u64::from(pixels) * u64::from(self.elem_size()?));
+        }
         let n = self.box_counts()?;
         Ok(n.iter().map(|&x| x as u64).product::<u64>() * self.elem_size()? as u64)
     }
@@ -491,6 +495,15 @@ impl TensorMap {
         Ok(())
     }
 
+    /// The elements of a tile-mode copy (`im2col` `None`) or of an im2col
+    /// one.
+    fn elems(&self, coords: &[i32], im2col: Option<&[u16]>, f: impl FnMut(u64, Option<u64>)) -> Result<(), MapError> {
+        match im2col {
+            None => self.tile_elems(coords, f),
+            Some(offsets) => self.im2col_elems(coords, offsets, f),
+        }
+    }
+
     /// The shared-memory address of the box element at dense `offset` in a
     /// box written at `base`.
     pub fn smem_addr(&self, base: u64, offset: u64) -> u64 {
@@ -518,12 +531,13 @@ impl TensorMap {
     /// out of bounds) and written at its swizzled shared address in the box
     /// at `smem`. `read(addr, size)` and `write(addr, size, value)` are the
     /// engine's accesses. Returns the bytes written (the mbarrier's
-    /// transaction count).
-    pub fn copy_to_shared<E>(&self, coords: &[i32], smem: u64, read: &mut dyn FnMut(u64, u32) -> Result<u64, E>, write: &mut dyn FnMut(u64, u32, u64) -> Result<(), E>) -> Result<u64, CopyError<E>> {
+    /// transaction count). With `im2col` offsets the copy is an im2col one
+    /// ([`TensorMap::im2col_elems`]).
+    pub fn copy_to_shared<E>(&self, coords: &[i32], im2col: Option<&[u16]>, smem: u64, read: &mut dyn FnMut(u64, u32) -> Result<u64, E>, write: &mut dyn FnMut(u64, u32, u64) -> Result<(), E>) -> Result<u64, CopyError<E>> {
         let es = self.elem_size()?;
         let fill = self.dtype.fill_bits(self.oob);
         let mut res = Ok(());
-        self.tile_elems(coords, |off, g| {
+        self.elems(coords, im2col, |off, g| {
             if res.is_err() {
                 return;
             }
@@ -541,10 +555,12 @@ impl TensorMap {
     /// every in-bounds box element read at its swizzled shared address and
     /// written to global memory; out-of-bounds ones are not written. (A
     /// `cp.reduce.async.bulk.tensor` is this with a `write` that reduces.)
-    pub fn copy_from_shared<E>(&self, coords: &[i32], smem: u64, read: &mut dyn FnMut(u64, u32) -> Result<u64, E>, write: &mut dyn FnMut(u64, u32, u64) -> Result<(), E>) -> Result<u64, CopyError<E>> {
+    /// With `im2col` offsets (zeros for `.im2col_no_offs`) the box is an
+    /// im2col one.
+    pub fn copy_from_shared<E>(&self, coords: &[i32], im2col: Option<&[u16]>, smem: u64, read: &mut dyn FnMut(u64, u32) -> Result<u64, E>, write: &mut dyn FnMut(u64, u32, u64) -> Result<(), E>) -> Result<u64, CopyError<E>> {
         let es = self.elem_size()?;
         let mut res = Ok(());
-        self.tile_elems(coords, |off, g| {
+        self.elems(coords, im2col, |off, g| {
             if res.is_err() {
                 return;
             }
@@ -628,6 +644,9 @@ pub fn replace(b: &mut [u8; SIZE], field: ptxsim_isa::TensormapField, ord: u32, 
     b[4] = VERSION;
     Ok(())
 }
+
+#[path = "tma_im2col.rs"]
+mod im2col;
 
 #[cfg(test)]
 #[path = "tma_tests.rs"]

@@ -194,7 +194,7 @@ fn copies_through_the_engine_accessors() {
         assert!(shared.insert(a, v).is_none(), "{a:#x} written twice");
         Ok(())
     };
-    let n = m.copy_to_shared(&[32, 96], 0x400, &mut read, &mut write).unwrap();
+    let n = m.copy_to_shared(&[32, 96], None, 0x400, &mut read, &mut write).unwrap();
     assert_eq!(n, 1024);
     assert_eq!(shared.len(), 512);
     // Box row 2 (tensor row 98), box column 9 (tensor column 41): dense
@@ -205,7 +205,7 @@ fn copies_through_the_engine_accessors() {
     // Rows 100.. are out of bounds too; with the NaN fill they read NaN.
     let mut shared2 = std::collections::HashMap::new();
     let mn = TensorMap { oob: OobFill::Nan, ..m };
-    mn.copy_to_shared(&[0, 96], 0, &mut |a, _| Ok::<_, String>(gval(a)), &mut |a, _, v| {
+    mn.copy_to_shared(&[0, 96], None, 0, &mut |a, _| Ok::<_, String>(gval(a)), &mut |a, _, v| {
         shared2.insert(a, v);
         Ok(())
     })
@@ -214,7 +214,7 @@ fn copies_through_the_engine_accessors() {
     // The store back: only the 40 x 4 in-bounds elements are written.
     let mut global = std::collections::HashMap::new();
     let n = m
-        .copy_from_shared(&[32, 96], 0x400, &mut |a, _| Ok::<_, String>(shared[&a]), &mut |a, _, v| {
+        .copy_from_shared(&[32, 96], None, 0x400, &mut |a, _| Ok::<_, String>(shared[&a]), &mut |a, _, v| {
             global.insert(a, v);
             Ok(())
         })
@@ -223,8 +223,115 @@ fn copies_through_the_engine_accessors() {
     assert_eq!(global.len(), 40 * 4);
     assert!(global.iter().all(|(&a, &v)| gval(a) == v));
     // A memory error stops the copy and comes back as is.
-    let e = m.copy_to_shared(&[0, 0], 0, &mut |_, _| Err("bad read".to_string()), &mut |_, _, _| Ok(()));
+    let e = m.copy_to_shared(&[0, 0], None, 0, &mut |_, _| Err("bad read".to_string()), &mut |_, _, _| Ok(()));
     assert_eq!(e, Err(CopyError::Mem("bad read".to_string())));
-    let e = m.copy_to_shared::<String>(&[0], 0, &mut |_, _| Ok(0), &mut |_, _, _| Ok(()));
+    let e = m.copy_to_shared::<String>(&[0], None, 0, &mut |_, _| Ok(0), &mut |_, _, _| Ok(()));
     assert!(matches!(e, Err(CopyError::Map(_))));
+}
+
+/// An NHWC f32 tensor of `n` images of 4 x 4 pixels and 32 channels, dense
+/// (the input of the im2col examples of Triton's Gluon tutorial
+/// `conv-im2col`, whose expected values were checked on Hopper GPUs), as an
+/// im2col map loading 16 pixels of 32 channels.
+fn nhwc(n: u64, lower: [i32; 2], upper: [i32; 2]) -> TensorMap {
+    TensorMap {
+        mode: Mode::Im2col { lower: [lower[1], lower[0], 0], upper: [upper[1], upper[0], 0], channels: 32, pixels: 16 },
+        dtype: DataType::F32,
+        rank: 4,
+        addr: 0x20_0000,
+        dims: [32, 4, 4, n, 1],
+        strides: [0, 32 * 4, 4 * 32 * 4, 4 * 4 * 32 * 4, 0],
+        elem_strides: [1, 1, 1, 1, 1],
+        interleave: Interleave::None,
+        swizzle: Swizzle::None,
+        l2: L2Promotion::None,
+        oob: OobFill::Zero,
+    }
+}
+
+/// The pixel each row of an im2col box reads, as `1 + n*16 + h*4 + w` (the
+/// tutorial's values: pixel (n, h, w) of the input holds that number in
+/// every channel), or 0 for the fill; and the channel order inside a row.
+fn pixels_read(m: &TensorMap, coords: [i32; 4], offsets: [u16; 2]) -> Vec<u32> {
+    let mut rows = vec![];
+    m.im2col_elems(&coords, &offsets, |off, g| {
+        let (row, ch) = (off / (32 * 4), off / 4 % 32);
+        match g {
+            Some(a) => {
+                let e = (a - 0x20_0000) / 4;
+                assert_eq!(e % 32, ch, "channel {ch} of row {row} reads channel {}", e % 32);
+                if ch == 0 {
+                    rows.push(1 + (e / 32) as u32);
+                }
+            }
+            None if ch == 0 => rows.push(0),
+            None => {}
+        }
+    })
+    .unwrap();
+    rows
+}
+
+#[test]
+fn im2col_pixels_follow_the_bounding_box() {
+    // Tutorial example 1: corners 0, coordinates 0: the 16 pixels in order.
+    let m = nhwc(1, [0, 0], [0, 0]);
+    assert_eq!(m.box_bytes().unwrap(), 16 * 32 * 4);
+    assert_eq!(pixels_read(&m, [0, 0, 0, 0], [0, 0]), (1..=16).collect::<Vec<_>>());
+    // Example 2: corners -1 (box H, W in [-1, 2]) from (-1, -1): the
+    // padding row and column read as the fill.
+    let m = nhwc(1, [-1, -1], [-1, -1]);
+    assert_eq!(pixels_read(&m, [0, -1, -1, 0], [0, 0]), [0, 0, 0, 0, 0, 1, 2, 3, 0, 5, 6, 7, 0, 9, 10, 11]);
+    // Example 3: the same with offsets (1, 1) reads the tensor itself.
+    assert_eq!(pixels_read(&m, [0, -1, -1, 0], [1, 1]), (1..=16).collect::<Vec<_>>());
+    // Example 4: two images, from (n 0, h 1, w 3): the rest of image 0,
+    // then image 1 from its first pixel.
+    let m = nhwc(2, [0, 0], [0, 0]);
+    assert_eq!(pixels_read(&m, [0, 3, 1, 0], [0, 0]), (8..=23).collect::<Vec<_>>());
+}
+
+#[test]
+fn im2col_traversal_stride_and_channels() {
+    // Traversal stride 2 along W and H (PTX ISA 5.5.4.2: it strides the
+    // positions, not the pixel count): box [0, 3] visits w, h in {0, 2},
+    // then the next image.
+    let mut m = nhwc(2, [0, 0], [0, 0]);
+    m.elem_strides = [1, 2, 2, 1, 1];
+    let mut got = pixels_read(&m, [0, 0, 0, 0], [0, 0]);
+    got.truncate(8);
+    assert_eq!(got, [1, 3, 9, 11, 17, 19, 25, 27]);
+    // Channels from the coordinate, past the tensor's last one the fill.
+    let m = nhwc(1, [0, 0], [0, 0]);
+    let mut seen = vec![];
+    m.im2col_elems(&[24, 0, 0, 0], &[0, 0], |off, g| {
+        if off < 32 * 4 {
+            seen.push(g.map(|a| (a - 0x20_0000) / 4));
+        }
+    })
+    .unwrap();
+    assert_eq!(seen[..8], (24..32).map(Some).collect::<Vec<_>>()[..]);
+    assert!(seen[8..].iter().all(Option::is_none));
+}
+
+#[test]
+fn im2col_rules_name_their_field() {
+    let m = nhwc(1, [0, 0], [0, 0]);
+    let field = |coords: &[i32], offs: &[u16]| m.im2col_elems(coords, offs, |_, _| {}).unwrap_err().field;
+    // The filter base must lie inside the bounding box (PTX ISA 5.5.4.1).
+    assert_eq!(field(&[0, 4, 0, 0], &[0, 0]), "pixelBoxLowerCorner[0]");
+    assert_eq!(field(&[0, 0, -1, 0], &[0, 0]), "pixelBoxLowerCorner[1]");
+    // Offsets of a rank-4 map are 0 to 2^8 - 1, one per spatial dimension.
+    assert_eq!(field(&[0, 0, 0, 0], &[256, 0]), "im2colOffsets[0]");
+    assert_eq!(field(&[0, 0, 0, 0], &[0]), "im2colOffsets");
+    assert_eq!(field(&[0, 0, 0], &[0, 0]), "tensorRank");
+    // A tiled map cannot serve an im2col copy, nor the reverse.
+    assert_eq!(matrix().im2col_elems(&[0, 0], &[], |_, _| {}).unwrap_err().field, "mode");
+    assert_eq!(m.tile_elems(&[0, 0, 0, 0], |_, _| {}).unwrap_err().field, "mode");
+    // Through the copy: the box lands row by row, 16 x 32 elements.
+    let mut n = 0;
+    let bytes = m.copy_to_shared(&[0, 0, 0, 0], Some(&[0, 0]), 0, &mut |_, _| Ok::<_, String>(7), &mut |_, _, _| {
+        n += 1;
+        Ok(())
+    });
+    assert_eq!((bytes, n), (Ok(16 * 32 * 4), 16 * 32));
 }

@@ -105,14 +105,40 @@ pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     let _ = d;
     match i.opcode.text {
         "cp" if i.modifiers.first().is_some_and(|m| m.text == ".reduce") && i.has_modifier(".async") && i.has_modifier(".bulk") && !i.has_modifier(".tensor") => cp_reduce_bulk(cx, i),
-        // The tensor bulk copies (`cp.async.bulk.tensor`,
-        // `cp.reduce.async.bulk.tensor`) are only resolved.
         "cp" if i.has_modifier(".async") && i.has_modifier(".bulk") && !i.has_modifier(".tensor") && i.modifiers.first().is_some_and(|m| m.text == ".async") => cp_async_bulk(cx, i),
-        "cp" if !i.has_modifier(".async") || i.has_modifier(".bulk") => super::operand::resolve_all(cx, i),
+        // The tensor bulk copies (`cp.async.bulk.tensor`,
+        // `cp.reduce.async.bulk.tensor`, `cp.async.bulk.prefetch.tensor`)
+        // are resolved, and their tensor map must be a generic address.
+        "cp" if !i.has_modifier(".async") || i.has_modifier(".bulk") => {
+            super::operand::resolve_all(cx, i);
+            tensor_map_operand(cx, i);
+        }
         "cp" if i.has_modifier(".mbarrier") => cp_async_mbarrier(cx, i),
         "cp" => cp_async(cx, i),
         "mbarrier" => mbarrier(cx, i),
         _ => super::operand::resolve_all(cx, i),
+    }
+}
+
+/// The tensor map of a tensor copy, `[tensorMap, {coordinates}]`: "the
+/// generic address of the opaque tensor-map object" (PTX ISA
+/// 9.7.9.25.5.1), so a register holding one, or a `.global` variable by
+/// name; ptxas 13.5 refuses a `.param` or `.const` variable by name
+/// ("State space mismatch between instruction and address"): such a map's
+/// address is taken with `mov` first, as nvcc does.
+fn tensor_map_operand(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) {
+    for o in &i.operands {
+        let OperandKind::Bracket(parts) = &o.kind else { continue };
+        let Some(Operand { kind: OperandKind::Name { name, component: None }, span }) = parts.first() else { continue };
+        let Some(Sym::Var(v)) = cx.lookup(name.text) else { continue };
+        let sp = v.space();
+        if !matches!(sp, StateSpace::Reg | StateSpace::Global) {
+            cx.emit(
+                Diagnostic::error("check/state-space", *span, format!("the tensor map of `{}` is a generic address: `{}` is a {} variable (take its address with `mov` into a register first)", opname(i), name.text, sp.as_str()))
+                    .with_label("not a generic address".to_string())
+                    .with_note("rule check/state-space (PTX ISA 9.7.9.25.5.1 cp.async.bulk.tensor): the tensor map operand is the generic address of the tensor map, in a register or as a .global variable's name; ptxas: State space mismatch between instruction and address"),
+            );
+        }
     }
 }
 
@@ -801,5 +827,43 @@ fn cp_reduce_bulk<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
     }
     if hint {
         value(cx, &ops[ops.len() - 1], ScalarType::B64, Role::Src, Size::Exact, i);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The error code of the first error of `body` in a kernel on sm_90a
+    /// with a `.param` tensor map `tmap`, a `.global` one `gmap` and a
+    /// `.const` one `cmap`, or `None` where it checks clean.
+    fn first_error(body: &str) -> Option<String> {
+        let src = format!(
+            ".version 8.0\n.target sm_90a\n.address_size 64\n.global .align 64 .b8 gmap[128];\n.const .align 64 .b8 cmap[128];\n.visible .entry k(.param .align 64 .b8 tmap[128])\n{{\n.reg .b32 %r<8>;\n.reg .b16 %h<4>;\n.reg .b64 %rd<8>;\n.shared .align 128 .b8 box[256];\n.shared .align 8 .b64 bar;\nmov.u32 %r2, box;\nmov.u32 %r3, bar;\nmov.u64 %rd5, tmap;\ncvta.param.u64 %rd6, %rd5;\n{body}\nret;\n}}\n"
+        );
+        let parsed = ptxsim_syntax::parse(&src);
+        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
+        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+    }
+
+    /// The tensor map of a tensor copy is a generic address (PTX ISA
+    /// 9.7.9.25.5.1): ptxas 13.5 takes a register or a `.global` variable,
+    /// and refuses a `.param` or `.const` variable named directly ("State
+    /// space mismatch between instruction and address").
+    #[test]
+    fn a_tensor_map_is_a_generic_address() {
+        let load = |m: &str| format!("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [{m}, {{%r1}}], [%r3];");
+        assert_eq!(first_error(&load("%rd6")), None);
+        assert_eq!(first_error(&load("gmap")), None);
+        assert_eq!(first_error(&load("tmap")).as_deref(), Some("check/state-space"));
+        assert_eq!(first_error(&load("cmap")).as_deref(), Some("check/state-space"));
+        let store = "cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [tmap, {%r1}], [%r2];";
+        assert_eq!(first_error(store).as_deref(), Some("check/state-space"));
+        let reduce = "cp.reduce.async.bulk.tensor.1d.global.shared::cta.add.tile.bulk_group [tmap, {%r1}], [%r2];";
+        assert_eq!(first_error(reduce).as_deref(), Some("check/state-space"));
+        assert_eq!(first_error(&reduce.replace("tmap", "%rd6")), None);
+        let prefetch = "cp.async.bulk.prefetch.tensor.1d.L2.global.tile [tmap, {%r1}];";
+        assert_eq!(first_error(prefetch).as_deref(), Some("check/state-space"));
+        // The im2col forms (ptxas 13.5 accepts these).
+        assert_eq!(first_error("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r2], [%rd6, {%r1, %r1, %r1}], [%r3], {%h1};"), None);
+        assert_eq!(first_error("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd6, {%r1, %r1, %r1}], [%r2];"), None);
     }
 }

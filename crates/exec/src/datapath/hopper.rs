@@ -1,5 +1,5 @@
 //! Hopper's asynchronous data path in the engine: `wgmma.mma_async`
-//! ([`Op::Wgmma`](crate::program::Op::Wgmma)) and the tile-mode tensor
+//! ([`Op::Wgmma`](crate::program::Op::Wgmma)) and the tile- and im2col-mode tensor
 //! copies `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor`
 //! ([`Op::BulkTensor`](crate::program::Op::BulkTensor)), over the pure
 //! semantics of `ptxsim_sem::wgmma` and `ptxsim_sem::tma`.
@@ -199,15 +199,21 @@ fn reduce_type(l: usize, op: AtomOp, dtype: DataType) -> Result<ITyOrF, Trap> {
     Ok(ty)
 }
 
-/// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor`, tile mode, on
-/// the lanes of `m`, each lane its own copy.
+/// `cp.async.bulk.tensor` / `cp.reduce.async.bulk.tensor`, tile or im2col
+/// mode, on the lanes of `m`, each lane its own copy.
 pub(crate) fn bulk_tensor(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, x: &BulkTensor) -> Result<(), Trap> {
     let coords: Vec<[u64; 32]> = x.coords.iter().map(|s| src_lanes(cx, &fr.regs, s)).collect();
     let mask = x.mask.as_ref().map(|s| src_lanes(cx, &fr.regs, s));
+    let offsets: Option<Vec<[u64; 32]>> = x.im2col.as_ref().map(|v| v.iter().map(|s| src_lanes(cx, &fr.regs, s)).collect());
     let (n_ctas, own) = (super::space::cluster_size(cx), u64::from(cx.sregs.cta.rank));
     for l in lanes(m) {
         let map = tensor_map(cx, l, x.tmap.0, addr_of(cx, fr, x.tmap.1, l))?;
         let c: Vec<i32> = coords.iter().map(|v| v[l] as u32 as i32).collect();
+        // `.im2col_no_offs`: every offset 0.
+        let offs: Option<Vec<u16>> = offsets.as_ref().map(|o| match o.is_empty() {
+            true => vec![0; c.len().saturating_sub(2)],
+            false => o.iter().map(|v| v[l] as u16).collect(),
+        });
         let s = addr_of(cx, fr, x.smem.1, l);
         let mb = x.mbar.map(|a| addr_of(cx, fr, a, l));
         let (mut rc, mut wc) = (usize::MAX, usize::MAX);
@@ -217,7 +223,7 @@ pub(crate) fn bulk_tensor(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, x: &BulkTe
             let mut read_buf = Vec::new();
             // Read the box first (shared), then write (global): two passes
             // keep the two borrows of the memory apart.
-            map.copy_from_shared(&c, s, &mut |a, n| mem.read(sspace, l, a, n, &mut rc), &mut |a, n, v| {
+            map.copy_from_shared(&c, offs.as_deref(), s, &mut |a, n| mem.read(sspace, l, a, n, &mut rc), &mut |a, n, v| {
                 read_buf.push((a, n, v));
                 Ok(())
             })
@@ -263,7 +269,7 @@ pub(crate) fn bulk_tensor(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, x: &BulkTe
             let mut vals = Vec::new();
             let mem = &mut cx.mem;
             let bytes = map
-                .copy_to_shared(&c, to, &mut |a, n| mem.read(Space::Global, l, a, n, &mut rc), &mut |a, n, v| {
+                .copy_to_shared(&c, offs.as_deref(), to, &mut |a, n| mem.read(Space::Global, l, a, n, &mut rc), &mut |a, n, v| {
                     vals.push((a, n, v));
                     Ok(())
                 })

@@ -253,7 +253,9 @@ fn tma_kernel() -> &'static str {
     @%p1 bra $wait;
     mbarrier.init.shared.b64 [%r3], 1;
     mbarrier.arrive.expect_tx.shared.b64 %rd2, [%r3], 1024;
-    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [tmap, {%r10, %r11}], [%r3];
+    mov.u64 %rd9, tmap;
+    cvta.param.u64 %rd9, %rd9;
+    cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd9, {%r10, %r11}], [%r3];
 $wait:
     bar.sync 0;
 $spin:

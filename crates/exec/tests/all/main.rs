@@ -59,6 +59,7 @@ mod tensor_async;
 mod tensor_mbarrier;
 mod tensor_mma;
 mod tensormap_replace;
+mod tma_im2col;
 mod tma_reduce;
 mod vector_atomicity;
 mod vector_loads;

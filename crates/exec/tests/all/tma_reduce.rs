@@ -49,7 +49,9 @@ fn kernel(op: &str, bytes: u32) -> String {
     @%p1 bra $done;
     mov.u32 %r7, {X};
     mov.u32 %r8, {Y};
-    cp.reduce.async.bulk.tensor.2d.global.shared::cta.{op}.tile.bulk_group [tmap, {{%r7, %r8}}], [%r2];
+    mov.u64 %rd9, tmap;
+    cvta.param.u64 %rd9, %rd9;
+    cp.reduce.async.bulk.tensor.2d.global.shared::cta.{op}.tile.bulk_group [%rd9, {{%r7, %r8}}], [%r2];
     cp.async.bulk.commit_group;
     cp.async.bulk.wait_group 0;
 $done:

@@ -44,6 +44,12 @@ crate::choices! {
     /// The state spaces of a `tensormap` (the map's, and
     /// `cp_fenceproxy`'s destination and source).
     pub enum TensormapSpace "state space" { Global = ".global", SharedCta = ".shared::cta" }
+    /// The load mode of `cp.async.bulk.tensor` and
+    /// `cp.reduce.async.bulk.tensor` (9.7.9.25.5): a box of the tensor, or
+    /// the im2col traversal (with offsets, global to shared; without, the
+    /// shared-to-global direction). sm_100's `.tile::gather4`,
+    /// `.tile::scatter4` and `.im2col::w` modes are not among them.
+    pub enum TensorLoadMode "load mode" { Tile = ".tile", Im2col = ".im2col", Im2colNoOffs = ".im2col_no_offs" }
     /// The scope of `tensormap.cp_fenceproxy`'s release.
     pub enum ProxyScope "scope" { Cta = ".cta", Cluster = ".cluster", Gpu = ".gpu", Sys = ".sys" }
 }
