@@ -259,6 +259,8 @@ pub struct Globals<'f, 'a> {
     pub version: Option<(PtxVersion, Span)>,
     pub sm: Option<(Sm, Span)>,
     pub addr64: bool,
+    /// `.target texmode_independent`: samplers are separate objects.
+    pub texmode_independent: bool,
     pub funcs: Vec<FuncInfo<'a>>,
     /// Every function name with a body in the module, and where.
     pub bodies: NameMap<&'a str, Span>,
@@ -633,7 +635,10 @@ fn extern_redeclaration(prev: &Sym<'_, '_>, new: &Sym<'_, '_>) -> Option<Redecla
     let linkage = |v: &VarSym<'_, '_>| v.decl.and_then(|d| d.linkage.map(|l| l.value));
     let (lp, ln) = (linkage(p), linkage(n));
     let external = |l: Option<Linkage>| matches!(l, Some(Linkage::Extern | Linkage::Visible | Linkage::Weak));
-    if !(lp == Some(Linkage::Extern) || ln == Some(Linkage::Extern)) || !external(lp) || !external(ln) {
+    // A definition without linkage may be followed by an `.extern`
+    // declaration of it (ptxas 13.5 accepts it; not the other order).
+    let internal_then_extern = lp.is_none() && ln == Some(Linkage::Extern);
+    if !internal_then_extern && (!(lp == Some(Linkage::Extern) || ln == Some(Linkage::Extern)) || !external(lp) || !external(ln)) {
         return None;
     }
     if p.sig.ty != n.sig.ty || p.sig.vector != n.sig.vector {

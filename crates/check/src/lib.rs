@@ -20,7 +20,17 @@
 //!   before them, never labels.
 //! - `check/alignment`, `check/initializer`, `check/register-count`
 //!   ([`decl`]): `.align` is a power of two; an array initialiser is no
-//!   longer than the array; a `%r<N>` count fits in 32 bits.
+//!   longer than the array, in the declaration's shape, and only on
+//!   `.global`/`.const` variables of initialisable types; a `%r<N>` count
+//!   fits in 32 bits.
+//! - `check/variable-type`, `check/incomplete-array` ([`decl`]): the types,
+//!   vectors and arrays a variable or parameter may have (no
+//!   instruction-only types, scalar `.reg` predicates, vectors of at most
+//!   128 bits, sized or `.extern` arrays, opaque types at module or kernel
+//!   parameter scope).
+//! - `check/directive` ([`decl`]): performance-tuning and cluster directives
+//!   on kernels with positive values and no conflicting pair, `.noreturn`
+//!   on `.func`s; `.target` options that exclude each other.
 //!
 //! **Resolution and scopes** ([`ctx`], [`body`])
 //! - `check/unknown-symbol`: every name resolves in its `{}` scope; a name

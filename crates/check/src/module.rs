@@ -8,7 +8,7 @@
 
 use crate::ctx::{Ctx, FuncInfo, ParamSig, Sym, VarRole, VarSym};
 use crate::isa::{self, Feature, PtxVersion};
-use ptxsim_syntax::ast::{Expr, Function, FunctionKind, Init, Item, Module, Name, StateSpace, VarDecl};
+use ptxsim_syntax::ast::{Spanned, Expr, Function, FunctionKind, Init, Item, Module, Name, StateSpace, VarDecl};
 use ptxsim_syntax::{Diagnostic, Span};
 
 /// A function body for the body pass: where it stands and what the module
@@ -75,6 +75,36 @@ pub fn pass<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) -> Vec<Job> {
     jobs
 }
 
+/// How `f`'s linkage conflicts with the first declaration of its name, as
+/// ptxas 13.5 judges it: `.extern` on one and not the other, or a linkage
+/// that differs from the first one's (none after `.visible` is fine, not
+/// `.visible` after none).
+fn linkage_conflict(cx: &Ctx<'_, '_>, f: &Function<'_>) -> Option<String> {
+    use ptxsim_syntax::ast::Linkage;
+    let first = cx.headers.iter().find(|h| h.name.text == f.name.text && h.name.span.start < f.name.span.start)?;
+    let (l1, l2) = (first.linkage.map(|l| l.value), f.linkage.map(|l| l.value));
+    let name = |l: Option<Linkage>| l.map(|l| format!("`{}`", l.as_str())).unwrap_or_else(|| "no linkage".to_string());
+    let ext = |l| l == Some(Linkage::Extern);
+    if ext(l1) != ext(l2) || (l2.is_some() && l2 != l1) {
+        return Some(format!("{} here, {} first", name(l2), name(l1)));
+    }
+    None
+}
+
+/// An `.extern` function with a body (ptxas: "Function definition
+/// conflicts with '.extern' declaration").
+fn extern_with_body(cx: &mut Ctx<'_, '_>, f: &Function<'_>) {
+    if let (Some(l), Some(b)) = (f.linkage, &f.body) {
+        if l.value == ptxsim_syntax::ast::Linkage::Extern {
+            cx.emit(
+                Diagnostic::error("check/inconsistent-prototype", b.span, format!("`.extern` function `{}` has a body", f.name.text))
+                    .with_secondary(l.span, "declared `.extern` here")
+                    .with_note("rule check/inconsistent-prototype (PTX ISA 11.6.1 .extern): an .extern function is defined in another module; define it here with .visible or .weak"),
+            );
+        }
+    }
+}
+
 /// Rule `check/version-target`: the module starts with a `.version` ptxsim
 /// knows, names a known `.target` that this version supports, and uses
 /// `.address_size` only from 2.3 on (PTX ISA 11.1, module directives).
@@ -98,6 +128,7 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                 cx.gm().version = Some((ver, v.span));
             }
             Item::Target(t) => {
+                target_options(cx, t);
                 for n in &t.targets {
                     if isa::TARGET_OPTIONS.contains(&n.text) {
                         continue;
@@ -225,14 +256,42 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
     }
 }
 
+/// The options of a `.target` (PTX ISA 11.1.2): `texmode_unified` and
+/// `texmode_independent` exclude each other (ptxas: "Conflicting .target
+/// option"), and `map_f64_to_f32` only applies below sm_13 (ptxas:
+/// "Directive map_f64_to_f32 is not supported with SM 1.3 or higher").
+fn target_options(cx: &mut Ctx<'_, '_>, t: &ptxsim_syntax::ast::Target<'_>) {
+    let [unified, independent, map] = [isa::TARGET_OPTIONS[0], isa::TARGET_OPTIONS[1], isa::TARGET_OPTIONS[3]];
+    let find = |o: &str| t.targets.iter().find(|n| n.text == o).map(|n| n.span);
+    if let (Some(_), Some(second)) = (find(unified), find(independent)) {
+        cx.emit(
+            Diagnostic::error("check/version-target", second, "`texmode_unified` and `texmode_independent` both given")
+                .with_note("rule check/version-target (PTX ISA 11.1.2 .target): one texturing mode per module (ptxas: \"Conflicting .target option\")"),
+        );
+    }
+    cx.gm().texmode_independent = find(independent).is_some();
+    let sm = t.targets.iter().find_map(|n| isa::parse_sm(n.text));
+    if let (Some(at), Some(sm)) = (find(map), sm) {
+        if sm.number >= 13 {
+            cx.emit(
+                Diagnostic::error("check/version-target", at, format!("`map_f64_to_f32` does not apply to {sm}, which has double precision"))
+                    .with_note("rule check/version-target (PTX ISA 11.1.2 .target): map_f64_to_f32 is for targets below sm_13 (ptxas: \"Directive map_f64_to_f32 is not supported with SM 1.3 or higher\")"),
+            );
+        }
+    }
+}
+
 /// Declares the declarators of a variable declaration in the innermost frame
 /// and checks their initialisers (rule `check/call-table`: "All functions must
 /// be declared prior to being referenced in a call table initializer", PTX ISA
 /// 9.7.12.5; labels are not initial values).
 pub fn declare_var<'f, 'a>(cx: &mut Ctx<'f, 'a>, v: &'f VarDecl<'a>, role: VarRole) {
     crate::decl::alignment(cx, v.align);
+    let scope = if role == VarRole::Module { crate::decl::Scope::Module } else { crate::decl::Scope::Body };
     for (k, d) in v.declarators.iter().enumerate() {
         crate::decl::register_count(cx, d.count);
+        let decl = crate::decl::Decl { space: v.space, linkage: v.linkage.map(|l| l.value), vector: v.vector, ty: v.ty, name: d.name, dims: &d.dims, init: d.init.as_ref() };
+        crate::decl::declaration(cx, &decl, scope);
         if let Some(init) = &d.init {
             crate::decl::initializer(cx, d);
             check_init(cx, init);
@@ -338,7 +397,15 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) -> Option<usize> 
     };
     for p in f.returns.iter().flatten().chain(f.params.iter().flatten()) {
         crate::decl::alignment(cx, p.align);
+        if let Some(ptr) = p.ptr {
+            crate::decl::alignment(cx, ptr.align.map(|a| Spanned { value: a, span: ptr.span }));
+        }
+        let scope = if f.kind == FunctionKind::Entry { crate::decl::Scope::KernelParams } else { crate::decl::Scope::FuncParams };
+        let decl = crate::decl::Decl { space: p.space, linkage: None, vector: p.vector, ty: p.ty, name: p.name, dims: &p.dims, init: None };
+        crate::decl::declaration(cx, &decl, scope);
     }
+    crate::decl::directives(cx, f);
+    extern_with_body(cx, f);
     if f.kind == FunctionKind::Entry {
         for p in f.params.iter().flatten() {
             if p.space.value != StateSpace::Param {
@@ -374,7 +441,20 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) -> Option<usize> 
             let prev = &cx.funcs[i];
             let prev_span = prev.decl_span;
             let had_body = cx.bodies.get(f.name.text).is_some_and(|s| s.start < f.name.span.start);
-            if f.body.is_some() && had_body {
+            if f.body.is_none() && had_body {
+                // ptxas 13.5: a prototype after the definition is a second definition.
+                cx.emit(
+                    Diagnostic::error("check/duplicate-definition", f.name.span, format!("duplicate definition of function `{}`: it is declared again after its body", f.name.text))
+                        .with_secondary(prev_span, "first declared here")
+                        .with_note("rule check/duplicate-definition: a function's prototypes come before its body (ptxas: \"Duplicate definition of function\")"),
+                );
+            } else if let Some(why) = linkage_conflict(cx, f) {
+                cx.emit(
+                    Diagnostic::error("check/inconsistent-prototype", f.name.span, format!("inconsistent redeclaration of `{}`: {why}", f.name.text))
+                        .with_secondary(prev_span, "first declared here")
+                        .with_note("rule check/inconsistent-prototype (PTX ISA 11.6 linking directives): an .extern function is declared .extern everywhere and defined in another module; otherwise a later declaration repeats the first one's linkage or gives none (ptxas: \"Inconsistent redefinition\")"),
+                );
+            } else if f.body.is_some() && had_body {
                 // Where ptxas reports it: a kernel at its name, a device function at its body.
                 let body = match (f.kind, f.body.as_ref()) {
                     (FunctionKind::Func, Some(b)) => Span { start: b.span.start, end: b.span.start.saturating_add(1) },

@@ -213,7 +213,7 @@ fn a_struct_is_passed_by_value_with_its_size_checked() {
 #[test]
 fn limits_follow_the_module_target() {
     let dir = temp_dir("target");
-    let src = |sm: &str| format!(".version 7.8\n.target {sm}\n.address_size 64\n.visible .entry k(.param .u64 a)\n{{\n    .reg .u32 %r;\n    .shared .align 4 .b8 s[1024];\n    .extern .shared .align 4 .b8 dyn[];\n    ld.shared.u32 %r, [s];\n    ret;\n}}\n");
+    let src = |sm: &str| format!(".version 7.8\n.target {sm}\n.address_size 64\n.extern .shared .align 4 .b8 dyn[];\n.visible .entry k(.param .u64 a)\n{{\n    .reg .u32 %r;\n    .shared .align 4 .b8 s[1024];\n    ld.shared.u32 %r, [s];\n    ret;\n}}\n");
     let k80 = write(&dir, "k80.ptx", &src("sm_80"));
     let k90 = write(&dir, "k90.ptx", &src("sm_90"));
     // sm_80: 163 KB per block (166,912 bytes) static + dynamic; sm_90: 227 KB (232,448).

@@ -28,6 +28,10 @@ impl std::fmt::Display for PtxVersion {
 /// A gated instruction or feature.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Feature {
+    TypeB128,
+    AggrSmemSize,
+    ReservedSmem,
+    CurrentGraphExec,
     BrxIdx,
     BranchTargets,
     IndirectCall,
@@ -147,6 +151,10 @@ const fn v(a: u32, b: u32) -> PtxVersion {
 
 /// The gating table: minimum PTX ISA version and target of every gated feature.
 pub const FEATURES: &[Gate] = &[
+    Gate { feature: Feature::AggrSmemSize, name: "%aggr_smem_size", min_version: v(8, 1), min_sm: 90, source: "PTX ISA 10 %aggr_smem_size: introduced in 8.1, requires sm_90 (ptxas 13.5 agrees)" },
+    Gate { feature: Feature::ReservedSmem, name: "the %reserved_smem_offset registers", min_version: v(7, 6), min_sm: 80, source: "PTX ISA 10 %reserved_smem_offset_begin/_end/_cap/_<2>: introduced in 7.6, require sm_80 (ptxas 13.5 agrees)" },
+    Gate { feature: Feature::CurrentGraphExec, name: "%current_graph_exec", min_version: v(8, 0), min_sm: 50, source: "PTX ISA 10 %current_graph_exec: introduced in 8.0, requires sm_50 (ptxas 13.5 agrees)" },
+    Gate { feature: Feature::TypeB128, name: "the .b128 type", min_version: v(8, 3), min_sm: 70, source: "PTX ISA 5.2.1 fundamental types: .b128 introduced in 8.3, requires sm_70 (ptxas: Feature 'Type .b128' requires PTX ISA .version 8.3 or later)" },
     Gate { feature: Feature::BrxIdx, name: "brx.idx", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.12.4 brx.idx: introduced in 6.0, requires sm_30" },
     Gate { feature: Feature::BranchTargets, name: ".branchtargets directive", min_version: v(6, 0), min_sm: 30, source: "PTX ISA 9.7.12.4 brx.idx (and ptxas 12.9)" },
     Gate { feature: Feature::IndirectCall, name: "indirect call", min_version: v(2, 1), min_sm: 20, source: "PTX ISA 9.7.12.5 call: indirect call introduced in 2.1, requires sm_20" },

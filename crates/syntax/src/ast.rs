@@ -141,6 +141,49 @@ pub enum FuncDirective<'a> {
     Pragma(Pragma<'a>),
 }
 
+/// The performance-tuning and cluster directives of a function header
+/// (PTX ISA 11.4, 11.7), by name.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum PerfDirective {
+    Maxntid,
+    Reqntid,
+    Minnctapersm,
+    Maxnctapersm,
+    Maxnreg,
+    Noreturn,
+    Explicitcluster,
+    Reqnctapercluster,
+    Maxclusterrank,
+    Blocksareclusters,
+    AbiPreserve,
+    AbiPreserveControl,
+}
+
+impl PerfDirective {
+    pub const ALL: &'static [(PerfDirective, &'static str)] = &[
+        (PerfDirective::Maxntid, ".maxntid"),
+        (PerfDirective::Reqntid, ".reqntid"),
+        (PerfDirective::Minnctapersm, ".minnctapersm"),
+        (PerfDirective::Maxnctapersm, ".maxnctapersm"),
+        (PerfDirective::Maxnreg, ".maxnreg"),
+        (PerfDirective::Noreturn, ".noreturn"),
+        (PerfDirective::Explicitcluster, ".explicitcluster"),
+        (PerfDirective::Reqnctapercluster, ".reqnctapercluster"),
+        (PerfDirective::Maxclusterrank, ".maxclusterrank"),
+        (PerfDirective::Blocksareclusters, ".blocksareclusters"),
+        (PerfDirective::AbiPreserve, ".abi_preserve"),
+        (PerfDirective::AbiPreserveControl, ".abi_preserve_control"),
+    ];
+
+    pub fn from_str(s: &str) -> Option<PerfDirective> {
+        Self::ALL.iter().find(|(_, t)| *t == s).map(|(d, _)| *d)
+    }
+
+    pub fn as_str(self) -> &'static str {
+        Self::ALL.iter().find(|(d, _)| *d == self).map(|(_, t)| *t).unwrap_or("")
+    }
+}
+
 /// A formal parameter or return value: `.param .align 8 .b8 p[16]`,
 /// `.param .u64 .ptr .global .align 16 p`, `.reg .b32 r`.
 #[derive(Clone, Debug, PartialEq)]

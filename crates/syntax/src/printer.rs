@@ -487,7 +487,8 @@ impl Printer<'_> {
                         if a.offset > 0 {
                             let _ = write!(self.out, "+{}", a.offset);
                         } else if a.offset < 0 {
-                            let _ = write!(self.out, "-{}", a.offset.unsigned_abs());
+                            // ptxas takes `+` then a negative offset, not `-`.
+                            let _ = write!(self.out, "+{}", a.offset);
                         }
                     }
                     None => {

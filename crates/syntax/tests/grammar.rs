@@ -657,10 +657,21 @@ fn float_immediates() {
     assert_eq!(fs[7], FloatLit::F32Bits(0xBF80_0000), "negating a bit pattern flips its sign bit");
 }
 
+/// ptxas 13.5 takes an address offset after `+` only: `[%rd1-8]` is
+/// "Parsing error near '-'"; the offset itself may be negative (`+-8`).
+#[test]
+fn an_address_offset_follows_a_plus() {
+    for a in ["[%rd1-8]", "[sym-4]"] {
+        let (src, _) = one_instr(&format!("op {a};"));
+        let p = ptxsim_syntax::parse(&src);
+        assert!(p.diagnostics.iter().any(|d| d.code == "syntax/bad-address"), "{a}: {:?}", p.diagnostics);
+    }
+}
+
 #[test]
 fn addresses() {
     let (src, _) = one_instr(
-        "op [%rd1], [%rd1+8], [%rd1-8], [%rd1+-4], [sym], [sym+16], [0x100], [%r2+0x10], [buf+(2*4)], [%rd3+-1];",
+        "op [%rd1], [%rd1+8], [%rd1+(-8)], [%rd1+-4], [sym], [sym+16], [0x100], [%r2+0x10], [buf+(2*4)], [%rd3+-1];",
     );
     let m = ok(&src);
     let addrs: Vec<_> = operands_of(&m)

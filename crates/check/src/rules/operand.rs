@@ -30,7 +30,7 @@ pub fn special(name: &str) -> Option<(bool, u32)> {
         "%lanemask_ge", "%lanemask_gt", "%clock", "%clock_hi", "%globaltimer_lo", "%globaltimer_hi",
         "%total_smem_size", "%aggr_smem_size", "%dynamic_smem_size", "%cluster_ctarank", "%cluster_nctarank",
         "%reserved_smem_offset_begin", "%reserved_smem_offset_end",
-        "%reserved_smem_offset_cap", "%reserved_smem_offset_2",
+        "%reserved_smem_offset_cap", "%reserved_smem_offset_0", "%reserved_smem_offset_1",
     ];
     // Most names are registers (`%r12`, `%rd3`, `%f1`, `%p2`): tell them
     // apart by their second byte before comparing whole names.
@@ -64,6 +64,18 @@ pub fn special(name: &str) -> Option<(bool, u32)> {
     None
 }
 
+/// The gate of a special register introduced after PTX ISA 7.0 (the
+/// cluster registers have theirs in [`CLUSTER_REGS`]).
+fn special_gate(name: &str) -> Option<crate::isa::Feature> {
+    use crate::isa::Feature;
+    match name {
+        "%aggr_smem_size" => Some(Feature::AggrSmemSize),
+        "%current_graph_exec" => Some(Feature::CurrentGraphExec),
+        n if n.starts_with("%reserved_smem_offset") => Some(Feature::ReservedSmem),
+        _ => None,
+    }
+}
+
 fn mismatch(cx: &mut Ctx<'_, '_>, op: &Operand<'_>, i: &Instruction<'_>, code: &'static str, msg: String, label: String, decl: Option<ptxsim_syntax::Span>, note: &str) {
     let mut d = Diagnostic::error(code, op.span, msg).with_label(label);
     if let Some(s) = decl {
@@ -90,6 +102,47 @@ impl std::fmt::Display for OpName<'_, '_> {
 const TYPE_NOTE: &str = "rule check/operand-type (PTX ISA 6.4.1 type-checking rules): `.bN` takes any N-bit register, `.uN`/`.sN` take N-bit integer or bit-size registers, `.fN` takes `.fN` or `.bN`; only ld, st and cvt accept a wider register";
 const PRED_NOTE: &str = "rule check/pred-int (PTX ISA 9.3): a predicate is never an integer and an integer never a predicate; `setp` makes a predicate from a value and `selp` a value from a predicate";
 
+/// A special register as a data operand of `i` (see [`value`]).
+fn special_value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, (name, component): (&Name<'a>, Option<Name<'a>>), (vector, bits): (bool, u32), (want, role, size): (ScalarType, Role, Size), i: &Instruction<'a>) -> bool {
+    let ins = OpName(i);
+    if CLUSTER_REGS.contains(&name.text) {
+        cx.require(crate::isa::Feature::ClusterRegisters, name.span);
+    }
+    if let Some(f) = special_gate(name.text) {
+        cx.require(f, name.span);
+    }
+    if role == Role::Dest {
+        mismatch(cx, op, i, "check/operand-type", format!("special register `{}` cannot be written", name.text), "read-only".into(), None, "rule check/operand-type (PTX ISA 10): special registers are read-only");
+        return false;
+    }
+    if vector && component.is_none() {
+        mismatch(cx, op, i, "check/operand-type", format!("`{}` is a vector special register; `{ins}` needs one component", name.text), format!("write `{}.x`, `{}.y` or `{}.z`", name.text, name.text, name.text), None, "rule check/operand-type (PTX ISA 10.1 %tid): %tid, %ntid, %ctaid and %nctaid are .v4 vectors; a scalar operand takes one component");
+        return false;
+    }
+    let c = class(want);
+    if bits == 1 {
+        // PTX ISA 10.30: `%is_explicit_cluster` is a `.pred`
+        // (ptxas: `mov.pred` takes it, `mov.u32` does not).
+        if want == ScalarType::Pred {
+            return true;
+        }
+        mismatch(cx, op, i, "check/pred-int", format!("special register `{}` is a .pred, which does not fit `{ins}`", name.text), format!("a .pred value where `{}` is expected", want.as_str()), None, PRED_NOTE);
+        return false;
+    }
+    // ptxas 13.5 also reads `%gridid` (a .u64 since PTX ISA 3.0)
+    // with `mov.u32`, as its first definition had it.
+    let gridid32 = name.text == "%gridid" && want.bits() == 32;
+    let fits_bits = gridid32 || match size {
+        Size::Exact => want.bits() == bits || (vector && want.bits() == 16),
+        Size::AtLeast => bits >= want.bits() || (vector && want.bits() == 16),
+    };
+    if matches!(c, Class::Float | Class::Pred | Class::Opaque) || !fits_bits {
+        mismatch(cx, op, i, "check/operand-type", format!("special register `{}` is .u{bits}, which does not fit `{ins}`", name.text), format!("a .u{bits} value where `{}` is expected", want.as_str()), None, TYPE_NOTE);
+        return false;
+    }
+    return true;
+}
+
 /// Checks a data operand against the instruction type `want`. Returns false
 /// if an error was reported.
 pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role: Role, size: Size, i: &Instruction<'a>) -> bool {
@@ -97,36 +150,7 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
     match &op.kind {
         OperandKind::Name { name, component } => {
             if let Some((vector, bits)) = special(name.text) {
-                if CLUSTER_REGS.contains(&name.text) {
-                    cx.require(crate::isa::Feature::ClusterRegisters, name.span);
-                }
-                if role == Role::Dest {
-                    mismatch(cx, op, i, "check/operand-type", format!("special register `{}` cannot be written", name.text), "read-only".into(), None, "rule check/operand-type (PTX ISA 10): special registers are read-only");
-                    return false;
-                }
-                if vector && component.is_none() {
-                    mismatch(cx, op, i, "check/operand-type", format!("`{}` is a vector special register; `{ins}` needs one component", name.text), format!("write `{}.x`, `{}.y` or `{}.z`", name.text, name.text, name.text), None, "rule check/operand-type (PTX ISA 10.1 %tid): %tid, %ntid, %ctaid and %nctaid are .v4 vectors; a scalar operand takes one component");
-                    return false;
-                }
-                let c = class(want);
-                if bits == 1 {
-                    // PTX ISA 10.30: `%is_explicit_cluster` is a `.pred`
-                    // (ptxas: `mov.pred` takes it, `mov.u32` does not).
-                    if want == ScalarType::Pred {
-                        return true;
-                    }
-                    mismatch(cx, op, i, "check/pred-int", format!("special register `{}` is a .pred, which does not fit `{ins}`", name.text), format!("a .pred value where `{}` is expected", want.as_str()), None, PRED_NOTE);
-                    return false;
-                }
-                let fits_bits = match size {
-                    Size::Exact => want.bits() == bits || (vector && want.bits() == 16),
-                    Size::AtLeast => bits >= want.bits() || (vector && want.bits() == 16),
-                };
-                if matches!(c, Class::Float | Class::Pred | Class::Opaque) || !fits_bits {
-                    mismatch(cx, op, i, "check/operand-type", format!("special register `{}` is .u{bits}, which does not fit `{ins}`", name.text), format!("a .u{bits} value where `{}` is expected", want.as_str()), None, TYPE_NOTE);
-                    return false;
-                }
-                return true;
+                return special_value(cx, op, (name, *component), (vector, bits), (want, role, size), i);
             }
             // The common case, a register of a type that fits, without
             // copying its symbol.

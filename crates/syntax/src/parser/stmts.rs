@@ -479,16 +479,23 @@ impl<'a> Parser<'a> {
     /// An address or bracketed list whose `[` (at `open`) was just consumed.
     fn address_after(&mut self, open: Span) -> PResult<OperandKind<'a>> {
         if self.tok == Tok::Ident {
-            // `[name]`, `[name+off]`, `[name-off]`, or a bracket list `[tex, sampler, {..}]`.
+            // `[name]`, `[name+off]`, or a bracket list `[tex, sampler, {..}]`.
             let base = self.name("an address base")?;
             let mut offset: i64 = 0;
             match self.tok {
                 Tok::RBracket => {}
-                Tok::Plus | Tok::Minus => {
-                    let sign = self.bump();
+                Tok::Plus => {
+                    self.bump();
                     let e = self.expr()?;
-                    let v = self.const_value(&e)?;
-                    offset = if self.text(sign) == "-" { v.wrapping_neg() } else { v };
+                    offset = self.const_value(&e)?;
+                }
+                Tok::Minus => {
+                    // ptxas: "Parsing error near '-'": the offset follows `+`.
+                    let d = Diagnostic::error("syntax/bad-address", self.span, "an address offset follows `+`: write `[x+-4]`, not `[x-4]`")
+                        .with_label("`-` here")
+                        .with_secondary(open, "the address starts here");
+                    self.error(d);
+                    return Err(Recover);
                 }
                 Tok::Comma => {
                     let mut elems =
@@ -508,7 +515,7 @@ impl<'a> Parser<'a> {
                     format!("expected `]` to close the address, found {}", self.found()),
                 )
                 .with_label(if offset == 0 && self.prev_end == base.span.end {
-                    "expected `]`, `+` or `-` here"
+                    "expected `]` or `+` here"
                 } else {
                     "expected `]` here"
                 })
