@@ -45,6 +45,7 @@ mod isa_scalar;
 mod isa_tf32;
 mod isa_video;
 mod isa_video_scalar;
+mod label_scope;
 mod layers;
 mod shape;
 mod limits;
