@@ -58,6 +58,11 @@ pub(crate) enum Event<'p> {
     /// Lanes `mask` at the grid-wide barrier (`cudaCGSynchronize`).
     GridSync { mask: u32 },
     Sleep { ns: u64 },
+    /// ITS: the group reached a whole-warp `.sync.aligned` instruction
+    /// without the rest of the warp, which is ready elsewhere; it waits
+    /// there, unexecuted (the manual's `.sync`: the executing thread waits
+    /// until all threads of the warp execute the same instruction).
+    Converge,
 }
 
 /// Where the group goes after a control-flow instruction.
@@ -113,6 +118,16 @@ pub(crate) struct At {
     /// Whether a taken uniform branch ends the run ([`Event::Branched`]:
     /// independent thread scheduling with other groups waiting).
     pub yield_on_branch: bool,
+    /// Whether the group, short of some live lanes of the warp that are
+    /// ready elsewhere, stops before a whole-warp `.sync.aligned`
+    /// instruction ([`Event::Converge`]) rather than executing it (ITS).
+    pub converge: bool,
+}
+
+/// Whether `op` must be executed by all 32 lanes of the warp together
+/// (`.sync.aligned`, trapping `non_uniform` otherwise).
+fn whole_warp_op(op: &Op) -> bool {
+    matches!(op, Op::Wgmma(_) | Op::Mma(_) | Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::Movmatrix { .. } | Op::WmmaLoad { .. } | Op::WmmaStore { .. } | Op::WmmaMma(_))
 }
 
 /// Runs the group at `at` of turn `t`'s warp from `at.pc`, and leaves in
@@ -140,7 +155,7 @@ pub(crate) fn run_group<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) ->
 /// the group plus what the group used, plus the time it slept.
 #[inline(never)]
 fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Event<'p>, Trap> {
-    let (mask, stop, yield_on_branch) = (at.mask, at.stop, at.yield_on_branch);
+    let (mask, stop, yield_on_branch, converge) = (at.mask, at.stop, at.yield_on_branch, at.converge);
     let warp = &mut *t.warp;
     let clock0 = warp.instrs + warp.sleep_ns + t.budget;
     let live = warp.valid & !warp.exited;
@@ -195,6 +210,9 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         };
         if left == 0 {
             break Ok(Event::Yield);
+        }
+        if converge && mask & live != live && whole_warp_op(&ins.op) {
+            break Ok(Event::Converge);
         }
         left -= 1;
         cx.clock = clock0 - left;
