@@ -58,8 +58,9 @@ pub(crate) enum Event<'p> {
     /// Lanes `mask` at the grid-wide barrier (`cudaCGSynchronize`).
     GridSync { mask: u32 },
     Sleep { ns: u64 },
-    /// ITS: the group reached a whole-warp `.sync.aligned` instruction
-    /// without the rest of the warp, which is ready elsewhere; it waits
+    /// ITS: the group reached a whole-warp `.sync.aligned` instruction (or
+    /// a membermask `.sync` one) without lanes it needs that are ready
+    /// elsewhere; it waits
     /// there, unexecuted (the manual's `.sync`: the executing thread waits
     /// until all threads of the warp execute the same instruction).
     Converge,
@@ -120,14 +121,25 @@ pub(crate) struct At {
     pub yield_on_branch: bool,
     /// Whether the group, short of some live lanes of the warp that are
     /// ready elsewhere, stops before a whole-warp `.sync.aligned`
-    /// instruction ([`Event::Converge`]) rather than executing it (ITS).
+    /// instruction or a `.sync` one whose membermask names lanes it lacks
+    /// ([`Event::Converge`]) rather than executing it (ITS).
     pub converge: bool,
 }
 
-/// Whether `op` must be executed by all 32 lanes of the warp together
-/// (`.sync.aligned`, trapping `non_uniform` otherwise).
-fn whole_warp_op(op: &Op) -> bool {
-    matches!(op, Op::Wgmma(_) | Op::Mma(_) | Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::Movmatrix { .. } | Op::WmmaLoad { .. } | Op::WmmaStore { .. } | Op::WmmaMma(_))
+/// Whether the group `mask` must wait at `op` for live lanes it lacks:
+/// `op` is a whole-warp `.sync.aligned` instruction (all 32 lanes execute
+/// it together, else `non_uniform`) short of live lanes, or a `.sync`
+/// instruction with a membermask (`vote`, `match`, `redux`, `elect`) whose
+/// mask, as the group's first lane passes it, names live lanes outside it.
+fn must_converge(cx: &Lanes<'_>, fr: &Frame, op: &Op, mask: u32, live: u32) -> bool {
+    match op {
+        Op::Wgmma(_) | Op::Mma(_) | Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::Movmatrix { .. } | Op::WmmaLoad { .. } | Op::WmmaStore { .. } | Op::WmmaMma(_) => mask & live != live,
+        Op::Vote { membermask, .. } | Op::MatchSync { membermask, .. } | Op::ReduxSync { membermask, .. } | Op::ElectSync { membermask, .. } => {
+            let v = crate::datapath::src_lanes(cx, &fr.regs, membermask);
+            v[mask.trailing_zeros() as usize & 31] as u32 & live & !mask != 0
+        }
+        _ => false,
+    }
 }
 
 /// Runs the group at `at` of turn `t`'s warp from `at.pc`, and leaves in
@@ -211,7 +223,7 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         if left == 0 {
             break Ok(Event::Yield);
         }
-        if converge && mask & live != live && whole_warp_op(&ins.op) {
+        if converge && mask & live != live && must_converge(&cx, fr, &ins.op, mask, live) {
             break Ok(Event::Converge);
         }
         left -= 1;

@@ -8,7 +8,8 @@
 //!
 //! A group that reaches a whole-warp `.sync.aligned` instruction (`mma`,
 //! `wgmma.mma_async`, `ldmatrix`, ...) while other lanes of the warp are
-//! ready elsewhere waits there unexecuted (`Warp::converge`), as the
+//! ready elsewhere, or a `vote`/`match`/`redux`/`elect.sync` whose
+//! membermask names such lanes, waits there unexecuted (`Warp::converge`), as the
 //! manual's `.sync` says, and is not picked while other lanes can run, so
 //! the rest of the warp catches up and the instruction runs whole: a lane
 //! spinning inside an `if` (CUTLASS's producer waiting on an mbarrier)

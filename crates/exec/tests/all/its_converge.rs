@@ -5,7 +5,10 @@
 //! go round the loop and reach the next `movmatrix.sync.aligned` first; they
 //! must wait there for lane 0 rather than run it without it (the shape of
 //! CUTLASS's producer lane waiting on an mbarrier between two `wgmma`s).
-//! Expected values: the transpose, by formula.
+//! The same for `elect.sync` with a full membermask (the manual: the
+//! executing thread waits until all non-exited threads of membermask
+//! execute it). Expected values: the transpose and lane 0 elected, by
+//! formula.
 
 use crate::support::words::run_words;
 use ptxsim_exec::Scheduling;
@@ -77,6 +80,26 @@ END:
     ret;
 }
 "#;
+
+/// `KERNEL` with its `movmatrix` replaced by `elect.sync` over the whole
+/// warp: each lane stores the leader's lane id, plus 100 where elected.
+fn elect_kernel() -> String {
+    KERNEL.replace(".version 7.8\n.target sm_75", ".version 8.0\n.target sm_90").replace(
+        "    movmatrix.sync.aligned.m8n8.trans.b16 %r11, %r10;\n",
+        "    elect.sync %r11|%p3, 0xffffffff;\n    selp.u32 %r16, 100, 0, %p3;\n    add.u32 %r11, %r11, %r16;\n",
+    )
+}
+
+#[test]
+fn lanes_wait_at_elect_sync_for_a_spinning_lane() {
+    let src = elect_kernel();
+    assert!(src.contains("elect.sync"));
+    // Lane 0, the lowest of the membermask, leads every round.
+    let want: Vec<u32> = (0..64u32).map(|i| if i % 32 == 0 { 100 } else { 0 }).collect();
+    for mode in [Scheduling::Its, Scheduling::Stack] {
+        assert_eq!(run_words(&src, 64, &[0], 1, mode), want, "{mode:?}");
+    }
+}
 
 #[test]
 fn lanes_wait_at_an_aligned_instruction_for_a_spinning_lane() {
