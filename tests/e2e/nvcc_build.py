@@ -5,7 +5,9 @@ the shared header, its flags and the venv (so an unchanged program is never
 rebuilt). Uses only the standard library.
 
 Flags: `-arch=sm_80` (static cudart, SASS for sm_80 and PTX for
-compute_80), or what the source's `// e2e-nvcc-flags: ...` line says; a
+compute_80), or what the source's `// e2e-nvcc-flags: ...` line says (in
+which `{site-packages}` stands for the venv's site-packages directory, e.g.
+`-I{site-packages}/cutlass_library/source/include` for CUTLASS); a
 `// e2e-nvcc-sources: a.cu ...` line adds translation units (files of
 tests/e2e/nvcc whose names start with `_`, which run.py does not run alone).
 Executables go to ${XDG_CACHE_HOME:-~/.cache}/ptxsim-tools/nvcc-build/KEY/NAME,
@@ -41,16 +43,25 @@ def venv():
     return path
 
 
-def nvcc_path(venv_dir):
-    found = glob.glob(os.path.join(venv_dir, "lib", "python3*", "site-packages", "nvidia", "cu13", "bin", "nvcc"))
+def site_packages(venv_dir):
+    found = glob.glob(os.path.join(venv_dir, "lib", "python3*", "site-packages"))
     if not found:
-        raise RuntimeError(f"no nvcc in {venv_dir}")
+        raise RuntimeError(f"no site-packages in {venv_dir}")
     return found[0]
 
 
-def flags_of(text):
+def nvcc_path(venv_dir):
+    nvcc = os.path.join(site_packages(venv_dir), "nvidia", "cu13", "bin", "nvcc")
+    if not os.path.isfile(nvcc):
+        raise RuntimeError(f"no nvcc in {venv_dir}")
+    return nvcc
+
+
+def flags_of(text, venv_dir):
     m = re.search(r"^// e2e-nvcc-flags: (.*)$", text, re.M)
-    return shlex.split(m.group(1)) if m else list(DEFAULT_FLAGS)
+    if not m:
+        return list(DEFAULT_FLAGS)
+    return [f.replace("{site-packages}", site_packages(venv_dir)) for f in shlex.split(m.group(1))]
 
 
 def sources_of(text):
@@ -75,7 +86,7 @@ def build(path, nvcc, venv_dir):
     """(executable or None, message)."""
     with open(path, encoding="utf-8") as f:
         text = f.read()
-    flags = flags_of(text)
+    flags = flags_of(text, venv_dir)
     name = os.path.splitext(os.path.basename(path))[0]
     out_dir = os.path.join(CACHE, key(text, flags, venv_dir))
     exe = os.path.join(out_dir, name)

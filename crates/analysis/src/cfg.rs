@@ -25,15 +25,23 @@ pub enum Terminator {
     Unresolved,
 }
 
-/// Classifies an instruction's control effect, resolving labels in `f`.
+/// Classifies an instruction of `f`'s body, resolving labels from its
+/// block ([`terminator_at`] for instruction `k`, which callers that have the
+/// index use).
 pub fn terminator(f: &FlatFunction<'_, '_>, i: &Instruction<'_>) -> Terminator {
+    let k = f.instrs.iter().position(|x| std::ptr::eq(*x as *const _ as *const u8, i as *const _ as *const u8)).unwrap_or(0);
+    terminator_at(f, k, i)
+}
+
+/// Classifies instruction `k` of `f` (`i`), resolving labels from its block.
+pub fn terminator_at(f: &FlatFunction<'_, '_>, k: usize, i: &Instruction<'_>) -> Terminator {
     let conditional = i.guard.is_some();
     let uni = ptxsim_isa::is_uni(i);
     // The control-flow kind is the opcode's row of the instruction description.
     let Some(row) = ptxsim_isa::lookup(i.opcode.text) else { return Terminator::None };
     match row.flow {
         Flow::Branch => match i.operands.first().map(|o| &o.kind) {
-            Some(OperandKind::Name { name, component: None }) => match f.label(name.text) {
+            Some(OperandKind::Name { name, component: None }) => match f.label_at(name.text, k) {
                 Some(target) => Terminator::Branch { target, conditional, uni },
                 None => Terminator::Unresolved,
             },
@@ -45,7 +53,7 @@ pub fn terminator(f: &FlatFunction<'_, '_>, i: &Instruction<'_>) -> Terminator {
                     Some(list) => {
                         let mut targets = Vec::with_capacity(list.len());
                         for l in list.iter() {
-                            match f.label(l.text) {
+                            match f.label_at(l.text, k) {
                                 Some(t) => targets.push(t),
                                 None => return Terminator::Unresolved,
                             }
@@ -87,11 +95,11 @@ pub struct Cfg {
 impl Cfg {
     pub fn new(f: &FlatFunction<'_, '_>) -> Cfg {
         let n = f.instrs.len();
-        let terms: Vec<Terminator> = f.instrs.iter().map(|i| terminator(f, i)).collect();
+        let terms: Vec<Terminator> = f.instrs.iter().enumerate().map(|(k, i)| terminator_at(f, k, i)).collect();
         // Leaders: the entry, every label target, every instruction after a terminator.
         let mut leader = vec![false; n + 1];
         leader[0] = true;
-        for &t in f.labels.values() {
+        for t in f.label_targets() {
             leader[t.min(n)] = true;
         }
         for (k, t) in terms.iter().enumerate() {

@@ -307,10 +307,23 @@ impl NoPtx {
 }
 
 /// The PTX entry to run on a device of compute capability `cc`: the newest
-/// arch that runs there (on a tie, the one without the `a`/`f` suffix).
+/// arch that runs there; on a tie the most specific one, arch-specific
+/// (`90a`) before family-specific (`100f`) before the plain arch. nvcc
+/// 13.5's `-arch=sm_90a` embeds compute_90 PTX beside the sm_90a machine
+/// code and the compute_90a PTX; a GPU of 9.0 runs the sm_90a code, which
+/// is the compute_90a PTX's (compiled with `__CUDA_ARCH_FEAT_SM90_ALL`:
+/// CUTLASS's wgmma paths), so that is the PTX to run.
 pub fn select_ptx<'e, 'a>(entries: &'e [Entry<'a>], cc: (i32, i32)) -> Result<&'e Entry<'a>, NoPtx> {
-    let specific = |e: &Entry| e.flags & (FLAG_ARCH_SPECIFIC | FLAG_FAMILY_SPECIFIC) != 0;
-    entries.iter().filter(|e| e.kind == KIND_PTX && e.runs_on(cc)).max_by_key(|e| (e.arch, !specific(e))).ok_or_else(|| NoPtx {
+    let specificity = |e: &Entry| {
+        if e.flags & FLAG_ARCH_SPECIFIC != 0 {
+            2
+        } else if e.flags & FLAG_FAMILY_SPECIFIC != 0 {
+            1
+        } else {
+            0
+        }
+    };
+    entries.iter().filter(|e| e.kind == KIND_PTX && e.runs_on(cc)).max_by_key(|e| (e.arch, specificity(e))).ok_or_else(|| NoPtx {
         cc,
         ptx: entries.iter().filter(|e| e.kind == KIND_PTX).map(Entry::name).collect(),
         machine_code: entries.iter().filter(|e| e.kind == KIND_ELF).map(Entry::name).collect(),
@@ -457,6 +470,24 @@ mod tests {
         assert_eq!(select_ptx(&e, (10, 3)).unwrap().arch, 100);
         assert!(select_ptx(&e, (9, 1)).is_err());
         assert!(select_ptx(&e, (12, 0)).is_err());
+    }
+
+    /// Entries of the same arch (nvcc 13.5's `-arch=sm_90a` embeds compute_90
+    /// and compute_90a PTX): the arch-specific one where it runs, in either
+    /// order; elsewhere the plain one; family-specific before plain.
+    #[test]
+    fn on_a_tie_the_most_specific_entry() {
+        let plain = entry(KIND_PTX, 90, 0x11, PTX, 0, 0);
+        let arch = entry(KIND_PTX, 90, 0x11 | FLAG_ARCH_SPECIFIC, PTX, 0, 0);
+        for f in [fatbin(&[plain.clone(), arch.clone()]), fatbin(&[arch, plain])] {
+            let e = parse_all(&f).unwrap();
+            assert_eq!(select_ptx(&e, (9, 0)).unwrap().name(), "compute_90a");
+            assert_eq!(select_ptx(&e, (10, 0)).unwrap().name(), "compute_90");
+        }
+        let f = fatbin(&[entry(KIND_PTX, 100, 0x11, PTX, 0, 0), entry(KIND_PTX, 100, 0x11 | FLAG_FAMILY_SPECIFIC, PTX, 0, 0), entry(KIND_PTX, 100, 0x11 | FLAG_ARCH_SPECIFIC, PTX, 0, 0)]);
+        let e = parse_all(&f).unwrap();
+        assert_eq!(select_ptx(&e, (10, 0)).unwrap().name(), "compute_100a");
+        assert_eq!(select_ptx(&e, (10, 3)).unwrap().name(), "compute_100f");
     }
 
     #[test]

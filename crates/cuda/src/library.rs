@@ -478,10 +478,11 @@ pub fn function_attribute(st: &State, f: u64, attr: c_int) -> Result<c_int, CUre
         // kernel requires a cluster size here (`.reqnctapercluster` is not
         // recorded), so 0 as for a kernel compiled without one.
         10..=13 => 0,
-        // NON_PORTABLE_CLUSTER_SIZE_ALLOWED: clusters beyond 8 CTAs are refused.
-        14 => 0,
-        // CLUSTER_SCHEDULING_POLICY_PREFERENCE: the default policy.
-        15 => 0,
+        // NON_PORTABLE_CLUSTER_SIZE_ALLOWED: as set (clusters beyond 8
+        // CTAs are refused until it is 1).
+        14 => func.non_portable_cluster as c_int,
+        // CLUSTER_SCHEDULING_POLICY_PREFERENCE: as set (a hint).
+        15 => func.cluster_policy,
         _ => return Err(CUDA_ERROR_INVALID_VALUE),
     })
 }
@@ -613,7 +614,8 @@ pub unsafe extern "C" fn cuLaunchKernelEx(config: *const LaunchConfig, f: Handle
 /// resident at once: the device's resident CTAs of that block size and
 /// shared memory (occupancy × multiprocessors), in whole clusters. Clusters
 /// need compute capability 9.0 (else CUDA_ERROR_NOT_SUPPORTED) and at most
-/// 8 CTAs (else CUDA_ERROR_INVALID_CLUSTER_SIZE).
+/// 8 CTAs, 16 where the function allows non-portable sizes (else
+/// CUDA_ERROR_INVALID_CLUSTER_SIZE).
 ///
 /// # Safety
 /// `n` is null or valid for a write; `config` as for `cuLaunchKernelEx`.
@@ -636,7 +638,7 @@ pub unsafe extern "C" fn cuOccupancyMaxActiveClusters(n: *mut c_int, f: Handle, 
         let declared = st.modules.get(&func.module).and_then(|m| m.module.program.functions.iter().find(|k| k.name == func.name && k.is_kernel).and_then(|k| k.reqnctapercluster));
         let shape = opts.cluster.or(declared).unwrap_or([1, 1, 1]);
         let size = shape[0] as u64 * shape[1] as u64 * shape[2] as u64;
-        if size == 0 || size > 8 {
+        if size == 0 || size > func.max_cluster_ctas() {
             return Err(CUDA_ERROR_INVALID_CLUSTER_SIZE);
         }
         let per_block = c.block[0] as u64 * c.block[1] as u64 * c.block[2] as u64;

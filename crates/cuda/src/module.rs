@@ -383,7 +383,7 @@ pub fn kernel_handle(st: &mut state::State, m: u64, mtag: u64, tag: u64, name: &
     }
     let params = lm.module.kernel_params(name).ok_or(CUDA_ERROR_NOT_FOUND)?;
     let f = st.handle(tag);
-    st.functions.insert(f, Function { module: m, name: name.to_string(), params, max_dynamic_shared: None, carveout: -1 });
+    st.functions.insert(f, Function { module: m, name: name.to_string(), params, max_dynamic_shared: None, carveout: -1, non_portable_cluster: false, cluster_policy: 0 });
     if let Some(lm) = st.modules.get_mut(&m) {
         lm.functions.insert(name.to_string(), f);
     }
@@ -613,8 +613,9 @@ pub unsafe fn launch(
                 return Err(CUDA_ERROR_NOT_SUPPORTED);
             }
             let n = c[0] as u64 * c[1] as u64 * c[2] as u64;
-            if n == 0 || n > 8 || (0..3).any(|i| grid[i] % c[i].max(1) != 0) {
-                report::log(&format!("launch refused: cluster {},{},{} (at most 8 CTAs, dividing the grid {},{},{})", c[0], c[1], c[2], grid[0], grid[1], grid[2]));
+            let max = func.max_cluster_ctas();
+            if n == 0 || n > max || (0..3).any(|i| grid[i] % c[i].max(1) != 0) {
+                report::log(&format!("launch refused: cluster {},{},{} (at most {max} CTAs, dividing the grid {},{},{})", c[0], c[1], c[2], grid[0], grid[1], grid[2]));
                 return Err(CUDA_ERROR_INVALID_CLUSTER_SIZE);
             }
         }

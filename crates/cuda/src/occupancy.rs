@@ -35,8 +35,11 @@ fn function(st: &State, f: Handle, kernel_only: bool) -> Result<u64, CUresult> {
 }
 
 /// Sets attribute 8 (MAX_DYNAMIC_SHARED_SIZE_BYTES: at most the opt-in
-/// limit less the static part) or 9 (PREFERRED_SHARED_MEMORY_CARVEOUT:
-/// -1..=100, a hint); the others are read-only here.
+/// limit less the static part), 9 (PREFERRED_SHARED_MEMORY_CARVEOUT:
+/// -1..=100, a hint), 14 (NON_PORTABLE_CLUSTER_SIZE_ALLOWED: 0 or 1;
+/// clusters of up to 16 CTAs once 1) or 15
+/// (CLUSTER_SCHEDULING_POLICY_PREFERENCE: a CUclusterSchedulingPolicy,
+/// 0..=2, a hint); the others are read-only here.
 fn set_attribute(st: &mut State, f: u64, attr: c_int, value: c_int) -> Result<(), CUresult> {
     let static_shared = {
         let func = &st.functions[&f];
@@ -46,6 +49,8 @@ fn set_attribute(st: &mut State, f: u64, attr: c_int, value: c_int) -> Result<()
     match attr {
         8 if value >= 0 && (value as u32) <= SHARED_PER_BLOCK_OPTIN.saturating_sub(static_shared) => func.max_dynamic_shared = Some(value as u32),
         9 if (-1..=100).contains(&value) => func.carveout = value,
+        14 if (0..=1).contains(&value) => func.non_portable_cluster = value == 1,
+        15 if (0..=2).contains(&value) => func.cluster_policy = value,
         _ => return Err(CUDA_ERROR_INVALID_VALUE),
     }
     Ok(())

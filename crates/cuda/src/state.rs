@@ -128,6 +128,25 @@ pub struct Function {
     /// `CU_FUNC_ATTRIBUTE_PREFERRED_SHARED_MEMORY_CARVEOUT` (a hint; -1 is
     /// the default).
     pub carveout: i32,
+    /// `CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED`: clusters of
+    /// up to 16 CTAs rather than the portable 8.
+    pub non_portable_cluster: bool,
+    /// `CU_FUNC_ATTRIBUTE_CLUSTER_SCHEDULING_POLICY_PREFERENCE` (a hint:
+    /// 0 default, 1 spread, 2 load balancing).
+    pub cluster_policy: i32,
+}
+
+impl Function {
+    /// The most CTAs a cluster of this function may have: 8 (the portable
+    /// size of sm_90), 16 once non-portable sizes are allowed (the sm_90
+    /// hardware limit).
+    pub fn max_cluster_ctas(&self) -> u64 {
+        if self.non_portable_cluster {
+            16
+        } else {
+            8
+        }
+    }
 }
 
 /// A `cuLink*` session: the PTX inputs added so far, the image made by

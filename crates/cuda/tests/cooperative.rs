@@ -404,6 +404,30 @@ fn clusters_need_compute_capability_9() {
         assert_eq!(occupancy(&cu, k, [2, 1, 1]), (SUCCESS, 16));
         assert_eq!(occupancy(&cu, k, [8, 1, 1]), (SUCCESS, 4));
         assert_eq!(occupancy(&cu, k, [3, 3, 1]).0, INVALID_CLUSTER_SIZE);
+        // CU_FUNC_ATTRIBUTE_NON_PORTABLE_CLUSTER_SIZE_ALLOWED (14), as
+        // CUTLASS's cluster launch sets it: 0 or 1, read back as set; once
+        // 1, clusters of up to 16 CTAs (sm_90's non-portable limit) launch,
+        // 17 or more still do not. CLUSTER_SCHEDULING_POLICY_PREFERENCE
+        // (15): a CUclusterSchedulingPolicy, 0 to 2.
+        let set = cu.f::<unsafe extern "C" fn(H, c_int, c_int) -> u32>("cuFuncSetAttribute");
+        let get = |a: c_int| {
+            let mut v = -1;
+            assert_eq!(unsafe { cu.f::<unsafe extern "C" fn(*mut c_int, c_int, H) -> u32>("cuFuncGetAttribute")(&mut v, a, k) }, SUCCESS);
+            v
+        };
+        assert_eq!((get(14), get(15)), (0, 0));
+        assert_eq!(unsafe { set(k, 14, 2) }, INVALID_VALUE);
+        assert_eq!(unsafe { set(k, 15, 3) }, INVALID_VALUE);
+        assert_eq!(unsafe { set(k, 14, 1) }, SUCCESS);
+        assert_eq!(unsafe { set(k, 15, 1) }, SUCCESS);
+        assert_eq!((get(14), get(15)), (1, 1));
+        // 16 CTAs of 8 threads: p[0..128] by the threads, the ranks 0..15 in p[128..144].
+        assert_eq!(cu.launch_ex(k, [16, 1, 1], 8, &[attribute(4, [16, 1, 1])], &mut params), SUCCESS);
+        assert_eq!(cu.read(p + 128 * 4, 16), (0..16).collect::<Vec<u32>>());
+        assert_eq!(cu.launch_ex(k, [32, 1, 1], 8, &[attribute(4, [32, 1, 1])], &mut params), INVALID_CLUSTER_SIZE);
+        assert_eq!(occupancy(&cu, k, [16, 1, 1]), (SUCCESS, 2));
+        assert_eq!(unsafe { set(k, 14, 0) }, SUCCESS);
+        assert_eq!(cu.launch_ex(k, [16, 1, 1], 8, &[attribute(4, [16, 1, 1])], &mut params), INVALID_CLUSTER_SIZE);
     }
     std::env::remove_var("PTXSIM_CC");
 }

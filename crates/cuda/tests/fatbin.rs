@@ -423,6 +423,11 @@ fn c_program_runs_the_ptx_of_the_device_capability() {
     // compute_90a runs on 9.0 alone (and its tag says the arch-specific
     // PTX ran).
     assert_eq!(run_c(&exe, &dir, "arch_90a.fatbin", "data", "9.0", false).0.trim_end(), "OK tag=901");
+    // nvcc 13.5's -arch=sm_90a: compute_90 PTX, sm_90a code and compute_90a
+    // PTX. At 9.0 the arch-specific PTX runs (what the sm_90a code a GPU
+    // runs was compiled from), elsewhere the plain compute_90.
+    assert_eq!(run_c(&exe, &dir, "arch_sm90a.fatbin", "data", "9.0", false).0.trim_end(), "OK tag=901");
+    assert_eq!(run_c(&exe, &dir, "arch_sm90a.fatbin", "data", "10.0", false).0.trim_end(), "OK tag=900");
     for cc in ["8.0", "10.0"] {
         let (stdout, stderr) = run_c(&exe, &dir, "arch_90a.fatbin", "data", cc, false);
         assert!(stdout.starts_with("ERR 209 CUDA_ERROR_NO_BINARY_FOR_GPU"), "cc {cc}: {stdout}");

@@ -58,6 +58,12 @@ pub(crate) enum Event<'p> {
     /// Lanes `mask` at the grid-wide barrier (`cudaCGSynchronize`).
     GridSync { mask: u32 },
     Sleep { ns: u64 },
+    /// ITS: the group reached a whole-warp `.sync.aligned` instruction (or
+    /// a membermask `.sync` one) without lanes it needs that are ready
+    /// elsewhere; it waits
+    /// there, unexecuted (the manual's `.sync`: the executing thread waits
+    /// until all threads of the warp execute the same instruction).
+    Converge,
 }
 
 /// Where the group goes after a control-flow instruction.
@@ -113,6 +119,27 @@ pub(crate) struct At {
     /// Whether a taken uniform branch ends the run ([`Event::Branched`]:
     /// independent thread scheduling with other groups waiting).
     pub yield_on_branch: bool,
+    /// Whether the group, short of some live lanes of the warp that are
+    /// ready elsewhere, stops before a whole-warp `.sync.aligned`
+    /// instruction or a `.sync` one whose membermask names lanes it lacks
+    /// ([`Event::Converge`]) rather than executing it (ITS).
+    pub converge: bool,
+}
+
+/// Whether the group `mask` must wait at `op` for live lanes it lacks:
+/// `op` is a whole-warp `.sync.aligned` instruction (all 32 lanes execute
+/// it together, else `non_uniform`) short of live lanes, or a `.sync`
+/// instruction with a membermask (`vote`, `match`, `redux`, `elect`) whose
+/// mask, as the group's first lane passes it, names live lanes outside it.
+fn must_converge(cx: &Lanes<'_>, fr: &Frame, op: &Op, mask: u32, live: u32) -> bool {
+    match op {
+        Op::Wgmma(_) | Op::Mma(_) | Op::Ldmatrix { .. } | Op::Stmatrix { .. } | Op::Movmatrix { .. } | Op::WmmaLoad { .. } | Op::WmmaStore { .. } | Op::WmmaMma(_) => mask & live != live,
+        Op::Vote { membermask, .. } | Op::MatchSync { membermask, .. } | Op::ReduxSync { membermask, .. } | Op::ElectSync { membermask, .. } => {
+            let v = crate::datapath::src_lanes(cx, &fr.regs, membermask);
+            v[mask.trailing_zeros() as usize & 31] as u32 & live & !mask != 0
+        }
+        _ => false,
+    }
 }
 
 /// Runs the group at `at` of turn `t`'s warp from `at.pc`, and leaves in
@@ -140,7 +167,7 @@ pub(crate) fn run_group<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) ->
 /// the group plus what the group used, plus the time it slept.
 #[inline(never)]
 fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Event<'p>, Trap> {
-    let (mask, stop, yield_on_branch) = (at.mask, at.stop, at.yield_on_branch);
+    let (mask, stop, yield_on_branch, converge) = (at.mask, at.stop, at.yield_on_branch, at.converge);
     let warp = &mut *t.warp;
     let clock0 = warp.instrs + warp.sleep_ns + t.budget;
     let live = warp.valid & !warp.exited;
@@ -195,6 +222,9 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         };
         if left == 0 {
             break Ok(Event::Yield);
+        }
+        if converge && mask & live != live && must_converge(&cx, fr, &ins.op, mask, live) {
+            break Ok(Event::Converge);
         }
         left -= 1;
         cx.clock = clock0 - left;

@@ -5,6 +5,17 @@
 //! others wait is rotated out, so a lock holder always makes progress.
 //! A divergent `ret` parks the returning lanes until every lane of the call
 //! has returned (or exited).
+//!
+//! A group that reaches a whole-warp `.sync.aligned` instruction (`mma`,
+//! `wgmma.mma_async`, `ldmatrix`, ...) while other lanes of the warp are
+//! ready elsewhere, or a `vote`/`match`/`redux`/`elect.sync` whose
+//! membermask names such lanes, waits there unexecuted (`Warp::converge`), as the
+//! manual's `.sync` says, and is not picked while other lanes can run, so
+//! the rest of the warp catches up and the instruction runs whole: a lane
+//! spinning inside an `if` (CUTLASS's producer waiting on an mbarrier)
+//! while the others, rotated in, go round the loop to the next `wgmma`.
+//! Groups held at different such instructions, with no other lane to run,
+//! execute and trap `non_uniform` as before.
 
 use crate::cta::Cta;
 use crate::error::RunError;
@@ -108,7 +119,10 @@ fn ready_mask(w: &Warp) -> u32 {
 }
 
 fn pick(w: &mut Warp, ready: u32) -> (u32, u32, u32) {
-    let mut keys: Vec<(u32, u32)> = lanes(ready).map(|l| (w.pc[l], w.lane_frame[l])).collect();
+    // Lanes held at a whole-warp instruction give way to the others; a
+    // group still takes the held lanes at its pc along.
+    let movable = if ready & !w.converge != 0 { ready & !w.converge } else { ready };
+    let mut keys: Vec<(u32, u32)> = lanes(movable).map(|l| (w.pc[l], w.lane_frame[l])).collect();
     keys.sort_unstable();
     keys.dedup();
     let key = if w.spins >= SPIN_ROTATE && keys.len() > 1 {
@@ -173,7 +187,11 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
                 stop = w.pc[l];
             }
         }
-        let mut at = At { frame: fi, pc: pc0, mask: m, stop, yield_on_branch: others != 0 };
+        // Hold the group at a whole-warp instruction while lanes that are
+        // not themselves held can still run and join it.
+        w.converge &= !m;
+        let converge = others & !w.converge != 0;
+        let mut at = At { frame: fi, pc: pc0, mask: m, stop, yield_on_branch: others != 0, converge };
         let ev = run_group(ctx, t, &mut at);
         let (pc, w, stats) = (at.pc, &mut *t.warp, &mut *t.stats);
         for l in lanes(m) {
@@ -183,6 +201,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
         let ev = ev.map_err(|t| Located { trap: t, func, pc })?;
         match ev {
             Event::Stop => {}
+            Event::Converge => w.converge |= m,
             Event::Yield => return Ok(Stop::Yield),
             Event::Branched => {
                 if pc <= pc0 || others != 0 && pc < pc0 {

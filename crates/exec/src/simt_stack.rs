@@ -151,7 +151,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
         if t.budget == 0 {
             return Ok(Stop::Yield);
         }
-        let mut at = At { frame: top.frame, pc: top.pc, mask: top.mask, stop: top.rpc, yield_on_branch: false };
+        let mut at = At { frame: top.frame, pc: top.pc, mask: top.mask, stop: top.rpc, yield_on_branch: false, converge: false };
         let ev = run_group(ctx, t, &mut at);
         let (pc, warp, stats) = (at.pc, &mut *t.warp, &mut *t.stats);
         if let Some(t) = warp.stack.last_mut() {
@@ -159,7 +159,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
         }
         let ev = ev.map_err(|t| loc(warp, t))?;
         match ev {
-            Event::Stop | Event::Branched => {}
+            Event::Stop | Event::Branched | Event::Converge => {}
             Event::Yield => return Ok(Stop::Yield),
             Event::Diverge { taken, target } => {
                 let groups = [(target, taken), (pc + 1, top.mask & !taken)];

@@ -159,6 +159,10 @@ pub struct Warp {
     pub spins: u32,
     pub last_key: Option<(u32, u32)>,
     pub last_mask: u32,
+    /// ITS: lanes held at a whole-warp `.sync.aligned` instruction (`mma`,
+    /// `wgmma.mma_async`, `ldmatrix`, ...) until the rest of the warp
+    /// reaches it ([`Event::Converge`](crate::exec::Event::Converge)).
+    pub converge: u32,
     /// `barrier.cluster.arrive` phase each lane arrived in (u64::MAX: not arrived).
     pub cluster_arrived: [u64; 32],
     /// Whether the ITS policy entered the warp (`pc`, `lane_frame`,
@@ -228,6 +232,7 @@ impl Warp {
             spins: 0,
             last_key: None,
             last_mask: 0,
+            converge: 0,
             cluster_arrived: [u64::MAX; 32],
             its_used: false,
             cluster_used: false,
@@ -308,6 +313,7 @@ impl Warp {
             self.spins = 0;
             self.last_key = None;
             self.last_mask = 0;
+            self.converge = 0;
             self.its_used = false;
         }
         if self.cluster_used {

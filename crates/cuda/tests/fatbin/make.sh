@@ -12,6 +12,8 @@
 #   saxpy_sass.fatbin     -gencode arch=compute_80,code=sm_80: machine code only
 #   arch_multi.fatbin     compute_75, compute_80 and compute_90 PTX, sm_80 and sm_90 ELF
 #   arch_90a.fatbin       compute_90a PTX only (arch-specific)
+#   arch_sm90a.fatbin     nvcc 13.5 (scripts/e2e-venv nvcc) -arch=sm_90a:
+#                         compute_90 PTX, sm_90a ELF, compute_90a PTX
 set -euo pipefail
 
 HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -32,6 +34,8 @@ cd "$HERE"
   -gencode arch=compute_90,code='[sm_90,compute_90]' \
   arch.cu -o arch_multi.fatbin
 "$NVCC" -fatbin --no-compress -gencode arch=compute_90a,code=compute_90a arch.cu -o arch_90a.fatbin
+NVCC135=$(ls "$("$ROOT/scripts/e2e-venv" nvcc)"/lib/python3*/site-packages/nvidia/cu13/bin/nvcc)
+"$NVCC135" -fatbin --no-compress -arch=sm_90a arch.cu -o arch_sm90a.fatbin
 
 # cuobjdump's view: the entries of each fatbin, in order.
 : > cuobjdump.txt

@@ -61,7 +61,11 @@ pub(crate) struct FuncDecoder<'d, 's, 'f, 'a, 'x> {
     scratch: Option<u32>,
     /// The hidden predicate slot holding CC.CF, once an instruction uses it.
     carry: Option<u32>,
-    labels: HashMap<String, u32>,
+    /// The labels of each `{}` block (its enclosing block, its labels);
+    /// block 0 is the body (`FlatFunction::scopes`).
+    label_scopes: Vec<(Option<u32>, HashMap<String, u32>)>,
+    /// The block of each instruction (`FlatFunction::instr_scope`).
+    instr_scope: Vec<u32>,
     branch_targets: HashMap<String, Vec<String>>,
     call_targets: HashMap<String, Vec<String>>,
     prototypes: HashMap<String, Signature>,
@@ -85,7 +89,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             code: Vec::new(),
             scratch: None,
             carry: None,
-            labels: HashMap::new(),
+            label_scopes: Vec::new(),
+            instr_scope: Vec::new(),
             branch_targets: HashMap::new(),
             call_targets: HashMap::new(),
             prototypes: HashMap::new(),
@@ -94,7 +99,8 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 
     pub fn set_flat(&mut self, flat: &FlatFunction<'_, '_>) {
-        self.labels = flat.labels.iter().map(|(k, v)| (k.to_string(), *v as u32)).collect();
+        self.label_scopes = flat.scopes.iter().map(|s| (s.parent, s.labels.iter().map(|(k, v)| (k.to_string(), *v as u32)).collect())).collect();
+        self.instr_scope = flat.instr_scope.clone();
         self.branch_targets =
             flat.branch_targets.iter().map(|(k, v)| (k.to_string(), v.iter().map(|n| n.text.to_string()).collect())).collect();
         self.call_targets =
@@ -479,10 +485,25 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         })
     }
 
+    /// The label `name` as the instruction being decoded (the next one of
+    /// `code`) sees it: in its block or the nearest enclosing one that has it
+    /// (as `FlatFunction::label_at` resolves it for the analyses).
+    fn find_label(&self, name: &str) -> Option<u32> {
+        let mut scope = self.instr_scope.get(self.code.len()).copied();
+        while let Some(s) = scope {
+            let (parent, labels) = self.label_scopes.get(s as usize)?;
+            if let Some(&t) = labels.get(name) {
+                return Some(t);
+            }
+            scope = *parent;
+        }
+        None
+    }
+
     fn label(&self, o: &Operand<'_>) -> R<u32> {
         match &o.kind {
             OperandKind::Name { name, component: None } => {
-                self.labels.get(name.text).copied().ok_or_else(|| format!("unknown label `{}`", name.text).into())
+                self.find_label(name.text).ok_or_else(|| format!("unknown label `{}`", name.text).into())
             }
             _ => Err("expected a label".into()),
         }

@@ -45,6 +45,8 @@ mod isa_scalar;
 mod isa_tf32;
 mod isa_video;
 mod isa_video_scalar;
+mod its_converge;
+mod label_scope;
 mod layers;
 mod shape;
 mod limits;

@@ -22,7 +22,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 let list = self.branch_targets.get(name.text).ok_or_else(|| DecodeError::Operand(format!("`{}` is not a .branchtargets list", name.text)))?;
                 let mut targets = Vec::new();
                 for l in list {
-                    targets.push(*self.labels.get(l).ok_or_else(|| DecodeError::Operand(format!("unknown label `{l}`")))?);
+                    targets.push(self.find_label(l).ok_or_else(|| DecodeError::Operand(format!("unknown label `{l}`")))?);
                 }
                 Ok(Op::Brx { index, targets, table: name.text.to_string(), uni })
             }
