@@ -410,12 +410,21 @@ macro_rules! for_each_op {
                 => Slct { ftz: flag(".ftz"), dtype: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64), ctype: ty(S32 F32) }
                 [d: Dst, a: Src, b: Src, c: Src];
             // Memory.
-            "ld"         Ld         (ANY)             _          Load     Data     Seq            Memory
-                => Ld { mods: untyped } [];
-            "ldu"        Ld         (ANY)             _          Load     Data     Seq            Memory
-                => Ldu { mods: untyped } [];
-            "st"         St         (ANY)             _          Store    Data     Seq            Memory
-                => St { mods: untyped } [];
+            // PTX ISA 9.7.9.8 ld, 9.7.9.9 ld.global.nc, 9.7.9.10 ldu,
+            // 9.7.9.11 st (the syntax lines in `insn/mem.rs`): which
+            // modifier goes with which is `Insn::mem_misfit`; the state
+            // space and the operands the checker's `rules/memory.rs`.
+            "ld"         Ld         (ANY)             _          Load     Data     Seq            Typed
+                => Ld { sem: opt(LdSem), mmio: flag(".mmio"), scope: opt(ProxyScope), space: pair(LdSpace), cop: opt(LdCop), nc: flag(".nc"), l1: opt(L1Evict), l2: opt(L2Evict),
+                        hint: flag(".L2::cache_hint"), prefetch: opt(PrefetchSize), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
+                [d: Dst, a: Addr, policy: OptSrc];
+            "ldu"        Ld         (ANY)             _          Load     Data     Seq            Typed
+                => Ldu { space: pair(LdSpace), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
+                [d: Dst, a: Addr];
+            "st"         St         (ANY)             _          Store    Data     Seq            Typed
+                => St { sem: opt(LdSem), mmio: flag(".mmio"), scope: opt(ProxyScope), space: pair(LdSpace), cop: opt(LdCop), l1: opt(L1Evict), l2: opt(L2Evict),
+                        hint: flag(".L2::cache_hint"), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
+                [a: Addr, b: Src, policy: OptSrc];
             "atom"       Atom       (ANY)             _          Rmw      Atomic   Seq            Memory
                 => Atom { mods: untyped } [];
             "red"        Red        (ANY)             _          RmwNoDef Data     Seq            Memory

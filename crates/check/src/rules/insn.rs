@@ -154,6 +154,10 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             super::warp::typed(cx, i, insn);
             true
         }
+        Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => {
+            super::memory::typed(cx, i, insn);
+            true
+        }
         // No operands (the roles' count): nothing more to check.
         Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} | Insn::Griddepcontrol { .. } => true,
         _ => {

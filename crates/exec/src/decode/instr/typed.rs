@@ -127,6 +127,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             // `.launch_dependents` (which only lets a dependent grid be
             // scheduled early) has nothing to start.
             Insn::Griddepcontrol { .. } => return Ok(Op::Nop),
+            Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => return self.ld_st(i, insn),
             _ => return Err(DecodeError::Unsupported(opname(i))),
         };
         let dsel = self.dsel(i)?;

@@ -1,0 +1,87 @@
+//! Decoding the typed memory rows `ld`, `ldu` and `st` (PTX ISA 9.7.9.8-11)
+//! from their [`Insn`] fields into [`Op::Ld`] and [`Op::St`].
+//!
+//! What the fields mean to this engine: the state space picks the window
+//! ([`Space`]); the type the access size and a load's sign extension; the
+//! vector width the registers. The memory-ordering qualifiers (`.weak`,
+//! `.volatile`, `.relaxed`, `.acquire`, `.release`, `.mmio`) and their scope
+//! need nothing more: every access of this engine is performed at once, in
+//! program order, visible to every thread (stronger than any of them asks).
+//! The cache operators, eviction priorities, `.L2::cache_hint` (and its
+//! policy operand), the prefetch sizes and `.nc` only direct caches, which
+//! the engine does not model; they change no value a program reads (PTX
+//! ISA 9.7.9.1: cache operators are performance hints). Refused, naming
+//! the form: `.b128`, `.v8`, and a combination `Insn::misfit` rejects.
+
+use super::{fty, ity, DecodeError, FuncDecoder, ImmKind, R};
+use crate::program::*;
+use ptxsim_isa::modifiers::opname;
+use ptxsim_isa::{Insn, LdSpace, LdVec};
+use ptxsim_syntax::ast::{self, OperandKind, ScalarType};
+
+/// The engine's window of a state space (none: generic addressing).
+fn space_of(s: Option<LdSpace>) -> Space {
+    match s {
+        None => Space::Generic,
+        Some(LdSpace::Global) => Space::Global,
+        Some(LdSpace::Shared | LdSpace::SharedCta) => Space::SharedCta,
+        // A `.shared::cluster` address names the CTA it lies in
+        // (`lanemem::RANK_SHIFT`); one of this CTA's is its own.
+        Some(LdSpace::SharedCluster) => Space::Shared,
+        Some(LdSpace::Local) => Space::Local,
+        Some(LdSpace::Const) => Space::Const,
+        Some(LdSpace::Param | LdSpace::ParamEntry | LdSpace::ParamFunc) => Space::FrameParam,
+    }
+}
+
+impl FuncDecoder<'_, '_, '_, '_, '_> {
+    /// `ld`, `ldu`, `st`.
+    pub(super) fn ld_st(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let unsupported = || DecodeError::Unsupported(opname(i));
+        let x = insn.ld_st().ok_or_else(unsupported)?;
+        if let Some(m) = insn.misfit() {
+            return Err(DecodeError::Operand(format!("`{}`: {}", opname(i), m.why)));
+        }
+        if x.space[1].is_some() {
+            return Err(DecodeError::Operand(format!("`{}` names two state spaces", opname(i))));
+        }
+        let t = x.ty;
+        if t.bits() > 64 || t == ScalarType::Pred || x.vec == Some(LdVec::V8) {
+            return Err(unsupported());
+        }
+        let size = (t.bits() / 8).max(1);
+        let ops = &i.operands;
+        let (regs_op, addr_op) = if x.store() { (&ops[1], &ops[0]) } else { (&ops[0], &ops[1]) };
+        let (space, addr) = self.addr(addr_op, space_of(x.space()))?;
+        if x.store() {
+            let k = match fty(t) {
+                Some(f) => ImmKind::Float(f),
+                None => ImmKind::Int(t.bits()),
+            };
+            let srcs = match &regs_op.kind {
+                OperandKind::Vector(v) => {
+                    let mut s = Vec::new();
+                    for p in v {
+                        s.push(self.src(p, k)?);
+                    }
+                    s
+                }
+                _ => vec![self.src(regs_op, k)?],
+            };
+            Ok(Op::St { space, size, srcs, addr })
+        } else {
+            let ds = match &regs_op.kind {
+                OperandKind::Vector(v) => {
+                    let mut s = Vec::new();
+                    for p in v {
+                        s.push(if matches!(p.kind, OperandKind::Sink) { None } else { Some(self.dst(p)?) });
+                    }
+                    s
+                }
+                _ => vec![Some(self.dst(regs_op)?)],
+            };
+            let signed = ity(t).map(|x| x.signed).unwrap_or(false);
+            Ok(Op::Ld { space, size, signed, ds, addr })
+        }
+    }
+}
