@@ -85,3 +85,74 @@ fn combinations_the_manual_leaves_out_are_refused() {
         refused(bad, code);
     }
 }
+
+/// `fence`, `membar` (PTX ISA 9.7.13.4), `cvta` (9.7.9.19) and the stack
+/// rows (9.7.17.2-4): forms the checker took before the rows were typed
+/// and ptxas 13.5 refuses (sm_90a, PTX 9.0).
+#[test]
+fn fence_cvta_and_stack_forms() {
+    for ok in [
+        "fence.sc.gpu;",
+        "fence.acq_rel.cta;",
+        "fence.mbarrier_init.release.cluster;",
+        "fence.proxy.async.shared::cta;",
+        "fence.proxy.tensormap::generic.acquire.gpu [%rd1], 128;",
+        "membar.gl;",
+        "membar.proxy.alias;",
+        "cvta.to.global.u64 %rd1, %rd2;",
+        "cvta.shared::cluster.u64 %rd1, %rd2;",
+        "stacksave.u64 %rd1;",
+    ] {
+        clean(ok);
+    }
+    for (bad, code) in [
+        // "Scope modifier required for instruction 'fence'".
+        ("fence.sc;", "check/modifiers"),
+        // "Illegal modifier '.gl' for instruction 'fence'".
+        ("fence.gl;", "check/modifiers"),
+        ("fence.relaxed.gpu;", "check/modifiers"),
+        // "Modifier '.mbarrier_init' requires modifier 'order'".
+        ("fence.mbarrier_init.cluster;", "check/modifiers"),
+        // ".proxykind modifier required for instruction 'fence.proxy'".
+        ("fence.proxy;", "check/modifiers"),
+        ("fence.proxy.alias.gpu;", "check/modifiers"),
+        ("fence.proxy.tensormap::generic.release.cta.gpu;", "check/modifiers"),
+        ("fence.proxy.tensormap::generic.acquire.gpu;", "check/operand-count"),
+        // "Membar level required for instruction 'membar'".
+        ("membar;", "check/modifiers"),
+        ("membar.gpu;", "check/modifiers"),
+        // "State space modifier required for instruction 'cvta'".
+        ("cvta.u64 %rd1, %rd2;", "check/modifiers"),
+        // "Instruction 'cvta' requires .u32 or .u64 type".
+        ("cvta.global.s64 %rd1, %rd2;", "check/modifiers"),
+        ("cvta.param::func.u64 %rd1, %rd2;", "check/modifiers"),
+        // "Program uses 32-bit address ... conflicting with .address_size 64".
+        ("cvta.global.u32 %r1, %r2;", "check/state-space"),
+        // "Unexpected instruction types specified for 'alloca'", "No state space qualifier expected".
+        ("alloca.b64 %rd1, %rd2;", "check/modifiers"),
+        ("alloca.local.u64 %rd1, %rd2, 8;", "check/modifiers"),
+        ("stackrestore.b32 %r1;", "check/modifiers"),
+    ] {
+        refused(bad, code);
+    }
+}
+
+/// `st.async` (PTX ISA 9.7.9.12), kept by the parser as `st` with `.async`
+/// first: the manual's forms check clean, and the ones ptxas 13.5 refuses
+/// (the old checker took them as plain stores) are refused.
+#[test]
+fn st_async_forms() {
+    clean("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%rd1], {%r1, %r2}, [%rd2];");
+    clean("st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%rd1], %rd3, [%rd2];");
+    for (bad, code) in [
+        // "Modifier '.shared::cluster' requires modifier '.completion_mechanism'".
+        ("st.async.shared::cluster.b32 [%rd1], %r1, [%rd2];", "check/modifiers"),
+        // "Illegal modifier '.mbarrier::complete_tx::bytes' for instruction 'st.async' with '.global'".
+        ("st.async.global.mbarrier::complete_tx::bytes.b32 [%rd1], %r1, [%rd2];", "check/modifiers"),
+        // "Vector type too large, exceeds 128 bit limit".
+        ("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b64 [%rd1], {%rd1, %rd2, %rd3, %rd4}, [%rd2];", "check/modifiers"),
+        ("st.async.shared::cluster.mbarrier::complete_tx::bytes.b32 [%rd1], %r1;", "check/operand-count"),
+    ] {
+        refused(bad, code);
+    }
+}

@@ -154,6 +154,10 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             super::warp::typed(cx, i, insn);
             true
         }
+        Insn::Fence { .. } | Insn::Membar { .. } | Insn::Cvta { .. } | Insn::Alloca { .. } | Insn::Stacksave { .. } | Insn::Stackrestore { .. } => {
+            super::memory::typed_other(cx, i, insn);
+            true
+        }
         Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => {
             super::memory::typed(cx, i, insn);
             true

@@ -1,4 +1,6 @@
-//! `ld`, `ldu` and `st` (typed rows): addresses and state spaces.
+//! `ld`, `ldu` and `st` (typed rows): addresses and state spaces; the
+//! other typed memory rows: `fence`, `membar` (PTX ISA 9.7.13.4), `cvta`
+//! (9.7.9.19), `alloca`, `stacksave`, `stackrestore` (9.7.17.2-4).
 //!
 //! Rule `check/state-space` (PTX ISA 5.1 state spaces, 9.7.9.8 ld, 9.7.9.10
 //! st): a symbol addressed by `ld.ss`/`st.ss` lives in state space `ss` (a
@@ -68,25 +70,18 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         None => (None, false),
     };
     address(cx, i, addr, space, store, qualified);
-    match (x.hint, i.operands.get(2)) {
-        (true, None) => {
-            cx.emit(
-                Diagnostic::error("check/operand-count", i.span, format!("`{}` takes a cache policy after the address", opname(i)))
-                    .with_label("cache-policy operand missing")
-                    .with_note(POLICY_NOTE),
-            );
+    if x.asynchronous {
+        // `st.async [a], b, [mbar]`: the mbarrier that counts the bytes.
+        match i.operands.get(2) {
+            Some(m) => address(cx, i, m, None, false, true),
+            None => cx.emit(
+                Diagnostic::error("check/operand-count", i.span, format!("`{}` takes the mbarrier after the data operand", opname(i)))
+                    .with_label("mbarrier operand missing")
+                    .with_note("rule check/operand-count (PTX ISA 9.7.9.12 st.async): `st.async... [a], b, [mbar]`"),
+            ),
         }
-        (false, Some(p)) => {
-            cx.emit(
-                Diagnostic::error("check/operand-count", p.span, format!("`{}` takes a cache policy only with `.L2::cache_hint`", opname(i)))
-                    .with_label("unexpected operand")
-                    .with_note(POLICY_NOTE),
-            );
-        }
-        (true, Some(p)) => {
-            value(cx, p, ScalarType::B64, Role::Src, Size::Exact, i);
-        }
-        (false, None) => {}
+    } else {
+        cache_policy(cx, i, x.hint);
     }
     let (ty, ty_span) = (x.ty, modifier_span(i, x.ty.as_str()));
     if ty == ScalarType::Pred {
@@ -113,6 +108,30 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     }
     let role = if store { Role::Src } else { Role::Dest };
     value(cx, data, ty, role, Size::AtLeast, i);
+}
+
+/// The cache-policy operand: there with `.L2::cache_hint`, and only then.
+fn cache_policy<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, hint: bool) {
+    match (hint, i.operands.get(2)) {
+        (true, None) => {
+            cx.emit(
+                Diagnostic::error("check/operand-count", i.span, format!("`{}` takes a cache policy after the address", opname(i)))
+                    .with_label("cache-policy operand missing")
+                    .with_note(POLICY_NOTE),
+            );
+        }
+        (false, Some(p)) => {
+            cx.emit(
+                Diagnostic::error("check/operand-count", p.span, format!("`{}` takes a cache policy only with `.L2::cache_hint`", opname(i)))
+                    .with_label("unexpected operand")
+                    .with_note(POLICY_NOTE),
+            );
+        }
+        (true, Some(p)) => {
+            value(cx, p, ScalarType::B64, Role::Src, Size::Exact, i);
+        }
+        (false, None) => {}
+    }
 }
 
 const POLICY_NOTE: &str = "rule check/operand-count (PTX ISA 9.7.9.8 ld, 9.7.9.11 st): `.L2::cache_hint` takes a 64-bit cache-policy operand after the address (`createpolicy` makes one), and only it";
@@ -185,5 +204,69 @@ pub(crate) fn address<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, op: &Operan
                     .with_note(SPACE_NOTE),
             );
         }
+    }
+}
+
+/// The opcode and all its modifiers: where a gate is reported.
+fn whole(i: &Instruction<'_>) -> ptxsim_syntax::Span {
+    i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
+}
+
+/// `fence`, `membar`, `cvta`, `alloca`, `stacksave`, `stackrestore`:
+/// the combination rules of [`Insn::mem_misfit`] at the modifier at
+/// fault, the gates, then the operands.
+pub fn typed_other<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
+    if let Some(m) = insn.misfit() {
+        const NOTE: &str = "rule check/modifiers (PTX ISA 9.7.13.4 membar/fence): `fence{.sem}.scope`, `fence.op_restrict.release.cluster`, `fence.{acquire,release}.sync_restrict::shared::{cluster,cta}.cluster`, `fence.proxy.proxykind`, `fence.proxy.tensormap::generic.{release,acquire}.scope`, `membar.level`, `membar.proxy.proxykind`";
+        cx.emit(Diagnostic::error("check/modifiers", modifier_span(i, m.modifier), m.why).with_label("modifier does not apply here").with_note(NOTE));
+        return super::operand::resolve_all(cx, i);
+    }
+    match insn {
+        Insn::Fence { proxy, kind, sem, .. } => {
+            // PTX ISA 9.7.13.4: fence 6.0 and sm_70, fence.proxy 7.5.
+            cx.require(if proxy { Feature::FenceProxy } else { Feature::Fence }, whole(i));
+            let operands = kind == Some(ptxsim_isa::ProxyKind::TensormapGeneric) && sem == Some(ptxsim_isa::FenceSem::Acquire);
+            let n = i.operands.len();
+            if operands && n != 2 || !operands && n != 0 {
+                let want = if operands { "an address and a size" } else { "no operands" };
+                cx.emit(
+                    Diagnostic::error("check/operand-count", i.span, format!("`{}` takes {want}; {n} given", opname(i)))
+                        .with_note("rule check/operand-count (PTX ISA 9.7.13.4): only `fence.proxy.tensormap::generic.acquire.scope [addr], size` has operands"),
+                );
+                return super::operand::resolve_all(cx, i);
+            }
+            if operands {
+                address(cx, i, &i.operands[0], None, false, false);
+                value(cx, &i.operands[1], ScalarType::U32, Role::Src, Size::Exact, i);
+            }
+        }
+        Insn::Cvta { ty, .. } => {
+            // ptxas 13.5 (and 12.9 for ld/st): "Program uses 32-bit address
+            // ... which is conflicting with .address_size 64".
+            if cx.addr64 && ty == ScalarType::U32 {
+                cx.emit(
+                    Diagnostic::error("check/state-space", modifier_span(i, ty.as_str()), format!("`{}` makes a 32-bit address with `.address_size 64`", opname(i)))
+                        .with_label("a 64-bit address is needed here")
+                        .with_note("rule check/state-space (PTX ISA 11.1.3 .address_size, 9.7.9.19 cvta): generic addresses are 64-bit under `.address_size 64`; ptxas 13.5 rejects `cvta.*.u32` there"),
+                );
+                return super::operand::resolve_all(cx, i);
+            }
+            value(cx, &i.operands[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &i.operands[1], ty, Role::Src, Size::Exact, i);
+        }
+        Insn::Alloca { ty } => {
+            value(cx, &i.operands[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &i.operands[1], ty, Role::Src, Size::Exact, i);
+            for o in &i.operands[2..] {
+                super::operand::resolve_operand(cx, o);
+            }
+        }
+        Insn::Stacksave { ty } => {
+            value(cx, &i.operands[0], ty, Role::Dest, Size::Exact, i);
+        }
+        Insn::Stackrestore { ty } => {
+            value(cx, &i.operands[0], ty, Role::Src, Size::Exact, i);
+        }
+        _ => super::operand::resolve_all(cx, i),
     }
 }

@@ -170,7 +170,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
             }
         }
         "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),
-        "fence" => fs.push(if has(".proxy") { Feature::FenceProxy } else { Feature::Fence }),
         "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
         "atom" | "red" if bf16 => fs.push(Feature::AtomBf16),
         "atom" | "red" if half || ty(ScalarType::B16) => fs.push(Feature::Atom16),

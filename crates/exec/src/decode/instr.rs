@@ -532,7 +532,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Ternary => self.ternary(&x),
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
-            Route::Fence => Ok(Op::Fence),
             Route::Typed => self.typed(i),
         }
     }
@@ -727,9 +726,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
-    /// Decodes `selp`, `slct`, `cvt` and `cvta`.
+    /// Decodes `cvt` (`selp` and `slct` are typed rows; `cvta` one of
+    /// `mem.rs`).
     fn select_convert(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
+        let Ins { opc, ops, ftz, sat, .. } = *x;
         let (types, rounding) = (&x.types, &x.rounding);
         let has = |m: &str| x.has(m);
         let unsupported = || x.unsupported();
@@ -785,29 +785,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     CvtTy::I(t) => self.src(&ops[1], ImmKind::Int(t.bits))?,
                 };
                 Ok(Op::Cvt { dst: dt, src: st, rnd, sat, ftz, d, a, k: Kern::NONE })
-            }
-            "cvta" => {
-                need(2)?;
-                let to = has(".to");
-                let space = if has(".global") {
-                    Space::Global
-                } else if has(".shared") || has(".shared::cta") || has(".shared::cluster") {
-                    // A `.shared::cluster` address is an offset in the
-                    // shared window too (`lanemem::RANK_SHIFT`).
-                    Space::Shared
-                } else if has(".local") {
-                    Space::Local
-                } else if has(".const") {
-                    Space::Const
-                } else if has(".param") || has(".param::entry") {
-                    Space::KernelParam
-                } else {
-                    return Err(unsupported());
-                };
-                let bits = last_ty.map(|t| t.bits()).unwrap_or(64);
-                let d = self.dst(&ops[0])?;
-                let a = self.src(&ops[1], ImmKind::Int(bits))?;
-                Ok(Op::Cvta { to, space, bits, d, a })
             }
             _ => Err(unsupported()),
         }

@@ -334,7 +334,7 @@ impl crate::Insn {
     pub fn misfit(&self) -> Option<Misfit> {
         use crate::Insn;
         use ptxsim_syntax::ast::ScalarType::S32;
-        if self.ld_st().is_some() {
+        if self.is_mem_row() {
             return self.mem_misfit();
         }
         if let Some(Simd { sat: true, add: true, .. }) = self.simd() {

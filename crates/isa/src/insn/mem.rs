@@ -55,6 +55,24 @@ crate::choices! {
     pub enum PrefetchSize "prefetch size" { B64 = ".L2::64B", B128 = ".L2::128B", B256 = ".L2::256B" }
     /// A vector load or store (`.vec`).
     pub enum LdVec "vector width" { V2 = ".v2", V4 = ".v4", V8 = ".v8" }
+    /// `membar`'s level (PTX ISA 9.7.13.4).
+    pub enum MembarLevel "level" { Cta = ".cta", Gl = ".gl", Sys = ".sys" }
+    /// The proxy kind of `fence.proxy`/`membar.proxy`, and the
+    /// uni-directional `to_proxykind::from_proxykind` forms.
+    pub enum ProxyKind "proxy kind" { Alias = ".alias", Async = ".async", TensormapGeneric = ".tensormap::generic", AsyncGeneric = ".async::generic" }
+    /// The state space of `.proxy.async` (`.async.global`, `.async.shared::{cta,cluster}`).
+    pub enum ProxySpace "state space" { Global = ".global", SharedCta = ".shared::cta", SharedCluster = ".shared::cluster" }
+    /// `fence`'s `.op_restrict`.
+    pub enum FenceOp "restricted operation" { MbarrierInit = ".mbarrier_init" }
+    /// `fence`'s memory ordering (`.sem`; none is `.acq_rel`).
+    pub enum FenceSem "memory ordering" { Sc = ".sc", AcqRel = ".acq_rel", Acquire = ".acquire", Release = ".release" }
+    /// `fence`'s `.sync_restrict`.
+    pub enum SyncRestrict "synchronisation restriction" { SharedCta = ".sync_restrict::shared::cta", SharedCluster = ".sync_restrict::shared::cluster" }
+    /// `cvta`'s state space (PTX ISA 9.7.9.19).
+    pub enum CvtaSpace "state space" {
+        Global = ".global", Shared = ".shared", SharedCta = ".shared::cta", SharedCluster = ".shared::cluster", Local = ".local",
+        Const = ".const", Param = ".param", ParamEntry = ".param::entry"
+    }
 }
 
 impl LdVec {
@@ -95,6 +113,10 @@ pub enum LdStKind {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct LdSt {
     pub kind: LdStKind,
+    /// `st.async` (PTX ISA 9.7.9.12).
+    pub asynchronous: bool,
+    /// `.mbarrier::complete_tx::bytes`: `st.async`'s completion mechanism.
+    pub complete_tx: bool,
     pub sem: Option<LdSem>,
     pub mmio: bool,
     pub scope: Option<ProxyScope>,
@@ -129,13 +151,13 @@ impl Insn {
     pub fn ld_st(&self) -> Option<LdSt> {
         Some(match *self {
             Insn::Ld { sem, mmio, scope, space, cop, nc, l1, l2, hint, prefetch, vec, ty } => {
-                LdSt { kind: LdStKind::Ld, sem, mmio, scope, space, cop, nc, l1, l2, hint, prefetch, vec, ty }
+                LdSt { kind: LdStKind::Ld, asynchronous: false, complete_tx: false, sem, mmio, scope, space, cop, nc, l1, l2, hint, prefetch, vec, ty }
             }
             Insn::Ldu { space, vec, ty } => {
-                LdSt { kind: LdStKind::Ldu, sem: None, mmio: false, scope: None, space, cop: None, nc: false, l1: None, l2: None, hint: false, prefetch: None, vec, ty }
+                LdSt { kind: LdStKind::Ldu, asynchronous: false, complete_tx: false, sem: None, mmio: false, scope: None, space, cop: None, nc: false, l1: None, l2: None, hint: false, prefetch: None, vec, ty }
             }
-            Insn::St { sem, mmio, scope, space, cop, l1, l2, hint, vec, ty } => {
-                LdSt { kind: LdStKind::St, sem, mmio, scope, space, cop, nc: false, l1, l2, hint, prefetch: None, vec, ty }
+            Insn::St { asynchronous, sem, mmio, scope, space, complete_tx, cop, l1, l2, hint, vec, ty } => {
+                LdSt { kind: LdStKind::St, asynchronous, complete_tx, sem, mmio, scope, space, cop, nc: false, l1, l2, hint, prefetch: None, vec, ty }
             }
             _ => return None,
         })
@@ -144,7 +166,17 @@ impl Insn {
     /// The combination rule a memory row's instruction breaks, if any
     /// (`None` for the other rows).
     pub fn mem_misfit(&self) -> Option<Misfit> {
-        self.ld_st().and_then(ld_st_misfit)
+        match *self {
+            Insn::Fence { proxy, kind, space, op, sem, restrict, scope } => fence_misfit(proxy, kind, space, op, sem, restrict, scope),
+            Insn::Membar { level, proxy, kind, space } => membar_misfit(level, proxy, kind, space),
+            _ => self.ld_st().and_then(ld_st_misfit),
+        }
+    }
+
+    /// Whether this is a memory row of this module whose combinations
+    /// [`Insn::mem_misfit`] judges.
+    pub fn is_mem_row(&self) -> bool {
+        matches!(self, Insn::Fence { .. } | Insn::Membar { .. }) || self.ld_st().is_some()
     }
 }
 
@@ -170,6 +202,9 @@ fn ld_st_misfit(x: LdSt) -> Option<Misfit> {
             return no(v.as_str(), format!("`ldu{}{}` moves more than 128 bits", v.as_str(), x.ty.as_str()));
         }
         return None;
+    }
+    if x.asynchronous || x.complete_tx {
+        return st_async_misfit(x);
     }
     // `.mmio.relaxed.sys{.global}.type` and nothing else.
     if x.mmio {
@@ -265,6 +300,142 @@ fn ld_st_misfit(x: LdSt) -> Option<Misfit> {
         }
     }
     None
+}
+
+/// `st.async{.weak}{.shared::cluster}.mbarrier::complete_tx::bytes{.v2,.v4}.type
+/// [a], b, [mbar]` with `.type` `.b32 .b64 .u32 .u64 .s32 .s64 .f32 .f64`
+/// (PTX ISA 9.7.9.12; ptxas 13.5: "Modifier '.shared::cluster' requires
+/// modifier '.completion_mechanism'", "Illegal vector size: 8", "Vector
+/// type too large, exceeds 128 bit limit", "Arguments mismatch" for `.b16`).
+fn st_async_misfit(x: LdSt) -> Option<Misfit> {
+    use ScalarType::*;
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    if !x.asynchronous {
+        return no(COMPLETE_TX, "the completion mechanism is `st.async`'s".into());
+    }
+    if !x.complete_tx {
+        return no(".async", "`st.async` needs its completion mechanism `.mbarrier::complete_tx::bytes`".into());
+    }
+    if let Some(s) = x.space().filter(|s| *s != LdSpace::SharedCluster) {
+        return no(s.as_str(), format!("`st.async` writes `.shared::cluster` memory, not `{}`", s.as_str()));
+    }
+    let extra = x.sem.filter(|s| *s != LdSem::Weak).map(LdSem::as_str).or(x.mmio.then_some(".mmio")).or(x.scope.map(ProxyScope::as_str)).or(x.cop.map(LdCop::as_str));
+    let extra = extra.or(x.l1.map(L1Evict::as_str)).or(x.l2.map(L2Evict::as_str)).or(x.hint.then_some(HINT));
+    if let Some(m) = extra {
+        return no(m, format!("`st.async` takes no `{m}`"));
+    }
+    if !matches!(x.ty, B32 | B64 | U32 | U64 | S32 | S64 | F32 | F64) {
+        return no(x.ty.as_str(), format!("`st.async` does not take `{}`", x.ty.as_str()));
+    }
+    match x.vec {
+        Some(v) if v == LdVec::V8 || x.ty.bits() * u32::from(v.len()) > 128 => no(v.as_str(), format!("`st.async{}{}` moves more than 128 bits", v.as_str(), x.ty.as_str())),
+        _ => None,
+    }
+}
+
+const COMPLETE_TX: &str = ".mbarrier::complete_tx::bytes";
+
+/// `membar.level` or `membar.proxy.proxykind` (PTX ISA 9.7.13.4).
+fn membar_misfit(level: Option<MembarLevel>, proxy: bool, kind: Option<ProxyKind>, space: Option<ProxySpace>) -> Option<Misfit> {
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    if proxy {
+        if let Some(l) = level {
+            return no(l.as_str(), "`membar.proxy` takes a proxy kind, not a level".into());
+        }
+        return proxy_kind_misfit("membar.proxy", kind, space, true);
+    }
+    if let Some(k) = kind {
+        return no(k.as_str(), format!("`{}` is a proxy kind: `membar.proxy{}`", k.as_str(), k.as_str()));
+    }
+    if let Some(s) = space {
+        return no(s.as_str(), "`membar` takes no state space".into());
+    }
+    // ptxas 13.5: "Membar level required for instruction 'membar'".
+    level.is_none().then(|| Misfit { modifier: "", why: "`membar` needs a level: `.cta`, `.gl` or `.sys`".into() })
+}
+
+/// The bi-directional proxy kinds `.alias`, `.async{.space}`; `bidir`
+/// only for those (the uni-directional ones are fence's).
+fn proxy_kind_misfit(op: &str, kind: Option<ProxyKind>, space: Option<ProxySpace>, bidir: bool) -> Option<Misfit> {
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    match kind {
+        // ptxas 13.5: ".proxykind modifier required for instruction 'fence.proxy'".
+        None => no("", format!("`{op}` needs a proxy kind: `.alias`, `.async`, `.async.global`, `.async.shared::{{cta,cluster}}`")),
+        Some(k @ (ProxyKind::TensormapGeneric | ProxyKind::AsyncGeneric)) if bidir => no(k.as_str(), format!("`{op}` takes the bi-directional proxy kinds only")),
+        Some(ProxyKind::Async) => None,
+        Some(_) => space.and_then(|s| no(s.as_str(), "a state space goes with `.proxy.async` only".into())),
+    }
+}
+
+/// `fence` (PTX ISA 9.7.13.4; messages as ptxas 13.5 judges the forms):
+/// `fence{.sem}.scope`, `fence.acquire.sync_restrict::shared::cluster.cluster`,
+/// `fence.release.sync_restrict::shared::cta.cluster`,
+/// `fence.op_restrict.release.cluster`, `fence.proxy.proxykind`,
+/// `fence.proxy.tensormap::generic.{release,acquire}.scope`,
+/// `fence.proxy.async::generic.{acquire,release}.sync_restrict::shared::{cluster,cta}.cluster`.
+fn fence_misfit(proxy: bool, kind: Option<ProxyKind>, space: Option<ProxySpace>, op: Option<FenceOp>, sem: Option<FenceSem>, restrict: Option<SyncRestrict>, scope: Option<ProxyScope>) -> Option<Misfit> {
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    let sem_s = sem.map_or("", FenceSem::as_str);
+    // `.sync_restrict::shared::cluster` with `.acquire`, `::cta` with
+    // `.release`, both at `.cluster` scope.
+    let restricted = |r: SyncRestrict| -> Option<Misfit> {
+        let want = if r == SyncRestrict::SharedCluster { FenceSem::Acquire } else { FenceSem::Release };
+        if sem != Some(want) {
+            return no(r.as_str(), format!("`{}` goes with `{}`", r.as_str(), want.as_str()));
+        }
+        (scope != Some(ProxyScope::Cluster)).then(|| Misfit { modifier: r.as_str(), why: format!("`{}` takes the `.cluster` scope", r.as_str()) })
+    };
+    if proxy {
+        if let Some(o) = op {
+            return no(o.as_str(), "`.op_restrict` is not a modifier of `fence.proxy`".into());
+        }
+        match kind {
+            Some(k @ (ProxyKind::TensormapGeneric | ProxyKind::AsyncGeneric)) => {
+                if !matches!(sem, Some(FenceSem::Acquire | FenceSem::Release)) {
+                    // ptxas 13.5: ".acquire/.release modifier required for instruction 'fence.proxy'".
+                    return no(if sem.is_some() { sem_s } else { k.as_str() }, format!("`fence.proxy{}` needs `.acquire` or `.release`", k.as_str()));
+                }
+                if let Some(s) = space {
+                    return no(s.as_str(), "a state space goes with `.proxy.async` only".into());
+                }
+                if k == ProxyKind::AsyncGeneric {
+                    return match restrict {
+                        Some(r) => restricted(r),
+                        None => no(k.as_str(), "`fence.proxy.async::generic` needs `.sync_restrict::shared::cluster` or `::cta`".into()),
+                    };
+                }
+                if let Some(r) = restrict {
+                    return no(r.as_str(), "`.sync_restrict` is not a modifier of `fence.proxy.tensormap::generic`".into());
+                }
+                return scope.is_none().then(|| Misfit { modifier: k.as_str(), why: "`fence.proxy.tensormap::generic` needs a scope".into() });
+            }
+            _ => {
+                if let Some(m) = sem.map(FenceSem::as_str).or(restrict.map(SyncRestrict::as_str)) {
+                    return no(m, format!("`{m}` goes with a uni-directional proxy fence only"));
+                }
+                // ptxas 13.5: "Modifier '.gpu' requires order with 'fence.proxy' instruction".
+                if let Some(s) = scope {
+                    return no(s.as_str(), "a bi-directional proxy fence takes no scope".into());
+                }
+                return proxy_kind_misfit("fence.proxy", kind, space, true);
+            }
+        }
+    }
+    if let Some(m) = kind.map(ProxyKind::as_str).or(space.map(ProxySpace::as_str)) {
+        return no(m, format!("`{m}` goes with `fence.proxy` only"));
+    }
+    if let Some(o) = op {
+        // ptxas 13.5: "Modifier '.mbarrier_init' requires modifier 'order'".
+        if sem != Some(FenceSem::Release) || scope != Some(ProxyScope::Cluster) || restrict.is_some() {
+            return no(o.as_str(), "`fence.mbarrier_init` is written `fence.mbarrier_init.release.cluster`".into());
+        }
+        return None;
+    }
+    if let Some(r) = restrict {
+        return restricted(r);
+    }
+    // ptxas 13.5: "Scope modifier required for instruction 'fence'".
+    scope.is_none().then(|| Misfit { modifier: "", why: "`fence` needs a scope: `.cta`, `.cluster`, `.gpu` or `.sys`".into() })
 }
 
 const HINT: &str = ".L2::cache_hint";
@@ -380,5 +551,90 @@ mod tests {
         // "Vector type too large, exceeds 128 bit limit".
         assert_eq!(misfit("ld.global.v2.b128 {%q1, %q2}, [%rd1]"), Some(".v2"));
         assert_eq!(misfit("ldu.global.v4.f64 {%fd1, %fd1, %fd1, %fd1}, [%rd1]"), Some(".v4"));
+    }
+
+    /// PTX ISA 9.7.13.4 membar/fence, as ptxas 13.5 judges the forms
+    /// (sm_90a, PTX 9.0).
+    #[test]
+    fn fence_and_membar_rows() {
+        assert_eq!(dec("membar.gl"), Ok(Insn::Membar { level: Some(MembarLevel::Gl), proxy: false, kind: None, space: None }));
+        assert_eq!(
+            dec("fence.proxy.async.shared::cta"),
+            Ok(Insn::Fence { proxy: true, kind: Some(ProxyKind::Async), space: Some(ProxySpace::SharedCta), op: None, sem: None, restrict: None, scope: None })
+        );
+        let e = |t: &str| dec(t).unwrap_err();
+        // "Illegal modifier '.gl' for instruction 'fence'", "... '.relaxed' ...".
+        assert!(matches!(e("fence.gl"), (K::UnexpectedModifier { .. }, s) if s == ".gl"));
+        assert!(matches!(e("fence.relaxed.gpu"), (K::UnexpectedModifier { .. }, s) if s == ".relaxed"));
+        // "Multiple scope modifiers specified".
+        assert!(matches!(e("fence.proxy.tensormap::generic.release.cta.gpu"), (K::Conflict { .. }, s) if s == ".gpu"));
+        assert!(matches!(e("membar.gpu"), (K::UnexpectedModifier { .. }, s) if s == ".gpu"));
+        let misfit = |t: &str| dec(t).unwrap_or_else(|e| panic!("{t}: {e:?}")).misfit().map(|m| m.modifier);
+        for ok in [
+            "membar.cta",
+            "membar.sys",
+            "membar.proxy.alias",
+            "fence.sc.gpu",
+            "fence.acq_rel.cluster",
+            "fence.cta",
+            "fence.acquire.sync_restrict::shared::cluster.cluster",
+            "fence.release.sync_restrict::shared::cta.cluster",
+            "fence.mbarrier_init.release.cluster",
+            "fence.proxy.alias",
+            "fence.proxy.async.global",
+            "fence.proxy.tensormap::generic.release.gpu",
+            "fence.proxy.tensormap::generic.acquire.sys [%rd1], 128",
+            "fence.proxy.async::generic.acquire.sync_restrict::shared::cluster.cluster",
+        ] {
+            assert_eq!(misfit(ok), None, "{ok}");
+        }
+        // "Membar level required for instruction 'membar'".
+        assert_eq!(misfit("membar"), Some(""));
+        // "Scope modifier required for instruction 'fence'".
+        assert_eq!(misfit("fence.sc"), Some(""));
+        // "Modifier '.mbarrier_init' requires modifier 'order'".
+        assert_eq!(misfit("fence.mbarrier_init.cluster"), Some(".mbarrier_init"));
+        // "Modifier '.gpu' requires order with 'fence.proxy' instruction".
+        assert_eq!(misfit("fence.proxy.alias.gpu"), Some(".gpu"));
+        // ".proxykind modifier required for instruction 'fence.proxy'".
+        assert_eq!(misfit("fence.proxy"), Some(""));
+        assert_eq!(misfit("fence.proxy.acquire.sync_restrict::shared::cta.cluster"), Some(".acquire"));
+        // ".acquire/.release modifier required for instruction 'fence.proxy'".
+        assert_eq!(misfit("fence.proxy.async::generic"), Some(".async::generic"));
+        // "Modifier '.sync_restrict::shared::cluster' cannot be combined with modifier '.acq_rel'".
+        assert_eq!(misfit("fence.acq_rel.sync_restrict::shared::cluster.cluster"), Some(".sync_restrict::shared::cluster"));
+    }
+
+    /// PTX ISA 9.7.9.19 cvta, 9.7.17.2-4 alloca, stacksave, stackrestore.
+    #[test]
+    fn cvta_and_stack_rows() {
+        assert_eq!(dec("cvta.to.shared::cluster.u64 %rd1, %rd2"), Ok(Insn::Cvta { to: true, space: CvtaSpace::SharedCluster, ty: U64 }));
+        let e = |t: &str| dec(t).unwrap_err();
+        // ptxas 13.5: "State space modifier required for instruction 'cvta'",
+        // "Instruction 'cvta' requires .u32 or .u64 type", "Illegal modifier '::func'".
+        assert!(matches!(e("cvta.u64 %rd1, %rd2"), (K::Missing { .. }, _)));
+        assert!(matches!(e("cvta.global.s64 %rd1, %rd2"), (K::TypeNotAllowed { .. }, s) if s == ".s64"));
+        assert!(matches!(e("cvta.param::func.u64 %rd1, %rd2"), (K::UnexpectedModifier { .. }, s) if s == ".param::func"));
+        assert_eq!(dec("alloca.u64 %rd1, %rd2, 8"), Ok(Insn::Alloca { ty: U64 }));
+        // ptxas 13.5: "No state space qualifier expected for instruction 'alloca'",
+        // "Unexpected instruction types specified for 'stacksave'".
+        assert!(matches!(e("alloca.local.u64 %rd1, %rd2"), (K::UnexpectedModifier { .. }, s) if s == ".local"));
+        assert!(matches!(e("stacksave.b64 %rd1"), (K::TypeNotAllowed { .. }, s) if s == ".b64"));
+        assert_eq!(dec("stackrestore.u32 %r1"), Ok(Insn::Stackrestore { ty: U32 }));
+    }
+
+    /// PTX ISA 9.7.9.12 st.async, as ptxas 13.5 judges it (sm_90a).
+    #[test]
+    fn st_async_forms() {
+        let x = dec("st.async.shared::cluster.mbarrier::complete_tx::bytes.v2.b32 [%rd1], {%r1, %r2}, [%rd2]").unwrap().ld_st().unwrap();
+        assert!(x.asynchronous && x.complete_tx && x.vec == Some(LdVec::V2));
+        for ok in ["st.async.shared::cluster.mbarrier::complete_tx::bytes.b64 [%rd1], %rd3, [%rd2]", "st.async.mbarrier::complete_tx::bytes.f32 [%rd1], %f1, [%rd2]"] {
+            assert_eq!(misfit(ok), None, "{ok}");
+        }
+        assert_eq!(misfit("st.async.shared::cluster.b32 [%rd1], %r1, [%rd2]"), Some(".async"));
+        assert_eq!(misfit("st.async.global.mbarrier::complete_tx::bytes.b32 [%rd1], %r1, [%rd2]"), Some(".global"));
+        assert_eq!(misfit("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b64 [%rd1], {%rd1, %rd2, %rd3, %rd4}, [%rd2]"), Some(".v4"));
+        assert_eq!(misfit("st.async.shared::cluster.mbarrier::complete_tx::bytes.b16 [%rd1], %h1, [%rd2]"), Some(".b16"));
+        assert_eq!(misfit("st.global.mbarrier::complete_tx::bytes.b32 [%rd1], %r1"), Some(".mbarrier::complete_tx::bytes"));
     }
 }

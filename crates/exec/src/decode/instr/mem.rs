@@ -1,5 +1,8 @@
-//! Decoding the typed memory rows `ld`, `ldu` and `st` (PTX ISA 9.7.9.8-11)
-//! from their [`Insn`] fields into [`Op::Ld`] and [`Op::St`].
+//! Decoding the typed memory rows from their [`Insn`] fields: `ld`, `ldu`
+//! and `st` (PTX ISA 9.7.9.8-11) into [`Op::Ld`] and [`Op::St`], `cvta`
+//! (9.7.9.19) into [`Op::Cvta`], `fence` and `membar` (9.7.13.4) into
+//! [`Op::Fence`] (every access of this engine is performed at once and
+//! seen by every proxy: each fence form orders no more than that).
 //!
 //! What the fields mean to this engine: the state space picks the window
 //! ([`Space`]); the type the access size and a load's sign extension; the
@@ -11,12 +14,13 @@
 //! policy operand), the prefetch sizes and `.nc` only direct caches, which
 //! the engine does not model; they change no value a program reads (PTX
 //! ISA 9.7.9.1: cache operators are performance hints). Refused, naming
-//! the form: `.b128`, `.v8`, and a combination `Insn::misfit` rejects.
+//! the form: `.b128`, `.v8`, `st.async` (its mbarrier completion is not
+//! modelled), and a combination `Insn::misfit` rejects.
 
 use super::{fty, ity, DecodeError, FuncDecoder, ImmKind, R};
 use crate::program::*;
 use ptxsim_isa::modifiers::opname;
-use ptxsim_isa::{Insn, LdSpace, LdVec};
+use ptxsim_isa::{CvtaSpace, Insn, LdSpace, LdVec};
 use ptxsim_syntax::ast::{self, OperandKind, ScalarType};
 
 /// The engine's window of a state space (none: generic addressing).
@@ -41,6 +45,11 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let x = insn.ld_st().ok_or_else(unsupported)?;
         if let Some(m) = insn.misfit() {
             return Err(DecodeError::Operand(format!("`{}`: {}", opname(i), m.why)));
+        }
+        // `st.async`'s mbarrier completion (complete_tx of the bytes
+        // written, on a CTA of the cluster) is not modelled: refused by name.
+        if x.asynchronous {
+            return Err(unsupported());
         }
         if x.space[1].is_some() {
             return Err(DecodeError::Operand(format!("`{}` names two state spaces", opname(i))));
@@ -83,5 +92,30 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             let signed = ity(t).map(|x| x.signed).unwrap_or(false);
             Ok(Op::Ld { space, size, signed, ds, addr })
         }
+    }
+
+    /// `fence`, `membar`: [`Op::Fence`] once the modifiers fit.
+    pub(super) fn fence(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        if let Some(m) = insn.misfit() {
+            return Err(DecodeError::Operand(format!("`{}`: {}", opname(i), m.why)));
+        }
+        Ok(Op::Fence)
+    }
+
+    /// `cvta{.to}.space.size d, a`.
+    pub(super) fn cvta(&mut self, i: &ast::Instruction<'_>, to: bool, space: CvtaSpace, ty: ScalarType) -> R<Op> {
+        let space = match space {
+            CvtaSpace::Global => Space::Global,
+            // A `.shared::cluster` address is an offset in the shared
+            // window too (`lanemem::RANK_SHIFT`).
+            CvtaSpace::Shared | CvtaSpace::SharedCta | CvtaSpace::SharedCluster => Space::Shared,
+            CvtaSpace::Local => Space::Local,
+            CvtaSpace::Const => Space::Const,
+            CvtaSpace::Param | CvtaSpace::ParamEntry => Space::KernelParam,
+        };
+        let bits = ty.bits();
+        let d = self.dst(&i.operands[0])?;
+        let a = self.src(&i.operands[1], ImmKind::Int(bits))?;
+        Ok(Op::Cvta { to, space, bits, d, a })
     }
 }

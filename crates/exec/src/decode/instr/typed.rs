@@ -128,6 +128,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             // scheduled early) has nothing to start.
             Insn::Griddepcontrol { .. } => return Ok(Op::Nop),
             Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => return self.ld_st(i, insn),
+            Insn::Fence { .. } | Insn::Membar { .. } => return self.fence(i, insn),
+            Insn::Cvta { to, space, ty } => return self.cvta(i, to, space, ty),
             _ => return Err(DecodeError::Unsupported(opname(i))),
         };
         let dsel = self.dsel(i)?;
