@@ -237,8 +237,6 @@ pub enum Family {
     Matrix,
     /// `mbarrier.*`.
     Mbarrier,
-    /// `isspacep`, `mapa`, `getctarank`: address windows and cluster ranks.
-    Space,
     /// The decoder matches on the row's [`Insn`] (its grammar is written).
     Typed,
 }
@@ -454,16 +452,17 @@ macro_rules! for_each_op {
                 => Discard { mods: untyped } [];
             "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            CreatePolicy
                 => Createpolicy { mods: untyped } [];
-            "isspacep"   Space      (0)               _          Def      Data     Seq            Space
-                => Isspacep { mods: untyped } [];
+            // PTX ISA 9.7.9.16 isspacep, 9.7.9.17 mapa, 9.7.9.18 getctarank.
+            "isspacep"   Space      (0)               _          Def      Data     Seq            Typed
+                => Isspacep { space: one(IsspacepSpace) } [p: PredOut, a: Src];
             // PTX ISA 9.7.9.19 cvta: `cvta{.to}.space.size p, a`.
             "cvta"       Cvta       (I)               _          Def      Data     Seq            Typed
                 => Cvta { to: flag(".to"), space: one(CvtaSpace), ty: ty(U32 U64) }
                 [p: Dst, a: Src];
-            "mapa"       Space      (I3264)           _          Def      Data     Seq            Space
-                => Mapa { mods: untyped } [];
-            "getctarank" Space      (I3264)           _          Def      Data     Seq            Space
-                => Getctarank { mods: untyped } [];
+            "mapa"       Space      (I3264)           _          Def      Data     Seq            Typed
+                => Mapa { space: opt(ClusterSpace), ty: ty(U32 U64 S32 S64) } [d: Dst, a: Src, b: Src];
+            "getctarank" Space      (I3264)           _          Def      Data     Seq            Typed
+                => Getctarank { space: opt(ClusterSpace), ty: ty(U32 U64 S32 S64) } [d: Dst, a: Src];
             // PTX ISA 9.7.17.2-4: `alloca.type ptr, size{, immAlign}`,
             // `stacksave.type d`, `stackrestore.type a`, `.type` `.u32`/`.u64`.
             "alloca"     Typed      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"

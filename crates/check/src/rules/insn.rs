@@ -158,6 +158,10 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             super::memory::typed_other(cx, i, insn);
             true
         }
+        Insn::Isspacep { .. } | Insn::Mapa { .. } | Insn::Getctarank { .. } => {
+            super::space::space(cx, i, insn);
+            true
+        }
         Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => {
             super::memory::typed(cx, i, insn);
             true

@@ -68,6 +68,14 @@ crate::choices! {
     pub enum FenceSem "memory ordering" { Sc = ".sc", AcqRel = ".acq_rel", Acquire = ".acquire", Release = ".release" }
     /// `fence`'s `.sync_restrict`.
     pub enum SyncRestrict "synchronisation restriction" { SharedCta = ".sync_restrict::shared::cta", SharedCluster = ".sync_restrict::shared::cluster" }
+    /// The state space `isspacep` tests (PTX ISA 9.7.9.16).
+    pub enum IsspacepSpace "state space" {
+        Const = ".const", Global = ".global", Local = ".local", Shared = ".shared", SharedCta = ".shared::cta", SharedCluster = ".shared::cluster",
+        Param = ".param", ParamEntry = ".param::entry"
+    }
+    /// The one state space `mapa` and `getctarank` name (PTX ISA
+    /// 9.7.9.17-18); none is a generic address.
+    pub enum ClusterSpace "state space" { SharedCluster = ".shared::cluster" }
     /// `cvta`'s state space (PTX ISA 9.7.9.19).
     pub enum CvtaSpace "state space" {
         Global = ".global", Shared = ".shared", SharedCta = ".shared::cta", SharedCluster = ".shared::cluster", Local = ".local",
@@ -636,5 +644,24 @@ mod tests {
         assert_eq!(misfit("st.async.shared::cluster.mbarrier::complete_tx::bytes.v4.b64 [%rd1], {%rd1, %rd2, %rd3, %rd4}, [%rd2]"), Some(".v4"));
         assert_eq!(misfit("st.async.shared::cluster.mbarrier::complete_tx::bytes.b16 [%rd1], %h1, [%rd2]"), Some(".b16"));
         assert_eq!(misfit("st.global.mbarrier::complete_tx::bytes.b32 [%rd1], %r1"), Some(".mbarrier::complete_tx::bytes"));
+    }
+
+    /// PTX ISA 9.7.9.16-18, as ptxas 12.9 judges the forms
+    /// (`tests/check/*/space-operands--*`).
+    #[test]
+    fn space_rows() {
+        assert_eq!(dec("isspacep.shared::cluster %p1, %rd1"), Ok(Insn::Isspacep { space: IsspacepSpace::SharedCluster }));
+        assert_eq!(dec("mapa.shared::cluster.u32 %r1, %r2, %r3"), Ok(Insn::Mapa { space: Some(ClusterSpace::SharedCluster), ty: U32 }));
+        assert_eq!(dec("getctarank.s64 %r1, %rd2"), Ok(Insn::Getctarank { space: None, ty: S64 }));
+        let e = |t: &str| dec(t).unwrap_err();
+        // "State space modifier required", "Unexpected number of state spaces".
+        assert!(matches!(e("isspacep %p1, %rd1"), (K::Missing { .. }, _)));
+        assert!(matches!(e("isspacep.global.local %p1, %rd1"), (K::Conflict { .. }, s) if s == ".local"));
+        assert!(matches!(e("isspacep.u64 %p1, %rd1"), (K::UnexpectedModifier { .. }, s) if s == ".u64"));
+        assert!(matches!(e("isspacep.param::func %p1, %rd1"), (K::UnexpectedModifier { .. }, s) if s == ".param::func"));
+        // "expected '::cluster'"; the types.
+        assert!(matches!(e("mapa.shared.u32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".shared"));
+        assert!(matches!(e("getctarank.b32 %r1, %r2"), (K::TypeNotAllowed { .. }, s) if s == ".b32"));
+        assert!(matches!(e("mapa %r1, %r2, %r3"), (K::Missing { .. }, _)));
     }
 }

@@ -1,7 +1,8 @@
 //! Decoding the typed memory rows from their [`Insn`] fields: `ld`, `ldu`
 //! and `st` (PTX ISA 9.7.9.8-11) into [`Op::Ld`] and [`Op::St`], `cvta`
 //! (9.7.9.19) into [`Op::Cvta`], `fence` and `membar` (9.7.13.4) into
-//! [`Op::Fence`] (every access of this engine is performed at once and
+//! [`Op::Fence`], `isspacep`, `mapa`, `getctarank` (9.7.9.16-18) into
+//! [`Op::Isspacep`], [`Op::Mapa`], [`Op::Getctarank`] (every access of this engine is performed at once and
 //! seen by every proxy: each fence form orders no more than that).
 //!
 //! What the fields mean to this engine: the state space picks the window
@@ -20,8 +21,8 @@
 use super::{fty, ity, DecodeError, FuncDecoder, ImmKind, R};
 use crate::program::*;
 use ptxsim_isa::modifiers::opname;
-use ptxsim_isa::{CvtaSpace, Insn, LdSpace, LdVec};
-use ptxsim_syntax::ast::{self, OperandKind, ScalarType};
+use ptxsim_isa::{ClusterSpace, CvtaSpace, Insn, IsspacepSpace, LdSpace, LdVec};
+use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
 /// The engine's window of a state space (none: generic addressing).
 fn space_of(s: Option<LdSpace>) -> Space {
@@ -117,5 +118,53 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let d = self.dst(&i.operands[0])?;
         let a = self.src(&i.operands[1], ImmKind::Int(bits))?;
         Ok(Op::Cvta { to, space, bits, d, a })
+    }
+
+    /// `isspacep.space p, a` (PTX ISA 9.7.9.16).
+    pub(super) fn isspacep(&mut self, i: &ast::Instruction<'_>, space: IsspacepSpace) -> R<Op> {
+        let cluster = space == IsspacepSpace::SharedCluster;
+        let space = match space {
+            IsspacepSpace::Global => Space::Global,
+            IsspacepSpace::Shared | IsspacepSpace::SharedCta | IsspacepSpace::SharedCluster => Space::Shared,
+            IsspacepSpace::Local => Space::Local,
+            IsspacepSpace::Const => Space::Const,
+            IsspacepSpace::Param | IsspacepSpace::ParamEntry => Space::KernelParam,
+        };
+        let p = self.pdst(&i.operands[0])?.ok_or("sink destination")?;
+        let (a, off) = self.reg_plus(&i.operands[1], 64)?;
+        Ok(Op::Isspacep { space, cluster, p, a, off })
+    }
+
+    /// `mapa{.shared::cluster}.type d, a, b`, `getctarank{.shared::cluster}.type
+    /// d, a` (PTX ISA 9.7.9.17-18): without the state space, `a` is a
+    /// generic address.
+    pub(super) fn mapa_getctarank(&mut self, i: &ast::Instruction<'_>, mapa: bool, space: Option<ClusterSpace>, ty: ScalarType) -> R<Op> {
+        let generic = space.is_none();
+        let bits = ty.bits();
+        let ops = &i.operands;
+        let d = self.dst(&ops[0])?;
+        let (a, off) = self.reg_plus(&ops[1], bits)?;
+        if mapa {
+            let b = self.src(&ops[2], ImmKind::Int(32))?;
+            Ok(Op::Mapa { generic, bits, d, a, off, b })
+        } else {
+            Ok(Op::Getctarank { generic, bits, d, a, off })
+        }
+    }
+
+    /// An address operand: a value, or a register plus or minus a constant
+    /// (`%rd1+4`), as the source and the constant to add.
+    fn reg_plus(&mut self, o: &Operand<'_>, bits: u32) -> R<(Src, u64)> {
+        if let OperandKind::Expr(ast::Expr::Binary(op @ (ast::BinOp::Add | ast::BinOp::Sub), a, b, _)) = &o.kind {
+            if let ast::Expr::Name(n) = &**a {
+                let reg = Operand { kind: OperandKind::Name { name: *n, component: None }, span: o.span };
+                if let Ok(r @ Src::Reg(_)) = self.src(&reg, ImmKind::Int(bits)) {
+                    let k = self.src(&Operand { kind: OperandKind::Expr((**b).clone()), span: o.span }, ImmKind::Int(64))?;
+                    let Src::Imm(k) = k else { return Err(DecodeError::Operand(format!("the offset of `{}` is not a constant", n.text))) };
+                    return Ok((r, if *op == ast::BinOp::Sub { k.wrapping_neg() } else { k }));
+                }
+            }
+        }
+        Ok((self.src(o, ImmKind::Int(bits))?, 0))
     }
 }

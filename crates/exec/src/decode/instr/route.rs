@@ -109,7 +109,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
         Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
-        Family::Space => Route::Ext(ext::Ext::Space),
         Family::Typed => Route::Typed,
     })
 }
