@@ -131,6 +131,8 @@ pub enum Feature {
     TensormapReplace,
     TensormapCpFenceproxy,
     TensormapSwizzleAtomicity,
+    LdSt256,
+    LocalVolatile,
 }
 
 /// One row of the gating table.
@@ -263,6 +265,8 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::TensormapReplace, name: "tensormap.replace", min_version: v(8, 3), min_sm: 90, source: "PTX ISA 9.7.9.28 tensormap.replace: introduced in 8.3, requires sm_90a" },
     Gate { feature: Feature::TensormapCpFenceproxy, name: "tensormap.cp_fenceproxy", min_version: v(8, 3), min_sm: 90, source: "PTX ISA 9.7.9.29 tensormap.cp_fenceproxy: introduced in 8.3, requires sm_90 (ptxas 12.9 takes it on sm_90 without `a`)" },
     Gate { feature: Feature::TensormapSwizzleAtomicity, name: "tensormap.replace.swizzle_atomicity", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.9.28 tensormap.replace: .swizzle_atomicity introduced in 8.6, requires sm_100a" },
+    Gate { feature: Feature::LdSt256, name: "256 bit wide load/store", min_version: v(8, 8), min_sm: 100, source: "PTX ISA 9.7.9.8 ld, 9.7.9.11 st: .v8 of 32 bits and .v4 of 64 bits introduced in 8.8, require sm_100 (ptxas 13.5: \"Feature '256 bit wide load/store' requires .target sm_100 or higher\")" },
+    Gate { feature: Feature::LocalVolatile, name: "ld/st with .local.volatile", min_version: v(9, 1), min_sm: 0, source: "ptxas 13.5: \"Feature 'ld/st with .local.volatile' requires PTX ISA .version 9.1 or later\" (PTX ISA 9.7.9.8 ld, 9.7.9.11 st)" },
 ];
 
 /// The gating row of a feature.

@@ -19,6 +19,9 @@ pub use arith::*;
 mod warp;
 pub use warp::*;
 
+mod mem;
+pub use mem::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }

@@ -226,7 +226,6 @@ pub enum Family {
     Ternary,
     SelectConvert,
     Memory,
-    Fence,
     CarryChain,
     Lane3,
     Hint,
@@ -238,8 +237,6 @@ pub enum Family {
     Matrix,
     /// `mbarrier.*`.
     Mbarrier,
-    /// `isspacep`, `mapa`, `getctarank`: address windows and cluster ranks.
-    Space,
     /// The decoder matches on the row's [`Insn`] (its grammar is written).
     Typed,
 }
@@ -410,24 +407,41 @@ macro_rules! for_each_op {
                 => Slct { ftz: flag(".ftz"), dtype: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64), ctype: ty(S32 F32) }
                 [d: Dst, a: Src, b: Src, c: Src];
             // Memory.
-            "ld"         Ld         (ANY)             _          Load     Data     Seq            Memory
-                => Ld { mods: untyped } [];
-            "ldu"        Ld         (ANY)             _          Load     Data     Seq            Memory
-                => Ldu { mods: untyped } [];
-            "st"         St         (ANY)             _          Store    Data     Seq            Memory
-                => St { mods: untyped } [];
+            // PTX ISA 9.7.9.8 ld, 9.7.9.9 ld.global.nc, 9.7.9.10 ldu,
+            // 9.7.9.11 st (the syntax lines in `insn/mem.rs`): which
+            // modifier goes with which is `Insn::mem_misfit`; the state
+            // space and the operands the checker's `rules/memory.rs`.
+            "ld"         Ld         (ANY)             _          Load     Data     Seq            Typed
+                => Ld { sem: opt(LdSem), mmio: flag(".mmio"), scope: opt(ProxyScope), space: pair(LdSpace), cop: opt(LdCop), nc: flag(".nc"), l1: opt(L1Evict), l2: opt(L2Evict),
+                        hint: flag(".L2::cache_hint"), prefetch: opt(PrefetchSize), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
+                [d: Dst, a: Addr, policy: OptSrc];
+            "ldu"        Ld         (ANY)             _          Load     Data     Seq            Typed
+                => Ldu { space: pair(LdSpace), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
+                [d: Dst, a: Addr];
+            "st"         St         (ANY)             _          Store    Data     Seq            Typed
+                => St { asynchronous: flag(".async"), sem: opt(LdSem), mmio: flag(".mmio"), scope: opt(ProxyScope), space: pair(LdSpace), complete_tx: flag(".mbarrier::complete_tx::bytes"), cop: opt(LdCop), l1: opt(L1Evict), l2: opt(L2Evict),
+                        hint: flag(".L2::cache_hint"), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
+                [a: Addr, b: Src, policy: OptSrc];
             "atom"       Atom       (ANY)             _          Rmw      Atomic   Seq            Memory
                 => Atom { mods: untyped } [];
             "red"        Red        (ANY)             _          RmwNoDef Data     Seq            Memory
                 => Red { mods: untyped } [];
+            // The parser keeps `st.async` as `st` with `.async` first: its
+            // grammar is `st`'s (`asynchronous`, `complete_tx`); this row
+            // names it in the lists.
             "st.async"   Loose      (ANY)             _          Store    Data     Seq            Memory
                 => StAsync { mods: untyped } [];
             "red.async"  Loose      (ANY)             _          RmwNoDef Data     Seq            Memory
                 => RedAsync { mods: untyped } [];
-            "membar"     Loose      (ANY)             _          Use      Data     Seq            Fence
-                => Membar { mods: untyped } [];
-            "fence"      Loose      (ANY)             _          Use      Data     Seq            Fence
-                => Fence { mods: untyped } [];
+            // PTX ISA 9.7.13.4 membar/fence (the syntax lines in
+            // `insn/mem.rs`): which modifier goes with which is
+            // `Insn::mem_misfit`; only `fence.proxy.tensormap::generic.acquire`
+            // takes operands (`[addr], size`).
+            "membar"     Typed      (ANY)             _          Use      Data     Seq            Typed
+                => Membar { level: opt(MembarLevel), proxy: flag(".proxy"), kind: opt(ProxyKind), space: opt(ProxySpace) } [];
+            "fence"      Typed      (ANY)             _          Use      Data     Seq            Typed
+                => Fence { proxy: flag(".proxy"), kind: opt(ProxyKind), space: opt(ProxySpace), op: opt(FenceOp), sem: opt(FenceSem), restrict: opt(SyncRestrict), scope: opt(ProxyScope) }
+                [addr: OptSrc, size: OptSrc];
             "prefetch"   Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint
                 => Prefetch { mods: untyped } [];
             "prefetchu"  Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint
@@ -438,20 +452,25 @@ macro_rules! for_each_op {
                 => Discard { mods: untyped } [];
             "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            CreatePolicy
                 => Createpolicy { mods: untyped } [];
-            "isspacep"   Space      (0)               _          Def      Data     Seq            Space
-                => Isspacep { mods: untyped } [];
-            "cvta"       Cvta       (I)               _          Def      Data     Seq            SelectConvert
-                => Cvta { mods: untyped } [];
-            "mapa"       Space      (I3264)           _          Def      Data     Seq            Space
-                => Mapa { mods: untyped } [];
-            "getctarank" Space      (I3264)           _          Def      Data     Seq            Space
-                => Getctarank { mods: untyped } [];
-            "alloca"     Loose      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"
-                => Alloca { mods: untyped } [];
-            "stacksave"  Loose      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"
-                => Stacksave { mods: untyped } [];
-            "stackrestore" Loose    (ANY)             _          Use      Data     Seq            "stack allocation is not modelled yet"
-                => Stackrestore { mods: untyped } [];
+            // PTX ISA 9.7.9.16 isspacep, 9.7.9.17 mapa, 9.7.9.18 getctarank.
+            "isspacep"   Space      (0)               _          Def      Data     Seq            Typed
+                => Isspacep { space: one(IsspacepSpace) } [p: PredOut, a: Src];
+            // PTX ISA 9.7.9.19 cvta: `cvta{.to}.space.size p, a`.
+            "cvta"       Cvta       (I)               _          Def      Data     Seq            Typed
+                => Cvta { to: flag(".to"), space: one(CvtaSpace), ty: ty(U32 U64) }
+                [p: Dst, a: Src];
+            "mapa"       Space      (I3264)           _          Def      Data     Seq            Typed
+                => Mapa { space: opt(ClusterSpace), ty: ty(U32 U64 S32 S64) } [d: Dst, a: Src, b: Src];
+            "getctarank" Space      (I3264)           _          Def      Data     Seq            Typed
+                => Getctarank { space: opt(ClusterSpace), ty: ty(U32 U64 S32 S64) } [d: Dst, a: Src];
+            // PTX ISA 9.7.17.2-4: `alloca.type ptr, size{, immAlign}`,
+            // `stacksave.type d`, `stackrestore.type a`, `.type` `.u32`/`.u64`.
+            "alloca"     Typed      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"
+                => Alloca { ty: ty(U32 U64) } [ptr: Dst, size: Src, align: OptSrc];
+            "stacksave"  Typed      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"
+                => Stacksave { ty: ty(U32 U64) } [d: Dst];
+            "stackrestore" Typed    (ANY)             _          Use      Data     Seq            "stack allocation is not modelled yet"
+                => Stackrestore { ty: ty(U32 U64) } [a: Src];
             // Moves and conversions.
             "mov"        Mov        (I | B | F | H | P | B128) _ Def      Data     Seq            Mov
                 => Mov { mods: untyped } [];

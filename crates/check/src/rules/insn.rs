@@ -154,6 +154,18 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             super::warp::typed(cx, i, insn);
             true
         }
+        Insn::Fence { .. } | Insn::Membar { .. } | Insn::Cvta { .. } | Insn::Alloca { .. } | Insn::Stacksave { .. } | Insn::Stackrestore { .. } => {
+            super::memory::typed_other(cx, i, insn);
+            true
+        }
+        Insn::Isspacep { .. } | Insn::Mapa { .. } | Insn::Getctarank { .. } => {
+            super::space::space(cx, i, insn);
+            true
+        }
+        Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => {
+            super::memory::typed(cx, i, insn);
+            true
+        }
         // No operands (the roles' count): nothing more to check.
         Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} | Insn::Griddepcontrol { .. } => true,
         _ => {

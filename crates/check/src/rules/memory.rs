@@ -1,4 +1,6 @@
-//! `ld` and `st`: addresses and state spaces.
+//! `ld`, `ldu` and `st` (typed rows): addresses and state spaces; the
+//! other typed memory rows: `fence`, `membar` (PTX ISA 9.7.13.4), `cvta`
+//! (9.7.9.19), `alloca`, `stacksave`, `stackrestore` (9.7.17.2-4).
 //!
 //! Rule `check/state-space` (PTX ISA 5.1 state spaces, 9.7.9.8 ld, 9.7.9.10
 //! st): a symbol addressed by `ld.ss`/`st.ss` lives in state space `ss` (a
@@ -11,7 +13,10 @@
 //! the instruction type (rule `check/operand-type`).
 
 use super::operand::{special, value, Role};
-use super::{opname, Decoded};
+use super::opname;
+use ptxsim_isa::grammar::modifier_span;
+use crate::isa::Feature;
+use ptxsim_isa::{Insn, LdSem, LdSpace};
 use crate::ctx::{sym_kind, sym_span, Ctx, Sym, VarRole};
 use crate::types::{class, Class, Size};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
@@ -19,48 +24,77 @@ use ptxsim_syntax::Diagnostic;
 
 const SPACE_NOTE: &str = "rule check/state-space (PTX ISA 5.1, 9.7.9.8 ld, 9.7.9.10 st): an `ld`/`st` with a state space must address a symbol of that space; a generic access may name any addressable symbol";
 
-pub fn ld_st<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, store: bool) {
-    let space = d.space.map(|s| s.0);
-    if store {
-        if let Some((StateSpace::Const, s)) = d.space {
-            cx.emit(
-                Diagnostic::error("check/state-space", s, "`st` cannot write to the `.const` state space")
-                    .with_label("constant memory is read-only for kernels")
-                    .with_note("rule check/state-space (PTX ISA 5.1.3 constant state space, 9.7.9.10 st): `.const` is initialised by the host; st takes .global, .local, .shared, .param or a generic address"),
-            );
-        }
+/// `ld`, `ldu` and `st` (typed rows): the combination rules of
+/// [`ptxsim_isa::Insn::mem_misfit`] at the modifier at fault, one state
+/// space, no store to `.const`, the cache-policy operand that
+/// `.L2::cache_hint` announces, then the address and the data operand.
+pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
+    let Some(x) = insn.ld_st() else { return super::operand::resolve_all(cx, i) };
+    if let Some(m) = insn.misfit() {
+        const NOTE: &str = "rule check/modifiers (PTX ISA 9.7.9.8 ld, 9.7.9.9 ld.global.nc, 9.7.9.10 ldu, 9.7.9.11 st): each syntax line of the instruction lists the modifiers it combines";
+        cx.emit(Diagnostic::error("check/modifiers", modifier_span(i, m.modifier), m.why).with_label("modifier does not apply here").with_note(NOTE));
+        return super::operand::resolve_all(cx, i);
     }
-    if i.operands.len() < 2 {
-        cx.emit(Diagnostic::error("check/operand-count", i.span, format!("`{}` takes a data operand and an address", opname(i))).with_note("rule check/operand-count"));
-        return;
+    if let [Some(first), Some(second)] = x.space {
+        cx.emit(
+            Diagnostic::error("check/state-space", modifier_span(i, second.as_str()), format!("`{}` takes one state space; `{}` is a second one", i.opcode.text, second.as_str()))
+                .with_label("second state space")
+                .with_secondary(modifier_span(i, first.as_str()), format!("`{}` given here", first.as_str()))
+                .with_note("rule check/state-space (PTX ISA 9.7.9.8 ld, 9.7.9.11 st): one state space, or none for generic addressing"),
+        );
+        return super::operand::resolve_all(cx, i);
+    }
+    let store = x.store();
+    // ptxas 13.5: "Feature '256 bit wide load/store' requires .target
+    // sm_100", "Feature 'ld/st with .local.volatile' requires PTX ISA
+    // .version 9.1".
+    if x.vec.is_some_and(|v| x.ty.bits() * u32::from(v.len()) == 256) {
+        cx.require(Feature::LdSt256, modifier_span(i, x.vec.map_or("", |v| v.as_str())));
+    }
+    if x.sem == Some(LdSem::Volatile) && x.space() == Some(LdSpace::Local) {
+        cx.require(Feature::LocalVolatile, modifier_span(i, LdSem::Volatile.as_str()));
+    }
+    if store && x.space() == Some(LdSpace::Const) {
+        cx.emit(
+            Diagnostic::error("check/state-space", modifier_span(i, LdSpace::Const.as_str()), "`st` cannot write to the `.const` state space")
+                .with_label("constant memory is read-only for kernels")
+                .with_note("rule check/state-space (PTX ISA 5.1.3 constant state space, 9.7.9.11 st): `.const` is initialised by the host; st takes .global, .local, .shared, .param or a generic address"),
+        );
     }
     let (data, addr) = if store { (&i.operands[1], &i.operands[0]) } else { (&i.operands[0], &i.operands[1]) };
-    address(cx, i, addr, space, store, d.space_other);
-    for extra in &i.operands[2..] {
-        super::operand::resolve_operand(cx, extra);
-    }
-    if let [_, (t, s), ..] = d.types.as_slice() {
-        cx.emit(
-            Diagnostic::error("check/instruction-type", *s, format!("`{}` takes one data type; `{}` is a second one", i.opcode.text, t.as_str()))
-                .with_label("unexpected instruction type")
-                .with_note("rule check/instruction-type (PTX ISA 9.7.9.8 ld, 9.7.9.10 st)"),
-        );
-        return;
-    }
-    let Some(&(ty, ty_span)) = d.types.last() else {
-        cx.emit(Diagnostic::error("check/instruction-type", i.opcode.span, format!("`{}` needs a data type", opname(i))).with_note("rule check/instruction-type (PTX ISA 9.7.9.8 ld)"));
-        return;
+    // A qualified space (`.shared::cta`, `.param::entry`) is checked as a
+    // generic access that may name it.
+    let (space, qualified) = match x.space() {
+        Some(s) if s.as_str() == s.base().as_str() => (Some(s.base()), false),
+        Some(_) => (None, true),
+        None => (None, false),
     };
+    address(cx, i, addr, space, store, qualified);
+    if x.asynchronous {
+        // `st.async [a], b, [mbar]`: the mbarrier that counts the bytes.
+        match i.operands.get(2) {
+            Some(m) => address(cx, i, m, None, false, true),
+            None => cx.emit(
+                Diagnostic::error("check/operand-count", i.span, format!("`{}` takes the mbarrier after the data operand", opname(i)))
+                    .with_label("mbarrier operand missing")
+                    .with_note("rule check/operand-count (PTX ISA 9.7.9.12 st.async): `st.async... [a], b, [mbar]`"),
+            ),
+        }
+    } else {
+        cache_policy(cx, i, x.hint);
+    }
+    let (ty, ty_span) = (x.ty, modifier_span(i, x.ty.as_str()));
     if ty == ScalarType::Pred {
         // ptxas 12.9: "Unexpected instruction types specified for 'st'".
         cx.emit(
             Diagnostic::error("check/instruction-type", ty_span, format!("`{}` has no `.pred` form: predicates are not loaded or stored", opname(i)))
                 .with_label("not a type of ld/st")
-                .with_note("rule check/instruction-type (PTX ISA 9.7.9.8 ld, 9.7.9.10 st: `.type = { .b8, .b16, .b32, .b64, .b128, .u8, ..., .f64 }`, no `.pred`): materialise a predicate with `selp` before storing it, and test a loaded value with `setp`"),
+                .with_note("rule check/instruction-type (PTX ISA 9.7.9.8 ld, 9.7.9.11 st: `.type = { .b8, .b16, .b32, .b64, .b128, .u8, ..., .f64 }`, no `.pred`): materialise a predicate with `selp` before storing it, and test a loaded value with `setp`"),
         );
         return;
     }
-    if let Some((n, _)) = d.vector {
+    if let Some(v) = x.vec {
+        let n = v.len();
         match &data.kind {
             OperandKind::Vector(v) if v.len() == n as usize => {}
             _ => {
@@ -75,6 +109,32 @@ pub fn ld_st<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, sto
     let role = if store { Role::Src } else { Role::Dest };
     value(cx, data, ty, role, Size::AtLeast, i);
 }
+
+/// The cache-policy operand: there with `.L2::cache_hint`, and only then.
+fn cache_policy<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, hint: bool) {
+    match (hint, i.operands.get(2)) {
+        (true, None) => {
+            cx.emit(
+                Diagnostic::error("check/operand-count", i.span, format!("`{}` takes a cache policy after the address", opname(i)))
+                    .with_label("cache-policy operand missing")
+                    .with_note(POLICY_NOTE),
+            );
+        }
+        (false, Some(p)) => {
+            cx.emit(
+                Diagnostic::error("check/operand-count", p.span, format!("`{}` takes a cache policy only with `.L2::cache_hint`", opname(i)))
+                    .with_label("unexpected operand")
+                    .with_note(POLICY_NOTE),
+            );
+        }
+        (true, Some(p)) => {
+            value(cx, p, ScalarType::B64, Role::Src, Size::Exact, i);
+        }
+        (false, None) => {}
+    }
+}
+
+const POLICY_NOTE: &str = "rule check/operand-count (PTX ISA 9.7.9.8 ld, 9.7.9.11 st): `.L2::cache_hint` takes a 64-bit cache-policy operand after the address (`createpolicy` makes one), and only it";
 
 pub(crate) fn address<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, op: &Operand<'a>, space: Option<StateSpace>, store: bool, space_other: bool) {
     let OperandKind::Address(a) = &op.kind else {
@@ -144,5 +204,69 @@ pub(crate) fn address<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, op: &Operan
                     .with_note(SPACE_NOTE),
             );
         }
+    }
+}
+
+/// The opcode and all its modifiers: where a gate is reported.
+fn whole(i: &Instruction<'_>) -> ptxsim_syntax::Span {
+    i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
+}
+
+/// `fence`, `membar`, `cvta`, `alloca`, `stacksave`, `stackrestore`:
+/// the combination rules of [`Insn::mem_misfit`] at the modifier at
+/// fault, the gates, then the operands.
+pub fn typed_other<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
+    if let Some(m) = insn.misfit() {
+        const NOTE: &str = "rule check/modifiers (PTX ISA 9.7.13.4 membar/fence): `fence{.sem}.scope`, `fence.op_restrict.release.cluster`, `fence.{acquire,release}.sync_restrict::shared::{cluster,cta}.cluster`, `fence.proxy.proxykind`, `fence.proxy.tensormap::generic.{release,acquire}.scope`, `membar.level`, `membar.proxy.proxykind`";
+        cx.emit(Diagnostic::error("check/modifiers", modifier_span(i, m.modifier), m.why).with_label("modifier does not apply here").with_note(NOTE));
+        return super::operand::resolve_all(cx, i);
+    }
+    match insn {
+        Insn::Fence { proxy, kind, sem, .. } => {
+            // PTX ISA 9.7.13.4: fence 6.0 and sm_70, fence.proxy 7.5.
+            cx.require(if proxy { Feature::FenceProxy } else { Feature::Fence }, whole(i));
+            let operands = kind == Some(ptxsim_isa::ProxyKind::TensormapGeneric) && sem == Some(ptxsim_isa::FenceSem::Acquire);
+            let n = i.operands.len();
+            if operands && n != 2 || !operands && n != 0 {
+                let want = if operands { "an address and a size" } else { "no operands" };
+                cx.emit(
+                    Diagnostic::error("check/operand-count", i.span, format!("`{}` takes {want}; {n} given", opname(i)))
+                        .with_note("rule check/operand-count (PTX ISA 9.7.13.4): only `fence.proxy.tensormap::generic.acquire.scope [addr], size` has operands"),
+                );
+                return super::operand::resolve_all(cx, i);
+            }
+            if operands {
+                address(cx, i, &i.operands[0], None, false, false);
+                value(cx, &i.operands[1], ScalarType::U32, Role::Src, Size::Exact, i);
+            }
+        }
+        Insn::Cvta { ty, .. } => {
+            // ptxas 13.5 (and 12.9 for ld/st): "Program uses 32-bit address
+            // ... which is conflicting with .address_size 64".
+            if cx.addr64 && ty == ScalarType::U32 {
+                cx.emit(
+                    Diagnostic::error("check/state-space", modifier_span(i, ty.as_str()), format!("`{}` makes a 32-bit address with `.address_size 64`", opname(i)))
+                        .with_label("a 64-bit address is needed here")
+                        .with_note("rule check/state-space (PTX ISA 11.1.3 .address_size, 9.7.9.19 cvta): generic addresses are 64-bit under `.address_size 64`; ptxas 13.5 rejects `cvta.*.u32` there"),
+                );
+                return super::operand::resolve_all(cx, i);
+            }
+            value(cx, &i.operands[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &i.operands[1], ty, Role::Src, Size::Exact, i);
+        }
+        Insn::Alloca { ty } => {
+            value(cx, &i.operands[0], ty, Role::Dest, Size::Exact, i);
+            value(cx, &i.operands[1], ty, Role::Src, Size::Exact, i);
+            for o in &i.operands[2..] {
+                super::operand::resolve_operand(cx, o);
+            }
+        }
+        Insn::Stacksave { ty } => {
+            value(cx, &i.operands[0], ty, Role::Dest, Size::Exact, i);
+        }
+        Insn::Stackrestore { ty } => {
+            value(cx, &i.operands[0], ty, Role::Src, Size::Exact, i);
+        }
+        _ => super::operand::resolve_all(cx, i),
     }
 }

@@ -72,7 +72,10 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     };
     let d = decode(i);
     for m in &i.modifiers {
-        if matches!(m.text, ".calltargets" | ".branchtargets" | ".callprototype" | ".target" | ".version" | ".address_size" | ".entry" | ".func" | ".extern" | ".visible" | ".weak" | ".align") {
+        // (`ld.weak`/`st.weak` are the grammar's: their row's `sem` takes it.)
+        if matches!(m.text, ".calltargets" | ".branchtargets" | ".callprototype" | ".target" | ".version" | ".address_size" | ".entry" | ".func" | ".extern" | ".visible" | ".weak" | ".align")
+            && !(spec.typed && ptxsim_isa::field_span(i, "sem").is_some_and(|s| (s.start, s.end) == (m.span.start, m.span.end)))
+        {
             cx.emit(
                 Diagnostic::error("check/unknown-instruction", m.span, format!("`{}` is a directive, not a modifier of `{}`", m.text, i.opcode.text))
                     .with_label("unexpected directive in an instruction")
@@ -132,13 +135,11 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return insn::typed(cx, i, spec);
     }
     match spec.form {
-        Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
         Form::Atom => atomic::atom_red(cx, i, &d, false),
         Form::Red => atomic::atom_red(cx, i, &d, true),
         Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
-        Form::Space => space::space(cx, i, &d),
         Form::Typed => insn::typed(cx, i, spec),
         Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
@@ -168,7 +169,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
             }
         }
         "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),
-        "fence" => fs.push(if has(".proxy") { Feature::FenceProxy } else { Feature::Fence }),
         "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
         "atom" | "red" if bf16 => fs.push(Feature::AtomBf16),
         "atom" | "red" if half || ty(ScalarType::B16) => fs.push(Feature::Atom16),

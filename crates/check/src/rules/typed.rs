@@ -1,5 +1,5 @@
 //! Typed data instructions: arithmetic (`div`, `mad`, `fma`, `sqrt`, ...), `mov`,
-//! `cvt`, `cvta`, and `nanosleep` (logic, shifts, `rem`, `copysign`, the
+//! `cvt`, and `nanosleep` (logic, shifts, `rem`, `copysign`, the
 //! bit counts, `prmt`, `bfe`, `bfi`, `add`, `sub`, `mul`, `min`, `max`,
 //! `neg` and `abs` are typed rows, in [`super::arith`]).
 //!
@@ -69,7 +69,7 @@ fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &S
     }
 }
 
-/// The typed forms of the table (Binary, Unary, Ternary, Mov, Cvt, Cvta).
+/// The typed forms of the table (Binary, Unary, Ternary, Mov, Cvt).
 pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spec: &Spec) {
     // A state space on a typed form is reported by `rules::instruction`.
     if spec.form == Form::Cvt {
@@ -128,13 +128,6 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
             if packs {
                 super::operand::resolve_all(cx, i);
                 return;
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-        }
-        Form::Cvta => {
-            if n != 2 {
-                return count_error(cx, i, "two");
             }
             value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
             value(cx, &ops[1], ty, Role::Src, Size::Exact, i);

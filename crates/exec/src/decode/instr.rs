@@ -23,6 +23,7 @@ mod ext;
 mod atomic;
 mod fp8;
 mod hopper;
+mod mem;
 mod video;
 mod wmma;
 mod route;
@@ -552,7 +553,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Ternary => self.ternary(&x),
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
-            Route::Fence => Ok(Op::Fence),
             Route::Typed => self.typed(i),
         }
     }
@@ -747,9 +747,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
-    /// Decodes `selp`, `slct`, `cvt` and `cvta`.
+    /// Decodes `cvt` (`selp` and `slct` are typed rows; `cvta` one of
+    /// `mem.rs`).
     fn select_convert(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
+        let Ins { opc, ops, ftz, sat, .. } = *x;
         let (types, rounding) = (&x.types, &x.rounding);
         let has = |m: &str| x.has(m);
         let unsupported = || x.unsupported();
@@ -806,82 +807,14 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 };
                 Ok(Op::Cvt { dst: dt, src: st, rnd, sat, ftz, d, a, k: Kern::NONE })
             }
-            "cvta" => {
-                need(2)?;
-                let to = has(".to");
-                let space = if has(".global") {
-                    Space::Global
-                } else if has(".shared") || has(".shared::cta") || has(".shared::cluster") {
-                    // A `.shared::cluster` address is an offset in the
-                    // shared window too (`lanemem::RANK_SHIFT`).
-                    Space::Shared
-                } else if has(".local") {
-                    Space::Local
-                } else if has(".const") {
-                    Space::Const
-                } else if has(".param") || has(".param::entry") {
-                    Space::KernelParam
-                } else {
-                    return Err(unsupported());
-                };
-                let bits = last_ty.map(|t| t.bits()).unwrap_or(64);
-                let d = self.dst(&ops[0])?;
-                let a = self.src(&ops[1], ImmKind::Int(bits))?;
-                Ok(Op::Cvta { to, space, bits, d, a })
-            }
             _ => Err(unsupported()),
         }
     }
 
-    /// Decodes loads, stores and atomics.
+    /// Decodes atomics (`ld`, `ldu` and `st` are typed rows: `mem.rs`).
     fn memory(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, .. } = *x;
-        let mods = &x.mods;
-        let has = |m: &str| x.has(m);
         let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "ld" | "ldu" | "st" => {
-                need(2)?;
-                let space = ld_space(mods).ok_or_else(unsupported)?;
-                let t = last_ty.ok_or_else(unsupported)?;
-                let size = (t.bits() / 8).max(1);
-                if t.bits() > 64 || t == ScalarType::Pred || has(".v8") {
-                    return Err(unsupported());
-                }
-                let (regs_op, addr_op) = if opc == "st" { (&ops[1], &ops[0]) } else { (&ops[0], &ops[1]) };
-                let (space, addr) = self.addr(addr_op, space)?;
-                if opc == "st" {
-                    let k = match fty(t) {
-                        Some(f) => ImmKind::Float(f),
-                        None => ImmKind::Int(t.bits()),
-                    };
-                    let srcs = match &regs_op.kind {
-                        OperandKind::Vector(v) => {
-                            let mut s = Vec::new();
-                            for p in v {
-                                s.push(self.src(p, k)?);
-                            }
-                            s
-                        }
-                        _ => vec![self.src(regs_op, k)?],
-                    };
-                    Ok(Op::St { space, size, srcs, addr })
-                } else {
-                    let ds = match &regs_op.kind {
-                        OperandKind::Vector(v) => {
-                            let mut s = Vec::new();
-                            for p in v {
-                                s.push(if matches!(p.kind, OperandKind::Sink) { None } else { Some(self.dst(p)?) });
-                            }
-                            s
-                        }
-                        _ => vec![Some(self.dst(regs_op)?)],
-                    };
-                    let signed = ity(t).map(|x| x.signed).unwrap_or(false);
-                    Ok(Op::Ld { space, size, signed, ds, addr })
-                }
-            }
+        match x.opc {
             "atom" | "red" => self.atom(x),
             _ => Err(unsupported()),
         }

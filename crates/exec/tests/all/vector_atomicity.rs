@@ -64,7 +64,7 @@ READ:
     ld.global.u32 %r8, [%rd1+32];
     setp.lt.u32 %p3, %r8, %r7;
     selp.u32 %r6, 1, 0, %p3;
-    st.global.add.u32 [%rd2+4], %r6;
+    red.global.add.u32 [%rd2+4], %r6;
     {first_is_n}
     setp.ne.u32 %p1, %r2, {N};
     @%p1 bra READ;

@@ -15,7 +15,7 @@ use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op};
 use ptxsim_sem::alu::{FTy, FUnOp};
 use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
-use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
+use ptxsim_syntax::ast::{self, ScalarType};
 
 /// Which of this file's decoders reads an instruction.
 #[derive(Clone, Copy, Debug)]
@@ -26,7 +26,6 @@ pub(super) enum Ext {
     Ex2Half,
     Hint,
     CreatePolicy,
-    Space,
 }
 
 /// This file's decoder for an opcode whose modifiers change its family
@@ -49,7 +48,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         match r {
             Ext::CarryChain => self.carry_chain(i),
             Ext::Lane3 => self.lane3(i),
-            Ext::Space => self.space(i),
             Ext::Half2 => self.half2(i),
             Ext::Ex2Half => self.ex2_half(i),
             // Cache hints: the engine has no caches, so they do nothing
@@ -94,69 +92,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(Op::Lane3 { op, d, a, b, c })
     }
 
-    /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,
-    /// `getctarank{.shared::cluster}.type d, a` (PTX ISA 9.7.9.16-18).
-    fn space(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let opc = i.opcode.text;
-        let full = format!("{opc}{}", i.modifiers.iter().map(|m| m.text).collect::<String>());
-        let unsupported = || format!("instruction `{full}` is not supported yet");
-        let has = |m: &str| i.modifiers.iter().any(|x| x.text == m);
-        let ops = &i.operands;
-        if opc == "isspacep" {
-            let space = match i.modifiers.as_slice() {
-                [m] => match m.text {
-                    ".global" => Space::Global,
-                    ".shared" | ".shared::cta" | ".shared::cluster" => Space::Shared,
-                    ".local" => Space::Local,
-                    ".const" => Space::Const,
-                    ".param" | ".param::entry" => Space::KernelParam,
-                    _ => return Err(unsupported()),
-                },
-                _ => return Err(unsupported()),
-            };
-            if ops.len() != 2 {
-                return Err(format!("`{full}` needs 2 operands"));
-            }
-            let p = self.pdst(&ops[0])?.ok_or("sink destination")?;
-            let (a, off) = self.reg_plus(&ops[1], 64)?;
-            let cluster = has(".shared::cluster");
-            return Ok(Op::Isspacep { space, cluster, p, a, off });
-        }
-        let bits = match i.modifiers.iter().filter_map(|m| ScalarType::from_str(m.text)).next_back() {
-            Some(ScalarType::U32 | ScalarType::S32) => 32,
-            Some(ScalarType::U64 | ScalarType::S64) => 64,
-            _ => return Err(unsupported()),
-        };
-        let generic = !has(".shared::cluster");
-        let n = if opc == "mapa" { 3 } else { 2 };
-        if ops.len() != n {
-            return Err(format!("`{full}` needs {n} operands"));
-        }
-        let d = self.dst(&ops[0])?;
-        let (a, off) = self.reg_plus(&ops[1], bits)?;
-        if opc == "mapa" {
-            let b = self.src(&ops[2], ImmKind::Int(32))?;
-            Ok(Op::Mapa { generic, bits, d, a, off, b })
-        } else {
-            Ok(Op::Getctarank { generic, bits, d, a, off })
-        }
-    }
-
-    /// An address operand: a value, or a register plus or minus a constant
-    /// (`%rd1+4`), as the source and the constant to add.
-    fn reg_plus(&mut self, o: &Operand<'_>, bits: u32) -> R<(Src, u64)> {
-        if let OperandKind::Expr(ast::Expr::Binary(op @ (ast::BinOp::Add | ast::BinOp::Sub), a, b, _)) = &o.kind {
-            if let ast::Expr::Name(n) = &**a {
-                let reg = Operand { kind: OperandKind::Name { name: *n, component: None }, span: o.span };
-                if let Ok(r @ Src::Reg(_)) = self.src(&reg, ImmKind::Int(bits)) {
-                    let k = self.src(&Operand { kind: OperandKind::Expr((**b).clone()), span: o.span }, ImmKind::Int(64))?;
-                    let Src::Imm(k) = k else { return Err(format!("the offset of `{}` is not a constant", n.text)) };
-                    return Ok((r, if *op == ast::BinOp::Sub { k.wrapping_neg() } else { k }));
-                }
-            }
-        }
-        Ok((self.src(o, ImmKind::Int(bits))?, 0))
-    }
 
     /// The hidden predicate slot that holds the thread's CC.CF in this function.
     pub(super) fn carry_flag(&mut self) -> R<u32> {

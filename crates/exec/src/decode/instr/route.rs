@@ -75,7 +75,6 @@ pub(super) enum Route {
     Ternary,
     SelectConvert,
     Memory,
-    Fence,
     /// The row's grammar is written: the decoder matches on its
     /// [`ptxsim_isa::Insn`].
     Typed,
@@ -103,7 +102,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Ternary => Route::Ternary,
         Family::SelectConvert => Route::SelectConvert,
         Family::Memory => Route::Memory,
-        Family::Fence => Route::Fence,
         Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
         Family::Lane3 => Route::Ext(ext::Ext::Lane3),
         Family::Hint => Route::Ext(ext::Ext::Hint),
@@ -111,7 +109,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
         Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
-        Family::Space => Route::Ext(ext::Ext::Space),
         Family::Typed => Route::Typed,
     })
 }

@@ -127,6 +127,12 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             // `.launch_dependents` (which only lets a dependent grid be
             // scheduled early) has nothing to start.
             Insn::Griddepcontrol { .. } => return Ok(Op::Nop),
+            Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => return self.ld_st(i, insn),
+            Insn::Fence { .. } | Insn::Membar { .. } => return self.fence(i, insn),
+            Insn::Cvta { to, space, ty } => return self.cvta(i, to, space, ty),
+            Insn::Isspacep { space } => return self.isspacep(i, space),
+            Insn::Mapa { space, ty } => return self.mapa_getctarank(i, true, space, ty),
+            Insn::Getctarank { space, ty } => return self.mapa_getctarank(i, false, space, ty),
             _ => return Err(DecodeError::Unsupported(opname(i))),
         };
         let dsel = self.dsel(i)?;
