@@ -16,6 +16,9 @@ pub use ctl::*;
 mod arith;
 pub use arith::*;
 
+mod fma;
+pub use fma::*;
+
 mod warp;
 pub use warp::*;
 

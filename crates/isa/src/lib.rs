@@ -17,7 +17,7 @@
 //!
 //! Invariant: adding an instruction is one row here, one semantic function
 //! (`ptxsim-exec`'s `alu`), and its tests. A modifier-level gate or a
-//! modifier that changes the decoder family (`mad.cc`, `fma.f16x2`) stays with
+//! modifier that changes the decoder family (`cvt.pack`) stays with
 //! the rule or decoder that reads that modifier; a row holds what is true of
 //! the opcode whatever its modifiers.
 //!
@@ -223,16 +223,14 @@ pub enum Family {
     Mov,
     Binary,
     Unary,
-    Ternary,
     SelectConvert,
     Memory,
     Fence,
-    CarryChain,
     Lane3,
     Hint,
     CreatePolicy,
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
-    /// the modifier, as it does `mad.cc`).
+    /// the modifier, as it does `cvt.pack`).
     AsyncCopy,
     /// `wmma` (`ldmatrix`, `stmatrix` and `movmatrix` are typed rows).
     Matrix,
@@ -472,10 +470,15 @@ macro_rules! for_each_op {
             "sub"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
                 => Sub { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src];
-            "addc"       Binary     (I)               _          Def      Data     Seq            CarryChain
-                => Addc { mods: untyped } [];
-            "subc"       Binary     (I)               _          Def      Data     Seq            CarryChain
-                => Subc { mods: untyped } [];
+            // PTX ISA 9.7.2.2, 9.7.2.4 (`{.cc}` on `.u32`-`.s64`; ptxas 12.9
+            // also takes `.sat.s32` and the 16-bit types without `.cc`):
+            // the combinations are `Insn::misfit`'s.
+            "addc"     Typed      (I)               _          Def      Data     Seq            Typed
+                => Addc { cc: flag(".cc"), sat: flag(".sat"), ty: ty(U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src];
+            "subc"     Typed      (I)               _          Def      Data     Seq            Typed
+                => Subc { cc: flag(".cc"), sat: flag(".sat"), ty: ty(U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src];
             // PTX ISA 9.7.1.3 (`.hi .lo .wide` on `.u16`-`.s64`), 9.7.3.3
             // (`{.rnd}{.ftz}{.sat}.f32`, `{.rnd}{.ftz}.f32x2`, `{.rnd}.f64`),
             // 9.7.4.3 (`{.rn}{.ftz}{.sat}.f16{x2}`, `{.rn}.bf16{x2}`): which
@@ -517,12 +520,23 @@ macro_rules! for_each_op {
             "xor"      Typed      (B | P)           _          Def      Data     Seq            Typed
                 => Xor { ty: ty(Pred B16 B32 B64) }
                 [d: Dst, a: Src, b: Src];
-            "mad"        Ternary    (I | F)           _          Def      Data     Seq            Ternary
-                => Mad { mods: untyped } [];
-            "madc"       Ternary    (I)               _          Def      Data     Seq            CarryChain
-                => Madc { mods: untyped } [];
-            "fma"        Ternary    (F | H)           _          Def      Data     Seq            Ternary
-                => Fma { mods: untyped } [];
+            // PTX ISA 9.7.1.4 (`.lo .hi .wide` on `.u16`-`.s64`,
+            // `mad.hi.sat.s32`), 9.7.2.5 (`mad{.lo,.hi}.cc`), 9.7.3.4
+            // (`mad.rnd{.ftz}{.sat}.f32`, `mad.rnd.f64`): `Insn::misfit`.
+            "mad"      Typed      (I | F)           _          Def      Data     Seq            Typed
+                => Mad { mode: opt(MulMode), rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), ty: ty(U16 U32 U64 S16 S32 S64 F32 F64) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            // PTX ISA 9.7.2.6: `madc{.lo,.hi}{.cc}.type`.
+            "madc"     Typed      (I)               _          Def      Data     Seq            Typed
+                => Madc { mode: one(Half), sat: flag(".sat"), cc: flag(".cc"), ty: ty(U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            // PTX ISA 9.7.3.4 (`fma.rnd{.ftz}{.sat}.f32`, `fma.rnd{.ftz}.f32x2`,
+            // `fma.rnd.f64`), 9.7.4.4 (`fma.rn{.ftz}{.sat}.f16{x2}`,
+            // `fma.rn{.ftz}.relu.f16{x2}`, `fma.rn{.relu}.bf16{x2}`,
+            // `fma.rn.oob{.relu}.type`): `Insn::misfit`.
+            "fma"      Typed      (F | H)           _          Def      Data     Seq            Typed
+                => Fma { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), relu: flag(".relu"), oob: flag(".oob"), packed: opt(PackedTy), ty: oty(F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src, c: Src];
             "mad24"    Typed      (I32)             _          Def      Data     Seq            Typed
                 => Mad24 { mode: one(Half), sat: flag(".sat"), ty: ty(U32 S32) }
                 [d: Dst, a: Src, b: Src, c: Src];

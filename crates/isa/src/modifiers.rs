@@ -92,11 +92,6 @@ impl Decoded<'_> {
         self.has(".relu")
     }
 
-    /// `.oob` (`fma`: a zero result for an out-of-bounds NaN operand).
-    pub fn oob(&self) -> bool {
-        self.has(".oob")
-    }
-
     /// `.approx`.
     pub fn approx(&self) -> bool {
         self.has(".approx")

@@ -86,6 +86,11 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
         | Insn::Add { .. }
         | Insn::Sub { .. }
         | Insn::Mul { .. }
+        | Insn::Mad { .. }
+        | Insn::Madc { .. }
+        | Insn::Addc { .. }
+        | Insn::Subc { .. }
+        | Insn::Fma { .. }
         | Insn::Min { .. }
         | Insn::Max { .. }
         | Insn::Popc { .. }

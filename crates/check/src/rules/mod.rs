@@ -24,6 +24,7 @@ pub mod atomic;
 pub mod branch;
 pub mod call;
 pub mod collective;
+pub mod fma;
 pub mod forms;
 pub mod memory;
 pub mod modifiers;
@@ -157,16 +158,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
     // The opcode's own gate (its row), then those of its modifiers and types.
     fs.extend(spec.gate);
     match op {
-        "addc" | "subc" | "mad" | "madc" if has(".cc") || op.ends_with('c') => {
-            fs.push(match op {
-                "addc" => Feature::CarryAdd,
-                "subc" => Feature::CarrySub,
-                _ => Feature::MadCarry,
-            });
-            if has(".cc") && d.types.iter().any(|x| x.0.bits() == 64) {
-                fs.push(Feature::Carry64);
-            }
-        }
         "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),
         "fence" => fs.push(if has(".proxy") { Feature::FenceProxy } else { Feature::Fence }),
         "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
@@ -175,8 +166,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
         "tanh" | "ex2" if bf16 => fs.push(Feature::Bf16Transcendental),
         "tanh" => fs.push(Feature::Tanh),
         "ex2" if half => fs.push(Feature::Ex2Half),
-        "fma" if bf16 => fs.push(Feature::Bf16Arith),
-        "fma" if half => fs.push(Feature::F16Arith),
         // cvt.DTYPE.ATYPE: the first type is the result.
         "cvt" => {
             if let [(to, _), (from, _), ..] = d.types.as_slice() {
@@ -190,7 +179,7 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
         }
         _ => {}
     }
-    if has(".relu") && matches!(op, "fma" | "cvt") {
+    if has(".relu") && op == "cvt" {
         fs.push(Feature::Relu);
     }
     let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));

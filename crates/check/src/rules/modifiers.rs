@@ -6,24 +6,16 @@
 //! sm_90 (`scripts/modifier_matrix.py` reruns the comparison;
 //! `tests/check/*/modifiers--*.ptx` keep a sample):
 //!
-//! - (`add`, `sub`, `mul`, `min`, `max`, `abs`, `neg` are typed rows: their grammars and
-//!   `Insn::misfit`);
-//! - integer `addc`/`subc`: `.cc` (32 and 64 bits), `.sat`
-//!   (`.s32` only), never both;
-//!   `mad`: one of `.lo .hi .wide` (`.wide` on 16/32 bits),
-//!   `.sat` with `.hi.s32` only, `.cc` with 32/64-bit `.lo`/`.hi` only;
-//!   `madc`: one of `.lo .hi`, with `.cc` or `.sat` as `mad`
-//!   (ptxas 12.9 accepts 16-bit `addc`/`subc`/`madc` without `.cc`); `div`, `rem`:
-//!   nothing (`mul24`
-//!   and `mad24` are typed rows: their grammars and `Insn::misfit`);
-//! - `fma`/`mad` on floats: a required rounding, and on `.f32` `.ftz`, `.sat`;
+//! - (`add`, `sub`, `mul`, `mad`, `fma`, `addc`, `subc`, `madc`, `min`,
+//!   `max`, `abs`, `neg`, `mul24` and `mad24` are typed rows: their
+//!   grammars and `Insn::misfit`);
+//! - integer `div`, `rem`: nothing;
 //! - `div.f32`: one of `.approx .full .rn .rz .rm .rp`, and `.ftz`;
 //!   `div.f64`: a required rounding;
 //! - `sqrt`/`rcp` `.f32`: `.approx` or a rounding, and `.ftz`; `sqrt.f64`: a
 //!   rounding; `rcp.f64`: a rounding with optional `.ftz`, or `.approx.ftz`;
 //! - `rsqrt`: `.approx`, and `.ftz`; `sin cos lg2 ex2` `.f32`: `.approx`, and
 //!   `.ftz`; `tanh.f32`: `.approx`; none of these five has an `.f64` form;
-//! - `.bf16`/`.bf16x2` `fma`: no `.ftz`.
 
 use super::opname;
 use crate::ctx::Ctx;
@@ -58,14 +50,8 @@ fn allowed(op: &str, c: Class) -> Option<Allowed> {
     use Class::*;
     const APPROX_OR_ROUND: &[&str] = &[".approx", ".rn", ".rz", ".rm", ".rp"];
     const DIV_F32: &[&str] = &[".approx", ".full", ".rn", ".rz", ".rm", ".rp"];
-    const INT_MUL: &[&str] = &[".lo", ".hi", ".wide"];
     const APPROX: &[&str] = &[".approx"];
     match (op, c) {
-        ("addc" | "subc", Int) => a(&[], false, &[".cc", ".sat"]),
-        ("madc", Int) => a(&[".lo", ".hi"], true, &[".sat", ".cc"]),
-        ("mad", Int) => a(INT_MUL, true, &[".sat", ".cc"]),
-        ("mad" | "fma", F32) => a(ROUND, true, &[".ftz", ".sat"]),
-        ("mad" | "fma", F64) => a(ROUND, true, &[]),
         ("div", F32) => a(DIV_F32, true, &[".ftz"]),
         ("div", F64) => a(ROUND, true, &[]),
         ("div" | "rem", Int) => a(&[], false, &[]),
@@ -105,14 +91,6 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
         }
     }
     let Some(t) = ty else { return true };
-    // ptxas 12.9: `.ftz` is illegal on the `.bf16`/`.bf16x2` arithmetic
-    // (`fma`; `ex2.approx`
-    // takes it), "Illegal modifier '.ftz' for instruction 'max'".
-    if matches!(t, ScalarType::Bf16 | ScalarType::Bf16x2) && op == "fma" {
-        if let Some(m) = i.modifiers.iter().find(|m| m.text == ".ftz") {
-            return err(cx, *m, format!("`.ftz` is not a modifier of `{op}{}`: bfloat16 arithmetic has no flush-to-zero mode", t.as_str()), "illegal modifier");
-        }
-    }
     let Some(c) = class(t) else { return true };
     if matches!(op, "sin" | "cos" | "lg2" | "ex2" | "tanh") && c == Class::F64 {
         let m = i.modifiers.iter().find(|m| m.text == ".f64").copied().unwrap_or(i.opcode);
@@ -159,12 +137,6 @@ pub fn check(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) -> bool {
     let mode_is = |s: &str| mode.is_some_and(|m| m.text == s);
     // Combinations the table above cannot say by itself.
     let bad = match (op, c) {
-        ("addc" | "subc" | "mad" | "madc", Class::Int) if has(".cc") && has(".sat") => Some((".sat", "`.cc` cannot be combined with `.sat`".to_string())),
-        ("addc" | "subc", Class::Int) if has(".sat") && t != ScalarType::S32 => Some((".sat", format!("`.sat` applies to `{op}.s32` only"))),
-        ("addc" | "subc", Class::Int) if has(".cc") && t.bits() < 32 => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}` only"))),
-        ("mad" | "madc", Class::Int) if has(".sat") && !(mode_is(".hi") && t == ScalarType::S32) => Some((".sat", format!("`.sat` applies to `{op}.hi.s32` only"))),
-        ("mad" | "madc", Class::Int) if has(".cc") && (mode_is(".wide") || t.bits() < 32) => Some((".cc", format!("`.cc` applies to 32- and 64-bit `{op}.lo` and `{op}.hi` only"))),
-        ("mad", Class::Int) if mode_is(".wide") && t.bits() == 64 => Some((".wide", format!("`{op}.wide` takes 16- and 32-bit sources only"))),
         ("rcp", Class::F64) if mode_is(".approx") && !has(".ftz") => Some((".approx", "`rcp.approx.f64` exists only as `rcp.approx.ftz.f64`".to_string())),
         _ => None,
     };

@@ -1,7 +1,8 @@
-//! Typed data instructions: arithmetic (`div`, `mad`, `fma`, `sqrt`, ...), `mov`,
+//! Typed data instructions: arithmetic (`div`, `sqrt`, ...), `mov`,
 //! `cvt`, `cvta`, and `nanosleep` (logic, shifts, `rem`, `copysign`, the
 //! bit counts, `prmt`, `bfe`, `bfi`, `add`, `sub`, `mul`, `min`, `max`,
-//! `neg` and `abs` are typed rows, in [`super::arith`]).
+//! `neg` and `abs` are typed rows, in [`super::arith`]; `mad`, `madc`,
+//! `addc`, `subc` and `fma` in [`super::fma`]).
 //!
 //! Rules `check/instruction-type` (the instruction type is one the opcode
 //! defines; `.pred` only on and/or/xor/not/mov), `check/operand-type` and
@@ -14,17 +15,6 @@ use crate::ctx::Ctx;
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, Name, OperandKind, ScalarType};
 use ptxsim_syntax::Diagnostic;
-
-fn wide(t: ScalarType) -> Option<ScalarType> {
-    use ScalarType::*;
-    Some(match t {
-        U16 => U32,
-        U32 => U64,
-        S16 => S32,
-        S32 => S64,
-        _ => return None,
-    })
-}
 
 const TYPE_NOTE: &str = "rule check/instruction-type: each PTX instruction defines which types it takes (PTX ISA chapter 9); predicates are manipulated only with and, or, xor, not and mov";
 
@@ -101,16 +91,6 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
             for o in &ops[1..] {
                 value(cx, o, ty, Role::Src, Size::Exact, i);
             }
-        }
-        Form::Ternary => {
-            if n != 4 {
-                return count_error(cx, i, "four");
-            }
-            let dt = if i.has_modifier(".wide") { wide(ty).unwrap_or(ty) } else { ty };
-            value(cx, &ops[0], dt, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-            value(cx, &ops[2], ty, Role::Src, Size::Exact, i);
-            value(cx, &ops[3], dt, Role::Src, Size::Exact, i);
         }
         Form::Unary => {
             if n != 2 {

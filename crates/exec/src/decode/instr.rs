@@ -20,6 +20,7 @@ mod bits;
 mod compare;
 mod control;
 mod ext;
+mod fma;
 mod atomic;
 mod fp8;
 mod hopper;
@@ -528,7 +529,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Mov => self.mov_pack(&x),
             Route::Binary => self.binary(&x),
             Route::Unary => self.unary(&x),
-            Route::Ternary => self.ternary(&x),
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
             Route::Fence => Ok(Op::Fence),
@@ -670,57 +670,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     return Ok(Op::FUn { op, ty: f, ftz, rnd: rounding.first().copied(), d, a, k: Kern::NONE });
                 }
                 Err(unsupported())
-            }
-            _ => Err(unsupported()),
-        }
-    }
-
-    /// Decodes `mad` and `fma`.
-    fn ternary(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
-        let rounding = &x.rounding;
-        let has = |m: &str| x.has(m);
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "mad" | "fma" => {
-                need(4)?;
-                let t = last_ty.ok_or_else(unsupported)?;
-                if let Some(f) = fty(t) {
-                    // `fma.rn{.ftz}.relu.{f16,bf16}` (no `.sat`).
-                    // `.oob` (a result of +0 where an operand is the
-                    // tensor out-of-bounds NaN) is not run: the manual does
-                    // not give that NaN's bits, so it stays unsupported below.
-                    if x.relu && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") && !x.oob {
-                        let k = ImmKind::Int(16);
-                        let d = self.dst(&ops[0])?;
-                        let (a, b, c) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?, self.src(&ops[3], k)?);
-                        return Ok(Op::FmaRelu { ty: f, ftz, d, a, b, c });
-                    }
-                    let directed = rounding.iter().any(|r| *r != Rounding::Rn);
-                    if directed && !matches!(f, FTy::F32 | FTy::F64) || x.relu || x.oob {
-                        return Err(unsupported());
-                    }
-                    if opc == "mad" && rounding.is_empty() && f == FTy::F64 {
-                        return Err(unsupported());
-                    }
-                    let d = self.dst(&ops[0])?;
-                    let a = self.src(&ops[1], ImmKind::Float(f))?;
-                    let b = self.src(&ops[2], ImmKind::Float(f))?;
-                    let c = self.src(&ops[3], ImmKind::Float(f))?;
-                    return Ok(Op::Fma { ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, c, k: Kern::NONE });
-                }
-                let ty = ity(t).ok_or_else(unsupported)?;
-                if opc == "fma" || has(".cc") || (sat && !(has(".hi") && ty.signed && ty.bits == 32)) {
-                    return Err(unsupported());
-                }
-                let wide = has(".wide");
-                let hi = has(".hi");
-                let d = self.dst(&ops[0])?;
-                let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
-                let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
-                let c = self.src(&ops[3], ImmKind::Int(if wide { ty.bits * 2 } else { ty.bits }))?;
-                Ok(Op::Mad { hi, wide, sat, ty, d, a, b, c, k: Kern::NONE })
             }
             _ => Err(unsupported()),
         }

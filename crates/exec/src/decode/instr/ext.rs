@@ -1,5 +1,5 @@
-//! Decoding the less common scalar instructions (the carry chain,
-//! `cvt.pack`, the packed halves; see
+//! Decoding the less common scalar instructions (`cvt.pack`, the packed
+//! halves; see
 //! [`ptxsim_sem::alu::ext`] for their semantics), and the cache hints
 //! (`prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`),
 //! into [`Op`]s. The main decoder
@@ -11,16 +11,15 @@ use super::{FuncDecoder, ImmKind};
 /// This file's instructions report errors as messages; the main decoder
 /// turns them into [`super::DecodeError`]s.
 type R<T> = Result<T, String>;
-use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op};
+use ptxsim_sem::alu::ext::{H2Op, Lane3Op};
 use ptxsim_sem::alu::{FTy, FUnOp};
-use crate::decode::{ity, MAX_REGS};
+use crate::decode::MAX_REGS;
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
 /// Which of this file's decoders reads an instruction.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Ext {
-    CarryChain,
     Lane3,
     Half2,
     Ex2Half,
@@ -30,14 +29,12 @@ pub(super) enum Ext {
 }
 
 /// This file's decoder for an opcode whose modifiers change its family
-/// (the carry chain's `.cc`, packed halves, `cvt.pack`, `ex2.approx` on a
-/// half); the other opcodes' families are their rows of the instruction
+/// (packed halves, `cvt.pack`, `ex2.approx` on a half); the other opcodes' families are their rows of the instruction
 /// description (`ptxsim_isa`).
 pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
-        "mad" if has(".cc") => Ext::CarryChain,
         "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
-        "fma" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
+        "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         "ex2" | "tanh" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
         _ => return None,
     })
@@ -47,7 +44,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// The instruction `i` decoded by this file's decoder `r`.
     pub(super) fn ext_instr(&mut self, r: Ext, i: &ast::Instruction<'_>) -> R<Op> {
         match r {
-            Ext::CarryChain => self.carry_chain(i),
             Ext::Lane3 => self.lane3(i),
             Ext::Space => self.space(i),
             Ext::Half2 => self.half2(i),
@@ -170,44 +166,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(s)
     }
 
-    /// `addc{.cc}`, `subc{.cc}` `.type d, a, b` (`add.cc`, `sub.cc` are
-    /// typed rows: `arith.rs`) and
-    /// `mad{.lo,.hi}.cc`, `madc{.lo,.hi}{.cc}` `.type d, a, b, c`, type
-    /// `.u32 .s32 .u64 .s64` (PTX ISA 9.7.2).
-    fn carry_chain(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let opc = i.opcode.text;
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let has = |m: &str| mods.contains(&m);
-        let full = format!("{opc}{}", mods.concat());
-        let unsupported = || format!("instruction `{full}` is not supported yet");
-        let ty = mods.iter().filter_map(|m| ScalarType::from_str(m)).next_back().and_then(ity).ok_or_else(unsupported)?;
-        if ty.bits < 16 || mods.iter().any(|m| !matches!(*m, ".cc" | ".lo" | ".hi" | ".u32" | ".s32" | ".u64" | ".s64")) {
-            return Err(unsupported());
-        }
-        let cin = opc.ends_with('c');
-        let cout = has(".cc");
-        let kind = match opc {
-            "addc" => CarryKind::Add,
-            "subc" => CarryKind::Sub,
-            _ if has(".hi") && !has(".lo") => CarryKind::MadHi,
-            _ if has(".lo") && !has(".hi") => CarryKind::MadLo,
-            _ => return Err(unsupported()),
-        };
-        let is_mad = matches!(kind, CarryKind::MadLo | CarryKind::MadHi);
-        let n = if is_mad { 4 } else { 3 };
-        if i.operands.len() != n {
-            return Err(format!("`{full}` needs {n} operands"));
-        }
-        let k = ImmKind::Int(ty.bits);
-        let d = self.dst(&i.operands[0])?;
-        let a = self.src(&i.operands[1], k)?;
-        let b = self.src(&i.operands[2], k)?;
-        let c = if is_mad { self.src(&i.operands[3], k)? } else { Src::Imm(0) };
-        let cf = self.carry_flag()?;
-        Ok(Op::Carry { kind, ty, cin, cout, cf, d, a, b, c })
-    }
-
-    /// `fma ex2` on `.f16x2`/`.bf16x2`, and
+    /// `ex2`, `tanh` on `.f16x2`/`.bf16x2`, and
     /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.4, 9.7.9).
     fn half2(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
@@ -219,8 +178,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (ftz, sat) = (has(".ftz"), has(".sat"));
         let allowed = |extra: &[&str]| mods.iter().all(|m| matches!(*m, ".f16x2" | ".bf16x2" | ".rn") || extra.contains(m));
         let (op, n) = match opc {
-            "fma" if has(".rn") && has(".relu") && allowed(&[".ftz", ".relu"]) => (H2Op::FmaRelu, 4),
-            "fma" if has(".rn") && allowed(&[".ftz", ".sat"]) => (H2Op::Fma, 4),
             "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
             "tanh" if has(".approx") && allowed(&[".approx"]) => (H2Op::Un(FUnOp::Tanh), 2),
             "cvt" if has(".rn") && has(".f32") && allowed(&[".relu", ".f32"]) => (H2Op::FromF32 { relu: has(".relu") }, 3),
