@@ -54,12 +54,6 @@ pub enum Form {
     Mov,
     Cvt,
     Cvta,
-    /// `d, a, b` of the instruction type (`min`/`max` may take more sources).
-    Binary,
-    /// `d, a`.
-    Unary,
-    /// `d, a, b, c`.
-    Ternary,
     /// `atom`.
     Atom,
     /// `red`.
@@ -221,8 +215,6 @@ impl Flow {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     Mov,
-    Binary,
-    Unary,
     SelectConvert,
     Memory,
     Fence,
@@ -486,10 +478,16 @@ macro_rules! for_each_op {
             "mul"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
                 => Mul { mode: opt(MulMode), rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src];
-            "mul.wide"   Loose      (ANY)             _          Def      Data     Seq            Binary
+            // A form's name, for the list of what is not supported yet
+            // (`mul.wide` is `mul`'s `.wide`).
+            "mul.wide"   Loose      (ANY)             _          Def      Data     Seq            Typed
                 => MulWide { mods: untyped } [];
-            "div"        Binary     (I | F)           _          Def      Data     Seq            Binary
-                => Div { mods: untyped } [];
+            // PTX ISA 9.7.1.8 (`div.type` on `.u16`-`.s64`), 9.7.3.6
+            // (`div.approx{.ftz}.f32`, `div.full{.ftz}.f32`,
+            // `div.rnd{.ftz}.f32`, `div.rnd.f64`): `Insn::misfit`.
+            "div"      Typed      (I | F)           _          Def      Data     Seq            Typed
+                => Div { mode: opt(DivMode), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(U16 U32 U64 S16 S32 S64 F32 F64) }
+                [d: Dst, a: Src, b: Src];
             "rem"      Typed      (I)               _          Def      Data     Seq            Typed
                 => Rem { ty: ty(U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src];
@@ -558,24 +556,38 @@ macro_rules! for_each_op {
             "abs"      Typed      (S | F | H)       _          Def      Data     Seq            Typed
                 => Abs { ftz: flag(".ftz"), ty: ty(S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
-            "rcp"        Unary      (F)               _          Def      Data     Seq            Unary
-                => Rcp { mods: untyped } [];
-            "sqrt"       Unary      (F)               _          Def      Data     Seq            Unary
-                => Sqrt { mods: untyped } [];
-            "rsqrt"      Unary      (F)               _          Def      Data     Seq            Unary
-                => Rsqrt { mods: untyped } [];
-            "sin"        Unary      (F)               _          Def      Data     Seq            Unary
-                => Sin { mods: untyped } [];
-            "cos"        Unary      (F)               _          Def      Data     Seq            Unary
-                => Cos { mods: untyped } [];
-            "lg2"        Unary      (F)               _          Def      Data     Seq            Unary
-                => Lg2 { mods: untyped } [];
-            "ex2"        Unary      (F | H)           _          Def      Data     Seq            Unary
-                => Ex2 { mods: untyped } [];
-            "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Unary
+            // PTX ISA 9.7.3.13-23, 9.7.4.10-11: `rcp`/`sqrt` `.approx{.ftz}.f32`,
+            // `.rnd{.ftz}.f32`, `.rnd.f64` (and `rcp.approx.ftz.f64`);
+            // `rsqrt.approx{.ftz}.{f32,f64}`; `sin cos lg2 .approx{.ftz}.f32`;
+            // `ex2.approx{.ftz}.f32`, `ex2.approx.{f16,f16x2}`,
+            // `ex2.approx.ftz.{bf16,bf16x2}`; `tanh.approx.type`: `Insn::misfit`.
+            "rcp"      Typed      (F)               _          Def      Data     Seq            Typed
+                => Rcp { approx: flag(".approx"), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(F32 F64) }
+                [d: Dst, a: Src];
+            "sqrt"     Typed      (F)               _          Def      Data     Seq            Typed
+                => Sqrt { approx: flag(".approx"), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(F32 F64) }
+                [d: Dst, a: Src];
+            "rsqrt"    Typed      (F)               _          Def      Data     Seq            Typed
+                => Rsqrt { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32 F64) }
+                [d: Dst, a: Src];
+            "sin"      Typed      (F)               _          Def      Data     Seq            Typed
+                => Sin { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
+                [d: Dst, a: Src];
+            "cos"      Typed      (F)               _          Def      Data     Seq            Typed
+                => Cos { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
+                [d: Dst, a: Src];
+            "lg2"      Typed      (F)               _          Def      Data     Seq            Typed
+                => Lg2 { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
+                [d: Dst, a: Src];
+            "ex2"      Typed      (F | H)           _          Def      Data     Seq            Typed
+                => Ex2 { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src];
+            // A form's name, for the list of what is not supported yet.
+            "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Typed
                 => Ex2Approx { mods: untyped } [];
-            "tanh"       Unary      (F | H)           _          Def      Data     Seq            Unary
-                => Tanh { mods: untyped } [];
+            "tanh"     Typed      (F | H)           _          Def      Data     Seq            Typed
+                => Tanh { approx: req(".approx"), ty: ty(F32 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src];
             "testp"    Typed      (ANY)             Testp      Def      Data     Seq            Typed
                 => Testp { op: opt(TestpOp), ty: ty(F32 F64) }
                 [p: PredOut, a: Src];

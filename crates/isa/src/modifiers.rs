@@ -92,11 +92,6 @@ impl Decoded<'_> {
         self.has(".relu")
     }
 
-    /// `.approx`.
-    pub fn approx(&self) -> bool {
-        self.has(".approx")
-    }
-
     /// The rounding modifiers among the other modifiers, in order.
     pub fn rounding(&self) -> SmallVec<[(Rnd, bool); 1]> {
         self.other.iter().filter_map(|n| Rnd::from_str(n.text)).collect()

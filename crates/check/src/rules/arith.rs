@@ -75,6 +75,12 @@ pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     if let Some(x) = insn.fma() {
         return super::fma::fma(cx, i, x);
     }
+    if let Some(x) = insn.div() {
+        return super::math::div(cx, i, x);
+    }
+    if let Some(x) = insn.math() {
+        return super::math::math(cx, i, x);
+    }
     if insn.simd().is_some() {
         super::operand::resolve_all(cx, i);
         return simd_video(cx, i);

@@ -9,7 +9,7 @@
 //!   `madc{.lo,.hi}{.cc}.type d, a, b, c` (9.7.2.6): every operand of the
 //!   type; gated (64 bits with `.cc` from PTX 4.3).
 //! - `fma` (9.7.3.4, 9.7.4.4): every operand of the type, the half types
-//!   and `.relu` gated; `.f32x2` (sm_100) on `.b64` registers.
+//!   `.relu` and `.oob` gated; `.f32x2` (sm_100) on `.b64` registers.
 //!
 //! ptxas 13.5 reads `mad.lo`, `mad.hi`, `mad.wide` and `madc.lo`,
 //! `madc.hi` as instruction names: the mode comes first
@@ -105,7 +105,9 @@ pub(super) fn carry<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: CarryField
 }
 
 /// `fma` (its modifiers fit, `Insn::misfit`): the gates of the half types
-/// (PTX ISA 9.7.4.4: sm_53, bfloat16 sm_80), `.relu` (sm_80) and
+/// (PTX ISA 9.7.4.4: sm_53, bfloat16 sm_80), `.relu` (sm_80), `.oob` (PTX
+/// 8.1, sm_90; ptxas 13.5: "Modifier '.oob' requires .target sm_90 or
+/// higher") and
 /// `.f32x2` (9.7.3.4: PTX 8.6, sm_100; ptxas 13.5 "Feature 'fma.f32x2'
 /// requires .target sm_100 or higher"), then the operands.
 pub(super) fn fma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: FmaFields) {
@@ -118,6 +120,9 @@ pub(super) fn fma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: FmaFields) {
     }
     if x.relu {
         cx.require(Feature::Relu, span);
+    }
+    if x.oob {
+        cx.require(Feature::FmaOob, span);
     }
     let Some(ty) = x.ty else {
         // `.f32x2`: two `.f32` values in each `.b64` operand.
@@ -242,5 +247,11 @@ mod tests {
         assert!(first_error_vt("4.2", "sm_50", "addc.cc.u64 %rd1, %rd2, %rd3;").is_some());
         assert!(first_error_vt("4.3", "sm_50", "addc.cc.u64 %rd1, %rd2, %rd3;").is_none());
         assert!(first_error_vt("2.0", "sm_20", "madc.lo.u32 %u1, %u2, %u3, %u4;").is_some());
+        // ptxas 13.5: "Modifier '.oob' requires .target sm_90 or higher",
+        // "Feature '.oob' requires PTX ISA .version 8.1 or later".
+        let oob = "fma.rn.oob.relu.bf16 %h1, %h2, %h3, %h4;";
+        assert!(first_error_vt("8.1", "sm_80", oob).is_some());
+        assert!(first_error_vt("8.0", "sm_90", oob).is_some());
+        assert_eq!(first_error_vt("8.1", "sm_90", oob), None);
     }
 }

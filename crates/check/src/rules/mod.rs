@@ -25,9 +25,9 @@ pub mod branch;
 pub mod call;
 pub mod collective;
 pub mod fma;
+pub mod math;
 pub mod forms;
 pub mod memory;
-pub mod modifiers;
 pub mod operand;
 pub mod scalar;
 pub mod setp;
@@ -126,9 +126,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     if !sink::check(cx, i) {
         return operand::resolve_all(cx, i);
     }
-    if !modifiers::check(cx, i) {
-        return operand::resolve_all(cx, i);
-    }
     if spec.typed {
         return insn::typed(cx, i, spec);
     }
@@ -163,9 +160,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
         "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
         "atom" | "red" if bf16 => fs.push(Feature::AtomBf16),
         "atom" | "red" if half || ty(ScalarType::B16) => fs.push(Feature::Atom16),
-        "tanh" | "ex2" if bf16 => fs.push(Feature::Bf16Transcendental),
-        "tanh" => fs.push(Feature::Tanh),
-        "ex2" if half => fs.push(Feature::Ex2Half),
         // cvt.DTYPE.ATYPE: the first type is the result.
         "cvt" => {
             if let [(to, _), (from, _), ..] = d.types.as_slice() {

@@ -1,8 +1,6 @@
-//! Typed data instructions: arithmetic (`div`, `sqrt`, ...), `mov`,
-//! `cvt`, `cvta`, and `nanosleep` (logic, shifts, `rem`, `copysign`, the
-//! bit counts, `prmt`, `bfe`, `bfi`, `add`, `sub`, `mul`, `min`, `max`,
-//! `neg` and `abs` are typed rows, in [`super::arith`]; `mad`, `madc`,
-//! `addc`, `subc` and `fma` in [`super::fma`]).
+//! Typed data instructions: `mov`, `cvt`, `cvta` (the arithmetic, logic,
+//! shift and bit rows are typed rows, in [`super::arith`], [`super::fma`]
+//! and [`super::math`]).
 //!
 //! Rules `check/instruction-type` (the instruction type is one the opcode
 //! defines; `.pred` only on and/or/xor/not/mov), `check/operand-type` and
@@ -59,7 +57,7 @@ fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &S
     }
 }
 
-/// The typed forms of the table (Binary, Unary, Ternary, Mov, Cvt, Cvta).
+/// The typed forms of the table (Mov, Cvt, Cvta).
 pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spec: &Spec) {
     // A state space on a typed form is reported by `rules::instruction`.
     if spec.form == Form::Cvt {
@@ -82,23 +80,6 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
     let n = i.operands.len();
     let ops = &i.operands;
     match spec.form {
-        Form::Binary => {
-            // (`min`/`max`'s third source is a typed row's: `rules/arith.rs`.)
-            if n != 3 {
-                return count_error(cx, i, "three");
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            for o in &ops[1..] {
-                value(cx, o, ty, Role::Src, Size::Exact, i);
-            }
-        }
-        Form::Unary => {
-            if n != 2 {
-                return count_error(cx, i, "two");
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-        }
         Form::Mov => {
             if n != 2 {
                 return count_error(cx, i, "two");

@@ -366,7 +366,7 @@ impl crate::Insn {
         if let Some(x) = self.min_max() {
             return min_max_misfit(x);
         }
-        if let Some(m) = self.fma_misfit() {
+        if let Some(m) = self.fma_misfit().or_else(|| self.math_misfit()) {
             return m;
         }
         match *self {

@@ -12,7 +12,7 @@ use super::{FuncDecoder, ImmKind};
 /// turns them into [`super::DecodeError`]s.
 type R<T> = Result<T, String>;
 use ptxsim_sem::alu::ext::{H2Op, Lane3Op};
-use ptxsim_sem::alu::{FTy, FUnOp};
+use ptxsim_sem::alu::FTy;
 use crate::decode::MAX_REGS;
 use crate::program::*;
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
@@ -22,20 +22,18 @@ use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 pub(super) enum Ext {
     Lane3,
     Half2,
-    Ex2Half,
     Hint,
     CreatePolicy,
     Space,
 }
 
 /// This file's decoder for an opcode whose modifiers change its family
-/// (packed halves, `cvt.pack`, `ex2.approx` on a half); the other opcodes' families are their rows of the instruction
+/// (`cvt`'s packed halves, `cvt.pack`); the other opcodes' families are their rows of the instruction
 /// description (`ptxsim_isa`).
 pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
         "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
-        "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
-        "ex2" | "tanh" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
+        "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         _ => return None,
     })
 }
@@ -47,7 +45,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Ext::Lane3 => self.lane3(i),
             Ext::Space => self.space(i),
             Ext::Half2 => self.half2(i),
-            Ext::Ex2Half => self.ex2_half(i),
             // Cache hints: the engine has no caches, so they do nothing
             // (`discard` leaves the line's data as it was, one of the
             // values the manual allows after it).
@@ -166,8 +163,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(s)
     }
 
-    /// `ex2`, `tanh` on `.f16x2`/`.bf16x2`, and
-    /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.4, 9.7.9).
+    /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.9.21).
     fn half2(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
@@ -178,8 +174,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (ftz, sat) = (has(".ftz"), has(".sat"));
         let allowed = |extra: &[&str]| mods.iter().all(|m| matches!(*m, ".f16x2" | ".bf16x2" | ".rn") || extra.contains(m));
         let (op, n) = match opc {
-            "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
-            "tanh" if has(".approx") && allowed(&[".approx"]) => (H2Op::Un(FUnOp::Tanh), 2),
             "cvt" if has(".rn") && has(".f32") && allowed(&[".relu", ".f32"]) => (H2Op::FromF32 { relu: has(".relu") }, 3),
             _ => return Err(unsupported()),
         };
@@ -192,24 +186,5 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let b = if n >= 3 { self.src(&i.operands[2], k)? } else { Src::Imm(0) };
         let c = if n == 4 { self.src(&i.operands[3], k)? } else { Src::Imm(0) };
         Ok(Op::Half2 { op, ty, ftz, sat, d, a, b, c })
-    }
-
-    /// `ex2.approx.f16 d, a` and `ex2.approx.ftz.bf16 d, a`: computed
-    /// exactly rounded, inside the manual's error bound.
-    fn ex2_half(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let opc = i.opcode.text;
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let full = format!("{opc}{}", mods.concat());
-        let op = if opc == "tanh" { FUnOp::Tanh } else { FUnOp::Ex2 };
-        if !mods.iter().all(|m| matches!(*m, ".approx" | ".ftz" | ".f16" | ".bf16")) || (op == FUnOp::Tanh && mods.contains(&".ftz")) {
-            return Err(format!("instruction `{full}` is not supported yet"));
-        }
-        if i.operands.len() != 2 {
-            return Err(format!("`{full}` needs 2 operands"));
-        }
-        let ty = if mods.contains(&".bf16") { FTy::BF16 } else { FTy::F16 };
-        let d = self.dst(&i.operands[0])?;
-        let a = self.src(&i.operands[1], ImmKind::Int(16))?;
-        Ok(Op::FUn { op, ty, ftz: mods.contains(&".ftz"), rnd: None, d, a, k: Kern::NONE })
     }
 }

@@ -70,8 +70,6 @@ pub(super) enum Route {
     Ext(ext::Ext),
     Tensor(tensor::Tensor),
     Mov,
-    Binary,
-    Unary,
     SelectConvert,
     Memory,
     Fence,
@@ -84,8 +82,7 @@ pub(super) enum Route {
 /// `None` when the engine has none (the instruction is not supported yet).
 /// The opcode's family is its row of the instruction description
 /// (`ptxsim_isa`); [`ext::ext_route`] refines it for the modifiers that
-/// change the family (`cvt.pack`, `cvt`'s packed halves, `ex2.approx` on a
-/// half). The decoder
+/// change the family (`cvt.pack`, `cvt`'s packed halves). The decoder
 /// dispatches through this function alone, so [`decodes_opcode`] answers
 /// what it does.
 pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
@@ -98,8 +95,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
     Some(match family {
         Family::Mov => Route::Mov,
-        Family::Binary => Route::Binary,
-        Family::Unary => Route::Unary,
         Family::SelectConvert => Route::SelectConvert,
         Family::Memory => Route::Memory,
         Family::Fence => Route::Fence,
@@ -141,9 +136,8 @@ pub(crate) struct Ins<'i> {
     pub(crate) rounding: Vec<Rounding>,
     pub(crate) ftz: bool,
     pub(crate) sat: bool,
-    /// `.relu`, `.approx`.
+    /// `.relu`.
     pub(crate) relu: bool,
-    pub(crate) approx: bool,
 }
 
 /// The engine's rounding mode of a decoded rounding modifier (`.rs` has none).
@@ -169,8 +163,8 @@ impl<'i> Ins<'i> {
         let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
         let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
         let (ftz, sat) = (d.ftz.is_some(), d.has(".sat"));
-        let (relu, approx) = (d.relu(), d.approx());
-        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, relu, approx, mods }
+        let relu = d.relu();
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, relu, mods }
     }
 
     pub(crate) fn has(&self, m: &str) -> bool {
