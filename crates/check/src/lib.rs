@@ -99,9 +99,10 @@
 //!   `mapa{.shared::cluster}.type d, a, b`, `getctarank{.shared::cluster}.type
 //!   d, a`: their state spaces, types, operands and gates, as ptxas 12.9.
 //! - `check/ret-exit`: `ret{.uni}` and `exit` take no operands or types.
-//! - `check/modifiers`: the rounding, approximation, saturation and mode
-//!   modifiers each arithmetic instruction takes per operand class
-//!   (`rules/modifiers.rs`, checked against ptxas 12.9 over 3,192 combinations).
+//! - `check/modifiers`: the modifiers each typed row's grammar takes
+//!   (`ptxsim_isa`), in the combinations its `Insn::misfit` allows (the
+//!   arithmetic: rounding, approximation, saturation and mode modifiers
+//!   per type, as ptxas 12.9 and 13.5 judge them).
 //! - `check/tensor-operands` ([`rules::tensor`]): cp.async, ldmatrix,
 //!   stmatrix, movmatrix, mma, the bulk copies and every `mbarrier`
 //!   operation (its `.sem`/`.scope`, `.shared::cluster` with the sink `_`).

@@ -75,6 +75,7 @@ pub enum Feature {
     MinMaxRelu,
     MinMax3,
     F32x2Arith,
+    FmaOob,
     PackedInt16,
     GridDepControl,
     BulkCopy,
@@ -205,7 +206,8 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::GridDepControl, name: "griddepcontrol", min_version: v(7, 8), min_sm: 90, source: "PTX ISA griddepcontrol (parallel synchronization instructions): introduced in 7.8, requires sm_90; ptxas 12.9 agrees" },
     Gate { feature: Feature::PackedInt16, name: "`.u16x2`/`.s16x2` integer arithmetic", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.1.1 add, 9.7.1.10/9.7.1.11 min/max: .u16x2/.s16x2 introduced in 8.0, require sm_90" },
     Gate { feature: Feature::MinMax3, name: "min/max.f32 with 3 input operands", min_version: v(8, 8), min_sm: 100, source: "PTX ISA 9.7.3.10/9.7.3.11 min/max: the three-source .f32 form, introduced in 8.8, requires sm_100 (ptxas 13.5)" },
-    Gate { feature: Feature::F32x2Arith, name: "add/sub/mul `.f32x2`", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.3.1-3 add/sub/mul: .f32x2 introduced in 8.6, requires sm_100 (ptxas 13.5)" },
+    Gate { feature: Feature::F32x2Arith, name: "add/sub/mul/fma `.f32x2`", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.3.1-4 add/sub/mul/fma: .f32x2 introduced in 8.6, requires sm_100 (ptxas 13.5)" },
+    Gate { feature: Feature::FmaOob, name: "fma `.oob`", min_version: v(8, 1), min_sm: 90, source: "PTX ISA 9.7.4.4 fma: .oob introduced in 8.1, requires sm_90 (ptxas 13.5: \"Modifier '.oob' requires .target sm_90 or higher\")" },
     Gate { feature: Feature::MinMaxRelu, name: "min/max `.relu`", min_version: v(8, 0), min_sm: 90, source: "PTX ISA 9.7.1.10/9.7.1.11 min/max: .relu introduced in 8.0, requires sm_90" },
     // The carry chain, measured with ptxas 12.9 (the manual's notes give the
     // same versions: add.cc/addc 1.2, sub.cc/subc 1.3, mad.cc/madc 3.0 on

@@ -16,6 +16,12 @@ pub use ctl::*;
 mod arith;
 pub use arith::*;
 
+mod fma;
+pub use fma::*;
+
+mod math;
+pub use math::*;
+
 mod warp;
 pub use warp::*;
 
@@ -203,7 +209,7 @@ mod tests {
 
     #[test]
     fn untyped_rows_take_any_modifier() {
-        assert_eq!(dec("div.rn.ftz.f32 %f1, %f2, %f3"), Ok(Insn::Div { mods: Untyped }));
+        assert_eq!(dec("txq.width.b32 %r1, [t]"), Ok(Insn::Txq { mods: Untyped }));
     }
 
     #[test]

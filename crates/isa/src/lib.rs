@@ -17,7 +17,7 @@
 //!
 //! Invariant: adding an instruction is one row here, one semantic function
 //! (`ptxsim-exec`'s `alu`), and its tests. A modifier-level gate or a
-//! modifier that changes the decoder family (`mad.cc`, `fma.f16x2`) stays with
+//! modifier that changes the decoder family (`cvt.pack`) stays with
 //! the rule or decoder that reads that modifier; a row holds what is true of
 //! the opcode whatever its modifiers.
 //!
@@ -54,12 +54,6 @@ pub enum Form {
     Mov,
     Cvt,
     Cvta,
-    /// `d, a, b` of the instruction type (`min`/`max` may take more sources).
-    Binary,
-    /// `d, a`.
-    Unary,
-    /// `d, a, b, c`.
-    Ternary,
     /// `atom`.
     Atom,
     /// `red`.
@@ -221,17 +215,13 @@ impl Flow {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     Mov,
-    Binary,
-    Unary,
-    Ternary,
     SelectConvert,
     Memory,
-    CarryChain,
     Lane3,
     Hint,
     CreatePolicy,
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
-    /// the modifier, as it does `mad.cc`).
+    /// the modifier, as it does `cvt.pack`).
     AsyncCopy,
     /// `wmma` (`ldmatrix`, `stmatrix` and `movmatrix` are typed rows).
     Matrix,
@@ -491,10 +481,15 @@ macro_rules! for_each_op {
             "sub"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
                 => Sub { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src];
-            "addc"       Binary     (I)               _          Def      Data     Seq            CarryChain
-                => Addc { mods: untyped } [];
-            "subc"       Binary     (I)               _          Def      Data     Seq            CarryChain
-                => Subc { mods: untyped } [];
+            // PTX ISA 9.7.2.2, 9.7.2.4 (`{.cc}` on `.u32`-`.s64`; ptxas 12.9
+            // also takes `.sat.s32` and the 16-bit types without `.cc`):
+            // the combinations are `Insn::misfit`'s.
+            "addc"     Typed      (I)               _          Def      Data     Seq            Typed
+                => Addc { cc: flag(".cc"), sat: flag(".sat"), ty: ty(U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src];
+            "subc"     Typed      (I)               _          Def      Data     Seq            Typed
+                => Subc { cc: flag(".cc"), sat: flag(".sat"), ty: ty(U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src];
             // PTX ISA 9.7.1.3 (`.hi .lo .wide` on `.u16`-`.s64`), 9.7.3.3
             // (`{.rnd}{.ftz}{.sat}.f32`, `{.rnd}{.ftz}.f32x2`, `{.rnd}.f64`),
             // 9.7.4.3 (`{.rn}{.ftz}{.sat}.f16{x2}`, `{.rn}.bf16{x2}`): which
@@ -502,10 +497,16 @@ macro_rules! for_each_op {
             "mul"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
                 => Mul { mode: opt(MulMode), rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src];
-            "mul.wide"   Loose      (ANY)             _          Def      Data     Seq            Binary
+            // A form's name, for the list of what is not supported yet
+            // (`mul.wide` is `mul`'s `.wide`).
+            "mul.wide"   Loose      (ANY)             _          Def      Data     Seq            Typed
                 => MulWide { mods: untyped } [];
-            "div"        Binary     (I | F)           _          Def      Data     Seq            Binary
-                => Div { mods: untyped } [];
+            // PTX ISA 9.7.1.8 (`div.type` on `.u16`-`.s64`), 9.7.3.6
+            // (`div.approx{.ftz}.f32`, `div.full{.ftz}.f32`,
+            // `div.rnd{.ftz}.f32`, `div.rnd.f64`): `Insn::misfit`.
+            "div"      Typed      (I | F)           _          Def      Data     Seq            Typed
+                => Div { mode: opt(DivMode), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(U16 U32 U64 S16 S32 S64 F32 F64) }
+                [d: Dst, a: Src, b: Src];
             "rem"      Typed      (I)               _          Def      Data     Seq            Typed
                 => Rem { ty: ty(U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src];
@@ -536,12 +537,23 @@ macro_rules! for_each_op {
             "xor"      Typed      (B | P)           _          Def      Data     Seq            Typed
                 => Xor { ty: ty(Pred B16 B32 B64) }
                 [d: Dst, a: Src, b: Src];
-            "mad"        Ternary    (I | F)           _          Def      Data     Seq            Ternary
-                => Mad { mods: untyped } [];
-            "madc"       Ternary    (I)               _          Def      Data     Seq            CarryChain
-                => Madc { mods: untyped } [];
-            "fma"        Ternary    (F | H)           _          Def      Data     Seq            Ternary
-                => Fma { mods: untyped } [];
+            // PTX ISA 9.7.1.4 (`.lo .hi .wide` on `.u16`-`.s64`,
+            // `mad.hi.sat.s32`), 9.7.2.5 (`mad{.lo,.hi}.cc`), 9.7.3.4
+            // (`mad.rnd{.ftz}{.sat}.f32`, `mad.rnd.f64`): `Insn::misfit`.
+            "mad"      Typed      (I | F)           _          Def      Data     Seq            Typed
+                => Mad { mode: opt(MulMode), rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), ty: ty(U16 U32 U64 S16 S32 S64 F32 F64) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            // PTX ISA 9.7.2.6: `madc{.lo,.hi}{.cc}.type`.
+            "madc"     Typed      (I)               _          Def      Data     Seq            Typed
+                => Madc { mode: one(Half), sat: flag(".sat"), cc: flag(".cc"), ty: ty(U16 U32 U64 S16 S32 S64) }
+                [d: Dst, a: Src, b: Src, c: Src];
+            // PTX ISA 9.7.3.4 (`fma.rnd{.ftz}{.sat}.f32`, `fma.rnd{.ftz}.f32x2`,
+            // `fma.rnd.f64`), 9.7.4.4 (`fma.rn{.ftz}{.sat}.f16{x2}`,
+            // `fma.rn{.ftz}.relu.f16{x2}`, `fma.rn{.relu}.bf16{x2}`,
+            // `fma.rn.oob{.relu}.type`): `Insn::misfit`.
+            "fma"      Typed      (F | H)           _          Def      Data     Seq            Typed
+                => Fma { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), relu: flag(".relu"), oob: flag(".oob"), packed: opt(PackedTy), ty: oty(F32 F64 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src, b: Src, c: Src];
             "mad24"    Typed      (I32)             _          Def      Data     Seq            Typed
                 => Mad24 { mode: one(Half), sat: flag(".sat"), ty: ty(U32 S32) }
                 [d: Dst, a: Src, b: Src, c: Src];
@@ -563,24 +575,38 @@ macro_rules! for_each_op {
             "abs"      Typed      (S | F | H)       _          Def      Data     Seq            Typed
                 => Abs { ftz: flag(".ftz"), ty: ty(S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
-            "rcp"        Unary      (F)               _          Def      Data     Seq            Unary
-                => Rcp { mods: untyped } [];
-            "sqrt"       Unary      (F)               _          Def      Data     Seq            Unary
-                => Sqrt { mods: untyped } [];
-            "rsqrt"      Unary      (F)               _          Def      Data     Seq            Unary
-                => Rsqrt { mods: untyped } [];
-            "sin"        Unary      (F)               _          Def      Data     Seq            Unary
-                => Sin { mods: untyped } [];
-            "cos"        Unary      (F)               _          Def      Data     Seq            Unary
-                => Cos { mods: untyped } [];
-            "lg2"        Unary      (F)               _          Def      Data     Seq            Unary
-                => Lg2 { mods: untyped } [];
-            "ex2"        Unary      (F | H)           _          Def      Data     Seq            Unary
-                => Ex2 { mods: untyped } [];
-            "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Unary
+            // PTX ISA 9.7.3.13-23, 9.7.4.10-11: `rcp`/`sqrt` `.approx{.ftz}.f32`,
+            // `.rnd{.ftz}.f32`, `.rnd.f64` (and `rcp.approx.ftz.f64`);
+            // `rsqrt.approx{.ftz}.{f32,f64}`; `sin cos lg2 .approx{.ftz}.f32`;
+            // `ex2.approx{.ftz}.f32`, `ex2.approx.{f16,f16x2}`,
+            // `ex2.approx.ftz.{bf16,bf16x2}`; `tanh.approx.type`: `Insn::misfit`.
+            "rcp"      Typed      (F)               _          Def      Data     Seq            Typed
+                => Rcp { approx: flag(".approx"), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(F32 F64) }
+                [d: Dst, a: Src];
+            "sqrt"     Typed      (F)               _          Def      Data     Seq            Typed
+                => Sqrt { approx: flag(".approx"), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(F32 F64) }
+                [d: Dst, a: Src];
+            "rsqrt"    Typed      (F)               _          Def      Data     Seq            Typed
+                => Rsqrt { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32 F64) }
+                [d: Dst, a: Src];
+            "sin"      Typed      (F)               _          Def      Data     Seq            Typed
+                => Sin { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
+                [d: Dst, a: Src];
+            "cos"      Typed      (F)               _          Def      Data     Seq            Typed
+                => Cos { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
+                [d: Dst, a: Src];
+            "lg2"      Typed      (F)               _          Def      Data     Seq            Typed
+                => Lg2 { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
+                [d: Dst, a: Src];
+            "ex2"      Typed      (F | H)           _          Def      Data     Seq            Typed
+                => Ex2 { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src];
+            // A form's name, for the list of what is not supported yet.
+            "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Typed
                 => Ex2Approx { mods: untyped } [];
-            "tanh"       Unary      (F | H)           _          Def      Data     Seq            Unary
-                => Tanh { mods: untyped } [];
+            "tanh"     Typed      (F | H)           _          Def      Data     Seq            Typed
+                => Tanh { approx: req(".approx"), ty: ty(F32 F16 F16x2 Bf16 Bf16x2) }
+                [d: Dst, a: Src];
             "testp"    Typed      (ANY)             Testp      Def      Data     Seq            Typed
                 => Testp { op: opt(TestpOp), ty: ty(F32 F64) }
                 [p: PredOut, a: Src];

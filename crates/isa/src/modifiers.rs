@@ -92,16 +92,6 @@ impl Decoded<'_> {
         self.has(".relu")
     }
 
-    /// `.oob` (`fma`: a zero result for an out-of-bounds NaN operand).
-    pub fn oob(&self) -> bool {
-        self.has(".oob")
-    }
-
-    /// `.approx`.
-    pub fn approx(&self) -> bool {
-        self.has(".approx")
-    }
-
     /// The rounding modifiers among the other modifiers, in order.
     pub fn rounding(&self) -> SmallVec<[(Rnd, bool); 1]> {
         self.other.iter().filter_map(|n| Rnd::from_str(n.text)).collect()

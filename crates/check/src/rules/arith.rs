@@ -66,6 +66,21 @@ pub fn arith<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     if let Some(x) = insn.min_max() {
         return min_max(cx, i, x);
     }
+    if let Some(x) = insn.mad() {
+        return super::fma::mad(cx, i, x);
+    }
+    if let Some(x) = insn.carry() {
+        return super::fma::carry(cx, i, x);
+    }
+    if let Some(x) = insn.fma() {
+        return super::fma::fma(cx, i, x);
+    }
+    if let Some(x) = insn.div() {
+        return super::math::div(cx, i, x);
+    }
+    if let Some(x) = insn.math() {
+        return super::math::math(cx, i, x);
+    }
     if insn.simd().is_some() {
         super::operand::resolve_all(cx, i);
         return simd_video(cx, i);
@@ -198,6 +213,14 @@ fn min_max<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::MinMax)
         );
         return;
     }
+    if let Some(m) = x.operands_misfit(n) {
+        cx.emit(
+            Diagnostic::error("check/modifiers", modifier_span(i, m.modifier), m.why)
+                .with_label("modifier does not apply here")
+                .with_note("rule check/modifiers (PTX ISA 9.7.3.10-11): `min{.ftz}{.NaN}{.xorsign.abs}.f32 d, a, b;` and `min{.ftz}{.NaN}{.abs}.f32 d, a, b, c;`"),
+        );
+        return super::operand::resolve_all(cx, i);
+    }
     if let Some(p @ (PackedTy::U16x2 | PackedTy::S16x2)) = x.packed {
         cx.require(Feature::PackedInt16, i.opcode.span.to(modifier_span(i, p.as_str())));
         return super::typed::packed16_operands(cx, i, p.as_str());
@@ -309,6 +332,22 @@ mod tests {
         assert!(first_error("mul.wide.u32 %u1, %u2, %u3;").is_some());
         // Packed integers take `.b32` registers only.
         assert_eq!(first_error("add.u16x2 %u1, %r2, %r3;").as_deref(), Some("check/operand-type"));
+    }
+
+    /// The three-source `.f32` form takes `.abs` alone and no `.xorsign`,
+    /// the two-source form `.abs` only with `.xorsign` (PTX ISA
+    /// 9.7.3.10-11; ptxas 13.5 takes `max.abs.f32 d, a, b, c` on sm_100a,
+    /// refuses `.xorsign` there: "Illegal modifier '.xorsign' for
+    /// instruction 'max'", and `.abs` alone on two sources: "Modifier
+    /// '.abs' requires modifier '.xorsign'").
+    #[test]
+    fn three_source_min_max_take_abs_alone() {
+        for ok in ["max.abs.f32 %f1, %f2, %f3, %f4;", "min.ftz.NaN.abs.f32 %f1, %f2, %f3, %f4;"] {
+            assert_eq!(first_error_vt("8.8", "sm_100a", ok), None, "{ok}");
+        }
+        for bad in ["max.xorsign.abs.f32 %f1, %f2, %f3, %f4;", "min.abs.f32 %f1, %f2, %f3;", "max.abs.f16 %h1, %h2, %h3;"] {
+            assert_eq!(first_error_vt("8.8", "sm_100a", bad).as_deref(), Some("check/modifiers"), "{bad}");
+        }
     }
 
     /// `rcp`, `sqrt`, `rsqrt`, `sin`, `cos` and `lg2` have no half-precision

@@ -86,6 +86,20 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
         | Insn::Add { .. }
         | Insn::Sub { .. }
         | Insn::Mul { .. }
+        | Insn::Mad { .. }
+        | Insn::Madc { .. }
+        | Insn::Addc { .. }
+        | Insn::Subc { .. }
+        | Insn::Fma { .. }
+        | Insn::Div { .. }
+        | Insn::Rcp { .. }
+        | Insn::Sqrt { .. }
+        | Insn::Rsqrt { .. }
+        | Insn::Sin { .. }
+        | Insn::Cos { .. }
+        | Insn::Lg2 { .. }
+        | Insn::Ex2 { .. }
+        | Insn::Tanh { .. }
         | Insn::Min { .. }
         | Insn::Max { .. }
         | Insn::Popc { .. }

@@ -24,9 +24,10 @@ pub mod atomic;
 pub mod branch;
 pub mod call;
 pub mod collective;
+pub mod fma;
+pub mod math;
 pub mod forms;
 pub mod memory;
-pub mod modifiers;
 pub mod operand;
 pub mod scalar;
 pub mod setp;
@@ -128,9 +129,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     if !sink::check(cx, i) {
         return operand::resolve_all(cx, i);
     }
-    if !modifiers::check(cx, i) {
-        return operand::resolve_all(cx, i);
-    }
     if spec.typed {
         return insn::typed(cx, i, spec);
     }
@@ -158,25 +156,10 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
     // The opcode's own gate (its row), then those of its modifiers and types.
     fs.extend(spec.gate);
     match op {
-        "addc" | "subc" | "mad" | "madc" if has(".cc") || op.ends_with('c') => {
-            fs.push(match op {
-                "addc" => Feature::CarryAdd,
-                "subc" => Feature::CarrySub,
-                _ => Feature::MadCarry,
-            });
-            if has(".cc") && d.types.iter().any(|x| x.0.bits() == 64) {
-                fs.push(Feature::Carry64);
-            }
-        }
         "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),
         "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
         "atom" | "red" if bf16 => fs.push(Feature::AtomBf16),
         "atom" | "red" if half || ty(ScalarType::B16) => fs.push(Feature::Atom16),
-        "tanh" | "ex2" if bf16 => fs.push(Feature::Bf16Transcendental),
-        "tanh" => fs.push(Feature::Tanh),
-        "ex2" if half => fs.push(Feature::Ex2Half),
-        "fma" if bf16 => fs.push(Feature::Bf16Arith),
-        "fma" if half => fs.push(Feature::F16Arith),
         // cvt.DTYPE.ATYPE: the first type is the result.
         "cvt" => {
             if let [(to, _), (from, _), ..] = d.types.as_slice() {
@@ -190,7 +173,7 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
         }
         _ => {}
     }
-    if has(".relu") && matches!(op, "fma" | "cvt") {
+    if has(".relu") && op == "cvt" {
         fs.push(Feature::Relu);
     }
     let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));

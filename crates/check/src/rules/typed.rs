@@ -1,7 +1,6 @@
-//! Typed data instructions: arithmetic (`div`, `mad`, `fma`, `sqrt`, ...), `mov`,
-//! `cvt`, and `nanosleep` (logic, shifts, `rem`, `copysign`, the
-//! bit counts, `prmt`, `bfe`, `bfi`, `add`, `sub`, `mul`, `min`, `max`,
-//! `neg` and `abs` are typed rows, in [`super::arith`]).
+//! Typed data instructions: `mov` and `cvt` (the arithmetic, logic,
+//! shift and bit rows are typed rows, in [`super::arith`], [`super::fma`]
+//! and [`super::math`]; `cvta` and the memory rows in [`super::memory`]).
 //!
 //! Rules `check/instruction-type` (the instruction type is one the opcode
 //! defines; `.pred` only on and/or/xor/not/mov), `check/operand-type` and
@@ -14,17 +13,6 @@ use crate::ctx::Ctx;
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, Name, OperandKind, ScalarType};
 use ptxsim_syntax::Diagnostic;
-
-fn wide(t: ScalarType) -> Option<ScalarType> {
-    use ScalarType::*;
-    Some(match t {
-        U16 => U32,
-        U32 => U64,
-        S16 => S32,
-        S32 => S64,
-        _ => return None,
-    })
-}
 
 const TYPE_NOTE: &str = "rule check/instruction-type: each PTX instruction defines which types it takes (PTX ISA chapter 9); predicates are manipulated only with and, or, xor, not and mov";
 
@@ -69,7 +57,7 @@ fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &S
     }
 }
 
-/// The typed forms of the table (Binary, Unary, Ternary, Mov, Cvt).
+/// The typed forms of the table (Mov, Cvt).
 pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spec: &Spec) {
     // A state space on a typed form is reported by `rules::instruction`.
     if spec.form == Form::Cvt {
@@ -92,33 +80,6 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spe
     let n = i.operands.len();
     let ops = &i.operands;
     match spec.form {
-        Form::Binary => {
-            // (`min`/`max`'s third source is a typed row's: `rules/arith.rs`.)
-            if n != 3 {
-                return count_error(cx, i, "three");
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            for o in &ops[1..] {
-                value(cx, o, ty, Role::Src, Size::Exact, i);
-            }
-        }
-        Form::Ternary => {
-            if n != 4 {
-                return count_error(cx, i, "four");
-            }
-            let dt = if i.has_modifier(".wide") { wide(ty).unwrap_or(ty) } else { ty };
-            value(cx, &ops[0], dt, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-            value(cx, &ops[2], ty, Role::Src, Size::Exact, i);
-            value(cx, &ops[3], dt, Role::Src, Size::Exact, i);
-        }
-        Form::Unary => {
-            if n != 2 {
-                return count_error(cx, i, "two");
-            }
-            value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
-            value(cx, &ops[1], ty, Role::Src, Size::Exact, i);
-        }
         Form::Mov => {
             if n != 2 {
                 return count_error(cx, i, "two");

@@ -7,7 +7,7 @@
 //! never fails because of one kernel's instruction: only running it does.
 
 use super::{fty, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
-use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, Rounding};
+use ptxsim_sem::alu::{FTy, Rounding};
 use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
@@ -20,6 +20,8 @@ mod bits;
 mod compare;
 mod control;
 mod ext;
+mod fma;
+mod math;
 mod atomic;
 mod fp8;
 mod hopper;
@@ -548,9 +550,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             Route::Ext(r) => self.ext_instr(r, i).map_err(DecodeError::from_message),
             Route::Tensor(r) => self.tensor_instr(r, i),
             Route::Mov => self.mov_pack(&x),
-            Route::Binary => self.binary(&x),
-            Route::Unary => self.unary(&x),
-            Route::Ternary => self.ternary(&x),
             Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
             Route::Typed => self.typed(i),
@@ -606,142 +605,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 };
                 let a = self.src(&ops[1], k)?;
                 Ok(Op::Mov { d, a, bits })
-            }
-            _ => Err(unsupported()),
-        }
-    }
-
-    /// Decodes `div` (the other two-source arithmetic rows are typed).
-    fn binary(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
-        let rounding = &x.rounding;
-        let has = |m: &str| x.has(m);
-        let unsupported = || x.unsupported();
-        if opc != "div" {
-            return Err(unsupported());
-        }
-        x.need(3)?;
-        let t = last_ty.ok_or_else(unsupported)?;
-        if x.relu || has(".cc") || has(".NaN") || has(".xorsign") || has(".abs") {
-            return Err(unsupported());
-        }
-        if let Some(f) = fty(t) {
-            let directed = rounding.iter().any(|r| *r != Rounding::Rn);
-            if directed && !matches!(f, FTy::F32 | FTy::F64) {
-                return Err(unsupported());
-            }
-            // `div.approx.f32` has its own result for huge divisors.
-            let op = if x.approx && f == FTy::F32 { FBinOp::DivApprox } else { FBinOp::Div };
-            let d = self.dst(&ops[0])?;
-            let a = self.src(&ops[1], ImmKind::Float(f))?;
-            let b = self.src(&ops[2], ImmKind::Float(f))?;
-            return Ok(Op::FBin { op, ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, k: Kern::NONE });
-        }
-        let ty = ity(t).ok_or_else(unsupported)?;
-        if x.n != 3 || sat {
-            return Err(unsupported());
-        }
-        let d = self.dst(&ops[0])?;
-        let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
-        let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
-        Ok(Op::IBin { op: IBinOp::Div, ty, d, a, b, k: Kern::NONE })
-    }
-
-    /// Decodes one-operand float arithmetic (`sqrt` ... `tanh`).
-    fn unary(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, ftz, .. } = *x;
-        let rounding = &x.rounding;
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "sqrt" | "rcp" | "rsqrt" | "sin" | "cos" | "lg2" | "ex2" | "tanh" => {
-                need(2)?;
-                let t = last_ty.ok_or_else(unsupported)?;
-                if let Some(f) = fty(t) {
-                    let op = match opc {
-                        "sqrt" => FUnOp::Sqrt,
-                        "rcp" => FUnOp::Rcp,
-                        "rsqrt" => FUnOp::Rsqrt,
-                        "sin" => FUnOp::Sin,
-                        "cos" => FUnOp::Cos,
-                        "lg2" => FUnOp::Lg2,
-                        "ex2" => FUnOp::Ex2,
-                        "tanh" => FUnOp::Tanh,
-                        _ => return Err(unsupported()),
-                    };
-                    // Exactly rounded ops need .rn; approximate ones
-                    // are computed exactly rounded, within every bound of the manual.
-                    if rounding.iter().any(|r| *r != Rounding::Rn) && (!matches!(op, FUnOp::Sqrt | FUnOp::Rcp) || !matches!(f, FTy::F32 | FTy::F64)) {
-                        return Err(unsupported());
-                    }
-                    // `.ftz` on `.f64` is `rcp.approx.ftz.f64` (and
-                    // `rsqrt`); `rcp.rnd.ftz.f64`, which ptxas takes, is not
-                    // in the manual: not run as the approximation.
-                    if f == FTy::F64 && ftz && !rounding.is_empty() {
-                        return Err(unsupported());
-                    }
-                    if matches!(op, FUnOp::Rsqrt | FUnOp::Sin | FUnOp::Cos | FUnOp::Lg2 | FUnOp::Ex2 | FUnOp::Tanh)
-                        && f != FTy::F32
-                        && !(op == FUnOp::Rsqrt && f == FTy::F64)
-                    {
-                        return Err(unsupported());
-                    }
-                    let d = self.dst(&ops[0])?;
-                    let a = self.src(&ops[1], ImmKind::Float(f))?;
-                    return Ok(Op::FUn { op, ty: f, ftz, rnd: rounding.first().copied(), d, a, k: Kern::NONE });
-                }
-                Err(unsupported())
-            }
-            _ => Err(unsupported()),
-        }
-    }
-
-    /// Decodes `mad` and `fma`.
-    fn ternary(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, ftz, sat, .. } = *x;
-        let rounding = &x.rounding;
-        let has = |m: &str| x.has(m);
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "mad" | "fma" => {
-                need(4)?;
-                let t = last_ty.ok_or_else(unsupported)?;
-                if let Some(f) = fty(t) {
-                    // `fma.rn{.ftz}.relu.{f16,bf16}` (no `.sat`).
-                    // `.oob` (a result of +0 where an operand is the
-                    // tensor out-of-bounds NaN) is not run: the manual does
-                    // not give that NaN's bits, so it stays unsupported below.
-                    if x.relu && opc == "fma" && matches!(f, FTy::F16 | FTy::BF16) && !sat && has(".rn") && !x.oob {
-                        let k = ImmKind::Int(16);
-                        let d = self.dst(&ops[0])?;
-                        let (a, b, c) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?, self.src(&ops[3], k)?);
-                        return Ok(Op::FmaRelu { ty: f, ftz, d, a, b, c });
-                    }
-                    let directed = rounding.iter().any(|r| *r != Rounding::Rn);
-                    if directed && !matches!(f, FTy::F32 | FTy::F64) || x.relu || x.oob {
-                        return Err(unsupported());
-                    }
-                    if opc == "mad" && rounding.is_empty() && f == FTy::F64 {
-                        return Err(unsupported());
-                    }
-                    let d = self.dst(&ops[0])?;
-                    let a = self.src(&ops[1], ImmKind::Float(f))?;
-                    let b = self.src(&ops[2], ImmKind::Float(f))?;
-                    let c = self.src(&ops[3], ImmKind::Float(f))?;
-                    return Ok(Op::Fma { ty: f, ftz, sat, rnd: rounding.first().copied(), d, a, b, c, k: Kern::NONE });
-                }
-                let ty = ity(t).ok_or_else(unsupported)?;
-                if opc == "fma" || has(".cc") || (sat && !(has(".hi") && ty.signed && ty.bits == 32)) {
-                    return Err(unsupported());
-                }
-                let wide = has(".wide");
-                let hi = has(".hi");
-                let d = self.dst(&ops[0])?;
-                let a = self.src(&ops[1], ImmKind::Int(ty.bits))?;
-                let b = self.src(&ops[2], ImmKind::Int(ty.bits))?;
-                let c = self.src(&ops[3], ImmKind::Int(if wide { ty.bits * 2 } else { ty.bits }))?;
-                Ok(Op::Mad { hi, wide, sat, ty, d, a, b, c, k: Kern::NONE })
             }
             _ => Err(unsupported()),
         }

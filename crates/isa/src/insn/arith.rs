@@ -43,9 +43,9 @@ pub struct Misfit {
     pub why: String,
 }
 
-const SAT: &str = ".sat";
-const FTZ: &str = ".ftz";
-const CC: &str = ".cc";
+pub(super) const SAT: &str = ".sat";
+pub(super) const FTZ: &str = ".ftz";
+pub(super) const CC: &str = ".cc";
 
 /// The fields `add` and `sub` share.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -187,10 +187,29 @@ fn min_max_misfit(x: MinMax) -> Option<Misfit> {
     if x.ftz && matches!(ty, Bf16 | Bf16x2) {
         return no(FTZ, format!("`.ftz` is not a modifier of `{}`: bfloat16 arithmetic has no flush-to-zero mode", what()));
     }
-    if x.xorsign != x.abs {
+    // `.abs` alone is the three-source `.f32` form's (`min{.ftz}{.NaN}{.abs}.f32
+    // d, a, b, c`, PTX ISA 9.7.3.10): the checker, which sees the operands,
+    // refuses it on two sources.
+    if x.xorsign && !x.abs || x.abs && !x.xorsign && ty != F32 {
         return no(if x.abs { ".abs" } else { ".xorsign" }, "`.xorsign` and `.abs` go together".into());
     }
     None
+}
+
+impl MinMax {
+    /// The rule a `min`/`max` with `n` operands breaks that its modifiers
+    /// alone do not say: `.abs` without `.xorsign` is the three-source
+    /// `.f32` form's, `.xorsign` the two-source form's (PTX ISA
+    /// 9.7.3.10-11; ptxas 13.5: "Modifier '.abs' requires modifier
+    /// '.xorsign'", "Illegal modifier '.xorsign' for instruction 'max'").
+    pub fn operands_misfit(&self, n: usize) -> Option<Misfit> {
+        let op = if self.max { "max" } else { "min" };
+        match (n, self.xorsign, self.abs) {
+            (3, false, true) => Some(Misfit { modifier: ".abs", why: format!("`.abs` without `.xorsign` is the three-source `{op}.f32`'s") }),
+            (4, true, _) => Some(Misfit { modifier: ".xorsign", why: format!("the three-source `{op}.f32` takes no `.xorsign`") }),
+            _ => None,
+        }
+    }
 }
 
 /// The fields of a `mul`.
@@ -245,7 +264,7 @@ fn mul_misfit(x: MulFields) -> Option<Misfit> {
 /// Whether `.ftz` applies to float arithmetic on `ty`: `.f32` and the f16
 /// types (PTX ISA 9.7.3, 9.7.4); not `.f64`, the integers, or bfloat16
 /// (ptxas 12.9: "Illegal modifier '.ftz'").
-fn ftz_applies(ty: ScalarType) -> bool {
+pub(super) fn ftz_applies(ty: ScalarType) -> bool {
     matches!(ty, ScalarType::F32 | ScalarType::F16 | ScalarType::F16x2)
 }
 
@@ -349,6 +368,9 @@ impl crate::Insn {
         }
         if let Some(x) = self.min_max() {
             return min_max_misfit(x);
+        }
+        if let Some(m) = self.fma_misfit().or_else(|| self.math_misfit()) {
+            return m;
         }
         match *self {
             Insn::Neg { ftz: true, ty } | Insn::Abs { ftz: true, ty } if !ftz_applies(ty) => {

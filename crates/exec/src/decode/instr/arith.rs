@@ -173,7 +173,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     pub(super) fn min_max(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
         let unsupported = || DecodeError::Unsupported(opname(i));
         let Some(x) = insn.min_max().filter(|_| insn.misfit().is_none()) else { return Err(unsupported()) };
-        if i.operands.len() != 3 {
+        if i.operands.len() != 3 || x.operands_misfit(3).is_some() {
             return Err(unsupported());
         }
         let k32 = ImmKind::Int(32);

@@ -70,9 +70,6 @@ pub(super) enum Route {
     Ext(ext::Ext),
     Tensor(tensor::Tensor),
     Mov,
-    Binary,
-    Unary,
-    Ternary,
     SelectConvert,
     Memory,
     /// The row's grammar is written: the decoder matches on its
@@ -84,7 +81,7 @@ pub(super) enum Route {
 /// `None` when the engine has none (the instruction is not supported yet).
 /// The opcode's family is its row of the instruction description
 /// (`ptxsim_isa`); [`ext::ext_route`] refines it for the modifiers that
-/// change the family (`mad.cc`, `fma.f16x2`, `cvt.pack`). The decoder
+/// change the family (`cvt.pack`, `cvt`'s packed halves). The decoder
 /// dispatches through this function alone, so [`decodes_opcode`] answers
 /// what it does.
 pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
@@ -97,12 +94,8 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
     Some(match family {
         Family::Mov => Route::Mov,
-        Family::Binary => Route::Binary,
-        Family::Unary => Route::Unary,
-        Family::Ternary => Route::Ternary,
         Family::SelectConvert => Route::SelectConvert,
         Family::Memory => Route::Memory,
-        Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
         Family::Lane3 => Route::Ext(ext::Ext::Lane3),
         Family::Hint => Route::Ext(ext::Ext::Hint),
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
@@ -140,10 +133,8 @@ pub(crate) struct Ins<'i> {
     pub(crate) rounding: Vec<Rounding>,
     pub(crate) ftz: bool,
     pub(crate) sat: bool,
-    /// `.relu`, `.oob`, `.approx`.
+    /// `.relu`.
     pub(crate) relu: bool,
-    pub(crate) oob: bool,
-    pub(crate) approx: bool,
 }
 
 /// The engine's rounding mode of a decoded rounding modifier (`.rs` has none).
@@ -169,8 +160,8 @@ impl<'i> Ins<'i> {
         let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
         let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
         let (ftz, sat) = (d.ftz.is_some(), d.has(".sat"));
-        let (relu, oob, approx) = (d.relu(), d.oob(), d.approx());
-        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, relu, oob, approx, mods }
+        let relu = d.relu();
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, relu, mods }
     }
 
     pub(crate) fn has(&self, m: &str) -> bool {

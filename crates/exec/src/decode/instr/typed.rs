@@ -2,7 +2,9 @@
 //! of `ptxsim_isa`): the decoder matches on the typed instruction
 //! [`Insn`] that [`ptxsim_isa::decode`] makes from the row, and reads the
 //! operands by the row's roles. Today: `and`, `or`, `xor`, `not`, `shl`,
-//! `shr`, `rem`, `copysign`, `neg`, `abs`, `add`, `sub`, `mul`, `min`, `max` (in `arith.rs`), `lop3`, `shf` and the bit and
+//! `shr`, `rem`, `copysign`, `neg`, `abs`, `add`, `sub`, `mul`, `min`, `max` (in `arith.rs`), `mad`,
+//! `madc`, `addc`, `subc`, `fma` (in `fma.rs`), `div`, `rcp`, `sqrt`, `rsqrt`,
+//! `sin`, `cos`, `lg2`, `ex2`, `tanh` (in `math.rs`), `lop3`, `shf` and the bit and
 //! integer rows `popc` ... `sad`, `testp` (in `bits.rs`), the SIMD video
 //! instructions `vadd2` ... `vset4` (in `video.rs`), the warp rows
 //! `shfl`, `vote`, `match`, `redux`, `elect`, `bar`/`barrier` (in
@@ -79,6 +81,18 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Neg { .. } | Insn::Abs { .. } => return self.neg_abs(i, insn),
             Insn::Add { .. } | Insn::Sub { .. } => return self.add_sub(i, insn),
             Insn::Mul { .. } => return self.mul(i, insn),
+            Insn::Mad { .. } => return self.mad(i, insn),
+            Insn::Addc { .. } | Insn::Subc { .. } | Insn::Madc { .. } => return self.carry(i, insn),
+            Insn::Fma { .. } => return self.fma(i, insn),
+            Insn::Div { .. } => return self.div(i, insn),
+            Insn::Rcp { .. }
+            | Insn::Sqrt { .. }
+            | Insn::Rsqrt { .. }
+            | Insn::Sin { .. }
+            | Insn::Cos { .. }
+            | Insn::Lg2 { .. }
+            | Insn::Ex2 { .. }
+            | Insn::Tanh { .. } => return self.math(i, insn),
             Insn::Min { .. } | Insn::Max { .. } => return self.min_max(i, insn),
             Insn::Popc { .. }
             | Insn::Clz { .. }
