@@ -51,8 +51,6 @@ pub enum Form {
     Setp,
     Ld,
     St,
-    Mov,
-    Cvt,
     Cvta,
     /// `d, a, b` of the instruction type (`min`/`max` may take more sources).
     Binary,
@@ -220,7 +218,6 @@ impl Flow {
 /// The engine decoder's family for an opcode (its `Route`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
-    Mov,
     Binary,
     Unary,
     Ternary,
@@ -228,7 +225,6 @@ pub enum Family {
     Memory,
     Fence,
     CarryChain,
-    Lane3,
     Hint,
     CreatePolicy,
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
@@ -453,12 +449,25 @@ macro_rules! for_each_op {
             "stackrestore" Loose    (ANY)             _          Use      Data     Seq            "stack allocation is not modelled yet"
                 => Stackrestore { mods: untyped } [];
             // Moves and conversions.
-            "mov"        Mov        (I | B | F | H | P | B128) _ Def      Data     Seq            Mov
-                => Mov { mods: untyped } [];
-            "cvt"        Cvt        (ANY)             _          Def      Data     Seq            SelectConvert
-                => Cvt { mods: untyped } [];
-            "cvt.pack"   Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => CvtPack { mods: untyped } [];
+            // PTX ISA 9.7.9.1-2: `mov.type d, a` (a register, an immediate,
+            // a special register, a variable's or function's address), and
+            // the packing forms `mov.b16/b32/b64/b128 d, {a, b...}`.
+            "mov"        Typed      (I | B | F | H | P | B128) _ Def      Data     Seq            Typed
+                => Mov { ty: ty(Pred B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+                [d: Dst, a: Src];
+            // PTX ISA 9.7.9.21: `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a`,
+            // the packing forms `cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d,
+            // a, b`, `cvt.rs ... d, a, b, rbits` and the narrow float
+            // formats; which combination is whose is `Insn::misfit`'s and
+            // the checker's (`rules/convert.rs`).
+            "cvt"        Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Cvt { rnd: opt(CvtRnd), ftz: flag(".ftz"), sat: flag(".sat"), relu: flag(".relu"), satfinite: flag(".satfinite"), types: pair(CvtType) }
+                [d: Dst, a: Src, b: OptSrc, c: OptSrc];
+            // PTX ISA 9.7.9.22: `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}`
+            // (an instruction `cvt` whose first modifier is `.pack`).
+            "cvt.pack"   Typed      (ANY)             _          Def      Data     Seq            Typed
+                => CvtPack { pack: req(".pack"), sat: req(".sat"), ctype: one(PackType), atype: ty(S32), btype: oty(B32) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
             // Integer and float arithmetic.
             // PTX ISA 9.7.1.1-2 (`{.sat}` `.u16`-`.s64`, add's `.u16x2`
             // `.s16x2`), 9.7.2.1-2 (`.cc` on 32/64 bits), 9.7.3.1-2
@@ -850,6 +859,21 @@ impl OpInfo {
             _ => PairDest::None,
         }
     }
+}
+
+/// The row an instruction whose opcode and first modifier name a typed
+/// row of their own takes (`cvt` `.pack` is `cvt.pack`'s, `red` `.async`
+/// is `red.async`'s): the parser keeps the opcode alone, and such a row's
+/// grammar takes that modifier (a `req` slot). `None` for every other
+/// instruction, whose row is its opcode's ([`lookup`]).
+pub fn compound_row(i: &ptxsim_syntax::ast::Instruction<'_>) -> Option<&'static OpInfo> {
+    let (op, m) = (i.opcode.text, i.modifiers.first()?.text);
+    OPS.iter().find(|r| r.typed && r.op.len() == op.len() + m.len() && r.op.starts_with(op) && r.op.ends_with(m))
+}
+
+/// The row of instruction `i`: [`compound_row`]'s, else its opcode's.
+pub fn row_of(i: &ptxsim_syntax::ast::Instruction<'_>) -> Option<&'static OpInfo> {
+    compound_row(i).or_else(|| lookup(i.opcode.text))
 }
 
 /// The control-flow kind of an opcode ([`Flow::Seq`] for one no row knows).

@@ -6,15 +6,15 @@
 //! keeps ([`Decoded`]); each form
 //! is checked by one module: [`branch`] (`bra`, `brx.idx`, `ret`, `exit`),
 //! [`call`] (direct and indirect calls), [`setp`] (`setp`, `selp`), [`typed`]
-//! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`),
+//! (the untyped arithmetic, `cvta`), [`convert`] (`mov`, `cvt`, `cvt.pack`),
 //! [`memory`] (`ld`, `st`, addresses and state spaces),
 //! [`atomic`] (`atom`, `red`), [`warp`] (the typed warp rows: `shfl`,
 //! `vote`, `bar`/`barrier`, `activemask`, `nanosleep`, `pmevent`,
 //! `istypep`), [`collective`] (`match.sync`, `redux.sync`, `elect.sync`),
 //! [`sink`] (where `_` may stand, for every instruction), [`forms`]
 //! (`lop3`, `shf`, `set`, `slct`), [`arith`] (the
-//! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (`cvt.pack`,
-//! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
+//! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (the
+//! cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
 //! but only their names are resolved.
@@ -24,6 +24,7 @@ pub mod atomic;
 pub mod branch;
 pub mod call;
 pub mod collective;
+pub mod convert;
 pub mod forms;
 pub mod memory;
 pub mod modifiers;
@@ -129,17 +130,16 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return operand::resolve_all(cx, i);
     }
     if spec.typed {
-        return insn::typed(cx, i, spec);
+        return insn::typed(cx, i);
     }
     match spec.form {
         Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
         Form::Atom => atomic::atom_red(cx, i, &d, false),
         Form::Red => atomic::atom_red(cx, i, &d, true),
         Form::Scalar => scalar::scalar(cx, i, &d),
-        Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
-        Form::Typed => insn::typed(cx, i, spec),
+        Form::Typed => insn::typed(cx, i),
         Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
     }
@@ -177,20 +177,9 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
         "ex2" if half => fs.push(Feature::Ex2Half),
         "fma" if bf16 => fs.push(Feature::Bf16Arith),
         "fma" if half => fs.push(Feature::F16Arith),
-        // cvt.DTYPE.ATYPE: the first type is the result.
-        "cvt" => {
-            if let [(to, _), (from, _), ..] = d.types.as_slice() {
-                if matches!(to, ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32) {
-                    fs.push(Feature::CvtToBf16);
-                }
-                if matches!(from, ScalarType::Bf16 | ScalarType::Bf16x2) {
-                    fs.push(Feature::CvtFromBf16);
-                }
-            }
-        }
         _ => {}
     }
-    if has(".relu") && matches!(op, "fma" | "cvt") {
+    if has(".relu") && op == "fma" {
         fs.push(Feature::Relu);
     }
     let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));

@@ -334,6 +334,9 @@ impl crate::Insn {
     pub fn misfit(&self) -> Option<Misfit> {
         use crate::Insn;
         use ptxsim_syntax::ast::ScalarType::S32;
+        if let Some(m) = self.atomcvt_misfit() {
+            return Some(m);
+        }
         if let Some(Simd { sat: true, add: true, .. }) = self.simd() {
             // ptxas 12.9: "Illegal combination of .sat and .add modifiers".
             return Some(Misfit { modifier: SAT, why: "`.sat` does not combine with the secondary accumulate `.add`".into() });

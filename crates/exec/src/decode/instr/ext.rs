@@ -1,5 +1,5 @@
-//! Decoding the less common scalar instructions (the carry chain,
-//! `cvt.pack`, the packed halves; see
+//! Decoding the less common scalar instructions (the carry chain, the
+//! packed halves; see
 //! [`ptxsim_sem::alu::ext`] for their semantics), and the cache hints
 //! (`prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`),
 //! into [`Op`]s. The main decoder
@@ -11,7 +11,7 @@ use super::{FuncDecoder, ImmKind};
 /// This file's instructions report errors as messages; the main decoder
 /// turns them into [`super::DecodeError`]s.
 type R<T> = Result<T, String>;
-use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op};
+use ptxsim_sem::alu::ext::{CarryKind, H2Op};
 use ptxsim_sem::alu::{FTy, FUnOp};
 use crate::decode::{ity, MAX_REGS};
 use crate::program::*;
@@ -21,7 +21,6 @@ use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Ext {
     CarryChain,
-    Lane3,
     Half2,
     Ex2Half,
     Hint,
@@ -30,14 +29,12 @@ pub(super) enum Ext {
 }
 
 /// This file's decoder for an opcode whose modifiers change its family
-/// (the carry chain's `.cc`, packed halves, `cvt.pack`, `ex2.approx` on a
-/// half); the other opcodes' families are their rows of the instruction
+/// (the carry chain's `.cc`, packed halves, `ex2.approx` on a half); the other opcodes' families are their rows of the instruction
 /// description (`ptxsim_isa`).
 pub(super) fn ext_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Ext> {
     Some(match opc {
         "mad" if has(".cc") => Ext::CarryChain,
-        "cvt" if has(".pack") || has(".e4m3x2") || has(".e5m2x2") => Ext::Lane3,
-        "fma" | "ex2" | "tanh" | "cvt" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
+        "fma" | "ex2" | "tanh" if has(".f16x2") || has(".bf16x2") => Ext::Half2,
         "ex2" | "tanh" if has(".approx") && (has(".f16") || has(".bf16")) => Ext::Ex2Half,
         _ => return None,
     })
@@ -48,7 +45,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     pub(super) fn ext_instr(&mut self, r: Ext, i: &ast::Instruction<'_>) -> R<Op> {
         match r {
             Ext::CarryChain => self.carry_chain(i),
-            Ext::Lane3 => self.lane3(i),
             Ext::Space => self.space(i),
             Ext::Half2 => self.half2(i),
             Ext::Ex2Half => self.ex2_half(i),
@@ -61,37 +57,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 None => Err("`createpolicy` needs a destination".into()),
             },
         }
-    }
-
-    /// The fp8 conversions (`fp8.rs`) and `cvt.pack.sat.ctype.s32{.b32} d,
-    /// a, b{, c}`.
-    fn lane3(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let opc = i.opcode.text;
-        if opc == "cvt" && i.modifiers.iter().any(|m| m.text == ".e4m3x2" || m.text == ".e5m2x2") {
-            return self.cvt_fp8(i);
-        }
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let has = |m: &str| mods.contains(&m);
-        let full = format!("{opc}{}", mods.concat());
-        let unsupported = || format!("instruction `{full}` is not supported yet");
-        // cvt.pack.sat.ctype.s32{.b32}
-        if !has(".sat") {
-            return Err(unsupported());
-        }
-        let (bits, signed, n) = match mods.iter().find(|m| matches!(**m, ".u16" | ".s16" | ".u8" | ".s8" | ".u4" | ".s4" | ".u2" | ".s2")) {
-            Some(t) => (t[2..].parse::<u32>().map_err(|_| unsupported())?, t.starts_with(".s"), if t.ends_with("16") { 3 } else { 4 }),
-            None => return Err(unsupported()),
-        };
-        let op = Lane3Op::CvtPack { bits, signed };
-        if i.operands.len() != n {
-            return Err(format!("`{full}` needs {n} operands"));
-        }
-        let k = ImmKind::Int(32);
-        let d = self.dst(&i.operands[0])?;
-        let a = self.src(&i.operands[1], k)?;
-        let b = self.src(&i.operands[2], k)?;
-        let c = if n == 4 { self.src(&i.operands[3], k)? } else { Src::Imm(0) };
-        Ok(Op::Lane3 { op, d, a, b, c })
     }
 
     /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,
@@ -207,8 +172,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(Op::Carry { kind, ty, cin, cout, cf, d, a, b, c })
     }
 
-    /// `fma ex2` on `.f16x2`/`.bf16x2`, and
-    /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b` (PTX ISA 9.7.4, 9.7.9).
+    /// `fma ex2 tanh` on `.f16x2`/`.bf16x2` (PTX ISA 9.7.4).
     fn half2(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let opc = i.opcode.text;
         let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
@@ -223,13 +187,12 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             "fma" if has(".rn") && allowed(&[".ftz", ".sat"]) => (H2Op::Fma, 4),
             "ex2" if has(".approx") && allowed(&[".approx", ".ftz"]) => (H2Op::Un(FUnOp::Ex2), 2),
             "tanh" if has(".approx") && allowed(&[".approx"]) => (H2Op::Un(FUnOp::Tanh), 2),
-            "cvt" if has(".rn") && has(".f32") && allowed(&[".relu", ".f32"]) => (H2Op::FromF32 { relu: has(".relu") }, 3),
             _ => return Err(unsupported()),
         };
         if i.operands.len() != n {
             return Err(format!("`{full}` needs {n} operands"));
         }
-        let k = if matches!(op, H2Op::FromF32 { .. }) { ImmKind::Float(FTy::F32) } else { ImmKind::Int(32) };
+        let k = ImmKind::Int(32);
         let d = self.dst(&i.operands[0])?;
         let a = self.src(&i.operands[1], k)?;
         let b = if n >= 3 { self.src(&i.operands[2], k)? } else { Src::Imm(0) };

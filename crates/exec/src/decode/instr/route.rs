@@ -69,7 +69,6 @@ impl From<DecodeError> for String {
 pub(super) enum Route {
     Ext(ext::Ext),
     Tensor(tensor::Tensor),
-    Mov,
     Binary,
     Unary,
     Ternary,
@@ -85,7 +84,7 @@ pub(super) enum Route {
 /// `None` when the engine has none (the instruction is not supported yet).
 /// The opcode's family is its row of the instruction description
 /// (`ptxsim_isa`); [`ext::ext_route`] refines it for the modifiers that
-/// change the family (`mad.cc`, `fma.f16x2`, `cvt.pack`). The decoder
+/// change the family (`mad.cc`, `fma.f16x2`). The decoder
 /// dispatches through this function alone, so [`decodes_opcode`] answers
 /// what it does.
 pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
@@ -97,7 +96,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     }
     let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
     Some(match family {
-        Family::Mov => Route::Mov,
         Family::Binary => Route::Binary,
         Family::Unary => Route::Unary,
         Family::Ternary => Route::Ternary,
@@ -105,7 +103,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Memory => Route::Memory,
         Family::Fence => Route::Fence,
         Family::CarryChain => Route::Ext(ext::Ext::CarryChain),
-        Family::Lane3 => Route::Ext(ext::Ext::Lane3),
         Family::Hint => Route::Ext(ext::Ext::Hint),
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
@@ -135,8 +132,6 @@ pub(crate) struct Ins<'i> {
     pub(crate) opc: &'i str,
     /// Every modifier as written, for the families that test one by name.
     pub(crate) mods: Vec<&'i str>,
-    /// The modifiers that are types, in order.
-    pub(crate) types: Vec<ScalarType>,
     pub(crate) ops: &'i [Operand<'i>],
     pub(crate) n: usize,
     pub(crate) last_ty: Option<ScalarType>,
@@ -173,7 +168,7 @@ impl<'i> Ins<'i> {
         let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
         let (ftz, sat) = (d.ftz.is_some(), d.has(".sat"));
         let (relu, oob, approx) = (d.relu(), d.oob(), d.approx());
-        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, relu, oob, approx, mods }
+        Ins { opc: i.opcode.text, last_ty: types.last().copied(), ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, relu, oob, approx, mods }
     }
 
     pub(crate) fn has(&self, m: &str) -> bool {
