@@ -85,16 +85,14 @@ fn cvt<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::Cvt) {
     if x.relu {
         cx.require(Feature::Relu, span);
     }
-    // The packing forms take more operands; only their two-operand forms
-    // with two scalar types are typed here.
-    let packed = [x.dtype, x.atype].iter().any(|t| matches!(t, CvtType::F16x2 | CvtType::Bf16x2) || t.is_narrow()) || x.relu || x.satfinite;
-    let (Some(dt), Some(at)) = (x.dtype.scalar(), x.atype.scalar()) else { return resolve_all(cx, i) };
-    if i.operands.len() != 2 {
-        if !packed {
-            return count_error(cx, i, "two");
-        }
-        return resolve_all(cx, i);
+    // The packing forms take more operands (ptxas 13.5: "Arguments
+    // mismatch" for another count); only their two-operand forms with two
+    // scalar types are typed here.
+    let want = x.operands();
+    if i.operands.len() != want {
+        return count_error(cx, i, ["", "one", "two", "three", "four"][want]);
     }
+    let (Some(dt), Some(at), 2) = (x.dtype.scalar(), x.atype.scalar(), want) else { return resolve_all(cx, i) };
     value(cx, &i.operands[0], dt, Role::Dest, Size::AtLeast, i);
     value(cx, &i.operands[1], at, Role::Src, Size::AtLeast, i);
 }

@@ -83,6 +83,22 @@ impl CvtType {
     }
 }
 
+impl Cvt {
+    /// How many operands the form takes: `d, a` for the conversions of
+    /// one value, `d, a, b` for the packing of two `.f32` (or of a vector
+    /// of four, `d, {a, b, e, f}, rbits`), and `d, a, b, rbits` for the
+    /// stochastic rounding of two (PTX ISA 9.7.9.21).
+    pub fn operands(&self) -> usize {
+        use CvtType::*;
+        match (self.dtype, self.atype) {
+            (F16x2 | Bf16x2, F32) if self.rnd == Some(CvtRnd::Rs) => 4,
+            (F16x2 | Bf16x2 | Ue8m0x2, F32) => 3,
+            (d, F32) if d.is_narrow() => 3,
+            _ => 2,
+        }
+    }
+}
+
 impl CvtRnd {
     /// Whether it is an integer rounding (`.rni .rzi .rmi .rpi`).
     pub fn is_int(self) -> bool {
@@ -166,9 +182,45 @@ impl crate::Insn {
     }
 }
 
-/// The rule a `cvt` breaks (PTX ISA 9.7.9.21), as ptxas judges it.
+/// The rule a `cvt` breaks (PTX ISA 9.7.9.21), as ptxas judges it (12.9
+/// for the integer conversions, 13.5 for the rest: `tests/check` and the
+/// unit tests below).
 fn cvt_misfit(x: Cvt) -> Option<Misfit> {
+    use CvtRnd::*;
+    use CvtType::*;
     let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    let what = || format!("cvt{}{}", x.dtype.as_str(), x.atype.as_str());
+    let scalar = |t: CvtType| t.is_int() || t.is_float();
+    if !scalar(x.dtype) || !scalar(x.atype) {
+        return packed_misfit(x);
+    }
+    if x.rnd == Some(Rs) {
+        return no(Rs.as_str(), format!("`.rs` (stochastic rounding) is not a rounding of `{}`: it converts `.f32` pairs to `.f16x2`/`.bf16x2` and fours to the 8-bit formats", what()));
+    }
+    if x.relu || x.satfinite {
+        let m = if x.relu { ".relu" } else { ".satfinite" };
+        if !(matches!(x.dtype, F16 | Bf16) && x.atype == F32) {
+            return no(m, format!("`{m}` applies to `cvt.frnd2.f16.f32` and `cvt.frnd2.bf16.f32` (and the packed forms), not `{}`", what()));
+        }
+        if x.ftz {
+            return no(".ftz", format!("`.ftz` does not combine with `{m}`"));
+        }
+        if let Some(r) = x.rnd.filter(|r| !matches!(r, Rn | Rz)) {
+            return no(r.as_str(), format!("`{}` takes `.rn` or `.rz` with `{m}`", what()));
+        }
+    }
+    // ptxas 13.5 "Arguments mismatch": no conversion between bfloat16 and
+    // the 8-bit integers.
+    if let Some(t) = [x.dtype, x.atype].into_iter().find(|t| matches!(t, U8 | S8)).filter(|_| x.dtype == Bf16 || x.atype == Bf16) {
+        return no(t.as_str(), format!("`{}`: bfloat16 does not convert to or from 8-bit integers", what()));
+    }
+    let bf16 = x.dtype == Bf16 || x.atype == Bf16;
+    if x.sat && bf16 {
+        return no(".sat", format!("`.sat` is not a modifier of `{}`", what()));
+    }
+    if x.ftz && x.dtype != F32 && x.atype != F32 {
+        return no(".ftz", format!("`.ftz` applies to conversions from or to `.f32`, not `{}`", what()));
+    }
     // Between integer types (ptxas 12.9): no rounding, no `.ftz`, and
     // `.sat` only where a source value can lie outside the result's range.
     if let (Some((ds, db)), Some((ss, sb))) = (x.dtype.int_range(), x.atype.int_range()) {
@@ -182,8 +234,75 @@ fn cvt_misfit(x: Cvt) -> Option<Misfit> {
         if x.sat && fits {
             return no(".sat", format!("`.sat` cannot apply: every `{}` value fits in `{}`", x.atype.as_str(), x.dtype.as_str()));
         }
+        return None;
     }
-    None
+    // PTX ISA 9.7.9.21 "Rounding modifiers": an integer rounding is
+    // required from a float to an integer and allowed between floats of
+    // one type; a float rounding is required from an integer to a float
+    // and from a float to a narrower one (and allowed between `.f16` and
+    // `.bf16`); any other rounding is illegal.
+    let bits = |t: CvtType| t.scalar().map_or(0, |s| s.bits());
+    let (int_rnd, float_rnd) = match (x.dtype.is_int(), x.atype.is_int()) {
+        (true, _) => (Need::Required, Need::Illegal),
+        (_, true) => (Need::Illegal, Need::Required),
+        _ if x.dtype == x.atype => (Need::Allowed, Need::Illegal),
+        _ if bits(x.dtype) == bits(x.atype) => (Need::Illegal, Need::Allowed),
+        _ if bits(x.dtype) < bits(x.atype) => (Need::Illegal, Need::Required),
+        // ptxas 13.5 takes a float rounding from `.bf16` to a wider float.
+        _ if x.atype == Bf16 => (Need::Illegal, Need::Allowed),
+        _ => (Need::Illegal, Need::Illegal),
+    };
+    match x.rnd {
+        Some(r) if r == Rna || r.is_int() && int_rnd == Need::Illegal || !r.is_int() && float_rnd == Need::Illegal => {
+            no(r.as_str(), format!("`{}` is not a rounding of `{}`", r.as_str(), what()))
+        }
+        None if int_rnd == Need::Required => no("", format!("`{}` needs an integer rounding (`.rni`, `.rzi`, `.rmi`, `.rpi`)", what())),
+        None if float_rnd == Need::Required => no("", format!("`{}` needs a rounding (`.rn`, `.rz`, `.rm`, `.rp`)", what())),
+        _ => None,
+    }
+}
+
+/// Whether a kind of rounding is required, allowed or illegal.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Need {
+    Required,
+    Allowed,
+    Illegal,
+}
+
+/// The rule a packing or narrow-format `cvt` breaks: the manual's forms
+/// (PTX ISA 9.7.9.21), as ptxas 13.5 accepts them on sm_100a.
+fn packed_misfit(x: Cvt) -> Option<Misfit> {
+    use CvtRnd::*;
+    use CvtType::*;
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    let what = format!("cvt{}{}", x.dtype.as_str(), x.atype.as_str());
+    // (roundings, `.relu` allowed, `.satfinite`: None optional, Some(b) required/forbidden)
+    let (rnds, relu, satfinite): (&[CvtRnd], bool, Option<bool>) = match (x.dtype, x.atype) {
+        (F16x2 | Bf16x2, F32) => (&[Rn, Rz, Rs], true, None),
+        (Tf32, F32) if x.rnd == Some(Rna) => (&[Rna], false, None),
+        (Tf32, F32) => (&[Rn, Rz, Rna], true, None),
+        (E4m3x2 | E5m2x2 | E2m3x2 | E3m2x2 | E2m1x2, F32) | (E4m3x2 | E5m2x2, F16x2) => (&[Rn], true, Some(true)),
+        (F16x2, E4m3x2 | E5m2x2 | E2m3x2 | E3m2x2 | E2m1x2) => (&[Rn], true, Some(false)),
+        (Ue8m0x2, F32 | Bf16x2) => (&[Rz, Rp], false, None),
+        (Bf16x2, Ue8m0x2) => (&[Rn], false, Some(false)),
+        (E4m3x4 | E5m2x4 | E2m3x4 | E3m2x4 | E2m1x4, F32) => (&[Rs], true, Some(true)),
+        _ => {
+            let t = if x.dtype.is_int() || x.dtype.is_float() { x.atype } else { x.dtype };
+            return no(t.as_str(), format!("`{what}` is not a conversion of PTX ISA 9.7.9.21"));
+        }
+    };
+    for (on, m) in [(x.ftz, ".ftz"), (x.sat, ".sat"), (x.relu && !relu, ".relu"), (x.satfinite && satfinite == Some(false), ".satfinite")] {
+        if on {
+            return no(m, format!("`{m}` is not a modifier of `{what}`"));
+        }
+    }
+    match x.rnd {
+        Some(r) if !rnds.contains(&r) => no(r.as_str(), format!("`{}` is not a rounding of `{what}`", r.as_str())),
+        None => no("", format!("`{what}` needs a rounding ({})", rnds.iter().map(|r| format!("`{}`", r.as_str())).collect::<Vec<_>>().join(", "))),
+        _ if satfinite == Some(true) && !x.satfinite => no("", format!("`{what}` needs `.satfinite`")),
+        _ => None,
+    }
 }
 
 #[cfg(test)]
