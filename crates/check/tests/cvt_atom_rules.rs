@@ -142,3 +142,95 @@ fn cvt_pack_forms() {
     accepted("sm_90a", &["cvt.pack.sat.s16.s32 %r1, %r2, %r3;", "cvt.pack.sat.u4.s32.b32 %r1, %r2, %r3, %r4;"]);
     rejected("sm_90a", &["cvt.pack.s16.s32 %r1, %r2, %r3;", "cvt.pack.sat.s16.s32.b32 %r1, %r2, %r3, %r4;", "cvt.pack.sat.u8.s32 %r1, %r2, %r3;", "cvt.pack.sat.u8.u32.b32 %r1, %r2, %r3, %r4;"]);
 }
+
+/// `mov.type` takes `.pred .b16 .b32 .b64 .u16 .u32 .u64 .s16 .s32 .s64
+/// .f32 .f64` (PTX ISA 9.7.9.1) and `.b128` (9.7.9.2), no half type and
+/// no `.ftz` (ptxas 13.5: "Unexpected instruction types", "Illegal
+/// modifier '.ftz'").
+#[test]
+fn mov_types_and_modifiers() {
+    accepted("sm_90a", &["mov.b16 %h1, %h2;", "mov.f32 %f1, %f2;", "mov.b128 %q1, %q2;", "mov.b64 %rd1, {%r1, %r2};"]);
+    rejected("sm_90a", &["mov.f16 %h1, %h2;", "mov.bf16x2 %r1, %r2;", "mov.ftz.f32 %f1, %f2;"]);
+}
+
+/// `.noftz` belongs to `.add` (and the vector `.min`/`.max`) on the half
+/// types and is required there; the half `.min`/`.max` exist in vector
+/// forms only (PTX ISA 9.7.13.5; ptxas 13.5: "'.noftz' modifier required",
+/// "Illegal modifier '.noftz'", "Vector modifier required").
+#[test]
+fn atom_noftz_and_half_types() {
+    accepted("sm_90a", &[
+        "atom.global.add.noftz.f16 %h1, [%rd1], %h2;",
+        "red.global.add.noftz.bf16x2 [%rd1], %r2;",
+        "atom.global.v8.max.noftz.bf16 {%h1, %h2, %h3, %h4, %h1, %h2, %h3, %h4}, [%rd1], {%h1, %h2, %h3, %h4, %h1, %h2, %h3, %h4};",
+        "atom.global.add.f32 %f1, [%rd1], %f2;",
+    ]);
+    rejected("sm_90a", &[
+        "atom.global.add.f16 %h1, [%rd1], %h2;",
+        "red.global.add.f16x2 [%rd1], %r2;",
+        "atom.global.add.noftz.u32 %u1, [%rd1], %u2;",
+        "atom.global.cas.noftz.b32 %r1, [%rd1], %r2, %r3;",
+        "atom.global.max.noftz.bf16 %h1, [%rd1], %h2;",
+    ]);
+}
+
+/// The vector atomics (PTX ISA 9.7.13.5, sm_90): `.global` (or generic)
+/// addresses, `.add.f32` in `.v2`/`.v4`, `.add`/`.min`/`.max` on
+/// `.f16`/`.bf16` up to `.v8` and on `.f16x2`/`.bf16x2` in `.v2`/`.v4`
+/// (ptxas 13.5: "State space incorrect", "Vector qualifier is not
+/// allowed", "Only .v2 or .v4 vector modifier supported").
+#[test]
+fn atom_vector_forms() {
+    accepted("sm_90a", &["atom.global.v4.add.f32 {%f1, %f2, %f3, %f4}, [%rd1], {%f5, %f6, %f7, %f8};", "red.v2.add.noftz.f16x2 [%rd1], {%r1, %r2};"]);
+    rejected("sm_90a", &[
+        "atom.shared.v2.add.f32 {%f1, %f2}, [%rd1], {%f3, %f4};",
+        "atom.global.v2.exch.b32 {%r1, %r2}, [%rd1], {%r3, %r4};",
+        "atom.global.v8.add.f32 {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8}, [%rd1], {%f1, %f2, %f3, %f4, %f5, %f6, %f7, %f8};",
+        "red.global.v8.add.noftz.f16x2 [%rd1], {%r1, %r2, %r3, %r4, %r5, %r6, %r7, %r8};",
+    ]);
+}
+
+/// The orders, the cache hint and the operations' modifiers: `red` orders
+/// as `.relaxed` or `.release` (PTX ISA 9.7.13.6); `.sc`, `.volatile` and
+/// `.mmio` are no atomic orders; `.L2::cache_hint` takes its policy
+/// operand, and not on shared memory or `.cas` (ptxas 13.5).
+#[test]
+fn atom_orders_and_cache_hint() {
+    accepted("sm_90a", &[
+        "atom.acq_rel.gpu.global.add.u32 %u1, [%rd1], %u2;",
+        "red.release.cluster.shared::cluster.add.u32 [%rd1], %u2;",
+        "atom.global.add.L2::cache_hint.u32 %u1, [%rd1], %u2, %rd3;",
+        "atom.exch.L2::cache_hint.b128 %q1, [%rd1], %q2, %rd3;",
+        "atom.global.cas.b128 %q1, [%rd1], %q2, %q3;",
+    ]);
+    rejected("sm_90a", &[
+        "red.acquire.gpu.global.add.u32 [%rd1], %u2;",
+        "red.acq_rel.global.add.u32 [%rd1], %u2;",
+        "atom.sc.gpu.global.add.u32 %u1, [%rd1], %u2;",
+        "atom.volatile.global.add.u32 %u1, [%rd1], %u2;",
+        "atom.mmio.relaxed.sys.global.add.u32 %u1, [%rd1], %u2;",
+        "atom.global.add.L2::cache_hint.u32 %u1, [%rd1], %u2;",
+        "atom.shared.add.L2::cache_hint.u32 %u1, [%rd1], %u2, %rd3;",
+        "atom.global.cas.L2::cache_hint.b32 %r1, [%rd1], %r2, %r4, %rd3;",
+    ]);
+}
+
+/// `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
+/// [a], b, [mbar]` with `.inc`/`.dec` `.u32`, `.min`/`.max` `.u32 .s32`,
+/// `.add` `.u32 .s32 .u64`, `.and`/`.or`/`.xor` `.b32` (PTX ISA 9.7.13.7;
+/// ptxas 13.5 on sm_90a).
+#[test]
+fn red_async_forms() {
+    accepted("sm_90a", &[
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.u64 [%rd1], %ud2, [%rd2];",
+        "red.async.relaxed.cluster.mbarrier::complete_tx::bytes.xor.b32 [%rd1], %r2, [%rd2];",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.dec.u32 [%rd1], %u2, [%rd2];",
+    ]);
+    rejected("sm_90a", &[
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.min.s64 [%rd1], %sd2, [%rd2];",
+        "red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.add.f32 [%rd1], %f2, [%rd2];",
+        "red.async.relaxed.cluster.add.u32 [%rd1], %u2;",
+        "red.async.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%rd1], %u2, [%rd2];",
+        "red.async.relaxed.gpu.shared::cluster.mbarrier::complete_tx::bytes.add.u32 [%rd1], %u2, [%rd2];",
+    ]);
+}

@@ -58,10 +58,6 @@ pub enum Form {
     Unary,
     /// `d, a, b, c`.
     Ternary,
-    /// `atom`.
-    Atom,
-    /// `red`.
-    Red,
     /// `shfl`.
     Shfl,
     /// `vote`.
@@ -412,14 +408,24 @@ macro_rules! for_each_op {
                 => Ldu { mods: untyped } [];
             "st"         St         (ANY)             _          Store    Data     Seq            Memory
                 => St { mods: untyped } [];
-            "atom"       Atom       (ANY)             _          Rmw      Atomic   Seq            Memory
-                => Atom { mods: untyped } [];
-            "red"        Red        (ANY)             _          RmwNoDef Data     Seq            Memory
-                => Red { mods: untyped } [];
+            // PTX ISA 9.7.13.5-6: `atom{.sem}{.scope}{.space}.op{.vec}{.noftz}{.L2::cache_hint}.type
+            // d, [a], b{, c}{, policy}` (`c` for `.cas`), `red` the same with no
+            // `d`; the operation, the space and the type are the rule's
+            // (`rules/atomic.rs`: which type each operation takes), the
+            // other combinations `Insn::misfit`'s.
+            "atom"       Typed      (ANY)             _          Rmw      Atomic   Seq            Typed
+                => Atom { sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), op: opt(AtomOp), vec: opt(AtomVec), noftz: flag(".noftz"), hint: flag(".L2::cache_hint"), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+                [ops: PerOperation];
+            "red"        Typed      (ANY)             _          RmwNoDef Data     Seq            Typed
+                => Red { sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), op: opt(AtomOp), vec: opt(AtomVec), noftz: flag(".noftz"), hint: flag(".L2::cache_hint"), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+                [a: Addr, b: Src, policy: OptSrc];
             "st.async"   Loose      (ANY)             _          Store    Data     Seq            Memory
                 => StAsync { mods: untyped } [];
-            "red.async"  Loose      (ANY)             _          RmwNoDef Data     Seq            Memory
-                => RedAsync { mods: untyped } [];
+            // PTX ISA 9.7.13.7: `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
+            // [a], b, [mbar]` (an instruction `red` whose first modifier is `.async`).
+            "red.async"  Typed      (ANY)             _          RmwNoDef Data     Seq            Typed
+                => RedAsync { is_async: req(".async"), sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), mbar: flag(".mbarrier::complete_tx::bytes"), op: opt(AtomOp), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+                [a: Addr, b: Src, mbar: OptSrc];
             "membar"     Loose      (ANY)             _          Use      Data     Seq            Fence
                 => Membar { mods: untyped } [];
             "fence"      Loose      (ANY)             _          Use      Data     Seq            Fence
@@ -452,8 +458,9 @@ macro_rules! for_each_op {
             // PTX ISA 9.7.9.1-2: `mov.type d, a` (a register, an immediate,
             // a special register, a variable's or function's address), and
             // the packing forms `mov.b16/b32/b64/b128 d, {a, b...}`.
-            "mov"        Typed      (I | B | F | H | P | B128) _ Def      Data     Seq            Typed
-                => Mov { ty: ty(Pred B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+            // No half types (ptxas 13.5: "Unexpected instruction types").
+            "mov"        Typed      (I | B | F | P | B128) _   Def      Data     Seq            Typed
+                => Mov { ty: ty(Pred B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F32 F64) }
                 [d: Dst, a: Src];
             // PTX ISA 9.7.9.21: `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a`,
             // the packing forms `cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d,

@@ -123,6 +123,10 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             super::arith::arith(cx, i, insn);
             true
         }
+        Insn::Atom { .. } | Insn::Red { .. } | Insn::RedAsync { .. } => {
+            super::atomic::typed(cx, i, insn);
+            true
+        }
         Insn::Mov { .. } | Insn::Cvt { .. } | Insn::CvtPack { .. } => {
             super::convert::typed(cx, i, insn);
             true

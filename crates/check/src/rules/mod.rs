@@ -84,7 +84,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     // Rule check/state-space: ld, st, atom and red take at most one state space
     // (ptxas: "Unexpected number of state spaces specified in instruction").
     if let (Some((first, fs)), Some((second, ss))) = (d.space, d.second_space) {
-        if matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red) {
+        if matches!(spec.form, Form::Ld | Form::St) {
             cx.emit(
                 Diagnostic::error("check/state-space", ss, format!("`{}` takes one state space; `{}` is a second one", i.opcode.text, second.as_str()))
                     .with_label("second state space")
@@ -97,7 +97,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     // Only the memory forms name a state space (ptxas: "No state space
     // qualifier expected for instruction"); `Loose` opcodes are not typed.
     if let Some((sp, span)) = d.space {
-        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Scalar | Form::Tensor | Form::Space | Form::Loose | Form::Typed) {
+        if !matches!(spec.form, Form::Ld | Form::St | Form::Cvta | Form::Scalar | Form::Tensor | Form::Space | Form::Loose | Form::Typed) {
             cx.emit(
                 Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, sp.as_str()))
                     .with_label("unexpected state space")
@@ -134,8 +134,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     }
     match spec.form {
         Form::Ld | Form::St => memory::ld_st(cx, i, &d, spec.form == Form::St),
-        Form::Atom => atomic::atom_red(cx, i, &d, false),
-        Form::Red => atomic::atom_red(cx, i, &d, true),
         Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Space => space::space(cx, i, &d),
@@ -169,9 +167,6 @@ fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>
         }
         "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),
         "fence" => fs.push(if has(".proxy") { Feature::FenceProxy } else { Feature::Fence }),
-        "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
-        "atom" | "red" if bf16 => fs.push(Feature::AtomBf16),
-        "atom" | "red" if half || ty(ScalarType::B16) => fs.push(Feature::Atom16),
         "tanh" | "ex2" if bf16 => fs.push(Feature::Bf16Transcendental),
         "tanh" => fs.push(Feature::Tanh),
         "ex2" if half => fs.push(Feature::Ex2Half),

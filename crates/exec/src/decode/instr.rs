@@ -705,7 +705,7 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         }
     }
 
-    /// Decodes loads, stores and atomics.
+    /// Decodes loads and stores.
     fn memory(&mut self, x: &Ins<'_>) -> R<Op> {
         let Ins { opc, ops, last_ty, .. } = *x;
         let mods = &x.mods;
@@ -754,7 +754,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                     Ok(Op::Ld { space, size, signed, ds, addr })
                 }
             }
-            "atom" | "red" => self.atom(x),
             _ => Err(unsupported()),
         }
     }

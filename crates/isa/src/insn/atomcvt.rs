@@ -137,6 +137,25 @@ pub struct Cvt {
     pub atype: CvtType,
 }
 
+/// The fields of an `atom`, `red` or `red.async`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Atomic {
+    /// `red` or `red.async` (no destination).
+    pub red: bool,
+    /// `red.async`.
+    pub is_async: bool,
+    pub sem: Option<AtomSem>,
+    pub scope: Option<AtomScope>,
+    pub space: Option<AtomSpace>,
+    pub op: Option<AtomOp>,
+    pub vec: Option<AtomVec>,
+    pub noftz: bool,
+    pub hint: bool,
+    /// `red.async`'s `.mbarrier::complete_tx::bytes`.
+    pub mbar: bool,
+    pub ty: Option<ScalarType>,
+}
+
 impl AtomVec {
     /// The number of elements.
     pub fn len(self) -> usize {
@@ -158,6 +177,18 @@ impl crate::Insn {
         }
     }
 
+    /// The fields of an `atom`, `red` or `red.async`; `None` for another row.
+    pub fn atomic(&self) -> Option<Atomic> {
+        use crate::Insn;
+        let none = Atomic { red: false, is_async: false, sem: None, scope: None, space: None, op: None, vec: None, noftz: false, hint: false, mbar: false, ty: None };
+        Some(match *self {
+            Insn::Atom { sem, scope, space, op, vec, noftz, hint, ty } => Atomic { sem, scope, space, op, vec, noftz, hint, ty, ..none },
+            Insn::Red { sem, scope, space, op, vec, noftz, hint, ty } => Atomic { red: true, sem, scope, space, op, vec, noftz, hint, ty, ..none },
+            Insn::RedAsync { sem, scope, space, mbar, op, ty, .. } => Atomic { red: true, is_async: true, sem, scope, space, op, mbar, ty, ..none },
+            _ => return None,
+        })
+    }
+
     /// The combination rule a row of this file breaks, if any (`None`
     /// for every other row); part of [`crate::Insn::misfit`].
     pub(crate) fn atomcvt_misfit(&self) -> Option<Misfit> {
@@ -167,6 +198,7 @@ impl crate::Insn {
                 (None, ..) => Some(Misfit { modifier: "", why: "`cvt` needs a result type and a source type (`cvt.dtype.atype`)".into() }),
                 (Some(_), ..) => Some(Misfit { modifier: "", why: "`cvt` needs a source type after the result type (`cvt.dtype.atype`)".into() }),
             },
+            crate::Insn::Atom { .. } | crate::Insn::Red { .. } | crate::Insn::RedAsync { .. } => self.atomic().and_then(atomic_misfit),
             crate::Insn::CvtPack { ctype, btype, .. } => {
                 // PTX ISA 9.7.9.22: `.u16`/`.s16` take `.s32` sources alone,
                 // the narrower types `.s32.b32` (merging into `c`).
@@ -262,6 +294,83 @@ fn cvt_misfit(x: Cvt) -> Option<Misfit> {
     }
 }
 
+/// The rule an `atom`, `red` or `red.async` breaks beyond its operation's
+/// types (those are the checker's, `rules/atomic.rs`): PTX ISA
+/// 9.7.13.5-7, as ptxas 13.5 judges them.
+fn atomic_misfit(x: Atomic) -> Option<Misfit> {
+    use ScalarType::*;
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    let name = if x.is_async { "red.async" } else if x.red { "red" } else { "atom" };
+    let (Some(op), Some(ty)) = (x.op, x.ty) else { return None };
+    if x.is_async {
+        // `.relaxed.cluster`, `.shared::cluster` or none, and the mbarrier
+        // completion, all required.
+        if x.sem != Some(AtomSem::Relaxed) {
+            return no(x.sem.map_or("", AtomSem::as_str), "`red.async` takes `.relaxed` (with `.cluster` and `.mbarrier::complete_tx::bytes`)".into());
+        }
+        if x.scope != Some(AtomScope::Cluster) {
+            return no(x.scope.map_or("", AtomScope::as_str), "`red.async.relaxed` takes the `.cluster` scope".into());
+        }
+        if x.space.is_some_and(|s| s != AtomSpace::SharedCluster) {
+            return no(x.space.map_or("", AtomSpace::as_str), "`red.async` operates on `.shared::cluster` memory".into());
+        }
+        if !x.mbar {
+            return no("", "`red.async.relaxed.cluster` needs its completion mechanism `.mbarrier::complete_tx::bytes`".into());
+        }
+        let ok = match op {
+            AtomOp::Inc | AtomOp::Dec => ty == U32,
+            AtomOp::Min | AtomOp::Max => matches!(ty, U32 | S32),
+            AtomOp::Add => matches!(ty, U32 | S32 | U64),
+            AtomOp::And | AtomOp::Or | AtomOp::Xor => ty == B32,
+            AtomOp::Cas | AtomOp::Exch => false,
+        };
+        if !ok {
+            return no(ty.as_str(), format!("`red.async{}` does not take type `{}`", op.as_str(), ty.as_str()));
+        }
+        return None;
+    }
+    // `red` orders as `.relaxed` or `.release` (PTX ISA 9.7.13.6).
+    if let Some(s @ (AtomSem::Acquire | AtomSem::AcqRel)) = x.sem.filter(|_| x.red) {
+        return no(s.as_str(), format!("`red` takes `.relaxed` or `.release`, not `{}`", s.as_str()));
+    }
+    let shared = matches!(x.space, Some(AtomSpace::Shared | AtomSpace::SharedCta | AtomSpace::SharedCluster));
+    // ptxas 13.5: "Illegal modifier '.L2::cache_hint'" on `.cas`.
+    if x.hint && op == AtomOp::Cas {
+        return no(".L2::cache_hint", format!("`.L2::cache_hint` is not a modifier of `{name}.cas`"));
+    }
+    if x.hint && shared {
+        return no(".L2::cache_hint", format!("`.L2::cache_hint` applies to `.global` (or generic) addresses, not `{}`", x.space.map_or("", AtomSpace::as_str)));
+    }
+    // `.noftz` is the half types' `.add`, `.min`, `.max`, and required there.
+    let half = matches!(ty, F16 | F16x2 | Bf16 | Bf16x2);
+    if x.noftz && !half {
+        return no(".noftz", format!("`.noftz` applies to the `.f16` and `.bf16` types, not `{}`", ty.as_str()));
+    }
+    if half && !x.noftz && matches!(op, AtomOp::Add | AtomOp::Min | AtomOp::Max) {
+        return no("", format!("`{name}{}{}` needs `.noftz`", op.as_str(), ty.as_str()));
+    }
+    match x.vec {
+        None if half && matches!(op, AtomOp::Min | AtomOp::Max) => no("", format!("`{name}{}{}` exists in the vector forms only (`.v2`, `.v4`, `.v8`)", op.as_str(), ty.as_str())),
+        None => None,
+        Some(v) => {
+            let m = v.as_str();
+            if x.space.is_some_and(|s| s != AtomSpace::Global) {
+                return no(x.space.map_or("", AtomSpace::as_str), format!("the vector `{name}` operates on `.global` (or generic) addresses"));
+            }
+            let ok = match (op, ty) {
+                (AtomOp::Add, F32) => v != AtomVec::V8,
+                (AtomOp::Add | AtomOp::Min | AtomOp::Max, F16 | Bf16) => true,
+                (AtomOp::Add | AtomOp::Min | AtomOp::Max, F16x2 | Bf16x2) => v != AtomVec::V8,
+                _ => false,
+            };
+            if !ok {
+                return no(m, format!("`{name}{m}` takes `.add.f32` (`.v2`, `.v4`), and `.add`/`.min`/`.max` on `.f16`/`.bf16` (up to `.v8`) and `.f16x2`/`.bf16x2` (`.v2`, `.v4`)"));
+            }
+            None
+        }
+    }
+}
+
 /// Whether a kind of rounding is required, allowed or illegal.
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Need {
@@ -322,6 +431,9 @@ mod tests {
         assert_eq!(dec("mov.pred %p1, %p2"), Ok(Insn::Mov { ty: ScalarType::Pred }));
         assert!(matches!(dec("mov.ftz.f32 %f1, %f2"), Err((K::UnexpectedModifier { .. }, s)) if s == ".ftz"));
         assert!(matches!(dec("mov.u8 %r1, %r2"), Err((K::TypeNotAllowed { .. }, s)) if s == ".u8"));
+        // PTX ISA 9.7.9.1 lists no half type (ptxas 13.5: "Unexpected instruction types").
+        assert!(matches!(dec("mov.f16 %h1, %h2"), Err((K::TypeNotAllowed { .. }, s)) if s == ".f16"));
+        assert!(matches!(dec("mov.bf16x2 %r1, %r2"), Err((K::TypeNotAllowed { .. }, s)) if s == ".bf16x2"));
         assert!(matches!(dec("mov %r1, %r2"), Err((K::Missing { .. }, _))));
     }
 

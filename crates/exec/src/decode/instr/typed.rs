@@ -2,7 +2,7 @@
 //! of `ptxsim_isa`): the decoder matches on the typed instruction
 //! [`Insn`] that [`ptxsim_isa::decode`] makes from the row, and reads the
 //! operands by the row's roles. Today: `and`, `or`, `xor`, `not`, `shl`,
-//! `shr`, `rem`, `copysign`, `neg`, `abs`, `add`, `sub`, `mul`, `min`, `max` (in `arith.rs`), `mov`, `cvt`, `cvt.pack` (in `convert.rs`), `lop3`, `shf` and the bit and
+//! `shr`, `rem`, `copysign`, `neg`, `abs`, `add`, `sub`, `mul`, `min`, `max` (in `arith.rs`), `mov`, `cvt`, `cvt.pack` (in `convert.rs`), `atom`, `red`, `red.async` (in `atomic.rs`), `lop3`, `shf` and the bit and
 //! integer rows `popc` ... `sad`, `testp` (in `bits.rs`), the SIMD video
 //! instructions `vadd2` ... `vset4` (in `video.rs`), the warp rows
 //! `shfl`, `vote`, `match`, `redux`, `elect`, `bar`/`barrier` (in
@@ -78,6 +78,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             | Insn::Copysign { .. } => return self.logic(i, insn),
             Insn::Neg { .. } | Insn::Abs { .. } => return self.neg_abs(i, insn),
             Insn::Mov { .. } | Insn::Cvt { .. } | Insn::CvtPack { .. } => return self.convert(i, insn),
+            Insn::Atom { .. } | Insn::Red { .. } | Insn::RedAsync { .. } => return self.atomic(i, insn),
             Insn::Add { .. } | Insn::Sub { .. } => return self.add_sub(i, insn),
             Insn::Mul { .. } => return self.mul(i, insn),
             Insn::Min { .. } | Insn::Max { .. } => return self.min_max(i, insn),
