@@ -27,6 +27,8 @@ pub use warp::*;
 
 mod mem;
 pub use mem::*;
+mod atomcvt;
+pub use atomcvt::*;
 
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
@@ -88,7 +90,7 @@ macro_rules! insns {
         /// at the modifier at fault (or at the opcode and its modifiers,
         /// for a missing one).
         pub fn decode(i: &Instruction<'_>) -> Result<Insn, DecodeError> {
-            match i.opcode.text {
+            match $crate::compound_row(i).map_or(i.opcode.text, |r| r.op) {
                 $($op => {
                     let cx = Cx { opcode: $op, insn: i };
                     $(let mut $f = $crate::__slot_new!($f $k $(($($ka)*))?);)*
@@ -108,7 +110,7 @@ macro_rules! insns {
         /// the type) point at its modifier with it.
         pub fn field_spans(i: &Instruction<'_>) -> Vec<(&'static str, Span)> {
             let mut out = Vec::new();
-            match i.opcode.text {
+            match $crate::compound_row(i).map_or(i.opcode.text, |r| r.op) {
                 $($op => {
                     let cx = Cx { opcode: $op, insn: i };
                     $(let mut $f = $crate::__slot_new!($f $k $(($($ka)*))?);)*

@@ -51,13 +51,7 @@ pub enum Form {
     Setp,
     Ld,
     St,
-    Mov,
-    Cvt,
     Cvta,
-    /// `atom`.
-    Atom,
-    /// `red`.
-    Red,
     /// `shfl`.
     Shfl,
     /// `vote`.
@@ -214,10 +208,7 @@ impl Flow {
 /// The engine decoder's family for an opcode (its `Route`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
-    Mov,
-    SelectConvert,
     Memory,
-    Lane3,
     Hint,
     CreatePolicy,
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
@@ -412,17 +403,27 @@ macro_rules! for_each_op {
                 => St { asynchronous: flag(".async"), sem: opt(LdSem), mmio: flag(".mmio"), scope: opt(ProxyScope), space: pair(LdSpace), complete_tx: flag(".mbarrier::complete_tx::bytes"), cop: opt(LdCop), l1: opt(L1Evict), l2: opt(L2Evict),
                         hint: flag(".L2::cache_hint"), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
                 [a: Addr, b: Src, policy: OptSrc];
-            "atom"       Atom       (ANY)             _          Rmw      Atomic   Seq            Memory
-                => Atom { mods: untyped } [];
-            "red"        Red        (ANY)             _          RmwNoDef Data     Seq            Memory
-                => Red { mods: untyped } [];
+            // PTX ISA 9.7.13.5-6: `atom{.sem}{.scope}{.space}.op{.vec}{.noftz}{.L2::cache_hint}.type
+            // d, [a], b{, c}{, policy}` (`c` for `.cas`), `red` the same with no
+            // `d`; the operation, the space and the type are the rule's
+            // (`rules/atomic.rs`: which type each operation takes), the
+            // other combinations `Insn::misfit`'s.
+            "atom"       Typed      (ANY)             _          Rmw      Atomic   Seq            Typed
+                => Atom { sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), op: opt(AtomOp), vec: opt(AtomVec), noftz: flag(".noftz"), hint: flag(".L2::cache_hint"), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+                [ops: PerOperation];
+            "red"        Typed      (ANY)             _          RmwNoDef Data     Seq            Typed
+                => Red { sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), op: opt(AtomOp), vec: opt(AtomVec), noftz: flag(".noftz"), hint: flag(".L2::cache_hint"), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+                [a: Addr, b: Src, policy: OptSrc];
             // The parser keeps `st.async` as `st` with `.async` first: its
             // grammar is `st`'s (`asynchronous`, `complete_tx`); this row
             // names it in the lists.
             "st.async"   Loose      (ANY)             _          Store    Data     Seq            Memory
                 => StAsync { mods: untyped } [];
-            "red.async"  Loose      (ANY)             _          RmwNoDef Data     Seq            Memory
-                => RedAsync { mods: untyped } [];
+            // PTX ISA 9.7.13.7: `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
+            // [a], b, [mbar]` (an instruction `red` whose first modifier is `.async`).
+            "red.async"  Typed      (ANY)             _          RmwNoDef Data     Seq            Typed
+                => RedAsync { is_async: req(".async"), sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), mbar: flag(".mbarrier::complete_tx::bytes"), op: opt(AtomOp), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+                [a: Addr, b: Src, mbar: OptSrc];
             // PTX ISA 9.7.13.4 membar/fence (the syntax lines in
             // `insn/mem.rs`): which modifier goes with which is
             // `Insn::mem_misfit`; only `fence.proxy.tensormap::generic.acquire`
@@ -462,12 +463,26 @@ macro_rules! for_each_op {
             "stackrestore" Typed    (ANY)             _          Use      Data     Seq            "stack allocation is not modelled yet"
                 => Stackrestore { ty: ty(U32 U64) } [a: Src];
             // Moves and conversions.
-            "mov"        Mov        (I | B | F | H | P | B128) _ Def      Data     Seq            Mov
-                => Mov { mods: untyped } [];
-            "cvt"        Cvt        (ANY)             _          Def      Data     Seq            SelectConvert
-                => Cvt { mods: untyped } [];
-            "cvt.pack"   Loose      (ANY)             _          Def      Data     Seq            Lane3
-                => CvtPack { mods: untyped } [];
+            // PTX ISA 9.7.9.1-2: `mov.type d, a` (a register, an immediate,
+            // a special register, a variable's or function's address), and
+            // the packing forms `mov.b16/b32/b64/b128 d, {a, b...}`.
+            // No half types (ptxas 13.5: "Unexpected instruction types").
+            "mov"        Typed      (I | B | F | P | B128) _   Def      Data     Seq            Typed
+                => Mov { ty: ty(Pred B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F32 F64) }
+                [d: Dst, a: Src];
+            // PTX ISA 9.7.9.21: `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a`,
+            // the packing forms `cvt.frnd2{.relu}{.satfinite}.f16x2.f32 d,
+            // a, b`, `cvt.rs ... d, a, b, rbits` and the narrow float
+            // formats; which combination is whose is `Insn::misfit`'s and
+            // the checker's (`rules/convert.rs`).
+            "cvt"        Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Cvt { rnd: opt(CvtRnd), ftz: flag(".ftz"), sat: flag(".sat"), relu: flag(".relu"), satfinite: flag(".satfinite"), types: pair(CvtType) }
+                [d: Dst, a: Src, b: OptSrc, c: OptSrc];
+            // PTX ISA 9.7.9.22: `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}`
+            // (an instruction `cvt` whose first modifier is `.pack`).
+            "cvt.pack"   Typed      (ANY)             _          Def      Data     Seq            Typed
+                => CvtPack { pack: req(".pack"), sat: req(".sat"), ctype: one(PackType), atype: ty(S32), btype: oty(B32) }
+                [d: Dst, a: Src, b: Src, c: OptSrc];
             // Integer and float arithmetic.
             // PTX ISA 9.7.1.1-2 (`{.sat}` `.u16`-`.s64`, add's `.u16x2`
             // `.s16x2`), 9.7.2.1-2 (`.cc` on 32/64 bits), 9.7.3.1-2
@@ -895,6 +910,21 @@ impl OpInfo {
             _ => PairDest::None,
         }
     }
+}
+
+/// The row an instruction whose opcode and first modifier name a typed
+/// row of their own takes (`cvt` `.pack` is `cvt.pack`'s, `red` `.async`
+/// is `red.async`'s): the parser keeps the opcode alone, and such a row's
+/// grammar takes that modifier (a `req` slot). `None` for every other
+/// instruction, whose row is its opcode's ([`lookup`]).
+pub fn compound_row(i: &ptxsim_syntax::ast::Instruction<'_>) -> Option<&'static OpInfo> {
+    let (op, m) = (i.opcode.text, i.modifiers.first()?.text);
+    OPS.iter().find(|r| r.typed && r.op.len() == op.len() + m.len() && r.op.starts_with(op) && r.op.ends_with(m))
+}
+
+/// The row of instruction `i`: [`compound_row`]'s, else its opcode's.
+pub fn row_of(i: &ptxsim_syntax::ast::Instruction<'_>) -> Option<&'static OpInfo> {
+    compound_row(i).or_else(|| lookup(i.opcode.text))
 }
 
 /// The control-flow kind of an opcode ([`Flow::Seq`] for one no row knows).

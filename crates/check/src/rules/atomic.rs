@@ -1,4 +1,11 @@
-//! `atom` and `red`: atomic read-modify-write and reduction.
+//! `atom`, `red` and `red.async`: atomic read-modify-write and reduction
+//! (typed rows: their modifiers decoded by the rows' grammars, the
+//! combinations beyond each operation's types judged by `Insn::misfit`:
+//! `.noftz` on the half types' `.add`/`.min`/`.max` and nowhere else, the
+//! half `.min`/`.max` in vector forms only, the vector forms' operations
+//! and widths, `.L2::cache_hint` off shared memory, `red`'s orders, and
+//! `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes`
+//! with its operations).
 //!
 //! Rule `check/atom-operands` (PTX ISA 9.7.13.5 atom) and rule
 //! `check/red-operands` (PTX ISA 9.7.13.6 red):
@@ -24,25 +31,25 @@
 //! their operands are only resolved.
 
 use super::operand::{resolve_all, resolve_operand, value, Role};
-use super::{opname, Decoded};
+use super::opname;
 use crate::ctx::Ctx;
+use crate::isa::Feature;
 use crate::types::Size;
+use ptxsim_isa::grammar::modifier_span;
+use ptxsim_isa::{AtomOp, AtomSpace, Insn};
 use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
-const OPS: &[&str] = &[".and", ".or", ".xor", ".cas", ".exch", ".add", ".inc", ".dec", ".min", ".max"];
-
 /// The types ptxas 12.9 allows for an operation.
-fn op_types(op: &str) -> &'static [ScalarType] {
+fn op_types(op: AtomOp) -> &'static [ScalarType] {
     use ScalarType::*;
     match op {
-        ".and" | ".or" | ".xor" => &[B32, B64],
-        ".cas" => &[B16, B32, B64, B128],
-        ".exch" => &[B32, B64, B128],
-        ".add" => &[U32, S32, U64, F32, F64, F16, F16x2, Bf16, Bf16x2],
-        ".inc" | ".dec" => &[U32],
-        ".min" | ".max" => &[U32, S32, U64, S64, F16, F16x2, Bf16, Bf16x2],
-        _ => &[],
+        AtomOp::And | AtomOp::Or | AtomOp::Xor => &[B32, B64],
+        AtomOp::Cas => &[B16, B32, B64, B128],
+        AtomOp::Exch => &[B32, B64, B128],
+        AtomOp::Add => &[U32, S32, U64, F32, F64, F16, F16x2, Bf16, Bf16x2],
+        AtomOp::Inc | AtomOp::Dec => &[U32],
+        AtomOp::Min | AtomOp::Max => &[U32, S32, U64, S64, F16, F16x2, Bf16, Bf16x2],
     }
 }
 
@@ -68,54 +75,44 @@ fn err(cx: &mut Ctx<'_, '_>, r: &Rule, span: Span, msg: String, label: &str) {
     cx.emit(Diagnostic::error(r.code, span, msg).with_label(label.to_string()).with_note(r.note));
 }
 
-/// Checks `atom` (`red == false`) or `red`.
-pub fn atom_red<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, red: bool) {
+/// Checks an `atom`, `red` or `red.async` (its modifiers decoded by the
+/// row's grammar).
+pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
+    let Some(x) = insn.atomic() else { return resolve_all(cx, i) };
+    let red = x.red;
     let r = if red { &RED } else { &ATOM };
     let head = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
     // The operation.
-    let ops: Vec<_> = d.other.iter().filter(|m| OPS.contains(&m.text)).collect();
-    let op = match ops.as_slice() {
-        [] => {
-            err(cx, r, head, format!("`{}` needs an operation (.add, .cas, .exch, .min, ...)", opname(i)), "no operation given");
-            return resolve_all(cx, i);
-        }
-        [one] => *one,
-        [_, second, ..] => {
-            err(cx, r, second.span, format!("`{}` takes one operation; `{}` is a second one", r.name, second.text), "second operation");
-            return resolve_all(cx, i);
-        }
+    let Some(op) = x.op else {
+        err(cx, r, head, format!("`{}` needs an operation (.add, .cas, .exch, .min, ...)", opname(i)), "no operation given");
+        return resolve_all(cx, i);
     };
-    if red && matches!(op.text, ".cas" | ".exch") {
-        err(cx, r, op.span, format!("`red` has no `{}` operation; use `atom`", op.text), "not a reduction");
+    if red && matches!(op, AtomOp::Cas | AtomOp::Exch) {
+        err(cx, r, modifier_span(i, op.as_str()), format!("`red` has no `{}` operation; use `atom`", op.as_str()), "not a reduction");
         return resolve_all(cx, i);
     }
     // The state space.
-    if let Some((s, span)) = d.space {
-        if !matches!(s, StateSpace::Global | StateSpace::Shared) {
-            err(cx, r, span, format!("`{}` cannot operate on the `{}` state space", r.name, s.as_str()), "atomic operations work on .global and .shared memory");
-            return resolve_all(cx, i);
-        }
-    }
-    // The type.
-    let ty = match d.types.as_slice() {
-        [(t, _)] => *t,
-        [] => {
-            err(cx, r, head, format!("`{}` needs a type", opname(i)), "no type given");
-            return resolve_all(cx, i);
-        }
-        [_, (t, s), ..] => {
-            err(cx, r, *s, format!("`{}` takes one type; `{}` is a second one", r.name, t.as_str()), "unexpected instruction type");
-            return resolve_all(cx, i);
-        }
-    };
-    let allowed = op_types(op.text);
-    if !allowed.contains(&ty) {
-        let list: Vec<&str> = allowed.iter().map(|t| t.as_str()).collect();
-        let span = d.types[0].1;
-        err(cx, r, span, format!("`{}{}` does not take type `{}`; it takes {}", r.name, op.text, ty.as_str(), list.join(", ")), "type not defined for this operation");
+    if let Some(s) = x.space.filter(|s| matches!(s, AtomSpace::Local | AtomSpace::Const | AtomSpace::Param)) {
+        err(cx, r, modifier_span(i, s.as_str()), format!("`{}` cannot operate on the `{}` state space", r.name, s.as_str()), "atomic operations work on .global and .shared memory");
         return resolve_all(cx, i);
     }
-    if d.vector.is_some() {
+    // The type.
+    let Some(ty) = x.ty else {
+        err(cx, r, head, format!("`{}` needs a type", opname(i)), "no type given");
+        return resolve_all(cx, i);
+    };
+    let allowed = op_types(op);
+    if !allowed.contains(&ty) && !x.is_async {
+        let list: Vec<&str> = allowed.iter().map(|t| t.as_str()).collect();
+        err(cx, r, modifier_span(i, ty.as_str()), format!("`{}{}` does not take type `{}`; it takes {}", r.name, op.as_str(), ty.as_str(), list.join(", ")), "type not defined for this operation");
+        return resolve_all(cx, i);
+    }
+    if let Some(m) = insn.misfit() {
+        err(cx, r, modifier_span(i, m.modifier), m.why, "modifier does not apply here");
+        return resolve_all(cx, i);
+    }
+    gates(cx, head, op, ty);
+    if x.vec.is_some() {
         // Vector atomics (sm_90): not typed element-wise.
         return resolve_all(cx, i);
     }
@@ -131,14 +128,19 @@ pub fn atom_red<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, 
         );
         return resolve_all(cx, i);
     }
-    let sources = if op.text == ".cas" { 2 } else { 1 };
-    let hint = d.other.iter().any(|m| m.text.starts_with(".L2::cache_hint"));
-    let want = dests + 1 + sources;
-    if ops.len() != want && !(hint && ops.len() == want + 1) {
-        let shape = match (red, sources) {
-            (true, _) => "`[a], b`",
-            (false, 2) => "`d, [a], b, c`",
-            (false, _) => "`d, [a], b`",
+    let sources = if op == AtomOp::Cas { 2 } else { 1 };
+    // `.L2::cache_hint`'s cache policy, or `red.async`'s mbarrier.
+    let extra = usize::from(x.hint || x.mbar);
+    let want = dests + 1 + sources + extra;
+    if ops.len() != want {
+        let shape = match (red, sources, extra) {
+            (true, _, 0) => "`[a], b`",
+            (true, _, _) if x.mbar => "`[a], b, [mbar]`",
+            (true, _, _) => "`[a], b, cache-policy`",
+            (false, 2, 0) => "`d, [a], b, c`",
+            (false, 2, _) => "`d, [a], b, c, cache-policy`",
+            (false, _, 0) => "`d, [a], b`",
+            (false, _, _) => "`d, [a], b, cache-policy`",
         };
         cx.emit(
             Diagnostic::error(r.code, i.span, format!("`{}` takes the operands {shape}; {} given", opname(i), ops.len()))
@@ -150,6 +152,8 @@ pub fn atom_red<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, 
     if !red {
         value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);
     }
+    let space = x.space.and_then(|s| StateSpace::from_str(s.as_str()));
+    let space_other = x.space.is_some() && space.is_none();
     let addr = &ops[dests];
     if !matches!(addr.kind, OperandKind::Address(_)) {
         cx.emit(
@@ -158,12 +162,25 @@ pub fn atom_red<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, 
                 .with_note(r.note),
         );
     } else {
-        super::memory::address(cx, i, addr, d.space.map(|s| s.0), false, d.space_other);
+        super::memory::address(cx, i, addr, space, false, space_other);
     }
     for o in &ops[dests + 1..dests + 1 + sources] {
         value(cx, o, ty, Role::Src, Size::Exact, i);
     }
     for o in &ops[dests + 1 + sources..] {
         resolve_operand(cx, o);
+    }
+}
+
+/// The gates of the types and operations (PTX ISA 9.7.13.5): `.add.f64`
+/// (sm_60), bfloat16 (sm_90), the other 16-bit types (sm_70).
+fn gates(cx: &mut Ctx<'_, '_>, span: Span, op: AtomOp, ty: ScalarType) {
+    use ScalarType::*;
+    if op == AtomOp::Add && ty == F64 {
+        cx.require(Feature::AtomAddF64, span);
+    } else if matches!(ty, Bf16 | Bf16x2) {
+        cx.require(Feature::AtomBf16, span);
+    } else if matches!(ty, F16 | F16x2 | B16) {
+        cx.require(Feature::Atom16, span);
     }
 }

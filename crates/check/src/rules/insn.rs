@@ -26,7 +26,7 @@ fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, labe
 }
 
 /// Checks an instruction of a typed row.
-pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim_isa::OpInfo) {
+pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     let insn = match ptxsim_isa::decode(i) {
         Ok(x) => x,
         Err(e) => {
@@ -34,7 +34,8 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
             return resolve_all(cx, i);
         }
     };
-    if let Some((min, max)) = spec.operand_count() {
+    // The instruction's own row (`cvt.pack`'s is not `cvt`'s).
+    if let Some((min, max)) = insn.row().operand_count() {
         let n = i.operands.len();
         if n < min || n > max {
             let want = if min == max { format!("{min}") } else { format!("{min} or {max}") };
@@ -134,6 +135,14 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>, spec: &ptxsim
         | Insn::Vmax4 { .. }
         | Insn::Vset4 { .. } => {
             super::arith::arith(cx, i, insn);
+            true
+        }
+        Insn::Atom { .. } | Insn::Red { .. } | Insn::RedAsync { .. } => {
+            super::atomic::typed(cx, i, insn);
+            true
+        }
+        Insn::Mov { .. } | Insn::Cvt { .. } | Insn::CvtPack { .. } => {
+            super::convert::typed(cx, i, insn);
             true
         }
         Insn::Bra { .. } => {

@@ -6,15 +6,15 @@
 //! keeps ([`Decoded`]); each form
 //! is checked by one module: [`branch`] (`bra`, `brx.idx`, `ret`, `exit`),
 //! [`call`] (direct and indirect calls), [`setp`] (`setp`, `selp`), [`typed`]
-//! (arithmetic, logic, `mov`, `cvt`, shifts, `prmt`, `bfe`, `bfi`),
+//! (the untyped arithmetic, `cvta`), [`convert`] (`mov`, `cvt`, `cvt.pack`),
 //! [`memory`] (`ld`, `st`, addresses and state spaces),
 //! [`atomic`] (`atom`, `red`), [`warp`] (the typed warp rows: `shfl`,
 //! `vote`, `bar`/`barrier`, `activemask`, `nanosleep`, `pmevent`,
 //! `istypep`), [`collective`] (`match.sync`, `redux.sync`, `elect.sync`),
 //! [`sink`] (where `_` may stand, for every instruction), [`forms`]
 //! (`lop3`, `shf`, `set`, `slct`), [`arith`] (the
-//! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (`cvt.pack`,
-//! the cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
+//! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (the
+//! cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
 //! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
 //! but only their names are resolved.
@@ -26,6 +26,7 @@ pub mod call;
 pub mod collective;
 pub mod fma;
 pub mod math;
+pub mod convert;
 pub mod forms;
 pub mod memory;
 pub mod operand;
@@ -87,7 +88,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     // Rule check/state-space: ld, st, atom and red take at most one state space
     // (ptxas: "Unexpected number of state spaces specified in instruction").
     if let (Some((first, fs)), Some((second, ss))) = (d.space, d.second_space) {
-        if matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red) {
+        if matches!(spec.form, Form::Ld | Form::St) {
             cx.emit(
                 Diagnostic::error("check/state-space", ss, format!("`{}` takes one state space; `{}` is a second one", i.opcode.text, second.as_str()))
                     .with_label("second state space")
@@ -100,7 +101,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     // Only the memory forms name a state space (ptxas: "No state space
     // qualifier expected for instruction"); `Loose` opcodes are not typed.
     if let Some((sp, span)) = d.space {
-        if !matches!(spec.form, Form::Ld | Form::St | Form::Atom | Form::Red | Form::Cvta | Form::Scalar | Form::Tensor | Form::Space | Form::Loose | Form::Typed) {
+        if !matches!(spec.form, Form::Ld | Form::St | Form::Cvta | Form::Scalar | Form::Tensor | Form::Space | Form::Loose | Form::Typed) {
             cx.emit(
                 Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, sp.as_str()))
                     .with_label("unexpected state space")
@@ -130,15 +131,12 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return operand::resolve_all(cx, i);
     }
     if spec.typed {
-        return insn::typed(cx, i, spec);
+        return insn::typed(cx, i);
     }
     match spec.form {
-        Form::Atom => atomic::atom_red(cx, i, &d, false),
-        Form::Red => atomic::atom_red(cx, i, &d, true),
         Form::Scalar => scalar::scalar(cx, i, &d),
-        Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
-        Form::Typed => insn::typed(cx, i, spec),
+        Form::Typed => insn::typed(cx, i),
         Form::Loose => operand::resolve_all(cx, i),
         _ => typed::typed(cx, i, &d, spec),
     }
@@ -148,33 +146,12 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
 /// Several can apply to one instruction; each is reported.
 fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>) {
     let op = i.opcode.text;
-    let has = |m: &str| i.has_modifier(m);
-    let ty = |t: ScalarType| d.types.iter().any(|x| x.0 == t);
-    let half = ty(ScalarType::F16) || ty(ScalarType::F16x2);
-    let bf16 = ty(ScalarType::Bf16) || ty(ScalarType::Bf16x2);
     let mut fs: SmallVec<[Feature; 2]> = SmallVec::new();
     // The opcode's own gate (its row), then those of its modifiers and types.
     fs.extend(spec.gate);
     match op {
         "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),
-        "atom" | "red" if has(".add") && ty(ScalarType::F64) => fs.push(Feature::AtomAddF64),
-        "atom" | "red" if bf16 => fs.push(Feature::AtomBf16),
-        "atom" | "red" if half || ty(ScalarType::B16) => fs.push(Feature::Atom16),
-        // cvt.DTYPE.ATYPE: the first type is the result.
-        "cvt" => {
-            if let [(to, _), (from, _), ..] = d.types.as_slice() {
-                if matches!(to, ScalarType::Bf16 | ScalarType::Bf16x2 | ScalarType::Tf32) {
-                    fs.push(Feature::CvtToBf16);
-                }
-                if matches!(from, ScalarType::Bf16 | ScalarType::Bf16x2) {
-                    fs.push(Feature::CvtFromBf16);
-                }
-            }
-        }
         _ => {}
-    }
-    if has(".relu") && op == "cvt" {
-        fs.push(Feature::Relu);
     }
     let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
     for f in fs {

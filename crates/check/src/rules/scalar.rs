@@ -1,11 +1,8 @@
 //! The scalar instructions outside the arithmetic table, each with its own
 //! operand shape (rule `check/scalar-operands`; `testp`, `dp4a`, `dp2a`,
-//! `bmsk`, `szext` and `fns` are typed rows, in [`super::arith`]):
+//! `bmsk`, `szext` and `fns` are typed rows, in [`super::arith`];
+//! `cvt.pack` one in [`super::convert`]):
 //!
-//! - `cvt.pack.sat.{u16,s16}.s32 d, a, b` and
-//!   `cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c` (PTX ISA 9.7.9
-//!   cvt.pack): `.sat` required; `a`, `b` `.s32`, `c` `.b32`, `d` a 32-bit
-//!   (or wider) register; 6.5, sm_72 (sub-byte types sm_75).
 //! - `prefetch{.global,.local}.level [a]` with level `.L1 .L2
 //!   .L2::evict_last .L2::evict_normal`, `prefetch{.const,.param}.tensormap
 //!   [a]`, `prefetchu.L1 [a]` (PTX ISA 9.7.9 prefetch): 2.0, sm_20; the
@@ -249,41 +246,5 @@ fn createpolicy<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) 
                 value(cx, f, F32, Role::Src, Size::Exact, i);
             }
         }
-    }
-}
-
-/// `cvt.pack.sat.{u16,s16}.s32 d, a, b` and
-/// `cvt.pack.sat.{u8,s8,u4,s4,u2,s2}.s32.b32 d, a, b, c`.
-pub fn cvt_pack<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    use ScalarType::*;
-    const SUB: &[&str] = &[".u4", ".s4", ".u2", ".s2"];
-    cx.require(Feature::CvtPack, head(i));
-    if !only(cx, i, &[".pack", ".sat", ".u4", ".s4", ".u2", ".s2"]) {
-        return;
-    }
-    if !i.has_modifier(".sat") {
-        return err(cx, head(i), "`cvt.pack` needs `.sat`".to_string(), "missing modifier");
-    }
-    let sub = among(i, SUB);
-    if !sub.is_empty() {
-        cx.require(Feature::CvtPackSubByte, head(i));
-    }
-    let ts: Vec<ScalarType> = d.types.iter().map(|x| x.0).collect();
-    let (wide, ok) = match (sub.len(), ts.as_slice()) {
-        (0, [U16 | S16, S32]) => (true, true),
-        (0, [U8 | S8, S32, B32]) | (1, [S32, B32]) => (false, true),
-        _ => (false, false),
-    };
-    if !ok {
-        return err(cx, head(i), format!("`{}`: `cvt.pack.sat` converts `.s32` to `.u16`/`.s16` (`.ctype.s32`) or to `.u8 .s8 .u4 .s4 .u2 .s2` (`.ctype.s32.b32`)", opname(i)), "unexpected instruction types");
-    }
-    if !count(cx, i, if wide { 3 } else { 4 }) {
-        return;
-    }
-    value(cx, &i.operands[0], U32, Role::Dest, Size::AtLeast, i);
-    int32(cx, i, 1, S32, Role::Src);
-    int32(cx, i, 2, S32, Role::Src);
-    if !wide {
-        int32(cx, i, 3, B32, Role::Src);
     }
 }

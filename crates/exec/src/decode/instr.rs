@@ -7,7 +7,7 @@
 //! never fails because of one kernel's instruction: only running it does.
 
 use super::{fty, ity, type_bytes, var_size, ModuleDecoder, Sym, MAX_FRAME_BYTES, MAX_REGS, MAX_SHARED_BYTES};
-use ptxsim_sem::alu::{FTy, Rounding};
+use ptxsim_sem::alu::FTy;
 use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
@@ -19,11 +19,11 @@ mod arith;
 mod bits;
 mod compare;
 mod control;
+mod convert;
 mod ext;
 mod fma;
 mod math;
 mod atomic;
-mod fp8;
 mod hopper;
 mod mem;
 mod video;
@@ -549,138 +549,16 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         match route(x.opc, &has).ok_or_else(|| x.no_decoder())? {
             Route::Ext(r) => self.ext_instr(r, i).map_err(DecodeError::from_message),
             Route::Tensor(r) => self.tensor_instr(r, i),
-            Route::Mov => self.mov_pack(&x),
-            Route::SelectConvert => self.select_convert(&x),
             Route::Memory => self.memory(&x),
             Route::Typed => self.typed(i),
         }
     }
 
-    /// Decodes moves, packs and unpacks (`mov`).
-    fn mov_pack(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, .. } = *x;
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "mov" => {
-                need(2)?;
-                let t = last_ty.ok_or_else(unsupported)?;
-                if t == ScalarType::Pred {
-                    let d = self.pdst(&ops[0])?.ok_or("sink destination")?;
-                    if let OperandKind::Name { name, component: None } = &ops[1].kind {
-                        if name.text == "%is_explicit_cluster" {
-                            // The one `.pred` special register: its value
-                            // (1 or 0) compared with 0.
-                            let a = self.src(&ops[1], ImmKind::Int(32))?;
-                            let ty = ITyOrF::I(ptxsim_sem::alu::ITy { bits: 32, signed: false });
-                            return Ok(Op::Setp { cmp: ptxsim_sem::alu::CmpOp::Ne, ty, ftz: false, p: Some(d), q: None, a, b: Src::Imm(0), comb: None, k: Kern::NONE });
-                        }
-                    }
-                    let a = self.psrc(&ops[1])?;
-                    return Ok(Op::PredLogic { op: PredOp::Mov, d, a, b: PSrc::Const(false) });
-                }
-                let bits = t.bits();
-                if let OperandKind::Vector(parts) = &ops[1].kind {
-                    let d = self.dst(&ops[0])?;
-                    let pb = bits / parts.len().max(1) as u32;
-                    let mut srcs = Vec::new();
-                    for p in parts {
-                        srcs.push(self.src(p, ImmKind::Int(pb))?);
-                    }
-                    return Ok(Op::Pack { d, parts: srcs, part_bits: pb });
-                }
-                if let OperandKind::Vector(parts) = &ops[0].kind {
-                    let pb = bits / parts.len().max(1) as u32;
-                    let mut ds = Vec::new();
-                    for p in parts {
-                        ds.push(if matches!(p.kind, OperandKind::Sink) { None } else { Some(self.dst(p)?) });
-                    }
-                    let a = self.src(&ops[1], ImmKind::Int(bits))?;
-                    return Ok(Op::Unpack { ds, a, part_bits: pb });
-                }
-                let d = self.dst(&ops[0])?;
-                let k = match fty(t) {
-                    Some(f) => ImmKind::Float(f),
-                    None => ImmKind::Int(bits),
-                };
-                let a = self.src(&ops[1], k)?;
-                Ok(Op::Mov { d, a, bits })
-            }
-            _ => Err(unsupported()),
-        }
-    }
-
-    /// Decodes `cvt` (`selp` and `slct` are typed rows; `cvta` one of
-    /// `mem.rs`).
-    fn select_convert(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, ftz, sat, .. } = *x;
-        let (types, rounding) = (&x.types, &x.rounding);
-        let has = |m: &str| x.has(m);
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        match opc {
-            "cvt" => {
-                need(2)?;
-                // `cvt.rna{.satfinite}.tf32.f32` (sm_80): the other `.tf32`
-                // roundings (sm_90, sm_100) are not decoded yet.
-                if types.first() == Some(&ScalarType::Tf32) {
-                    let forms = [".rna", ".satfinite", ".tf32", ".f32"];
-                    if types.len() != 2 || types[1] != ScalarType::F32 || !has(".rna") || !x.mods.iter().all(|m| forms.contains(m)) {
-                        return Err(unsupported());
-                    }
-                    let d = self.dst(&ops[0])?;
-                    let a = self.src(&ops[1], ImmKind::Float(FTy::F32))?;
-                    return Ok(Op::CvtTf32 { satfinite: has(".satfinite"), d, a });
-                }
-                if types.len() != 2 || x.relu || has(".satfinite") {
-                    return Err(unsupported());
-                }
-                let conv = |s: ScalarType| -> Option<CvtTy> {
-                    if let Some(f) = fty(s) {
-                        Some(CvtTy::F(f))
-                    } else {
-                        ity(s).map(CvtTy::I)
-                    }
-                };
-                let (Some(dt), Some(st)) = (conv(types[0]), conv(types[1])) else { return Err(unsupported()) };
-                let rnd = rounding.first().copied();
-                // Directed rounding into a float narrower than its source: not yet.
-                if let (CvtTy::F(df), Some(r)) = (dt, rnd) {
-                    let narrowing = match st {
-                        CvtTy::F(sf) => sf.bits() > df.bits(),
-                        CvtTy::I(_) => true,
-                    };
-                    let same = matches!(st, CvtTy::F(sf) if sf == df);
-                    let soft = matches!(df, FTy::F32 | FTy::F64)
-                        && matches!(r, Rounding::Rz | Rounding::Rm | Rounding::Rp)
-                        && match st {
-                            CvtTy::I(_) => true,
-                            CvtTy::F(sf) => sf == FTy::F64 && df == FTy::F32,
-                        }
-                        // `cvt.{rz,rm,rp}.{f16,bf16}.*` (ptxsim_sem::cvt).
-                        || matches!(df, FTy::F16 | FTy::BF16) && matches!(r, Rounding::Rz | Rounding::Rm | Rounding::Rp);
-                    if !same && narrowing && r != Rounding::Rn && !soft {
-                        return Err(unsupported());
-                    }
-                }
-                let d = self.dst(&ops[0])?;
-                let a = match st {
-                    CvtTy::F(f) => self.src(&ops[1], ImmKind::Float(f))?,
-                    CvtTy::I(t) => self.src(&ops[1], ImmKind::Int(t.bits))?,
-                };
-                Ok(Op::Cvt { dst: dt, src: st, rnd, sat, ftz, d, a, k: Kern::NONE })
-            }
-            _ => Err(unsupported()),
-        }
-    }
-
-    /// Decodes atomics (`ld`, `ldu` and `st` are typed rows: `mem.rs`).
+    /// A row of the memory family: none is decoded by its family now (`ld`,
+    /// `ldu`, `st` are typed rows in `mem.rs`, `atom`, `red` in
+    /// `atomic.rs`; `st.async` is written as `st` with `.async`, `st`'s row).
     fn memory(&mut self, x: &Ins<'_>) -> R<Op> {
-        let unsupported = || x.unsupported();
-        match x.opc {
-            "atom" | "red" => self.atom(x),
-            _ => Err(unsupported()),
-        }
+        Err(x.unsupported())
     }
 
     /// The predicate destinations `p` or `p|q` (`_` for none).
@@ -710,21 +588,4 @@ fn mask_bits(v: u64, bits: u32) -> u64 {
     } else {
         v & ((1u64 << bits) - 1)
     }
-}
-
-fn ld_space(mods: &[&str]) -> Option<Space> {
-    for m in mods {
-        match *m {
-            ".global" => return Some(Space::Global),
-            ".shared" | ".shared::cta" => return Some(Space::SharedCta),
-            ".local" => return Some(Space::Local),
-            ".const" => return Some(Space::Const),
-            ".param" | ".param::entry" | ".param::func" => return Some(Space::FrameParam),
-            // A `.shared::cluster` address names the CTA it lies in
-            // (`lanemem::RANK_SHIFT`); one of this CTA's is its own.
-            ".shared::cluster" => return Some(Space::Shared),
-            _ => {}
-        }
-    }
-    Some(Space::Generic)
 }

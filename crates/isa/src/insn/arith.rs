@@ -356,6 +356,9 @@ impl crate::Insn {
         if self.is_mem_row() {
             return self.mem_misfit();
         }
+        if let Some(m) = self.atomcvt_misfit() {
+            return Some(m);
+        }
         if let Some(Simd { sat: true, add: true, .. }) = self.simd() {
             // ptxas 12.9: "Illegal combination of .sat and .add modifiers".
             return Some(Misfit { modifier: SAT, why: "`.sat` does not combine with the secondary accumulate `.add`".into() });

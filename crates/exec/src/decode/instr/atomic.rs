@@ -3,35 +3,53 @@
 //! 64-bit integers, `.f32`/`.f64` and the half types, and sm_90's vector
 //! forms (`.v2`/`.v4`/`.v8`, one atomic operation per element).
 
-use super::route::Ins;
-use super::{fty, ity, ld_space, DecodeError, FuncDecoder, ImmKind, R};
-use ptxsim_sem::alu::FTy;
+use super::{fty, ity, DecodeError, FuncDecoder, ImmKind, R};
 use crate::program::*;
-use ptxsim_syntax::ast::{Operand, OperandKind, ScalarType};
+use ptxsim_isa::modifiers::opname;
+use ptxsim_isa::{AtomSpace, Insn};
+use ptxsim_sem::alu::FTy;
+use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// `atom{.sem}{.scope}{.space}.op{.vec}.type d, [a], b{, c}` and
-    /// `red{...} [a], b`.
-    pub(super) fn atom(&mut self, x: &Ins<'_>) -> R<Op> {
-        let Ins { opc, ops, last_ty, .. } = *x;
-        let mods = &x.mods;
-        let has = |m: &str| x.has(m);
-        let unsupported = || x.unsupported();
-        let need = |k: usize| x.need(k);
-        let is_red = opc == "red";
+    /// `red{...} [a], b` (the order and scope do not change a result in
+    /// this engine, which runs one atomic at a time; the cache policy is a
+    /// hint). `red.async`'s mbarrier completion is not modelled yet: it is
+    /// refused, named.
+    pub(super) fn atomic(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
+        let unsupported = || DecodeError::Unsupported(opname(i));
+        let x = insn.atomic().ok_or_else(unsupported)?;
+        if insn.misfit().is_some() || x.is_async {
+            return Err(unsupported());
+        }
+        let ops = &i.operands;
+        let need = |k: usize| if ops.len() < k { Err(DecodeError::Operand(format!("`{}` needs {k} operands", opname(i)))) } else { Ok(()) };
+        let is_red = x.red;
         need(if is_red { 2 } else { 3 })?;
-        let space = ld_space(mods).ok_or_else(unsupported)?;
-        let t = last_ty.ok_or_else(unsupported)?;
+        let space = match x.space {
+            None => Space::Generic,
+            Some(AtomSpace::Global) => Space::Global,
+            Some(AtomSpace::Shared | AtomSpace::SharedCta) => Space::SharedCta,
+            // A `.shared::cluster` address names the CTA it lies in
+            // (`lanemem::RANK_SHIFT`).
+            Some(AtomSpace::SharedCluster) => Space::Shared,
+            Some(AtomSpace::Local) => Space::Local,
+            Some(AtomSpace::Const) => Space::Const,
+            Some(AtomSpace::Param) => Space::FrameParam,
+        };
+        let t = x.ty.ok_or_else(unsupported)?;
+        let op = x.op.ok_or_else(unsupported)?;
+        let has = |o: ptxsim_isa::AtomOp| op == o;
         let half2 = match t {
             ScalarType::F16x2 => Some(FTy::F16),
             ScalarType::Bf16x2 => Some(FTy::BF16),
             _ => None,
         };
         let noftz_ok = matches!(t, ScalarType::F32 | ScalarType::F16 | ScalarType::Bf16) || half2.is_some();
-        if has(".noftz") && !noftz_ok {
+        if x.noftz && !noftz_ok {
             return Err(unsupported());
         }
-        if let Some(n) = [(".v2", 2), (".v4", 4), (".v8", 8)].iter().find(|(v, _)| has(v)).map(|x| x.1) {
+        if let Some(n) = x.vec.map(|v| v.len()) {
             // Vector atomics (sm_90): `add` on `.f32` (`.v2`, `.v4`),
             // `.f16`/`.bf16` (up to `.v8`) and `.f16x2`/`.bf16x2`
             // (`.v2`, `.v4`); their `min`/`max` are not supported yet.
@@ -42,7 +60,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 (ScalarType::Bf16, _) => (AtomOp::Add, ITyOrF::F(FTy::BF16)),
                 _ => return Err(unsupported()),
             };
-            if !has(".add") || !matches!(space, Space::Global | Space::Generic) {
+            if !has(ptxsim_isa::AtomOp::Add) || !matches!(space, Space::Global | Space::Generic) {
                 return Err(unsupported());
             }
             let base = if is_red { 0 } else { 1 };
@@ -52,7 +70,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                     _ => None,
                 }
             }
-            let parts = |o| elems(o, n).ok_or_else(|| DecodeError::from(format!("`{}` needs a vector of {n} operands here", x.full())));
+            let parts = |o| elems(o, n).ok_or_else(|| DecodeError::from(format!("`{}` needs a vector of {n} operands here", opname(i))));
             let mut ds = Vec::new();
             if !is_red {
                 for p in parts(&ops[0])? {
@@ -70,32 +88,19 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             let (space, addr) = self.addr(&ops[base], space)?;
             return Ok(Op::AtomVec { space, op, ty, ds, addr, bs });
         }
-        let op = if let (true, Some(h)) = (has(".add"), half2) {
-            AtomOp::AddHalf2(h)
-        } else if half2.is_some() {
-            return Err(unsupported());
-        } else if has(".add") {
-            AtomOp::Add
-        } else if has(".min") {
-            AtomOp::Min
-        } else if has(".max") {
-            AtomOp::Max
-        } else if has(".and") {
-            AtomOp::And
-        } else if has(".or") {
-            AtomOp::Or
-        } else if has(".xor") {
-            AtomOp::Xor
-        } else if has(".exch") {
-            AtomOp::Exch
-        } else if has(".cas") {
-            AtomOp::Cas
-        } else if has(".inc") {
-            AtomOp::Inc
-        } else if has(".dec") {
-            AtomOp::Dec
-        } else {
-            return Err(unsupported());
+        let op = match (op, half2) {
+            (ptxsim_isa::AtomOp::Add, Some(h)) => AtomOp::AddHalf2(h),
+            (_, Some(_)) => return Err(unsupported()),
+            (ptxsim_isa::AtomOp::Add, None) => AtomOp::Add,
+            (ptxsim_isa::AtomOp::Min, None) => AtomOp::Min,
+            (ptxsim_isa::AtomOp::Max, None) => AtomOp::Max,
+            (ptxsim_isa::AtomOp::And, None) => AtomOp::And,
+            (ptxsim_isa::AtomOp::Or, None) => AtomOp::Or,
+            (ptxsim_isa::AtomOp::Xor, None) => AtomOp::Xor,
+            (ptxsim_isa::AtomOp::Exch, None) => AtomOp::Exch,
+            (ptxsim_isa::AtomOp::Cas, None) => AtomOp::Cas,
+            (ptxsim_isa::AtomOp::Inc, None) => AtomOp::Inc,
+            (ptxsim_isa::AtomOp::Dec, None) => AtomOp::Dec,
         };
         let ty = if half2.is_some() {
             ITyOrF::I(ity(ScalarType::B32).ok_or_else(unsupported)?)

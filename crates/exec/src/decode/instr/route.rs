@@ -4,12 +4,8 @@
 //! `ptxsim_isa::decode`); the decoder's error type.
 
 use super::{ext, tensor};
-use ptxsim_sem::alu::Rounding;
-use ptxsim_isa::modifiers::Rnd;
 use ptxsim_isa::{Engine, Family};
-use ptxsim_syntax::ast::{self, Operand, ScalarType};
-
-type R<T> = Result<T, DecodeError>;
+use ptxsim_syntax::ast;
 
 /// Why an instruction or a declaration could not be decoded.
 #[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
@@ -69,8 +65,6 @@ impl From<DecodeError> for String {
 pub(super) enum Route {
     Ext(ext::Ext),
     Tensor(tensor::Tensor),
-    Mov,
-    SelectConvert,
     Memory,
     /// The row's grammar is written: the decoder matches on its
     /// [`ptxsim_isa::Insn`].
@@ -81,7 +75,7 @@ pub(super) enum Route {
 /// `None` when the engine has none (the instruction is not supported yet).
 /// The opcode's family is its row of the instruction description
 /// (`ptxsim_isa`); [`ext::ext_route`] refines it for the modifiers that
-/// change the family (`cvt.pack`, `cvt`'s packed halves). The decoder
+/// change the family (none now: every such opcode is a typed row). The decoder
 /// dispatches through this function alone, so [`decodes_opcode`] answers
 /// what it does.
 pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
@@ -93,10 +87,7 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     }
     let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
     Some(match family {
-        Family::Mov => Route::Mov,
-        Family::SelectConvert => Route::SelectConvert,
         Family::Memory => Route::Memory,
-        Family::Lane3 => Route::Ext(ext::Ext::Lane3),
         Family::Hint => Route::Ext(ext::Ext::Hint),
         Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
@@ -117,51 +108,18 @@ pub fn decodes_opcode(opcode: &str) -> bool {
     route(opc, &|m: &str| mods.iter().any(|x| x == m)).is_some()
 }
 
-/// An instruction's opcode, modifiers, types and operands, as the family
-/// decoders read them: the modifiers are decoded once, by
-/// [`ptxsim_isa::decode`] (the checker's decoding), and the fields below
-/// are read from it.
+/// An instruction's opcode and modifiers as written, as the routing and
+/// the family decoders' error messages read them (the typed rows read the
+/// decoded [`ptxsim_isa::Insn`]).
 pub(crate) struct Ins<'i> {
     pub(crate) opc: &'i str,
-    /// Every modifier as written, for the families that test one by name.
+    /// Every modifier as written.
     pub(crate) mods: Vec<&'i str>,
-    /// The modifiers that are types, in order.
-    pub(crate) types: Vec<ScalarType>,
-    pub(crate) ops: &'i [Operand<'i>],
-    pub(crate) n: usize,
-    pub(crate) last_ty: Option<ScalarType>,
-    pub(crate) rounding: Vec<Rounding>,
-    pub(crate) ftz: bool,
-    pub(crate) sat: bool,
-    /// `.relu`.
-    pub(crate) relu: bool,
-}
-
-/// The engine's rounding mode of a decoded rounding modifier (`.rs` has none).
-fn rounding_of((r, integer): (Rnd, bool)) -> Option<Rounding> {
-    Some(match (r, integer) {
-        (Rnd::N, false) => Rounding::Rn,
-        (Rnd::Z, false) => Rounding::Rz,
-        (Rnd::M, false) => Rounding::Rm,
-        (Rnd::P, false) => Rounding::Rp,
-        (Rnd::N, true) => Rounding::Rni,
-        (Rnd::Z, true) => Rounding::Rzi,
-        (Rnd::M, true) => Rounding::Rmi,
-        (Rnd::P, true) => Rounding::Rpi,
-        (Rnd::Na, _) => Rounding::Rna,
-        (Rnd::S, _) => return None,
-    })
 }
 
 impl<'i> Ins<'i> {
     pub(crate) fn new(i: &'i ast::Instruction<'_>) -> Ins<'i> {
-        let d = ptxsim_isa::decode_modifiers(i);
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let types: Vec<ScalarType> = d.types.iter().map(|t| t.0).collect();
-        let rounding = d.rounding().into_iter().filter_map(rounding_of).collect();
-        let (ftz, sat) = (d.ftz.is_some(), d.has(".sat"));
-        let relu = d.relu();
-        Ins { opc: i.opcode.text, last_ty: types.last().copied(), types, ops: &i.operands, n: i.operands.len(), rounding, ftz, sat, relu, mods }
+        Ins { opc: i.opcode.text, mods: i.modifiers.iter().map(|m| m.text).collect() }
     }
 
     pub(crate) fn has(&self, m: &str) -> bool {
@@ -183,14 +141,6 @@ impl<'i> Ins<'i> {
         match ptxsim_isa::lookup(self.opc).map(|r| r.engine) {
             Some(Engine::NotYet(why)) => DecodeError::NotYet { name: self.full(), why },
             _ => self.unsupported(),
-        }
-    }
-
-    pub(crate) fn need(&self, k: usize) -> R<()> {
-        if self.n < k {
-            Err(DecodeError::Operand(format!("`{}` needs {k} operands", self.full())))
-        } else {
-            Ok(())
         }
     }
 }

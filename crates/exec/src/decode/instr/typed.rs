@@ -4,7 +4,7 @@
 //! operands by the row's roles. Today: `and`, `or`, `xor`, `not`, `shl`,
 //! `shr`, `rem`, `copysign`, `neg`, `abs`, `add`, `sub`, `mul`, `min`, `max` (in `arith.rs`), `mad`,
 //! `madc`, `addc`, `subc`, `fma` (in `fma.rs`), `div`, `rcp`, `sqrt`, `rsqrt`,
-//! `sin`, `cos`, `lg2`, `ex2`, `tanh` (in `math.rs`), `lop3`, `shf` and the bit and
+//! `sin`, `cos`, `lg2`, `ex2`, `tanh` (in `math.rs`), `mov`, `cvt`, `cvt.pack` (in `convert.rs`), `atom`, `red`, `red.async` (in `atomic.rs`), `lop3`, `shf` and the bit and
 //! integer rows `popc` ... `sad`, `testp` (in `bits.rs`), the SIMD video
 //! instructions `vadd2` ... `vset4` (in `video.rs`), the warp rows
 //! `shfl`, `vote`, `match`, `redux`, `elect`, `bar`/`barrier` (in
@@ -79,6 +79,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             | Insn::Rem { .. }
             | Insn::Copysign { .. } => return self.logic(i, insn),
             Insn::Neg { .. } | Insn::Abs { .. } => return self.neg_abs(i, insn),
+            Insn::Mov { .. } | Insn::Cvt { .. } | Insn::CvtPack { .. } => return self.convert(i, insn),
+            Insn::Atom { .. } | Insn::Red { .. } | Insn::RedAsync { .. } => return self.atomic(i, insn),
             Insn::Add { .. } | Insn::Sub { .. } => return self.add_sub(i, insn),
             Insn::Mul { .. } => return self.mul(i, insn),
             Insn::Mad { .. } => return self.mad(i, insn),
