@@ -158,6 +158,11 @@ fn expr_names(e: &Expr<'_>, funcs: &BTreeSet<&str>, out: &mut Vec<String>) {
             expr_names(a, funcs, out);
             expr_names(b, funcs, out);
         }
+        Expr::Cond(c, a, b, _) => {
+            expr_names(c, funcs, out);
+            expr_names(a, funcs, out);
+            expr_names(b, funcs, out);
+        }
         _ => {}
     }
 }

@@ -128,6 +128,11 @@ impl<'a> RegTable<'a> {
                     stack.push(a);
                     stack.push(b);
                 }
+                Expr::Cond(c, a, b, _) => {
+                    stack.push(c);
+                    stack.push(a);
+                    stack.push(b);
+                }
                 _ => {}
             }
         }
@@ -389,6 +394,11 @@ fn expr_names(e: &Expr<'_>, regs: &RegTable<'_>, out: &mut Vec<Reg>) {
         Expr::Name(n) | Expr::Generic(n, _) => out.extend(regs.get(n.text)),
         Expr::Unary(_, a, _) => expr_names(a, regs, out),
         Expr::Binary(_, a, b, _) => {
+            expr_names(a, regs, out);
+            expr_names(b, regs, out);
+        }
+        Expr::Cond(c, a, b, _) => {
+            expr_names(c, regs, out);
             expr_names(a, regs, out);
             expr_names(b, regs, out);
         }

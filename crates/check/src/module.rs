@@ -336,6 +336,11 @@ fn check_init_expr<'f, 'a>(cx: &mut Ctx<'f, 'a>, e: &'f Expr<'a>) {
             check_init_expr(cx, a);
             check_init_expr(cx, b);
         }
+        Expr::Cond(c, a, b, _) => {
+            check_init_expr(cx, c);
+            check_init_expr(cx, a);
+            check_init_expr(cx, b);
+        }
         Expr::Int(..) | Expr::Float(..) => {}
     }
 }

@@ -356,6 +356,8 @@ pub enum Expr<'a> {
     Generic(Name<'a>, Span),
     Unary(UnOp, Box<Expr<'a>>, Span),
     Binary(BinOp, Box<Expr<'a>>, Box<Expr<'a>>, Span),
+    /// `c ? a : b`, the conditional operator.
+    Cond(Box<Expr<'a>>, Box<Expr<'a>>, Box<Expr<'a>>, Span),
 }
 
 impl<'a> Expr<'a> {
@@ -363,7 +365,7 @@ impl<'a> Expr<'a> {
         match self {
             Expr::Int(_, s) | Expr::Float(_, s) | Expr::Generic(_, s) => *s,
             Expr::Name(n) => n.span,
-            Expr::Unary(_, _, s) | Expr::Binary(_, _, _, s) => *s,
+            Expr::Unary(_, _, s) | Expr::Binary(_, _, _, s) | Expr::Cond(_, _, _, s) => *s,
         }
     }
 }
@@ -373,6 +375,22 @@ pub enum UnOp {
     Neg,
     Not,
     BitNot,
+    /// `(.s64)`: reads the operand as signed.
+    CastS64,
+    /// `(.u64)`: reads the operand as unsigned.
+    CastU64,
+}
+
+impl UnOp {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UnOp::Neg => "-",
+            UnOp::Not => "!",
+            UnOp::BitNot => "~",
+            UnOp::CastS64 => "(.s64)",
+            UnOp::CastU64 => "(.u64)",
+        }
+    }
 }
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -387,6 +405,16 @@ pub enum BinOp {
     And,
     Or,
     Xor,
+    Lt,
+    Gt,
+    Le,
+    Ge,
+    Eq,
+    Ne,
+    /// `&&`
+    LAnd,
+    /// `||`
+    LOr,
 }
 
 impl BinOp {
@@ -402,11 +430,39 @@ impl BinOp {
             BinOp::And => "&",
             BinOp::Or => "|",
             BinOp::Xor => "^",
+            BinOp::Lt => "<",
+            BinOp::Gt => ">",
+            BinOp::Le => "<=",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::LAnd => "&&",
+            BinOp::LOr => "||",
+        }
+    }
+
+    /// Binding strength, as in C: `*` `/` `%` bind tightest (10), `||` loosest
+    /// (1); the conditional operator `?:` is below them all (0).
+    pub fn prec(self) -> u8 {
+        match self {
+            BinOp::LOr => 1,
+            BinOp::LAnd => 2,
+            BinOp::Or => 3,
+            BinOp::Xor => 4,
+            BinOp::And => 5,
+            BinOp::Eq | BinOp::Ne => 6,
+            BinOp::Lt | BinOp::Gt | BinOp::Le | BinOp::Ge => 7,
+            BinOp::Shl | BinOp::Shr => 8,
+            BinOp::Add | BinOp::Sub => 9,
+            BinOp::Mul | BinOp::Div | BinOp::Rem => 10,
         }
     }
 }
 
-/// An integer literal. PTX integer literals are 64-bit; a `U` suffix makes one unsigned.
+/// An integer literal. PTX integer literals are 64-bit; a `U` suffix makes one
+/// unsigned, and so does a value too large for a signed 64-bit integer
+/// (PTX ISA 4.5.5: literals are signed unless unsigned is needed to prevent
+/// overflow).
 /// A negative literal `-5` is stored in two's complement with `unsigned == false`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct IntLit {

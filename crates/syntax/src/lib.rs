@@ -1,7 +1,8 @@
 //! ptxsim-syntax: the PTX front end.
 //!
 //! It owns the lexer ([`lexer`]), the AST with spans ([`ast`]), the
-//! recursive-descent parser with error recovery ([`parser`]), the printer
+//! recursive-descent parser with error recovery ([`parser`]), constant-expression
+//! evaluation ([`cexpr`]), the printer
 //! ([`printer`]) and the diagnostic type shared by every stage ([`diag`]).
 //!
 //! Invariants:
@@ -14,6 +15,7 @@
 #![deny(clippy::print_stdout, clippy::print_stderr)]
 
 pub mod ast;
+pub mod cexpr;
 pub mod diag;
 pub mod hash;
 pub mod lexer;

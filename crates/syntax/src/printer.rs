@@ -542,22 +542,37 @@ impl Printer<'_> {
                 let _ = write!(self.out, "generic({})", n.text);
             }
             Expr::Unary(op, x, _) => {
-                self.out.push(match op {
-                    UnOp::Neg => '-',
-                    UnOp::Not => '!',
-                    UnOp::BitNot => '~',
-                });
-                self.expr(x, 7);
+                self.out.push_str(op.as_str());
+                self.expr(x, UNARY_PREC);
             }
             Expr::Binary(op, a, b, _) => {
-                let prec = binop_prec(*op);
+                let prec = op.prec();
                 let paren = prec < min_prec;
                 if paren {
                     self.out.push('(');
                 }
                 self.expr(a, prec);
-                self.out.push_str(op.as_str());
+                // `5%3` would read back as `5` and the register `%3`.
+                if *op == BinOp::Rem {
+                    self.out.push_str(" % ");
+                } else {
+                    self.out.push_str(op.as_str());
+                }
                 self.expr(b, prec + 1);
+                if paren {
+                    self.out.push(')');
+                }
+            }
+            Expr::Cond(c, a, b, _) => {
+                let paren = min_prec > 0;
+                if paren {
+                    self.out.push('(');
+                }
+                self.expr(c, 1);
+                self.out.push_str(" ? ");
+                self.expr(a, 0);
+                self.out.push_str(" : ");
+                self.expr(b, 0);
                 if paren {
                     self.out.push(')');
                 }
@@ -566,13 +581,5 @@ impl Printer<'_> {
     }
 }
 
-fn binop_prec(op: BinOp) -> u8 {
-    match op {
-        BinOp::Or => 1,
-        BinOp::Xor => 2,
-        BinOp::And => 3,
-        BinOp::Shl | BinOp::Shr => 4,
-        BinOp::Add | BinOp::Sub => 5,
-        BinOp::Mul | BinOp::Div | BinOp::Rem => 6,
-    }
-}
+/// Binds tighter than every binary operator (see [`BinOp::prec`]).
+const UNARY_PREC: u8 = 11;

@@ -614,7 +614,7 @@ fn predicate_pairs_negation_and_sink() {
 #[test]
 fn integer_immediates() {
     // PTX ISA 4.5.1: decimal, 0x hex, leading-0 octal, 0b binary, optional U suffix;
-    // a leading `-` negates. Values are 64-bit.
+    // a leading `-` negates (keeping the type). Values are 64-bit.
     let (src, _) = one_instr("op %r1, 42, 0x2A, 0X2a, 052, 0b101010, 0B11, 42U, 0x2AU, 0, 0U, -1, 18446744073709551615, 0xFFFFFFFFFFFFFFFF;");
     let m = ok(&src);
     let ks: Vec<_> = operands_of(&m)[1..].iter().map(|o| o.kind.clone()).collect();
@@ -633,8 +633,9 @@ fn integer_immediates() {
             int(0),
             u(0),
             int(u64::MAX),
-            int(u64::MAX),
-            int(u64::MAX)
+            // PTX ISA 4.5.5: a literal is unsigned when it does not fit in .s64.
+            u(u64::MAX),
+            u(u64::MAX)
         ]
     );
 }

@@ -325,6 +325,7 @@ pub fn resolve_expr(cx: &mut Ctx<'_, '_>, e: &Expr<'_>) -> bool {
         }
         Expr::Unary(_, a, _) => resolve_expr(cx, a),
         Expr::Binary(_, a, b, _) => resolve_expr(cx, a) & resolve_expr(cx, b),
+        Expr::Cond(c, a, b, _) => resolve_expr(cx, c) & resolve_expr(cx, a) & resolve_expr(cx, b),
         Expr::Int(..) | Expr::Float(..) => true,
     }
 }

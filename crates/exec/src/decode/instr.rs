@@ -11,6 +11,7 @@ use ptxsim_sem::alu::FTy;
 use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::FlatFunction;
+use ptxsim_syntax::cexpr::{self, CVal};
 use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType, StateSpace, Statement};
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -371,55 +372,38 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 }
             }
         }
-        let v = self.eval(e)?;
-        Ok(Src::Imm(match k {
-            ImmKind::Int(bits) => mask_bits(v, bits),
-            ImmKind::Float(t) => t.from_f64(v as i64 as f64),
+        Ok(Src::Imm(match (self.eval(e)?, k) {
+            (CVal::Int { value, .. }, ImmKind::Int(bits)) => mask_bits(value, bits),
+            (CVal::Int { value, unsigned }, ImmKind::Float(t)) => {
+                t.from_f64(if unsigned { value as f64 } else { value as i64 as f64 })
+            }
+            (CVal::Float(f), k) => Self::imm_float(FloatLit::F64Bits(f.to_bits()), k),
         }))
     }
 
-    /// Constant expression, with function-scope symbols visible.
-    fn eval(&self, e: &Expr<'_>) -> R<u64> {
-        match e {
-            Expr::Name(n) => match self.lookup(n.text) {
-                Some(Sym::Global(a)) => Ok(a),
-                Some(Sym::Shared(o) | Sym::Const(o)) => Ok(o),
-                Some(Sym::Func(id)) => Ok(FUNC_BASE + FUNC_STRIDE * id as u64),
-                Some(Sym::KernelParam(o)) => Ok(o as u64),
-                _ => Err(format!("`{}` is not a constant", n.text).into()),
-            },
-            Expr::Generic(n, _) => match self.lookup(n.text) {
-                Some(Sym::Global(a)) => Ok(a),
-                Some(Sym::Shared(o)) => Ok(SHARED_WINDOW + o),
-                Some(Sym::Const(o)) => Ok(CONST_WINDOW + o),
-                _ => Err(format!("`generic({})` is not supported", n.text).into()),
-            },
-            Expr::Binary(op, a, b, _) => {
-                let (a, b) = (self.eval(a)?, self.eval(b)?);
-                use ast::BinOp::*;
-                Ok(match op {
-                    Add => a.wrapping_add(b),
-                    Sub => a.wrapping_sub(b),
-                    Mul => a.wrapping_mul(b),
-                    Div => a.checked_div(b).ok_or("division by zero")?,
-                    Rem => a.checked_rem(b).ok_or("division by zero")?,
-                    Shl => a.wrapping_shl(b as u32),
-                    Shr => a.wrapping_shr(b as u32),
-                    And => a & b,
-                    Or => a | b,
-                    Xor => a ^ b,
-                })
-            }
-            Expr::Unary(op, a, _) => {
-                let a = self.eval(a)?;
-                Ok(match op {
-                    ast::UnOp::Neg => a.wrapping_neg(),
-                    ast::UnOp::Not => (a == 0) as u64,
-                    ast::UnOp::BitNot => !a,
-                })
-            }
-            _ => Ok(self.m.const_expr(e, false)?),
-        }
+    /// Constant expression, with function-scope symbols visible, by the rules
+    /// of [`ptxsim_syntax::cexpr`].
+    fn eval(&self, e: &Expr<'_>) -> R<CVal> {
+        let v = cexpr::eval_with(e, &mut |x| {
+            let a = match x {
+                Expr::Name(n) => match self.lookup(n.text) {
+                    Some(Sym::Global(a)) => a,
+                    Some(Sym::Shared(o) | Sym::Const(o)) => o,
+                    Some(Sym::Func(id)) => FUNC_BASE + FUNC_STRIDE * id as u64,
+                    Some(Sym::KernelParam(o)) => o as u64,
+                    _ => return Err(format!("`{}` is not a constant", n.text)),
+                },
+                Expr::Generic(n, _) => match self.lookup(n.text) {
+                    Some(Sym::Global(a)) => a,
+                    Some(Sym::Shared(o)) => SHARED_WINDOW + o,
+                    Some(Sym::Const(o)) => CONST_WINDOW + o,
+                    _ => return Err(format!("`generic({})` is not supported", n.text)),
+                },
+                _ => return Err("not a constant".to_string()),
+            };
+            Ok(CVal::int(a, false))
+        });
+        v.map_err(|e| e.message().into())
     }
 
     fn dst(&mut self, o: &Operand<'_>) -> R<u32> {

@@ -20,6 +20,7 @@ use crate::program::{CONST_WINDOW, FUNC_BASE, FUNC_STRIDE, SHARED_WINDOW};
 use crate::program::*;
 use ptxsim_analysis::{FlatFunction, FunctionAnalysis, Reconvergence};
 use ptxsim_syntax::ast::{self, Expr, FunctionKind, Init, Item, ScalarType, StateSpace, Type};
+use ptxsim_syntax::cexpr::{self, CVal};
 use ptxsim_syntax::LineIndex;
 use std::collections::HashMap;
 
@@ -435,38 +436,24 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
         Ok(())
     }
 
-    /// Evaluates a constant expression to an integer (addresses of symbols included).
+    /// Evaluates a constant expression (addresses of symbols included) by
+    /// the rules of [`ptxsim_syntax::cexpr`]; a symbol's address is a signed
+    /// integer.
+    pub fn const_val(&self, e: &Expr<'_>, generic: bool) -> Result<CVal, String> {
+        cexpr::eval_with(e, &mut |x| match x {
+            Expr::Name(n) => self.symbol_value(n.text, generic).map(|a| CVal::int(a, false)),
+            Expr::Generic(n, _) => self.symbol_value(n.text, true).map(|a| CVal::int(a, false)),
+            _ => Err("not a constant".to_string()),
+        })
+        .map_err(|e| e.message())
+    }
+
+    /// Evaluates a constant expression to an integer (addresses of symbols
+    /// included); a floating-point value is truncated.
     pub fn const_expr(&self, e: &Expr<'_>, generic: bool) -> Result<u64, String> {
-        Ok(match e {
-            Expr::Int(i, _) => i.value,
-            Expr::Float(f, _) => f.as_f64() as i64 as u64,
-            Expr::Name(n) => self.symbol_value(n.text, generic)?,
-            Expr::Generic(n, _) => self.symbol_value(n.text, true)?,
-            Expr::Unary(op, a, _) => {
-                let a = self.const_expr(a, generic)?;
-                match op {
-                    ast::UnOp::Neg => a.wrapping_neg(),
-                    ast::UnOp::Not => (a == 0) as u64,
-                    ast::UnOp::BitNot => !a,
-                }
-            }
-            Expr::Binary(op, a, b, _) => {
-                let a = self.const_expr(a, generic)?;
-                let b = self.const_expr(b, generic)?;
-                use ast::BinOp::*;
-                match op {
-                    Add => a.wrapping_add(b),
-                    Sub => a.wrapping_sub(b),
-                    Mul => a.wrapping_mul(b),
-                    Div => a.checked_div(b).ok_or("division by zero in a constant expression")?,
-                    Rem => a.checked_rem(b).ok_or("division by zero in a constant expression")?,
-                    Shl => a.wrapping_shl(b as u32),
-                    Shr => a.wrapping_shr(b as u32),
-                    And => a & b,
-                    Or => a | b,
-                    Xor => a ^ b,
-                }
-            }
+        Ok(match self.const_val(e, generic)? {
+            CVal::Int { value, .. } => value,
+            CVal::Float(f) => f as i64 as u64,
         })
     }
 
@@ -505,6 +492,21 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                 (Some(ScalarType::F64), Expr::Float(f, _)) => f.as_f64().to_bits(),
                 (Some(ScalarType::F32), Expr::Int(i, _)) => (i.value as i64 as f32).to_bits() as u64,
                 (Some(ScalarType::F64), Expr::Int(i, _)) => (i.value as i64 as f64).to_bits(),
+                (Some(ScalarType::F32 | ScalarType::F64), _) => {
+                    let v = self
+                        .const_val(e, v.space.value != StateSpace::Const || matches!(e, Expr::Generic(..)))
+                        .map_err(|m| format!("line {}: {m}", self.line(e.span())))?;
+                    let f = match v {
+                        CVal::Float(f) => f,
+                        CVal::Int { value, unsigned: true } => value as f64,
+                        CVal::Int { value, unsigned: false } => value as i64 as f64,
+                    };
+                    if elem_ty == Some(ScalarType::F32) {
+                        (f as f32).to_bits() as u64
+                    } else {
+                        f.to_bits()
+                    }
+                }
                 _ => self
                     .const_expr(e, v.space.value != StateSpace::Const || matches!(e, Expr::Generic(..)))
                     .map_err(|m| format!("line {}: {m}", self.line(e.span())))?,

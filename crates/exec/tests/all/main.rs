@@ -18,6 +18,7 @@ mod atom_f32_subnormal;
 mod atom_vector;
 mod bulk_copy;
 mod cluster_directives;
+mod const_expr;
 mod cooperative;
 mod corpus_golden;
 mod corpus_modes;

@@ -8,10 +8,11 @@
 //! `items.rs` parses module-level items, functions, parameters and declarations;
 //! `stmts.rs` parses statements, instructions, operands and constant expressions.
 
+mod expr;
 mod items;
 mod stmts;
 
-pub use stmts::eval_const;
+pub use expr::eval_const;
 
 use crate::ast::*;
 use crate::diag::Diagnostic;
@@ -596,7 +597,9 @@ pub fn parse_int(text: &str) -> Option<IntLit> {
     } else {
         body.parse::<u64>().ok()?
     };
-    Some(IntLit { value, unsigned })
+    // PTX ISA 4.5.5: a literal is signed unless it needs to be unsigned to
+    // keep its value.
+    Some(IntLit { value, unsigned: unsigned || value > i64::MAX as u64 })
 }
 
 /// Parses the text of a float token.

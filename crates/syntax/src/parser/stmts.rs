@@ -2,7 +2,8 @@
 //! modifiers and operands, nested blocks, local declarations, `.branchtargets`,
 //! `.calltargets`, `.callprototype`, `.loc` and `.pragma`; and constant expressions.
 
-use super::{parse_float, parse_int, PResult, Parser, Recover};
+use super::expr::eval_const;
+use super::{parse_int, PResult, Parser, Recover};
 use crate::ast::*;
 use crate::diag::Diagnostic;
 use crate::lexer::Tok;
@@ -382,7 +383,7 @@ impl<'a> Parser<'a> {
     fn operand_inner(&mut self) -> PResult<Operand<'a>> {
         let start = self.span;
         let kind = match self.tok {
-            Tok::Bang => {
+            Tok::Bang if self.next == Tok::Ident => {
                 self.bump();
                 OperandKind::Not(self.name("a predicate register after `!`")?)
             }
@@ -420,7 +421,7 @@ impl<'a> Parser<'a> {
                     } else {
                         None
                     };
-                    if component.is_none() && is_binop(self.tok) {
+                    if component.is_none() && (self.peek_binop().is_some() || self.at(Tok::Question)) {
                         OperandKind::Expr(self.expr_tail(Expr::Name(name), 0)?)
                     } else {
                         OperandKind::Name { name, component }
@@ -454,7 +455,7 @@ impl<'a> Parser<'a> {
                 OperandKind::List(elems)
             }
             Tok::LBracket => self.address()?,
-            Tok::Int | Tok::Float | Tok::HexF32 | Tok::HexF64 | Tok::Minus | Tok::Tilde | Tok::LParen => {
+            Tok::Int | Tok::Float | Tok::HexF32 | Tok::HexF64 | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::Bang | Tok::LParen => {
                 let e = self.expr()?;
                 literal_operand(e)
             }
@@ -466,9 +467,13 @@ impl<'a> Parser<'a> {
     /// Whether a `(` in operand position opens a constant expression rather than
     /// an operand list. In a `call`, parentheses always hold argument or return
     /// lists (`(1, %r2)`); elsewhere a `(` followed by a literal or a unary
-    /// operator starts an expression such as `(1+2)*3`.
+    /// operator, a cast (`(.u64)`) or another `(` starts an expression such as
+    /// `(1+2)*3`.
     fn paren_is_expr(&self) -> bool {
-        matches!(self.next, Tok::Int | Tok::Float | Tok::HexF32 | Tok::HexF64 | Tok::Minus | Tok::Tilde)
+        matches!(
+            self.next,
+            Tok::Int | Tok::Float | Tok::HexF32 | Tok::HexF64 | Tok::Minus | Tok::Plus | Tok::Tilde | Tok::Bang | Tok::Dot | Tok::LParen
+        )
     }
 
     fn address(&mut self) -> PResult<OperandKind<'a>> {
@@ -558,154 +563,6 @@ impl<'a> Parser<'a> {
             }
         }
     }
-
-    // ---- constant expressions (precedence climbing) ----
-
-    pub(crate) fn expr(&mut self) -> PResult<Expr<'a>> {
-        let lhs = self.unary()?;
-        self.expr_tail(lhs, 0)
-    }
-
-    pub(crate) fn expr_tail(&mut self, mut lhs: Expr<'a>, min_prec: u8) -> PResult<Expr<'a>> {
-        // Each operator of a left-leaning chain (`1+1+1+...`) nests the tree one
-        // level deeper, and dropping, printing or folding the tree recurses
-        // that deep: count the chain against the depth bound too.
-        let mut chain = 0u32;
-        loop {
-            let Some((op, prec, width)) = self.peek_binop() else { return Ok(lhs) };
-            if prec < min_prec {
-                return Ok(lhs);
-            }
-            chain += 1;
-            if self.depth + chain > super::MAX_DEPTH {
-                let d = Diagnostic::error(
-                    "syntax/too-deep",
-                    self.span,
-                    format!("expression nested deeper than {} levels", super::MAX_DEPTH),
-                );
-                self.error(d);
-                return Err(Recover);
-            }
-            for _ in 0..width {
-                self.bump();
-            }
-            self.enter()?;
-            let r = (|| {
-                let mut rhs = self.unary()?;
-                while let Some((_, p2, _)) = self.peek_binop() {
-                    if p2 <= prec {
-                        break;
-                    }
-                    rhs = self.expr_tail(rhs, prec + 1)?;
-                }
-                Ok(rhs)
-            })();
-            self.leave();
-            let rhs = r?;
-            let span = lhs.span().to(rhs.span());
-            lhs = Expr::Binary(op, Box::new(lhs), Box::new(rhs), span);
-        }
-    }
-
-    fn peek_binop(&self) -> Option<(BinOp, u8, u8)> {
-        Some(match self.tok {
-            Tok::Pipe => (BinOp::Or, 1, 1),
-            Tok::Caret => (BinOp::Xor, 2, 1),
-            Tok::Amp => (BinOp::And, 3, 1),
-            Tok::Lt if self.next == Tok::Lt => (BinOp::Shl, 4, 2),
-            Tok::Gt if self.next == Tok::Gt => (BinOp::Shr, 4, 2),
-            Tok::Plus => (BinOp::Add, 5, 1),
-            Tok::Minus => (BinOp::Sub, 5, 1),
-            Tok::Star => (BinOp::Mul, 6, 1),
-            Tok::Slash => (BinOp::Div, 6, 1),
-            _ => return None,
-        })
-    }
-
-    fn unary(&mut self) -> PResult<Expr<'a>> {
-        let start = self.span;
-        match self.tok {
-            Tok::Minus | Tok::Bang | Tok::Tilde => {
-                let op = match self.tok {
-                    Tok::Minus => UnOp::Neg,
-                    Tok::Bang => UnOp::Not,
-                    _ => UnOp::BitNot,
-                };
-                self.bump();
-                self.enter()?;
-                let r = self.unary();
-                self.leave();
-                let inner = r?;
-                let span = self.since(start);
-                // Fold negated literals so that `-1` is a literal, as written.
-                Ok(match (op, inner) {
-                    (UnOp::Neg, Expr::Int(l, _)) => {
-                        Expr::Int(IntLit { value: l.value.wrapping_neg(), unsigned: l.unsigned }, span)
-                    }
-                    (UnOp::Neg, Expr::Float(f, _)) => Expr::Float(negate_float(f), span),
-                    (op, inner) => Expr::Unary(op, Box::new(inner), span),
-                })
-            }
-            Tok::LParen => {
-                self.bump();
-                self.enter()?;
-                let r = self.expr();
-                self.leave();
-                let e = r?;
-                self.expect(Tok::RParen)?;
-                Ok(e)
-            }
-            Tok::Int => {
-                let span = self.bump();
-                match parse_int(self.text(span)) {
-                    Some(l) => Ok(Expr::Int(l, span)),
-                    None => {
-                        self.error(Diagnostic::error(
-                            "syntax/bad-number",
-                            span,
-                            format!("integer `{}` does not fit in 64 bits", self.text(span)),
-                        ));
-                        Err(Recover)
-                    }
-                }
-            }
-            Tok::Float | Tok::HexF32 | Tok::HexF64 => {
-                let tok = self.tok;
-                let span = self.bump();
-                match parse_float(tok, self.text(span)) {
-                    Some(f) => Ok(Expr::Float(f, span)),
-                    None => {
-                        let d = Diagnostic::error(
-                            "syntax/bad-number",
-                            span,
-                            format!("floating-point literal `{}` is out of range", self.text(span)),
-                        )
-                        .with_label("too large for a 64-bit double");
-                        self.error(d);
-                        Err(Recover)
-                    }
-                }
-            }
-            Tok::Ident => {
-                let name = self.name("a name")?;
-                self.expr_from_name(name)
-            }
-            _ => self.unexpected("a constant expression"),
-        }
-    }
-
-    fn expr_from_name(&mut self, name: Name<'a>) -> PResult<Expr<'a>> {
-        if name.text == WARP_SZ {
-            return Ok(warp_sz(name.span));
-        }
-        if name.text == "generic" && self.at(Tok::LParen) {
-            self.bump();
-            let inner = self.name("a variable name inside `generic(...)`")?;
-            self.expect(Tok::RParen)?;
-            return Ok(Expr::Generic(inner, self.since(name.span)));
-        }
-        Ok(Expr::Name(name))
-    }
 }
 
 /// The predefined identifier `WARP_SZ` (PTX ISA, "Predefined Identifiers"):
@@ -713,22 +570,10 @@ impl<'a> Parser<'a> {
 /// immediate is (`mov.u32 %r1, WARP_SZ;`, as NVVM emits for
 /// `warpSize`). It is 32 on every target, so the parser reads it as the
 /// literal 32.
-const WARP_SZ: &str = "WARP_SZ";
+pub(super) const WARP_SZ: &str = "WARP_SZ";
 
-fn warp_sz(span: Span) -> Expr<'static> {
+pub(super) fn warp_sz(span: Span) -> Expr<'static> {
     Expr::Int(IntLit { value: 32, unsigned: false }, span)
-}
-
-fn is_binop(t: Tok) -> bool {
-    matches!(t, Tok::Plus | Tok::Minus | Tok::Star | Tok::Slash | Tok::Amp | Tok::Caret)
-}
-
-fn negate_float(f: FloatLit) -> FloatLit {
-    match f {
-        FloatLit::F32Bits(b) => FloatLit::F32Bits(b ^ 0x8000_0000),
-        FloatLit::F64Bits(b) => FloatLit::F64Bits(b ^ 0x8000_0000_0000_0000),
-        FloatLit::Decimal(d) => FloatLit::Decimal(-d),
-    }
 }
 
 fn literal_operand(e: Expr<'_>) -> OperandKind<'_> {
@@ -737,36 +582,4 @@ fn literal_operand(e: Expr<'_>) -> OperandKind<'_> {
         Expr::Float(f, _) => OperandKind::Float(f),
         e => OperandKind::Expr(e),
     }
-}
-
-/// Evaluates an integer constant expression with wrapping 64-bit arithmetic.
-/// Returns `None` if it names a symbol, holds a float, or divides by zero.
-pub fn eval_const(e: &Expr<'_>) -> Option<i64> {
-    Some(match e {
-        Expr::Int(l, _) => l.value as i64,
-        Expr::Float(..) | Expr::Name(_) | Expr::Generic(..) => return None,
-        Expr::Unary(op, x, _) => {
-            let v = eval_const(x)?;
-            match op {
-                UnOp::Neg => v.wrapping_neg(),
-                UnOp::Not => (v == 0) as i64,
-                UnOp::BitNot => !v,
-            }
-        }
-        Expr::Binary(op, a, b, _) => {
-            let (a, b) = (eval_const(a)?, eval_const(b)?);
-            match op {
-                BinOp::Add => a.wrapping_add(b),
-                BinOp::Sub => a.wrapping_sub(b),
-                BinOp::Mul => a.wrapping_mul(b),
-                BinOp::Div => a.checked_div(b)?,
-                BinOp::Rem => a.checked_rem(b)?,
-                BinOp::Shl => a.wrapping_shl(b as u32),
-                BinOp::Shr => a.wrapping_shr(b as u32),
-                BinOp::And => a & b,
-                BinOp::Or => a | b,
-                BinOp::Xor => a ^ b,
-            }
-        }
-    })
 }
