@@ -137,7 +137,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     match spec.form {
         Form::Atom => atomic::atom_red(cx, i, &d, false),
         Form::Red => atomic::atom_red(cx, i, &d, true),
-        Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Cvt if i.has_modifier(".pack") => scalar::cvt_pack(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Typed => insn::typed(cx, i, spec),

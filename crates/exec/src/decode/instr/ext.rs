@@ -1,8 +1,7 @@
 //! Decoding the less common scalar instructions (the carry chain,
 //! `cvt.pack`, the packed halves; see
-//! [`ptxsim_sem::alu::ext`] for their semantics), and the cache hints
-//! (`prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`),
-//! into [`Op`]s. The main decoder
+//! [`ptxsim_sem::alu::ext`] for their semantics) into [`Op`]s (the cache
+//! hints are typed rows: `mem.rs`). The main decoder
 //! (`instr.rs`) asks [`ext_route`] first; `None` means the instruction is
 //! not one of these.
 
@@ -24,8 +23,6 @@ pub(super) enum Ext {
     Lane3,
     Half2,
     Ex2Half,
-    Hint,
-    CreatePolicy,
 }
 
 /// This file's decoder for an opcode whose modifiers change its family
@@ -50,14 +47,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Ext::Lane3 => self.lane3(i),
             Ext::Half2 => self.half2(i),
             Ext::Ex2Half => self.ex2_half(i),
-            // Cache hints: the engine has no caches, so they do nothing
-            // (`discard` leaves the line's data as it was, one of the
-            // values the manual allows after it).
-            Ext::Hint => Ok(Op::Nop),
-            Ext::CreatePolicy => match i.operands.first() {
-                Some(o) => self.dst(o).map(|d| Op::CreatePolicy { d }).map_err(String::from),
-                None => Err("`createpolicy` needs a destination".into()),
-            },
         }
     }
 
