@@ -209,8 +209,6 @@ impl Flow {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     Memory,
-    Hint,
-    CreatePolicy,
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
     /// the modifier, as it does `cvt.pack`).
     AsyncCopy,
@@ -433,16 +431,21 @@ macro_rules! for_each_op {
             "fence"      Typed      (ANY)             _          Use      Data     Seq            Typed
                 => Fence { proxy: flag(".proxy"), kind: opt(ProxyKind), space: opt(ProxySpace), op: opt(FenceOp), sem: opt(FenceSem), restrict: opt(SyncRestrict), scope: opt(ProxyScope) }
                 [addr: OptSrc, size: OptSrc];
-            "prefetch"   Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint
-                => Prefetch { mods: untyped } [];
-            "prefetchu"  Scalar     (ANY)             Prefetch   Use      Data     Seq            Hint
-                => Prefetchu { mods: untyped } [];
-            "applypriority" Scalar  (ANY)             CacheEviction Use      Data     Seq            Hint
-                => Applypriority { mods: untyped } [];
-            "discard"    Scalar     (ANY)             CacheEviction Use      Data     Seq            Hint
-                => Discard { mods: untyped } [];
-            "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            CreatePolicy
-                => Createpolicy { mods: untyped } [];
+            // PTX ISA 9.7.9.15 prefetch/prefetchu, applypriority, discard,
+            // createpolicy (the syntax lines in `insn/mem.rs`): which
+            // modifier goes with which is `Insn::mem_misfit`; createpolicy's
+            // operands differ by kind (its rule counts them).
+            "prefetch"   Scalar     (ANY)             Prefetch   Use      Data     Seq            Typed
+                => Prefetch { space: opt(PrefetchSpace), level: opt(PrefetchLevel) } [a: Addr];
+            "prefetchu"  Scalar     (ANY)             Prefetch   Use      Data     Seq            Typed
+                => Prefetchu { level: one(PrefetchuLevel) } [a: Addr];
+            "applypriority" Scalar  (ANY)             CacheEviction Use      Data     Seq            Typed
+                => Applypriority { space: opt(GlobalSpace), level: one(ApplyLevel) } [a: Addr, size: Src];
+            "discard"    Scalar     (ANY)             CacheEviction Use      Data     Seq            Typed
+                => Discard { space: opt(GlobalSpace), level: one(DiscardLevel) } [a: Addr, size: Src];
+            "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            Typed
+                => Createpolicy { kind: one(PolicyKind), space: opt(GlobalSpace), level: opt(DiscardLevel), prio: pair(PolicyPriority), ty: ty(B64) }
+                [d: Dst, a: OptSrc, b: OptSrc, c: OptSrc];
             // PTX ISA 9.7.9.16 isspacep, 9.7.9.17 mapa, 9.7.9.18 getctarank.
             "isspacep"   Space      (0)               _          Def      Data     Seq            Typed
                 => Isspacep { space: one(IsspacepSpace) } [p: PredOut, a: Src];

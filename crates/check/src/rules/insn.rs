@@ -8,7 +8,10 @@
 //! instructions (PTX ISA 9.7.16.1: `vadd`, `vsub`, `vabsdiff`, `vmin`,
 //! `vmax`, `vshl`, `vshr`, `vmad`, `vset`), as ptxas 12.9 judges them
 //! (`tests/check/{accept,reject}/video-scalar--*`), and the warp rows
-//! (`shfl` ... `istypep`, in [`super::warp`] and [`super::collective`]).
+//! (`shfl` ... `istypep`, in [`super::warp`] and [`super::collective`]),
+//! and the memory rows (`ld`, `ldu`, `st`, `fence`, `membar`, `cvta`, the
+//! stack rows, the cache hints, `isspacep`, `mapa`, `getctarank`:
+//! [`super::memory::rows`]).
 
 use super::operand::{resolve_all, value, Role};
 use super::opname;
@@ -177,18 +180,7 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             super::warp::typed(cx, i, insn);
             true
         }
-        Insn::Fence { .. } | Insn::Membar { .. } | Insn::Cvta { .. } | Insn::Alloca { .. } | Insn::Stacksave { .. } | Insn::Stackrestore { .. } => {
-            super::memory::typed_other(cx, i, insn);
-            true
-        }
-        Insn::Isspacep { .. } | Insn::Mapa { .. } | Insn::Getctarank { .. } => {
-            super::space::space(cx, i, insn);
-            true
-        }
-        Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => {
-            super::memory::typed(cx, i, insn);
-            true
-        }
+        _ if super::memory::rows(cx, i, insn) => true,
         // No operands (the roles' count): nothing more to check.
         Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} | Insn::Brkpt {} | Insn::Griddepcontrol { .. } => true,
         _ => {

@@ -24,6 +24,19 @@ use ptxsim_syntax::Diagnostic;
 
 const SPACE_NOTE: &str = "rule check/state-space (PTX ISA 5.1, 9.7.9.8 ld, 9.7.9.10 st): an `ld`/`st` with a state space must address a symbol of that space; a generic access may name any addressable symbol";
 
+/// Checks an instruction of the typed memory rows (`ld` ... `stackrestore`,
+/// the cache hints, `isspacep`, `mapa`, `getctarank`); false for another row.
+pub fn rows<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) -> bool {
+    match insn {
+        Insn::Prefetch { .. } | Insn::Prefetchu { .. } | Insn::Applypriority { .. } | Insn::Discard { .. } | Insn::Createpolicy { .. } => super::scalar::typed(cx, i, insn),
+        Insn::Isspacep { .. } | Insn::Mapa { .. } | Insn::Getctarank { .. } => super::space::space(cx, i, insn),
+        Insn::Fence { .. } | Insn::Membar { .. } | Insn::Cvta { .. } | Insn::Alloca { .. } | Insn::Stacksave { .. } | Insn::Stackrestore { .. } => typed_other(cx, i, insn),
+        Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => typed(cx, i, insn),
+        _ => return false,
+    }
+    true
+}
+
 /// `ld`, `ldu` and `st` (typed rows): the combination rules of
 /// [`ptxsim_isa::Insn::mem_misfit`] at the modifier at fault, one state
 /// space, no store to `.const`, the cache-policy operand that

@@ -134,7 +134,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         return insn::typed(cx, i);
     }
     match spec.form {
-        Form::Scalar => scalar::scalar(cx, i, &d),
         Form::Tensor => tensor::tensor(cx, i, &d),
         Form::Typed => insn::typed(cx, i),
         Form::Loose => operand::resolve_all(cx, i),

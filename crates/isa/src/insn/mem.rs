@@ -76,6 +76,25 @@ crate::choices! {
     /// The one state space `mapa` and `getctarank` name (PTX ISA
     /// 9.7.9.17-18); none is a generic address.
     pub enum ClusterSpace "state space" { SharedCluster = ".shared::cluster" }
+    /// `prefetch`'s state space (PTX ISA 9.7.9.15): `.global`, `.local`
+    /// for the cache levels, `.const`, `.param` for `.tensormap`.
+    pub enum PrefetchSpace "state space" { Global = ".global", Local = ".local", Const = ".const", Param = ".param" }
+    /// `prefetch`'s level (`.level`, `.level::eviction_priority`, or `.tensormap`).
+    pub enum PrefetchLevel "cache level" { L1 = ".L1", L2 = ".L2", L2EvictLast = ".L2::evict_last", L2EvictNormal = ".L2::evict_normal", Tensormap = ".tensormap" }
+    /// `prefetchu`'s level.
+    pub enum PrefetchuLevel "cache level" { L1 = ".L1" }
+    /// The one state space of `applypriority`, `discard` and `createpolicy.range`.
+    pub enum GlobalSpace "state space" { Global = ".global" }
+    /// `applypriority`'s eviction priority.
+    pub enum ApplyLevel "eviction priority" { L2EvictNormal = ".L2::evict_normal" }
+    /// `discard`'s (and `createpolicy.cvt`'s) cache level.
+    pub enum DiscardLevel "cache level" { L2 = ".L2" }
+    /// `createpolicy`'s kind.
+    pub enum PolicyKind "policy kind" { Fractional = ".fractional", Range = ".range", Cvt = ".cvt" }
+    /// `createpolicy`'s primary and secondary eviction priorities.
+    pub enum PolicyPriority "eviction priority" {
+        EvictLast = ".L2::evict_last", EvictNormal = ".L2::evict_normal", EvictFirst = ".L2::evict_first", EvictUnchanged = ".L2::evict_unchanged"
+    }
     /// `cvta`'s state space (PTX ISA 9.7.9.19).
     pub enum CvtaSpace "state space" {
         Global = ".global", Shared = ".shared", SharedCta = ".shared::cta", SharedCluster = ".shared::cluster", Local = ".local",
@@ -177,6 +196,8 @@ impl Insn {
         match *self {
             Insn::Fence { proxy, kind, space, op, sem, restrict, scope } => fence_misfit(proxy, kind, space, op, sem, restrict, scope),
             Insn::Membar { level, proxy, kind, space } => membar_misfit(level, proxy, kind, space),
+            Insn::Prefetch { space, level } => prefetch_misfit(space, level),
+            Insn::Createpolicy { kind, space, level, prio, .. } => createpolicy_misfit(kind, space, level, prio),
             _ => self.ld_st().and_then(ld_st_misfit),
         }
     }
@@ -184,7 +205,7 @@ impl Insn {
     /// Whether this is a memory row of this module whose combinations
     /// [`Insn::mem_misfit`] judges.
     pub fn is_mem_row(&self) -> bool {
-        matches!(self, Insn::Fence { .. } | Insn::Membar { .. }) || self.ld_st().is_some()
+        matches!(self, Insn::Fence { .. } | Insn::Membar { .. } | Insn::Prefetch { .. } | Insn::Createpolicy { .. }) || self.ld_st().is_some()
     }
 }
 
@@ -342,6 +363,53 @@ fn st_async_misfit(x: LdSt) -> Option<Misfit> {
 }
 
 const COMPLETE_TX: &str = ".mbarrier::complete_tx::bytes";
+
+/// `prefetch{.global,.local}.{L1,L2} [a]`,
+/// `prefetch{.global}.L2::evict_{last,normal} [a]`,
+/// `prefetch{.const,.param}.tensormap [a]` (PTX ISA 9.7.9.15; messages
+/// as ptxas 12.9 judges the forms, `tests/check/*/scalar-operands--prefetch-*`).
+fn prefetch_misfit(space: Option<PrefetchSpace>, level: Option<PrefetchLevel>) -> Option<Misfit> {
+    use PrefetchLevel as L;
+    use PrefetchSpace as S;
+    let Some(level) = level else {
+        return Some(Misfit { modifier: "", why: "`prefetch` needs a cache level: `.L1`, `.L2`, `.L2::evict_last`, `.L2::evict_normal` or `.tensormap`".into() });
+    };
+    let fits = match (level, space) {
+        (_, None) => true,
+        (L::Tensormap, Some(s)) => matches!(s, S::Const | S::Param),
+        (L::L2EvictLast | L::L2EvictNormal, Some(s)) => s == S::Global,
+        (L::L1 | L::L2, Some(s)) => matches!(s, S::Global | S::Local),
+    };
+    let s = space.map_or("", PrefetchSpace::as_str);
+    (!fits).then(|| Misfit { modifier: s, why: format!("`prefetch{}` does not take the `{s}` state space", level.as_str()) })
+}
+
+/// `createpolicy.fractional.L2::p{.L2::s}.b64 d{, fraction}`,
+/// `createpolicy.range{.global}.L2::p{.L2::s}.b64 d, [a], size, total`,
+/// `createpolicy.cvt.L2.b64 d, a` (PTX ISA 9.7.9.15): the secondary
+/// priority is `.L2::evict_first` or `.L2::evict_unchanged`.
+fn createpolicy_misfit(kind: PolicyKind, space: Option<GlobalSpace>, level: Option<DiscardLevel>, prio: [Option<PolicyPriority>; 2]) -> Option<Misfit> {
+    let no = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    if kind == PolicyKind::Cvt {
+        if let Some(m) = prio[0].map(PolicyPriority::as_str).or(space.map(GlobalSpace::as_str)) {
+            return no(m, format!("`{m}` is not a modifier of `createpolicy.cvt`"));
+        }
+        return level.is_none().then(|| Misfit { modifier: "", why: "`createpolicy.cvt` needs the cache level `.L2`".into() });
+    }
+    if let Some(l) = level {
+        return no(l.as_str(), format!("`{}` is a modifier of `createpolicy.cvt` only", l.as_str()));
+    }
+    if let (PolicyKind::Fractional, Some(s)) = (kind, space) {
+        return no(s.as_str(), "`createpolicy.fractional` takes no state space".into());
+    }
+    match prio {
+        [None, _] => no("", "`createpolicy` needs an eviction priority: `.L2::evict_last`, `.L2::evict_normal`, `.L2::evict_first` or `.L2::evict_unchanged`".into()),
+        [_, Some(p)] if !matches!(p, PolicyPriority::EvictFirst | PolicyPriority::EvictUnchanged) => {
+            no(p.as_str(), format!("the secondary priority of `createpolicy` is `.L2::evict_first` or `.L2::evict_unchanged`, not `{}`", p.as_str()))
+        }
+        _ => None,
+    }
+}
 
 /// `membar.level` or `membar.proxy.proxykind` (PTX ISA 9.7.13.4).
 fn membar_misfit(level: Option<MembarLevel>, proxy: bool, kind: Option<ProxyKind>, space: Option<ProxySpace>) -> Option<Misfit> {
@@ -663,5 +731,38 @@ mod tests {
         assert!(matches!(e("mapa.shared.u32 %r1, %r2, %r3"), (K::UnexpectedModifier { .. }, s) if s == ".shared"));
         assert!(matches!(e("getctarank.b32 %r1, %r2"), (K::TypeNotAllowed { .. }, s) if s == ".b32"));
         assert!(matches!(e("mapa %r1, %r2, %r3"), (K::Missing { .. }, _)));
+    }
+
+    /// PTX ISA 9.7.9.15 prefetch, prefetchu, applypriority, discard,
+    /// createpolicy, as ptxas 12.9 judges the forms
+    /// (`tests/check/*/scalar-operands--*`).
+    #[test]
+    fn cache_hint_rows() {
+        assert_eq!(dec("prefetch.global.L2::evict_last [%rd1]"), Ok(Insn::Prefetch { space: Some(PrefetchSpace::Global), level: Some(PrefetchLevel::L2EvictLast) }));
+        assert_eq!(dec("discard.global.L2 [%rd1], 128"), Ok(Insn::Discard { space: Some(GlobalSpace::Global), level: DiscardLevel::L2 }));
+        let e = |t: &str| dec(t).unwrap_err();
+        assert!(matches!(e("prefetch.L1.L2 [%rd1]"), (K::Conflict { .. }, s) if s == ".L2"));
+        assert!(matches!(e("prefetch.shared.L1 [%rd1]"), (K::UnexpectedModifier { .. }, s) if s == ".shared"));
+        assert!(matches!(e("prefetchu.L2 [%rd1]"), (K::UnexpectedModifier { .. }, s) if s == ".L2"));
+        assert!(matches!(e("applypriority.global.L2::evict_last [%rd1], 128"), (K::UnexpectedModifier { .. }, s) if s == ".L2::evict_last"));
+        assert!(matches!(e("createpolicy.fractional.L2::evict_last.b32 %r1, 1.0"), (K::TypeNotAllowed { .. }, s) if s == ".b32"));
+        let misfit = |t: &str| dec(t).unwrap_or_else(|e| panic!("{t}: {e:?}")).misfit().map(|m| m.modifier);
+        for ok in [
+            "prefetch.local.L1 [%rd1]",
+            "prefetch.L2::evict_normal [%rd1]",
+            "prefetch.param.tensormap [%rd1]",
+            "createpolicy.fractional.L2::evict_last.L2::evict_unchanged.b64 %rd1, 0.5",
+            "createpolicy.range.global.L2::evict_normal.b64 %rd1, [%rd2], %r1, %r2",
+            "createpolicy.cvt.L2.b64 %rd1, %rd2",
+        ] {
+            assert_eq!(misfit(ok), None, "{ok}");
+        }
+        assert_eq!(misfit("prefetch [%rd1]"), Some(""));
+        assert_eq!(misfit("prefetch.local.L2::evict_last [%rd1]"), Some(".local"));
+        assert_eq!(misfit("prefetch.global.tensormap [%rd1]"), Some(".global"));
+        assert_eq!(misfit("createpolicy.fractional.L2::evict_first.L2::evict_normal.b64 %rd1, 0.5"), Some(".L2::evict_normal"));
+        assert_eq!(misfit("createpolicy.cvt.L2::evict_last.b64 %rd1, %rd2"), Some(".L2::evict_last"));
+        assert_eq!(misfit("createpolicy.fractional.global.L2::evict_last.b64 %rd1"), Some(".global"));
+        assert_eq!(misfit("createpolicy.range.b64 %rd1, [%rd2], %r1, %r2"), Some(""));
     }
 }

@@ -1,6 +1,5 @@
-//! Decoding the cache hints (`prefetch`, `prefetchu`, `applypriority`,
-//! `discard`, `createpolicy`) into [`Op`]s, and the carry flag's hidden
-//! register that the typed carry-chain rows share. The main decoder
+//! The carry flag's hidden register that the typed carry-chain rows
+//! share (the cache hints are typed rows: `mem.rs`). The main decoder
 //! (`instr.rs`) asks [`ext_route`] first; `None` means the instruction is
 //! not one of these (every opcode whose modifiers once changed its family
 //! is a typed row now).
@@ -17,8 +16,6 @@ use ptxsim_syntax::ast;
 /// Which of this file's decoders reads an instruction.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Ext {
-    Hint,
-    CreatePolicy,
 }
 
 /// This file's decoder for an opcode whose modifiers change its family:
@@ -30,16 +27,8 @@ pub(super) fn ext_route(_opc: &str, _has: &dyn Fn(&str) -> bool) -> Option<Ext> 
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// The instruction `i` decoded by this file's decoder `r`.
-    pub(super) fn ext_instr(&mut self, r: Ext, i: &ast::Instruction<'_>) -> R<Op> {
+    pub(super) fn ext_instr(&mut self, r: Ext, _i: &ast::Instruction<'_>) -> R<Op> {
         match r {
-            // Cache hints: the engine has no caches, so they do nothing
-            // (`discard` leaves the line's data as it was, one of the
-            // values the manual allows after it).
-            Ext::Hint => Ok(Op::Nop),
-            Ext::CreatePolicy => match i.operands.first() {
-                Some(o) => self.dst(o).map(|d| Op::CreatePolicy { d }).map_err(String::from),
-                None => Err("`createpolicy` needs a destination".into()),
-            },
         }
     }
 

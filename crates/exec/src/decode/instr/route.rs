@@ -88,8 +88,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
     Some(match family {
         Family::Memory => Route::Memory,
-        Family::Hint => Route::Ext(ext::Ext::Hint),
-        Family::CreatePolicy => Route::Ext(ext::Ext::CreatePolicy),
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
         Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),

@@ -146,6 +146,21 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => return self.ld_st(i, insn),
             Insn::Fence { .. } | Insn::Membar { .. } => return self.fence(i, insn),
             Insn::Cvta { to, space, ty } => return self.cvta(i, to, space, ty),
+            // Cache hints: the engine has no caches, so they do nothing
+            // (`discard` leaves the line's data as it was, one of the
+            // values the manual allows after it).
+            Insn::Prefetch { .. } | Insn::Prefetchu { .. } | Insn::Applypriority { .. } | Insn::Discard { .. } => {
+                if let Some(m) = insn.misfit() {
+                    return Err(DecodeError::Operand(format!("`{}`: {}", opname(i), m.why)));
+                }
+                return Ok(Op::Nop);
+            }
+            Insn::Createpolicy { .. } => {
+                if let Some(m) = insn.misfit() {
+                    return Err(DecodeError::Operand(format!("`{}`: {}", opname(i), m.why)));
+                }
+                return Ok(Op::CreatePolicy { d: self.dst(&i.operands[0])? });
+            }
             Insn::Isspacep { space } => return self.isspacep(i, space),
             Insn::Mapa { space, ty } => return self.mapa_getctarank(i, true, space, ty),
             Insn::Getctarank { space, ty } => return self.mapa_getctarank(i, false, space, ty),
