@@ -24,7 +24,7 @@ use ptxsim_isa::{GlobalSpace, Insn, PolicyKind, PrefetchLevel, PrefetchSpace};
 use crate::ctx::Ctx;
 use crate::isa::Feature;
 use crate::types::Size;
-use ptxsim_syntax::ast::{FloatLit, Instruction, Name, OperandKind, ScalarType, StateSpace};
+use ptxsim_syntax::ast::{FloatLit, Instruction, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
 const NOTE: &str = "rule check/scalar-operands (PTX ISA 9.7.9 cvt.pack/prefetch/applypriority/discard/createpolicy): each instruction's modes, types and operands as the manual lists them";
