@@ -419,7 +419,7 @@ macro_rules! for_each_op {
                 => StAsync { mods: untyped } [];
             // PTX ISA 9.7.13.7: `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
             // [a], b, [mbar]` (an instruction `red` whose first modifier is `.async`).
-            "red.async"  Typed      (ANY)             _          RmwNoDef Data     Seq            Typed
+            "red.async"  Typed      (ANY)             _          RmwNoDef Data     Seq            "the mbarrier completion of red.async is not modelled yet"
                 => RedAsync { is_async: req(".async"), sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), mbar: flag(".mbarrier::complete_tx::bytes"), op: opt(AtomOp), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
                 [a: Addr, b: Src, mbar: OptSrc];
             // PTX ISA 9.7.13.4 membar/fence (the syntax lines in

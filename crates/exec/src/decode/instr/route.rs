@@ -85,7 +85,7 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     if let Some(r) = tensor::tensor_route(opc, has) {
         return Some(Route::Tensor(r));
     }
-    let Engine::Runs(family) = ptxsim_isa::lookup(opc)?.engine else { return None };
+    let Engine::Runs(family) = row(opc, has)?.engine else { return None };
     Some(match family {
         Family::Memory => Route::Memory,
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
@@ -93,6 +93,14 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
         Family::Typed => Route::Typed,
     })
+}
+
+/// The row of opcode `opc` with the modifiers `has` reports: a typed row
+/// named by the opcode and one of its modifiers (`red.async`,
+/// `cvt.pack`: `ptxsim_isa::compound_row`), else the opcode's.
+fn row(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<&'static ptxsim_isa::OpInfo> {
+    let compound = ptxsim_isa::OPS.iter().find(|r| r.typed && r.op.strip_prefix(opc).is_some_and(|m| m.starts_with('.') && has(m)));
+    compound.or_else(|| ptxsim_isa::lookup(opc))
 }
 
 /// Whether the engine has a decoder for `opcode`, written as in the
@@ -136,7 +144,7 @@ impl<'i> Ins<'i> {
     /// The error of an opcode with no decoder: its row's reason, when it
     /// has one.
     pub(crate) fn no_decoder(&self) -> DecodeError {
-        match ptxsim_isa::lookup(self.opc).map(|r| r.engine) {
+        match row(self.opc, &|m| self.has(m)).map(|r| r.engine) {
             Some(Engine::NotYet(why)) => DecodeError::NotYet { name: self.full(), why },
             _ => self.unsupported(),
         }
