@@ -28,6 +28,23 @@ fn error(cx: &mut Ctx<'_, '_>, code: &'static str, span: Span, msg: String, labe
     cx.emit(Diagnostic::error(code, span, msg).with_label(label.to_string()).with_note(note.to_string()));
 }
 
+/// The rows checked by [`super::arith::arith`].
+fn arith_row(insn: &Insn) -> bool {
+    matches!(
+        insn,
+        Insn::And { .. } | Insn::Or { .. } | Insn::Xor { .. } | Insn::Not { .. } | Insn::Shl { .. } | Insn::Shr { .. }
+        | Insn::Rem { .. } | Insn::Copysign { .. } | Insn::Neg { .. } | Insn::Abs { .. } | Insn::Add { .. } | Insn::Sub { .. }
+        | Insn::Mul { .. } | Insn::Mad { .. } | Insn::Madc { .. } | Insn::Addc { .. } | Insn::Subc { .. } | Insn::Fma { .. }
+        | Insn::Div { .. } | Insn::Rcp { .. } | Insn::Sqrt { .. } | Insn::Rsqrt { .. } | Insn::Sin { .. } | Insn::Cos { .. }
+        | Insn::Lg2 { .. } | Insn::Ex2 { .. } | Insn::Tanh { .. } | Insn::Min { .. } | Insn::Max { .. } | Insn::Popc { .. }
+        | Insn::Clz { .. } | Insn::Bfind { .. } | Insn::Brev { .. } | Insn::Cnot { .. } | Insn::Prmt { .. } | Insn::Bfe { .. }
+        | Insn::Bfi { .. } | Insn::Bmsk { .. } | Insn::Szext { .. } | Insn::Fns { .. } | Insn::Dp4a { .. } | Insn::Dp2a { .. }
+        | Insn::Testp { .. } | Insn::Mul24 { .. } | Insn::Mad24 { .. } | Insn::Sad { .. } | Insn::Vadd2 { .. } | Insn::Vsub2 { .. }
+        | Insn::Vavrg2 { .. } | Insn::Vabsdiff2 { .. } | Insn::Vmin2 { .. } | Insn::Vmax2 { .. } | Insn::Vset2 { .. } | Insn::Vadd4 { .. }
+        | Insn::Vsub4 { .. } | Insn::Vavrg4 { .. } | Insn::Vabsdiff4 { .. } | Insn::Vmin4 { .. } | Insn::Vmax4 { .. } | Insn::Vset4 { .. }
+    )
+}
+
 /// Checks an instruction of a typed row.
 pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     let insn = match ptxsim_isa::decode(i) {
@@ -77,66 +94,7 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             super::tensor::typed(cx, i, &insn);
             true
         }
-        Insn::And { .. }
-        | Insn::Or { .. }
-        | Insn::Xor { .. }
-        | Insn::Not { .. }
-        | Insn::Shl { .. }
-        | Insn::Shr { .. }
-        | Insn::Rem { .. }
-        | Insn::Copysign { .. }
-        | Insn::Neg { .. }
-        | Insn::Abs { .. }
-        | Insn::Add { .. }
-        | Insn::Sub { .. }
-        | Insn::Mul { .. }
-        | Insn::Mad { .. }
-        | Insn::Madc { .. }
-        | Insn::Addc { .. }
-        | Insn::Subc { .. }
-        | Insn::Fma { .. }
-        | Insn::Div { .. }
-        | Insn::Rcp { .. }
-        | Insn::Sqrt { .. }
-        | Insn::Rsqrt { .. }
-        | Insn::Sin { .. }
-        | Insn::Cos { .. }
-        | Insn::Lg2 { .. }
-        | Insn::Ex2 { .. }
-        | Insn::Tanh { .. }
-        | Insn::Min { .. }
-        | Insn::Max { .. }
-        | Insn::Popc { .. }
-        | Insn::Clz { .. }
-        | Insn::Bfind { .. }
-        | Insn::Brev { .. }
-        | Insn::Cnot { .. }
-        | Insn::Prmt { .. }
-        | Insn::Bfe { .. }
-        | Insn::Bfi { .. }
-        | Insn::Bmsk { .. }
-        | Insn::Szext { .. }
-        | Insn::Fns { .. }
-        | Insn::Dp4a { .. }
-        | Insn::Dp2a { .. }
-        | Insn::Testp { .. }
-        | Insn::Mul24 { .. }
-        | Insn::Mad24 { .. }
-        | Insn::Sad { .. }
-        | Insn::Vadd2 { .. }
-        | Insn::Vsub2 { .. }
-        | Insn::Vavrg2 { .. }
-        | Insn::Vabsdiff2 { .. }
-        | Insn::Vmin2 { .. }
-        | Insn::Vmax2 { .. }
-        | Insn::Vset2 { .. }
-        | Insn::Vadd4 { .. }
-        | Insn::Vsub4 { .. }
-        | Insn::Vavrg4 { .. }
-        | Insn::Vabsdiff4 { .. }
-        | Insn::Vmin4 { .. }
-        | Insn::Vmax4 { .. }
-        | Insn::Vset4 { .. } => {
+        _ if arith_row(&insn) => {
             super::arith::arith(cx, i, insn);
             true
         }

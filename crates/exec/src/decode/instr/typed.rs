@@ -70,14 +70,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Wgmma { .. } => return self.wgmma(i, insn),
             Insn::Setmaxnreg { .. } => return self.setmaxnreg(i),
             Insn::Tensormap { .. } => return self.tensormap(i, insn),
-            Insn::And { .. }
-            | Insn::Or { .. }
-            | Insn::Xor { .. }
-            | Insn::Not { .. }
-            | Insn::Shl { .. }
-            | Insn::Shr { .. }
-            | Insn::Rem { .. }
-            | Insn::Copysign { .. } => return self.logic(i, insn),
+            Insn::And { .. } | Insn::Or { .. } | Insn::Xor { .. } | Insn::Not { .. } | Insn::Shl { .. }
+            | Insn::Shr { .. } | Insn::Rem { .. } | Insn::Copysign { .. } => return self.logic(i, insn),
             Insn::Neg { .. } | Insn::Abs { .. } => return self.neg_abs(i, insn),
             Insn::Mov { .. } | Insn::Cvt { .. } | Insn::CvtPack { .. } => return self.convert(i, insn),
             Insn::Atom { .. } | Insn::Red { .. } | Insn::RedAsync { .. } => return self.atomic(i, insn),
@@ -87,46 +81,16 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Addc { .. } | Insn::Subc { .. } | Insn::Madc { .. } => return self.carry(i, insn),
             Insn::Fma { .. } => return self.fma(i, insn),
             Insn::Div { .. } => return self.div(i, insn),
-            Insn::Rcp { .. }
-            | Insn::Sqrt { .. }
-            | Insn::Rsqrt { .. }
-            | Insn::Sin { .. }
-            | Insn::Cos { .. }
-            | Insn::Lg2 { .. }
-            | Insn::Ex2 { .. }
-            | Insn::Tanh { .. } => return self.math(i, insn),
+            Insn::Rcp { .. } | Insn::Sqrt { .. } | Insn::Rsqrt { .. } | Insn::Sin { .. } | Insn::Cos { .. }
+            | Insn::Lg2 { .. } | Insn::Ex2 { .. } | Insn::Tanh { .. } => return self.math(i, insn),
             Insn::Min { .. } | Insn::Max { .. } => return self.min_max(i, insn),
-            Insn::Popc { .. }
-            | Insn::Clz { .. }
-            | Insn::Bfind { .. }
-            | Insn::Brev { .. }
-            | Insn::Cnot { .. }
-            | Insn::Prmt { .. }
-            | Insn::Bfe { .. }
-            | Insn::Bfi { .. }
-            | Insn::Bmsk { .. }
-            | Insn::Szext { .. }
-            | Insn::Fns { .. }
-            | Insn::Dp4a { .. }
-            | Insn::Dp2a { .. }
-            | Insn::Testp { .. }
-            | Insn::Mul24 { .. }
-            | Insn::Mad24 { .. }
-            | Insn::Sad { .. } => return self.arith_bits(i, insn),
-            Insn::Vadd2 { .. }
-            | Insn::Vsub2 { .. }
-            | Insn::Vavrg2 { .. }
-            | Insn::Vabsdiff2 { .. }
-            | Insn::Vmin2 { .. }
-            | Insn::Vmax2 { .. }
-            | Insn::Vset2 { .. }
-            | Insn::Vadd4 { .. }
-            | Insn::Vsub4 { .. }
-            | Insn::Vavrg4 { .. }
-            | Insn::Vabsdiff4 { .. }
-            | Insn::Vmin4 { .. }
-            | Insn::Vmax4 { .. }
-            | Insn::Vset4 { .. } => return self.video(i, insn.simd().ok_or_else(|| DecodeError::Unsupported(opname(i)))?),
+            Insn::Popc { .. } | Insn::Clz { .. } | Insn::Bfind { .. } | Insn::Brev { .. } | Insn::Cnot { .. }
+            | Insn::Prmt { .. } | Insn::Bfe { .. } | Insn::Bfi { .. } | Insn::Bmsk { .. } | Insn::Szext { .. }
+            | Insn::Fns { .. } | Insn::Dp4a { .. } | Insn::Dp2a { .. } | Insn::Testp { .. } | Insn::Mul24 { .. }
+            | Insn::Mad24 { .. } | Insn::Sad { .. } => return self.arith_bits(i, insn),
+            Insn::Vadd2 { .. } | Insn::Vsub2 { .. } | Insn::Vavrg2 { .. } | Insn::Vabsdiff2 { .. } | Insn::Vmin2 { .. }
+            | Insn::Vmax2 { .. } | Insn::Vset2 { .. } | Insn::Vadd4 { .. } | Insn::Vsub4 { .. } | Insn::Vavrg4 { .. }
+            | Insn::Vabsdiff4 { .. } | Insn::Vmin4 { .. } | Insn::Vmax4 { .. } | Insn::Vset4 { .. } => return self.video(i, insn.simd().ok_or_else(|| DecodeError::Unsupported(opname(i)))?),
             Insn::Bra { .. } | Insn::Brx { .. } | Insn::Call { .. } | Insn::Ret { .. } | Insn::Exit {} | Insn::Trap {} => return self.control(i, insn),
             Insn::Setp { .. } | Insn::Set { .. } | Insn::Selp { .. } | Insn::Slct { .. } => return self.compare(i, insn),
             Insn::Bar { .. } | Insn::Barrier { .. } => return self.bar(i, insn),
