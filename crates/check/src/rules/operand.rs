@@ -230,6 +230,12 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
             if class(want) == Class::Opaque {
                 return false;
             }
+            // ptxas 13.5: "Arguments mismatch" for an integer constant where
+            // `.f32`/`.f64` is expected (write `0f3F800000` or `1.0`).
+            if matches!(want, ScalarType::F32 | ScalarType::F64) {
+                mismatch(cx, op, i, "check/operand-type", format!("integer immediate in `{ins}`, which expects `{}` here", want.as_str()), "write a floating-point constant (`1.0`, `0f3F800000`)".into(), None, "rule check/operand-type (PTX ISA 4.5.1 constants, 6.4.1): an integer constant is not a floating-point operand; `.f32`/`.f64` operands take floating-point constants (ptxas: \"Arguments mismatch\")");
+                return false;
+            }
             true
         }
         OperandKind::Float(_) => {
@@ -397,6 +403,31 @@ pub fn special_operands(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &super::De
                         .with_note("rule check/special-register (PTX ISA 10 special registers; ptxas 12.9 \"Special register argument not allowed for instruction\"): a special register is read by `mov` or an integer `cvt` into an ordinary register, which other instructions then use"),
                 );
             }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    /// The code of the first error of `body` in a kernel on sm_90a, or
+    /// `None` where it checks clean.
+    fn first(body: &str) -> Option<String> {
+        let src = format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .f64 %fd<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<3>;\n{body}\nret;\n}}\n");
+        let parsed = ptxsim_syntax::parse(&src);
+        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+    }
+
+    /// ptxas 13.5: an integer constant where `.f32`/`.f64` is expected is
+    /// "Arguments mismatch"; a float constant, or an integer in a `.b32`
+    /// or integer position of the same instruction, is fine.
+    #[test]
+    fn an_integer_immediate_is_not_a_float_operand() {
+        let e = Some("check/operand-type".to_string());
+        for bad in ["mov.f32 %f1, 1;", "mov.f64 %fd1, 0;", "add.f32 %f1, %f2, 1;", "setp.eq.f32 %p1, %f1, 0;", "selp.f32 %f1, %f2, 0, %p1;", "st.global.f32 [%rd1], 0;", "cvt.rn.f32.f64 %f1, 1;"] {
+            assert_eq!(first(bad), e, "{bad}");
+        }
+        for good in ["mov.f32 %f1, 1.0;", "mov.f32 %f1, 0f3F800000;", "mov.b32 %f1, 1;", "cvt.rn.f32.s32 %f1, 1;", "ld.global.f32 %f1, [%rd1+4];"] {
+            assert_eq!(first(good), None, "{good}");
         }
     }
 }
