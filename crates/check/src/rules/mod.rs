@@ -42,7 +42,7 @@ pub mod warp;
 
 use crate::ctx::{Ctx, Sym};
 use crate::isa::Feature;
-use ptxsim_syntax::ast::{Instruction, ScalarType, StateSpace};
+use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::Diagnostic;
 use smallvec::SmallVec;
 
@@ -108,6 +108,18 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
                     .with_note("rule check/state-space: only memory instructions (ld, st, atom, cvta, ...) name a state space"),
             );
             return;
+        }
+    }
+    // An immediate address `[imm]` is a `.local` one only (ptxas 13.5:
+    // "Immediate addresses allowed only for .local state space").
+    if d.space.map(|(sp, _)| sp) != Some(StateSpace::Local) {
+        if let Some(o) = i.operands.iter().find(|o| matches!(&o.kind, OperandKind::Address(a) if a.base.is_none())) {
+            cx.emit(
+                Diagnostic::error("check/state-space", o.span, format!("`{}` takes an immediate address only in the `.local` state space", i.opcode.text))
+                    .with_label("an immediate address")
+                    .with_note("rule check/state-space (PTX ISA 6.4.1 addresses): `[imm]` addresses the local frame; other spaces are addressed through a register or a variable (ptxas: \"Immediate addresses allowed only for .local state space\")"),
+            );
+            return operand::resolve_all(cx, i);
         }
     }
     // Rule check/uni-modifier (PTX ISA 9.7.12, Thread Divergence): `.uni` exists on bra, brx.idx, call and ret only.

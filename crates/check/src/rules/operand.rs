@@ -430,4 +430,17 @@ mod tests {
             assert_eq!(first(good), None, "{good}");
         }
     }
+
+    /// ptxas 13.5: "Immediate addresses allowed only for .local state
+    /// space".
+    #[test]
+    fn an_immediate_address_is_a_local_one() {
+        let e = Some("check/state-space".to_string());
+        for bad in ["ld.u32 %r1, [4];", "ld.global.u32 %r1, [4];", "ldu.global.u32 %r1, [4];", "atom.global.add.u32 %r1, [4], 1;", "prefetch.global.L2 [4];"] {
+            assert_eq!(first(bad), e, "{bad}");
+        }
+        for good in ["ld.local.u32 %r1, [0];", "st.local.u32 [4], %r1;", "ld.global.u32 %r1, [%rd1];"] {
+            assert_eq!(first(good), None, "{good}");
+        }
+    }
 }
