@@ -14,7 +14,7 @@ use ptxsim_syntax::diag::cut_name;
 use crate::exec::{CtaEnv, Ctx, Geom};
 use crate::fuel::{Fuel, Tank};
 use crate::cta::Cta;
-use crate::sched::{run_cluster, Shell};
+use crate::sched::{run_cluster, Shell, Units};
 use crate::simt_stack::Stack;
 use crate::its::Its;
 use crate::warp::{Stats, Warp, NO_FRAME};
@@ -262,6 +262,9 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let per_unit = if cfg.cooperative { nclusters } else { 1 };
     let nunits = nclusters / per_unit;
     let plan = CtaPlan { kid, threads: threads as u32, mode: cfg.scheduling, local_limit, smem: total_smem as usize, zero: &zero };
+    let (next, running) = (AtomicU64::new(0), AtomicU64::new(0));
+    let quiet = std::sync::Mutex::new(Vec::new());
+    let units = Units { running: &running, next: &next, total: nunits, workers, quiet: &quiet };
     let run_one = |pool: &mut Vec<Cta>, tank: &mut Tank<'_>, ui: u64| -> Result<Stats, RunError> {
         let mut n = 0usize;
         for ci in ui * per_unit..(ui + 1) * per_unit {
@@ -282,7 +285,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
                 }
             }
         }
-        let mut sh = Shell { tank, index: ui, abort: &abort, epoch: &epoch };
+        let mut sh = Shell { tank, index: ui, abort: &abort, epoch: &epoch, units: Some(&units) };
         match cfg.scheduling {
             Scheduling::Stack => run_cluster(&Stack(&ctx), &mut pool[..n], cluster_ctas as usize, &mut sh),
             Scheduling::Its => run_cluster(&Its(&ctx), &mut pool[..n], cluster_ctas as usize, &mut sh),
@@ -297,17 +300,22 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // own. So the error reported, the lowest failing cluster's, is the one a
     // single worker would report, for a kernel without races whose clusters
     // fail within the grace (fuel and time aside).
-    let next = AtomicU64::new(0);
     let work = || memory::with_map(&map, || {
         let mut pool = Vec::new();
         let mut tank = fuel.tank();
         let mut total = Total::default();
         loop {
-            let ci = next.fetch_add(1, Ordering::Relaxed);
+            // (Counted running before it takes an index: a unit taken is
+            // never seen as neither running nor pending.)
+            running.fetch_add(1, Ordering::SeqCst);
+            let ci = next.fetch_add(1, Ordering::SeqCst);
             if ci >= nunits || abort.load(Ordering::Relaxed) < ci {
+                running.fetch_sub(1, Ordering::SeqCst);
                 return total;
             }
             let r = run_one(&mut pool, &mut tank, ci);
+            units.leave(ci);
+            running.fetch_sub(1, Ordering::SeqCst);
             if tank.take_cut() {
                 // Stopped after another cluster failed: not an error of its own.
                 continue;

@@ -18,6 +18,7 @@ use crate::barrier::{BarArgs, Waiter};
 use crate::policy::{Located, Stop, Wait, WarpEngine, WarpTurn};
 use crate::warp::{lanes, Stats, Warp, WarpStatus};
 use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
 
 /// Warp instructions a warp runs before the next warp gets a turn.
 const SLICE: u64 = 4096;
@@ -49,6 +50,42 @@ pub(crate) struct Shell<'a, 't> {
     pub index: u64,
     pub abort: &'a AtomicU64,
     pub epoch: &'a AtomicU64,
+    /// The launch's other units, where they run on other workers (`None`:
+    /// this worker runs the whole launch, one unit after another).
+    pub units: Option<&'a Units<'a>>,
+}
+
+/// The units (clusters) of a launch shared out among workers: which could
+/// still store to global memory while this one spins. A unit running on
+/// another worker can, unless it spins itself with nothing stored since;
+/// and so can one not started yet while another worker is free to take it.
+pub(crate) struct Units<'a> {
+    pub running: &'a AtomicU64,
+    pub next: &'a AtomicU64,
+    pub total: u64,
+    pub workers: usize,
+    /// The units found spinning, each with the write epoch it spun at (at
+    /// most one entry per worker: a unit leaves when it ends).
+    pub quiet: &'a Mutex<Vec<(u64, u64)>>,
+}
+
+impl Units<'_> {
+    /// Records unit `me` as spinning at write epoch `epoch`, and says
+    /// whether every other unit that can still store spins too.
+    fn alone(&self, me: u64, epoch: u64) -> bool {
+        let mut q = self.quiet.lock().unwrap_or_else(|e| e.into_inner());
+        match q.iter_mut().find(|(u, _)| *u == me) {
+            Some(entry) => entry.1 = epoch,
+            None => q.push((me, epoch)),
+        }
+        let others = q.iter().filter(|&&(u, e)| u != me && e == epoch).count() as u64;
+        self.running.load(Ordering::SeqCst) <= others + 1 && (self.workers <= 1 || self.next.load(Ordering::SeqCst) >= self.total)
+    }
+
+    /// Unit `me` has ended.
+    pub fn leave(&self, me: u64) {
+        self.quiet.lock().unwrap_or_else(|e| e.into_inner()).retain(|&(u, _)| u != me);
+    }
 }
 
 /// Runs one group of CTAs to completion on engine `eng`: clusters of
@@ -131,7 +168,7 @@ pub(crate) fn run_cluster<E: WarpEngine>(eng: &E, ctas: &mut [Cta<E::Warp>], csi
                         }
                     }
                 }
-                spin_check(eng, sh.epoch, ctas, ci, wi)?;
+                spin_check(eng, sh, ctas, ci, wi)?;
             }
         }
         if all_done {
@@ -314,9 +351,10 @@ fn deadlock<E: WarpEngine>(eng: &E, ctas: &[Cta<E::Warp>]) -> E::Error {
 /// Detects a warp that spins forever while some of its lanes are parked
 /// (on the SIMT stack, the CRS stack): the state repeats exactly
 /// (Brent-style checkpoints at powers of two) with no memory write
-/// anywhere, and no other warp of the group can change anything.
-fn spin_check<E: WarpEngine>(eng: &E, write_epoch: &AtomicU64, ctas: &mut [Cta<E::Warp>], ci: usize, wi: usize) -> Result<(), E::Error> {
-    let epoch = write_epoch.load(Ordering::Relaxed);
+/// anywhere, no other warp of the group can change anything, and no unit
+/// of the launch on another worker can either.
+fn spin_check<E: WarpEngine>(eng: &E, sh: &Shell<'_, '_>, ctas: &mut [Cta<E::Warp>], ci: usize, wi: usize) -> Result<(), E::Error> {
+    let epoch = sh.epoch.load(Ordering::Relaxed);
     let st = {
         let w = &mut ctas[ci].warps[wi];
         if w.as_ref().status != WarpStatus::Runnable {
@@ -357,7 +395,10 @@ fn spin_check<E: WarpEngine>(eng: &E, write_epoch: &AtomicU64, ctas: &mut [Cta<E
             (c, i) == (ci, wi) || w.status != WarpStatus::Runnable || (w.spin_same >= 1 && w.spin_epoch == epoch)
         })
     });
-    if !all_cycling {
+    // Nor may a unit on another worker, running (and not spinning too) or
+    // about to start, store what this warp waits for (a CTA spinning on
+    // another CTA's flag).
+    if !all_cycling || sh.units.is_some_and(|u| !u.alone(sh.index, epoch)) {
         return Ok(());
     }
     let (running, parked, (func, pc)) = (st.running, st.parked, st.at);

@@ -35,7 +35,7 @@ pub fn run<E: WarpEngine>(
     let mut stats = Stats::default();
     for env in setup.ctas() {
         let mut cta = [make(env)?];
-        let mut sh = Shell { tank: &mut tank, index: 0, abort: &abort, epoch: &epoch };
+        let mut sh = Shell { tank: &mut tank, index: 0, abort: &abort, epoch: &epoch, units: None };
         stats.merge(&run_cluster(eng, &mut cta, 1, &mut sh)?);
         let [cta] = cta;
         done(cta);

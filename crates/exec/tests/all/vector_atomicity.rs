@@ -113,3 +113,60 @@ fn v4_u32_is_seen_whole() {
 fn v2_u64_is_seen_whole() {
     check("u64", 2);
 }
+
+/// A CTA spinning on a flag that a CTA on another worker sets is waiting,
+/// not deadlocked, even while the writer runs for a long time without
+/// storing anything: lane 0 of CTA 0 loops on the flag with its other
+/// lanes parked, and CTA 1 counts to 400,000 before it stores the flag.
+/// Stack mode's spin detection must not call CTA 0's repeating state a
+/// deadlock while CTA 1 can still store (it once did, when the writer's
+/// worker started late).
+#[test]
+fn a_flag_set_late_by_another_cta_is_waited_for() {
+    let src = r#"
+.version 8.0
+.target sm_80
+.address_size 64
+.visible .entry k(.param .u64 flag)
+{
+    .reg .b32 %r<8>;
+    .reg .b64 %rd<4>;
+    .reg .pred %p<4>;
+    ld.param.u64 %rd1, [flag];
+    mov.u32 %r1, %tid.x;
+    setp.ne.u32 %p0, %r1, 0;
+    @%p0 bra DONE;
+    mov.u32 %r2, %ctaid.x;
+    setp.ne.u32 %p1, %r2, 0;
+    @%p1 bra WRITE;
+WAIT:
+    ld.acquire.gpu.global.u32 %r3, [%rd1];
+    setp.ne.u32 %p2, %r3, 7;
+    @%p2 bra WAIT;
+    st.global.u32 [%rd1+4], %r3;
+    bra DONE;
+WRITE:
+    mov.u32 %r4, 0;
+COUNT:
+    add.u32 %r4, %r4, 1;
+    setp.lt.u32 %p3, %r4, 400000;
+    @%p3 bra COUNT;
+    st.release.gpu.global.u32 [%rd1], 7;
+DONE:
+    ret;
+}
+"#;
+    let mut dev = Device::new();
+    let m = dev.load(src).expect("loads");
+    for mode in [Scheduling::Stack, Scheduling::Its] {
+        let flag = dev.alloc(8).expect("alloc");
+        let mut cfg = LaunchConfig::new(2u32, 32u32);
+        cfg.scheduling = mode;
+        cfg.threads = Some(2);
+        cfg.fuel = 1 << 40;
+        cfg.timeout = None;
+        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(flag)]).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+        let o = dev.read(flag, 8).expect("read");
+        assert_eq!(o, [7, 0, 0, 0, 7, 0, 0, 0], "{mode:?}: the waiter copied the flag once it was set");
+    }
+}
