@@ -95,7 +95,13 @@ pub enum Sreg {
     GridId,
     Clock,
     Clock64,
+    /// `%clock_hi`: the upper 32 bits of `%clock64`.
+    ClockHi,
     GlobalTimer,
+    /// `%globaltimer_lo` / `%globaltimer_hi`: the lower and upper 32 bits
+    /// of `%globaltimer`.
+    GlobalTimerLo,
+    GlobalTimerHi,
     LaneMaskEq,
     LaneMaskLe,
     LaneMaskLt,
@@ -110,6 +116,9 @@ pub enum Sreg {
     IsExplicitCluster,
     DynamicSmemSize,
     TotalSmemSize,
+    /// `%aggr_smem_size`: all the shared memory of the CTA, reserved and
+    /// the program's (the emulator reserves none).
+    AggrSmemSize,
     /// `%envreg1` / `%envreg2`: the high and low halves of a cooperative
     /// launch's grid workspace address (0 in other launches).
     EnvReg(u8),

@@ -51,7 +51,7 @@ pub(crate) fn uniform(s: Sreg, e: &SregEnv<'_>) -> Option<u64> {
         Sreg::ClusterNCtaRank => g.cluster[0] * g.cluster[1] * g.cluster[2],
         Sreg::IsExplicitCluster => g.explicit_cluster as u32,
         Sreg::DynamicSmemSize => g.dyn_smem,
-        Sreg::TotalSmemSize => g.total_smem,
+        Sreg::TotalSmemSize | Sreg::AggrSmemSize => g.total_smem,
         // The grid workspace address, high word then low word.
         Sreg::EnvReg(1) => (g.grid_workspace >> 32) as u32,
         Sreg::EnvReg(2) => g.grid_workspace as u32,
@@ -60,7 +60,10 @@ pub(crate) fn uniform(s: Sreg, e: &SregEnv<'_>) -> Option<u64> {
         | Sreg::LaneId
         | Sreg::Clock
         | Sreg::Clock64
+        | Sreg::ClockHi
         | Sreg::GlobalTimer
+        | Sreg::GlobalTimerLo
+        | Sreg::GlobalTimerHi
         | Sreg::LaneMaskEq
         | Sreg::LaneMaskLe
         | Sreg::LaneMaskLt
@@ -71,14 +74,15 @@ pub(crate) fn uniform(s: Sreg, e: &SregEnv<'_>) -> Option<u64> {
 }
 
 /// The value of `s` in every lane; `clock` is the warp's virtual clock
-/// (`%clock`, `%clock64` and `%globaltimer` read it).
+/// (`%clock`, `%clock_hi`, `%clock64` and the `%globaltimer` registers read it).
 #[inline]
 pub(crate) fn lanes(s: Sreg, e: &SregEnv<'_>, clock: u64) -> [u64; 32] {
     let lane_fn = |f: fn(u64) -> u64| LANE_IDS.map(f);
     match s {
         Sreg::Tid(d) => e.tid[d as usize],
         Sreg::LaneId => LANE_IDS,
-        Sreg::Clock => [clock & 0xffff_ffff; 32],
+        Sreg::Clock | Sreg::GlobalTimerLo => [clock & 0xffff_ffff; 32],
+        Sreg::ClockHi | Sreg::GlobalTimerHi => [clock >> 32; 32],
         Sreg::Clock64 | Sreg::GlobalTimer => [clock; 32],
         Sreg::LaneMaskEq => lane_fn(|l| 1u64 << l),
         Sreg::LaneMaskLe => lane_fn(|l| ((2u64 << l) - 1) & 0xffff_ffff),

@@ -266,6 +266,60 @@ fn clock_reads_the_low_32_bits_of_the_virtual_clock() {
     }
 }
 
+#[test]
+fn clock_hi_and_globaltimer_halves_split_the_64_bit_counters() {
+    // PTX ISA 10.15-10.18: %clock_hi is the upper 32 bits of %clock64, and
+    // %globaltimer_lo / %globaltimer_hi the lower and upper 32 bits of
+    // %globaltimer. 4,400 sleeps of the 1 ms maximum take the counters past
+    // 2^32 ns, so the upper halves are not zero. Each half is read between
+    // two reads of the 64-bit counter, and must lie between their halves.
+    let src = format!(
+        "{HEADER}.visible .entry k(.param .u64 out)\n{{\n.reg .pred %p;\n.reg .u32 %i, %h, %l, %g, %m;\n.reg .u64 %o, %c0, %c1, %t0, %t1;\n\
+         ld.param.u64 %o, [out];\nmov.u32 %i, 0;\nL:\nnanosleep.u32 1000000;\nadd.u32 %i, %i, 1;\nsetp.lt.u32 %p, %i, 4400;\n@%p bra L;\n\
+         mov.u64 %c0, %clock64;\nmov.u32 %h, %clock_hi;\nmov.u64 %c1, %clock64;\n\
+         mov.u64 %t0, %globaltimer;\nmov.u32 %g, %globaltimer_hi;\nmov.u32 %l, %globaltimer_lo;\nmov.u64 %t1, %globaltimer;\n\
+         st.global.v2.u64 [%o], {{%c0, %c1}};\nst.global.v2.u64 [%o+16], {{%t0, %t1}};\nst.global.v2.u32 [%o+32], {{%h, %g}};\nst.global.u32 [%o+40], %l;\nret;\n}}\n"
+    );
+    for mode in MODES {
+        let mut dev = Device::new();
+        let m = dev.load(&src).expect("loads");
+        let p = dev.alloc(48).expect("alloc");
+        let mut cfg = LaunchConfig::new(1u32, 1u32);
+        cfg.scheduling = mode;
+        cfg.fuel = 5_000_000;
+        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(p)]).expect("runs");
+        let b = dev.read(p, 48).expect("read");
+        let u64_at = |k: usize| u64::from_le_bytes(b[k..k + 8].try_into().unwrap());
+        let u32_at = |k: usize| u32::from_le_bytes(b[k..k + 4].try_into().unwrap()) as u64;
+        let (c0, c1, t0, t1) = (u64_at(0), u64_at(8), u64_at(16), u64_at(24));
+        let (h, g, l) = (u32_at(32), u32_at(36), u32_at(40));
+        assert!(c0 >> 32 >= 1, "{mode:?}: %clock64 {c0} has not passed 2^32 after 4.4 s of sleep");
+        assert!((c0 >> 32..=c1 >> 32).contains(&h), "{mode:?}: %clock_hi {h} not the upper half of %clock64 ({c0}..{c1})");
+        assert!((t0 >> 32..=t1 >> 32).contains(&g), "{mode:?}: %globaltimer_hi {g} not the upper half of %globaltimer ({t0}..{t1})");
+        let full = (g << 32) | l;
+        assert!((t0..=t1).contains(&full), "{mode:?}: %globaltimer_hi:%globaltimer_lo {full:#x} not between {t0:#x} and {t1:#x}");
+    }
+}
+
+#[test]
+fn aggr_smem_size_is_all_the_shared_memory_of_the_cta() {
+    // PTX ISA 10.33: %aggr_smem_size, the CTA's shared memory, reserved and
+    // the program's (static 100 bytes + dynamic 28 here; the emulator
+    // reserves none), as %total_smem_size counts the program's.
+    let src = ".version 8.1\n.target sm_90\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n.reg .u32 %a, %b;\n.reg .u64 %o;\n.shared .align 4 .b8 s[100];\n\
+        ld.param.u64 %o, [out];\nmov.u32 %a, %aggr_smem_size;\nmov.u32 %b, %total_smem_size;\nst.global.v2.u32 [%o], {%a, %b};\nret;\n}\n";
+    let mut dev = Device::new();
+    let m = dev.load(src).expect("loads");
+    let p = dev.alloc(8).expect("alloc");
+    let mut cfg = LaunchConfig::new(1u32, 32u32);
+    cfg.dynamic_shared_bytes = 28;
+    dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(p)]).expect("runs");
+    let b = dev.read(p, 8).expect("read");
+    let (a, t) = (u32::from_le_bytes(b[0..4].try_into().unwrap()), u32::from_le_bytes(b[4..8].try_into().unwrap()));
+    assert!(a >= 128, "%aggr_smem_size {a} is below the 128 bytes the CTA uses");
+    assert_eq!(a, t, "with no reserved shared memory %aggr_smem_size equals %total_smem_size");
+}
+
 const SPIN: &str = r#"
 .version 7.8
 .target sm_70
