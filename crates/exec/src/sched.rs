@@ -383,11 +383,9 @@ fn spin_check<E: WarpEngine>(eng: &E, sh: &Shell<'_, '_>, ctas: &mut [Cta<E::War
             }
             return Ok(());
         }
-        if !st.nested || w.spin_same < 3 {
-            return Ok(());
-        }
-        st
+        (st, w.spin_same)
     };
+    let (st, same) = st;
     // Every other runnable warp of the group must be cycling too, with no
     // store anywhere since: then nothing can ever change.
     let all_cycling = ctas.iter().enumerate().all(|(c, cta)| {
@@ -395,10 +393,15 @@ fn spin_check<E: WarpEngine>(eng: &E, sh: &Shell<'_, '_>, ctas: &mut [Cta<E::War
             (c, i) == (ci, wi) || w.status != WarpStatus::Runnable || (w.spin_same >= 1 && w.spin_epoch == epoch)
         })
     });
+    if !all_cycling {
+        return Ok(());
+    }
     // Nor may a unit on another worker, running (and not spinning too) or
     // about to start, store what this warp waits for (a CTA spinning on
-    // another CTA's flag).
-    if !all_cycling || sh.units.is_some_and(|u| !u.alone(sh.index, epoch)) {
+    // another CTA's flag). A unit that spins records it here, whether or
+    // not it has parked lanes itself (it may wait on another's).
+    let alone = sh.units.is_none_or(|u| u.alone(sh.index, epoch));
+    if !st.nested || same < 3 || !alone {
         return Ok(());
     }
     let (running, parked, (func, pc)) = (st.running, st.parked, st.at);

@@ -921,8 +921,12 @@ impl OpInfo {
 /// grammar takes that modifier (a `req` slot). `None` for every other
 /// instruction, whose row is its opcode's ([`lookup`]).
 pub fn compound_row(i: &ptxsim_syntax::ast::Instruction<'_>) -> Option<&'static OpInfo> {
+    // The typed rows whose name is an opcode and its first modifier
+    // (`mul.wide`), found once.
+    static COMPOUND: std::sync::OnceLock<Vec<&'static OpInfo>> = std::sync::OnceLock::new();
     let (op, m) = (i.opcode.text, i.modifiers.first()?.text);
-    OPS.iter().find(|r| r.typed && r.op.len() == op.len() + m.len() && r.op.starts_with(op) && r.op.ends_with(m))
+    let rows = COMPOUND.get_or_init(|| OPS.iter().filter(|r| r.typed && r.op.contains('.')).collect());
+    rows.iter().copied().find(|r| r.op.len() == op.len() + m.len() && r.op.starts_with(op) && r.op.ends_with(m))
 }
 
 /// The row of instruction `i`: [`compound_row`]'s, else its opcode's.

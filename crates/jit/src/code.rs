@@ -324,8 +324,8 @@ fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, 
         match s {
             Sreg::Tid(k) => {
                 let t = &env.tid[d(k)];
-                for (j, x) in dst.iter_mut().enumerate() {
-                    *x = (t[2 * j] & 0xffff_ffff) | t[2 * j + 1] << 32;
+                for (x, s) in dst.iter_mut().zip(t.chunks_exact(2)) {
+                    *x = (s[0] & 0xffff_ffff) | s[1] << 32;
                 }
             }
             Sreg::LaneId => {
@@ -345,8 +345,8 @@ fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, 
         let w = off as usize / 8;
         match class {
             Class::Narrow => {
-                for k in 0..16 {
-                    buf[w + k] = (src[2 * k] & 0xffff_ffff) | src[2 * k + 1] << 32;
+                for (b, s) in buf[w..w + 16].iter_mut().zip(src.chunks_exact(2)) {
+                    *b = (s[0] & 0xffff_ffff) | s[1] << 32;
                 }
             }
             Class::Wide => buf[w..w + 32].copy_from_slice(src),
@@ -359,6 +359,7 @@ fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, 
 
 /// Copies back the lanes the code wrote, and every predicate.
 fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64]) {
+    let (mut last, mut lane_masks) = (0u32, [0u64; 32]);
     for &(r, class, off, doff) in &lay.regs {
         let dirty = get32(buf, doff as usize);
         if dirty == 0 {
@@ -379,13 +380,26 @@ fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64]) {
             }
             continue;
         }
-        for (l, d) in dst.iter_mut().enumerate() {
-            let v = match class {
-                Class::Narrow => buf[w + l / 2] >> (32 * (l % 2)) & 0xffff_ffff,
-                Class::Wide => buf[w + l],
-            };
-            let keep = (dirty >> l & 1) as u64;
-            *d = v.wrapping_mul(keep) | *d & keep.wrapping_sub(1);
+        // Each lane's mask (all ones where written), the same for every
+        // register written in the same lanes (a diverged warp's).
+        if dirty != last {
+            last = dirty;
+            for (l, m) in lane_masks.iter_mut().enumerate() {
+                *m = 0u64.wrapping_sub((dirty >> l & 1) as u64);
+            }
+        }
+        match class {
+            Class::Narrow => {
+                for ((d, m), &x) in dst.chunks_exact_mut(2).zip(lane_masks.chunks_exact(2)).zip(&buf[w..w + 16]) {
+                    d[0] = (x & 0xffff_ffff & m[0]) | (d[0] & !m[0]);
+                    d[1] = (x >> 32 & m[1]) | (d[1] & !m[1]);
+                }
+            }
+            Class::Wide => {
+                for ((d, m), &x) in dst.iter_mut().zip(&lane_masks).zip(&buf[w..w + 32]) {
+                    *d = (x & m) | (*d & !m);
+                }
+            }
         }
     }
     for &(q, off) in &lay.preds {

@@ -52,7 +52,7 @@ pub struct St {
 }
 
 /// The most registers a block keeps in vectors before it stores them.
-const FLUSH_REGS: usize = 1;
+const FLUSH_REGS: usize = 16;
 
 const ST_PC: i32 = 0;
 const ST_MASK: i32 = 4;
@@ -133,6 +133,9 @@ struct Em<'a, 'b> {
     /// written; predicates, written ones.
     cache: HashMap<u32, Vals>,
     written: Vec<(u32, Value)>,
+    /// Registers the chunk loop writes in all lanes of the warp's mask:
+    /// their dirty masks take the mask once, after the loop.
+    whole: Vec<u32>,
     pcache: HashMap<u32, Value>,
     pwritten: Vec<u32>,
     left: Variable,
@@ -335,6 +338,13 @@ impl Em<'_, '_> {
             let vals = self.cache[&r].clone();
             for (k, v) in vals.into_iter().enumerate() {
                 self.b.ins().store(fl, v, addr, (off + 16 * k as u32) as i32);
+            }
+            if m == self.gmask {
+                // The same in every chunk: once, after the loop.
+                if !self.whole.contains(&r) {
+                    self.whole.push(r);
+                }
+                continue;
             }
             let m = self.b.ins().band(m, c.cmask);
             let d = self.b.ins().load(I32, fl, self.base, doff as i32);
@@ -881,6 +891,12 @@ impl Em<'_, '_> {
         self.b.ins().brif(more, head, &[k1.into()], after, &[]);
         self.b.switch_to_block(after);
         self.chunk = None;
+        for r in std::mem::take(&mut self.whole) {
+            let doff = self.regs[&r].2 as i32;
+            let d = self.b.ins().load(I32, self.vflags, self.base, doff);
+            let d = self.b.ins().bor(d, self.gmask);
+            self.b.ins().store(self.vflags, d, self.base, doff);
+        }
     }
 }
 
@@ -978,6 +994,7 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         preds: lay.preds.iter().copied().collect(),
         cache: HashMap::new(),
         written: Vec::new(),
+        whole: Vec::new(),
         pcache: HashMap::new(),
         pwritten: Vec::new(),
         left,

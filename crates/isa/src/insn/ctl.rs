@@ -55,7 +55,8 @@ impl Insn {
 /// Whether `i` decodes by its row to an instruction marked `.uni`
 /// ([`Insn::uni`]); `false` for one that does not decode.
 pub fn is_uni(i: &Instruction<'_>) -> bool {
-    decode(i).is_ok_and(|x| x.uni())
+    // Only a `.uni` modifier sets the field: most instructions need no decoding.
+    i.modifiers.iter().any(|m| m.text == ".uni") && decode(i).is_ok_and(|x| x.uni())
 }
 
 #[cfg(test)]
