@@ -30,6 +30,7 @@ use crate::isa::Feature;
 use crate::types::Size;
 use ptxsim_isa::{Insn, MbarrierOp, MbarrierScope, MbarrierSem, MbarrierSpace};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
+use ptxsim_syntax::cexpr::{self, CVal};
 use ptxsim_syntax::{Diagnostic, Span};
 
 const MBAR_NOTE: &str = "rule check/tensor-operands (PTX ISA 9.7.13.15 mbarrier, as ptxas 12.9 types it): `mbarrier.{init,inval,arrive{.expect_tx|.noComplete},arrive_drop{...},expect_tx,complete_tx,test_wait{.parity},try_wait{.parity},pending_count}{.sem.scope}{.shared{::cta}|.shared::cluster}.b64`; `.sem` and `.scope` go together: `.release`/`.relaxed` on arrive (`.release.cta` with `.noComplete`), `.relaxed` on expect_tx/complete_tx, `.acquire`/`.relaxed` on the waits; `.shared::cluster` on arrive, arrive_drop, expect_tx and complete_tx only, with `_` as the state";
@@ -197,8 +198,15 @@ fn generic_address<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &Operand<'a
 
 /// Checks an integer-constant operand against `ok` (a register passes).
 fn constant(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, o: &Operand<'_>, ok: impl Fn(u64) -> bool, rule: &str) -> bool {
-    let OperandKind::Int(v) = o.kind else { return true };
-    if ok(v.value) {
+    let v = match &o.kind {
+        OperandKind::Int(v) => v.value,
+        OperandKind::Expr(e) => match cexpr::check(e) {
+            Ok(Some(CVal::Int { value, .. })) => value,
+            _ => return true,
+        },
+        _ => return true,
+    };
+    if ok(v) {
         return true;
     }
     mbar_err(cx, o.span, format!("`{}`: {rule}", opname(i)), "value out of range");
@@ -266,6 +274,9 @@ mod tests {
         rejected("mbarrier.arrive.release.release.cta.b64 %rd1, [bar];", "check/tensor-operands");
         // "Unknown modifier '.parity'".
         rejected("mbarrier.test_wait.parity.parity.b64 %p1, [bar], %r1;", "check/tensor-operands");
+        // "Unknown modifier '.expect_tx'", "Unknown modifier '.parity'": right after the operation.
+        rejected("mbarrier.arrive.shared.expect_tx.b64 %rd1, [bar], %r1;", "check/tensor-operands");
+        rejected("mbarrier.test_wait.b64.parity %p1, [bar], %r1;", "check/tensor-operands");
     }
 
     /// Operands ptxas 13.5 refuses that the types alone allow.
@@ -276,6 +287,7 @@ mod tests {
             "mbarrier.init.shared.b64 [bar], 0;",
             "mbarrier.init.shared.b64 [bar], 1048576;",
             "mbarrier.init.shared.b64 [bar], 4294967295;",
+            "mbarrier.init.shared.b64 [bar], 2-2;",
             // "value '0' expected to be a non-zero positive".
             "mbarrier.arrive.shared.b64 %rd1, [bar], 0;",
             "mbarrier.arrive.noComplete.shared.b64 %rd1, [bar], -1;",

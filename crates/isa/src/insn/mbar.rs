@@ -23,8 +23,9 @@
 //! .scope = { .cta, .cluster }
 //! ```
 //!
-//! The operation is the first modifier; the others follow it in any
-//! order (ptxas accepts `mbarrier.arrive.shared.release.cta.b64`). Which
+//! The operation is the first modifier, `.expect_tx` and `.parity` the
+//! second when written; the others follow in any order (ptxas accepts
+//! `mbarrier.arrive.shared.release.cta.b64`). Which
 //! version and target each form needs, and the operands, are the
 //! checker's (`rules/mbar.rs`).
 
@@ -173,7 +174,8 @@ fn mbar_fit(
 
 /// What a written `mbarrier` breaks that its fields cannot show: an
 /// operation that is not the first modifier (ptxas 13.5: "Unknown
-/// modifier '.init'" for `mbarrier.shared.init`), or a modifier written
+/// modifier '.init'" for `mbarrier.shared.init`), an `.expect_tx` or
+/// `.parity` that is not the second, or a modifier written
 /// twice (ptxas 13.5: "Multiple .noComplete modifiers specified",
 /// "Duplicate .release modifier", "Multiple scope modifiers specified",
 /// "Unknown modifier '.parity'"); the span of the modifier at fault and
@@ -189,9 +191,15 @@ pub fn mbarrier_layout(i: &Instruction<'_>) -> Option<(Span, String)> {
         return Some((span, format!("the operation comes first in `mbarrier`: `{}` stands before it", i.modifiers.first().map_or("", |m| m.text))));
     }
     for (k, (f, s)) in spans.iter().enumerate() {
+        let m = i.modifiers.iter().find(|m| m.span == *s).map_or("", |m| m.text);
         if matches!(*f, "no_complete" | "parity" | "sem" | "scope") && spans[..k].iter().any(|(g, _)| g == f) {
-            let m = i.modifiers.iter().find(|m| m.span == *s).map_or("", |m| m.text);
             return Some((*s, format!("`mbarrier` takes `{m}` once")));
+        }
+        // `.expect_tx` (the second `op`) and `.parity` right after the
+        // operation (ptxas 13.5: "Unknown modifier '.expect_tx'" for
+        // `mbarrier.arrive.shared.expect_tx`).
+        if k > 1 && (*f == "parity" || (*f == "op" && spans[..k].iter().any(|(g, _)| *g == "op"))) {
+            return Some((*s, format!("`{m}` follows the operation at once")));
         }
     }
     None
@@ -307,7 +315,12 @@ mod tests {
     #[test]
     fn layout_rules() {
         assert_eq!(layout("mbarrier.init.shared.b64 [%rd1], %r1"), None);
-        assert_eq!(layout("mbarrier.arrive.shared.expect_tx.b64 %rd1, [%rd2], %r1"), None);
+        assert_eq!(layout("mbarrier.arrive.expect_tx.shared.b64 %rd1, [%rd2], %r1"), None);
+        assert_eq!(layout("mbarrier.arrive.shared.noComplete.b64 %rd1, [%rd2], %r1"), None);
+        // "Unknown modifier '.expect_tx'", "Unknown modifier '.parity'".
+        assert_eq!(layout("mbarrier.arrive.shared.expect_tx.b64 %rd1, [%rd2], %r1").as_deref(), Some(".expect_tx"));
+        assert_eq!(layout("mbarrier.arrive.release.expect_tx.cta.b64 %rd1, [%rd2], %r1").as_deref(), Some(".expect_tx"));
+        assert_eq!(layout("mbarrier.test_wait.shared.parity.b64 %p1, [%rd1], %r1").as_deref(), Some(".parity"));
         assert_eq!(layout("mbarrier.shared.init.b64 [%rd1], %r1").as_deref(), Some(".shared"));
         assert_eq!(layout("mbarrier.b64.init [%rd1], %r1").as_deref(), Some(".b64"));
         assert_eq!(layout("mbarrier.arrive.noComplete.noComplete.b64 %rd1, [%rd2], %r1").as_deref(), Some(".noComplete"));
