@@ -104,8 +104,9 @@
 //!   arithmetic: rounding, approximation, saturation and mode modifiers
 //!   per type, as ptxas 12.9 and 13.5 judge them).
 //! - `check/tensor-operands` ([`rules::tensor`]): cp.async, ldmatrix,
-//!   stmatrix, movmatrix, mma, the bulk copies and every `mbarrier`
-//!   operation (its `.sem`/`.scope`, `.shared::cluster` with the sink `_`).
+//!   stmatrix, movmatrix, mma, the bulk copies; ([`rules::mbar`]) every
+//!   `mbarrier` operation (its `.sem`/`.scope`, `.shared::cluster` with
+//!   the sink `_`, its gates and operands).
 //! - `check/state-space`: `ld`/`st` address symbols of their state space, no
 //!   `st.const`, input parameters are read-only, address registers are
 //!   32/64-bit integers (64-bit for generic/.global with `.address_size 64`).

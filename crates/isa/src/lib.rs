@@ -66,8 +66,8 @@ pub enum Form {
     Lop3,
     /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`.
     Shf,
-    /// `cp.async` and its groups, `mbarrier` (the checker's
-    /// `rules/tensor.rs`; the typed tensor rows are matched there too).
+    /// `cp.async` and its groups (the checker's `rules/tensor.rs`; the
+    /// typed tensor rows are matched there too).
     Tensor,
     /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,
     /// `getctarank{.shared::cluster}.type d, a`.
@@ -214,8 +214,6 @@ pub enum Family {
     AsyncCopy,
     /// `wmma` (`ldmatrix`, `stmatrix` and `movmatrix` are typed rows).
     Matrix,
-    /// `mbarrier.*`.
-    Mbarrier,
     /// The decoder matches on the row's [`Insn`] (its grammar is written).
     Typed,
 }
@@ -740,8 +738,14 @@ macro_rules! for_each_op {
                 => Cp { mods: untyped } [];
             "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy
                 => CpAsync { mods: untyped } [];
-            "mbarrier"   Tensor     (ANY)             _          Rmw      Data     Seq            Mbarrier
-                => Mbarrier { mods: untyped } [];
+            // PTX ISA 9.7.13.15 (the syntax lines in `insn/mbar.rs`): the
+            // operation, and `.expect_tx` after `.arrive`, in `op`; which
+            // modifier goes with which operation is `Insn::mbarrier`; the
+            // gates and the operands the checker's `rules/mbar.rs`.
+            "mbarrier"   Typed      (ANY)             Mbarrier   Rmw      Data     Seq            Typed
+                => Mbarrier { op: pair(MbarrierOp), no_complete: flag(".noComplete"), parity: flag(".parity"), sem: opt(MbarrierSem), scope: opt(MbarrierScope),
+                              space: pair(MbarrierSpace), ty: ty(B64) }
+                [ops: PerOperation];
             "mma"        Typed      (ANY)             _          Def      PerLane  Seq            Typed
                 => Mma { sync: req(".sync"), aligned: req(".aligned"), shape: shape, layout: pair(MmaLayout), rnd: opt(MmaRnd), satfinite: flag(".satfinite"),
                          dtype: ty(F16 F32 S32 F64), atype: ty(F16 Bf16 Tf32 S8 U8 F64 E4m3 E5m2), btype: ty(F16 Bf16 Tf32 S8 U8 F64 E4m3 E5m2), ctype: ty(F16 F32 S32 F64) }

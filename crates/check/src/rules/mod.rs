@@ -34,6 +34,7 @@ pub mod scalar;
 pub mod setp;
 pub mod sink;
 pub mod tensor;
+pub mod mbar;
 pub mod hopper;
 pub mod space;
 pub mod typed;

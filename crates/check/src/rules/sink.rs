@@ -32,7 +32,7 @@
 
 use super::opname;
 use crate::ctx::Ctx;
-use ptxsim_isa::{Insn, MatchMode};
+use ptxsim_isa::{Insn, MatchMode, MbarrierOp};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -46,19 +46,19 @@ struct Allowed {
 }
 
 fn allowed(i: &Instruction<'_>) -> Allowed {
-    let has = |m: &str| i.has_modifier(m);
     let (whole, first_half, second_half) = match i.opcode.text {
         "setp" => (true, true, true),
         "atom" => (true, false, false),
         "lop3" => (true, true, false),
-        "mbarrier" if has(".arrive") || has(".arrive_drop") => (true, false, false),
-        // The typed warp rows, by their decoded fields (a row whose
+        // The typed warp rows and `mbarrier`, by their decoded fields (a row whose
         // modifiers do not decode allows no `_`; its grammar error is
         // reported too).
         _ => match ptxsim_isa::decode(i) {
             Ok(Insn::Match { mode: MatchMode::All, .. }) => (true, true, true),
             Ok(Insn::Shfl { .. }) => (false, false, true),
             Ok(Insn::Elect { .. }) => (false, true, false),
+            // `mbarrier.arrive`/`arrive_drop`'s state (its first operation).
+            Ok(Insn::Mbarrier { op: [Some(MbarrierOp::Arrive | MbarrierOp::ArriveDrop), _], .. }) => (true, false, false),
             _ => (false, false, false),
         },
     };

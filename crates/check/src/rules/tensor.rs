@@ -31,23 +31,8 @@
 //!   registers for packed multiplicands, as ptxas 12.9 checks it); C may
 //!   hold immediates.
 //!
-//! - `mbarrier.{init,inval,arrive{.noComplete|.expect_tx},arrive_drop{...},
-//!   expect_tx,complete_tx,test_wait{.parity},try_wait{.parity},
-//!   pending_count}{.sem.scope}{.shared{::cta}|.shared::cluster}.b64`
-//!   (9.7.13.15), qualifiers in any order after the operation: 7.0, sm_80;
-//!   `.parity` 7.1; `try_wait` and an arrival count without `.noComplete`
-//!   7.8, sm_90; transaction counts 8.0, sm_90; `.sem` and `.scope` 8.0,
-//!   always together, `.cluster` on sm_90: `.release`/`.relaxed` on
-//!   arrive and arrive_drop (`.release.cta` only with `.noComplete`),
-//!   `.relaxed` on expect_tx/complete_tx, `.acquire`/`.relaxed` on the
-//!   waits (`.relaxed` on arrive and the waits 8.6, sm_90); `.shared::cluster`
-//!   (8.0, sm_90) on arrive, arrive_drop, expect_tx and complete_tx only,
-//!   never with `.noComplete`, the state of arrive/arrive_drop then being
-//!   the sink `_`; no state space on pending_count. The state is a `.b64`
-//!   register, counts `.u32`, the wait result a predicate. Every
-//!   combination of operation, semantics, scope and state space agrees with
-//!   ptxas 12.9 at four version/target pairs (`scripts/mbarrier_matrix.py`).
-//!   `cp.async.mbarrier.arrive{.noinc}{.shared}.b64 [addr]`: 7.0, sm_80.
+//! - `cp.async.mbarrier.arrive{.noinc}{.shared}.b64 [addr]`: 7.0, sm_80
+//!   (`mbarrier` itself is [`super::mbar`]'s).
 //!
 //! Other shapes and forms (`m8n8k4` on `.f16`, `m8n8k16`, sparse
 //! `mma.sp`, `.m16n16` `ldmatrix`) are reported as not known by this rule;
@@ -100,7 +85,7 @@ pub(super) fn span_of(i: &Instruction<'_>, text: &str) -> Span {
     i.modifiers.iter().find(|m| m.text == text).map(|m| m.span).unwrap_or_else(|| head(i))
 }
 
-/// Checks `cp.async` and its groups, the bulk copies and `mbarrier`.
+/// Checks `cp.async` and its groups and the bulk copies.
 pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
     let _ = d;
     match i.opcode.text {
@@ -115,7 +100,6 @@ pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
         }
         "cp" if i.has_modifier(".mbarrier") => cp_async_mbarrier(cx, i),
         "cp" => cp_async(cx, i),
-        "mbarrier" => mbarrier(cx, i),
         _ => super::operand::resolve_all(cx, i),
     }
 }
@@ -443,177 +427,6 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
         let Some(elems) = vector(cx, i, o, count, what) else { return };
         if !fragment(cx, i, elems, reg_ty(t), wide, role, what == "C") {
             return;
-        }
-    }
-}
-
-const MBAR_NOTE: &str = "rule check/tensor-operands (PTX ISA 9.7.13.15 mbarrier, as ptxas 12.9 types it): `mbarrier.{init,inval,arrive{.expect_tx|.noComplete},arrive_drop{...},expect_tx,complete_tx,test_wait{.parity},try_wait{.parity},pending_count}{.sem.scope}{.shared{::cta}|.shared::cluster}.b64`; `.sem` and `.scope` go together: `.release`/`.relaxed` on arrive (`.release.cta` with `.noComplete`), `.relaxed` on expect_tx/complete_tx, `.acquire`/`.relaxed` on the waits; `.shared::cluster` on arrive, arrive_drop, expect_tx and complete_tx only, with `_` as the state";
-
-fn mbar_err(cx: &mut Ctx<'_, '_>, span: Span, msg: String, label: &str) {
-    cx.emit(Diagnostic::error("check/tensor-operands", span, msg).with_label(label.to_string()).with_note(MBAR_NOTE));
-}
-
-/// `mbarrier.*` (PTX ISA 9.7.13.15), typed and gated as ptxas 12.9 types
-/// and gates them. Modifiers follow the operation in any order:
-///
-/// - a state space `.shared`, `.shared::cta` or (on `arrive`,
-///   `arrive_drop`, `expect_tx`, `complete_tx`) `.shared::cluster`, at most
-///   one, none on `pending_count`; on `.shared::cluster` the state of
-///   `arrive`/`arrive_drop` is the sink `_` and `.noComplete` is refused;
-/// - `.sem` and `.scope` together or not at all: `.release` or `.relaxed`
-///   on `arrive`/`arrive_drop` (`.release.cta` only with `.noComplete`),
-///   `.relaxed` on `expect_tx`/`complete_tx`, `.acquire` or `.relaxed` on
-///   `test_wait`/`try_wait`, none on `init`, `inval` and `pending_count`;
-///   `.cta` or `.cluster`;
-/// - `.noComplete` (with a count) or `.expect_tx` on `arrive`/`arrive_drop`,
-///   not both; `.parity` on the waits.
-fn mbarrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
-    let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-    let Some((&kind, rest)) = mods.split_first() else {
-        return mbar_err(cx, head(i), "`mbarrier` needs an operation (.init, .arrive, .test_wait, ...)".to_string(), "missing operation");
-    };
-    if !matches!(kind, ".init" | ".inval" | ".arrive" | ".arrive_drop" | ".expect_tx" | ".complete_tx" | ".test_wait" | ".try_wait" | ".pending_count") {
-        return mbar_err(cx, i.modifiers[0].span, format!("`{kind}` is not an mbarrier operation ptxsim knows"), "unknown operation");
-    }
-    cx.require(Feature::Mbarrier, head(i));
-    let arrive = matches!(kind, ".arrive" | ".arrive_drop");
-    let wait = matches!(kind, ".test_wait" | ".try_wait");
-    let (mut space, mut b64, mut no_complete, mut expect_tx, mut parity) = (None::<(&str, Span)>, false, false, false, false);
-    let (mut sem, mut scope) = (None::<(&str, Span)>, None::<(&str, Span)>);
-    for (m, name) in i.modifiers[1..].iter().zip(rest) {
-        match *name {
-            ".shared" | ".shared::cta" | ".shared::cluster" if space.is_some() => {
-                return mbar_err(cx, m.span, format!("`{}` takes one state space; `{}` is a second one", opname(i), m.text), "second state space");
-            }
-            ".shared" | ".shared::cta" | ".shared::cluster" if kind == ".pending_count" => {
-                return mbar_err(cx, m.span, "`mbarrier.pending_count` takes no state space: it reads the state operand, not the barrier".to_string(), "no state space expected");
-            }
-            ".shared::cluster" if !(arrive || matches!(kind, ".expect_tx" | ".complete_tx")) => {
-                return mbar_err(cx, m.span, format!("`.shared::cluster` is not a state space of `mbarrier{kind}`: only arrive, arrive_drop, expect_tx and complete_tx reach another CTA's barrier"), "illegal modifier");
-            }
-            ".shared" | ".shared::cta" | ".shared::cluster" => space = Some((name, m.span)),
-            ".b64" => b64 = true,
-            ".noComplete" if arrive && !no_complete && !expect_tx => no_complete = true,
-            ".expect_tx" if arrive && !no_complete && !expect_tx => expect_tx = true,
-            ".parity" if wait && !parity => parity = true,
-            ".release" | ".acquire" | ".relaxed" | ".cta" | ".cluster" => {
-                let is_scope = matches!(*name, ".cta" | ".cluster");
-                let slot = if is_scope { &mut scope } else { &mut sem };
-                if let Some((prev, _)) = slot {
-                    let what = if is_scope { "scope" } else { "memory-ordering semantics" };
-                    let prev = *prev;
-                    return mbar_err(cx, m.span, format!("`{}` takes one {what}; `{}` follows `{prev}`", opname(i), m.text), "second qualifier");
-                }
-                let allowed: &[&str] = match kind {
-                    ".arrive" | ".arrive_drop" => &[".release", ".relaxed", ".cta", ".cluster"],
-                    ".expect_tx" | ".complete_tx" => &[".relaxed", ".cta", ".cluster"],
-                    ".test_wait" | ".try_wait" => &[".acquire", ".relaxed", ".cta", ".cluster"],
-                    _ => &[],
-                };
-                if !allowed.contains(name) {
-                    return mbar_err(cx, m.span, format!("`{}` is not a modifier of `mbarrier{kind}`", m.text), "illegal modifier");
-                }
-                *slot = Some((name, m.span));
-            }
-            _ => return mbar_err(cx, m.span, format!("`{}` is not a modifier of `mbarrier{kind}`", m.text), "illegal modifier"),
-        }
-    }
-    let cluster_space = space.is_some_and(|(s, _)| s == ".shared::cluster");
-    match (sem, scope) {
-        (Some((s, sp)), None) => return mbar_err(cx, sp, format!("`{s}` on `mbarrier{kind}` needs a scope (`.cta` or `.cluster`)"), "scope required"),
-        (None, Some((s, sp))) => return mbar_err(cx, sp, format!("the scope `{s}` on `mbarrier{kind}` needs memory-ordering semantics (`.release`, `.acquire` or `.relaxed`)"), "semantics required"),
-        _ => {}
-    }
-    if no_complete {
-        // ptxas 12.9: "Modifier '.X' cannot be combined with modifier '.noComplete'".
-        let clash = [space.filter(|_| cluster_space), sem.filter(|(s, _)| *s != ".release"), scope.filter(|(s, _)| *s != ".cta")];
-        if let Some((s, sp)) = clash.into_iter().flatten().next() {
-            return mbar_err(cx, sp, format!("`{s}` cannot be combined with `.noComplete`"), "not with .noComplete");
-        }
-    }
-    if let Some((s, sp)) = space {
-        match s {
-            ".shared::cta" => cx.require(Feature::SharedCta, sp),
-            ".shared::cluster" => cx.require(Feature::MbarrierSharedCluster, head(i)),
-            _ => {}
-        }
-    }
-    if sem.is_some() {
-        cx.require(Feature::MbarrierSem, head(i));
-    }
-    if let Some((".relaxed", _)) = sem {
-        if arrive || wait {
-            cx.require(Feature::MbarrierRelaxed, head(i));
-        }
-    }
-    if let Some((".cluster", _)) = scope {
-        cx.require(Feature::MbarrierClusterScope, head(i));
-    }
-    if parity {
-        cx.require(Feature::MbarrierParity, head(i));
-    }
-    if kind == ".try_wait" {
-        cx.require(Feature::MbarrierTryWait, head(i));
-    }
-    if expect_tx || matches!(kind, ".expect_tx" | ".complete_tx") {
-        cx.require(Feature::MbarrierTx, head(i));
-    }
-    if !b64 {
-        return mbar_err(cx, head(i), format!("`{}` takes the type `.b64`", opname(i)), "unexpected instruction types");
-    }
-    let space = space.map(|_| StateSpace::Shared);
-    let ops = &i.operands;
-    let n = ops.len();
-    let want = match kind {
-        ".init" | ".expect_tx" | ".complete_tx" | ".pending_count" => 2..=2,
-        ".inval" => 1..=1,
-        ".arrive" | ".arrive_drop" if expect_tx || no_complete => 3..=3,
-        ".arrive" | ".arrive_drop" => 2..=3,
-        ".try_wait" => 3..=4,
-        _ => 3..=3,
-    };
-    if !want.contains(&n) {
-        return count(cx, i, &if want.start() == want.end() { format!("{}", want.start()) } else { format!("{} or {}", want.start(), want.end()) });
-    }
-    use ScalarType::*;
-    match kind {
-        ".init" | ".expect_tx" | ".complete_tx" => {
-            if address(cx, &ops[0], space) {
-                value(cx, &ops[1], U32, Role::Src, Size::Exact, i);
-            }
-        }
-        ".inval" => {
-            address(cx, &ops[0], space);
-        }
-        ".arrive" | ".arrive_drop" => {
-            if n == 3 && !no_complete && !expect_tx {
-                cx.require(Feature::MbarrierArriveCount, ops[2].span);
-            }
-            if cluster_space && !matches!(ops[0].kind, OperandKind::Sink) {
-                // ptxas 12.9: "Sink '_' is expected as a destination operand
-                // for instruction 'mbarrier.arrive' with '.shared::cluster'".
-                return mbar_err(cx, ops[0].span, format!("`{}` on another CTA's barrier returns no state: its destination is the sink `_`", opname(i)), "`_` expected");
-            }
-            if value(cx, &ops[0], B64, Role::Dest, Size::Exact, i) && address(cx, &ops[1], space) && n == 3 {
-                value(cx, &ops[2], U32, Role::Src, Size::Exact, i);
-            }
-        }
-        ".test_wait" | ".try_wait" => {
-            let p = match &ops[0].kind {
-                OperandKind::Name { name, component: None } => pred_reg(cx, *name, i),
-                _ => {
-                    mbar_err(cx, ops[0].span, format!("`{}` writes a predicate", opname(i)), "predicate expected");
-                    false
-                }
-            };
-            if p && address(cx, &ops[1], space) && value(cx, &ops[2], if parity { U32 } else { B64 }, Role::Src, Size::Exact, i) && n == 4 {
-                value(cx, &ops[3], U32, Role::Src, Size::Exact, i);
-            }
-        }
-        _ => {
-            if value(cx, &ops[0], U32, Role::Dest, Size::Exact, i) {
-                value(cx, &ops[1], B64, Role::Src, Size::Exact, i);
-            }
         }
     }
 }

@@ -27,6 +27,7 @@ mod math;
 mod atomic;
 mod hopper;
 mod mem;
+mod mbar;
 mod video;
 mod wmma;
 mod route;

@@ -33,7 +33,6 @@ pub(super) enum Tensor {
     CpReduceBulk,
     /// `wmma` (`wmma.rs`).
     Matrix,
-    Mbarrier,
     /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` (`hopper.rs`).
     BulkTensor,
 }
@@ -42,8 +41,8 @@ pub(super) enum Tensor {
 /// reads: `cp` with `.async`, with or without `.bulk` (the tensor and
 /// reducing bulk copies are not supported yet). The other instructions of this file are routed
 /// by their rows of the instruction description (`ptxsim_isa`: families
-/// `AsyncCopy`, `Matrix`, `Mbarrier`; `ldmatrix`, `stmatrix`, `movmatrix`,
-/// `mma`, `wgmma` and `setmaxnreg` are typed rows, decoded from `typed.rs`).
+/// `AsyncCopy`, `Matrix`; `ldmatrix`, `stmatrix`, `movmatrix`, `mma`,
+/// `wgmma`, `setmaxnreg` and `mbarrier` are typed rows, decoded from `typed.rs`).
 pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tensor> {
     match opc {
         "cp" if has(".async") && !has(".bulk") => Some(Tensor::CpAsync),
@@ -75,7 +74,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Tensor::CpAsyncBulk => self.cp_async_bulk(i),
             Tensor::CpReduceBulk => self.cp_reduce_bulk(i),
             Tensor::Matrix => self.wmma(i),
-            Tensor::Mbarrier => self.mbarrier(i),
             Tensor::BulkTensor => self.bulk_tensor(i),
         }
     }
@@ -357,77 +355,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let mut srcs = |o: &Operand<'_>, t: MmaTy| Self::elems(o).iter().map(|o| self.src(o, imm(t))).collect::<Result<Vec<_>, _>>();
         let (a, b, c) = (srcs(a, atype)?, srcs(b, btype)?, srcs(c, ctype)?);
         Ok(Op::Mma(Box::new(Mma { shape, dtype, atype, btype, ctype, rnd: rnd.unwrap_or(Rounding::Rn), satfinite, d: dregs, a, b, c })))
-    }
-    /// `mbarrier.{init,inval,arrive{.noComplete}{.expect_tx},arrive_drop,
-    /// expect_tx,complete_tx,test_wait{.parity},try_wait{.parity},pending_count}
-    /// {.sem}{.scope}{.shared{::cta, ::cluster}}.b64` (semantics in `datapath/mbarrier.rs`).
-    fn mbarrier(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let Some((&kind, rest)) = mods.split_first() else { return Err(unsupported(i)) };
-        let (mut space, mut b64, mut no_complete, mut expect_tx, mut parity) = (Space::Generic, false, false, false, false);
-        for m in rest {
-            match *m {
-                // A `.shared::cta` object is this CTA's; a `.shared::cluster`
-                // one (its address from `mapa`) may be another CTA's of
-                // the cluster, whose mbarrier the operation then acts on.
-                ".shared" | ".shared::cta" => space = Space::SharedCta,
-                ".shared::cluster" => space = Space::Shared,
-                ".b64" => b64 = true,
-                ".noComplete" if matches!(kind, ".arrive" | ".arrive_drop") => no_complete = true,
-                ".expect_tx" if matches!(kind, ".arrive" | ".arrive_drop") => expect_tx = true,
-                ".parity" if matches!(kind, ".test_wait" | ".try_wait") => parity = true,
-                // Memory order and scope: the engine performs each
-                // operation at once, in program order, which every order
-                // and scope allows.
-                ".release" | ".acquire" | ".relaxed" | ".cta" | ".cluster" => {}
-                _ => return Err(unsupported(i)),
-            }
-        }
-        if !b64 {
-            return Err(unsupported(i));
-        }
-        let ops = &i.operands;
-        let none = (Space::Shared, Addr { base: AddrBase::None, offset: 0 });
-        let arity = |n: std::ops::RangeInclusive<usize>| if n.contains(&ops.len()) { Ok(()) } else { Err(DecodeError::Operand(format!("`{}` takes {} to {} operands", full(i), n.start(), n.end()))) };
-        let (op, d, addr, a) = match kind {
-            ".init" => {
-                arity(2..=2)?;
-                (MbarOp::Init, None, self.addr(&ops[0], space)?, self.src(&ops[1], ImmKind::Int(32))?)
-            }
-            ".inval" => {
-                arity(1..=1)?;
-                (MbarOp::Inval, None, self.addr(&ops[0], space)?, Src::Imm(0))
-            }
-            ".arrive" | ".arrive_drop" => {
-                arity(2..=3)?;
-                let d = match ops[0].kind {
-                    OperandKind::Sink => None,
-                    _ => Some(Dst::Reg(self.dst(&ops[0])?)),
-                };
-                let a = match ops.get(2) {
-                    Some(o) => self.src(o, ImmKind::Int(32))?,
-                    None if expect_tx => return Err(format!("`{}` needs a transaction count", full(i)).into()),
-                    None => Src::Imm(1),
-                };
-                (MbarOp::Arrive { drop: kind == ".arrive_drop", no_complete, expect_tx }, d, self.addr(&ops[1], space)?, a)
-            }
-            ".expect_tx" | ".complete_tx" => {
-                arity(2..=2)?;
-                (MbarOp::Tx { complete: kind == ".complete_tx" }, None, self.addr(&ops[0], space)?, self.src(&ops[1], ImmKind::Int(32))?)
-            }
-            ".test_wait" | ".try_wait" => {
-                arity(3..=4)?;
-                let d = self.pdst(&ops[0])?.map(Dst::Pred);
-                let a = self.src(&ops[2], ImmKind::Int(if parity { 32 } else { 64 }))?;
-                (MbarOp::TestWait { parity }, d, self.addr(&ops[1], space)?, a)
-            }
-            ".pending_count" => {
-                arity(2..=2)?;
-                (MbarOp::PendingCount, Some(Dst::Reg(self.dst(&ops[0])?)), none, self.src(&ops[1], ImmKind::Int(64))?)
-            }
-            _ => return Err(unsupported(i)),
-        };
-        Ok(Op::Mbarrier { op, d, space: addr.0, addr: addr.1, a })
     }
 }
 

@@ -108,6 +108,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             // scheduled early) has nothing to start.
             Insn::Griddepcontrol { .. } => return Ok(Op::Nop),
             Insn::Ld { .. } | Insn::Ldu { .. } | Insn::St { .. } => return self.ld_st(i, insn),
+            Insn::Mbarrier { .. } => return self.mbarrier(i, insn),
             Insn::Fence { .. } | Insn::Membar { .. } => return self.fence(i, insn),
             Insn::Cvta { to, space, ty } => return self.cvta(i, to, space, ty),
             // Cache hints: the engine has no caches, so they do nothing
