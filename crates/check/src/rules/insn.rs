@@ -11,7 +11,7 @@
 //! (`shfl` ... `istypep`, in [`super::warp`] and [`super::collective`]),
 //! and the memory rows (`ld`, `ldu`, `st`, `fence`, `membar`, `cvta`, the
 //! stack rows, the cache hints, `isspacep`, `mapa`, `getctarank`:
-//! [`super::memory::rows`]).
+//! [`super::memory::rows`]), and `wmma` ([`super::wmma`]).
 
 use super::operand::{resolve_all, value, Role};
 use super::opname;
@@ -92,6 +92,10 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         }
         Insn::Ldmatrix { .. } | Insn::Stmatrix { .. } | Insn::Movmatrix { .. } | Insn::Mma { .. } | Insn::Wgmma { .. } | Insn::Setmaxnreg { .. } | Insn::Tensormap { .. } => {
             super::tensor::typed(cx, i, &insn);
+            true
+        }
+        Insn::Wmma { .. } => {
+            super::wmma::check(cx, i, &insn);
             true
         }
         _ if arith_row(&insn) => {

@@ -39,6 +39,7 @@ pub mod space;
 pub mod typed;
 pub mod insn;
 pub mod warp;
+pub mod wmma;
 
 use crate::ctx::{Ctx, Sym};
 use crate::isa::Feature;

@@ -31,8 +31,6 @@ pub(super) enum Tensor {
     CpAsyncBulk,
     /// `cp.reduce.async.bulk` without `.tensor`.
     CpReduceBulk,
-    /// `wmma` (`wmma.rs`).
-    Matrix,
     Mbarrier,
     /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` (`hopper.rs`).
     BulkTensor,
@@ -42,7 +40,7 @@ pub(super) enum Tensor {
 /// reads: `cp` with `.async`, with or without `.bulk` (the tensor and
 /// reducing bulk copies are not supported yet). The other instructions of this file are routed
 /// by their rows of the instruction description (`ptxsim_isa`: families
-/// `AsyncCopy`, `Matrix`, `Mbarrier`; `ldmatrix`, `stmatrix`, `movmatrix`,
+/// `AsyncCopy`, `Mbarrier`; `wmma` (`wmma.rs`), `ldmatrix`, `stmatrix`, `movmatrix`,
 /// `mma`, `wgmma` and `setmaxnreg` are typed rows, decoded from `typed.rs`).
 pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tensor> {
     match opc {
@@ -74,7 +72,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Tensor::CpAsync => self.cp_async(i),
             Tensor::CpAsyncBulk => self.cp_async_bulk(i),
             Tensor::CpReduceBulk => self.cp_reduce_bulk(i),
-            Tensor::Matrix => self.wmma(i),
             Tensor::Mbarrier => self.mbarrier(i),
             Tensor::BulkTensor => self.bulk_tensor(i),
         }
