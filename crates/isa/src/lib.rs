@@ -713,8 +713,12 @@ macro_rules! for_each_op {
             "setmaxnreg" Typed      (ANY)             _          Use      Data     Seq            Typed
                 => Setmaxnreg { action: one(RegAction), sync: req(".sync"), aligned: req(".aligned"), ty: ty(U32 S32) }
                 [count: Src];
-            "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
-                => Clusterlaunchcontrol { mods: untyped } [];
+            // PTX ISA 9.7.13.17 (the syntax lines in `insn/clc.rs`): which
+            // modifiers go with which operation is `Insn::clc_misfit`.
+            "clusterlaunchcontrol" Typed (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
+                => Clusterlaunchcontrol { op: one(ClcOp), is_async: flag(".async"), space: opt(ClcSpace), mbar: flag(".mbarrier::complete_tx::bytes"), multicast: flag(".multicast::cluster::all"),
+                                          query: opt(ClcQuery), vec: opt(ClcVec), type1: oty(Pred B32 B128), type2: oty(B128) }
+                [ops: PerOperation];
             "istypep"    Typed      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
                 => Istypep { ty: one(OpaqueKind) }
                 [p: PredOut, a: Src];

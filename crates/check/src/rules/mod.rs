@@ -23,6 +23,7 @@ pub mod arith;
 pub mod atomic;
 pub mod branch;
 pub mod call;
+pub mod clc;
 pub mod collective;
 pub mod fma;
 pub mod math;
