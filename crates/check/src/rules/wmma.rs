@@ -123,6 +123,10 @@ pub fn check<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
         err(cx, modifier_span(i, m.modifier), format!("`{}`: {}", opname(i), m.why), "not a form of `wmma`");
         return super::operand::resolve_all(cx, i);
     }
+    let head = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
+    for g in f.gates() {
+        cx.require(g, head);
+    }
     match f.op {
         WmmaOp::Load | WmmaOp::Store => load_store(cx, i, &f),
         WmmaOp::Mma => mma(cx, i, &f),
@@ -175,8 +179,12 @@ mod tests {
     /// The error code of the first error of `body` in a kernel on sm_90a,
     /// or `None` where it checks clean.
     fn first_error(body: &str) -> Option<String> {
+        first_error_at("8.8", "sm_90a", body)
+    }
+
+    fn first_error_at(version: &str, target: &str, body: &str) -> Option<String> {
         let src = format!(
-            ".version 8.8\n.target sm_90a\n.address_size 64\n.global .b8 gm[4096];\n.visible .entry k()\n{{\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .f64 %fd<4>;\n.reg .b64 %rd<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<8>;\n.reg .f16x2 %hx<8>;\n.reg .b16 %h<4>;\n.shared .b8 sm[4096];\n{body}\nret;\n}}\n"
+            ".version {version}\n.target {target}\n.address_size 64\n.global .b8 gm[4096];\n.visible .entry k()\n{{\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .f64 %fd<4>;\n.reg .b64 %rd<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<8>;\n.reg .f16x2 %hx<8>;\n.reg .b16 %h<4>;\n.shared .b8 sm[4096];\n{body}\nret;\n}}\n"
         );
         let parsed = ptxsim_syntax::parse(&src);
         assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
@@ -265,5 +273,24 @@ mod tests {
         is("wmma.store.d.sync.aligned.row.m16n16k16.f32 [%rd1], {%f0, %f1, %f2, %f3, %f4, %f5, %f6, 1};", Some("check/wmma"));
         is("wmma.store.d.sync.aligned.row.m8n8k4.f64 [%rd1], {1.0, %fd0};", None);
         is(&format!("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32 {F8}, {{%r0, %r1, %r2, %r3, %r4, %r5, %r6, 1}}, {R8}, {F8};"), None);
+    }
+
+    /// The gates, as ptxas 13.5 reports them ("Feature 'WMMA with fp64
+    /// types' requires .target sm_80 or higher", "Modifier '.and' on
+    /// 'wmma.mma' requires .target sm_80 or higher", "Feature '.aligned
+    /// modifier for wmma' requires PTX ISA .version 6.3 or later").
+    #[test]
+    fn gates() {
+        let f64_load = "wmma.load.a.sync.aligned.row.m8n8k4.f64 {%fd0}, [%rd1];";
+        assert_eq!(first_error_at("7.8", "sm_75", f64_load).as_deref(), Some("check/isa-target"));
+        assert_eq!(first_error_at("7.0", "sm_80", f64_load), None);
+        let and = "wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%s0, %s1}, {%r0}, {%r1}, {%s2, %s3};";
+        assert_eq!(first_error_at("7.8", "sm_75", and).as_deref(), Some("check/isa-target"));
+        assert_eq!(first_error_at("7.0", "sm_80", and).as_deref(), Some("check/isa-version"));
+        assert_eq!(first_error_at("7.1", "sm_80", and), None);
+        assert_eq!(first_error_at("6.3", "sm_75", &and.replace(".and.", ".xor.")), None);
+        let cta = "wmma.load.a.sync.aligned.row.m16n16k16.shared::cta.f16 {%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}, [%rd1];";
+        assert_eq!(first_error_at("7.7", "sm_80", cta).as_deref(), Some("check/isa-version"));
+        assert_eq!(first_error_at("7.8", "sm_80", cta), None);
     }
 }

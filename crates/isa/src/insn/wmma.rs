@@ -24,6 +24,7 @@
 
 use super::{Insn, Misfit, MmaLayout, MmaRnd};
 use crate::grammar::MatShape;
+use crate::Feature;
 use ptxsim_syntax::ast::ScalarType;
 
 crate::choices! {
@@ -234,6 +235,40 @@ impl WmmaForm {
         }
     }
 
+    /// The feature gates of the form beyond the row's: [`Feature::Wmma`]
+    /// always, then those of its shape, types and operation.
+    pub fn gates(&self) -> Vec<Feature> {
+        use ScalarType::*;
+        let mut g = vec![Feature::Wmma];
+        let big = self.mnk().is_some_and(|s| SHAPES16.contains(&s));
+        let mut add = |f: Feature| {
+            if !g.contains(&f) {
+                g.push(f)
+            }
+        };
+        match self.mnk() {
+            Some((8, 8, 32) | (8, 8, 128)) => add(Feature::WmmaSubByte),
+            Some((16, 16, 8) | (8, 8, 4)) => add(Feature::WmmaSm80),
+            _ => {}
+        }
+        for t in self.types.iter().flatten() {
+            match t {
+                WmmaElem::Ty(S8 | U8) => add(Feature::WmmaInt),
+                WmmaElem::Ty(S32) if big => add(Feature::WmmaInt),
+                WmmaElem::Ty(Bf16 | Tf32 | F64) => add(Feature::WmmaSm80),
+                WmmaElem::Sub(_) => add(Feature::WmmaSubByte),
+                _ => {}
+            }
+        }
+        if self.bitop == Some(WmmaBitOp::And) {
+            add(Feature::WmmaAndPopc);
+        }
+        if self.space == Some(WmmaSpace::SharedCta) {
+            add(Feature::SharedCta);
+        }
+        g
+    }
+
     /// The registers per thread of fragment `which` (`b'a'`, `b'b'`,
     /// `b'c'` for C and D) of type `t` in this form's shape, and their
     /// width in bits (PTX ISA 9.7.14.4.1-2, the fragments).
@@ -299,6 +334,19 @@ mod tests {
         assert_eq!((b.bitop, b.popc, b.misfit()), (Some(WmmaBitOp::Xor), true, None));
         let d = form("wmma.mma.sync.aligned.col.row.m8n8k4.rz.f64.f64.f64.f64 {%fd0, %fd1}, {%fd2}, {%fd3}, {%fd4, %fd5}");
         assert_eq!((d.rnd, d.misfit()), (Some(MmaRnd::Rz), None));
+    }
+
+    /// The gates, as ptxas 13.5 (and 12.9 below sm_75) reports them.
+    #[test]
+    fn gates_follow_shape_types_and_operation() {
+        use crate::Feature::*;
+        let g = |t: &str| form(t).gates();
+        assert_eq!(g(&format!("wmma.load.a.sync.aligned.row.m16n16k16.f16 {V8}, [%rd1]")), vec![Wmma]);
+        assert_eq!(g("wmma.load.c.sync.aligned.row.m16n16k16.s32 {%r0}, [%rd1]"), vec![Wmma, WmmaInt]);
+        assert_eq!(g("wmma.load.c.sync.aligned.row.m8n8k128.s32 {%r0}, [%rd1]"), vec![Wmma, WmmaSubByte]);
+        assert_eq!(g("wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r0}, {%r1}, {%r2}, {%r3}"), vec![Wmma, WmmaSubByte, WmmaAndPopc]);
+        assert_eq!(g("wmma.load.a.sync.aligned.row.m16n16k16.shared::cta.bf16 {%r0}, [%rd1]"), vec![Wmma, WmmaSm80, SharedCta]);
+        assert_eq!(g("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {%fd0}, {%fd1}, {%fd2}, {%fd3}"), vec![Wmma, WmmaSm80]);
     }
 
     /// Forms outside the manual's lists that ptxas 13.5 (`-arch=sm_90a`) accepts.
