@@ -33,6 +33,12 @@ pub use atomcvt::*;
 mod mbar;
 pub use mbar::*;
 
+mod wmma;
+pub use wmma::*;
+
+mod clc;
+pub use clc::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }

@@ -212,8 +212,6 @@ pub enum Family {
     /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
     /// the modifier, as it does `cvt.pack`).
     AsyncCopy,
-    /// `wmma` (`ldmatrix`, `stmatrix` and `movmatrix` are typed rows).
-    Matrix,
     /// The decoder matches on the row's [`Insn`] (its grammar is written).
     Typed,
 }
@@ -713,8 +711,12 @@ macro_rules! for_each_op {
             "setmaxnreg" Typed      (ANY)             _          Use      Data     Seq            Typed
                 => Setmaxnreg { action: one(RegAction), sync: req(".sync"), aligned: req(".aligned"), ty: ty(U32 S32) }
                 [count: Src];
-            "clusterlaunchcontrol" Loose (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
-                => Clusterlaunchcontrol { mods: untyped } [];
+            // PTX ISA 9.7.13.17 (the syntax lines in `insn/clc.rs`): which
+            // modifiers go with which operation is `Insn::clc_misfit`.
+            "clusterlaunchcontrol" Typed (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
+                => Clusterlaunchcontrol { op: one(ClcOp), is_async: flag(".async"), space: opt(ClcSpace), mbar: flag(".mbarrier::complete_tx::bytes"), multicast: flag(".multicast::cluster::all"),
+                                          query: opt(ClcQuery), vec: opt(ClcVec), type1: oty(Pred B32 B128), type2: oty(B128) }
+                [ops: PerOperation];
             "istypep"    Typed      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
                 => Istypep { ty: one(OpaqueKind) }
                 [p: PredOut, a: Src];
@@ -750,8 +752,15 @@ macro_rules! for_each_op {
                 => Mma { sync: req(".sync"), aligned: req(".aligned"), shape: shape, layout: pair(MmaLayout), rnd: opt(MmaRnd), satfinite: flag(".satfinite"),
                          dtype: ty(F16 F32 S32 F64), atype: ty(F16 Bf16 Tf32 S8 U8 F64 E4m3 E5m2), btype: ty(F16 Bf16 Tf32 S8 U8 F64 E4m3 E5m2), ctype: ty(F16 F32 S32 F64) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "wmma"       Loose      (ANY)             _          Def      Data     Seq            Matrix
-                => Wmma { mods: untyped } [];
+            // PTX ISA 9.7.14.4 (the syntax lines in `insn/wmma.rs`): which
+            // shape, types and layouts go together is `WmmaForm::misfit`;
+            // the operands differ by operation (`rules/wmma.rs` counts them).
+            "wmma"       Typed      (ANY)             _          Def      Data     Seq            Typed
+                => Wmma { op: one(WmmaOp), frag: opt(WmmaFrag), bitop: opt(WmmaBitOp), popc: flag(".popc"), sync: req(".sync"), aligned: req(".aligned"),
+                          layout: pair(MmaLayout), shape: shape, space: opt(WmmaSpace), rnd: opt(MmaRnd), satfinite: flag(".satfinite"),
+                          type1: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), type2: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), type3: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64),
+                          type4: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), sub: pair(WmmaSub) }
+                [ops: PerOperation];
             "ldmatrix"   Typed      (ANY)             _          Load     PerLane  Seq            Typed
                 => Ldmatrix { sync: req(".sync"), aligned: req(".aligned"), shape: shape, num: one(MatrixNum), trans: flag(".trans"), space: opt(MatrixSpace), ty: ty(B16 B8) }
                 [d: Dst, p: Addr];

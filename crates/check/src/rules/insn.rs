@@ -11,7 +11,7 @@
 //! (`shfl` ... `istypep`, in [`super::warp`] and [`super::collective`]),
 //! and the memory rows (`ld`, `ldu`, `st`, `fence`, `membar`, `cvta`, the
 //! stack rows, the cache hints, `isspacep`, `mapa`, `getctarank`:
-//! [`super::memory::rows`]).
+//! [`super::memory::rows`]), `wmma` ([`super::wmma`]) and `clusterlaunchcontrol` ([`super::clc`]).
 
 use super::operand::{resolve_all, value, Role};
 use super::opname;
@@ -96,6 +96,14 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         }
         Insn::Mbarrier { .. } => {
             super::mbar::mbarrier(cx, i, &insn);
+            true
+        }
+        Insn::Wmma { .. } => {
+            super::wmma::check(cx, i, &insn);
+            true
+        }
+        Insn::Clusterlaunchcontrol { .. } => {
+            super::clc::check(cx, i, &insn);
             true
         }
         _ if arith_row(&insn) => {

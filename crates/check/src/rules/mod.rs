@@ -23,6 +23,7 @@ pub mod arith;
 pub mod atomic;
 pub mod branch;
 pub mod call;
+pub mod clc;
 pub mod collective;
 pub mod fma;
 pub mod math;
@@ -40,6 +41,7 @@ pub mod space;
 pub mod typed;
 pub mod insn;
 pub mod warp;
+pub mod wmma;
 
 use crate::ctx::{Ctx, Sym};
 use crate::isa::Feature;

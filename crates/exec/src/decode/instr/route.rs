@@ -89,7 +89,6 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     Some(match family {
         Family::Memory => Route::Memory,
         Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
-        Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
         Family::Typed => Route::Typed,
     })
 }

@@ -31,8 +31,6 @@ pub(super) enum Tensor {
     CpAsyncBulk,
     /// `cp.reduce.async.bulk` without `.tensor`.
     CpReduceBulk,
-    /// `wmma` (`wmma.rs`).
-    Matrix,
     /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` (`hopper.rs`).
     BulkTensor,
 }
@@ -41,8 +39,8 @@ pub(super) enum Tensor {
 /// reads: `cp` with `.async`, with or without `.bulk` (the tensor and
 /// reducing bulk copies are not supported yet). The other instructions of this file are routed
 /// by their rows of the instruction description (`ptxsim_isa`: families
-/// `AsyncCopy`, `Matrix`; `ldmatrix`, `stmatrix`, `movmatrix`, `mma`,
-/// `wgmma`, `setmaxnreg` and `mbarrier` are typed rows, decoded from `typed.rs`).
+/// `AsyncCopy`; `wmma` (`wmma.rs`), `ldmatrix`, `stmatrix`, `movmatrix`,
+/// `mma`, `wgmma`, `setmaxnreg` and `mbarrier` are typed rows, decoded from `typed.rs`).
 pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tensor> {
     match opc {
         "cp" if has(".async") && !has(".bulk") => Some(Tensor::CpAsync),
@@ -73,7 +71,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Tensor::CpAsync => self.cp_async(i),
             Tensor::CpAsyncBulk => self.cp_async_bulk(i),
             Tensor::CpReduceBulk => self.cp_reduce_bulk(i),
-            Tensor::Matrix => self.wmma(i),
             Tensor::BulkTensor => self.bulk_tensor(i),
         }
     }

@@ -8,7 +8,7 @@
 //! integer rows `popc` ... `sad`, `testp` (in `bits.rs`), the SIMD video
 //! instructions `vadd2` ... `vset4` (in `video.rs`), the warp rows
 //! `shfl`, `vote`, `match`, `redux`, `elect`, `bar`/`barrier` (in
-//! `warp.rs`), `activemask`, `nanosleep` and `griddepcontrol`, and
+//! `warp.rs`), `wmma` (in `wmma.rs`), `activemask`, `nanosleep` and `griddepcontrol`, and
 //! the scalar video instructions (`vadd` ... `vset`, `vmad`; semantics in
 //! [`ptxsim_sem::alu::vscalar`]).
 
@@ -67,6 +67,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Stmatrix { shape, num, trans, space, ty, .. } => return self.ld_st_matrix(i, true, (shape, num, trans, space, ty)),
             Insn::Movmatrix { shape, trans, .. } => return self.movmatrix(i, shape, trans),
             Insn::Mma { .. } => return self.mma(i, insn),
+            Insn::Wmma { .. } => return self.wmma(i, insn),
             Insn::Wgmma { .. } => return self.wgmma(i, insn),
             Insn::Setmaxnreg { .. } => return self.setmaxnreg(i),
             Insn::Tensormap { .. } => return self.tensormap(i, insn),
