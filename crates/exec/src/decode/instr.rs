@@ -21,7 +21,6 @@ mod bits;
 mod compare;
 mod control;
 mod convert;
-mod ext;
 mod fma;
 mod math;
 mod atomic;
@@ -536,7 +535,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let x = Ins::new(i);
         let has = |m: &str| x.has(m);
         match route(x.opc, &has).ok_or_else(|| x.no_decoder())? {
-            Route::Ext(r) => self.ext_instr(r, i).map_err(DecodeError::from_message),
             Route::Tensor(r) => self.tensor_instr(r, i),
             Route::Memory => self.memory(&x),
             Route::Typed => self.typed(i),

@@ -10,7 +10,7 @@
 //! row's roles.
 
 use super::{DecodeError, FuncDecoder, ImmKind, R};
-use crate::decode::{fty, ity};
+use crate::decode::{fty, ity, MAX_REGS};
 use crate::program::*;
 use ptxsim_isa::modifiers::opname;
 use ptxsim_isa::{CarryOp, FRnd, Half, Insn, MulMode};
@@ -29,6 +29,19 @@ pub(super) fn rounding(r: FRnd) -> Rounding {
 }
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
+    /// The hidden predicate slot that holds the thread's CC.CF in this
+    /// function (the carry chain of `add.cc`, `addc`, `mad.cc`, ...).
+    pub(super) fn carry_flag(&mut self) -> R<u32> {
+        if let Some(s) = self.carry {
+            return Ok(s);
+        }
+        let Some(crate::decode::Sym::Pred(s)) = self.slot(true) else {
+            return Err(DecodeError::Limit(format!("more than {MAX_REGS} registers in one function")));
+        };
+        self.carry = Some(s);
+        Ok(s)
+    }
+
     /// `d, a, b, c`, each read as `k` (`c` as `kc`).
     fn four(&mut self, i: &ast::Instruction<'_>, k: ImmKind, kc: ImmKind) -> R<(u32, Src, Src, Src)> {
         let ops = &i.operands;

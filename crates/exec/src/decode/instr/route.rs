@@ -3,7 +3,7 @@
 //! the family decoders read ([`Ins`], its modifiers decoded once by
 //! `ptxsim_isa::decode`); the decoder's error type.
 
-use super::{ext, tensor};
+use super::tensor;
 use ptxsim_isa::{Engine, Family};
 use ptxsim_syntax::ast;
 
@@ -31,17 +31,6 @@ pub(crate) enum DecodeError {
     Grammar(#[from] ptxsim_isa::DecodeError),
 }
 
-impl DecodeError {
-    /// The error of a message: `instruction `X` is not supported yet` is
-    /// [`DecodeError::Unsupported`], anything else an operand error.
-    pub(crate) fn from_message(m: String) -> DecodeError {
-        match m.strip_prefix("instruction `").and_then(|r| r.strip_suffix("` is not supported yet")) {
-            Some(name) => DecodeError::Unsupported(name.to_string()),
-            None => DecodeError::Operand(m),
-        }
-    }
-}
-
 impl From<&str> for DecodeError {
     fn from(s: &str) -> DecodeError {
         DecodeError::Operand(s.to_string())
@@ -63,7 +52,6 @@ impl From<DecodeError> for String {
 /// Which family decoder reads an instruction.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Route {
-    Ext(ext::Ext),
     Tensor(tensor::Tensor),
     Memory,
     /// The row's grammar is written: the decoder matches on its
@@ -74,14 +62,10 @@ pub(super) enum Route {
 /// The family decoder of opcode `opc` with the modifiers `has` reports, or
 /// `None` when the engine has none (the instruction is not supported yet).
 /// The opcode's family is its row of the instruction description
-/// (`ptxsim_isa`); [`ext::ext_route`] refines it for the modifiers that
-/// change the family (none now: every such opcode is a typed row). The decoder
+/// (`ptxsim_isa`). The decoder
 /// dispatches through this function alone, so [`decodes_opcode`] answers
 /// what it does.
 pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
-    if let Some(r) = ext::ext_route(opc, has) {
-        return Some(Route::Ext(r));
-    }
     if let Some(r) = tensor::tensor_route(opc, has) {
         return Some(Route::Tensor(r));
     }
