@@ -30,6 +30,9 @@ pub use mem::*;
 mod atomcvt;
 pub use atomcvt::*;
 
+mod acopy;
+pub use acopy::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }

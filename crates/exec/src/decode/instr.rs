@@ -16,6 +16,7 @@ use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType,
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+mod acopy;
 mod arith;
 mod bits;
 mod compare;

@@ -82,13 +82,9 @@ pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
     if let Some(r) = ext::ext_route(opc, has) {
         return Some(Route::Ext(r));
     }
-    if let Some(r) = tensor::tensor_route(opc, has) {
-        return Some(Route::Tensor(r));
-    }
     let Engine::Runs(family) = row(opc, has)?.engine else { return None };
     Some(match family {
         Family::Memory => Route::Memory,
-        Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
         Family::Matrix => Route::Tensor(tensor::Tensor::Matrix),
         Family::Mbarrier => Route::Tensor(tensor::Tensor::Mbarrier),
         Family::Typed => Route::Typed,
