@@ -32,7 +32,7 @@ use crate::ctx::{Ctx, Sym};
 use crate::isa::Feature;
 use crate::types::Size;
 use ptxsim_isa::grammar::Choice;
-use ptxsim_isa::{copy_stray, AtomOp, CopyCompletion, CopyKind, CopyMode100, CopySpace, CpLevel, Insn, TensorDim, TensorLoadMode};
+use ptxsim_isa::{copy_stray, AtomOp, Stray, CopyCompletion, CopyKind, CopyMode100, CopySpace, CpLevel, Insn, TensorDim, TensorLoadMode};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -75,10 +75,16 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
         CopyKind::CpAsync | CopyKind::Commit | CopyKind::Wait | CopyKind::WaitAll | CopyKind::MbarrierArrive => cx.require(Feature::CpAsync, head(i)),
         _ => cx.require(Feature::BulkCopy, head(i)),
     }
-    if let Some((m, span)) = copy_stray(i, kind) {
+    if let Some((m, span, why)) = copy_stray(i, kind) {
         resolve_all(cx, i);
         let label = "illegal modifier";
-        let msg = format!("`{m}` is not a modifier of `{}`", kind.name());
+        let msg = match why {
+            Stray::NotOfForm => format!("`{m}` is not a modifier of `{}`", kind.name()),
+            // ptxas 13.5: "Unknown modifier '.arrive'" (`cp.async.arrive.mbarrier`).
+            Stray::OutOfOrder => format!("`{}`: the instruction's name `{}` comes first, in order; `{m}` stands out of it", opname(i), kind.name()),
+            // ptxas 13.5: "Multiple .noinc modifiers specified".
+            Stray::Repeated => format!("`{}` takes `{m}` once", kind.name()),
+        };
         return match kind {
             CopyKind::CpAsync | CopyKind::Commit | CopyKind::Wait | CopyKind::WaitAll | CopyKind::MbarrierArrive => err(cx, span, msg, label),
             CopyKind::Bulk | CopyKind::BulkCommit | CopyKind::BulkWait | CopyKind::BulkPrefetch | CopyKind::ReduceBulk => bulk_err(cx, span, msg, label),
@@ -357,7 +363,13 @@ fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, kind: CopyKind, insn: &
         tensor_err(cx, span, msg, label);
     };
     if f.wide {
+        // sm_100's modes (a gather4 copy takes five coordinates in 2-d, an
+        // `.im2col::w` copy two offsets) are not modelled: gated, the
+        // operands resolved and the tensor map checked.
         cx.require(Feature::TensorCopySm100, head(i));
+        resolve_all(cx, i);
+        tensor_map_operand(cx, i);
+        return;
     }
     let Some(dim) = f.dim else { return bad(cx, head(i), format!("`{}` needs its dimension (`.1d` to `.5d`)", opname(i)), "missing dimension") };
     let dims = dim.count();

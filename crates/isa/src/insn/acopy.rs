@@ -179,12 +179,34 @@ impl Insn {
     }
 }
 
-/// The first modifier of `i` (an instruction of form `kind`) that the
-/// form does not take: its text and span.
-pub fn copy_stray<'a>(i: &Instruction<'a>, kind: CopyKind) -> Option<(&'a str, Span)> {
-    let (_, span) = field_spans(i).into_iter().find(|(f, _)| !kind.fields().contains(f))?;
-    let m = i.modifiers.iter().find(|m| (m.span.start, m.span.end) == (span.start, span.end))?;
-    Some((m.text, span))
+/// Why a modifier does not fit its copy form ([`copy_stray`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Stray {
+    /// Not a modifier of the form.
+    NotOfForm,
+    /// A part of the form's name (`.bulk`, `.wait_group`, `.arrive`)
+    /// out of the name's order: ptxas reads the name first, in order
+    /// (ptxas 13.5: "Unknown modifier" for `cp.async.bulk.read.wait_group`).
+    OutOfOrder,
+    /// Written a second time (ptxas 13.5: "Multiple .noinc modifiers
+    /// specified", "Multiple cache operation modifiers specified").
+    Repeated,
+}
+
+/// The first modifier of `i` (an instruction of form `kind`) that does
+/// not fit the form: its text, span and why.
+pub fn copy_stray<'a>(i: &Instruction<'a>, kind: CopyKind) -> Option<(&'a str, Span, Stray)> {
+    let at = |span: Span| i.modifiers.iter().find(|m| (m.span.start, m.span.end) == (span.start, span.end));
+    if let Some((_, span)) = field_spans(i).into_iter().find(|(f, _)| !kind.fields().contains(f)) {
+        return at(span).map(|m| (m.text, span, Stray::NotOfForm));
+    }
+    // The name: `cp.async.bulk.prefetch.tensor` is `.async .bulk .prefetch .tensor` first.
+    let name = kind.name().split('.').skip(1);
+    if let Some((m, _)) = i.modifiers.iter().zip(name).find(|(m, p)| m.text.strip_prefix('.') != Some(*p)) {
+        return Some((m.text, m.span, Stray::OutOfOrder));
+    }
+    let repeated = i.modifiers.iter().enumerate().find(|(k, m)| i.modifiers[..*k].iter().any(|p| p.text == m.text));
+    repeated.map(|(_, m)| (m.text, m.span, Stray::Repeated))
 }
 
 #[cfg(test)]
@@ -204,7 +226,7 @@ mod tests {
         let parsed = ptxsim_syntax::parse(&src);
         let i = first_instruction(&parsed.module);
         let k = crate::decode(i).ok()?.copy_kind()?;
-        copy_stray(i, k).map(|(m, _)| m.to_string())
+        copy_stray(i, k).map(|(m, _, _)| m.to_string())
     }
 
     /// PTX ISA 9.7.9.25.3: `cp.async` and its groups.
@@ -230,6 +252,15 @@ mod tests {
         assert_eq!(stray("cp.async.commit_group.ca"), Some(".ca".to_string()));
         assert_eq!(stray("cp.async.ca.shared.global.bulk_group [%r1], [%rd1], 4"), Some(".bulk_group".to_string()));
         assert_eq!(stray("cp.async.ca.shared.global [%r1], [%rd1], 4"), None);
+        // Qualifiers stand in any order, the name first (ptxas 13.5 takes
+        // `cp.async.shared.global.ca` and `...arrive.b64.shared`, and says
+        // "Unknown modifier '.arrive'" of `cp.async.arrive.mbarrier`); none
+        // twice ("Multiple cache operation modifiers specified").
+        assert_eq!(stray("cp.async.shared.global.ca [%r1], [%rd1], 4"), None);
+        assert_eq!(stray("cp.async.mbarrier.arrive.b64.shared [%r1]"), None);
+        assert_eq!(stray("cp.async.arrive.mbarrier.shared.b64 [%r1]"), Some(".arrive".to_string()));
+        assert_eq!(stray("cp.async.ca.shared.global.ca [%r1], [%rd1], 4"), Some(".ca".to_string()));
+        assert_eq!(stray("cp.async.mbarrier.arrive.noinc.noinc.b64 [%r1]"), Some(".noinc".to_string()));
         let e = |t: &str| dec(t).unwrap_err();
         assert!(matches!(e("cp.async.ca.cg.shared.global [%r1], [%rd1], 4"), (K::Conflict { first: ".ca", .. }, s) if s == ".cg"));
         assert!(matches!(e("cp.async.ca.shared.global.foo [%r1], [%rd1], 4"), (K::UnexpectedModifier { .. }, s) if s == ".foo"));
@@ -250,6 +281,8 @@ mod tests {
         assert_eq!(kind("cp.async.bulk.prefetch.L2.global [%rd1], 64"), Some(CopyKind::BulkPrefetch));
         assert_eq!(stray("cp.async.bulk.commit_group.read"), Some(".read".to_string()));
         assert_eq!(stray("cp.async.bulk.wait_group.read 0"), None);
+        assert_eq!(stray("cp.async.bulk.read.wait_group 0"), Some(".read".to_string()));
+        assert_eq!(stray("cp.async.bulk.L2.prefetch.global [%rd1], 64"), Some(".L2".to_string()));
         assert_eq!(stray("cp.async.bulk.global.shared::cta.bulk_group.L2::128B [%rd1], [%r1], 64"), Some(".L2::128B".to_string()));
         assert!(matches!(dec("cp.async.bulk.global.shared::cta.bulk_group.mbarrier::complete_tx::bytes [%rd1], [%r1], 64").unwrap_err(), (K::Conflict { first: ".bulk_group", .. }, s) if s == ".mbarrier::complete_tx::bytes"));
     }
