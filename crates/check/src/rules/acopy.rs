@@ -643,8 +643,13 @@ mod tests {
     /// with a `.param` tensor map `tmap`, a `.global` one `gmap` and a
     /// `.const` one `cmap`, or `None` where it checks clean.
     fn first_error(body: &str) -> Option<String> {
+        first_error_at("8.0", body)
+    }
+
+    /// [`first_error`] at `.version` `version`.
+    fn first_error_at(version: &str, body: &str) -> Option<String> {
         let src = format!(
-            ".version 8.0\n.target sm_90a\n.address_size 64\n.global .align 64 .b8 gmap[128];\n.const .align 64 .b8 cmap[128];\n.visible .entry k(.param .align 64 .b8 tmap[128])\n{{\n.reg .b32 %r<8>;\n.reg .b16 %h<4>;\n.reg .b64 %rd<8>;\n.shared .align 128 .b8 box[256];\n.shared .align 8 .b64 bar;\nmov.u32 %r2, box;\nmov.u32 %r3, bar;\nmov.u64 %rd5, tmap;\ncvta.param.u64 %rd6, %rd5;\n{body}\nret;\n}}\n"
+            ".version {version}\n.target sm_90a\n.address_size 64\n.global .align 64 .b8 gmap[128];\n.const .align 64 .b8 cmap[128];\n.visible .entry k(.param .align 64 .b8 tmap[128])\n{{\n.reg .b32 %r<8>;\n.reg .b16 %h<4>;\n.reg .b64 %rd<8>;\n.reg .f32 %f<2>;\n.reg .pred %p<2>;\n.shared .align 128 .b8 box[256];\n.shared .align 8 .b64 bar;\nmov.u32 %r2, box;\nmov.u32 %r3, bar;\nmov.u64 %rd5, tmap;\ncvta.param.u64 %rd6, %rd5;\n{body}\nret;\n}}\n"
         );
         let parsed = ptxsim_syntax::parse(&src);
         assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
@@ -672,5 +677,180 @@ mod tests {
         // The im2col forms (ptxas 13.5 accepts these).
         assert_eq!(first_error("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes [%r2], [%rd6, {%r1, %r1, %r1}], [%r3], {%h1};"), None);
         assert_eq!(first_error("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd6, {%r1, %r1, %r1}], [%r2];"), None);
+    }
+
+    /// A load into shared memory of a `dims`-d box, with `coords`, then
+    /// `rest` (the operands after the mbarrier), and extra modifiers.
+    fn load(dims: usize, mods: &str, coords: &str, rest: &str) -> String {
+        format!("cp.async.bulk.tensor.{dims}d.shared::cluster.global{mods}.mbarrier::complete_tx::bytes [%r2], [%rd6, {coords}], [%r3]{rest};")
+    }
+
+    const TENSOR: Option<&str> = Some("check/tensor-operands");
+    const COUNT: Option<&str> = Some("check/operand-count");
+
+    /// The coordinates of a tensor copy, as ptxas 13.5 types them on
+    /// sm_90a: one per dimension ("Argument 2 of instruction
+    /// 'cp.async.bulk.tensor': Argument vector size mismatch"), in a vector
+    /// ("Vector expected for argument 2"), each a 32-bit integer register
+    /// or a constant ("Arguments mismatch for instruction
+    /// 'cp.async.bulk.tensor'" for `.b64`, `.b16`, `.f32` and predicate
+    /// registers).
+    #[test]
+    fn tensor_coordinates_are_one_b32_per_dimension() {
+        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "")), None);
+        assert_eq!(first_error(&load(2, "", "{%r1, 7}", "")), None);
+        assert_eq!(first_error(&load(5, ".tile", "{%r1, %r1, %r1, %r1, %r1}", "")), None);
+        assert_eq!(first_error(&load(2, ".tile", "{%r1}", "")), TENSOR.map(String::from));
+        assert_eq!(first_error(&load(1, ".tile", "{%r1, %r4}", "")), TENSOR.map(String::from));
+        assert_eq!(first_error(&load(3, ".tile", "{%r1, %r1, %r1, %r1}", "")), TENSOR.map(String::from));
+        for bad in ["{%rd1}", "{%h1}", "{%f1}", "{%p1}", "%r1"] {
+            assert_eq!(first_error(&load(1, ".tile", bad, "")).as_deref(), TENSOR, "{bad}");
+        }
+        // No coordinates at all: "Arguments mismatch".
+        assert_eq!(first_error("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd6], [%r3];").as_deref(), TENSOR);
+        let store = |c: &str| format!("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd6, {c}], [%r2];");
+        assert_eq!(first_error(&store("{%r1}")), None);
+        assert_eq!(first_error(&store("{%rd1}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&store("{%r1, %r1}")).as_deref(), TENSOR);
+    }
+
+    /// The other operands (ptxas 13.5): `.im2col` takes a vector of dims - 2
+    /// 16-bit offsets ("Argument 4 ...: Argument vector size mismatch",
+    /// "Vector expected for argument 4", "Arguments mismatch" for `{%r1}` or
+    /// none) on 3 to 5 dimensions ("Modifier '.2d' cannot be combined with
+    /// modifier '.im2col'"); the multicast mask is 16 bits ("Argument 4 of
+    /// instruction 'cp.async.bulk.tensor': must be 16-bit size"), the cache
+    /// policy `.b64`, and each is there exactly when its modifier is
+    /// ("Arguments mismatch"). The mbarrier and the box are shared
+    /// addresses or registers (`%r3`, `[%h1]` accepted), not a `.global`
+    /// variable ("State space mismatch between instruction and address").
+    #[test]
+    fn tensor_operands_as_ptxas_types_them() {
+        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", {%h1}")), None);
+        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", {3}")), None);
+        assert_eq!(first_error(&load(5, ".im2col", "{%r1, %r1, %r1, %r1, %r1}", ", {%h1, %h2, %h3}")), None);
+        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", {%h1, %h2}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(5, ".im2col", "{%r1, %r1, %r1, %r1, %r1}", ", {%h1, %h2}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", {%r1}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", %h1")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", "")).as_deref(), COUNT);
+        assert_eq!(first_error(&load(2, ".im2col", "{%r1, %r1}", ", {%h1}")).as_deref(), TENSOR);
+        // "Illegal modifier '.im2col_no_offs' for instruction 'cp.async.bulk.tensor'" on a load,
+        // "Illegal modifier '.im2col'" on a store.
+        assert_eq!(first_error(&load(3, ".im2col_no_offs", "{%r1, %r1, %r1}", "")).as_deref(), TENSOR);
+        assert_eq!(first_error("cp.async.bulk.tensor.3d.global.shared::cta.im2col.bulk_group [%rd6, {%r1, %r1, %r1}], [%r2];").as_deref(), TENSOR);
+        assert_eq!(first_error("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd6, {%r1, %r1, %r1}], [%r2];"), None);
+        let mc = |rest: &str| load(1, ".tile", "{%r1}", rest).replace(".mbarrier::complete_tx::bytes", ".mbarrier::complete_tx::bytes.multicast::cluster");
+        assert_eq!(first_error(&mc(", %h1")), None);
+        assert_eq!(first_error(&mc(", 3")), None);
+        assert_eq!(first_error(&mc(", %r1")).as_deref(), Some("check/operand-type"));
+        assert_eq!(first_error(&mc("")).as_deref(), COUNT);
+        let hint = |rest: &str| load(1, ".tile", "{%r1}", rest).replace(".mbarrier::complete_tx::bytes", ".mbarrier::complete_tx::bytes.L2::cache_hint");
+        assert_eq!(first_error(&hint(", %rd1")), None);
+        assert_eq!(first_error(&hint(", %r1")).as_deref(), Some("check/operand-type"));
+        assert_eq!(first_error(&hint("")).as_deref(), COUNT);
+        assert_eq!(first_error(&load(1, ".tile", "{%r1}", ", %rd1")).as_deref(), COUNT);
+        assert_eq!(first_error("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [%r2], [%rd6, {%r1, %r1, %r1}], [%r3], {%h1}, %h1, %rd1;"), None);
+        // The mbarrier and the box.
+        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r3]", "%r3")), None);
+        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r3]", "[bar]")), None);
+        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r2]", "[%h1]")), None);
+        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r3]", "[gmap]")).as_deref(), Some("check/state-space"));
+        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r2]", "[gmap]")).as_deref(), Some("check/state-space"));
+        assert_eq!(first_error("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd6, {%r1}], [gmap];").as_deref(), Some("check/state-space"));
+    }
+
+    /// The forms (ptxas 13.5): a dimension (".dim modifier required"), a
+    /// completion mechanism (".completion_mechanism modifier required"),
+    /// the state spaces ("State space incorrect": `.shared.global`,
+    /// `.global.shared::cluster`, `.shared::cluster.shared::cta`), a
+    /// `.shared::cta` destination from 8.6 ("Feature 'cp.async.bulk.tensor
+    /// with destination state space as .shared::cta' requires PTX ISA
+    /// .version 8.6 or later") and without multicast, one load mode
+    /// ("Multiple .load_mode modifiers specified"), and sm_100's modes
+    /// ("Feature '.cta_group::1' not supported on .target 'sm_90a'").
+    #[test]
+    fn tensor_forms_as_ptxas_judges_them() {
+        assert_eq!(first_error("cp.async.bulk.tensor.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd6, {%r1}], [%r3];").as_deref(), TENSOR);
+        assert_eq!(first_error("cp.async.bulk.tensor.1d.shared::cluster.global.tile [%r2], [%rd6, {%r1}], [%r3];").as_deref(), TENSOR);
+        assert_eq!(first_error("cp.async.bulk.tensor.1d.shared.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd6, {%r1}], [%r3];").as_deref(), TENSOR);
+        assert_eq!(first_error("cp.async.bulk.tensor.1d.global.shared::cluster.tile.bulk_group [%rd6, {%r1}], [%r2];").as_deref(), TENSOR);
+        assert_eq!(first_error("cp.async.bulk.tensor.1d.global.shared::cta.tile.mbarrier::complete_tx::bytes [%rd6, {%r1}], [%r2], [%r3];").as_deref(), TENSOR);
+        assert_eq!(first_error("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group.multicast::cluster [%rd6, {%r1}], [%r2], %h1;").as_deref(), TENSOR);
+        assert_eq!(first_error(&load(1, ".tile.tile", "{%r1}", "")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(1, "", "{%r1}", "").replace(".mbarrier::complete_tx::bytes", ".mbarrier::complete_tx::bytes.tile")), None);
+        let cta = load(1, ".tile", "{%r1}", "").replace("shared::cluster", "shared::cta");
+        assert_eq!(first_error_at("8.5", &cta).as_deref(), Some("check/isa-version"));
+        assert_eq!(first_error_at("8.6", &cta), None);
+        assert_eq!(first_error_at("8.6", &cta.replace(".mbarrier::complete_tx::bytes", ".mbarrier::complete_tx::bytes.multicast::cluster").replace("[%r3];", "[%r3], %h1;")).as_deref(), TENSOR);
+        for m in [".tile::gather4", ".im2col::w"] {
+            let src = load(2, m, "{%r1, %r1}", "").replace("tensor.2d", "tensor.3d").replace("{%r1, %r1}", "{%r1, %r1, %r1}");
+            assert_eq!(first_error_at("8.6", &src).as_deref(), Some("check/isa-target"), "{m}");
+        }
+        assert_eq!(first_error_at("8.6", &load(1, ".tile", "{%r1}", "").replace("::bytes", "::bytes.cta_group::1")).as_deref(), Some("check/isa-target"));
+    }
+
+    /// `cp.reduce.async.bulk.tensor` and `cp.async.bulk.prefetch.tensor`
+    /// (ptxas 13.5): the reduction operation is required ("Reduction
+    /// operation is required for instruction 'cp.reduce.async.bulk.tensor'"),
+    /// not `.cas` ("Illegal modifier '.cas'") or `.exch` ("Illegal reduction
+    /// operation"); no type ("Unexpected instruction types specified"), no
+    /// `.noftz`, no multicast ("Illegal modifier"); the prefetch needs
+    /// `.L2` (".level modifier required") and `.global` ("State space
+    /// modifier required"), takes no completion mechanism ("Illegal
+    /// modifier '.bulk_group'") and `.im2col` with its offsets.
+    #[test]
+    fn tensor_reductions_and_prefetches() {
+        let red = |m: &str| format!("cp.reduce.async.bulk.tensor.1d.global.shared::cta{m}.tile.bulk_group [%rd6, {{%r1}}], [%r2];");
+        assert_eq!(first_error(&red(".add")), None);
+        assert_eq!(first_error(&red(".inc")), None);
+        assert_eq!(first_error(&red(".add").replace(".tile", "")), None);
+        for bad in ["", ".cas", ".exch", ".add.u32", ".add.noftz"] {
+            assert!(first_error(&red(bad)).is_some(), "{bad}");
+        }
+        // The reductions' grammar has no multicast.
+        assert_eq!(first_error(&red(".add").replace(".bulk_group", ".bulk_group.multicast::cluster").replace("[%r2];", "[%r2], %h1;")).as_deref(), Some("check/modifiers"));
+        assert_eq!(first_error(&red(".add").replace("{%r1}", "{%rd1}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&red(".add").replace("[%r2]", "[gmap]")).as_deref(), Some("check/state-space"));
+        let pf = |m: &str, ops: &str| format!("cp.async.bulk.prefetch.tensor.{m} [%rd6, {ops};");
+        assert_eq!(first_error(&pf("1d.L2.global.tile", "{%r1}]")), None);
+        assert_eq!(first_error(&pf("1d.L2.global", "{%r1}]")), None);
+        assert_eq!(first_error(&pf("1d.L2.global.tile.L2::cache_hint", "{%r1}], %rd1")), None);
+        assert_eq!(first_error(&pf("3d.L2.global.im2col", "{%r1, %r1, %r1}], {%h1}")), None);
+        assert_eq!(first_error(&pf("1d.global.tile", "{%r1}]")).as_deref(), TENSOR);
+        assert_eq!(first_error(&pf("1d.L2.tile", "{%r1}]")).as_deref(), TENSOR);
+        assert_eq!(first_error(&pf("1d.L2.global.tile.bulk_group", "{%r1}]")).as_deref(), TENSOR);
+        assert_eq!(first_error(&pf("3d.L2.global.im2col_no_offs", "{%r1, %r1, %r1}]")).as_deref(), TENSOR);
+        assert_eq!(first_error(&pf("3d.L2.global.im2col", "{%r1, %r1, %r1}]")).as_deref(), COUNT);
+        assert_eq!(first_error(&pf("2d.L2.global.tile", "{%r1}]")).as_deref(), TENSOR);
+        assert_eq!(first_error(&pf("1d.L2.global.tile.L2::cache_hint", "{%r1}], %r1")).as_deref(), Some("check/operand-type"));
+    }
+
+    /// The name of a copy comes first, in order, and no modifier is written
+    /// twice (ptxas 13.5: "Unknown modifier '.arrive'" for
+    /// `cp.async.arrive.mbarrier`, "Unknown modifier '.wait_group'" for
+    /// `cp.async.bulk.read.wait_group`, "Multiple cache operation
+    /// modifiers specified", "Multiple .noinc modifiers specified",
+    /// "Multiple .L2::cache_hint modifiers specified"); the qualifiers
+    /// stand in any order (`cp.async.shared.global.ca`,
+    /// `cp.async.mbarrier.arrive.b64.shared` and
+    /// `cp.async.bulk.prefetch.global.L2` are accepted).
+    #[test]
+    fn names_in_order_and_no_modifier_twice() {
+        assert_eq!(first_error("cp.async.shared.global.ca [%r2], [%rd1], 4;"), None);
+        assert_eq!(first_error("cp.async.mbarrier.arrive.b64.shared [%r3];"), None);
+        assert_eq!(first_error("cp.async.bulk.prefetch.global.L2 [%rd1], 64;"), None);
+        for bad in [
+            "cp.async.arrive.mbarrier.shared.b64 [%r3];",
+            "cp.async.bulk.read.wait_group 0;",
+            "cp.async.bulk.L2.prefetch.global [%rd1], 64;",
+            "cp.async.ca.shared.global.ca [%r2], [%rd1], 4;",
+            "cp.async.mbarrier.arrive.noinc.noinc.shared.b64 [%r3];",
+            "cp.async.ca.shared.global.L2::cache_hint.L2::cache_hint [%r2], [%rd1], 4, %rd2;",
+            "cp.async.commit_group.commit_group;",
+            "cp.reduce.async.bulk.global.shared::cta.bulk_group.add.add.u32 [%rd1], [%r2], 64;",
+        ] {
+            assert_eq!(first_error(bad).as_deref(), TENSOR, "{bad}");
+        }
     }
 }
