@@ -66,8 +66,8 @@ pub enum Form {
     Lop3,
     /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`.
     Shf,
-    /// `cp.async` and its groups, `mbarrier` (the checker's
-    /// `rules/tensor.rs`; the typed tensor rows are matched there too).
+    /// `mbarrier` (the checker's `rules/tensor.rs`; the typed tensor rows
+    /// are matched there too; the asynchronous copies are typed rows).
     Tensor,
     /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,
     /// `getctarank{.shared::cluster}.type d, a`.
