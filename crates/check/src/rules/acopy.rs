@@ -685,6 +685,20 @@ mod tests {
         format!("cp.async.bulk.tensor.{dims}d.shared::cluster.global{mods}.mbarrier::complete_tx::bytes [%r2], [%rd6, {coords}], [%r3]{rest};")
     }
 
+    use ptxsim_isa::{AtomOp, CopyCompletion, CopyMode100, TensorLoadMode};
+
+    // The modifiers, spelled by their choices (no modifier literal outside
+    // `crates/isa`, tests included).
+    fn tile() -> &'static str {
+        TensorLoadMode::Tile.as_str()
+    }
+    fn im2col() -> &'static str {
+        TensorLoadMode::Im2col.as_str()
+    }
+    fn mbar() -> &'static str {
+        CopyCompletion::Mbarrier.as_str()
+    }
+
     const TENSOR: Option<&str> = Some("check/tensor-operands");
     const COUNT: Option<&str> = Some("check/operand-count");
 
@@ -697,14 +711,14 @@ mod tests {
     /// registers).
     #[test]
     fn tensor_coordinates_are_one_b32_per_dimension() {
-        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "")), None);
+        assert_eq!(first_error(&load(1, tile(), "{%r1}", "")), None);
         assert_eq!(first_error(&load(2, "", "{%r1, 7}", "")), None);
-        assert_eq!(first_error(&load(5, ".tile", "{%r1, %r1, %r1, %r1, %r1}", "")), None);
-        assert_eq!(first_error(&load(2, ".tile", "{%r1}", "")), TENSOR.map(String::from));
-        assert_eq!(first_error(&load(1, ".tile", "{%r1, %r4}", "")), TENSOR.map(String::from));
-        assert_eq!(first_error(&load(3, ".tile", "{%r1, %r1, %r1, %r1}", "")), TENSOR.map(String::from));
+        assert_eq!(first_error(&load(5, tile(), "{%r1, %r1, %r1, %r1, %r1}", "")), None);
+        assert_eq!(first_error(&load(2, tile(), "{%r1}", "")), TENSOR.map(String::from));
+        assert_eq!(first_error(&load(1, tile(), "{%r1, %r4}", "")), TENSOR.map(String::from));
+        assert_eq!(first_error(&load(3, tile(), "{%r1, %r1, %r1, %r1}", "")), TENSOR.map(String::from));
         for bad in ["{%rd1}", "{%h1}", "{%f1}", "{%p1}", "%r1"] {
-            assert_eq!(first_error(&load(1, ".tile", bad, "")).as_deref(), TENSOR, "{bad}");
+            assert_eq!(first_error(&load(1, tile(), bad, "")).as_deref(), TENSOR, "{bad}");
         }
         // No coordinates at all: "Arguments mismatch".
         assert_eq!(first_error("cp.async.bulk.tensor.1d.shared::cluster.global.tile.mbarrier::complete_tx::bytes [%r2], [%rd6], [%r3];").as_deref(), TENSOR);
@@ -726,37 +740,37 @@ mod tests {
     /// variable ("State space mismatch between instruction and address").
     #[test]
     fn tensor_operands_as_ptxas_types_them() {
-        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", {%h1}")), None);
-        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", {3}")), None);
-        assert_eq!(first_error(&load(5, ".im2col", "{%r1, %r1, %r1, %r1, %r1}", ", {%h1, %h2, %h3}")), None);
-        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", {%h1, %h2}")).as_deref(), TENSOR);
-        assert_eq!(first_error(&load(5, ".im2col", "{%r1, %r1, %r1, %r1, %r1}", ", {%h1, %h2}")).as_deref(), TENSOR);
-        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", {%r1}")).as_deref(), TENSOR);
-        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", ", %h1")).as_deref(), TENSOR);
-        assert_eq!(first_error(&load(3, ".im2col", "{%r1, %r1, %r1}", "")).as_deref(), COUNT);
-        assert_eq!(first_error(&load(2, ".im2col", "{%r1, %r1}", ", {%h1}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(3, im2col(), "{%r1, %r1, %r1}", ", {%h1}")), None);
+        assert_eq!(first_error(&load(3, im2col(), "{%r1, %r1, %r1}", ", {3}")), None);
+        assert_eq!(first_error(&load(5, im2col(), "{%r1, %r1, %r1, %r1, %r1}", ", {%h1, %h2, %h3}")), None);
+        assert_eq!(first_error(&load(3, im2col(), "{%r1, %r1, %r1}", ", {%h1, %h2}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(5, im2col(), "{%r1, %r1, %r1, %r1, %r1}", ", {%h1, %h2}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(3, im2col(), "{%r1, %r1, %r1}", ", {%r1}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(3, im2col(), "{%r1, %r1, %r1}", ", %h1")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(3, im2col(), "{%r1, %r1, %r1}", "")).as_deref(), COUNT);
+        assert_eq!(first_error(&load(2, im2col(), "{%r1, %r1}", ", {%h1}")).as_deref(), TENSOR);
         // "Illegal modifier '.im2col_no_offs' for instruction 'cp.async.bulk.tensor'" on a load,
         // "Illegal modifier '.im2col'" on a store.
-        assert_eq!(first_error(&load(3, ".im2col_no_offs", "{%r1, %r1, %r1}", "")).as_deref(), TENSOR);
+        assert_eq!(first_error(&load(3, TensorLoadMode::Im2colNoOffs.as_str(), "{%r1, %r1, %r1}", "")).as_deref(), TENSOR);
         assert_eq!(first_error("cp.async.bulk.tensor.3d.global.shared::cta.im2col.bulk_group [%rd6, {%r1, %r1, %r1}], [%r2];").as_deref(), TENSOR);
         assert_eq!(first_error("cp.async.bulk.tensor.3d.global.shared::cta.im2col_no_offs.bulk_group [%rd6, {%r1, %r1, %r1}], [%r2];"), None);
-        let mc = |rest: &str| load(1, ".tile", "{%r1}", rest).replace(".mbarrier::complete_tx::bytes", ".mbarrier::complete_tx::bytes.multicast::cluster");
+        let mc = |rest: &str| load(1, tile(), "{%r1}", rest).replace(mbar(), ".mbarrier::complete_tx::bytes.multicast::cluster");
         assert_eq!(first_error(&mc(", %h1")), None);
         assert_eq!(first_error(&mc(", 3")), None);
         assert_eq!(first_error(&mc(", %r1")).as_deref(), Some("check/operand-type"));
         assert_eq!(first_error(&mc("")).as_deref(), COUNT);
-        let hint = |rest: &str| load(1, ".tile", "{%r1}", rest).replace(".mbarrier::complete_tx::bytes", ".mbarrier::complete_tx::bytes.L2::cache_hint");
+        let hint = |rest: &str| load(1, tile(), "{%r1}", rest).replace(mbar(), ".mbarrier::complete_tx::bytes.L2::cache_hint");
         assert_eq!(first_error(&hint(", %rd1")), None);
         assert_eq!(first_error(&hint(", %r1")).as_deref(), Some("check/operand-type"));
         assert_eq!(first_error(&hint("")).as_deref(), COUNT);
-        assert_eq!(first_error(&load(1, ".tile", "{%r1}", ", %rd1")).as_deref(), COUNT);
+        assert_eq!(first_error(&load(1, tile(), "{%r1}", ", %rd1")).as_deref(), COUNT);
         assert_eq!(first_error("cp.async.bulk.tensor.3d.shared::cluster.global.im2col.mbarrier::complete_tx::bytes.multicast::cluster.L2::cache_hint [%r2], [%rd6, {%r1, %r1, %r1}], [%r3], {%h1}, %h1, %rd1;"), None);
         // The mbarrier and the box.
-        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r3]", "%r3")), None);
-        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r3]", "[bar]")), None);
-        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r2]", "[%h1]")), None);
-        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r3]", "[gmap]")).as_deref(), Some("check/state-space"));
-        assert_eq!(first_error(&load(1, ".tile", "{%r1}", "").replace("[%r2]", "[gmap]")).as_deref(), Some("check/state-space"));
+        assert_eq!(first_error(&load(1, tile(), "{%r1}", "").replace("[%r3]", "%r3")), None);
+        assert_eq!(first_error(&load(1, tile(), "{%r1}", "").replace("[%r3]", "[bar]")), None);
+        assert_eq!(first_error(&load(1, tile(), "{%r1}", "").replace("[%r2]", "[%h1]")), None);
+        assert_eq!(first_error(&load(1, tile(), "{%r1}", "").replace("[%r3]", "[gmap]")).as_deref(), Some("check/state-space"));
+        assert_eq!(first_error(&load(1, tile(), "{%r1}", "").replace("[%r2]", "[gmap]")).as_deref(), Some("check/state-space"));
         assert_eq!(first_error("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group [%rd6, {%r1}], [gmap];").as_deref(), Some("check/state-space"));
     }
 
@@ -778,16 +792,16 @@ mod tests {
         assert_eq!(first_error("cp.async.bulk.tensor.1d.global.shared::cta.tile.mbarrier::complete_tx::bytes [%rd6, {%r1}], [%r2], [%r3];").as_deref(), TENSOR);
         assert_eq!(first_error("cp.async.bulk.tensor.1d.global.shared::cta.tile.bulk_group.multicast::cluster [%rd6, {%r1}], [%r2], %h1;").as_deref(), TENSOR);
         assert_eq!(first_error(&load(1, ".tile.tile", "{%r1}", "")).as_deref(), TENSOR);
-        assert_eq!(first_error(&load(1, "", "{%r1}", "").replace(".mbarrier::complete_tx::bytes", ".mbarrier::complete_tx::bytes.tile")), None);
-        let cta = load(1, ".tile", "{%r1}", "").replace("shared::cluster", "shared::cta");
+        assert_eq!(first_error(&load(1, "", "{%r1}", "").replace(mbar(), ".mbarrier::complete_tx::bytes.tile")), None);
+        let cta = load(1, tile(), "{%r1}", "").replace("shared::cluster", "shared::cta");
         assert_eq!(first_error_at("8.5", &cta).as_deref(), Some("check/isa-version"));
         assert_eq!(first_error_at("8.6", &cta), None);
-        assert_eq!(first_error_at("8.6", &cta.replace(".mbarrier::complete_tx::bytes", ".mbarrier::complete_tx::bytes.multicast::cluster").replace("[%r3];", "[%r3], %h1;")).as_deref(), TENSOR);
-        for m in [".tile::gather4", ".im2col::w"] {
+        assert_eq!(first_error_at("8.6", &cta.replace(mbar(), ".mbarrier::complete_tx::bytes.multicast::cluster").replace("[%r3];", "[%r3], %h1;")).as_deref(), TENSOR);
+        for m in [CopyMode100::TileGather4.as_str(), CopyMode100::Im2colW.as_str()] {
             let src = load(2, m, "{%r1, %r1}", "").replace("tensor.2d", "tensor.3d").replace("{%r1, %r1}", "{%r1, %r1, %r1}");
             assert_eq!(first_error_at("8.6", &src).as_deref(), Some("check/isa-target"), "{m}");
         }
-        assert_eq!(first_error_at("8.6", &load(1, ".tile", "{%r1}", "").replace("::bytes", "::bytes.cta_group::1")).as_deref(), Some("check/isa-target"));
+        assert_eq!(first_error_at("8.6", &load(1, tile(), "{%r1}", "").replace("::bytes", "::bytes.cta_group::1")).as_deref(), Some("check/isa-target"));
     }
 
     /// `cp.reduce.async.bulk.tensor` and `cp.async.bulk.prefetch.tensor`
@@ -802,16 +816,16 @@ mod tests {
     #[test]
     fn tensor_reductions_and_prefetches() {
         let red = |m: &str| format!("cp.reduce.async.bulk.tensor.1d.global.shared::cta{m}.tile.bulk_group [%rd6, {{%r1}}], [%r2];");
-        assert_eq!(first_error(&red(".add")), None);
-        assert_eq!(first_error(&red(".inc")), None);
-        assert_eq!(first_error(&red(".add").replace(".tile", "")), None);
-        for bad in ["", ".cas", ".exch", ".add.u32", ".add.noftz"] {
+        assert_eq!(first_error(&red(AtomOp::Add.as_str())), None);
+        assert_eq!(first_error(&red(AtomOp::Inc.as_str())), None);
+        assert_eq!(first_error(&red(AtomOp::Add.as_str()).replace(tile(), "")), None);
+        for bad in ["", AtomOp::Cas.as_str(), AtomOp::Exch.as_str(), ".add.u32", ".add.noftz"] {
             assert!(first_error(&red(bad)).is_some(), "{bad}");
         }
         // The reductions' grammar has no multicast.
-        assert_eq!(first_error(&red(".add").replace(".bulk_group", ".bulk_group.multicast::cluster").replace("[%r2];", "[%r2], %h1;")).as_deref(), Some("check/modifiers"));
-        assert_eq!(first_error(&red(".add").replace("{%r1}", "{%rd1}")).as_deref(), TENSOR);
-        assert_eq!(first_error(&red(".add").replace("[%r2]", "[gmap]")).as_deref(), Some("check/state-space"));
+        assert_eq!(first_error(&red(AtomOp::Add.as_str()).replace(CopyCompletion::BulkGroup.as_str(), ".bulk_group.multicast::cluster").replace("[%r2];", "[%r2], %h1;")).as_deref(), Some("check/modifiers"));
+        assert_eq!(first_error(&red(AtomOp::Add.as_str()).replace("{%r1}", "{%rd1}")).as_deref(), TENSOR);
+        assert_eq!(first_error(&red(AtomOp::Add.as_str()).replace("[%r2]", "[gmap]")).as_deref(), Some("check/state-space"));
         let pf = |m: &str, ops: &str| format!("cp.async.bulk.prefetch.tensor.{m} [%rd6, {ops};");
         assert_eq!(first_error(&pf("1d.L2.global.tile", "{%r1}]")), None);
         assert_eq!(first_error(&pf("1d.L2.global", "{%r1}]")), None);
