@@ -38,6 +38,8 @@ pub use wmma::*;
 
 mod clc;
 pub use clc::*;
+mod acopy;
+pub use acopy::*;
 
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).

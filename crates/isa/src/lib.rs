@@ -66,8 +66,6 @@ pub enum Form {
     Lop3,
     /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`.
     Shf,
-    /// `cp.async` and its groups (the checker's `rules/tensor.rs`; the
-    /// typed tensor rows are matched there too).
     Tensor,
     /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,
     /// `getctarank{.shared::cluster}.type d, a`.
@@ -209,9 +207,6 @@ impl Flow {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Family {
     Memory,
-    /// `cp.async` and its groups (`cp` with `.async`: the decoder routes
-    /// the modifier, as it does `cvt.pack`).
-    AsyncCopy,
     /// The decoder matches on the row's [`Insn`] (its grammar is written).
     Typed,
 }
@@ -736,10 +731,21 @@ macro_rules! for_each_op {
             "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
                 => Suq { mods: untyped } [];
             // Asynchronous copies, matrices and tensors.
-            "cp"         Tensor     (ANY)             _          RmwNoDef Data     Seq            "sm_100's tensor copy modes .tile::gather4, .tile::scatter4 and .im2col::w are not modelled yet (cp.async, cp.async.bulk, cp.reduce.async.bulk and the tile- and im2col-mode cp.async.bulk.tensor and cp.reduce.async.bulk.tensor are decoded by their modifiers)"
-                => Cp { mods: untyped } [];
-            "cp.async"   Tensor     (ANY)             _          RmwNoDef Data     Seq            AsyncCopy
-                => CpAsync { mods: untyped } [];
+            // PTX ISA 9.7.9.25 (the syntax lines in `insn/acopy.rs`): `cp`
+            // is `cp.reduce.async.bulk{.tensor}`; `cp.async` (an instruction
+            // `cp` whose first modifier is `.async`) the copies, their groups,
+            // `cp.async.mbarrier.arrive` and the bulk and tensor copies. Which
+            // form an instruction is, is `Insn::copy_kind`; its operands differ
+            // by form (the checker's `rules/acopy.rs` counts and types them).
+            "cp"         Typed      (ANY)             _          RmwNoDef Data     Seq            "sm_100's tensor copy modes .tile::gather4, .tile::scatter4 and .im2col::w are not modelled yet (cp.async, cp.async.bulk, cp.reduce.async.bulk and the tile- and im2col-mode cp.async.bulk.tensor and cp.reduce.async.bulk.tensor are typed rows)"
+                => Cp { reduce: req(".reduce"), is_async: req(".async"), bulk: req(".bulk"), tensor: flag(".tensor"), dim: opt(TensorDim), spaces: pair(CopySpace), mode: opt(TensorLoadMode), wide: opt(CopyMode100),
+                        completion: opt(CopyCompletion), op: opt(AtomOp), hint: flag(".L2::cache_hint"), noftz: flag(".noftz"), ty: oty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
+                [ops: PerOperation];
+            "cp.async"   Typed      (ANY)             _          RmwNoDef Data     Seq            Typed
+                => CpAsync { is_async: req(".async"), bulk: flag(".bulk"), tensor: flag(".tensor"), bulk_prefetch: flag(".prefetch"), group: opt(AsyncGroup), read: flag(".read"), mbar: flag(".mbarrier"), arrive: flag(".arrive"), noinc: flag(".noinc"),
+                             level: opt(CpLevel), dim: opt(TensorDim), l2: flag(".L2"), spaces: pair(CopySpace), mode: opt(TensorLoadMode), wide: opt(CopyMode100), completion: opt(CopyCompletion), multicast: flag(".multicast::cluster"),
+                             cta_group: opt(CtaGroup), hint: flag(".L2::cache_hint"), size: opt(PrefetchSize), cp_mask: flag(".cp_mask"), ty: oty(B64) }
+                [ops: PerOperation];
             // PTX ISA 9.7.13.15 (the syntax lines in `insn/mbar.rs`): the
             // operation, and `.expect_tx` after `.arrive`, in `op`; which
             // modifier goes with which operation is `Insn::mbarrier`; the

@@ -15,10 +15,12 @@
 //! (`lop3`, `shf`, `set`, `slct`), [`arith`] (the
 //! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (the
 //! cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
+//! [`acopy`] (`cp.async` and its groups, the bulk and tensor copies),
 //! with [`operand`] resolving and typing
 //! single operands for all of them. Opcodes of the `Loose` form are known
 //! but only their names are resolved.
 
+pub mod acopy;
 pub mod arith;
 pub mod atomic;
 pub mod branch;

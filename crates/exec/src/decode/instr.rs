@@ -16,6 +16,7 @@ use ptxsim_syntax::ast::{self, Expr, FloatLit, Operand, OperandKind, ScalarType,
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 
+mod acopy;
 mod arith;
 mod bits;
 mod compare;
@@ -535,7 +536,6 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
         let x = Ins::new(i);
         let has = |m: &str| x.has(m);
         match route(x.opc, &has).ok_or_else(|| x.no_decoder())? {
-            Route::Tensor(r) => self.tensor_instr(r, i),
             Route::Memory => self.memory(&x),
             Route::Typed => self.typed(i),
         }

@@ -2,18 +2,16 @@
 //! `wgmma.fence` / `commit_group` / `wait_group` (no-ops: every
 //! `wgmma.mma_async` completes when issued) and `wgmma.mma_async`
 //! ([`Op::Wgmma`], semantics in `datapath/hopper.rs` over
-//! `ptxsim_sem::wgmma`); the tile-mode `cp.async.bulk.tensor` in both
-//! directions ([`Op::BulkTensor`]) and `cp.reduce.async.bulk.tensor`
-//! (tile mode, shared to global); `setmaxnreg` (checked, otherwise
+//! `ptxsim_sem::wgmma`); `setmaxnreg` (checked, otherwise
 //! nothing: the engine has no register file to resize). The other forms
-//! (`.im2col`, `wgmma.mma_async.sp`, `.b1`) are refused with their names; `tensormap.replace` rewrites a field of a
+//! (`wgmma.mma_async.sp`, `.b1`) are refused with their names (the tensor
+//! copies are `acopy.rs`'s); `tensormap.replace` rewrites a field of a
 //! map in memory and `tensormap.cp_fenceproxy` copies one to global memory
 //! ([`Op::TensormapReplace`], [`Op::TensormapCopy`]).
 
 use super::{DecodeError, FuncDecoder, ImmKind, Sym};
 use ptxsim_isa::grammar::MatShape;
-use ptxsim_isa::grammar::Choice;
-use ptxsim_isa::{Insn, TensorLoadMode, TensormapOp, TensormapSpace, WgmmaOp};
+use ptxsim_isa::{Insn, TensormapOp, TensormapSpace, WgmmaOp};
 use crate::program::*;
 use ptxsim_sem::wgmma::{self, AType, DType, Shape};
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
@@ -148,101 +146,6 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let b_src = self.src(&ops[2], ImmKind::Int(64))?;
         let scale_d = self.psrc(&ops[3])?;
         Ok(Op::Wgmma(Box::new(Wgmma { shape: sh, satfinite, d: dregs, a: a_src, b: b_src, scale_d, neg_a, neg_b, trans_a, trans_b })))
-    }
-
-    /// `cp.async.bulk.tensor.Nd.shared::cluster.global{.tile, .im2col}
-    /// .mbarrier::complete_tx::bytes{.multicast::cluster}{.L2::cache_hint}
-    /// [dst], [tmap, {c...}], [mbar]{, {offsets}}{, mask}{, policy}` and
-    /// `cp.async.bulk.tensor.Nd.global.shared::cta{.tile, .im2col_no_offs}
-    /// .bulk_group{.L2::cache_hint} [tmap, {c...}], [src]{, policy}` (PTX
-    /// ISA 9.7.9.25.5.1; `.im2col` takes N - 2 16-bit offsets). The tensor
-    /// map is a kernel parameter named directly or a generic address in a
-    /// register.
-    pub(super) fn bulk_tensor(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        // `cp.reduce.async.bulk.tensor`: one more leading modifier, and a
-        // `.redOp` (its element type is the tensor map's).
-        let reducing = mods.first() == Some(&".reduce");
-        let mut reduce = None;
-        let dims = mods
-            .iter()
-            .find_map(|m| m.strip_prefix('.').and_then(|x| x.strip_suffix('d')).and_then(|x| x.parse::<usize>().ok()))
-            .filter(|d| (1..=5).contains(d))
-            .ok_or_else(|| unsupported(i))?;
-        let (mut spaces, mut mbar, mut group, mut hint, mut multicast) = (Vec::new(), false, false, false, false);
-        let mut mode = None;
-        for m in mods.iter().skip(3 + reducing as usize) {
-            match *m {
-                x if x == format!(".{dims}d") => {}
-                x if reducing && reduce.is_none() && super::tensor::red_op(x).is_some() => reduce = super::tensor::red_op(x),
-                x if mode.is_none() && TensorLoadMode::from_modifier(x).is_some() => mode = TensorLoadMode::from_modifier(x),
-                ".global" => spaces.push(Space::Global),
-                ".shared::cluster" | ".shared::cta" => spaces.push(Space::Shared),
-                ".mbarrier::complete_tx::bytes" => mbar = true,
-                ".bulk_group" => group = true,
-                ".multicast::cluster" => multicast = true,
-                ".L2::cache_hint" => hint = true,
-                _ => return Err(unsupported(i)),
-            }
-        }
-        let to_shared = match spaces.as_slice() {
-            [Space::Shared, Space::Global] if mbar && !group && mods.contains(&".shared::cluster") => true,
-            [Space::Global, Space::Shared] if group && !mbar && !multicast && mods.contains(&".shared::cta") => false,
-            _ => return Err(unsupported(i)),
-        };
-        if reducing && (to_shared || reduce.is_none()) {
-            return Err(unsupported(i));
-        }
-        // `.im2col` (with offsets) reads global memory; `.im2col_no_offs`
-        // writes it.
-        let im2col = match mode {
-            None | Some(TensorLoadMode::Tile) => false,
-            Some(TensorLoadMode::Im2col) if to_shared && dims >= 3 => true,
-            Some(TensorLoadMode::Im2colNoOffs) if !to_shared && dims >= 3 => true,
-            Some(m) => {
-                let dir = if to_shared { "global to shared memory" } else { "shared to global memory" };
-                return Err(format!("`{}`: the load mode `{}` does not copy {dir} on a {dims}-d tensor (`.im2col` is global to shared, `.im2col_no_offs` shared to global, each on 3 to 5 dimensions)", full(i), m.as_str()).into());
-            }
-        };
-        let with_offsets = im2col && to_shared;
-        let ops = i.operands.as_slice();
-        let want = if to_shared { 3 + with_offsets as usize + multicast as usize + hint as usize } else { 2 + hint as usize };
-        if ops.len() != want {
-            return Err(format!("`{}` takes {want} operands", full(i)).into());
-        }
-        let (tm_op, smem_op) = if to_shared { (&ops[1], &ops[0]) } else { (&ops[0], &ops[1]) };
-        let OperandKind::Bracket(tm) = &tm_op.kind else { return Err(format!("`{}`: expected `[tensor-map, {{coordinates}}]`", full(i)).into()) };
-        let [map, coords] = tm.as_slice() else { return Err(format!("`{}`: expected `[tensor-map, {{coordinates}}]`", full(i)).into()) };
-        let coords = elems(coords);
-        if coords.len() != dims {
-            return Err(format!("`{}` takes {dims} coordinates, not {}", full(i), coords.len()).into());
-        }
-        let coords = coords.iter().map(|o| self.src(o, ImmKind::Int(32))).collect::<Result<Vec<_>, _>>()?;
-        let tmap = match &map.kind {
-            OperandKind::Name { name, component: None } => match self.lookup(name.text) {
-                Some(Sym::KernelParam(p)) => (Space::KernelParam, Addr { base: AddrBase::None, offset: p as i64 }),
-                Some(Sym::Reg { slot, .. }) => (Space::Generic, Addr { base: AddrBase::Reg(slot), offset: 0 }),
-                Some(Sym::Global(g)) => (Space::Global, Addr { base: AddrBase::None, offset: g as i64 }),
-                Some(Sym::Const(c)) => (Space::Const, Addr { base: AddrBase::None, offset: c as i64 }),
-                _ => return Err(format!("`{}`: the tensor map `{}` is not a kernel parameter, a variable or a register", full(i), name.text).into()),
-            },
-            _ => return Err(format!("`{}`: expected a tensor map name or register", full(i)).into()),
-        };
-        let smem = self.addr(smem_op, Space::Shared)?;
-        let mbar = if to_shared { Some(self.addr(&ops[2], Space::Shared)?.1) } else { None };
-        let im2col = match (im2col, with_offsets) {
-            (false, _) => None,
-            (true, false) => Some(Vec::new()),
-            (true, true) => {
-                let offs = elems(&ops[3]);
-                if offs.len() != dims - 2 || !matches!(ops[3].kind, OperandKind::Vector(_)) {
-                    return Err(format!("`{}` takes a vector of {} im2col offsets after the mbarrier", full(i), dims - 2).into());
-                }
-                Some(offs.iter().map(|o| self.src(o, ImmKind::Int(16))).collect::<Result<Vec<_>, _>>()?)
-            }
-        };
-        let mask = if multicast { Some(self.src(&ops[3 + with_offsets as usize], ImmKind::Int(16))?) } else { None };
-        Ok(Op::BulkTensor(Box::new(BulkTensor { to_shared, smem, tmap, coords, mbar, mask, reduce, im2col })))
     }
 
     /// `tensormap.replace.tile.field{.global,.shared::cta}.b1024.type

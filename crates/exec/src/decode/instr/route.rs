@@ -3,7 +3,6 @@
 //! the family decoders read ([`Ins`], its modifiers decoded once by
 //! `ptxsim_isa::decode`); the decoder's error type.
 
-use super::tensor;
 use ptxsim_isa::{Engine, Family};
 use ptxsim_syntax::ast;
 
@@ -52,7 +51,6 @@ impl From<DecodeError> for String {
 /// Which family decoder reads an instruction.
 #[derive(Clone, Copy, Debug)]
 pub(super) enum Route {
-    Tensor(tensor::Tensor),
     Memory,
     /// The row's grammar is written: the decoder matches on its
     /// [`ptxsim_isa::Insn`].
@@ -66,13 +64,9 @@ pub(super) enum Route {
 /// dispatches through this function alone, so [`decodes_opcode`] answers
 /// what it does.
 pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
-    if let Some(r) = tensor::tensor_route(opc, has) {
-        return Some(Route::Tensor(r));
-    }
     let Engine::Runs(family) = row(opc, has)?.engine else { return None };
     Some(match family {
         Family::Memory => Route::Memory,
-        Family::AsyncCopy => Route::Tensor(tensor::Tensor::CpAsync),
         Family::Typed => Route::Typed,
     })
 }

@@ -1,13 +1,9 @@
-//! Decoding the sm_80 tensor and asynchronous-copy path into [`Op`]s:
-//! `cp.async` with `commit_group`/`wait_group`/`wait_all` (semantics in
-//! `datapath/asynccopy.rs`), `ldmatrix`, `stmatrix`, `movmatrix` and
-//! `mma.sync.aligned` (semantics in `datapath/tensor.rs`). The main decoder (`instr.rs`) asks
-//! [`tensor_route`] first; `None` means the instruction is not one of these.
-//! The non-tensor bulk copies (`cp.async.bulk`, sm_90) decode here too.
-//! A form outside what the engine runs (`cp.async.bulk.tensor`, ...) is
-//! refused with its name.
+//! Decoding the sm_80 tensor path into [`Op`]s: `ldmatrix`, `stmatrix`,
+//! `movmatrix` and `mma.sync.aligned` (semantics in `datapath/tensor.rs`),
+//! reached from `typed.rs` by their typed rows. `wmma` is `wmma.rs`'s,
+//! `mbarrier` `mbar.rs`'s and the asynchronous copies `acopy.rs`'s.
 
-use super::{DecodeError, FuncDecoder, ImmKind, Sym};
+use super::{DecodeError, FuncDecoder, ImmKind};
 use ptxsim_isa::grammar::MatShape;
 use ptxsim_isa::{Insn, MatrixNum, MatrixSpace, MmaLayout, MmaRnd};
 use ptxsim_sem::alu::{FTy, Rounding};
@@ -23,34 +19,6 @@ pub(super) type MatrixForm = (Option<MatShape>, MatrixNum, bool, Option<MatrixSp
 /// The `.m8n8` shape of the matrix moves.
 const M8N8: MatShape = MatShape { m: 8, n: 8, k: None };
 
-/// Which of this file's decoders reads an instruction.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Tensor {
-    CpAsync,
-    /// `cp.async.bulk` without `.tensor` (and not `cp.reduce.async.bulk`).
-    CpAsyncBulk,
-    /// `cp.reduce.async.bulk` without `.tensor`.
-    CpReduceBulk,
-    /// `cp.async.bulk.tensor`, `cp.reduce.async.bulk.tensor` (`hopper.rs`).
-    BulkTensor,
-}
-
-/// The refinement of an opcode's family by its modifiers that this file
-/// reads: `cp` with `.async`, with or without `.bulk` (the tensor and
-/// reducing bulk copies are not supported yet). The other instructions of this file are routed
-/// by their rows of the instruction description (`ptxsim_isa`: families
-/// `AsyncCopy`; `wmma` (`wmma.rs`), `ldmatrix`, `stmatrix`, `movmatrix`,
-/// `mma`, `wgmma`, `setmaxnreg` and `mbarrier` are typed rows, decoded from `typed.rs`).
-pub(super) fn tensor_route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Tensor> {
-    match opc {
-        "cp" if has(".async") && !has(".bulk") => Some(Tensor::CpAsync),
-        "cp" if has(".async") && has(".bulk") && !has(".tensor") && !has(".reduce") => Some(Tensor::CpAsyncBulk),
-        "cp" if has(".reduce") && has(".async") && has(".bulk") && !has(".tensor") => Some(Tensor::CpReduceBulk),
-        "cp" if has(".async") && has(".bulk") && has(".tensor") => Some(Tensor::BulkTensor),
-        _ => None,
-    }
-}
-
 /// The instruction as written, without operands.
 fn full(i: &ast::Instruction<'_>) -> String {
     let mut s = i.opcode.text.to_string();
@@ -65,209 +33,6 @@ fn unsupported(i: &ast::Instruction<'_>) -> DecodeError {
 }
 
 impl FuncDecoder<'_, '_, '_, '_, '_> {
-    /// The instruction `i` decoded by this file's decoder `r`.
-    pub(super) fn tensor_instr(&mut self, r: Tensor, i: &ast::Instruction<'_>) -> R<Op> {
-        match r {
-            Tensor::CpAsync => self.cp_async(i),
-            Tensor::CpAsyncBulk => self.cp_async_bulk(i),
-            Tensor::CpReduceBulk => self.cp_reduce_bulk(i),
-            Tensor::BulkTensor => self.bulk_tensor(i),
-        }
-    }
-
-    /// `cp.async.{ca,cg}.shared{::cta}.global{.L2::cache_hint}{.L2::NB}
-    /// [dst], [src], cp-size{, src-size | ignore-src}{, cache-policy}`,
-    /// `cp.async.commit_group`, `cp.async.wait_group N`, `cp.async.wait_all`.
-    /// `cp.async.bulk` (PTX ISA 9.7.9.25.4, sm_90), the non-tensor forms:
-    /// global to shared with `.mbarrier::complete_tx::bytes`
-    /// (`.shared::cluster` or `.shared::cta` destination), shared to global
-    /// with `.bulk_group`, each with an optional `.L2::cache_hint` (and its
-    /// policy operand, a hint the engine does not need), and from this
-    /// CTA's shared memory into a cluster CTA's (`.shared::cluster.shared::cta`,
-    /// the mbarrier in the destination CTA); `commit_group`,
-    /// `wait_group{.read}` (the copies are complete when issued) and
-    /// `prefetch.L2` (no caches) do nothing. With `.multicast::cluster`
-    /// (global to `.shared::cluster`) the copy goes to every CTA of its
-    /// mask. `.cp_mask` is not supported yet.
-    fn cp_async_bulk(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let ops = &i.operands;
-        let rest = mods.get(2..).unwrap_or(&[]);
-        match rest {
-            [".commit_group"] if ops.is_empty() => return Ok(Op::Nop),
-            [".wait_group"] | [".wait_group", ".read"] => {
-                return match ops.as_slice() {
-                    [n] if matches!(n.kind, OperandKind::Int(_)) => Ok(Op::Nop),
-                    _ => Err(format!("`{}` takes one operand, an integer constant", full(i)).into()),
-                };
-            }
-            [".prefetch", ".L2", ".global", hint @ ..] if hint.is_empty() || hint == [".L2::cache_hint"] => {
-                let want = 2 + hint.len();
-                if ops.len() != want {
-                    return Err(format!("`{}` takes {want} operands", full(i)).into());
-                }
-                let _ = self.addr(&ops[0], Space::Global)?;
-                let _ = self.src(&ops[1], ImmKind::Int(32))?;
-                return Ok(Op::Nop);
-            }
-            _ => {}
-        }
-        let (mut spaces, mut mbar, mut group, mut hint, mut multicast) = (Vec::new(), false, false, false, false);
-        for m in rest {
-            match *m {
-                ".multicast::cluster" => multicast = true,
-                ".global" => spaces.push(Space::Global),
-                ".shared::cta" | ".shared::cluster" | ".shared" => spaces.push(Space::Shared),
-                ".mbarrier::complete_tx::bytes" => mbar = true,
-                ".bulk_group" => group = true,
-                ".L2::cache_hint" => hint = true,
-                _ => return Err(unsupported(i)),
-            }
-        }
-        let ok = match spaces.as_slice() {
-            [Space::Shared, Space::Global] => mbar && !group && (!multicast || mods.contains(&".shared::cluster")),
-            // Into the shared memory of a CTA of the cluster.
-            [Space::Shared, Space::Shared] => mbar && !group && !hint && !multicast && mods.contains(&".shared::cluster") && mods.contains(&".shared::cta"),
-            [Space::Global, Space::Shared] => group && !mbar && !mods.contains(&".shared::cluster"),
-            _ => false,
-        };
-        if !ok {
-            return Err(unsupported(i));
-        }
-        let want = 3 + mbar as usize + multicast as usize + hint as usize;
-        if ops.len() != want {
-            return Err(format!("`{}` takes {want} operands", full(i)).into());
-        }
-        let (ds, dst) = self.addr(&ops[0], spaces[0])?;
-        let (ss, src) = self.addr(&ops[1], spaces[1])?;
-        let size = self.src(&ops[2], ImmKind::Int(32))?;
-        let mbar = if mbar { Some(self.addr(&ops[3], Space::Shared)?.1) } else { None };
-        let mask = if multicast { Some(self.src(&ops[4], ImmKind::Int(16))?) } else { None };
-        Ok(Op::BulkCopy { dst: (ds, dst), src: (ss, src), size, mbar, mask })
-    }
-
-    /// `cp.reduce.async.bulk` (PTX ISA 9.7.9.25.4.2, sm_90), the non-tensor
-    /// forms: into a cluster CTA's shared memory completing on its mbarrier
-    /// (`.shared::cluster.shared::cta.mbarrier::complete_tx::bytes`), or into
-    /// global memory (`.global.shared::cta.bulk_group{.L2::cache_hint}`),
-    /// with `.and .or .xor .add .inc .dec .min .max` on the manual's integer
-    /// types, `.add` on `.f32`/`.f64` and `.add.noftz` on `.f16`/`.bf16`;
-    /// `min`/`max` on the half types are not supported yet.
-    fn cp_reduce_bulk(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let ops = &i.operands;
-        let (mut spaces, mut mbar, mut group, mut hint, mut noftz) = (Vec::new(), false, false, false, false);
-        let (mut op, mut ty) = (None, None);
-        for m in mods.get(3..).unwrap_or(&[]) {
-            match *m {
-                ".global" => spaces.push((Space::Global, *m)),
-                ".shared::cta" | ".shared::cluster" => spaces.push((Space::Shared, *m)),
-                ".mbarrier::complete_tx::bytes" => mbar = true,
-                ".bulk_group" => group = true,
-                ".L2::cache_hint" => hint = true,
-                ".noftz" => noftz = true,
-                x if op.is_none() && red_op(x).is_some() => op = red_op(x),
-                t if ty.is_none() && ScalarType::from_str(t).is_some() => ty = ScalarType::from_str(t),
-                _ => return Err(unsupported(i)),
-            }
-        }
-        let (Some(op), Some(t)) = (op, ty) else { return Err(unsupported(i)) };
-        let to_cluster = match spaces.as_slice() {
-            [(Space::Shared, ".shared::cluster"), (Space::Shared, ".shared::cta")] if mbar && !group && !hint => true,
-            [(Space::Global, _), (Space::Shared, ".shared::cta")] if group && !mbar => false,
-            _ => return Err(unsupported(i)),
-        };
-        let ty = match (t, op) {
-            (ScalarType::F32 | ScalarType::F64, AtomOp::Add) if !noftz => ITyOrF::F(if t == ScalarType::F32 { FTy::F32 } else { FTy::F64 }),
-            (ScalarType::F16 | ScalarType::Bf16, AtomOp::Add) if noftz => ITyOrF::F(if t == ScalarType::F16 { FTy::F16 } else { FTy::BF16 }),
-            _ if !noftz && matches!(t.bits(), 32 | 64) && crate::decode::ity(t).is_some() => ITyOrF::I(crate::decode::ity(t).ok_or_else(|| unsupported(i))?),
-            _ => return Err(unsupported(i)),
-        };
-        let want = 3 + mbar as usize + hint as usize;
-        if ops.len() != want {
-            return Err(format!("`{}` takes {want} operands", full(i)).into());
-        }
-        let (ds, dst) = self.addr(&ops[0], if to_cluster { Space::Shared } else { Space::Global })?;
-        let (_, src) = self.addr(&ops[1], Space::Shared)?;
-        let size = self.src(&ops[2], ImmKind::Int(32))?;
-        let mbar = if mbar { Some(self.addr(&ops[3], Space::Shared)?.1) } else { None };
-        Ok(Op::BulkReduce { dst: (ds, dst), src, size, mbar, op, ty })
-    }
-
-    fn cp_async(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
-        let mods: Vec<&str> = i.modifiers.iter().map(|m| m.text).collect();
-        let ops = &i.operands;
-        match mods.as_slice() {
-            [".async", ".commit_group"] if ops.is_empty() => return Ok(Op::CpAsyncCommit),
-            [".async", ".wait_all"] if ops.is_empty() => return Ok(Op::CpAsyncWait { n: 0, all: true }),
-            [".async", ".mbarrier", ".arrive", rest @ ..] => {
-                let noinc = rest.first() == Some(&".noinc");
-                let rest = if noinc { &rest[1..] } else { rest };
-                let space = match rest {
-                    [".shared" | ".shared::cta", ".b64"] => Space::SharedCta,
-                    [".b64"] => Space::Generic,
-                    _ => return Err(unsupported(i)),
-                };
-                let [o] = ops.as_slice() else { return Err(format!("`{}` takes one operand, the mbarrier's address", full(i)).into()) };
-                let (space, addr) = self.addr(o, space)?;
-                return Ok(Op::Mbarrier { op: MbarOp::CpAsyncArrive { noinc }, d: None, space, addr, a: Src::Imm(0) });
-            }
-            [".async", ".wait_group"] => {
-                let [n] = ops.as_slice() else { return Err("`cp.async.wait_group` takes one operand, an integer constant".into()) };
-                let n = match &n.kind {
-                    OperandKind::Int(v) => u32::try_from(v.value).map_err(|_| "`cp.async.wait_group`'s count is out of range".to_string())?,
-                    _ => return Err("`cp.async.wait_group`'s operand must be an integer constant".into()),
-                };
-                return Ok(Op::CpAsyncWait { n, all: false });
-            }
-            _ => {}
-        }
-        let mut level = None;
-        let mut dst_shared = false;
-        let mut src_global = false;
-        let mut hint = false;
-        for m in &mods[1..] {
-            match *m {
-                ".ca" | ".cg" if level.is_none() => level = Some(*m),
-                ".shared" | ".shared::cta" if !dst_shared => dst_shared = true,
-                ".global" if dst_shared && !src_global => src_global = true,
-                ".L2::cache_hint" => hint = true,
-                ".L2::64B" | ".L2::128B" | ".L2::256B" => {}
-                _ => return Err(unsupported(i)),
-            }
-        }
-        let (Some(level), true, true) = (level, dst_shared, src_global) else { return Err(unsupported(i)) };
-        let n_fixed = 3 + hint as usize;
-        if ops.len() != n_fixed && ops.len() != n_fixed + 1 {
-            return Err(format!("`{}` takes {} or {} operands", full(i), n_fixed, n_fixed + 1).into());
-        }
-        let (_, dst) = self.addr(&ops[0], Space::Shared)?;
-        let (_, src) = self.addr(&ops[1], Space::Global)?;
-        let cp_size = match &ops[2].kind {
-            OperandKind::Int(v) if matches!(v.value, 4 | 8 | 16) => v.value as u32,
-            _ => return Err(format!("`{}`: cp-size must be 4, 8 or 16", full(i)).into()),
-        };
-        if level == ".cg" && cp_size != 16 {
-            return Err(format!("`{}`: cp-size must be 16 with .cg", full(i)).into());
-        }
-        let size = if ops.len() == n_fixed + 1 {
-            let o = &ops[3];
-            let is_pred = match &o.kind {
-                OperandKind::Not(_) => true,
-                OperandKind::Name { name, component: None } => matches!(self.lookup(name.text), Some(Sym::Pred(_))),
-                _ => false,
-            };
-            if is_pred {
-                CopySrcSize::Ignore(self.psrc(o)?)
-            } else {
-                CopySrcSize::Size(self.src(o, ImmKind::Int(32))?)
-            }
-        } else {
-            CopySrcSize::Full
-        };
-        Ok(Op::CpAsync { dst, src, cp_size, size })
-    }
-
     /// The operands of a vector operand `{a, b, ...}` (or a single operand).
     fn elems<'o>(o: &'o Operand<'o>) -> &'o [Operand<'o>] {
         match &o.kind {
@@ -391,20 +156,4 @@ pub(crate) fn mma_form(shape: MmaShape, d: MmaTy, a: MmaTy, b: MmaTy, c: MmaTy) 
         (E4m3 | E5m2, E4m3 | E5m2) => shape == M16N8K32 && d == F32 && c == F32,
         _ => false,
     }
-}
-
-/// The reduction of a `.redOp` modifier of `cp.reduce.async.bulk{.tensor}`
-/// (`.and .or .xor .add .inc .dec .min .max`).
-pub(super) fn red_op(m: &str) -> Option<AtomOp> {
-    Some(match m {
-        ".and" => AtomOp::And,
-        ".or" => AtomOp::Or,
-        ".xor" => AtomOp::Xor,
-        ".add" => AtomOp::Add,
-        ".inc" => AtomOp::Inc,
-        ".dec" => AtomOp::Dec,
-        ".min" => AtomOp::Min,
-        ".max" => AtomOp::Max,
-        _ => return None,
-    })
 }

@@ -71,6 +71,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Insn::Wgmma { .. } => return self.wgmma(i, insn),
             Insn::Setmaxnreg { .. } => return self.setmaxnreg(i),
             Insn::Tensormap { .. } => return self.tensormap(i, insn),
+            Insn::Cp { .. } | Insn::CpAsync { .. } => return self.async_copy(i, insn),
             Insn::And { .. } | Insn::Or { .. } | Insn::Xor { .. } | Insn::Not { .. } | Insn::Shl { .. }
             | Insn::Shr { .. } | Insn::Rem { .. } | Insn::Copysign { .. } => return self.logic(i, insn),
             Insn::Neg { .. } | Insn::Abs { .. } => return self.neg_abs(i, insn),
