@@ -203,20 +203,12 @@ impl Flow {
     }
 }
 
-/// The engine decoder's family for an opcode (its `Route`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Family {
-    Memory,
-    /// The decoder matches on the row's [`Insn`] (its grammar is written).
-    Typed,
-}
-
 /// What the engine does with an opcode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Engine {
-    /// A decoder family reads it (which may still refuse some of its forms,
-    /// naming them).
-    Runs(Family),
+    /// The engine's decoder reads its typed [`Insn`] (and may still refuse
+    /// some of its forms, naming them).
+    Runs,
     /// Not supported yet, for the reason given (published with the list).
     NotYet(&'static str),
 }
@@ -335,15 +327,16 @@ macro_rules! __engine {
     ($why:literal) => {
         $crate::Engine::NotYet($why)
     };
-    ($f:ident) => {
-        $crate::Engine::Runs($crate::Family::$f)
+    (Typed) => {
+        $crate::Engine::Runs
     };
 }
 
 /// Calls `$m!` with every row:
 /// `"opcode" Form (types) gate Effect Lanes Flow engine;` where `gate` is
 /// `_` or a [`Feature`], the types are an expression over [`ts`], and
-/// `engine` is a [`Family`] or a string: the reason it is not supported yet.
+/// `engine` is `Typed` (the engine decodes the row's [`Insn`]) or a string:
+/// the reason it is not supported yet.
 #[macro_export]
 macro_rules! for_each_op {
     ($m:ident) => {
@@ -406,7 +399,7 @@ macro_rules! for_each_op {
             // The parser keeps `st.async` as `st` with `.async` first: its
             // grammar is `st`'s (`asynchronous`, `complete_tx`); this row
             // names it in the lists.
-            "st.async"   Loose      (ANY)             _          Store    Data     Seq            Memory
+            "st.async"   Loose      (ANY)             _          Store    Data     Seq            "the mbarrier completion of st.async is not modelled yet"
                 => StAsync { mods: untyped } [];
             // PTX ISA 9.7.13.7: `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
             // [a], b, [mbar]` (an instruction `red` whose first modifier is `.async`).
@@ -962,7 +955,7 @@ pub fn flow(op: &str) -> Flow {
 pub fn not_supported_yet() -> impl Iterator<Item = (&'static str, &'static str)> {
     OPS.iter().filter_map(|o| match o.engine {
         Engine::NotYet(why) => Some((o.op, why)),
-        Engine::Runs(_) => None,
+        Engine::Runs => None,
     })
 }
 

@@ -38,7 +38,7 @@ mod warp;
 
 pub(crate) use route::DecodeError;
 pub use route::decodes_opcode;
-use route::{route, Ins, Route};
+use route::{decodes, Ins};
 use scope::Scope;
 
 type R<T> = Result<T, DecodeError>;
@@ -535,17 +535,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     fn instr(&mut self, i: &ast::Instruction<'_>) -> R<Op> {
         let x = Ins::new(i);
         let has = |m: &str| x.has(m);
-        match route(x.opc, &has).ok_or_else(|| x.no_decoder())? {
-            Route::Memory => self.memory(&x),
-            Route::Typed => self.typed(i),
+        if !decodes(x.opc, &has) {
+            return Err(x.no_decoder());
         }
-    }
-
-    /// A row of the memory family: none is decoded by its family now (`ld`,
-    /// `ldu`, `st` are typed rows in `mem.rs`, `atom`, `red` in
-    /// `atomic.rs`; `st.async` is written as `st` with `.async`, `st`'s row).
-    fn memory(&mut self, x: &Ins<'_>) -> R<Op> {
-        Err(x.unsupported())
+        self.typed(i)
     }
 
     /// The predicate destinations `p` or `p|q` (`_` for none).

@@ -1,9 +1,9 @@
-//! Routing an instruction to its family decoder, from its row of the
-//! instruction description (`ptxsim_isa`), and the view of an instruction
-//! the family decoders read ([`Ins`], its modifiers decoded once by
-//! `ptxsim_isa::decode`); the decoder's error type.
+//! Whether the engine decodes an instruction, from its row of the
+//! instruction description (`ptxsim_isa`: a row the engine runs is decoded
+//! from its typed `Insn`, `typed.rs`), the opcode and modifiers as written
+//! that error messages name ([`Ins`]), and the decoder's error type.
 
-use ptxsim_isa::{Engine, Family};
+use ptxsim_isa::Engine;
 use ptxsim_syntax::ast;
 
 /// Why an instruction or a declaration could not be decoded.
@@ -48,27 +48,13 @@ impl From<DecodeError> for String {
     }
 }
 
-/// Which family decoder reads an instruction.
-#[derive(Clone, Copy, Debug)]
-pub(super) enum Route {
-    Memory,
-    /// The row's grammar is written: the decoder matches on its
-    /// [`ptxsim_isa::Insn`].
-    Typed,
-}
-
-/// The family decoder of opcode `opc` with the modifiers `has` reports, or
-/// `None` when the engine has none (the instruction is not supported yet).
-/// The opcode's family is its row of the instruction description
-/// (`ptxsim_isa`). The decoder
-/// dispatches through this function alone, so [`decodes_opcode`] answers
+/// Whether the engine decodes opcode `opc` with the modifiers `has`
+/// reports: its row (of the instruction description, `ptxsim_isa`) is one
+/// the engine runs, whose typed [`ptxsim_isa::Insn`] the decoder matches
+/// on. The decoder asks this function alone, so [`decodes_opcode`] answers
 /// what it does.
-pub(super) fn route(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<Route> {
-    let Engine::Runs(family) = row(opc, has)?.engine else { return None };
-    Some(match family {
-        Family::Memory => Route::Memory,
-        Family::Typed => Route::Typed,
-    })
+pub(super) fn decodes(opc: &str, has: &dyn Fn(&str) -> bool) -> bool {
+    row(opc, has).is_some_and(|r| r.engine == Engine::Runs)
 }
 
 /// The row of opcode `opc` with the modifiers `has` reports: a typed row
@@ -87,12 +73,11 @@ pub fn decodes_opcode(opcode: &str) -> bool {
     let mut parts = opcode.split('.');
     let opc = parts.next().unwrap_or("");
     let mods: Vec<String> = parts.map(|m| format!(".{m}")).collect();
-    route(opc, &|m: &str| mods.iter().any(|x| x == m)).is_some()
+    decodes(opc, &|m: &str| mods.iter().any(|x| x == m))
 }
 
-/// An instruction's opcode and modifiers as written, as the routing and
-/// the family decoders' error messages read them (the typed rows read the
-/// decoded [`ptxsim_isa::Insn`]).
+/// An instruction's opcode and modifiers as written, as error messages
+/// name them (the decoders read the typed [`ptxsim_isa::Insn`]).
 pub(crate) struct Ins<'i> {
     pub(crate) opc: &'i str,
     /// Every modifier as written.
