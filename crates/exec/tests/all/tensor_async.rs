@@ -208,6 +208,34 @@ fn unmodelled_tensor_forms_are_reported_by_name() {
     }
 }
 
+/// `cp.async.bulk.prefetch.tensor` only hints that a box of the tensor be
+/// brought into the L2 cache (PTX ISA 9.7.9.25.5.3): nothing the program
+/// can see changes, so it runs as nothing, even on a tensor-map address
+/// that holds no map, and the code after it runs. Both forms ptxas 13.5
+/// accepts: tile with a cache policy, and im2col with its offsets. A
+/// prefetch with the wrong number of coordinates is refused at load.
+#[test]
+fn a_tensor_prefetch_changes_nothing_the_program_sees() {
+    let body = "    mov.u32 %r1, 3;\n    mov.u32 %r2, 5;\n    mov.u32 %r3, 7;\n    mov.b16 %h1, 1;\n    mov.u64 %rd3, 0;\n\
+                cp.async.bulk.prefetch.tensor.3d.L2.global.im2col [%rd1, {%r1, %r2, %r3}], {%h1};\n\
+                cp.async.bulk.prefetch.tensor.1d.L2.global.tile.L2::cache_hint [%rd1, {%r1}], %rd3;\n\
+                cp.async.bulk.prefetch.tensor.2d.L2.global [%rd1, {%r1, %r2}];\n\
+                st.global.u32 [%rd2], %r3;\n";
+    let src = |body: &str| format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{{\n    .reg .b16 %h<2>;\n    .reg .b32 %r<4>;\n    .reg .b64 %rd<4>;\n    ld.param.u64 %rd1, [pin];\n    ld.param.u64 %rd2, [pout];\n{body}    ret;\n}}\n");
+    let mut dev = Device::new();
+    let module = dev.load(&src(body)).unwrap_or_else(|e| panic!("{e}"));
+    let (pin, pout) = (dev.alloc(128).unwrap(), dev.alloc(4).unwrap());
+    for mode in [Scheduling::Stack, Scheduling::Its] {
+        let mut cfg = LaunchConfig::new(1u32, 1u32);
+        cfg.scheduling = mode;
+        dev.launch(&module, "k", &cfg, &[KernelArg::Ptr(pin), KernelArg::Ptr(pout)]).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
+        assert_eq!(dev.read(pout, 4).unwrap(), 7u32.to_le_bytes(), "{mode:?}");
+    }
+    let bad = "    mov.u32 %r1, 3;\n    cp.async.bulk.prefetch.tensor.2d.L2.global [%rd1, {%r1}];\n";
+    let e = Device::new().load(&src(bad)).map(|_| ()).unwrap_err();
+    assert!(e.to_string().contains("coordinates"), "{e}");
+}
+
 /// The pattern `cuda::memcpy_async` with a `cuda::barrier` compiles to at
 /// sm_80: each lane issues a copy to `a`, then (`before`) more code, then
 /// `cp.async.mbarrier.arrive{.noinc}` on `bar`, an `mbarrier.arrive`, and

@@ -8,7 +8,8 @@
 //! directions, `cp.reduce.async.bulk.tensor` shared to global:
 //! [`Op::BulkTensor`], semantics in `datapath/hopper.rs`).
 //!
-//! Refused with their names: `.cp_mask`, `cp.async.bulk.prefetch.tensor`,
+//! `cp.async.bulk.prefetch.tensor` (a cache hint) checks its operands and
+//! does nothing. Refused with their names: `.cp_mask`,
 //! sm_100's load modes and CTA groups, `.min`/`.max` reductions on the
 //! half types, and every combination the form does not take.
 
@@ -101,6 +102,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                 let _ = self.addr(&ops[0], Space::Global)?;
                 let _ = self.src(&ops[1], ImmKind::Int(32))?;
                 Ok(Op::Nop)
+            }
+            (CopyKind::BulkPrefetchTensor, Insn::CpAsync { dim: Some(dim), l2: true, spaces: [Some(CopySpace::Global), None], mode, wide: None, hint, .. }) => {
+                self.prefetch_tensor(i, dim.count(), mode, hint)
             }
             (CopyKind::Bulk, Insn::CpAsync { spaces, completion, multicast, hint, cp_mask: false, .. }) => self.cp_async_bulk(i, spaces, completion, multicast, hint),
             (CopyKind::ReduceBulk, Insn::Cp { spaces, completion, op, hint, noftz, ty, .. }) => self.cp_reduce_bulk(i, spaces, completion, (op, ty), hint, noftz),
@@ -229,6 +233,47 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// `cp.reduce.async.bulk.tensor` shared to global (its element type is
     /// the tensor map's). The tensor map is a kernel parameter named
     /// directly or a generic address in a register.
+    /// `cp.async.bulk.prefetch.tensor.dim.L2.global{.tile|.im2col}{.L2::cache_hint}
+    /// [tensorMap, {coordinates}]{, {im2col offsets}}{, cache-policy}`: a
+    /// hint to bring a box of the tensor into the L2 cache, which the
+    /// engine does not model; it has no effect the program can see (PTX
+    /// ISA 9.7.9.25.5.3), so its operands are checked and it does nothing.
+    fn prefetch_tensor(&mut self, i: &ast::Instruction<'_>, dims: usize, mode: Option<TensorLoadMode>, hint: bool) -> R<Op> {
+        let offsets = match mode {
+            None | Some(TensorLoadMode::Tile) => false,
+            Some(TensorLoadMode::Im2col) if dims >= 3 => true,
+            Some(m) => return Err(format!("`{}`: the load mode `{}` does not prefetch a {dims}-d tensor (`.tile`, or `.im2col` on 3 to 5 dimensions)", full(i), m.as_str()).into()),
+        };
+        let ops = i.operands.as_slice();
+        let want = 1 + offsets as usize + hint as usize;
+        if ops.len() != want {
+            return Err(format!("`{}` takes {want} operands", full(i)).into());
+        }
+        let OperandKind::Bracket(tm) = &ops[0].kind else { return Err(format!("`{}`: expected `[tensor-map, {{coordinates}}]`", full(i)).into()) };
+        let [map, coords] = tm.as_slice() else { return Err(format!("`{}`: expected `[tensor-map, {{coordinates}}]`", full(i)).into()) };
+        let coords = elems(coords);
+        if coords.len() != dims {
+            return Err(format!("`{}` takes {dims} coordinates, not {}", full(i), coords.len()).into());
+        }
+        self.src(map, ImmKind::Int(64))?;
+        for c in coords {
+            self.src(c, ImmKind::Int(32))?;
+        }
+        if offsets {
+            let offs = elems(&ops[1]);
+            if offs.len() != dims - 2 {
+                return Err(format!("`{}` takes {} im2col offsets, not {}", full(i), dims - 2, offs.len()).into());
+            }
+            for o in offs {
+                self.src(o, ImmKind::Int(16))?;
+            }
+        }
+        if hint {
+            self.src(&ops[want - 1], ImmKind::Int(64))?;
+        }
+        Ok(Op::Nop)
+    }
+
     fn bulk_tensor(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
         let (reduce, dim, spaces, mode, completion, multicast, hint) = match insn {
             Insn::CpAsync { dim, spaces, mode, wide: None, completion, multicast, cta_group: None, hint, .. } => (None, dim, spaces, mode, completion, multicast, hint),
