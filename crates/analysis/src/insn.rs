@@ -10,7 +10,7 @@
 //! are treated as divergent (the safe side).
 
 use crate::flat::FlatFunction;
-use ptxsim_isa::{Effect, Lanes};
+use ptxsim_isa::{CvtaSpace, Effect, Form, Insn, Lanes};
 use ptxsim_syntax::ast::{Expr, FunctionKind, Instruction, OperandKind, StateSpace};
 use ptxsim_syntax::hash::NameMap;
 
@@ -287,10 +287,11 @@ impl InsnInfo {
         // The carry flag.
         let carry = regs.get(CARRY);
         if let Some(c) = carry {
-            if i.has_modifier(".cc") {
+            let (writes, reads) = ptxsim_isa::carry_flag(i);
+            if writes {
                 defs.push(c);
             }
-            if matches!(op, "addc" | "subc" | "madc") {
+            if reads {
                 uses.push(c);
             }
         }
@@ -301,7 +302,9 @@ impl InsnInfo {
             (_, Lanes::Atomic) => ResultKind::Source("an atomic operation".into()),
             (_, Lanes::PerLane) => ResultKind::Source(format!("`{op}` (each lane gets its own value)")),
             (_, Lanes::Uniform) => ResultKind::Uniform,
-            ("cvta", _) if i.has_modifier(".local") && !i.has_modifier(".to") => {
+            _ if row.is_some_and(|r| r.form == Form::Cvta)
+                && matches!(ptxsim_isa::decode(i), Ok(Insn::Cvta { to: false, space: CvtaSpace::Local, .. })) =>
+            {
                 ResultKind::Source("a generic address of local memory".into())
             }
             // A load's value depends on where it reads (the row's effect).

@@ -13,9 +13,13 @@ use crate::flat::FlatFunction;
 use crate::loops::LoopForest;
 use crate::reconv::{FunctionAnalysis, Reconvergence};
 use crate::uniformity::{BranchVerdict, CauseStep, Uniformity};
-use ptxsim_syntax::ast::{Function, FunctionKind, Item, Module};
+use ptxsim_syntax::ast::{Function, Item, Module};
 use ptxsim_syntax::{Diagnostic, LineIndex, Span};
 use std::collections::HashMap;
+
+/// The name the reports give the CFG's virtual exit node (where `ret`,
+/// `exit` and `trap` lead), a node name rather than the opcode.
+pub const EXIT_NODE: &str = "exit";
 use std::fmt::Write;
 
 /// Every analysis of one function.
@@ -139,7 +143,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
     /// A name for a reconvergence point: its label, `exit`, or `line N`.
     pub fn point_name(&self, r: Reconvergence, li: &LineIndex) -> String {
         match r {
-            Reconvergence::Exit => "exit".to_string(),
+            Reconvergence::Exit => EXIT_NODE.to_string(),
             Reconvergence::At(k) => match self.label_at(k) {
                 Some(l) => l.to_string(),
                 None => format!("line {}", li.line(self.instr_span(k).start)),
@@ -163,7 +167,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
 
     fn block_name(&self, b: usize) -> String {
         if b == self.virtual_exit() {
-            "exit".into()
+            EXIT_NODE.into()
         } else {
             format!("B{b}")
         }
@@ -271,10 +275,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
     pub fn render_text(&self, src: &str, li: &LineIndex) -> String {
         let cfg = &self.fa.cfg;
         let mut o = String::new();
-        let kind = match self.flat.func.kind {
-            FunctionKind::Entry => ".entry",
-            _ => ".func",
-        };
+        let kind = self.flat.func.kind.as_str();
         let _ = writeln!(
             o,
             "function {} ({kind}): {} instructions, {} blocks",
@@ -286,7 +287,7 @@ impl<'f, 'a> FunctionReport<'f, 'a> {
         for (b, blk) in cfg.blocks.iter().enumerate() {
             let mut succs: Vec<String> = blk.succs.iter().map(|&s| self.block_name(s)).collect();
             if blk.exits {
-                succs.push("exit".into());
+                succs.push(EXIT_NODE.into());
             }
             let label = self.label_at(blk.start).map(|l| format!(" {l}:")).unwrap_or_default();
             let _ = writeln!(

@@ -6,7 +6,7 @@
 
 use crate::common::{cut, escape_controls, read_text, render_diags, use_color, Color, EXIT_INPUT, EXIT_USAGE};
 use ptxsim_analysis::callgraph::{CallGraph, CallSite, Callees};
-use ptxsim_analysis::report::{dot_module_header, FunctionReport};
+use ptxsim_analysis::report::{dot_module_header, FunctionReport, EXIT_NODE};
 use ptxsim_analysis::uniformity::CauseStep;
 use ptxsim_analysis::Reconvergence;
 use ptxsim_syntax::{Diagnostic, LineIndex, SourceFile};
@@ -158,7 +158,7 @@ fn function_json(r: &FunctionReport<'_, '_>, src: &str, li: &LineIndex) -> Value
                 "exits": blk.exits,
                 "reachable": !r.unreachable.contains(&b),
                 "idom": r.dom.idom[b],
-                "ipdom": r.fa.postdom.idom[b].map(|p| if p == cfg.blocks.len() { json!("exit") } else { json!(p) }),
+                "ipdom": r.fa.postdom.idom[b].map(|p| if p == cfg.blocks.len() { json!(EXIT_NODE) } else { json!(p) }),
             })
         })
         .collect();
@@ -171,7 +171,7 @@ fn function_json(r: &FunctionReport<'_, '_>, src: &str, li: &LineIndex) -> Value
         }
         let reconv = match rc {
             Some(Reconvergence::At(t)) => json!({ "instr": t, "line": line(t), "label": r.label_at(t) }),
-            Some(Reconvergence::Exit) => json!("exit"),
+            Some(Reconvergence::Exit) => json!(EXIT_NODE),
             None => Value::Null,
         };
         branches.push(json!({

@@ -230,7 +230,7 @@ mod tests {
         // Bytes with the high bit set in every other element.
         let init: Vec<u8> = (0..512u32).map(|i| (i * 37 + 200) as u8).collect();
         for (ty, size, signed) in [("s32", 4u32, true), ("u32", 4, false), ("s64", 8, true), ("u64", 8, false)] {
-            for space in [".global", ""] {
+            for space in [ptxsim_syntax::ast::StateSpace::Global.as_str(), ""] {
                 for threads in [32u32, 20, 64] {
                     let mut dev = Device::new();
                     let m = dev.load(&load_into_address_register(ty, space, size)).expect("load");

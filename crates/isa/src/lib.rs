@@ -30,11 +30,13 @@ pub mod gates;
 pub mod grammar;
 mod insn;
 pub mod modifiers;
+mod opcode;
 
 pub use gates::{Feature, PtxVersion};
 pub use grammar::{DecodeError, DecodeErrorKind};
 pub use insn::*;
 pub use modifiers::{decode_modifiers, CmpOp, Decoded};
+pub use opcode::Opcode;
 
 #[doc(hidden)]
 pub mod __private {

@@ -17,6 +17,7 @@ use crate::isa::*;
 use crate::layout;
 use ptxsim_exec::datapath::{op_class, OpClass};
 use ptxsim_exec::program::{Op, Src};
+use ptxsim_isa::Flow;
 use std::collections::HashMap;
 
 /// A parse error with its 1-based line.
@@ -355,13 +356,13 @@ fn take_binding(ops: &str) -> (&str, Option<CallBinding>) {
 /// The machine instructions that stand for a PTX control-flow opcode, which
 /// a data line (run by the engine's data path) cannot hold.
 fn ptx_control(opc: &str) -> Option<&'static str> {
-    Some(match opc.split('.').next().unwrap_or("") {
-        "bra" => "BRA",
-        "brx" => "SHL, LDC and BRX (a jump table in bank 2)",
-        "call" => "CAL (JCAL, or PRET and BRX) with the call in braces",
-        "ret" => "RET (EXIT in a kernel)",
-        "exit" => "EXIT",
-        _ => return None,
+    Some(match ptxsim_isa::flow(opc.split('.').next().unwrap_or("")) {
+        Flow::Branch => "BRA",
+        Flow::IndirectBranch => "SHL, LDC and BRX (a jump table in bank 2)",
+        Flow::Call => "CAL (JCAL, or PRET and BRX) with the call in braces",
+        Flow::Ret => "RET (EXIT in a kernel)",
+        Flow::Exit => "EXIT",
+        Flow::Seq | Flow::Trap | Flow::Barrier => return None,
     })
 }
 
@@ -423,7 +424,7 @@ fn parse_instr(body: &str, i: usize, pending: &mut Vec<Pending>, ln: usize) -> R
     if opc.chars().next().is_some_and(|c| c.is_ascii_lowercase()) {
         // (A `call` is told apart once decoded: `call vprintf` is a data
         // instruction.)
-        if !opc.starts_with("call") && ptx_control(opc).is_some() {
+        if ptxsim_isa::flow(opc.split('.').next().unwrap_or("")) != Flow::Call && ptx_control(opc).is_some() {
             return Err(control_on_data_line(opc, i));
         }
         return Ok(MInstr::new(MOp::Data { pc: i as u32, text: body.to_string() }));

@@ -465,24 +465,6 @@ pub enum Rounding {
     Rpi,
 }
 
-impl Rounding {
-    #[inline]
-    pub fn from_mod(m: &str) -> Option<Rounding> {
-        Some(match m {
-            ".rn" => Rounding::Rn,
-            ".rz" => Rounding::Rz,
-            ".rm" => Rounding::Rm,
-            ".rp" => Rounding::Rp,
-            ".rna" => Rounding::Rna,
-            ".rni" => Rounding::Rni,
-            ".rzi" => Rounding::Rzi,
-            ".rmi" => Rounding::Rmi,
-            ".rpi" => Rounding::Rpi,
-            _ => return None,
-        })
-    }
-}
-
 fn min_max_f64(a: f64, b: f64, max: bool) -> Option<f64> {
     match (a.is_nan(), b.is_nan()) {
         (true, true) => None,

@@ -115,6 +115,22 @@ pub enum FunctionKind {
     Func,
 }
 
+impl FunctionKind {
+    /// The directive's spelling: `.entry` or `.func`.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            FunctionKind::Entry => ".entry",
+            FunctionKind::Func => ".func",
+        }
+    }
+}
+
+/// The module and function directives (PTX ISA 11) a word after an opcode
+/// can be mistaken for: none is a modifier of an instruction, except
+/// `.weak`, which is also the memory order of `ld.weak` and `st.weak`.
+pub const DIRECTIVES_NOT_MODIFIERS: &[&str] =
+    &[".calltargets", ".branchtargets", ".callprototype", ".target", ".version", ".address_size", ".entry", ".func", ".extern", ".visible", ".weak", ".align"];
+
 /// `.entry` or `.func`, with its parameters, directives and (unless it is only
 /// declared) its body.
 #[derive(Clone, Debug, PartialEq)]

@@ -36,7 +36,7 @@ use crate::ctx::Ctx;
 use crate::isa::Feature;
 use crate::types::Size;
 use ptxsim_isa::grammar::modifier_span;
-use ptxsim_isa::{AtomOp, AtomSpace, Insn};
+use ptxsim_isa::{AtomOp, AtomSpace, Insn, Opcode};
 use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -55,19 +55,20 @@ fn op_types(op: AtomOp) -> &'static [ScalarType] {
 
 struct Rule {
     code: &'static str,
-    name: &'static str,
+    /// The opcode the messages name.
+    name: Opcode,
     note: &'static str,
 }
 
 const ATOM: Rule = Rule {
     code: "check/atom-operands",
-    name: "atom",
+    name: Opcode::Atom,
     note: "rule check/atom-operands (PTX ISA 9.7.13.5 atom): `atom{.sem}{.scope}{.space}.op.type d, [a], b{, c}`; .space is .global or .shared (or none: generic); .and/.or/.xor take .b32/.b64, .cas .b32/.b64 (.b16, .b128), .exch .b32/.b64 (.b128), .add .u32/.s32/.u64/.f32/.f64 (and half types), .inc/.dec .u32, .min/.max .u32/.s32/.u64/.s64 (and half types)",
 };
 
 const RED: Rule = Rule {
     code: "check/red-operands",
-    name: "red",
+    name: Opcode::Red,
     note: "rule check/red-operands (PTX ISA 9.7.13.6 red): `red{.sem}{.scope}{.space}.op.type [a], b`: no destination; .space is .global or .shared (or none: generic); operations .and/.or/.xor (.b32/.b64), .add (.u32/.s32/.u64/.f32/.f64, half types), .inc/.dec (.u32), .min/.max (.u32/.s32/.u64/.s64); no .cas or .exch",
 };
 
@@ -93,7 +94,7 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     }
     // The state space.
     if let Some(s) = x.space.filter(|s| matches!(s, AtomSpace::Local | AtomSpace::Const | AtomSpace::Param)) {
-        err(cx, r, modifier_span(i, s.as_str()), format!("`{}` cannot operate on the `{}` state space", r.name, s.as_str()), "atomic operations work on .global and .shared memory");
+        err(cx, r, modifier_span(i, s.as_str()), format!("`{}` cannot operate on the `{}` state space", r.name.as_str(), s.as_str()), "atomic operations work on .global and .shared memory");
         return resolve_all(cx, i);
     }
     // The type.
@@ -104,7 +105,7 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     let allowed = op_types(op);
     if !allowed.contains(&ty) && !x.is_async {
         let list: Vec<&str> = allowed.iter().map(|t| t.as_str()).collect();
-        err(cx, r, modifier_span(i, ty.as_str()), format!("`{}{}` does not take type `{}`; it takes {}", r.name, op.as_str(), ty.as_str(), list.join(", ")), "type not defined for this operation");
+        err(cx, r, modifier_span(i, ty.as_str()), format!("`{}{}` does not take type `{}`; it takes {}", r.name.as_str(), op.as_str(), ty.as_str(), list.join(", ")), "type not defined for this operation");
         return resolve_all(cx, i);
     }
     if let Some(m) = insn.misfit() {

@@ -80,7 +80,7 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     let d = decode(i);
     for m in &i.modifiers {
         // (`ld.weak`/`st.weak` are the grammar's: their row's `sem` takes it.)
-        if matches!(m.text, ".calltargets" | ".branchtargets" | ".callprototype" | ".target" | ".version" | ".address_size" | ".entry" | ".func" | ".extern" | ".visible" | ".weak" | ".align")
+        if ptxsim_syntax::ast::DIRECTIVES_NOT_MODIFIERS.contains(&m.text)
             && !(spec.typed && ptxsim_isa::field_span(i, "sem").is_some_and(|s| (s.start, s.end) == (m.span.start, m.span.end)))
         {
             cx.emit(
@@ -161,13 +161,11 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
 /// Feature gates that depend on the opcode, its modifiers and its types.
 /// Several can apply to one instruction; each is reported.
 fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>) {
-    let op = i.opcode.text;
     let mut fs: SmallVec<[Feature; 2]> = SmallVec::new();
     // The opcode's own gate (its row), then those of its modifiers and types.
     fs.extend(spec.gate);
-    match op {
-        "lop3" if d.boolop.is_some() => fs.push(Feature::Lop3BoolOp),
-        _ => {}
+    if spec.form == Form::Lop3 && d.boolop.is_some() {
+        fs.push(Feature::Lop3BoolOp);
     }
     let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
     for f in fs {

@@ -10,6 +10,7 @@ use crate::ctx::{sym_kind, sym_span, Ctx, Sym};
 use crate::types::{class, reg_fits, Class, Size};
 use ptxsim_syntax::ast::{Expr, Instruction, Name, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::Diagnostic;
+use ptxsim_isa::Opcode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Role {
@@ -386,9 +387,9 @@ pub fn resolve_all(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) {
 /// `bar.sync 1, %ntid.x`, `cvt.rn.f32.u32 %f, %tid.x`. Elements of a vector
 /// operand (`st.v2.u32 [a], {%tid.x, %r}`) are not concerned.
 pub fn special_operands(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &super::Decoded<'_>) {
-    let allowed = match i.opcode.text {
-        "mov" => true,
-        "cvt" => d.types.len() == 2 && d.types.iter().all(|(t, _)| matches!(class(*t), Class::Unsigned | Class::Signed | Class::Bits)),
+    let allowed = match Opcode::of_insn(i) {
+        Some(Opcode::Mov) => true,
+        Some(Opcode::Cvt) => d.types.len() == 2 && d.types.iter().all(|(t, _)| matches!(class(*t), Class::Unsigned | Class::Signed | Class::Bits)),
         _ => false,
     };
     if allowed {

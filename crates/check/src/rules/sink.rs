@@ -32,7 +32,7 @@
 
 use super::opname;
 use crate::ctx::Ctx;
-use ptxsim_isa::{Insn, MatchMode, MbarrierOp};
+use ptxsim_isa::{Insn, MatchMode, MbarrierOp, Opcode};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -46,10 +46,10 @@ struct Allowed {
 }
 
 fn allowed(i: &Instruction<'_>) -> Allowed {
-    let (whole, first_half, second_half) = match i.opcode.text {
-        "setp" => (true, true, true),
-        "atom" => (true, false, false),
-        "lop3" => (true, true, false),
+    let (whole, first_half, second_half) = match Opcode::of_insn(i) {
+        Some(Opcode::Setp) => (true, true, true),
+        Some(Opcode::Atom) => (true, false, false),
+        Some(Opcode::Lop3) => (true, true, false),
         // The typed warp rows and `mbarrier`, by their decoded fields (a row whose
         // modifiers do not decode allows no `_`; its grammar error is
         // reported too).

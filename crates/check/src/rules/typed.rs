@@ -15,6 +15,8 @@ use crate::ctx::Ctx;
 use crate::types::Size;
 use ptxsim_syntax::ast::{Instruction, Name, OperandKind, ScalarType};
 use ptxsim_syntax::Diagnostic;
+use ptxsim_isa::grammar::Choice;
+use ptxsim_isa::PackedTy;
 
 const TYPE_NOTE: &str = "rule check/instruction-type: each PTX instruction defines which types it takes (PTX ISA chapter 9); predicates are manipulated only with and, or, xor, not and mov";
 
@@ -57,7 +59,7 @@ fn one_type(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &Decoded<'_>, spec: &S
 pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>, spec: &Spec) {
     // A state space on a typed form is reported by `rules::instruction`.
     if d.types.is_empty() {
-        if let Some(m) = d.other.iter().find(|m| matches!(m.text, ".u16x2" | ".s16x2")) {
+        if let Some(m) = d.other.iter().find(|m| matches!(PackedTy::from_modifier(m.text), Some(PackedTy::U16x2 | PackedTy::S16x2))) {
             return packed16(cx, i, *m);
         }
         if d.other.iter().any(|m| m.text.ends_with("x2") || m.text.ends_with("x4")) {

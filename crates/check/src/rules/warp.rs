@@ -268,7 +268,7 @@ fn cluster_barrier<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, b: BarFields) 
             return resolve_all(cx, i);
         }
     };
-    let kind = if arrive { ".arrive" } else { ".wait" };
+    let kind = if arrive { BarOp::Arrive } else { BarOp::Wait }.as_str();
     if let Some(t) = b.ty {
         err(cx, C, field(i, "ty").0, format!("`barrier.cluster{kind}` takes no type, but `{}` is given", t.as_str()), "unexpected instruction type", CLUSTER_NOTE);
         return resolve_all(cx, i);

@@ -35,6 +35,10 @@ use crate::memory::{classify, Window, SHARED_WINDOW, WINDOW_SIZE};
 use crate::program::{Space, Src};
 use crate::warp::{lanes, Frame};
 
+/// The opcodes the traps of this file name (their rows').
+const MAPA: &str = ptxsim_isa::Opcode::Mapa.as_str();
+const GETCTARANK: &str = ptxsim_isa::Opcode::Getctarank.as_str();
+
 /// The CTA count of the executing CTA's cluster.
 pub(super) fn cluster_size(cx: &Lanes<'_>) -> u64 {
     let g = cx.sregs.geom;
@@ -106,12 +110,12 @@ pub(super) fn mapa(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (generic, bits): (boo
     for l in lanes(m) {
         let (addr, rank) = (mask(bits, av[l].wrapping_add(off)), u64::from(bv[l] as u32));
         if rank >= n {
-            return Err(bad_rank(l, "mapa", rank, n));
+            return Err(bad_rank(l, MAPA, rank, n));
         }
-        let Some(o) = shared_offset(generic, addr) else { return Err(not_shared(l, "mapa", addr)) };
+        let Some(o) = shared_offset(generic, addr) else { return Err(not_shared(l, MAPA, addr)) };
         let (from, var) = split_rank(o);
         if from.is_some_and(|f| f >= n) {
-            return Err(bad_rank(l, "mapa", from.unwrap_or(0), n));
+            return Err(bad_rank(l, MAPA, from.unwrap_or(0), n));
         }
         if rank != own && cx.mem.shared.len() as u64 > 1 << RANK_SHIFT {
             return Err(Trap::lane(
@@ -138,11 +142,11 @@ pub(super) fn getctarank(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (generic, bits)
     let mut r = [0u64; 32];
     for l in lanes(m) {
         let addr = mask(bits, av[l].wrapping_add(off));
-        let Some(o) = shared_offset(generic, addr) else { return Err(not_shared(l, "getctarank", addr)) };
+        let Some(o) = shared_offset(generic, addr) else { return Err(not_shared(l, GETCTARANK, addr)) };
         r[l] = match split_rank(o).0 {
             None => own,
             Some(k) if k < n => k,
-            Some(k) => return Err(bad_rank(l, "getctarank", k, n)),
+            Some(k) => return Err(bad_rank(l, GETCTARANK, k, n)),
         };
     }
     store(&mut fr.regs[d as usize], &r, m);

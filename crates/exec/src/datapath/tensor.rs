@@ -31,6 +31,7 @@ use crate::lanemem::{check_align, place, Place};
 use crate::lanes::store;
 use crate::program::*;
 use crate::warp::Frame;
+use ptxsim_isa::Opcode;
 
 /// Traps unless all 32 lanes execute the instruction; `Ok(false)` when
 /// none does (every lane guarded off).
@@ -222,7 +223,7 @@ pub(crate) fn ldmatrix(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, trans: bool, 
         return Ok(());
     }
     let num = ds.len();
-    let rows = row_offsets(cx, fr, num, space, addr, "ldmatrix")?;
+    let rows = row_offsets(cx, fr, num, space, addr, Opcode::Ldmatrix.as_str())?;
     super::asynccopy::check_rows(cx, if num == 4 { u32::MAX } else { (1u32 << (8 * num)) - 1 }, &rows, 16, false)?;
     let sh = &*cx.mem.shared;
     for (j, &d) in ds.iter().enumerate() {
@@ -244,7 +245,7 @@ pub(crate) fn stmatrix(cx: &mut Lanes<'_>, fr: &Frame, m: u32, trans: bool, spac
         return Ok(());
     }
     let num = srcs.len();
-    let rows = row_offsets(cx, fr, num, space, addr, "stmatrix")?;
+    let rows = row_offsets(cx, fr, num, space, addr, Opcode::Stmatrix.as_str())?;
     super::asynccopy::check_rows(cx, if num == 4 { u32::MAX } else { (1u32 << (8 * num)) - 1 }, &rows, 16, true)?;
     let vals: Vec<[u64; 32]> = srcs.iter().map(|s| super::src_lanes(cx, &fr.regs, s)).collect();
     for (j, v) in vals.iter().enumerate() {

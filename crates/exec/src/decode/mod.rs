@@ -546,12 +546,13 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                 for (i, x) in values.iter().take(3).enumerate() {
                     v[i] = x.value.min(u32::MAX as u64) as u32;
                 }
-                match name.text {
-                    ".reqntid" => func.reqntid = Some(v),
-                    ".maxntid" => func.maxntid = Some(v),
-                    ".reqnctapercluster" => func.reqnctapercluster = Some(v),
-                    ".explicitcluster" => func.explicitcluster = true,
-                    ".maxclusterrank" => func.maxclusterrank = Some(v[0]),
+                use ast::PerfDirective as P;
+                match P::from_str(name.text) {
+                    Some(P::Reqntid) => func.reqntid = Some(v),
+                    Some(P::Maxntid) => func.maxntid = Some(v),
+                    Some(P::Reqnctapercluster) => func.reqnctapercluster = Some(v),
+                    Some(P::Explicitcluster) => func.explicitcluster = true,
+                    Some(P::Maxclusterrank) => func.maxclusterrank = Some(v[0]),
                     _ => {}
                 }
             }

@@ -281,6 +281,15 @@ pub enum VideoOp {
     Set(crate::VideoCmp),
 }
 
+/// The element digits of a SIMD video instruction's operand selector or
+/// destination mask (PTX ISA 9.7.16.2), written as the operand's component:
+/// the text after `.b` for the four 8-bit elements of a `vop4` (`.b7654`,
+/// `d.b320`), after `.h` for the two 16-bit ones of a `vop2` (`.h10`);
+/// `None` for a component with the other letter or none.
+pub fn simd_selector_digits(component: &str, four: bool) -> Option<&str> {
+    component.strip_prefix(if four { ".b" } else { ".h" })
+}
+
 /// The fields of a SIMD video instruction (`vadd2` ... `vset4`), whatever
 /// its row.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -582,6 +591,17 @@ mod simd_tests {
         assert_eq!(v.simd().map(|s| (s.op, s.d_signed, s.four)), Some((VideoOp::Set(VideoCmp::Ge), false, false)));
         assert_eq!(dec("vavrg4.u32.u32.u32 %r1, %r2, %r3, %r4").unwrap().simd().map(|s| s.op), Some(VideoOp::Avrg));
         assert_eq!(dec("popc.b32 %r1, %r2").unwrap().simd(), None);
+    }
+
+    /// The manual's selectors (PTX ISA 9.7.16.2): `.b` digits on a `vop4`,
+    /// `.h` digits on a `vop2`.
+    #[test]
+    fn simd_selector_digits_take_the_elements_letter() {
+        assert_eq!(simd_selector_digits(".b7654", true), Some("7654"));
+        assert_eq!(simd_selector_digits(".h10", false), Some("10"));
+        assert_eq!(simd_selector_digits(".h10", true), None);
+        assert_eq!(simd_selector_digits(".b32", false), None);
+        assert_eq!(simd_selector_digits(".x", false), None);
     }
 
     /// What ptxas 12.9 refuses (tests/check/reject/video-simd--*.ptx).

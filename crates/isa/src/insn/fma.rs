@@ -190,6 +190,14 @@ pub(super) fn fma_misfit(x: FmaFields) -> Option<Misfit> {
     None
 }
 
+/// The carry flag `CC.CF` of instruction `i` (PTX ISA 9.7.2): whether it
+/// writes it (`.cc`) and whether it reads it (`addc`, `subc`, `madc`),
+/// from the instruction's spelling, so also for one that does not decode
+/// (which the checker reports).
+pub fn carry_flag(i: &ptxsim_syntax::ast::Instruction<'_>) -> (bool, bool) {
+    (i.has_modifier(CC), matches!(i.opcode.text, "addc" | "subc" | "madc"))
+}
+
 impl crate::Insn {
     /// The fields of a `mad`; `None` for another row.
     pub fn mad(&self) -> Option<MadFields> {
@@ -267,6 +275,21 @@ mod tests {
     }
 
     /// `addc`, `subc`, `madc` (PTX ISA 9.7.2.2, 9.7.2.4, 9.7.2.6).
+    #[test]
+    fn carry_flag_reads_the_spelling() {
+        // PTX ISA 9.7.2: `.cc` writes CC.CF; addc, subc and madc read it.
+        let f = |t: &str| {
+            let src = format!(".version 8.0\n.target sm_80\n.entry k() {{ {t}; }}");
+            let parsed = ptxsim_syntax::parse(&src);
+            carry_flag(super::super::tests::first_instruction(&parsed.module))
+        };
+        assert_eq!(f("add.cc.u32 %r1, %r2, %r3"), (true, false));
+        assert_eq!(f("addc.u32 %r1, %r2, %r3"), (false, true));
+        assert_eq!(f("madc.hi.cc.u32 %r1, %r2, %r3, %r4"), (true, true));
+        assert_eq!(f("subc.cc.u32 %r1, %r2, %r3"), (true, true));
+        assert_eq!(f("mul.lo.u32 %r1, %r2, %r3"), (false, false));
+    }
+
     #[test]
     fn carry_rows() {
         assert_eq!(dec("addc.cc.s64 %rd1, %rd2, %rd3").unwrap().carry().map(|x| (x.op, x.cc, x.ty)), Some((CarryOp::Addc, true, S64)));

@@ -38,16 +38,16 @@ pub struct Video {
     pub bsel: u16,
 }
 
-/// The selector of an operand from its component text (`.h10`, `.b7654`),
-/// or the default when absent; `None` when the text is not a selector of
+/// The selector of an operand from the digits of its component (`10` of
+/// `.h10`, `7654` of `.b7654`: [`ptxsim_isa::simd_selector_digits`]), or
+/// the default when absent; `None` when the digits are not a selector of
 /// `n` elements (`four`: bytes 0-7, else halfwords 0-3).
-pub fn selector(comp: Option<&str>, four: bool, default_b: bool) -> Option<u16> {
+pub fn selector(digits: Option<&str>, four: bool, default_b: bool) -> Option<u16> {
     let n = if four { 4 } else { 2 };
-    let Some(c) = comp else {
+    let Some(digits) = digits else {
         let first = if default_b { n } else { 0 };
         return Some((0..n).fold(0u16, |acc, i| acc | ((first + i) as u16) << (4 * i)));
     };
-    let digits = c.strip_prefix(if four { ".b" } else { ".h" })?;
     if digits.len() != n {
         return None;
     }
@@ -63,12 +63,12 @@ pub fn selector(comp: Option<&str>, four: bool, default_b: bool) -> Option<u16> 
     Some(sel)
 }
 
-/// The destination mask from `d`'s component (`.h0`, `.h10`, `.b320`, ...):
-/// the elements it lists, each once, highest first; all when absent.
-pub fn dest_mask(comp: Option<&str>, four: bool) -> Option<u8> {
+/// The destination mask from the digits of `d`'s component (`0` of `.h0`,
+/// `10` of `.h10`, `320` of `.b320`, ...): the elements it lists, each
+/// once, highest first; all when absent.
+pub fn dest_mask(digits: Option<&str>, four: bool) -> Option<u8> {
     let n = if four { 4 } else { 2 };
-    let Some(c) = comp else { return Some((1u8 << n) - 1) };
-    let digits = c.strip_prefix(if four { ".b" } else { ".h" })?;
+    let Some(digits) = digits else { return Some((1u8 << n) - 1) };
     let mut mask = 0u8;
     let mut last = None;
     for ch in digits.chars() {
@@ -190,26 +190,27 @@ mod tests {
 
     #[test]
     fn selectors_and_masks() {
+        // (each selector below is the digits of the component named in the comment)
         // vsub2.s32.s32.s32.sat r1.h0, r2.h10, r3.h32, r1 (the manual's example):
         // element 0 only, element 1 keeps c's
         let mut v = Video::new(Sub, false, S, true, false);
-        v.mask = dest_mask(Some(".h0"), false).unwrap();
-        v.asel = selector(Some(".h10"), false, false).unwrap();
-        v.bsel = selector(Some(".h32"), false, true).unwrap();
+        v.mask = dest_mask(Some("0"), false).unwrap();
+        v.asel = selector(Some("10"), false, false).unwrap();
+        v.bsel = selector(Some("32"), false, true).unwrap();
         assert_eq!(video(v, 0x0000_0005, 0x0000_0007, 0xabcd_1234), 0xabcd_fffe);
         // vmin2.s32.u32.u32.add r1.h10, r2.h00, r3.h22, r1: a.h0 twice, b.h0 twice
         let mut v = Video::new(Min, false, [true, false, false], false, true);
-        v.asel = selector(Some(".h00"), false, false).unwrap();
-        v.bsel = selector(Some(".h22"), false, true).unwrap();
+        v.asel = selector(Some("00"), false, false).unwrap();
+        v.bsel = selector(Some("22"), false, true).unwrap();
         assert_eq!(video(v, 0x0009_0003, 0x0001_0005, 100), 100 + 3 + 3);
         // bytes of b selected for a: .b7654 on a swaps the operands' roles
         let mut v = Video::new(Sub, true, U, false, false);
-        v.asel = selector(Some(".b7654"), true, false).unwrap();
-        v.bsel = selector(Some(".b3210"), true, true).unwrap();
+        v.asel = selector(Some("7654"), true, false).unwrap();
+        v.bsel = selector(Some("3210"), true, true).unwrap();
         assert_eq!(video(v, 0x0101_0101, 0x0505_0505, 0), 0x0404_0404);
-        assert_eq!(dest_mask(Some(".b320"), true), Some(0b1101));
-        assert_eq!(dest_mask(Some(".b023"), true), None);
-        assert_eq!(selector(Some(".h4"), false, false), None);
-        assert_eq!(selector(Some(".b8765"), true, false), None);
+        assert_eq!(dest_mask(Some("320"), true), Some(0b1101));
+        assert_eq!(dest_mask(Some("023"), true), None);
+        assert_eq!(selector(Some("4"), false, false), None);
+        assert_eq!(selector(Some("8765"), true, false), None);
     }
 }

@@ -6,7 +6,7 @@
 use super::{DecodeError, FuncDecoder, ImmKind, R};
 use crate::program::*;
 use ptxsim_isa::modifiers::opname;
-use ptxsim_isa::Simd;
+use ptxsim_isa::{simd_selector_digits, Simd};
 use ptxsim_sem::alu::ext::Lane3Op;
 use ptxsim_sem::alu::video::{self, Video};
 use ptxsim_syntax::ast::{self, Operand, OperandKind};
@@ -23,15 +23,26 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (asel, a) = split(&i.operands[1]);
         let (bsel, b) = split(&i.operands[2]);
         let bad = |what: &str, c: Option<&str>| DecodeError::Operand(format!("`{}`: `{}` is not a {what}", opname(i), c.unwrap_or("")));
-        v.mask = video::dest_mask(dm, v.four).ok_or_else(|| bad("destination mask", dm))?;
-        v.asel = video::selector(asel, v.four, false).ok_or_else(|| bad("source selector", asel))?;
-        v.bsel = video::selector(bsel, v.four, true).ok_or_else(|| bad("source selector", bsel))?;
+        let four = v.four;
+        v.mask = digits(dm, four).and_then(|x| video::dest_mask(x, four)).ok_or_else(|| bad("destination mask", dm))?;
+        v.asel = digits(asel, four).and_then(|x| video::selector(x, four, false)).ok_or_else(|| bad("source selector", asel))?;
+        v.bsel = digits(bsel, four).and_then(|x| video::selector(x, four, true)).ok_or_else(|| bad("source selector", bsel))?;
         let k = ImmKind::Int(32);
         let d = self.dst(&d)?;
         let a = self.src(&a, k)?;
         let b = self.src(&b, k)?;
         let c = self.src(&i.operands[3], k)?;
         Ok(Op::Lane3 { op: Lane3Op::Video(v), d, a, b, c })
+    }
+}
+
+/// The digits of an operand's selector component (`.h10`: `10`), `Some(None)`
+/// when there is none; `None` for a component with the other element's
+/// letter, which is refused like a bad digit.
+fn digits(c: Option<&str>, four: bool) -> Option<Option<&str>> {
+    match c {
+        None => Some(None),
+        Some(c) => simd_selector_digits(c, four).map(Some),
     }
 }
 
