@@ -156,3 +156,30 @@ fn st_async_forms() {
         refused(bad, code);
     }
 }
+
+/// An address register may be any integer register, 8 to 64 bits: ptxas
+/// 12.9 and 13.5 accept `[%h]` for every state space (and `cp.async`,
+/// `ldmatrix`), warning "Program uses 16-bit address ... which is
+/// conflicting with .address_size 64" only for a generic or `.global`
+/// address; a float register is refused ("Illegal to use symbol '%x' of
+/// type .f32 as address operand").
+#[test]
+fn narrow_integer_registers_address_and_float_ones_do_not() {
+    let with = |decl: &str, body: &str| format!(".reg .{decl} %x;\n.reg .b16 %h;\n{body}");
+    for ty in ["b16", "u16", "s16", "b8", "u8"] {
+        clean(&with(ty, "ld.shared.u32 %r1, [%x];"));
+        clean(&with(ty, "st.local.u32 [%x+4], %r1;"));
+        clean(&with(ty, "ld.u32 %r1, [%x];"));
+        clean(&with(ty, "cp.async.ca.shared.global [%x], [%rd1], 4;"));
+    }
+    clean(&with("b16", "ldmatrix.sync.aligned.m8n8.x1.shared.b16 {%r1}, [%x];"));
+    for ty in ["f16", "f32"] {
+        refused(&with(ty, "ld.shared.u32 %r1, [%x];"), "check/state-space");
+        refused(&with(ty, "cp.async.ca.shared.global [%x], [%rd1], 4;"), "check/tensor-operands");
+    }
+    // The generic one is a warning, not an error, and says why.
+    let src = ".version 9.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{\n.reg .b16 %x;\n.reg .b32 %r1;\nld.u32 %r1, [%x];\nret;\n}\n";
+    let parsed = ptxsim_syntax::parse(src);
+    let d = ptxsim_check::check_module(&parsed.module);
+    assert!(d.iter().any(|d| !d.is_error() && d.message.contains("16-bit register `%x` used as a generic address")), "{d:?}");
+}

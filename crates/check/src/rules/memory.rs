@@ -6,8 +6,9 @@
 //! st): a symbol addressed by `ld.ss`/`st.ss` lives in state space `ss` (a
 //! generic access may name `.global`, `.shared`, `.const`, `.local` and
 //! `.param` symbols); nothing stores to `.const`; kernel parameters and a
-//! function's own input parameters are read-only; an address register is a
-//! 32- or 64-bit integer, and with `.address_size 64` a 32-bit register
+//! function's own input parameters are read-only; an address register is an
+//! integer register (8 to 64 bits: ptxas warns of an 8- or 16-bit generic
+//! or `.global` address under `.address_size 64`), and with `.address_size 64` a 32-bit register
 //! cannot address `.global` or generic memory (ptxas 12.9: "32-Bit
 //! compilation is no longer supported"). The data operand may be wider than
 //! the instruction type (rule `check/operand-type`).
@@ -169,10 +170,24 @@ pub(crate) fn address<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, op: &Operan
     let decl = sym_span(&sym, &cx.funcs);
     match &sym {
         Sym::Var(v) if v.space() == StateSpace::Reg => {
-            let ok = v.ty().is_some_and(|t| matches!(class(t), Class::Bits | Class::Unsigned | Class::Signed) && matches!(t.bits(), 32 | 64));
-            if !ok {
+            // Any integer register addresses (ptxas 12.9 and 13.5 take 8-
+            // and 16-bit ones too, warning when one makes a generic or
+            // `.global` address under `.address_size 64`); a float or
+            // predicate register does not ("Illegal to use symbol ... as
+            // address operand").
+            let ok = v.ty().is_some_and(|t| matches!(class(t), Class::Bits | Class::Unsigned | Class::Signed) && matches!(t.bits(), 8 | 16 | 32 | 64));
+            let narrow = v.ty().map_or(0, |t| t.bits()) < 32;
+            if ok && narrow && cx.addr64 && matches!(space, None | Some(StateSpace::Global)) && !space_other {
+                let bits = v.ty().map_or(0, |t| t.bits());
                 cx.emit(
-                    Diagnostic::error("check/state-space", base.span, format!("address register `{}` must be a 32- or 64-bit integer", base.text))
+                    Diagnostic::warning("check/state-space", base.span, format!("{bits}-bit register `{}` used as a {} address with `.address_size 64`", base.text, space.map(|s| s.as_str()).unwrap_or("generic")))
+                        .with_label("zero-extended to a 64-bit address")
+                        .with_secondary(decl, format!("declared {bits}-bit here"))
+                        .with_note("rule check/state-space (PTX ISA 11.1.3 .address_size): ptxas 12.9 and 13.5 accept it with a warning (\"Program uses 16-bit address ... which is conflicting with .address_size 64\")"),
+                );
+            } else if !ok {
+                cx.emit(
+                    Diagnostic::error("check/state-space", base.span, format!("address register `{}` must be an integer register", base.text))
                         .with_label(format!("`{}` register", v.ty().map(|t| t.as_str()).unwrap_or("?")))
                         .with_secondary(decl, "declared here")
                         .with_note(SPACE_NOTE),

@@ -94,7 +94,7 @@ pub(super) fn reg_bits(cx: &Ctx<'_, '_>, o: &Operand<'_>) -> Option<u32> {
 }
 
 /// An address operand of `cp.async`/`ldmatrix`/`stmatrix`: `[reg{+off}]`
-/// with a 32- or 64-bit integer register, or `[var{+off}]` naming a
+/// with an integer register (8 to 64 bits, as ptxas 12.9 and 13.5 take), or `[var{+off}]` naming a
 /// variable of state space `want` (any addressable one for generic).
 pub(super) fn address<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: Option<StateSpace>) -> bool {
     let OperandKind::Address(a) = &op.kind else {
@@ -104,9 +104,9 @@ pub(super) fn address<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: Option<S
     let Some(base) = a.base else { return true };
     match cx.lookup(base.text) {
         Some(Sym::Var(v)) if v.space() == StateSpace::Reg => {
-            let ok = v.ty().is_some_and(|t| !matches!(t, ScalarType::Pred) && matches!(t.bits(), 32 | 64) && !matches!(t, ScalarType::F32 | ScalarType::F64));
+            let ok = v.ty().is_some_and(|t| !matches!(t, ScalarType::Pred) && matches!(t.bits(), 8 | 16 | 32 | 64) && !matches!(t, ScalarType::F16 | ScalarType::F32 | ScalarType::F64));
             if !ok {
-                err(cx, base.span, format!("address register `{}` must be a 32- or 64-bit integer", base.text), "not an address register");
+                err(cx, base.span, format!("address register `{}` must be an integer register", base.text), "not an address register");
             }
             ok
         }
