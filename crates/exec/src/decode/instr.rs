@@ -562,6 +562,28 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
     }
 }
 
+/// The instruction as written, without operands (its name in messages).
+fn full(i: &ast::Instruction<'_>) -> String {
+    let mut s = i.opcode.text.to_string();
+    for m in &i.modifiers {
+        s.push_str(m.text);
+    }
+    s
+}
+
+/// The error of a form the decoder does not run, named as written.
+fn unsupported(i: &ast::Instruction<'_>) -> DecodeError {
+    DecodeError::Unsupported(full(i))
+}
+
+/// The operands of a vector operand `{a, b, ...}` (or a single operand).
+fn elems<'o>(o: &'o Operand<'o>) -> &'o [Operand<'o>] {
+    match &o.kind {
+        OperandKind::Vector(v) => v,
+        _ => std::slice::from_ref(o),
+    }
+}
+
 fn mask_bits(v: u64, bits: u32) -> u64 {
     if bits >= 64 {
         v

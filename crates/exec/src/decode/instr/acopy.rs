@@ -13,34 +13,13 @@
 //! sm_100's load modes and CTA groups, `.min`/`.max` reductions on the
 //! half types, and every combination the form does not take.
 
-use super::{DecodeError, FuncDecoder, ImmKind, Sym};
+use super::{elems, full, unsupported, DecodeError, FuncDecoder, ImmKind, Sym};
 use ptxsim_isa::{copy_stray, CopyCompletion, CopyKind, CopySpace, CpLevel, Insn, TensorLoadMode};
 use ptxsim_sem::alu::FTy;
 use crate::program::*;
-use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
+use ptxsim_syntax::ast::{self, OperandKind, ScalarType};
 
 type R<T> = Result<T, DecodeError>;
-
-/// The instruction as written, without operands.
-fn full(i: &ast::Instruction<'_>) -> String {
-    let mut s = i.opcode.text.to_string();
-    for m in &i.modifiers {
-        s.push_str(m.text);
-    }
-    s
-}
-
-fn unsupported(i: &ast::Instruction<'_>) -> DecodeError {
-    DecodeError::Unsupported(full(i))
-}
-
-/// The operands of a vector operand `{a, b, ...}` (or a single operand).
-fn elems<'o>(o: &'o Operand<'o>) -> &'o [Operand<'o>] {
-    match &o.kind {
-        OperandKind::Vector(v) => v,
-        _ => std::slice::from_ref(o),
-    }
-}
 
 /// The engine's reduction of a `.redOp` of `cp.reduce.async.bulk{.tensor}`
 /// (`.and .or .xor .add .inc .dec .min .max`; not `.cas`, `.exch`).

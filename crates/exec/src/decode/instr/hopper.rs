@@ -9,7 +9,7 @@
 //! map in memory and `tensormap.cp_fenceproxy` copies one to global memory
 //! ([`Op::TensormapReplace`], [`Op::TensormapCopy`]).
 
-use super::{DecodeError, FuncDecoder, ImmKind, Sym};
+use super::{elems, full, unsupported, DecodeError, FuncDecoder, ImmKind, Sym};
 use ptxsim_isa::grammar::MatShape;
 use ptxsim_isa::{Insn, TensormapOp, TensormapSpace, WgmmaOp};
 use crate::program::*;
@@ -17,26 +17,6 @@ use ptxsim_sem::wgmma::{self, AType, DType, Shape};
 use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
 
 type R<T> = Result<T, DecodeError>;
-
-fn full(i: &ast::Instruction<'_>) -> String {
-    let mut s = i.opcode.text.to_string();
-    for m in &i.modifiers {
-        s.push_str(m.text);
-    }
-    s
-}
-
-fn unsupported(i: &ast::Instruction<'_>) -> DecodeError {
-    DecodeError::Unsupported(full(i))
-}
-
-/// The operands of a vector operand `{a, b, ...}` (or a single operand).
-fn elems<'o>(o: &'o Operand<'o>) -> &'o [Operand<'o>] {
-    match &o.kind {
-        OperandKind::Vector(v) => v,
-        _ => std::slice::from_ref(o),
-    }
-}
 
 /// The accumulator type of a `wgmma` type modifier.
 fn d_type(t: ScalarType) -> Option<DType> {

@@ -3,12 +3,12 @@
 //! reached from `typed.rs` by their typed rows. `wmma` is `wmma.rs`'s,
 //! `mbarrier` `mbar.rs`'s and the asynchronous copies `acopy.rs`'s.
 
-use super::{DecodeError, FuncDecoder, ImmKind};
+use super::{elems, full, unsupported, DecodeError, FuncDecoder, ImmKind};
 use ptxsim_isa::grammar::MatShape;
 use ptxsim_isa::{Insn, MatrixNum, MatrixSpace, MmaLayout, MmaRnd};
 use ptxsim_sem::alu::{FTy, Rounding};
 use crate::program::*;
-use ptxsim_syntax::ast::{self, Operand, OperandKind, ScalarType};
+use ptxsim_syntax::ast::{self, Operand, ScalarType};
 
 type R<T> = Result<T, DecodeError>;
 
@@ -19,28 +19,7 @@ pub(super) type MatrixForm = (Option<MatShape>, MatrixNum, bool, Option<MatrixSp
 /// The `.m8n8` shape of the matrix moves.
 const M8N8: MatShape = MatShape { m: 8, n: 8, k: None };
 
-/// The instruction as written, without operands.
-fn full(i: &ast::Instruction<'_>) -> String {
-    let mut s = i.opcode.text.to_string();
-    for m in &i.modifiers {
-        s.push_str(m.text);
-    }
-    s
-}
-
-fn unsupported(i: &ast::Instruction<'_>) -> DecodeError {
-    DecodeError::Unsupported(full(i))
-}
-
 impl FuncDecoder<'_, '_, '_, '_, '_> {
-    /// The operands of a vector operand `{a, b, ...}` (or a single operand).
-    fn elems<'o>(o: &'o Operand<'o>) -> &'o [Operand<'o>] {
-        match &o.kind {
-            OperandKind::Vector(v) => v,
-            _ => std::slice::from_ref(o),
-        }
-    }
-
     /// `ldmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 d, [p]`
     /// and `stmatrix.sync.aligned.m8n8.{x1,x2,x4}{.trans}{.shared{::cta}}.b16 [p], r`
     /// (their typed rows; the `.m16n16`/`.m8n16` forms of sm_100a are refused by name).
@@ -51,7 +30,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let (num, space) = (num.count(), if space.is_some() { Space::Shared } else { Space::Generic });
         let [first, second] = i.operands.as_slice() else { return Err(format!("`{}` takes two operands", full(i)).into()) };
         let (regs, addr) = if st { (second, first) } else { (first, second) };
-        let regs = Self::elems(regs);
+        let regs = elems(regs);
         if regs.len() != num {
             return Err(format!("`{}` takes {num} registers", full(i)).into());
         }
@@ -104,8 +83,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         let [d, a, b, c] = i.operands.as_slice() else { return Err(format!("`{}` takes four operands d, a, b, c", full(i)).into()) };
         let want = [(d, count(m * n, dtype)), (a, count(m * k, atype)), (b, count(k * n, btype)), (c, count(m * n, ctype))];
         for (o, w) in want {
-            if Self::elems(o).len() != w {
-                return Err(format!("`{}`: an operand has {} registers, {w} expected", full(i), Self::elems(o).len()).into());
+            if elems(o).len() != w {
+                return Err(format!("`{}`: an operand has {} registers, {w} expected", full(i), elems(o).len()).into());
             }
         }
         let imm = |t: MmaTy| match t {
@@ -113,8 +92,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             MmaTy::F64 => ImmKind::Float(FTy::F64),
             _ => ImmKind::Int(32),
         };
-        let dregs = Self::elems(d).iter().map(|o| self.dst(o)).collect::<Result<Vec<_>, _>>()?;
-        let mut srcs = |o: &Operand<'_>, t: MmaTy| Self::elems(o).iter().map(|o| self.src(o, imm(t))).collect::<Result<Vec<_>, _>>();
+        let dregs = elems(d).iter().map(|o| self.dst(o)).collect::<Result<Vec<_>, _>>()?;
+        let mut srcs = |o: &Operand<'_>, t: MmaTy| elems(o).iter().map(|o| self.src(o, imm(t))).collect::<Result<Vec<_>, _>>();
         let (a, b, c) = (srcs(a, atype)?, srcs(b, btype)?, srcs(c, ctype)?);
         Ok(Op::Mma(Box::new(Mma { shape, dtype, atype, btype, ctype, rnd: rnd.unwrap_or(Rounding::Rn), satfinite, d: dregs, a, b, c })))
     }
