@@ -10,7 +10,7 @@
 //! are treated as divergent (the safe side).
 
 use crate::flat::FlatFunction;
-use ptxsim_isa::{CvtaSpace, Effect, Form, Insn, Lanes};
+use ptxsim_isa::{CvtaSpace, Effect, Insn, Lanes, Opcode};
 use ptxsim_syntax::ast::{Expr, FunctionKind, Instruction, OperandKind, StateSpace};
 use ptxsim_syntax::hash::NameMap;
 
@@ -302,7 +302,7 @@ impl InsnInfo {
             (_, Lanes::Atomic) => ResultKind::Source("an atomic operation".into()),
             (_, Lanes::PerLane) => ResultKind::Source(format!("`{op}` (each lane gets its own value)")),
             (_, Lanes::Uniform) => ResultKind::Uniform,
-            _ if row.is_some_and(|r| r.form == Form::Cvta)
+            _ if Opcode::of_insn(i) == Some(Opcode::Cvta)
                 && matches!(ptxsim_isa::decode(i), Ok(Insn::Cvta { to: false, space: CvtaSpace::Local, .. })) =>
             {
                 ResultKind::Source("a generic address of local memory".into())

@@ -130,7 +130,7 @@ fn fence_cvta_and_stack_forms() {
         ("cvta.global.u32 %r1, %r2;", "check/state-space"),
         // "Unexpected instruction types specified for 'alloca'", "No state space qualifier expected".
         ("alloca.b64 %rd1, %rd2;", "check/modifiers"),
-        ("alloca.local.u64 %rd1, %rd2, 8;", "check/modifiers"),
+        ("alloca.local.u64 %rd1, %rd2, 8;", "check/state-space"),
         ("stackrestore.b32 %r1;", "check/modifiers"),
     ] {
         refused(bad, code);

@@ -77,7 +77,7 @@ impl VideoSel {
 }
 
 macro_rules! insns {
-    ($($op:literal $form:ident ($($types:tt)*) $gate:tt $effect:ident $lanes:ident $flow:ident $engine:tt
+    ($($op:literal $gate:tt $effect:ident $lanes:ident $flow:ident $engine:tt
         => $v:ident { $($f:ident : $k:ident $(($($ka:tt)*))?),* $(,)? } [$($rn:ident : $rr:ident),* $(,)?];)*) => {
         /// An instruction with its modifiers decoded by its row's grammar:
         /// one variant per row of [`crate::for_each_op!`]. A row whose

@@ -1,19 +1,18 @@
 //! The one description of every PTX instruction ptxsim knows.
 //!
-//! [`for_each_op!`] holds one row per opcode: its operand form (which
-//! checker rule types it), the instruction types it allows, the feature gate
-//! it needs whatever its modifiers ([`gates`] holds every gate's minimum
-//! PTX version and target), what it writes and reads (registers and
-//! memory), how its result relates to divergence, its control-flow kind, and
-//! what the engine does with it (the decoder family that reads it, or "not
-//! supported yet" with the reason users see). Everything that used to keep
-//! its own list of opcode strings is derived from these rows: the checker's
-//! instruction table ([`OPS`], [`lookup`]), the engine decoder's routing and
-//! its list of what is not supported yet, the analysis' definitions and uses
-//! and its control-flow terminators.
+//! [`for_each_op!`] holds one row per opcode: the feature gate it needs
+//! whatever its modifiers ([`gates`] holds every gate's minimum PTX version
+//! and target), what it writes and reads (registers and memory), how its
+//! result relates to divergence, its control-flow kind, whether the engine
+//! runs it (or "not supported yet" with the reason users see), its modifier
+//! grammar (the typed [`Insn`] variant that [`decode`] makes) and its
+//! operand roles. Everything that used to keep its own list of opcode
+//! strings is derived from these rows: the checker's instruction table
+//! ([`OPS`], [`lookup`]), the engine's list of what is not supported yet,
+//! the analysis' definitions and uses and its control-flow terminators.
 //!
-//! [`modifiers`] decodes an instruction's modifier strings once
-//! ([`Decoded`], [`CmpOp`]) for the checker and the engine's decoder.
+//! [`modifiers`] reads the few things of an instruction's modifiers the
+//! checker reports before its row's grammar does (its state spaces, `.uni`).
 //!
 //! Invariant: adding an instruction is one row here, one semantic function
 //! (`ptxsim-exec`'s `alu`), and its tests. A modifier-level gate or a
@@ -35,94 +34,12 @@ mod opcode;
 pub use gates::{Feature, PtxVersion};
 pub use grammar::{DecodeError, DecodeErrorKind};
 pub use insn::*;
-pub use modifiers::{decode_modifiers, CmpOp, Decoded};
+pub use modifiers::CmpOp;
 pub use opcode::Opcode;
 
 #[doc(hidden)]
 pub mod __private {
     pub use ptxsim_syntax::ast::ScalarType;
-}
-
-/// The operand form of an opcode: which checker rule types its operands.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Form {
-    Bra,
-    Brx,
-    Call,
-    Ret,
-    Setp,
-    Ld,
-    St,
-    Cvta,
-    /// `shfl`.
-    Shfl,
-    /// `vote`.
-    Vote,
-    /// `bar`, `barrier`.
-    Bar,
-    /// `prefetch`, `prefetchu`, `applypriority`, `discard`, `createpolicy`.
-    Scalar,
-    /// `match.sync`, `redux.sync`, `elect.sync`.
-    Collective,
-    /// `lop3.b32 d, a, b, c, immLut` and `lop3.BoolOp.b32 d|p, a, b, c, immLut, q`.
-    Lop3,
-    /// `shf.{l,r}.{wrap,clamp}.b32 d, a, b, c`.
-    Shf,
-    Tensor,
-    /// `isspacep.space p, a`, `mapa{.shared::cluster}.type d, a, b`,
-    /// `getctarank{.shared::cluster}.type d, a`.
-    Space,
-    /// Known opcode; operands are resolved but not typed.
-    Loose,
-    /// The row's grammar and operand roles are written: the checker's
-    /// rules match on its [`Insn`].
-    Typed,
-}
-
-/// Type groups an opcode allows (a bit set).
-pub mod ts {
-    /// `.u16`..`.u64`, `.s16`..`.s64`
-    pub const I: u32 = 1;
-    /// `.s16`..`.s64`
-    pub const S: u32 = 2;
-    /// `.b16`..`.b64`
-    pub const B: u32 = 4;
-    /// `.f32`, `.f64`
-    pub const F: u32 = 8;
-    /// `.f16`, `.f16x2`, `.bf16`, `.bf16x2`
-    pub const H: u32 = 16;
-    /// `.pred`
-    pub const P: u32 = 32;
-    /// `.b32`, `.b64`
-    pub const B3264: u32 = 64;
-    /// `.u32`, `.u64`, `.s32`, `.s64`
-    pub const I3264: u32 = 128;
-    /// `.b128`
-    pub const B128: u32 = 256;
-    /// `.b32` only
-    pub const B32: u32 = 512;
-    /// `.u32`, `.s32`
-    pub const I32: u32 = 1024;
-    /// anything (not checked)
-    pub const ANY: u32 = u32::MAX;
-}
-
-/// Whether a type is in a set of type groups ([`ts`]).
-pub fn allows(set: u32, t: ptxsim_syntax::ast::ScalarType) -> bool {
-    use ptxsim_syntax::ast::ScalarType::*;
-    use ts::{B, B3264, F, H, I, I3264, P, S};
-    let g = match t {
-        U16 | U32 | U64 => I,
-        S16 | S32 | S64 => I | S,
-        B16 | B64 | B32 => B | if matches!(t, B32 | B64) { B3264 } else { 0 } | if t == B32 { ts::B32 } else { 0 },
-        F32 | F64 => F,
-        F16 | F16x2 | Bf16 | Bf16x2 => H,
-        Pred => P,
-        B128 => ts::B128,
-        _ => 0,
-    };
-    let g = g | if matches!(t, U32 | U64 | S32 | S64) { I3264 } else { 0 } | if matches!(t, U32 | S32) { ts::I32 } else { 0 };
-    set & g != 0
 }
 
 /// What an instruction writes and reads besides its source registers.
@@ -221,9 +138,6 @@ pub struct OpInfo {
     /// The opcode as written (a few rows name a form, `mul.wide`, so that
     /// the list of what is not supported yet can name it).
     pub op: &'static str,
-    pub form: Form,
-    /// Allowed instruction types (groups from [`ts`]).
-    pub types: u32,
     /// The feature gate the opcode needs whatever its modifiers (its
     /// minimum version and target are its row of [`gates::FEATURES`]).
     pub gate: Option<Feature>,
@@ -249,6 +163,12 @@ pub enum Role {
     DstOrSink,
     /// A predicate the instruction writes.
     PredOut,
+    /// A predicate the instruction writes, and after `|` a second one
+    /// (`setp`'s `p|q`).
+    PredPair,
+    /// A register the instruction writes, and after `|` a predicate
+    /// (`shfl`'s, `lop3.BoolOp`'s, `match.all`'s and `elect`'s `d|p`).
+    DstPred,
     /// A value read: a register or an immediate.
     Src,
     /// A value read, that may be left out (the last operands only).
@@ -265,7 +185,7 @@ pub enum Role {
 impl Role {
     /// Whether the operand is written.
     pub fn defines(self) -> bool {
-        matches!(self, Role::Dst | Role::DstOrSink | Role::PredOut)
+        matches!(self, Role::Dst | Role::DstOrSink | Role::PredOut | Role::PredPair | Role::DstPred)
     }
 }
 
@@ -335,8 +255,8 @@ macro_rules! __engine {
 }
 
 /// Calls `$m!` with every row:
-/// `"opcode" Form (types) gate Effect Lanes Flow engine;` where `gate` is
-/// `_` or a [`Feature`], the types are an expression over [`ts`], and
+/// `"opcode" gate Effect Lanes Flow engine => Variant { grammar } [roles];`
+/// where `gate` is `_` or a [`Feature`], and
 /// `engine` is `Typed` (the engine decodes the row's [`Insn`]) or a string:
 /// the reason it is not supported yet.
 #[macro_export]
@@ -344,31 +264,31 @@ macro_rules! for_each_op {
     ($m:ident) => {
         $m! {
             // Control flow.
-            "bra"        Bra        (0)               _          Use      Data     Branch         Typed
+            "bra"          _          Use      Data     Branch         Typed
                 => Bra { uni: flag(".uni") } [tgt: Src];
-            "brx"        Brx        (0)               BrxIdx     Use      Data     IndirectBranch Typed
+            "brx"          BrxIdx     Use      Data     IndirectBranch Typed
                 => Brx { idx: one(BrxMode), uni: flag(".uni") } [index: Src, tlist: Src];
-            "call"       Call       (0)               _          Call     Data     Call           Typed
+            "call"         _          Call     Data     Call           Typed
                 => Call { uni: flag(".uni") } [];
-            "ret"        Ret        (0)               _          Use      Data     Ret            Typed
+            "ret"          _          Use      Data     Ret            Typed
                 => Ret { uni: flag(".uni") } [];
-            "exit"       Typed      (0)               _          Use      Data     Exit           Typed
+            "exit"         _          Use      Data     Exit           Typed
                 => Exit {} [];
-            "trap"       Typed      (0)               _          Use      Data     Trap           Typed
+            "trap"         _          Use      Data     Trap           Typed
                 => Trap {} [];
-            "brkpt"      Typed      (0)               _          Use      Data     Seq            "a breakpoint needs a debugger"
+            "brkpt"        _          Use      Data     Seq            "a breakpoint needs a debugger"
                 => Brkpt {} [];
             // Comparison and selection.
-            "setp"       Setp       (0)               _          Def      Data     Seq            Typed
+            "setp"         _          Def      Data     Seq            Typed
                 => Setp { cmp: one(CmpOp), boolop: opt(BoolOp), ftz: flag(".ftz"), ty: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
-                [p: PredOut, a: Src, b: Src, c: OptSrc];
-            "set"        Typed      (0)               _          Def      Data     Seq            Typed
+                [p: PredPair, a: Src, b: Src, c: OptSrc];
+            "set"          _          Def      Data     Seq            Typed
                 => Set { cmp: one(CmpOp), boolop: opt(BoolOp), ftz: flag(".ftz"), dtype: ty(U32 S32 F32 U16 S16 F16 F16x2 Bf16 Bf16x2), stype: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "selp"       Typed      (0)               _          Def      Data     Seq            Typed
+            "selp"         _          Def      Data     Seq            Typed
                 => Selp { ty: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "slct"       Typed      (0)               _          Def      Data     Seq            Typed
+            "slct"         _          Def      Data     Seq            Typed
                 => Slct { ftz: flag(".ftz"), dtype: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F32 F64), ctype: ty(S32 F32) }
                 [d: Dst, a: Src, b: Src, c: Src];
             // Memory.
@@ -376,14 +296,14 @@ macro_rules! for_each_op {
             // 9.7.9.11 st (the syntax lines in `insn/mem.rs`): which
             // modifier goes with which is `Insn::mem_misfit`; the state
             // space and the operands the checker's `rules/memory.rs`.
-            "ld"         Ld         (ANY)             _          Load     Data     Seq            Typed
+            "ld"           _          Load     Data     Seq            Typed
                 => Ld { sem: opt(LdSem), mmio: flag(".mmio"), scope: opt(ProxyScope), space: pair(LdSpace), cop: opt(LdCop), nc: flag(".nc"), l1: opt(L1Evict), l2: opt(L2Evict),
                         hint: flag(".L2::cache_hint"), prefetch: opt(PrefetchSize), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
                 [d: Dst, a: Addr, policy: OptSrc];
-            "ldu"        Ld         (ANY)             _          Load     Data     Seq            Typed
+            "ldu"          _          Load     Data     Seq            Typed
                 => Ldu { space: pair(LdSpace), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
                 [d: Dst, a: Addr];
-            "st"         St         (ANY)             _          Store    Data     Seq            Typed
+            "st"           _          Store    Data     Seq            Typed
                 => St { asynchronous: flag(".async"), sem: opt(LdSem), mmio: flag(".mmio"), scope: opt(ProxyScope), space: pair(LdSpace), complete_tx: flag(".mbarrier::complete_tx::bytes"), cop: opt(LdCop), l1: opt(L1Evict), l2: opt(L2Evict),
                         hint: flag(".L2::cache_hint"), vec: opt(LdVec), ty: ty(B8 B16 B32 B64 B128 U8 U16 U32 U64 S8 S16 S32 S64 F32 F64 Pred) }
                 [a: Addr, b: Src, policy: OptSrc];
@@ -392,71 +312,71 @@ macro_rules! for_each_op {
             // `d`; the operation, the space and the type are the rule's
             // (`rules/atomic.rs`: which type each operation takes), the
             // other combinations `Insn::misfit`'s.
-            "atom"       Typed      (ANY)             _          Rmw      Atomic   Seq            Typed
+            "atom"         _          Rmw      Atomic   Seq            Typed
                 => Atom { sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), op: opt(AtomOp), vec: opt(AtomVec), noftz: flag(".noftz"), hint: flag(".L2::cache_hint"), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
                 [ops: PerOperation];
-            "red"        Typed      (ANY)             _          RmwNoDef Data     Seq            Typed
+            "red"          _          RmwNoDef Data     Seq            Typed
                 => Red { sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), op: opt(AtomOp), vec: opt(AtomVec), noftz: flag(".noftz"), hint: flag(".L2::cache_hint"), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
                 [a: Addr, b: Src, policy: OptSrc];
             // The parser keeps `st.async` as `st` with `.async` first: its
             // grammar is `st`'s (`asynchronous`, `complete_tx`); this row
             // names it in the lists.
-            "st.async"   Loose      (ANY)             _          Store    Data     Seq            "the mbarrier completion of st.async is not modelled yet"
+            "st.async"     _          Store    Data     Seq            "the mbarrier completion of st.async is not modelled yet"
                 => StAsync { mods: untyped } [];
             // PTX ISA 9.7.13.7: `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
             // [a], b, [mbar]` (an instruction `red` whose first modifier is `.async`).
-            "red.async"  Typed      (ANY)             _          RmwNoDef Data     Seq            "the mbarrier completion of red.async is not modelled yet"
+            "red.async"    _          RmwNoDef Data     Seq            "the mbarrier completion of red.async is not modelled yet"
                 => RedAsync { is_async: req(".async"), sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), mbar: flag(".mbarrier::complete_tx::bytes"), op: opt(AtomOp), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
                 [a: Addr, b: Src, mbar: OptSrc];
             // PTX ISA 9.7.13.4 membar/fence (the syntax lines in
             // `insn/mem.rs`): which modifier goes with which is
             // `Insn::mem_misfit`; only `fence.proxy.tensormap::generic.acquire`
             // takes operands (`[addr], size`).
-            "membar"     Typed      (ANY)             _          Use      Data     Seq            Typed
+            "membar"       _          Use      Data     Seq            Typed
                 => Membar { level: opt(MembarLevel), proxy: flag(".proxy"), kind: opt(ProxyKind), space: opt(ProxySpace) } [];
-            "fence"      Typed      (ANY)             _          Use      Data     Seq            Typed
+            "fence"        _          Use      Data     Seq            Typed
                 => Fence { proxy: flag(".proxy"), kind: opt(ProxyKind), space: opt(ProxySpace), op: opt(FenceOp), sem: opt(FenceSem), restrict: opt(SyncRestrict), scope: opt(ProxyScope) }
                 [addr: OptSrc, size: OptSrc];
             // PTX ISA 9.7.9.15 prefetch/prefetchu, applypriority, discard,
             // createpolicy (the syntax lines in `insn/mem.rs`): which
             // modifier goes with which is `Insn::mem_misfit`; createpolicy's
             // operands differ by kind (its rule counts them).
-            "prefetch"   Scalar     (ANY)             Prefetch   Use      Data     Seq            Typed
+            "prefetch"     Prefetch   Use      Data     Seq            Typed
                 => Prefetch { space: opt(PrefetchSpace), level: opt(PrefetchLevel) } [a: Addr];
-            "prefetchu"  Scalar     (ANY)             Prefetch   Use      Data     Seq            Typed
+            "prefetchu"    Prefetch   Use      Data     Seq            Typed
                 => Prefetchu { level: one(PrefetchuLevel) } [a: Addr];
-            "applypriority" Scalar  (ANY)             CacheEviction Use      Data     Seq            Typed
+            "applypriority" CacheEviction Use      Data     Seq            Typed
                 => Applypriority { space: opt(GlobalSpace), level: one(ApplyLevel) } [a: Addr, size: Src];
-            "discard"    Scalar     (ANY)             CacheEviction Use      Data     Seq            Typed
+            "discard"      CacheEviction Use      Data     Seq            Typed
                 => Discard { space: opt(GlobalSpace), level: one(DiscardLevel) } [a: Addr, size: Src];
-            "createpolicy" Scalar   (ANY)             CacheEviction Def      Data     Seq            Typed
+            "createpolicy" CacheEviction Def      Data     Seq            Typed
                 => Createpolicy { kind: one(PolicyKind), space: opt(GlobalSpace), level: opt(DiscardLevel), prio: pair(PolicyPriority), ty: ty(B64) }
                 [d: Dst, a: OptSrc, b: OptSrc, c: OptSrc];
             // PTX ISA 9.7.9.16 isspacep, 9.7.9.17 mapa, 9.7.9.18 getctarank.
-            "isspacep"   Space      (0)               _          Def      Data     Seq            Typed
+            "isspacep"     _          Def      Data     Seq            Typed
                 => Isspacep { space: one(IsspacepSpace) } [p: PredOut, a: Src];
             // PTX ISA 9.7.9.19 cvta: `cvta{.to}.space.size p, a`.
-            "cvta"       Cvta       (I)               _          Def      Data     Seq            Typed
+            "cvta"         _          Def      Data     Seq            Typed
                 => Cvta { to: flag(".to"), space: one(CvtaSpace), ty: ty(U32 U64) }
                 [p: Dst, a: Src];
-            "mapa"       Space      (I3264)           _          Def      Data     Seq            Typed
+            "mapa"         _          Def      Data     Seq            Typed
                 => Mapa { space: opt(ClusterSpace), ty: ty(U32 U64 S32 S64) } [d: Dst, a: Src, b: Src];
-            "getctarank" Space      (I3264)           _          Def      Data     Seq            Typed
+            "getctarank"   _          Def      Data     Seq            Typed
                 => Getctarank { space: opt(ClusterSpace), ty: ty(U32 U64 S32 S64) } [d: Dst, a: Src];
             // PTX ISA 9.7.17.2-4: `alloca.type ptr, size{, immAlign}`,
             // `stacksave.type d`, `stackrestore.type a`, `.type` `.u32`/`.u64`.
-            "alloca"     Typed      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"
+            "alloca"       _          Def      Data     Seq            "stack allocation is not modelled yet"
                 => Alloca { ty: ty(U32 U64) } [ptr: Dst, size: Src, align: OptSrc];
-            "stacksave"  Typed      (ANY)             _          Def      Data     Seq            "stack allocation is not modelled yet"
+            "stacksave"    _          Def      Data     Seq            "stack allocation is not modelled yet"
                 => Stacksave { ty: ty(U32 U64) } [d: Dst];
-            "stackrestore" Typed    (ANY)             _          Use      Data     Seq            "stack allocation is not modelled yet"
+            "stackrestore" _          Use      Data     Seq            "stack allocation is not modelled yet"
                 => Stackrestore { ty: ty(U32 U64) } [a: Src];
             // Moves and conversions.
             // PTX ISA 9.7.9.1-2: `mov.type d, a` (a register, an immediate,
             // a special register, a variable's or function's address), and
             // the packing forms `mov.b16/b32/b64/b128 d, {a, b...}`.
             // No half types (ptxas 13.5: "Unexpected instruction types").
-            "mov"        Typed      (I | B | F | P | B128) _   Def      Data     Seq            Typed
+            "mov"          _   Def      Data     Seq            Typed
                 => Mov { ty: ty(Pred B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F32 F64) }
                 [d: Dst, a: Src];
             // PTX ISA 9.7.9.21: `cvt{.rnd}{.ftz}{.sat}.dtype.atype d, a`,
@@ -464,12 +384,12 @@ macro_rules! for_each_op {
             // a, b`, `cvt.rs ... d, a, b, rbits` and the narrow float
             // formats; which combination is whose is `Insn::misfit`'s and
             // the checker's (`rules/convert.rs`).
-            "cvt"        Typed      (ANY)             _          Def      Data     Seq            Typed
+            "cvt"          _          Def      Data     Seq            Typed
                 => Cvt { rnd: opt(CvtRnd), ftz: flag(".ftz"), sat: flag(".sat"), relu: flag(".relu"), satfinite: flag(".satfinite"), types: pair(CvtType) }
                 [d: Dst, a: Src, b: OptSrc, c: OptSrc];
             // PTX ISA 9.7.9.22: `cvt.pack.sat.convertType.s32{.b32} d, a, b{, c}`
             // (an instruction `cvt` whose first modifier is `.pack`).
-            "cvt.pack"   Typed      (ANY)             _          Def      Data     Seq            Typed
+            "cvt.pack"     _          Def      Data     Seq            Typed
                 => CvtPack { pack: req(".pack"), sat: req(".sat"), ctype: one(PackType), atype: ty(S32), btype: oty(B32) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
             // Integer and float arithmetic.
@@ -479,39 +399,39 @@ macro_rules! for_each_op {
             // `{.rnd}.f64`), 9.7.4.1-2 (`{.rn}{.ftz}{.sat}.f16{x2}`,
             // `{.rn}.bf16{x2}`): which modifier goes with which type is
             // `Insn::misfit`.
-            "add"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+            "add"          _          Def      Data     Seq            Typed
                 => Add { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src];
-            "sub"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+            "sub"          _          Def      Data     Seq            Typed
                 => Sub { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src];
             // PTX ISA 9.7.2.2, 9.7.2.4 (`{.cc}` on `.u32`-`.s64`; ptxas 12.9
             // also takes `.sat.s32` and the 16-bit types without `.cc`):
             // the combinations are `Insn::misfit`'s.
-            "addc"     Typed      (I)               _          Def      Data     Seq            Typed
+            "addc"         _          Def      Data     Seq            Typed
                 => Addc { cc: flag(".cc"), sat: flag(".sat"), ty: ty(U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src];
-            "subc"     Typed      (I)               _          Def      Data     Seq            Typed
+            "subc"         _          Def      Data     Seq            Typed
                 => Subc { cc: flag(".cc"), sat: flag(".sat"), ty: ty(U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src];
             // PTX ISA 9.7.1.3 (`.hi .lo .wide` on `.u16`-`.s64`), 9.7.3.3
             // (`{.rnd}{.ftz}{.sat}.f32`, `{.rnd}{.ftz}.f32x2`, `{.rnd}.f64`),
             // 9.7.4.3 (`{.rn}{.ftz}{.sat}.f16{x2}`, `{.rn}.bf16{x2}`): which
             // modifier goes with which type is `Insn::misfit`.
-            "mul"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+            "mul"          _          Def      Data     Seq            Typed
                 => Mul { mode: opt(MulMode), rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src];
             // A form's name, for the list of what is not supported yet
             // (`mul.wide` is `mul`'s `.wide`).
-            "mul.wide"   Loose      (ANY)             _          Def      Data     Seq            Typed
+            "mul.wide"     _          Def      Data     Seq            Typed
                 => MulWide { mods: untyped } [];
             // PTX ISA 9.7.1.8 (`div.type` on `.u16`-`.s64`), 9.7.3.6
             // (`div.approx{.ftz}.f32`, `div.full{.ftz}.f32`,
             // `div.rnd{.ftz}.f32`, `div.rnd.f64`): `Insn::misfit`.
-            "div"      Typed      (I | F)           _          Def      Data     Seq            Typed
+            "div"          _          Def      Data     Seq            Typed
                 => Div { mode: opt(DivMode), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(U16 U32 U64 S16 S32 S64 F32 F64) }
                 [d: Dst, a: Src, b: Src];
-            "rem"      Typed      (I)               _          Def      Data     Seq            Typed
+            "rem"          _          Def      Data     Seq            Typed
                 => Rem { ty: ty(U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src];
             // PTX ISA 9.7.1.10-11 (`.u16`-`.s64`, `.u16x2`, `{.relu}.s32`,
@@ -520,63 +440,63 @@ macro_rules! for_each_op {
             // (`{.ftz}{.NaN}{.xorsign.abs}.f16{x2}`, without `.ftz` on
             // `.bf16{x2}`): which modifier goes with which type is
             // `Insn::misfit`; the third source (`.f32` only) the checker's.
-            "min"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+            "min"          _          Def      Data     Seq            Typed
                 => Min { relu: flag(".relu"), ftz: flag(".ftz"), nan: flag(".NaN"), xorsign: flag(".xorsign"), abs: flag(".abs"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "max"      Typed      (I | F | H)       _          Def      Data     Seq            Typed
+            "max"          _          Def      Data     Seq            Typed
                 => Max { relu: flag(".relu"), ftz: flag(".ftz"), nan: flag(".NaN"), xorsign: flag(".xorsign"), abs: flag(".abs"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "mul24"    Typed      (I32)             _          Def      Data     Seq            Typed
+            "mul24"        _          Def      Data     Seq            Typed
                 => Mul24 { mode: one(Half), ty: ty(U32 S32) }
                 [d: Dst, a: Src, b: Src];
-            "copysign" Typed      (F)               _          Def      Data     Seq            Typed
+            "copysign"     _          Def      Data     Seq            Typed
                 => Copysign { ty: ty(F32 F64) }
                 [d: Dst, a: Src, b: Src];
-            "and"      Typed      (B | P)           _          Def      Data     Seq            Typed
+            "and"          _          Def      Data     Seq            Typed
                 => And { ty: ty(Pred B16 B32 B64) }
                 [d: Dst, a: Src, b: Src];
-            "or"       Typed      (B | P)           _          Def      Data     Seq            Typed
+            "or"           _          Def      Data     Seq            Typed
                 => Or { ty: ty(Pred B16 B32 B64) }
                 [d: Dst, a: Src, b: Src];
-            "xor"      Typed      (B | P)           _          Def      Data     Seq            Typed
+            "xor"          _          Def      Data     Seq            Typed
                 => Xor { ty: ty(Pred B16 B32 B64) }
                 [d: Dst, a: Src, b: Src];
             // PTX ISA 9.7.1.4 (`.lo .hi .wide` on `.u16`-`.s64`,
             // `mad.hi.sat.s32`), 9.7.2.5 (`mad{.lo,.hi}.cc`), 9.7.3.4
             // (`mad.rnd{.ftz}{.sat}.f32`, `mad.rnd.f64`): `Insn::misfit`.
-            "mad"      Typed      (I | F)           _          Def      Data     Seq            Typed
+            "mad"          _          Def      Data     Seq            Typed
                 => Mad { mode: opt(MulMode), rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), cc: flag(".cc"), ty: ty(U16 U32 U64 S16 S32 S64 F32 F64) }
                 [d: Dst, a: Src, b: Src, c: Src];
             // PTX ISA 9.7.2.6: `madc{.lo,.hi}{.cc}.type`.
-            "madc"     Typed      (I)               _          Def      Data     Seq            Typed
+            "madc"         _          Def      Data     Seq            Typed
                 => Madc { mode: one(Half), sat: flag(".sat"), cc: flag(".cc"), ty: ty(U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src, c: Src];
             // PTX ISA 9.7.3.4 (`fma.rnd{.ftz}{.sat}.f32`, `fma.rnd{.ftz}.f32x2`,
             // `fma.rnd.f64`), 9.7.4.4 (`fma.rn{.ftz}{.sat}.f16{x2}`,
             // `fma.rn{.ftz}.relu.f16{x2}`, `fma.rn{.relu}.bf16{x2}`,
             // `fma.rn.oob{.relu}.type`): `Insn::misfit`.
-            "fma"      Typed      (F | H)           _          Def      Data     Seq            Typed
+            "fma"          _          Def      Data     Seq            Typed
                 => Fma { rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), relu: flag(".relu"), oob: flag(".oob"), packed: opt(PackedTy), ty: oty(F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "mad24"    Typed      (I32)             _          Def      Data     Seq            Typed
+            "mad24"        _          Def      Data     Seq            Typed
                 => Mad24 { mode: one(Half), sat: flag(".sat"), ty: ty(U32 S32) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "sad"      Typed      (I)               _          Def      Data     Seq            Typed
+            "sad"          _          Def      Data     Seq            Typed
                 => Sad { ty: ty(U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "not"      Typed      (B | P)           _          Def      Data     Seq            Typed
+            "not"          _          Def      Data     Seq            Typed
                 => Not { ty: ty(Pred B16 B32 B64) }
                 [d: Dst, a: Src];
-            "cnot"     Typed      (B)               _          Def      Data     Seq            Typed
+            "cnot"         _          Def      Data     Seq            Typed
                 => Cnot { ty: ty(B16 B32 B64) }
                 [d: Dst, a: Src];
             // PTX ISA 9.7.1.13-14 (`.s16 .s32 .s64`), 9.7.3.7-8 (`{.ftz}.f32`,
             // `.f64`), 9.7.4.5-6 (`{.ftz}.f16`/`.f16x2`, `.bf16`/`.bf16x2`):
             // `.ftz` only on `.f32` and the f16 types (`Insn::misfit`).
-            "neg"      Typed      (S | F | H)       _          Def      Data     Seq            Typed
+            "neg"          _          Def      Data     Seq            Typed
                 => Neg { ftz: flag(".ftz"), ty: ty(S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
-            "abs"      Typed      (S | F | H)       _          Def      Data     Seq            Typed
+            "abs"          _          Def      Data     Seq            Typed
                 => Abs { ftz: flag(".ftz"), ty: ty(S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
             // PTX ISA 9.7.3.13-23, 9.7.4.10-11: `rcp`/`sqrt` `.approx{.ftz}.f32`,
@@ -584,146 +504,146 @@ macro_rules! for_each_op {
             // `rsqrt.approx{.ftz}.{f32,f64}`; `sin cos lg2 .approx{.ftz}.f32`;
             // `ex2.approx{.ftz}.f32`, `ex2.approx.{f16,f16x2}`,
             // `ex2.approx.ftz.{bf16,bf16x2}`; `tanh.approx.type`: `Insn::misfit`.
-            "rcp"      Typed      (F)               _          Def      Data     Seq            Typed
+            "rcp"          _          Def      Data     Seq            Typed
                 => Rcp { approx: flag(".approx"), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(F32 F64) }
                 [d: Dst, a: Src];
-            "sqrt"     Typed      (F)               _          Def      Data     Seq            Typed
+            "sqrt"         _          Def      Data     Seq            Typed
                 => Sqrt { approx: flag(".approx"), rnd: opt(FRnd), ftz: flag(".ftz"), ty: ty(F32 F64) }
                 [d: Dst, a: Src];
-            "rsqrt"    Typed      (F)               _          Def      Data     Seq            Typed
+            "rsqrt"        _          Def      Data     Seq            Typed
                 => Rsqrt { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32 F64) }
                 [d: Dst, a: Src];
-            "sin"      Typed      (F)               _          Def      Data     Seq            Typed
+            "sin"          _          Def      Data     Seq            Typed
                 => Sin { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
                 [d: Dst, a: Src];
-            "cos"      Typed      (F)               _          Def      Data     Seq            Typed
+            "cos"          _          Def      Data     Seq            Typed
                 => Cos { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
                 [d: Dst, a: Src];
-            "lg2"      Typed      (F)               _          Def      Data     Seq            Typed
+            "lg2"          _          Def      Data     Seq            Typed
                 => Lg2 { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32) }
                 [d: Dst, a: Src];
-            "ex2"      Typed      (F | H)           _          Def      Data     Seq            Typed
+            "ex2"          _          Def      Data     Seq            Typed
                 => Ex2 { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
             // A form's name, for the list of what is not supported yet.
-            "ex2.approx" Loose      (ANY)             _          Def      Data     Seq            Typed
+            "ex2.approx"   _          Def      Data     Seq            Typed
                 => Ex2Approx { mods: untyped } [];
-            "tanh"     Typed      (F | H)           _          Def      Data     Seq            Typed
+            "tanh"         _          Def      Data     Seq            Typed
                 => Tanh { approx: req(".approx"), ty: ty(F32 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
-            "testp"    Typed      (ANY)             Testp      Def      Data     Seq            Typed
+            "testp"        Testp      Def      Data     Seq            Typed
                 => Testp { op: opt(TestpOp), ty: ty(F32 F64) }
                 [p: PredOut, a: Src];
             // Bit manipulation.
-            "brev"     Typed      (B3264)           _          Def      Data     Seq            Typed
+            "brev"         _          Def      Data     Seq            Typed
                 => Brev { ty: ty(B32 B64) }
                 [d: Dst, a: Src];
-            "shl"      Typed      (B)               _          Def      Data     Seq            Typed
+            "shl"          _          Def      Data     Seq            Typed
                 => Shl { ty: ty(B16 B32 B64) }
                 [d: Dst, a: Src, b: Src];
-            "shr"      Typed      (B | I)           _          Def      Data     Seq            Typed
+            "shr"          _          Def      Data     Seq            Typed
                 => Shr { ty: ty(B16 B32 B64 U16 U32 U64 S16 S32 S64) }
                 [d: Dst, a: Src, b: Src];
-            "popc"     Typed      (B3264)           _          Def      Data     Seq            Typed
+            "popc"         _          Def      Data     Seq            Typed
                 => Popc { ty: ty(B32 B64) }
                 [d: Dst, a: Src];
-            "clz"      Typed      (B3264)           _          Def      Data     Seq            Typed
+            "clz"          _          Def      Data     Seq            Typed
                 => Clz { ty: ty(B32 B64) }
                 [d: Dst, a: Src];
-            "bfind"    Typed      (I3264)           _          Def      Data     Seq            Typed
+            "bfind"        _          Def      Data     Seq            Typed
                 => Bfind { shiftamt: flag(".shiftamt"), ty: ty(U32 U64 S32 S64) }
                 [d: Dst, a: Src];
-            "prmt"     Typed      (B32)             _          Def      Data     Seq            Typed
+            "prmt"         _          Def      Data     Seq            Typed
                 => Prmt { ty: ty(B32), mode: opt(PrmtMode) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "bfe"      Typed      (I3264)           _          Def      Data     Seq            Typed
+            "bfe"          _          Def      Data     Seq            Typed
                 => Bfe { ty: ty(U32 U64 S32 S64) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "bfi"      Typed      (B3264)           _          Def      Data     Seq            Typed
+            "bfi"          _          Def      Data     Seq            Typed
                 => Bfi { ty: ty(B32 B64) }
                 [f: Dst, a: Src, b: Src, c: Src, d: Src];
-            "bmsk"     Typed      (ANY)             SzextBmsk  Def      Data     Seq            Typed
+            "bmsk"         SzextBmsk  Def      Data     Seq            Typed
                 => Bmsk { mode: one(ClampMode), ty: ty(B32) }
                 [d: Dst, a: Src, b: Src];
-            "szext"    Typed      (ANY)             SzextBmsk  Def      Data     Seq            Typed
+            "szext"        SzextBmsk  Def      Data     Seq            Typed
                 => Szext { mode: one(ClampMode), ty: ty(U32 S32) }
                 [d: Dst, a: Src, b: Src];
-            "dp4a"     Typed      (ANY)             Dp4a       Def      Data     Seq            Typed
+            "dp4a"         Dp4a       Def      Data     Seq            Typed
                 => Dp4a { atype: ty(U32 S32), btype: ty(U32 S32) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "dp2a"     Typed      (ANY)             Dp4a       Def      Data     Seq            Typed
+            "dp2a"         Dp4a       Def      Data     Seq            Typed
                 => Dp2a { mode: one(Half), atype: ty(U32 S32), btype: ty(U32 S32) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "fns"      Typed      (ANY)             Fns        Def      Data     Seq            Typed
+            "fns"          Fns        Def      Data     Seq            Typed
                 => Fns { ty: ty(B32) }
                 [d: Dst, mask: Src, base: Src, offset: Src];
-            "lop3"       Lop3       (B32)             Lop3       Def      Data     Seq            Typed
+            "lop3"         Lop3       Def      Data     Seq            Typed
                 => Lop3 { boolop: opt(Lop3BoolOp), ty: ty(B32) }
-                [d: Dst, a: Src, b: Src, c: Src, lut: Src, q: OptSrc];
-            "shf"        Shf        (B32)             Shf        Def      Data     Seq            Typed
+                [d: DstPred, a: Src, b: Src, c: Src, lut: Src, q: OptSrc];
+            "shf"          Shf        Def      Data     Seq            Typed
                 => Shf { dir: one(ShfDir), mode: one(ClampMode), ty: ty(B32) }
                 [d: Dst, a: Src, b: Src, c: Src];
             // Warps, barriers and collectives.
-            "shfl"       Shfl       (ANY)             _          Def      PerLane  Seq            Typed
+            "shfl"         _          Def      PerLane  Seq            Typed
                 => Shfl { sync: flag(".sync"), mode: one(ShflMode), ty: ty(B32) }
-                [d: Dst, a: Src, b: Src, c: Src, membermask: OptSrc];
-            "vote"       Vote       (ANY)             _          Def      Uniform  Seq            Typed
+                [d: DstPred, a: Src, b: Src, c: Src, membermask: OptSrc];
+            "vote"         _          Def      Uniform  Seq            Typed
                 => Vote { sync: flag(".sync"), mode: one(VoteMode), ty: ty(Pred B32) }
                 [d: Dst, a: Src, membermask: OptSrc];
             // `bar`/`barrier`: the operands differ by operation (`.sync a{, b}`,
             // `.red.popc.u32 d, a{, b}, {!}c`, `barrier.cluster.arrive`).
-            "bar"        Bar        (ANY)             _          Barrier  Uniform  Barrier        Typed
+            "bar"          _          Barrier  Uniform  Barrier        Typed
                 => Bar { scope: opt(BarScope), op: opt(BarOp), red: opt(BarRedOp), sem: opt(BarSem), aligned: flag(".aligned"), ty: oty(U32 Pred) }
                 [ops: PerOperation];
-            "barrier"    Bar        (ANY)             _          Barrier  Uniform  Barrier        Typed
+            "barrier"      _          Barrier  Uniform  Barrier        Typed
                 => Barrier { scope: opt(BarScope), op: opt(BarOp), red: opt(BarRedOp), sem: opt(BarSem), aligned: flag(".aligned"), ty: oty(U32 Pred) }
                 [ops: PerOperation];
-            "nanosleep"  Typed      (0)               Nanosleep  Use      Data     Seq            Typed
+            "nanosleep"    Nanosleep  Use      Data     Seq            Typed
                 => Nanosleep { ty: ty(U32) }
                 [t: Src];
-            "activemask" Typed      (B32)             Activemask Def      Uniform  Seq            Typed
+            "activemask"   Activemask Def      Uniform  Seq            Typed
                 => Activemask { ty: ty(B32) }
                 [d: Dst];
-            "match"      Collective (ANY)             MatchSync  Def      PerLane  Seq            Typed
+            "match"        MatchSync  Def      PerLane  Seq            Typed
                 => Match { mode: one(MatchMode), sync: req(".sync"), ty: ty(B32 B64) }
-                [d: Dst, a: Src, membermask: Src];
-            "redux"      Collective (ANY)             ReduxSync  Def      Uniform  Seq            Typed
+                [d: DstPred, a: Src, membermask: Src];
+            "redux"        ReduxSync  Def      Uniform  Seq            Typed
                 => Redux { sync: req(".sync"), op: one(ReduxKind), abs: flag(".abs"), nan: flag(".NaN"), ty: ty(U32 S32 B32 F32) }
                 [d: Dst, a: Src, membermask: Src];
-            "elect"      Collective (ANY)             ElectSync  Def      PerLane  Seq            Typed
+            "elect"        ElectSync  Def      PerLane  Seq            Typed
                 => Elect { sync: req(".sync") }
-                [d: Dst, membermask: Src];
-            "pmevent"    Typed      (ANY)             _          Use      Data     Seq            "performance monitor events are not modelled"
+                [d: DstPred, membermask: Src];
+            "pmevent"      _          Use      Data     Seq            "performance monitor events are not modelled"
                 => Pmevent { mask: flag(".mask") }
                 [a: Src];
-            "griddepcontrol" Typed  (0)               GridDepControl Use  Data     Seq            Typed
+            "griddepcontrol" GridDepControl Use  Data     Seq            Typed
                 => Griddepcontrol { mode: one(GridDepMode) } [];
-            "setmaxnreg" Typed      (ANY)             _          Use      Data     Seq            Typed
+            "setmaxnreg"   _          Use      Data     Seq            Typed
                 => Setmaxnreg { action: one(RegAction), sync: req(".sync"), aligned: req(".aligned"), ty: ty(U32 S32) }
                 [count: Src];
             // PTX ISA 9.7.13.17 (the syntax lines in `insn/clc.rs`): which
             // modifiers go with which operation is `Insn::clc_misfit`.
-            "clusterlaunchcontrol" Typed (ANY)        _          Def      Data     Seq            "cluster launch control is not modelled yet"
+            "clusterlaunchcontrol" _          Def      Data     Seq            "cluster launch control is not modelled yet"
                 => Clusterlaunchcontrol { op: one(ClcOp), is_async: flag(".async"), space: opt(ClcSpace), mbar: flag(".mbarrier::complete_tx::bytes"), multicast: flag(".multicast::cluster::all"),
                                           query: opt(ClcQuery), vec: opt(ClcVec), type1: oty(Pred B32 B128), type2: oty(B128) }
                 [ops: PerOperation];
-            "istypep"    Typed      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
+            "istypep"      _          Def      Data     Seq            "textures and surfaces are not modelled yet"
                 => Istypep { ty: one(OpaqueKind) }
                 [p: PredOut, a: Src];
             // Textures and surfaces.
-            "tex"        Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet"
+            "tex"          _          Load     Data     Seq            "textures and surfaces are not modelled yet"
                 => Tex { mods: untyped } [];
-            "tld4"       Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet"
+            "tld4"         _          Load     Data     Seq            "textures and surfaces are not modelled yet"
                 => Tld4 { mods: untyped } [];
-            "txq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
+            "txq"          _          Def      Data     Seq            "textures and surfaces are not modelled yet"
                 => Txq { mods: untyped } [];
-            "suld"       Loose      (ANY)             _          Load     Data     Seq            "textures and surfaces are not modelled yet"
+            "suld"         _          Load     Data     Seq            "textures and surfaces are not modelled yet"
                 => Suld { mods: untyped } [];
-            "sust"       Loose      (ANY)             _          Store    Data     Seq            "textures and surfaces are not modelled yet"
+            "sust"         _          Store    Data     Seq            "textures and surfaces are not modelled yet"
                 => Sust { mods: untyped } [];
-            "sured"      Loose      (ANY)             _          RmwNoDef Data     Seq            "textures and surfaces are not modelled yet"
+            "sured"        _          RmwNoDef Data     Seq            "textures and surfaces are not modelled yet"
                 => Sured { mods: untyped } [];
-            "suq"        Loose      (ANY)             _          Def      Data     Seq            "textures and surfaces are not modelled yet"
+            "suq"          _          Def      Data     Seq            "textures and surfaces are not modelled yet"
                 => Suq { mods: untyped } [];
             // Asynchronous copies, matrices and tensors.
             // PTX ISA 9.7.9.25 (the syntax lines in `insn/acopy.rs`): `cp`
@@ -732,11 +652,11 @@ macro_rules! for_each_op {
             // `cp.async.mbarrier.arrive` and the bulk and tensor copies. Which
             // form an instruction is, is `Insn::copy_kind`; its operands differ
             // by form (the checker's `rules/acopy.rs` counts and types them).
-            "cp"         Typed      (ANY)             _          RmwNoDef Data     Seq            "sm_100's tensor copy modes .tile::gather4, .tile::scatter4 and .im2col::w are not modelled yet (cp.async, cp.async.bulk, cp.reduce.async.bulk and the tile- and im2col-mode cp.async.bulk.tensor and cp.reduce.async.bulk.tensor are typed rows)"
+            "cp"           _          RmwNoDef Data     Seq            "sm_100's tensor copy modes .tile::gather4, .tile::scatter4 and .im2col::w are not modelled yet (cp.async, cp.async.bulk, cp.reduce.async.bulk and the tile- and im2col-mode cp.async.bulk.tensor and cp.reduce.async.bulk.tensor are typed rows)"
                 => Cp { reduce: req(".reduce"), is_async: req(".async"), bulk: req(".bulk"), tensor: flag(".tensor"), dim: opt(TensorDim), spaces: pair(CopySpace), mode: opt(TensorLoadMode), wide: opt(CopyMode100),
                         completion: opt(CopyCompletion), op: opt(AtomOp), hint: flag(".L2::cache_hint"), noftz: flag(".noftz"), ty: oty(B16 B32 B64 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
                 [ops: PerOperation];
-            "cp.async"   Typed      (ANY)             _          RmwNoDef Data     Seq            Typed
+            "cp.async"     _          RmwNoDef Data     Seq            Typed
                 => CpAsync { is_async: req(".async"), bulk: flag(".bulk"), tensor: flag(".tensor"), bulk_prefetch: flag(".prefetch"), group: opt(AsyncGroup), read: flag(".read"), mbar: flag(".mbarrier"), arrive: flag(".arrive"), noinc: flag(".noinc"),
                              level: opt(CpLevel), dim: opt(TensorDim), l2: flag(".L2"), spaces: pair(CopySpace), mode: opt(TensorLoadMode), wide: opt(CopyMode100), completion: opt(CopyCompletion), multicast: flag(".multicast::cluster"),
                              cta_group: opt(CtaGroup), hint: flag(".L2::cache_hint"), size: opt(PrefetchSize), cp_mask: flag(".cp_mask"), ty: oty(B64) }
@@ -745,117 +665,117 @@ macro_rules! for_each_op {
             // operation, and `.expect_tx` after `.arrive`, in `op`; which
             // modifier goes with which operation is `Insn::mbarrier`; the
             // gates and the operands the checker's `rules/mbar.rs`.
-            "mbarrier"   Typed      (ANY)             Mbarrier   Rmw      Data     Seq            Typed
+            "mbarrier"     Mbarrier   Rmw      Data     Seq            Typed
                 => Mbarrier { op: pair(MbarrierOp), no_complete: flag(".noComplete"), parity: flag(".parity"), sem: opt(MbarrierSem), scope: opt(MbarrierScope),
                               space: pair(MbarrierSpace), ty: ty(B64) }
                 [ops: PerOperation];
-            "mma"        Typed      (ANY)             _          Def      PerLane  Seq            Typed
+            "mma"          _          Def      PerLane  Seq            Typed
                 => Mma { sync: req(".sync"), aligned: req(".aligned"), shape: shape, layout: pair(MmaLayout), rnd: opt(MmaRnd), satfinite: flag(".satfinite"),
                          dtype: ty(F16 F32 S32 F64), atype: ty(F16 Bf16 Tf32 S8 U8 F64 E4m3 E5m2), btype: ty(F16 Bf16 Tf32 S8 U8 F64 E4m3 E5m2), ctype: ty(F16 F32 S32 F64) }
                 [d: Dst, a: Src, b: Src, c: Src];
             // PTX ISA 9.7.14.4 (the syntax lines in `insn/wmma.rs`): which
             // shape, types and layouts go together is `WmmaForm::misfit`;
             // the operands differ by operation (`rules/wmma.rs` counts them).
-            "wmma"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "wmma"         _          Def      Data     Seq            Typed
                 => Wmma { op: one(WmmaOp), frag: opt(WmmaFrag), bitop: opt(WmmaBitOp), popc: flag(".popc"), sync: req(".sync"), aligned: req(".aligned"),
                           layout: pair(MmaLayout), shape: shape, space: opt(WmmaSpace), rnd: opt(MmaRnd), satfinite: flag(".satfinite"),
                           type1: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), type2: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), type3: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64),
                           type4: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), sub: pair(WmmaSub) }
                 [ops: PerOperation];
-            "ldmatrix"   Typed      (ANY)             _          Load     PerLane  Seq            Typed
+            "ldmatrix"     _          Load     PerLane  Seq            Typed
                 => Ldmatrix { sync: req(".sync"), aligned: req(".aligned"), shape: shape, num: one(MatrixNum), trans: flag(".trans"), space: opt(MatrixSpace), ty: ty(B16 B8) }
                 [d: Dst, p: Addr];
-            "stmatrix"   Typed      (ANY)             _          Store    Data     Seq            Typed
+            "stmatrix"     _          Store    Data     Seq            Typed
                 => Stmatrix { sync: req(".sync"), aligned: req(".aligned"), shape: shape, num: one(MatrixNum), trans: flag(".trans"), space: opt(MatrixSpace), ty: ty(B16 B8) }
                 [p: Addr, r: Src];
-            "movmatrix"  Typed      (ANY)             _          Def      PerLane  Seq            Typed
+            "movmatrix"    _          Def      PerLane  Seq            Typed
                 => Movmatrix { sync: req(".sync"), aligned: req(".aligned"), shape: shape, trans: flag(".trans"), ty: ty(B16) }
                 [d: Dst, a: Src];
             // Several operations under one opcode: the operands depend on
             // the operation, so the roles are left to the rule.
-            "wgmma"      Typed      (ANY)             _          Use      Data     Seq            Typed
+            "wgmma"        _          Use      Data     Seq            Typed
                 => Wgmma { op: one(WgmmaOp), sp: flag(".sp"), sync: req(".sync"), aligned: req(".aligned"), shape: shape, satfinite: flag(".satfinite"),
                            dtype: oty(F16 F32 S32), atype: oty(F16 Bf16 Tf32 E4m3 E5m2 S8 U8), btype: oty(F16 Bf16 Tf32 E4m3 E5m2 S8 U8),
                            b1: pair(WgmmaBit), bitop: opt(WgmmaBitOp), popc: flag(".popc") }
                 [ops: PerOperation];
-            "tcgen05"    Loose      (ANY)             _          Use      Data     Seq            "matrix instructions are not modelled yet"
+            "tcgen05"      _          Use      Data     Seq            "matrix instructions are not modelled yet"
                 => Tcgen05 { mods: untyped } [];
-            "multimem"   Loose      (ANY)             _          Def      Data     Seq            "multimem addresses are not modelled yet"
+            "multimem"     _          Def      Data     Seq            "multimem addresses are not modelled yet"
                 => Multimem { mods: untyped } [];
-            "tensormap"  Typed      (ANY)             _          Store    Data     Seq            Typed
+            "tensormap"    _          Store    Data     Seq            Typed
                 => Tensormap { op: one(TensormapOp), mode: opt(TensormapMode), field: opt(TensormapField), spaces: pair(TensormapSpace), b1024: flag(".b1024"),
                                ty: oty(B32 B64), proxy: flag(".tensormap::generic"), release: flag(".release"), scope: opt(ProxyScope), sync: flag(".sync"), aligned: flag(".aligned") }
                 [ops: PerOperation];
             // Scalar video instructions (PTX ISA 9.7.16.1).
-            "vabsdiff"   Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vabsdiff"     _          Def      Data     Seq            Typed
                 => Vabsdiff { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "vadd"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vadd"         _          Def      Data     Seq            Typed
                 => Vadd { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "vsub"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vsub"         _          Def      Data     Seq            Typed
                 => Vsub { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "vmad"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vmad"         _          Def      Data     Seq            Typed
                 => Vmad { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), po: flag(".po"), sat: flag(".sat"), scale: opt(VmadScale) }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vmax"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vmax"         _          Def      Data     Seq            Typed
                 => Vmax { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "vmin"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vmin"         _          Def      Data     Seq            Typed
                 => Vmin { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "vset"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vset"         _          Def      Data     Seq            Typed
                 => Vset { atype: ty(U32 S32), btype: ty(U32 S32), cmp: one(VideoCmp), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "vshl"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vshl"         _          Def      Data     Seq            Typed
                 => Vshl { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(ClampMode), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
-            "vshr"       Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vshr"         _          Def      Data     Seq            Typed
                 => Vshr { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32), sat: flag(".sat"), mode: one(ClampMode), op2: opt(VideoOp2) }
                 [d: Dst, a: Src, b: Src, c: OptSrc];
             // SIMD video instructions (PTX ISA 9.7.16.2): `.add` is the
             // secondary accumulate (else the SIMD merge with `c`).
-            "vabsdiff2" Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vabsdiff2"    _          Def      Data     Seq            Typed
                 => Vabsdiff2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vadd2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vadd2"        _          Def      Data     Seq            Typed
                 => Vadd2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vsub2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vsub2"        _          Def      Data     Seq            Typed
                 => Vsub2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vavrg2"   Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vavrg2"       _          Def      Data     Seq            Typed
                 => Vavrg2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vmax2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vmax2"        _          Def      Data     Seq            Typed
                 => Vmax2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vmin2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vmin2"        _          Def      Data     Seq            Typed
                 => Vmin2 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vset2"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vset2"        _          Def      Data     Seq            Typed
                 => Vset2 { atype: ty(U32 S32), btype: ty(U32 S32), cmp: one(VideoCmp), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vabsdiff4" Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vabsdiff4"    _          Def      Data     Seq            Typed
                 => Vabsdiff4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vadd4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vadd4"        _          Def      Data     Seq            Typed
                 => Vadd4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vsub4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vsub4"        _          Def      Data     Seq            Typed
                 => Vsub4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vavrg4"   Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vavrg4"       _          Def      Data     Seq            Typed
                 => Vavrg4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vmax4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vmax4"        _          Def      Data     Seq            Typed
                 => Vmax4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vmin4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vmin4"        _          Def      Data     Seq            Typed
                 => Vmin4 { dtype: ty(U32 S32), atype: ty(U32 S32), btype: ty(U32 S32), sat: flag(".sat"), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
-            "vset4"    Typed      (ANY)             _          Def      Data     Seq            Typed
+            "vset4"        _          Def      Data     Seq            Typed
                 => Vset4 { atype: ty(U32 S32), btype: ty(U32 S32), cmp: one(VideoCmp), add: flag(".add") }
                 [d: Dst, a: Src, b: Src, c: Src];
         }
@@ -863,15 +783,12 @@ macro_rules! for_each_op {
 }
 
 macro_rules! rows {
-    ($($op:literal $form:ident ($($types:tt)*) $gate:tt $effect:ident $lanes:ident $flow:ident $engine:tt
+    ($($op:literal $gate:tt $effect:ident $lanes:ident $flow:ident $engine:tt
         => $v:ident { $($f:ident : $k:ident $(($($ka:tt)*))?),* $(,)? } [$($rn:ident : $rr:ident),* $(,)?];)*) => {
         /// Every opcode ptxsim knows, one row each, in the order of [`for_each_op!`].
         pub const OPS: &[OpInfo] = {
-            use ts::*;
             &[$(OpInfo {
                 op: $op,
-                form: Form::$form,
-                types: $($types)*,
                 gate: $crate::__gate!($gate),
                 effect: Effect::$effect,
                 lanes: Lanes::$lanes,
@@ -884,12 +801,9 @@ macro_rules! rows {
 
         /// The row of an opcode (the opcode text alone, as the parser keeps it).
         pub fn lookup(op: &str) -> Option<&'static OpInfo> {
-            use ts::*;
             match op {
                 $($op => Some(&OpInfo {
                     op: $op,
-                    form: Form::$form,
-                    types: $($types)*,
                     gate: $crate::__gate!($gate),
                     effect: Effect::$effect,
                     lanes: Lanes::$lanes,
@@ -919,11 +833,11 @@ pub enum PairDest {
 }
 
 impl OpInfo {
-    /// The `x|y` destination form of this opcode, from its operand form.
+    /// The `x|y` destination form of this opcode, from its first operand's role.
     pub fn pair_dest(&self) -> PairDest {
-        match self.form {
-            Form::Setp => PairDest::TwoPredicates,
-            Form::Shfl | Form::Lop3 | Form::Collective => PairDest::ValueAndPredicate,
+        match self.roles.first().map(|r| r.role) {
+            Some(Role::PredPair) => PairDest::TwoPredicates,
+            Some(Role::DstPred) => PairDest::ValueAndPredicate,
             _ => PairDest::None,
         }
     }
@@ -969,8 +883,8 @@ mod tests {
     fn every_opcode_has_one_row_and_lookup_agrees() {
         for (k, o) in OPS.iter().enumerate() {
             assert!(OPS[..k].iter().all(|p| p.op != o.op), "`{}` has two rows", o.op);
-            let l = lookup(o.op).map(|l| (l.op, l.form, l.types, l.gate, l.effect, l.lanes, l.flow, l.engine));
-            assert_eq!(l, Some((o.op, o.form, o.types, o.gate, o.effect, o.lanes, o.flow, o.engine)));
+            let l = lookup(o.op).map(|l| (l.op, l.gate, l.effect, l.lanes, l.flow, l.engine));
+            assert_eq!(l, Some((o.op, o.gate, o.effect, o.lanes, o.flow, o.engine)));
         }
         assert!(lookup("frobnicate").is_none());
     }

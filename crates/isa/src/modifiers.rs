@@ -1,10 +1,10 @@
-//! Decoding an instruction's modifier strings once: types, state spaces,
-//! comparison and boolean operators, `.ftz`, `.sat`, rounding, vector width,
-//! `.uni`, and the rest as written. The checker's rules and the engine's
-//! decoder both read [`Decoded`].
+//! What the checker reads of an instruction's modifiers before its row's
+//! grammar does: the state spaces it names ([`spaces`], reported under
+//! rule `check/state-space`), whether a modifier is `.uni` ([`is_uni`],
+//! rule `check/uni-modifier`) and its instruction types ([`types`]); and
+//! the instruction's name as written ([`opname`]).
 
-use ptxsim_syntax::ast::{Instruction, Name, ScalarType, StateSpace};
-use crate::grammar::Choice;
+use ptxsim_syntax::ast::{Instruction, ScalarType, StateSpace};
 use ptxsim_syntax::Span;
 use smallvec::SmallVec;
 
@@ -17,117 +17,25 @@ impl CmpOp {
     }
 }
 
-/// A rounding modifier.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Rnd {
-    /// `.rn`, `.rni`
-    N,
-    /// `.rz`, `.rzi`
-    Z,
-    /// `.rm`, `.rmi`
-    M,
-    /// `.rp`, `.rpi`
-    P,
-    /// `.rna`
-    Na,
-    /// `.rs`
-    S,
+/// The modifier that marks a branch, call or return non-divergent.
+const UNI: &str = ".uni";
+
+/// Whether a modifier is `.uni`.
+pub fn is_uni(m: &str) -> bool {
+    m == UNI
 }
 
-impl Rnd {
-    pub fn from_str(s: &str) -> Option<(Rnd, bool)> {
-        Some(match s {
-            ".rn" => (Rnd::N, false),
-            ".rz" => (Rnd::Z, false),
-            ".rm" => (Rnd::M, false),
-            ".rp" => (Rnd::P, false),
-            ".rni" => (Rnd::N, true),
-            ".rzi" => (Rnd::Z, true),
-            ".rmi" => (Rnd::M, true),
-            ".rpi" => (Rnd::P, true),
-            ".rna" => (Rnd::Na, false),
-            ".rs" => (Rnd::S, false),
-            _ => return None,
-        })
-    }
+/// The first and the second state-space modifier of `i` (a space with a
+/// `::` qualifier, `.shared::cta`, is a modifier of the row's grammar, not
+/// one of these).
+pub fn spaces(i: &Instruction<'_>) -> [Option<(StateSpace, Span)>; 2] {
+    let mut it = i.modifiers.iter().filter_map(|m| StateSpace::from_str(m.text).map(|s| (s, m.span)));
+    [it.next(), it.next()]
 }
 
-/// An instruction's modifiers, decoded.
-#[derive(Default)]
-pub struct Decoded<'a> {
-    pub types: SmallVec<[(ScalarType, Span); 2]>,
-    pub space: Option<(StateSpace, Span)>,
-    /// A second state-space modifier (`st.global.shared`), if any.
-    pub second_space: Option<(StateSpace, Span)>,
-    /// A state-space modifier written with a `::` qualifier ptxsim does not decode.
-    pub space_other: bool,
-    pub cmp: Option<(CmpOp, Span)>,
-    /// The combining operator of `setp`/`set`/`lop3` (`.and`, `.or`, `.xor`).
-    pub boolop: Option<(BoolOp, Span)>,
-    pub ftz: Option<Span>,
-    pub vector: Option<(u8, Span)>,
-    pub uni: SmallVec<[Span; 1]>,
-    /// Every other modifier, as written (`.sat`, rounding, `.wide`, ...).
-    pub other: SmallVec<[Name<'a>; 4]>,
-}
-
-impl Decoded<'_> {
-    /// The types, in order.
-    pub fn type_list(&self) -> SmallVec<[ScalarType; 2]> {
-        self.types.iter().map(|t| t.0).collect()
-    }
-
-    /// The last type written (an instruction's type, or a conversion's source).
-    pub fn last_type(&self) -> Option<ScalarType> {
-        self.types.last().map(|t| t.0)
-    }
-
-    /// Whether one of the other modifiers is `m`.
-    pub fn has(&self, m: &str) -> bool {
-        self.other.iter().any(|n| n.text == m)
-    }
-
-    /// `.relu` (clamp a negative result to zero).
-    pub fn relu(&self) -> bool {
-        self.has(".relu")
-    }
-
-    /// The rounding modifiers among the other modifiers, in order.
-    pub fn rounding(&self) -> SmallVec<[(Rnd, bool); 1]> {
-        self.other.iter().filter_map(|n| Rnd::from_str(n.text)).collect()
-    }
-}
-
-/// Decodes the modifiers of `i`.
-pub fn decode_modifiers<'a>(i: &Instruction<'a>) -> Decoded<'a> {
-    let mut d = Decoded::default();
-    let combines = matches!(i.opcode.text, "setp" | "set" | "lop3");
-    for m in &i.modifiers {
-        let t = m.text;
-        if let Some(s) = ScalarType::from_str(t) {
-            d.types.push((s, m.span));
-        } else if let Some(s) = StateSpace::from_str(t) {
-            if d.space.is_some() && d.second_space.is_none() {
-                d.second_space = Some((s, m.span));
-            }
-            d.space = d.space.or(Some((s, m.span)));
-        } else if t.contains("::") && StateSpace::from_str(t.split("::").next().unwrap_or("")).is_some() {
-            d.space_other = true;
-        } else if let Some(c) = CmpOp::from_str(t) {
-            d.cmp = Some((c, m.span));
-        } else if let Some(op) = BoolOp::from_modifier(t).filter(|_| combines) {
-            d.boolop = Some((op, m.span));
-        } else if t == ".ftz" {
-            d.ftz = Some(m.span);
-        } else if t == ".uni" {
-            d.uni.push(m.span);
-        } else if let Some(n) = t.strip_prefix(".v").and_then(|n| n.parse::<u8>().ok()) {
-            d.vector = Some((n, m.span));
-        } else {
-            d.other.push(*m);
-        }
-    }
-    d
+/// The instruction types written, in order.
+pub fn types(i: &Instruction<'_>) -> SmallVec<[ScalarType; 2]> {
+    i.modifiers.iter().filter_map(|m| ScalarType::from_str(m.text)).collect()
 }
 
 /// The instruction as written, without operands (`setp.lt.u32`).

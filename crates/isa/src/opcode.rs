@@ -4,7 +4,7 @@
 //! modifiers and without spelling the opcode itself.
 
 macro_rules! opcodes {
-    ($($op:literal $form:ident ($($types:tt)*) $gate:tt $effect:ident $lanes:ident $flow:ident $engine:tt
+    ($($op:literal $gate:tt $effect:ident $lanes:ident $flow:ident $engine:tt
         => $v:ident { $($f:ident : $k:ident $(($($ka:tt)*))?),* $(,)? } [$($rn:ident : $rr:ident),* $(,)?];)*) => {
         /// A row's opcode: one variant per row, named like its
         /// [`crate::Insn`] variant (`"cvt.pack"` is `CvtPack`).

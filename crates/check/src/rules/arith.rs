@@ -146,7 +146,7 @@ fn add_sub<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::AddSub)
         (Some(F16 | F16x2), _) => cx.require(Feature::F16Arith, span),
         (None, Some(p @ (PackedTy::U16x2 | PackedTy::S16x2))) => {
             cx.require(Feature::PackedInt16, i.opcode.span.to(modifier_span(i, p.as_str())));
-            return super::typed::packed16_operands(cx, i, p.as_str());
+            return packed16_operands(cx, i, p.as_str());
         }
         _ => {}
     }
@@ -223,7 +223,7 @@ fn min_max<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::MinMax)
     }
     if let Some(p @ (PackedTy::U16x2 | PackedTy::S16x2)) = x.packed {
         cx.require(Feature::PackedInt16, i.opcode.span.to(modifier_span(i, p.as_str())));
-        return super::typed::packed16_operands(cx, i, p.as_str());
+        return packed16_operands(cx, i, p.as_str());
     }
     let Some(ty) = x.ty else { return super::operand::resolve_all(cx, i) };
     for (k, o) in i.operands.iter().enumerate() {
@@ -244,6 +244,52 @@ fn simd_video<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>) {
                     .with_note(VIDEO_NOTE),
             );
         }
+    }
+}
+
+
+/// The operands of a packed 16-bit integer form (`ty` its type as
+/// written): `.b32` registers, no immediates, no special registers.
+pub fn packed16_operands<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: &str) {
+    const NOTE: &str = "rule check/instruction-type (PTX ISA 9.7.1.1, 9.7.1.10, 9.7.1.11): `add.{u16x2,s16x2} d, a, b;`, `min/max.u16x2 d, a, b;`, `min/max{.relu}.s16x2 d, a, b;` with `.b32` registers";
+    let op = i.opcode.text;
+    for (k, o) in i.operands.iter().enumerate() {
+        if matches!(o.kind, OperandKind::Int(_) | OperandKind::Float(_)) && k > 0 {
+            cx.emit(
+                Diagnostic::error("check/operand-type", o.span, format!("`{op}{}` takes registers only; an immediate is not allowed here", ty))
+                    .with_label("immediate here")
+                    .with_note(NOTE),
+            );
+            continue;
+        }
+        // The operands are `.b32` exactly: ptxas 12.9 rejects `.u32`,
+        // `.s32` and `.f32` registers ("Arguments mismatch") and special
+        // registers.
+        let role = if k == 0 { Role::Dest } else { Role::Src };
+        if let OperandKind::Name { name, .. } = &o.kind {
+            if super::operand::special(name.text).is_some() {
+                cx.emit(
+                    Diagnostic::error("check/operand-type", o.span, format!("`{op}{}` takes `.b32` registers; special register `{}` is not allowed here", ty, name.text))
+                        .with_label("special register here")
+                        .with_note(NOTE),
+                );
+                continue;
+            }
+            if let Some(crate::ctx::Sym::Var(v)) = cx.lookup(name.text) {
+                if v.space() == ptxsim_syntax::ast::StateSpace::Reg {
+                    if let Some(rt) = v.ty().filter(|t| *t != ScalarType::B32) {
+                        let what = if k == 0 { "destination" } else { "source" };
+                        cx.emit(
+                            Diagnostic::error("check/operand-type", o.span, format!("{what} `{}` is a `{}` register; `{op}{}` takes `.b32` registers only", name.text, rt.as_str(), ty))
+                                .with_label("`.b32` register expected here")
+                                .with_note(NOTE),
+                        );
+                        continue;
+                    }
+                }
+            }
+        }
+        value(cx, o, ScalarType::B32, role, Size::Exact, i);
     }
 }
 

@@ -66,7 +66,7 @@ mod tests {
         is("clusterlaunchcontrol.async.try_cancel.shared::cta.mbarrier::complete_tx::bytes.b128 [resp], [mb];", Some("check/modifiers"));
         is("clusterlaunchcontrol.try_cancel.shared::cta.mbarrier::complete_tx::bytes.b128 [resp], [mb];", Some("check/modifiers"));
         // "State space incorrect for instruction 'clusterlaunchcontrol.try_cancel.async'".
-        is("clusterlaunchcontrol.try_cancel.async.global.mbarrier::complete_tx::bytes.b128 [resp], [mb];", Some("check/modifiers"));
+        is("clusterlaunchcontrol.try_cancel.async.global.mbarrier::complete_tx::bytes.b128 [resp], [mb];", Some("check/state-space"));
         // "Illegal modifier '.async' for instruction 'clusterlaunchcontrol.query_cancel'".
         is("clusterlaunchcontrol.query_cancel.is_canceled.async.pred.b128 %p1, %q1;", Some("check/modifiers"));
         // "Unexpected instruction types specified for 'clusterlaunchcontrol.query_cancel'".

@@ -18,8 +18,8 @@ use super::opname;
 use crate::ctx::Ctx;
 use crate::types::Size;
 use ptxsim_isa::grammar::Choice;
-use ptxsim_isa::{Insn, VideoSel};
-use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType};
+use ptxsim_isa::{DecodeErrorKind, Insn, VideoSel};
+use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
 const NOTE: &str = "rule check/operand-type (PTX ISA 9.7.16.1): a scalar video instruction takes 32-bit registers or immediates; `d`, `a` and `b` may name a byte or halfword (`.b0`-`.b3`, `.h0`, `.h1`), `d`'s only to merge into `c`; only vmad's sources may be negated";
@@ -45,12 +45,30 @@ fn arith_row(insn: &Insn) -> bool {
     )
 }
 
+/// The instruction's name as written: its opcode and modifiers (where a
+/// feature gate is reported).
+pub fn name_span(i: &Instruction<'_>) -> Span {
+    i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span))
+}
+
 /// Checks an instruction of a typed row.
 pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     let insn = match ptxsim_isa::decode(i) {
         Ok(x) => x,
         Err(e) => {
-            error(cx, "check/modifiers", e.span, e.to_string(), "does not fit the instruction's syntax", "rule check/modifiers: each instruction takes the modifiers its syntax lists, each once (PTX ISA chapter 9)");
+            // A state space or `.uni` where the syntax has none is reported
+            // under the rules of their own.
+            let stray = match &e.kind {
+                DecodeErrorKind::UnexpectedModifier { modifier, .. } => Some(modifier.as_str()),
+                _ => None,
+            };
+            if stray.is_some_and(ptxsim_isa::modifiers::is_uni) {
+                super::uni_error(cx, i, e.span);
+            } else if let Some(sp) = stray.and_then(StateSpace::from_str) {
+                super::space_error(cx, i, sp, e.span);
+            } else {
+                error(cx, "check/modifiers", e.span, e.to_string(), "does not fit the instruction's syntax", "rule check/modifiers: each instruction takes the modifiers its syntax lists, each once (PTX ISA chapter 9)");
+            }
             return resolve_all(cx, i);
         }
     };
@@ -83,6 +101,9 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         | Insn::Vset { op2, .. } => video(cx, i, op2.is_some(), false),
         Insn::Vmad { po, .. } => video(cx, i, false, true) && vmad(cx, i, po),
         Insn::Lop3 { boolop, .. } => {
+            if boolop.is_some() {
+                cx.require(ptxsim_isa::Feature::Lop3BoolOp, name_span(i));
+            }
             super::forms::lop3(cx, i, boolop.is_some());
             true
         }

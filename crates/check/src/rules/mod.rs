@@ -1,24 +1,24 @@
 //! The instruction table and the per-instruction rules.
 //!
-//! [`TABLE`] lists every opcode ptxsim knows, once, with its operand form,
-//! the instruction types it allows and the feature gate it needs: the rows
-//! of `ptxsim_isa`, which also decodes the modifier strings the parser
-//! keeps ([`Decoded`]); each form
-//! is checked by one module: [`branch`] (`bra`, `brx.idx`, `ret`, `exit`),
-//! [`call`] (direct and indirect calls), [`setp`] (`setp`, `selp`), [`typed`]
-//! (the untyped arithmetic, `cvta`), [`convert`] (`mov`, `cvt`, `cvt.pack`),
-//! [`memory`] (`ld`, `st`, addresses and state spaces),
-//! [`atomic`] (`atom`, `red`), [`warp`] (the typed warp rows: `shfl`,
-//! `vote`, `bar`/`barrier`, `activemask`, `nanosleep`, `pmevent`,
+//! [`TABLE`] lists every opcode ptxsim knows, once: the rows of
+//! `ptxsim_isa`, each with its feature gate, its modifier grammar (the
+//! typed `Insn` that `ptxsim_isa::decode` makes) and its operand roles.
+//! [`instruction`] checks what every instruction shares (the guard, the
+//! opcode, state spaces, the row's gate, special registers, the sink `_`)
+//! and hands a row with a written grammar to [`insn::typed`], which decodes
+//! it once and matches on the `Insn`: [`branch`] (`bra`, `brx.idx`, `ret`,
+//! `exit`), [`call`] (direct and indirect calls), [`setp`] (`setp`,
+//! `selp`), [`convert`] (`mov`, `cvt`, `cvt.pack`), [`memory`] (`ld`,
+//! `st`, addresses and state spaces), [`atomic`] (`atom`, `red`), [`warp`]
+//! (`shfl`, `vote`, `bar`/`barrier`, `activemask`, `nanosleep`, `pmevent`,
 //! `istypep`), [`collective`] (`match.sync`, `redux.sync`, `elect.sync`),
-//! [`sink`] (where `_` may stand, for every instruction), [`forms`]
-//! (`lop3`, `shf`, `set`, `slct`), [`arith`] (the
-//! typed bit and integer rows: `popc` ... `sad`, `testp`), [`scalar`] (the
-//! cache hints `prefetch`, `applypriority`, `discard`, `createpolicy`),
-//! [`acopy`] (`cp.async` and its groups, the bulk and tensor copies),
-//! with [`operand`] resolving and typing
-//! single operands for all of them. Opcodes of the `Loose` form are known
-//! but only their names are resolved.
+//! [`forms`] (`lop3`, `shf`, `set`, `slct`), [`arith`], [`fma`], [`math`]
+//! (the arithmetic rows), [`scalar`] (the cache hints), [`acopy`]
+//! (`cp.async` and its groups, the bulk and tensor copies), [`tensor`],
+//! [`wmma`], [`hopper`], [`mbar`], [`clc`] and [`space`]; [`sink`] says
+//! where `_` may stand, and [`operand`] resolves and types single operands
+//! for all of them. A row whose grammar is not written yet is known, and
+//! only its operands' names are resolved.
 
 pub mod acopy;
 pub mod arith;
@@ -40,19 +40,17 @@ pub mod tensor;
 pub mod mbar;
 pub mod hopper;
 pub mod space;
-pub mod typed;
 pub mod insn;
 pub mod warp;
 pub mod wmma;
 
 use crate::ctx::{Ctx, Sym};
-use crate::isa::Feature;
 use ptxsim_syntax::ast::{Instruction, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::Diagnostic;
-use smallvec::SmallVec;
 
 pub use ptxsim_isa::modifiers::opname;
-pub use ptxsim_isa::{allows, decode_modifiers as decode, ts, CmpOp, Decoded, Form};
+pub use ptxsim_isa::CmpOp;
+use ptxsim_isa::Opcode;
 
 /// One row of the instruction table (`ptxsim_isa`'s description of an opcode).
 pub type Spec = ptxsim_isa::OpInfo;
@@ -66,7 +64,8 @@ pub fn spec(op: &str) -> Option<&'static Spec> {
     ptxsim_isa::lookup(op)
 }
 
-/// Checks one instruction: the guard, `.uni`, the opcode, then its form's rule.
+/// Checks one instruction: the guard, the opcode, the state spaces, then
+/// its row's grammar and rule ([`insn::typed`]).
 pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
     guard(cx, i);
     let Some(spec) = spec(i.opcode.text) else {
@@ -77,7 +76,6 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
         );
         return;
     };
-    let d = decode(i);
     for m in &i.modifiers {
         // (`ld.weak`/`st.weak` are the grammar's: their row's `sem` takes it.)
         if ptxsim_syntax::ast::DIRECTIVES_NOT_MODIFIERS.contains(&m.text)
@@ -90,10 +88,11 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             );
         }
     }
-    // Rule check/state-space: ld, st, atom and red take at most one state space
+    let [space, second] = ptxsim_isa::modifiers::spaces(i);
+    // Rule check/state-space: ld and st take at most one state space
     // (ptxas: "Unexpected number of state spaces specified in instruction").
-    if let (Some((first, fs)), Some((second, ss))) = (d.space, d.second_space) {
-        if matches!(spec.form, Form::Ld | Form::St) {
+    if let (Some((first, fs)), Some((second, ss))) = (space, second) {
+        if matches!(Opcode::of_insn(i), Some(Opcode::Ld | Opcode::Ldu | Opcode::St)) {
             cx.emit(
                 Diagnostic::error("check/state-space", ss, format!("`{}` takes one state space; `{}` is a second one", i.opcode.text, second.as_str()))
                     .with_label("second state space")
@@ -103,21 +102,9 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             return;
         }
     }
-    // Only the memory forms name a state space (ptxas: "No state space
-    // qualifier expected for instruction"); `Loose` opcodes are not typed.
-    if let Some((sp, span)) = d.space {
-        if !matches!(spec.form, Form::Ld | Form::St | Form::Cvta | Form::Scalar | Form::Tensor | Form::Space | Form::Loose | Form::Typed) {
-            cx.emit(
-                Diagnostic::error("check/state-space", span, format!("`{}` takes no state space, but `{}` is given", i.opcode.text, sp.as_str()))
-                    .with_label("unexpected state space")
-                    .with_note("rule check/state-space: only memory instructions (ld, st, atom, cvta, ...) name a state space"),
-            );
-            return;
-        }
-    }
     // An immediate address `[imm]` is a `.local` one only (ptxas 13.5:
     // "Immediate addresses allowed only for .local state space").
-    if d.space.map(|(sp, _)| sp) != Some(StateSpace::Local) {
+    if space.map(|(sp, _)| sp) != Some(StateSpace::Local) {
         if let Some(o) = i.operands.iter().find(|o| matches!(&o.kind, OperandKind::Address(a) if a.base.is_none())) {
             cx.emit(
                 Diagnostic::error("check/state-space", o.span, format!("`{}` takes an immediate address only in the `.local` state space", i.opcode.text))
@@ -127,50 +114,44 @@ pub fn instruction<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             return operand::resolve_all(cx, i);
         }
     }
-    // Rule check/uni-modifier (PTX ISA 9.7.12, Thread Divergence): `.uni` exists on bra, brx.idx, call and ret only.
-    // (`vote.uni` is a vote mode, not this modifier.)
-    if !matches!(spec.form, Form::Bra | Form::Brx | Form::Call | Form::Ret | Form::Vote) {
-        if let Some(&s) = d.uni.first() {
-            cx.emit(
-                Diagnostic::error("check/uni-modifier", s, format!("`.uni` is not a modifier of `{}`", i.opcode.text))
-                    .with_label("illegal modifier")
-                    .with_note("rule check/uni-modifier (PTX ISA 9.7.12): only `bra`, `brx.idx`, `call` and `ret` take `.uni`"),
-            );
-            // A typed row's grammar would report the same `.uni` again.
-            if spec.typed {
-                return operand::resolve_all(cx, i);
-            }
-        }
+    if let Some(f) = spec.gate {
+        cx.require(f, insn::name_span(i));
     }
-    gates(cx, i, spec, &d);
-    operand::special_operands(cx, i, &d);
+    operand::special_operands(cx, i);
     if !sink::check(cx, i) {
         return operand::resolve_all(cx, i);
     }
     if spec.typed {
         return insn::typed(cx, i);
     }
-    match spec.form {
-        Form::Tensor => tensor::tensor(cx, i, &d),
-        Form::Typed => insn::typed(cx, i),
-        Form::Loose => operand::resolve_all(cx, i),
-        _ => typed::typed(cx, i, &d, spec),
+    // A row whose grammar is not written yet: `.uni` is a modifier of
+    // `bra`, `brx.idx`, `call` and `ret` only, and the operands are resolved.
+    if let Some(m) = i.modifiers.iter().find(|m| ptxsim_isa::modifiers::is_uni(m.text)) {
+        uni_error(cx, i, m.span);
     }
+    operand::resolve_all(cx, i)
 }
 
-/// Feature gates that depend on the opcode, its modifiers and its types.
-/// Several can apply to one instruction; each is reported.
-fn gates(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, spec: &Spec, d: &Decoded<'_>) {
-    let mut fs: SmallVec<[Feature; 2]> = SmallVec::new();
-    // The opcode's own gate (its row), then those of its modifiers and types.
-    fs.extend(spec.gate);
-    if spec.form == Form::Lop3 && d.boolop.is_some() {
-        fs.push(Feature::Lop3BoolOp);
-    }
-    let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
-    for f in fs {
-        cx.require(f, span);
-    }
+/// Rule check/uni-modifier (PTX ISA 9.7.12, Thread Divergence): `.uni`
+/// exists on bra, brx.idx, call and ret only (`vote.uni` is a vote mode,
+/// not this modifier).
+pub(crate) fn uni_error(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, span: ptxsim_syntax::Span) {
+    cx.emit(
+        Diagnostic::error("check/uni-modifier", span, format!("`.uni` is not a modifier of `{}`", i.opcode.text))
+            .with_label("illegal modifier")
+            .with_note("rule check/uni-modifier (PTX ISA 9.7.12): only `bra`, `brx.idx`, `call` and `ret` take `.uni`"),
+    );
+}
+
+/// Rule check/state-space: a state space the instruction's syntax does not
+/// list (ptxas: "No state space qualifier expected for instruction", or
+/// "Unexpected instruction types specified" where it takes other spaces).
+pub(crate) fn space_error(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, sp: StateSpace, span: ptxsim_syntax::Span) {
+    cx.emit(
+        Diagnostic::error("check/state-space", span, format!("`{}` does not take state space `{}`", i.opcode.text, sp.as_str()))
+            .with_label("unexpected state space")
+            .with_note("rule check/state-space: only memory instructions (ld, st, atom, cvta, ...) name a state space, each from the list of its own syntax (PTX ISA chapter 9)"),
+    );
 }
 
 /// Rule `check/guard-type` (PTX ISA 9.7.12.2 `@`): the guard is a `.pred` register.

@@ -386,10 +386,13 @@ pub fn resolve_all(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) {
 /// allowed for instruction 'bar'"): `add.u32 %r, %tid.x, 1`,
 /// `bar.sync 1, %ntid.x`, `cvt.rn.f32.u32 %f, %tid.x`. Elements of a vector
 /// operand (`st.v2.u32 [a], {%tid.x, %r}`) are not concerned.
-pub fn special_operands(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, d: &super::Decoded<'_>) {
+pub fn special_operands(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>) {
     let allowed = match Opcode::of_insn(i) {
         Some(Opcode::Mov) => true,
-        Some(Opcode::Cvt) => d.types.len() == 2 && d.types.iter().all(|(t, _)| matches!(class(*t), Class::Unsigned | Class::Signed | Class::Bits)),
+        Some(Opcode::Cvt) => {
+            let ts = ptxsim_isa::modifiers::types(i);
+            ts.len() == 2 && ts.iter().all(|t| matches!(class(*t), Class::Unsigned | Class::Signed | Class::Bits))
+        }
         _ => false,
     };
     if allowed {

@@ -29,7 +29,7 @@
 //! [`super::acopy`]'s.
 
 use super::operand::{resolve_operand, value, Role};
-use super::{opname, Decoded};
+use super::opname;
 use ptxsim_isa::grammar::{Choice, MatShape};
 use ptxsim_isa::{spelling, Insn, MatrixNum, MatrixSpace, MmaLayout, MmaRnd};
 use crate::ctx::{Ctx, Sym};
@@ -71,15 +71,6 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
 /// modifier), or the whole head when none does.
 pub(super) fn span_of(i: &Instruction<'_>, text: &str) -> Span {
     i.modifiers.iter().find(|m| m.text == text).map(|m| m.span).unwrap_or_else(|| head(i))
-}
-
-/// Resolves the operands of an instruction of the tensor form that no
-/// typed rule reads.
-pub fn tensor<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, d: &Decoded<'a>) {
-    let _ = d;
-    match i.opcode.text {
-        _ => super::operand::resolve_all(cx, i),
-    }
 }
 
 /// The register size of a name operand, if it is a register.

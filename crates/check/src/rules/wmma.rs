@@ -212,7 +212,7 @@ mod tests {
         // ".sync modifier required for instruction 'wmma.load.a'".
         is(&format!("wmma.load.a.aligned.row.m16n16k16.f16 {R8}, [%rd1];"), Some("check/modifiers"));
         // "State space incorrect for instruction 'wmma.load.a'".
-        is(&format!("wmma.load.a.sync.aligned.row.m16n16k16.local.f16 {R8}, [%rd1];"), Some("check/modifiers"));
+        is(&format!("wmma.load.a.sync.aligned.row.m16n16k16.local.f16 {R8}, [%rd1];"), Some("check/state-space"));
         // "layout modifier required for instruction 'wmma.load.a'".
         is(&format!("wmma.load.a.sync.aligned.m16n16k16.f16 {R8}, [%rd1];"), Some("check/wmma"));
         // "Illegal type for wmma.load.a".

@@ -56,7 +56,7 @@ impl Insn {
 /// ([`Insn::uni`]); `false` for one that does not decode.
 pub fn is_uni(i: &Instruction<'_>) -> bool {
     // Only a `.uni` modifier sets the field: most instructions need no decoding.
-    i.modifiers.iter().any(|m| m.text == ".uni") && decode(i).is_ok_and(|x| x.uni())
+    i.modifiers.iter().any(|m| crate::modifiers::is_uni(m.text)) && decode(i).is_ok_and(|x| x.uni())
 }
 
 #[cfg(test)]
