@@ -131,6 +131,8 @@ pub mod rules;
 pub mod stream;
 pub mod types;
 pub mod ub;
+#[cfg(test)]
+mod testing;
 
 use ptxsim_syntax::ast::Module;
 use ptxsim_syntax::Diagnostic;

@@ -274,7 +274,11 @@ fn cooperative_launches_meet_at_the_grid_barrier() {
     assert_eq!(cu.read(b, n as usize), expected_b(n));
     // The same through cuLaunchKernelEx's COOPERATIVE attribute, into fresh arrays.
     let (a2, b2) = (cu.alloc(n as usize * 4), cu.alloc(n as usize * 4));
-    (pa, pb) = (a2, b2);
+    // (Through the parameter pointers: the launch reads them there.)
+    unsafe {
+        *(params[0] as *mut u64) = a2;
+        *(params[1] as *mut u64) = b2;
+    }
     assert_eq!(cu.launch_ex(k, [ctas, 1, 1], block, &[attribute(2, [1, 0, 0]), attribute(8, [0; 3])], &mut params), SUCCESS);
     assert_eq!(cu.read(b2, n as usize), expected_b(n));
 }

@@ -303,12 +303,8 @@ mod tests {
     }
 
     fn first_error_vt(version: &str, target: &str, body: &str) -> Option<String> {
-        let src = format!(
-            ".version {version}\n.target {target}\n.address_size 64\n.entry k() {{\n.reg .b16 %h<4>;\n.reg .b32 %r<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<4>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<4>;\n.reg .u64 %rd<4>;\n.reg .s64 %sd<4>;\n{body}\n}}\n"
-        );
-        let parsed = ptxsim_syntax::parse(&src);
-        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
-        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+        const REGS: &str = ".reg .b16 %h<4>;\n.reg .b32 %r<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<4>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<4>;\n.reg .u64 %rd<4>;\n.reg .s64 %sd<4>;";
+        crate::testing::first_error(&crate::testing::kernel(version, target, "", &format!("{REGS}\n{body}")))
     }
 
     fn first_error(body: &str) -> Option<String> {

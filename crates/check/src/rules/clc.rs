@@ -47,12 +47,8 @@ mod tests {
     /// The error code of the first error of `body` in a kernel on sm_100a,
     /// or `None` where it checks clean.
     fn first_error(body: &str) -> Option<String> {
-        let src = format!(
-            ".version 8.8\n.target sm_100a\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .b128 %q<2>;\n.reg .pred %p<2>;\n.shared .b64 mb;\n.shared .align 16 .b8 resp[16];\n{body}\nret;\n}}\n"
-        );
-        let parsed = ptxsim_syntax::parse(&src);
-        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
-        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+        const DECLS: &str = ".reg .b32 %r<4>;\n.reg .b128 %q<2>;\n.reg .pred %p<2>;\n.shared .b64 mb;\n.shared .align 16 .b8 resp[16];";
+        crate::testing::first_error(&crate::testing::kernel("8.8", "sm_100a", "", &format!("{DECLS}\n{body}")))
     }
 
     /// ptxas 13.5 (`-arch=sm_100a`) verdicts, its message quoted for each refusal.

@@ -48,12 +48,8 @@ mod tests {
     /// The first error's code for `body` in one kernel (PTX `version`,
     /// target `target`), or `None` where it checks clean.
     fn first_error_vt(version: &str, target: &str, body: &str) -> Option<String> {
-        let src = format!(
-            ".version {version}\n.target {target}\n.address_size 64\n.entry k() {{\n.reg .b16 %h<5>;\n.reg .b32 %r<5>;\n.reg .s32 %s<5>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<5>;\n{body}\n}}\n"
-        );
-        let parsed = ptxsim_syntax::parse(&src);
-        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
-        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+        const REGS: &str = ".reg .b16 %h<5>;\n.reg .b32 %r<5>;\n.reg .s32 %s<5>;\n.reg .f32 %f<5>;\n.reg .f64 %fd<5>;";
+        crate::testing::first_error(&crate::testing::kernel(version, target, "", &format!("{REGS}\n{body}")))
     }
 
     fn first_error(body: &str) -> Option<String> {

@@ -215,18 +215,13 @@ fn constant(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, o: &Operand<'_>, ok: impl
 
 #[cfg(test)]
 mod tests {
-    use crate::check_module;
 
     /// The codes of the errors of the one instruction `ins` in a kernel
     /// declaring the registers and a `.shared`, `.global` and `.local`
     /// object (`.address_size 64`).
     fn errors_at(ins: &str, ver: &str, target: &str) -> Vec<String> {
-        let src = format!(
-            ".version {ver}\n.target {target}\n.address_size 64\n.global .align 8 .b64 gbar;\n.visible .entry k()\n{{\n.reg .b32 %r<5>;\n.reg .b64 %rd<5>;\n.reg .f32 %f<3>;\n.reg .pred %p<3>;\n.shared .align 8 .b64 bar;\n.local .align 8 .b64 lbar;\n {ins}\n ret;\n}}\n"
-        );
-        let parsed = ptxsim_syntax::parse(&src);
-        assert!(!parsed.has_errors(), "{ins}: {:?}", parsed.diagnostics);
-        check_module(&parsed.module).into_iter().filter(|d| d.is_error()).map(|d| d.code.to_string()).collect()
+        const BODY: &str = ".reg .b32 %r<5>;\n.reg .b64 %rd<5>;\n.reg .f32 %f<3>;\n.reg .pred %p<3>;\n.shared .align 8 .b64 bar;\n.local .align 8 .b64 lbar;";
+        crate::testing::errors(&crate::testing::kernel(ver, target, ".global .align 8 .b64 gbar;", &format!("{BODY}\n{ins}")))
     }
     fn errors(ins: &str) -> Vec<String> {
         errors_at(ins, "9.0", "sm_90a")

@@ -416,9 +416,7 @@ mod tests {
     /// The code of the first error of `body` in a kernel on sm_90a, or
     /// `None` where it checks clean.
     fn first(body: &str) -> Option<String> {
-        let src = format!(".version 8.0\n.target sm_90a\n.address_size 64\n.visible .entry k()\n{{\n.reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .f64 %fd<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<3>;\n{body}\nret;\n}}\n");
-        let parsed = ptxsim_syntax::parse(&src);
-        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+        crate::testing::first_error(&crate::testing::kernel("8.0", "sm_90a", "", &format!(".reg .b32 %r<4>;\n.reg .f32 %f<4>;\n.reg .f64 %fd<4>;\n.reg .b64 %rd<4>;\n.reg .pred %p<3>;\n{body}")))
     }
 
     /// ptxas 13.5: an integer constant where `.f32`/`.f64` is expected is

@@ -401,10 +401,7 @@ mod tests {
     /// The error codes of the first error of each instruction `body` (one
     /// kernel on sm_90, PTX 8.0), or `None` where it checks clean.
     fn first_error(body: &str) -> Option<String> {
-        let src = format!(".version 8.0\n.target sm_90\n.address_size 64\n.entry k() {{\n.reg .b32 %r<4>;\n.reg .pred %p<4>;\n.reg .b64 %rd<4>;\n{body}\n}}\n");
-        let parsed = ptxsim_syntax::parse(&src);
-        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
-        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+        crate::testing::first_error(&crate::testing::kernel("8.0", "sm_90", "", &format!(".reg .b32 %r<4>;\n.reg .pred %p<4>;\n.reg .b64 %rd<4>;\n{body}")))
     }
 
     #[test]

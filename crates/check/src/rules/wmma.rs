@@ -183,12 +183,8 @@ mod tests {
     }
 
     fn first_error_at(version: &str, target: &str, body: &str) -> Option<String> {
-        let src = format!(
-            ".version {version}\n.target {target}\n.address_size 64\n.global .b8 gm[4096];\n.visible .entry k()\n{{\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .f64 %fd<4>;\n.reg .b64 %rd<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<8>;\n.reg .f16x2 %hx<8>;\n.reg .b16 %h<4>;\n.shared .b8 sm[4096];\n{body}\nret;\n}}\n"
-        );
-        let parsed = ptxsim_syntax::parse(&src);
-        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
-        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+        const DECLS: &str = ".reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .f64 %fd<4>;\n.reg .b64 %rd<4>;\n.reg .u32 %u<4>;\n.reg .s32 %s<8>;\n.reg .f16x2 %hx<8>;\n.reg .b16 %h<4>;\n.shared .b8 sm[4096];";
+        crate::testing::first_error(&crate::testing::kernel(version, target, ".global .b8 gm[4096];", &format!("{DECLS}\n{body}")))
     }
 
     const R8: &str = "{%r0, %r1, %r2, %r3, %r4, %r5, %r6, %r7}";
