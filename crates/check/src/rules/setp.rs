@@ -31,7 +31,8 @@ pub fn cmp_allowed(t: ScalarType, c: CmpOp) -> bool {
 /// `.bf16/.bf16x2` 7.8/sm_90.
 pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, cmp: CmpOp, boolop: Option<BoolOp>, ftz: bool, ty: ScalarType) {
     let at = |f: &str| ptxsim_isa::field_span(i, f).unwrap_or(i.opcode.span);
-    let (cspan, tspan) = (at("cmp"), at("ty"));
+    // (The spans are looked up where a diagnostic needs them: finding
+    // them decodes the modifiers again.)
     if !cmp_allowed(ty, cmp) {
         let cls = match class(ty) {
             Class::Bits => "a bit-size type (only eq and ne)",
@@ -41,9 +42,9 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, cmp: CmpOp, boolop: O
         };
         let cmp_text = cmp.as_str();
         cx.emit(
-            Diagnostic::error("check/setp-cmp-type", cspan, format!("comparison `{cmp_text}` is not defined for `{}`", ty.as_str()))
+            Diagnostic::error("check/setp-cmp-type", at("cmp"), format!("comparison `{cmp_text}` is not defined for `{}`", ty.as_str()))
                 .with_label("comparison operator not allowed for this type")
-                .with_secondary(tspan, format!("`{}` is {cls}", ty.as_str()))
+                .with_secondary(at("ty"), format!("`{}` is {cls}", ty.as_str()))
                 .with_note(CMP_NOTE),
         );
     }
@@ -53,15 +54,15 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, cmp: CmpOp, boolop: O
             cx.emit(
                 Diagnostic::error("check/setp-ftz", fs, format!("`.ftz` is not allowed on `setp{}`", ty.as_str()))
                     .with_label("illegal modifier")
-                    .with_secondary(tspan, "the type")
+                    .with_secondary(at("ty"), "the type")
                     .with_note("rule check/setp-ftz (PTX ISA 9.7.3 setp): `.ftz` (flush subnormals) applies to `.f32` comparisons only"),
             );
         }
     }
     match ty {
-        ScalarType::F16 | ScalarType::F16x2 => cx.require(Feature::SetpF16, tspan),
-        ScalarType::Bf16 => cx.require(Feature::SetpBf16, tspan),
-        ScalarType::Bf16x2 => cx.require(Feature::SetpBf16x2, tspan),
+        ScalarType::F16 | ScalarType::F16x2 => cx.require(Feature::SetpF16, at("ty")),
+        ScalarType::Bf16 => cx.require(Feature::SetpBf16, at("ty")),
+        ScalarType::Bf16x2 => cx.require(Feature::SetpBf16x2, at("ty")),
         _ => {}
     }
     let want = if boolop.is_some() { 4 } else { 3 };
