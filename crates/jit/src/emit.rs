@@ -15,7 +15,12 @@
 //! small. Every lane-wise
 //! result is the bits `ptxsim_sem::alu` gives: f32 NaN results are the
 //! canonical NaN, `.ftz` flushes inputs and outputs, `.sat` clamps, `fma`
-//! is one fused operation.
+//! is one fused operation. The canonical NaN is made where bits are seen,
+//! not after every operation: float arithmetic keeps a NaN a NaN and reads
+//! nothing else of it, so a chain of float operations is canonicalised
+//! once, when its result is stored, used as integer bits, or blended into
+//! a guarded write. A register dead where a chunk loop ends
+//! ([`crate::live`]) is not stored at all.
 //!
 //! Loads and stores are not lane-wise (a lane may read what another
 //! stores, and a trap must leave every lane untouched): each one splits
@@ -123,7 +128,7 @@ pub fn signature(call_conv: cranelift_codegen::isa::CallConv, ptr: ir::Type) -> 
     s
 }
 
-struct Em<'a, 'b> {
+struct Em<'a, 'b, 'c> {
     b: &'b mut FunctionBuilder<'a>,
     base: Value,
     /// Register slot → (class, lanes offset, dirty offset).
@@ -132,6 +137,11 @@ struct Em<'a, 'b> {
     /// The block's cached values: registers, written ones with the lanes
     /// written; predicates, written ones.
     cache: HashMap<u32, Vals>,
+    /// Cached registers whose f32 lanes may hold a NaN not yet made the
+    /// canonical one: float arithmetic keeps any NaN a NaN and reads
+    /// nothing else of it, so the canonical bits are made only where the
+    /// bits are seen (a store, an integer use, the end of the chunk).
+    raw: Vec<u32>,
     written: Vec<(u32, Value)>,
     /// Registers the chunk loop writes in all lanes of the warp's mask:
     /// their dirty masks take the mask once, after the loop.
@@ -153,13 +163,18 @@ struct Em<'a, 'b> {
     mem_sig: ir::SigRef,
     helper: usize,
     ptr: ir::Type,
+    /// Which registers a thread may still read ([`crate::live`]).
+    live: Option<&'c crate::live::Live>,
+    /// Where the chunk loop being flushed ends (its registers dead there
+    /// are not stored); `None`: store every register.
+    end_pc: Option<u32>,
 }
 
 fn le() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
 }
 
-impl Em<'_, '_> {
+impl Em<'_, '_, '_> {
     fn vconst(&mut self, ty: ir::Type, bytes: Vec<u8>) -> Value {
         let h = self.b.func.dfg.constants.insert(bytes.into());
         self.b.ins().vconst(ty, h)
@@ -236,6 +251,15 @@ impl Em<'_, '_> {
         self.b.ins().ishl(bits, c.shift)
     }
 
+    /// An operand for float arithmetic: a register's lanes may be a NaN of
+    /// any bits ([`Em::raw`]).
+    fn src_f(&mut self, s: &Src) -> Vals {
+        match s {
+            Src::Reg(r) => self.reg_raw(*r),
+            _ => self.src(s, Class::Narrow),
+        }
+    }
+
     fn src(&mut self, s: &Src, class: Class) -> Vals {
         match s {
             Src::Reg(r) => self.reg(*r),
@@ -285,7 +309,16 @@ impl Em<'_, '_> {
     /// Writes `vals` to register `d` in the lanes of `m` (`guarded`: `m`
     /// may be less than the group's lanes, so the other lanes keep theirs).
     fn write(&mut self, d: u32, vals: Vals, m: Value, guarded: bool) {
+        self.write_f(d, vals, m, guarded, false)
+    }
+
+    /// [`Em::write`] of float results that may be NaNs of any bits (`raw`).
+    /// Only an unguarded write stays raw: there every lane of the group is
+    /// a result, while a guarded one keeps other lanes' bits, which may be
+    /// a NaN loaded from memory that must stay as it is.
+    fn write_f(&mut self, d: u32, vals: Vals, m: Value, guarded: bool, raw: bool) {
         let class = self.regs[&d].0;
+        let (vals, raw) = if guarded && raw { (vals.iter().map(|&x| self.canon(x)).collect(), false) } else { (vals, raw) };
         let vals = if guarded {
             let old = self.reg(d);
             let mv = self.expand(m, class);
@@ -294,6 +327,13 @@ impl Em<'_, '_> {
             vals
         };
         self.cache.insert(d, vals);
+        if raw {
+            if !self.raw.contains(&d) {
+                self.raw.push(d);
+            }
+        } else {
+            self.raw.retain(|&x| x != d);
+        }
         match self.written.iter().position(|w| w.0 == d) {
             Some(i) => {
                 let acc = self.written[i].1;
@@ -303,8 +343,30 @@ impl Em<'_, '_> {
         }
     }
 
-    /// Register `r`'s vectors: cached in the block, or loaded.
+    /// Register `r`'s vectors with their canonical NaNs.
     fn reg(&mut self, r: u32) -> Vals {
+        let v = self.reg_raw(r);
+        if !self.raw.contains(&r) {
+            return v;
+        }
+        let v: Vals = v.iter().map(|&x| self.canon(x)).collect();
+        self.raw.retain(|&x| x != r);
+        self.cache.insert(r, v.clone());
+        v
+    }
+
+    /// The canonical NaN in the f32 lanes of `x` that hold a NaN.
+    fn canon(&mut self, x: Value) -> Value {
+        let x = self.bc(I32X4, x);
+        let f = self.bc(F32X4, x);
+        let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
+        let canon = self.splat32(ptxsim_sem::alu::F32_CANON_NAN);
+        self.b.ins().bitselect(nan, canon, x)
+    }
+
+    /// Register `r`'s vectors: cached in the block (NaNs of any bits if
+    /// it is [`Em::raw`]), or loaded.
+    fn reg_raw(&mut self, r: u32) -> Vals {
         if let Some(v) = self.cache.get(&r) {
             return v.clone();
         }
@@ -332,10 +394,16 @@ impl Em<'_, '_> {
     fn flush(&mut self) {
         let fl = self.vflags;
         for (r, m) in std::mem::take(&mut self.written) {
+            // Dead where the chunk loop ends: every path writes it first.
+            if let (Some(pc), Some(live)) = (self.end_pc, self.live) {
+                if !live.before(pc, r) {
+                    continue;
+                }
+            }
             let (class, off, doff) = self.regs[&r];
             let c = self.ch();
             let addr = if class == Class::Narrow { c.addr_n } else { c.addr_w };
-            let vals = self.cache[&r].clone();
+            let vals = self.reg(r);
             for (k, v) in vals.into_iter().enumerate() {
                 self.b.ins().store(fl, v, addr, (off + 16 * k as u32) as i32);
             }
@@ -356,6 +424,7 @@ impl Em<'_, '_> {
             self.b.ins().store(fl, v, self.base, self.preds[&q] as i32);
         }
         self.cache.clear();
+        self.raw.clear();
         self.pcache.clear();
     }
 
@@ -388,7 +457,8 @@ impl Em<'_, '_> {
         self.b.ins().bitselect(sub, z, x)
     }
 
-    /// `f32_out`: ftz, sat, then the canonical NaN.
+    /// A float result: ftz, then sat (which makes a NaN zero); otherwise a
+    /// NaN stays of whatever bits the CPU gave it ([`Em::raw`]).
     fn f32_out(&mut self, r: Value, ftz: bool, sat: bool) -> Value {
         let mut r = self.bc(I32X4, r);
         if ftz {
@@ -404,9 +474,7 @@ impl Em<'_, '_> {
             let r1 = self.b.ins().bitselect(le0, zero, r);
             return self.b.ins().bitselect(gt1, one, r1);
         }
-        let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
-        let canon = self.splat32(ptxsim_sem::alu::F32_CANON_NAN);
-        self.b.ins().bitselect(nan, canon, r)
+        r
     }
 
     fn fin(&mut self, x: Value, ftz: bool) -> Value {
@@ -440,10 +508,12 @@ impl Em<'_, '_> {
         match op {
             Op::Mov { d, a, bits } => {
                 let c = if *bits == 32 { N } else { W };
-                let v = self.src(a, c);
-                self.write(*d, v, m, guarded);
+                // A copy keeps a NaN's pending canonical bits pending.
+                let raw = matches!(a, Src::Reg(r) if self.raw.contains(r));
+                let v = if raw { self.src_f(a) } else { self.src(a, c) };
+                self.write_f(*d, v, m, guarded, raw);
             }
-            Op::IBin { op, ty, d, a, b, .. } => self.ibin(*op, *ty, *d, a, b, m, guarded),
+            Op::IBin { op, ty, d, a, b, .. } => self.ibin((*op, *ty), *d, [a, b], (m, guarded)),
             Op::Mad { d, a, b, c, .. } => {
                 let (av, bv, cv) = (self.src(a, N), self.src(b, N), self.src(c, N));
                 let p = self.map2(&av, &bv, |e, x, y| e.b.ins().imul(x, y));
@@ -451,34 +521,32 @@ impl Em<'_, '_> {
                 self.write(*d, r, m, guarded);
             }
             Op::FBin { op, ftz, sat, d, a, b, .. } => {
-                let (av, bv) = (self.src(a, N), self.src(b, N));
+                let (av, bv) = (self.src_f(a), self.src_f(b));
                 let (op, ftz, sat) = (*op, *ftz, *sat);
                 let r = self.map2(&av, &bv, |e, x, y| e.fbin(op, ftz, sat, x, y));
-                self.write(*d, r, m, guarded);
+                self.write_f(*d, r, m, guarded, !sat);
             }
             Op::FUn { op, ftz, d, a, .. } => {
-                let av = self.src(a, N);
+                // A NaN stays a NaN (its canonical bits made where seen).
+                let av = self.src_f(a);
                 let r = av
                     .iter()
                     .map(|&x| {
+                        let x = self.bc(I32X4, x);
                         let x = if *ftz { self.ftz(x) } else { x };
-                        let f = self.bc(F32X4, x);
-                        let nan = self.b.ins().fcmp(FloatCC::Unordered, f, f);
-                        let v = if *op == FUnOp::Neg {
+                        if *op == FUnOp::Neg {
                             let s = self.splat32(0x8000_0000);
                             self.b.ins().bxor(x, s)
                         } else {
                             let s = self.splat32(0x7fff_ffff);
                             self.b.ins().band(x, s)
-                        };
-                        let canon = self.splat32(ptxsim_sem::alu::F32_CANON_NAN);
-                        self.b.ins().bitselect(nan, canon, v)
+                        }
                     })
                     .collect();
-                self.write(*d, r, m, guarded);
+                self.write_f(*d, r, m, guarded, true);
             }
             Op::Fma { ftz, sat, d, a, b, c, .. } => {
-                let (av, bv, cv) = (self.src(a, N), self.src(b, N), self.src(c, N));
+                let (av, bv, cv) = (self.src_f(a), self.src_f(b), self.src_f(c));
                 let r = (0..av.len())
                     .map(|k| {
                         let (x, y, z) = (self.fin(av[k], *ftz), self.fin(bv[k], *ftz), self.fin(cv[k], *ftz));
@@ -486,7 +554,7 @@ impl Em<'_, '_> {
                         self.f32_out(r, *ftz, *sat)
                     })
                     .collect();
-                self.write(*d, r, m, guarded);
+                self.write_f(*d, r, m, guarded, !*sat);
             }
             op @ Op::Setp { .. } => self.setp(op, m),
             Op::Selp { bits, d, a, b, c } => {
@@ -578,7 +646,11 @@ impl Em<'_, '_> {
                 ITyOrF::I(it) if it.bits == 64 => W,
                 _ => N,
             };
-            let (av, bv) = (self.src(a, c), self.src(b, c));
+            // A float comparison reads only whether a lane is a NaN.
+            let (av, bv) = match ty {
+                ITyOrF::F(_) => (self.src_f(a), self.src_f(b)),
+                ITyOrF::I(_) => (self.src(a, c), self.src(b, c)),
+            };
             let t: Vals = match ty {
                 ITyOrF::F(_) => {
                     let cc = fcc(*cmp);
@@ -625,8 +697,7 @@ impl Em<'_, '_> {
             }
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn ibin(&mut self, op: IBinOp, ty: ITy, d: u32, a: &Src, b: &Src, m: Value, guarded: bool) {
+    fn ibin(&mut self, (op, ty): (IBinOp, ITy), d: u32, [a, b]: [&Src; 2], (m, guarded): (Value, bool)) {
         let c = if ty.bits == 32 { Class::Narrow } else { Class::Wide };
         let r: Vals = match op {
             IBinOp::Shl | IBinOp::Shr => {
@@ -742,6 +813,7 @@ impl Em<'_, '_> {
         // The terminator's guard.
         let tguard = blk.term.and_then(|t| f.code[t as usize].guard).map(|g| (g, self.pred_val(g.slot)));
         self.cache.clear();
+        self.raw.clear();
         self.pcache.clear();
         match blk.term {
             None => self.goto(blk.next),
@@ -847,6 +919,7 @@ impl Em<'_, '_> {
         self.b.switch_to_block(cont);
         // The helper wrote registers in the packed copy: nothing cached.
         self.cache.clear();
+        self.raw.clear();
         self.pcache.clear();
     }
 
@@ -884,7 +957,9 @@ impl Em<'_, '_> {
                 self.flush();
             }
         }
+        self.end_pc = Some(hi);
         self.flush();
+        self.end_pc = None;
         let k1 = self.b.ins().iadd_imm_s(k, 1);
         let more = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, k1, 8);
         let after = self.b.create_block();
@@ -1011,6 +1086,9 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         mem_sig,
         helper,
         ptr,
+        raw: Vec::new(),
+        live: p.live.as_ref(),
+        end_pc: None,
     };
     for blk in &p.blocks {
         let bb = em.b.create_block();

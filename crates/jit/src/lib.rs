@@ -18,6 +18,7 @@
 
 mod code;
 mod emit;
+mod live;
 mod mem;
 mod plan;
 

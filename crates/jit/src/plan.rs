@@ -57,6 +57,9 @@ pub struct Plan {
     /// Per entry pc: the register slots the code may read there before it
     /// writes them in every lane (the only ones copied in at that entry).
     pub live_in: BTreeMap<u32, Vec<u32>>,
+    /// Which registers a thread may still read after each point (`None`:
+    /// not analysed, all of them).
+    pub live: Option<crate::live::Live>,
 }
 
 /// The class an operand needs: exactly one, or either (the slot's).
@@ -351,6 +354,20 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
     p.skipped.sort_by_key(|s| s.0);
     blocks(f, &mut p);
     live_in(f, &mut p, &all);
+    let effects: Vec<Option<crate::live::Effect>> = all
+        .iter()
+        .enumerate()
+        .map(|(pc, u)| {
+            let u = u.as_ref().filter(|_| p.ok[pc])?;
+            let guarded = f.code[pc].guard.is_some();
+            Some(crate::live::Effect {
+                reads: u.regs.iter().filter(|x| !x.2).map(|x| x.0).collect(),
+                kills: if guarded { vec![] } else { u.regs.iter().filter(|x| x.2).map(|x| x.0).collect() },
+            })
+        })
+        .collect();
+    let regs: Vec<u32> = p.regs.keys().copied().collect();
+    p.live = crate::live::Live::new((&f.code, f.is_kernel), &regs, &effects);
     p
 }
 
