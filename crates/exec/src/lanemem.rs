@@ -74,6 +74,12 @@ impl Peers<'_> {
 }
 
 impl LaneMem<'_> {
+    /// The cluster rank of the CTA whose shared memory the shared-window
+    /// offset `o` names (the executing CTA's for its own window).
+    pub fn cta_of(&self, o: u64) -> u64 {
+        split_rank(o).0.unwrap_or(self.peers.lo.len() as u64)
+    }
+
     /// Reads the `out.len()` elements of `size` bytes of a vector at `a`
     /// (aligned to the whole vector: the caller checked) for lane `l`.
     ///

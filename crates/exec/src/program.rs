@@ -392,6 +392,17 @@ pub enum Op {
     /// to the same CTA-relative offsets in each CTA of the cluster whose
     /// rank is a bit of the mask.
     BulkCopy { dst: (Space, Addr), src: (Space, Addr), size: Src, mbar: Option<Addr>, mask: Option<Src> },
+    /// `st.async.shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.type
+    /// [addr], b, [mbar]` (PTX ISA 9.7.9.12, sm_90): the store into the
+    /// shared memory of the cluster CTA `addr` names, then `complete_tx` of
+    /// its bytes on the mbarrier at `mbar`, which lies in the same CTA.
+    StAsync { size: u32, srcs: Vec<Src>, addr: Addr, mbar: Addr },
+    /// `red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.op.type
+    /// [addr], b, [mbar]` (PTX ISA 9.7.13.7, sm_90): the atomic reduction
+    /// in the shared memory of the cluster CTA `addr` names, then
+    /// `complete_tx` of the element's bytes on the mbarrier at `mbar`, in
+    /// the same CTA.
+    RedAsync { op: AtomOp, ty: ITyOrF, addr: Addr, b: Src, mbar: Addr },
     /// `cp.reduce.async.bulk` (sm_90, non-tensor): each `ty` element of
     /// `dst` (global, or a cluster CTA's shared memory) becomes
     /// `op(dst, src)` with the element at the same offset of `src` (this

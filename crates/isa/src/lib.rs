@@ -318,14 +318,9 @@ macro_rules! for_each_op {
             "red"          _          RmwNoDef Data     Seq            Typed
                 => Red { sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), op: opt(AtomOp), vec: opt(AtomVec), noftz: flag(".noftz"), hint: flag(".L2::cache_hint"), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
                 [a: Addr, b: Src, policy: OptSrc];
-            // The parser keeps `st.async` as `st` with `.async` first: its
-            // grammar is `st`'s (`asynchronous`, `complete_tx`); this row
-            // names it in the lists.
-            "st.async"     _          Store    Data     Seq            "the mbarrier completion of st.async is not modelled yet"
-                => StAsync { mods: untyped } [];
             // PTX ISA 9.7.13.7: `red.async.relaxed.cluster{.shared::cluster}.mbarrier::complete_tx::bytes.op.type
             // [a], b, [mbar]` (an instruction `red` whose first modifier is `.async`).
-            "red.async"    _          RmwNoDef Data     Seq            "the mbarrier completion of red.async is not modelled yet"
+            "red.async"    _          RmwNoDef Data     Seq            Typed
                 => RedAsync { is_async: req(".async"), sem: opt(AtomSem), scope: opt(AtomScope), space: opt(AtomSpace), mbar: flag(".mbarrier::complete_tx::bytes"), op: opt(AtomOp), ty: oty(B16 B32 B64 B128 U16 U32 U64 S16 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64) }
                 [a: Addr, b: Src, mbar: OptSrc];
             // PTX ISA 9.7.13.4 membar/fence (the syntax lines in

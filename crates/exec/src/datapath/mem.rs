@@ -501,6 +501,58 @@ pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst
     Ok(())
 }
 
+/// `st.async` ([`Op::StAsync`](crate::program::Op::StAsync)) on the lanes
+/// of `m`: the store, then per lane `complete_tx` of the bytes stored on
+/// its mbarrier (the store lands when issued, one of the orders the
+/// manual allows). The mbarrier must lie in the CTA the store writes to
+/// (PTX ISA 9.7.9.12); one elsewhere is a located trap.
+pub(super) fn st_async(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, (size, srcs): (u32, &[Src]), (addr, mbar): (Addr, Addr)) -> Result<(), Trap> {
+    let mb = same_cta(cx, fr, m, "st.async", (addr, mbar))?;
+    st(cx, fr, m, pc, (Space::Shared, size), srcs, addr)?;
+    let bytes = size as u64 * srcs.len() as u64;
+    for l in lanes(m) {
+        super::mbarrier::complete_tx(cx, l, mb[l], bytes)?;
+    }
+    Ok(())
+}
+
+/// The mbarrier address of each lane of `m` of an asynchronous store or
+/// reduction `what` whose destination is `addr`, checked to lie in the
+/// destination's CTA (PTX ISA 9.7.9.12, 9.7.13.7).
+fn same_cta(cx: &mut Lanes<'_>, fr: &Frame, m: u32, what: &str, (addr, mbar): (Addr, Addr)) -> Result<[u64; 32], Trap> {
+    let (t0, t1);
+    let db = *abase!(cx, fr, addr, t0);
+    let mut mb = *abase!(cx, fr, mbar, t1);
+    for l in lanes(m) {
+        let d = db[l].wrapping_add(addr.offset as u64);
+        mb[l] = mb[l].wrapping_add(mbar.offset as u64);
+        if cx.mem.cta_of(d) != cx.mem.cta_of(mb[l]) {
+            let msg = format!("lane {l}: {what}'s mbarrier at shared::cluster {:#x} is not in the CTA of its destination {d:#x} (PTX ISA 9.7.9.12, 9.7.13.7: they must be in the same CTA)", mb[l]);
+            return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, msg));
+        }
+    }
+    Ok(mb)
+}
+
+/// `red.async` ([`Op::RedAsync`](crate::program::Op::RedAsync)) on the
+/// lanes of `m`: per lane the atomic reduction ([`crate::atomics::atom`]),
+/// then `complete_tx` of the element's bytes on its mbarrier.
+pub(super) fn red_async(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (op, ty): (AtomOp, ITyOrF), (addr, b): (Addr, &Src), mbar: Addr) -> Result<(), Trap> {
+    let mb = same_cta(cx, fr, m, ptxsim_isa::Opcode::RedAsync.as_str(), (addr, mbar))?;
+    let (t0, t1);
+    let db = *abase!(cx, fr, addr, t0);
+    let bv = *fetch!(cx, fr.regs, b, t1);
+    let size = ty.bytes();
+    for l in lanes(m) {
+        let a = db[l].wrapping_add(addr.offset as u64);
+        check_align(a, size, l)?;
+        crate::atomics::atom(&mut cx.mem, Space::Shared, l, (a, size), (op, ty), [bv[l], 0])?;
+        *cx.stores += 1;
+        super::mbarrier::complete_tx(cx, l, mb[l], size as u64)?;
+    }
+    Ok(())
+}
+
 /// `cp.reduce.async.bulk` ([`Op::BulkReduce`](crate::program::Op::BulkReduce))
 /// on the lanes of `m`: per lane, each element of the destination is
 /// reduced with the source element at the same offset by one atomic

@@ -417,6 +417,8 @@ pub(crate) fn exec_data(cx: &mut Lanes<'_>, fr: &mut Frame, op: &Op, pc: u32, ac
         Op::CpAsync { dst, src, cp_size, size } => asynccopy::cp_async(cx, fr, m, *dst, *src, *cp_size, *size)?,
         Op::BulkReduce { dst, src, size, mbar, op, ty } => mem::bulk_reduce(cx, fr, m, *dst, (*src, size), *mbar, (*op, *ty))?,
         Op::BulkCopy { dst, src, size, mbar, mask } => mem::bulk_copy(cx, fr, m, *dst, *src, size, (*mbar, mask.as_ref()))?,
+        Op::StAsync { size, srcs, addr, mbar } => mem::st_async(cx, fr, m, pc, (*size, srcs), (*addr, *mbar))?,
+        Op::RedAsync { op, ty, addr, b, mbar } => mem::red_async(cx, fr, m, (*op, *ty), (*addr, b), *mbar)?,
         Op::CpAsyncCommit => cx.copies.commit(m),
         Op::CpAsyncWait { n, all } => {
             if *all {

@@ -57,6 +57,7 @@ mod memory_cap;
 mod printf;
 mod shared_layout;
 mod shared_window;
+mod st_async;
 mod short_kernels;
 mod tensor_async;
 mod tensor_mbarrier;

@@ -14,12 +14,13 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     /// `atom{.sem}{.scope}{.space}.op{.vec}.type d, [a], b{, c}` and
     /// `red{...} [a], b` (the order and scope do not change a result in
     /// this engine, which runs one atomic at a time; the cache policy is a
-    /// hint). `red.async`'s mbarrier completion is not modelled yet: it is
-    /// refused, named.
+    /// hint). `red.async.relaxed.cluster.shared::cluster.mbarrier::complete_tx::bytes.op.type
+    /// [a], b, [mbar]` is [`Op::RedAsync`]; its form without a state space
+    /// (generic addressing) is refused by name.
     pub(super) fn atomic(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
         let unsupported = || DecodeError::Unsupported(opname(i));
         let x = insn.atomic().ok_or_else(unsupported)?;
-        if insn.misfit().is_some() || x.is_async {
+        if insn.misfit().is_some() || (x.is_async && (x.space != Some(AtomSpace::SharedCluster) || x.vec.is_some())) {
             return Err(unsupported());
         }
         let ops = &i.operands;
@@ -122,6 +123,15 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             ITyOrF::I(t) => ImmKind::Int(t.bits),
         };
         let base = if is_red { 0 } else { 1 };
+        if x.is_async {
+            if ops.len() != 3 {
+                return Err(DecodeError::Operand(format!("`{}` takes 3 operands: [a], b, [mbar]", opname(i))));
+            }
+            let (_, addr) = self.addr(&ops[0], Space::Shared)?;
+            let b = self.src(&ops[1], k)?;
+            let (_, mbar) = self.addr(&ops[2], Space::Shared)?;
+            return Ok(Op::RedAsync { op, ty, addr, b, mbar });
+        }
         let d = if is_red { None } else { Some(self.dst(&ops[0])?) };
         let (space, addr) = self.addr(&ops[base], space)?;
         let b = self.src(&ops[base + 1], k)?;

@@ -47,10 +47,8 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         if let Some(m) = insn.misfit() {
             return Err(DecodeError::Operand(format!("`{}`: {}", opname(i), m.why)));
         }
-        // `st.async`'s mbarrier completion (complete_tx of the bytes
-        // written, on a CTA of the cluster) is not modelled: refused by name.
         if x.asynchronous {
-            return Err(unsupported());
+            return self.st_async(i, &x);
         }
         if x.space[1].is_some() {
             return Err(DecodeError::Operand(format!("`{}` names two state spaces", opname(i))));
@@ -93,6 +91,32 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             let signed = ity(t).map(|x| x.signed).unwrap_or(false);
             Ok(Op::Ld { space, size, signed, ds, addr })
         }
+    }
+
+    /// `st.async{.weak}.shared::cluster.mbarrier::complete_tx::bytes{.v2,.v4}.type
+    /// [a], b, [mbar]` (PTX ISA 9.7.9.12): [`Op::StAsync`]. The form
+    /// without a state space (generic addressing) is refused by name, as
+    /// are those the checker refuses.
+    fn st_async(&mut self, i: &ast::Instruction<'_>, x: &ptxsim_isa::LdSt) -> R<Op> {
+        let t = x.ty;
+        if x.space() != Some(LdSpace::SharedCluster) || !x.complete_tx || !matches!(t.bits(), 32 | 64) || x.vec == Some(LdVec::V8) {
+            return Err(DecodeError::Unsupported(opname(i)));
+        }
+        let ops = &i.operands;
+        if ops.len() != 3 {
+            return Err(DecodeError::Operand(format!("`{}` takes 3 operands: [a], b, [mbar]", opname(i))));
+        }
+        let (_, addr) = self.addr(&ops[0], Space::Shared)?;
+        let k = match fty(t) {
+            Some(f) => ImmKind::Float(f),
+            None => ImmKind::Int(t.bits()),
+        };
+        let srcs = match &ops[1].kind {
+            OperandKind::Vector(v) => v.iter().map(|p| self.src(p, k)).collect::<Result<Vec<_>, _>>()?,
+            _ => vec![self.src(&ops[1], k)?],
+        };
+        let (_, mbar) = self.addr(&ops[2], Space::Shared)?;
+        Ok(Op::StAsync { size: t.bits() / 8, srcs, addr, mbar })
     }
 
     /// `fence`, `membar`: [`Op::Fence`] once the modifiers fit.
