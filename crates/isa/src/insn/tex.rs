@@ -19,6 +19,7 @@
 //!                  .normalized_coords, .array_size, .num_mipmap_levels, .num_samples }
 //!     .tlquery = { .width, .height, .depth }
 //!     .squery  = { .force_unnormalized_coords, .filter_mode, .addr_mode_0, .addr_mode_1, .addr_mode_2 }
+//!     (ptxas 13.5 also takes `suq`'s `.memory_layout`)
 //! suld.b.geom{.cop}.vec.dtype.clamp  d, [a, b];
 //!     .geom = { .1d, .2d, .3d, .a1d, .a2d };  .cop = { .ca, .cg, .cs, .cv }
 //!     .vec = { none, .v2, .v4 };  .dtype = { .b8, .b16, .b32, .b64 };  .clamp = { .trap, .clamp, .zero }
@@ -56,7 +57,7 @@ crate::choices! {
         Width = ".width", Height = ".height", Depth = ".depth", ChannelDataType = ".channel_data_type", ChannelOrder = ".channel_order",
         NormalizedCoords = ".normalized_coords", ArraySize = ".array_size", NumMipmapLevels = ".num_mipmap_levels", NumSamples = ".num_samples",
         ForceUnnormalizedCoords = ".force_unnormalized_coords", FilterMode = ".filter_mode", AddrMode0 = ".addr_mode_0", AddrMode1 = ".addr_mode_1",
-        AddrMode2 = ".addr_mode_2"
+        AddrMode2 = ".addr_mode_2", MemoryLayout = ".memory_layout"
     }
     /// What `suq` asks of a surface.
     pub enum SuqQuery "query" {
