@@ -474,3 +474,173 @@ fn data<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &Operand<'a>, vec: Opt
         _ => elem(cx, o),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    /// The code of the first error `ptxsim check` reports for `body` in a
+    /// kernel on sm_90a (`mode`: the texture mode of `.target`), or `None`
+    /// where it checks clean.
+    fn first_error(mode: &str, body: &str) -> Option<String> {
+        let (target, sampler) = if mode.is_empty() { (String::new(), "") } else { (format!(", {mode}"), ".global .samplerref sr;\n") };
+        let src = format!(
+            ".version 8.8\n.target sm_90a{target}\n.address_size 64\n.global .texref tr;\n.global .surfref su;\n{sampler}.visible .entry k(.param .u64 pt)\n{{\n\
+             .reg .s32 %s<9>;\n.reg .u32 %u<9>;\n.reg .f32 %f<9>;\n.reg .b16 %h<9>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<9>;\n.reg .pred %p<3>;\n{body}\nret;\n}}\n"
+        );
+        let parsed = ptxsim_syntax::parse(&src);
+        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
+        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+    }
+
+    fn is(body: &str, want: Option<&str>) {
+        assert_eq!(first_error("", body).as_deref(), want, "{body}");
+    }
+
+    const MODS: Option<&str> = Some("check/modifiers");
+    const TYPE: Option<&str> = Some("check/operand-type");
+    const COUNT: Option<&str> = Some("check/operand-count");
+
+    /// ptxas 13.5 (`-arch=sm_90a`, unified texture mode) verdicts on `tex`
+    /// and `tld4`, its message quoted for each refusal.
+    #[test]
+    fn texture_lookups_as_ptxas_judges_them() {
+        let v4 = "{%f1, %f2, %f3, %f4}";
+        is(&format!("tex.2d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}];"), None);
+        is(&format!("tex.1d.v4.f32.s32 {v4}, [tr, %s5];"), None);
+        is(&format!("tex.a1d.v4.f32.f32 {v4}, [%rd1, {{%u5, %f6}}];"), None);
+        is(&format!("tex.acube.v4.f32.f32 {v4}, [tr, {{%u5, %f6, %f7, %f8}}];"), None);
+        is(&format!("tex.a2dms.v4.f32.s32 {v4}, [tr, {{%u5, %s6, %s7, %s8}}];"), None);
+        is("tex.2d.v4.s32.f32 {%u1, %u2, %u3, %u4}, [tr, {%f5, %f6}];", None);
+        is("tex.2d.v2.f16x2.f32 {%r1, %r2}, [tr, {%f5, %f6}];", None);
+        is("tex.2d.v4.f16.f32 {%h1, %h2, %h3, %h4}, [tr, {%f5, %f6}];", None);
+        is(&format!("tex.level.2d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}], %f7, {{%s1, %s2}}, %f8;"), None);
+        is(&format!("tex.grad.2d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}], {{%f1, %f2}}, {{%f3, %f4}};"), None);
+        // The sampler of the unified mode: any variable or a 64-bit register.
+        is(&format!("tex.2d.v4.f32.f32 {v4}, [tr, %rd2, {{%f5, %f6}}];"), None);
+        is(&format!("tld4.r.2d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}], {{%s1, %s2}}, %f7;"), None);
+        is("tld4.a.cube.v4.u32.f32 {%u1, %u2, %u3, %u4}, [tr, {%f5, %f6, %f7, %f8}];", None);
+        // "Instruction 'tex.f32' requires .v4 type".
+        is("tex.2d.f32.f32 %f1, [tr, {%f5, %f6}];", MODS);
+        // "Illegal modifier 'Multi-sample geometry' for instruction 'tex.level'".
+        is(&format!("tex.level.2dms.v4.f32.s32 {v4}, [tr, {{%u5, %s6, %s7, %s8}}], %s7;"), MODS);
+        // "Floating-point coordinates required".
+        is(&format!("tex.cube.v4.f32.s32 {v4}, [tr, {{%s5, %s6, %s7, %s8}}];"), MODS);
+        // "Multiple dimension modifiers specified".
+        is(&format!("tex.2d.2d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}];"), MODS);
+        // "Illegal modifier '.1d' for instruction 'tld4'"; "Component modifier required".
+        is(&format!("tld4.r.1d.v4.f32.f32 {v4}, [tr, {{%f5}}];"), MODS);
+        is(&format!("tld4.2d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}];"), MODS);
+        // "Operand vector size doesn't match geometry for instruction 'tex'".
+        is(&format!("tex.3d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}];"), TYPE);
+        // "Illegal vector size: 3".
+        is(&format!("tex.3d.v4.f32.f32 {v4}, [tr, {{%f5, %f6, %f7}}];"), TYPE);
+        // "Array index in the 'tex' instruction has unexpected type. Expecting type .u32".
+        is(&format!("tex.a1d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}];"), TYPE);
+        // "Vector with elements of different types are not allowed in tex instruction".
+        is(&format!("tex.2d.v4.f32.f32 {v4}, [tr, {{%f5, %s6}}];"), TYPE);
+        // "Arguments mismatch for instruction 'tex'" (`.s32` coordinates in `.f32` registers; a 64-bit destination).
+        is(&format!("tex.2d.v4.f32.s32 {v4}, [tr, {{%f5, %f6}}];"), TYPE);
+        is("tex.2d.v4.f32.f32 {%rd1, %rd2, %rd3, %rd4}, [tr, {%f5, %f6}];", TYPE);
+        // "Result vector expected"; "Argument vector size mismatch for instruction 'tex'".
+        is("tex.2d.v4.f32.f32 %f1, [tr, {%f5, %f6}];", TYPE);
+        is("tex.2d.v4.f32.f32 {%f1, %f2}, [tr, {%f5, %f6}];", TYPE);
+        // "Argument 1 of instruction 'tex': .texref or .u64 register expected".
+        is(&format!("tex.2d.v4.f32.f32 {v4}, [su, {{%f5, %f6}}];"), TYPE);
+        is(&format!("tex.2d.v4.f32.f32 {v4}, [pt, {{%f5, %f6}}];"), TYPE);
+        // "Vector expected for argument 3" (a gradient); "Illegal modifier '.cube'" (offsets of a cube).
+        is(&format!("tex.grad.1d.v4.f32.f32 {v4}, [tr, {{%f5}}], %f1, %f3;"), TYPE);
+        is(&format!("tex.cube.v4.f32.f32 {v4}, [tr, {{%f5, %f6, %f7, %f8}}], {{%s1, %s2, %s3, %s4}};"), TYPE);
+        // "Illegal modifier '.3d' for instruction 'tex'" (a depth compare); "Arguments mismatch" (`.s32` coordinates).
+        is(&format!("tex.3d.v4.f32.f32 {v4}, [tr, {{%f5, %f6, %f7, %f8}}], %s1, %f7;"), TYPE);
+        is(&format!("tex.2d.v4.f32.s32 {v4}, [tr, {{%s5, %s6}}], %s1, %f7;"), TYPE);
+        // "Arguments mismatch for instruction 'tex.level'" (no `lod`).
+        is(&format!("tex.level.2d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}];"), COUNT);
+    }
+
+    /// The texture mode decides what names a sampler (ptxas 13.5).
+    #[test]
+    fn independent_mode_needs_a_sampler() {
+        let v4 = "{%f1, %f2, %f3, %f4}";
+        let ind = |b: &str| first_error("texmode_independent", b);
+        assert_eq!(ind(&format!("tex.2d.v4.f32.f32 {v4}, [tr, sr, {{%f5, %f6}}];")), None);
+        assert_eq!(ind("txq.filter_mode.b32 %r1, [sr];"), None);
+        // "Argument 2 of instruction 'tex': .samplerref or .u64 register expected".
+        assert_eq!(ind(&format!("tex.2d.v4.f32.f32 {v4}, [tr, {{%f5, %f6}}];")).as_deref(), TYPE);
+        assert_eq!(ind(&format!("tex.2d.v4.f32.f32 {v4}, [tr, tr, {{%f5, %f6}}];")).as_deref(), TYPE);
+        // "Argument 1 of instruction 'txq': .samplerref or .u64 register expected".
+        assert_eq!(ind("txq.filter_mode.b32 %r1, [tr];").as_deref(), TYPE);
+        // "Argument 1 of instruction 'txq': .texref or .u64 register expected".
+        assert_eq!(ind("txq.width.b32 %r1, [sr];").as_deref(), TYPE);
+        // The unified mode reads a sampler's attributes from the texture, but
+        // `.force_unnormalized_coords` only from a sampler: "Argument 1 of
+        // instruction 'txq': .samplerref expected".
+        is("txq.filter_mode.b32 %r1, [tr];", None);
+        is("txq.force_unnormalized_coords.b32 %r1, [tr];", TYPE);
+        is("txq.force_unnormalized_coords.b32 %r1, [%rd1];", None);
+    }
+
+    /// ptxas 13.5 (`-arch=sm_90a`) verdicts on `txq` and `suq`.
+    #[test]
+    fn queries_as_ptxas_judges_them() {
+        is("txq.width.b32 %r1, [tr];", None);
+        is("txq.level.depth.b32 %r1, [tr], %r2;", None);
+        is("txq.num_samples.b32 %f1, [%rd1];", None);
+        is("suq.memory_layout.b32 %r1, [su];", None);
+        // "Illegal query modifier for instruction 'txq.level'"; "Unknown modifier '.samp_pos'".
+        is("txq.level.array_size.b32 %r1, [tr], %r2;", MODS);
+        is("txq.samp_pos.b32 %r1, [tr];", MODS);
+        // "Unexpected instruction types specified for 'txq'"; "Multiple query modifiers specified".
+        is("txq.width.u32 %r1, [tr];", MODS);
+        is("txq.width.width.b32 %r1, [tr];", MODS);
+        // "Arguments mismatch for instruction 'txq'" (a 64-bit destination; a 32-bit handle).
+        is("txq.width.b32 %rd1, [tr];", TYPE);
+        is("txq.width.b32 %r1, [%r1];", TYPE);
+        // "Address expected for argument 1 of instruction 'txq'".
+        is("txq.width.b32 %r1, tr;", Some("check/operand-shape"));
+        // "Arguments mismatch for instruction 'txq.level'" (no `lod`).
+        is("txq.level.width.b32 %r1, [tr];", COUNT);
+        // "Illegal query modifier for instruction 'suq'"; "Argument 1 of instruction 'suq': .surfref or .u64 register expected".
+        is("suq.num_samples.b32 %r1, [su];", MODS);
+        is("suq.width.b32 %r1, [tr];", TYPE);
+    }
+
+    /// ptxas 13.5 (`-arch=sm_90a`) verdicts on `suld`, `sust` and `sured`.
+    #[test]
+    fn surface_accesses_as_ptxas_judges_them() {
+        is("suld.b.2d.v2.b32.clamp {%r1, %r2}, [su, {%s1, %s2}];", None);
+        is("suld.b.a2d.cv.b8.zero %h1, [%rd1, {%s1, %s2, %s3, %s4}];", None);
+        // A wider destination, and a vector without `.v2` (ptxas 13.5 takes both).
+        is("suld.b.1d.b32.trap %rd1, [su, {%s1}];", None);
+        is("suld.b.1d.b32.trap {%r1, %r2}, [su, %s1];", None);
+        is("sust.b.3d.wt.v4.b16.trap [su, {%s1, %s2, %s3, %s4}], {%r1, %r2, %r3, %r4};", None);
+        is("sust.p.a1d.b32.clamp [su, {%s1, %s2}], %f1;", None);
+        is("sured.b.max.2d.s32.zero [su, {%s1, %s2}], %s3;", None);
+        is("sured.p.min.1d.b64.trap [su, {%s1}], %rd1;", None);
+        // "Clamp modifier required for instruction 'suld.b'"; "Not a name of any known instruction: 'suld.p'".
+        is("suld.b.1d.b32 %r1, [su, {%s1}];", MODS);
+        is("suld.p.1d.b32.trap %r1, [su, {%s1}];", MODS);
+        // "Illegal modifier '.wb' for instruction 'suld.b'"; "Illegal modifier '.cube' for instruction 'suld.b'".
+        is("suld.b.1d.wb.b32.trap %r1, [su, {%s1}];", MODS);
+        is("suld.b.cube.b32.trap %r1, [su, {%s1, %s2, %s3, %s4}];", MODS);
+        // "Vector type too large, exceeds 128 bit limit".
+        is("suld.b.1d.v4.b64.zero {%rd1, %rd2, %rd3, %rd4}, [su, {%s1}];", MODS);
+        // "Unexpected instruction types specified for 'sust.p'".
+        is("sust.p.1d.b64.trap [su, {%s1}], %rd1;", MODS);
+        // "Incorrect type '.b32' for operation '.add' in instruction 'sured.b'"; "... '.a1d' for instruction 'sured.b'".
+        is("sured.b.add.1d.b32.trap [su, {%s1}], %r1;", MODS);
+        is("sured.b.add.a1d.u32.trap [su, {%s1, %s2}], %u1;", MODS);
+        // "Multiple instruction post-operation flags set".
+        is("sured.b.add.add.1d.u32.trap [su, {%s1}], %u1;", MODS);
+        // "Arguments mismatch for instruction 'suld.b'" (float coordinates; a narrower destination).
+        is("suld.b.1d.b32.trap %r1, [su, {%f1}];", TYPE);
+        is("suld.b.1d.b32.trap %h1, [su, {%s1}];", TYPE);
+        // "Argument 1 of instruction 'suld.b': .surfref or .u64 register expected".
+        is("suld.b.1d.b32.trap %r1, [tr, {%s1}];", TYPE);
+        // "Operand vector size doesn't match geometry for instruction 'sust.b'".
+        is("sust.b.2d.b32.trap [su, {%s1}], %r1;", TYPE);
+        // "Arguments mismatch for instruction 'sust.b'" (a narrower source, a floating-point constant).
+        is("sust.b.1d.b64.trap [su, {%s1}], %r1;", TYPE);
+        is("sust.p.1d.b32.trap [su, {%s1}], 1.0;", TYPE);
+        // "Vector operand is not allowed for instruction 'sured.b'".
+        is("sured.b.add.1d.u32.trap [su, {%s1}], {%u1};", TYPE);
+    }
+}
