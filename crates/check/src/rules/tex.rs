@@ -16,7 +16,7 @@ use super::opname;
 use super::operand::{resolve_all, resolve_operand, value, Role};
 use crate::ctx::{Ctx, Sym};
 use crate::types::Size;
-use ptxsim_isa::{field_span, grammar::modifier_span, Insn, TexGeom, TexMip, TexVec, TxqQuery};
+use ptxsim_isa::{field_span, grammar::modifier_span, Insn, PtxVersion, SurfAccess, TexGeom, TexMip, TexVec, TxqQuery};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -83,6 +83,15 @@ pub fn check<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) -> bool
         err(cx, "check/modifiers", span, format!("`{}`: {}", opname(i), m.why), "not a form of the instruction", note);
         resolve_all(cx, i);
         return true;
+    }
+    // ptxas 13.5: "Feature '.b64 on sured.p' requires PTX ISA .version 8.1 or later"
+    // (PTX ISA 9.7.11.3: `sured.p` on `.b64` since PTX 8.1).
+    if let Insn::Sured { access: SurfAccess::P, ctype: ScalarType::B64, .. } = insn {
+        let need = PtxVersion::new(8, 1);
+        if !cx.version_at_least(need) {
+            let span = field_span(i, "ctype").unwrap_or(i.opcode.span);
+            err(cx, "check/isa-version", span, format!("`{}`: `sured.p` on `.b64` requires PTX ISA version {need} or later", opname(i)), "needs .version 8.1", "PTX ISA 9.7.11.3 sured: `.b64` with `.p` introduced in PTX ISA 8.1");
+        }
     }
     let ok = match *insn {
         Insn::Tex { mip, geom, vec, dtype, ctype } => texture(cx, i, Lookup { mip, geom, vec, dtype, ctype }),
@@ -642,5 +651,17 @@ mod tests {
         is("sust.p.1d.b32.trap [su, {%s1}], 1.0;", TYPE);
         // "Vector operand is not allowed for instruction 'sured.b'".
         is("sured.b.add.1d.u32.trap [su, {%s1}], {%u1};", TYPE);
+    }
+
+    /// "Feature '.b64 on sured.p' requires PTX ISA .version 8.1 or later" (ptxas 13.5).
+    #[test]
+    fn sured_p_on_b64_needs_ptx_8_1() {
+        let check = |version: &str| {
+            let src = format!(".version {version}\n.target sm_90a\n.address_size 64\n.global .surfref su;\n.visible .entry k()\n{{\n.reg .s32 %s<2>;\n.reg .b64 %rd<2>;\nsured.p.min.1d.b64.trap [su, {{%s1}}], %rd1;\nret;\n}}\n");
+            let parsed = ptxsim_syntax::parse(&src);
+            crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+        };
+        assert_eq!(check("8.0").as_deref(), Some("check/isa-version"));
+        assert_eq!(check("8.1"), None);
     }
 }
