@@ -41,6 +41,9 @@ pub use clc::*;
 mod acopy;
 pub use acopy::*;
 
+mod tex;
+pub use tex::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }
@@ -222,7 +225,7 @@ mod tests {
 
     #[test]
     fn untyped_rows_take_any_modifier() {
-        assert_eq!(dec("txq.width.b32 %r1, [t]"), Ok(Insn::Txq { mods: Untyped }));
+        assert_eq!(dec("multimem.ld_reduce.relaxed.sys.global.add.u32 %r1, [%rd1]"), Ok(Insn::Multimem { mods: Untyped }));
     }
 
     #[test]

@@ -627,19 +627,26 @@ macro_rules! for_each_op {
                 [p: PredOut, a: Src];
             // Textures and surfaces.
             "tex"          _          Load     Data     Seq            "textures and surfaces are not modelled yet"
-                => Tex { mods: untyped } [];
+                => Tex { mip: opt(TexMip), geom: one(TexGeom), vec: opt(TexVec), dtype: ty(U32 S32 F16 F16x2 F32), ctype: ty(S32 F32) }
+                [ops: PerOperation];
             "tld4"         _          Load     Data     Seq            "textures and surfaces are not modelled yet"
-                => Tld4 { mods: untyped } [];
+                => Tld4 { comp: one(Tld4Comp), geom: one(TexGeom), vec: opt(TexVec), dtype: ty(U32 S32 F32), ctype: ty(F32) }
+                [d: Dst, a: Src, e: OptSrc, f: OptSrc];
             "txq"          _          Def      Data     Seq            "textures and surfaces are not modelled yet"
-                => Txq { mods: untyped } [];
+                => Txq { level: flag(".level"), query: one(TxqQuery), ty: ty(B32) }
+                [d: Dst, a: Src, lod: OptSrc];
             "suld"         _          Load     Data     Seq            "textures and surfaces are not modelled yet"
-                => Suld { mods: untyped } [];
+                => Suld { access: one(SurfAccess), geom: one(TexGeom), cop: opt(SurfCop), vec: opt(TexVec), dtype: ty(B8 B16 B32 B64), clamp: one(SurfClamp) }
+                [d: Dst, a: Src];
             "sust"         _          Store    Data     Seq            "textures and surfaces are not modelled yet"
-                => Sust { mods: untyped } [];
+                => Sust { access: one(SurfAccess), geom: one(TexGeom), cop: opt(SurfCop), vec: opt(TexVec), ctype: ty(B8 B16 B32 B64), clamp: one(SurfClamp) }
+                [a: Src, c: Src];
             "sured"        _          RmwNoDef Data     Seq            "textures and surfaces are not modelled yet"
-                => Sured { mods: untyped } [];
+                => Sured { access: one(SurfAccess), op: one(SuredOp), geom: one(TexGeom), ctype: ty(U32 U64 S32 S64 B32 B64), clamp: one(SurfClamp) }
+                [a: Src, c: Src];
             "suq"          _          Def      Data     Seq            "textures and surfaces are not modelled yet"
-                => Suq { mods: untyped } [];
+                => Suq { query: one(SuqQuery), ty: ty(B32) }
+                [d: Dst, a: Src];
             // Asynchronous copies, matrices and tensors.
             // PTX ISA 9.7.9.25 (the syntax lines in `insn/acopy.rs`): `cp`
             // is `cp.reduce.async.bulk{.tensor}`; `cp.async` (an instruction

@@ -127,6 +127,7 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             super::clc::check(cx, i, &insn);
             true
         }
+        Insn::Tex { .. } | Insn::Tld4 { .. } | Insn::Txq { .. } | Insn::Suld { .. } | Insn::Sust { .. } | Insn::Sured { .. } | Insn::Suq { .. } => super::tex::check(cx, i, &insn),
         Insn::Cp { .. } | Insn::CpAsync { .. } => {
             super::acopy::typed(cx, i, &insn);
             true

@@ -37,6 +37,7 @@ pub mod scalar;
 pub mod setp;
 pub mod sink;
 pub mod tensor;
+pub mod tex;
 pub mod mbar;
 pub mod hopper;
 pub mod space;
