@@ -495,9 +495,7 @@ mod tests {
             ".version 8.8\n.target sm_90a{target}\n.address_size 64\n.global .texref tr;\n.global .surfref su;\n{sampler}.visible .entry k(.param .u64 pt)\n{{\n\
              .reg .s32 %s<9>;\n.reg .u32 %u<9>;\n.reg .f32 %f<9>;\n.reg .b16 %h<9>;\n.reg .b32 %r<9>;\n.reg .b64 %rd<9>;\n.reg .pred %p<3>;\n{body}\nret;\n}}\n"
         );
-        let parsed = ptxsim_syntax::parse(&src);
-        assert!(!parsed.has_errors(), "{body}: {:?}", parsed.diagnostics);
-        crate::check_module(&parsed.module).into_iter().find(|d| d.is_error()).map(|d| d.code.to_string())
+        crate::testing::first_error(&src)
     }
 
     fn is(body: &str, want: Option<&str>) {
