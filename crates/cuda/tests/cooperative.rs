@@ -300,13 +300,14 @@ fn a_cooperative_grid_beyond_occupancy_is_too_large() {
         assert_eq!(unsafe { f(&mut occ, k, block as c_int, 0) }, SUCCESS);
         assert_eq!(occ as u32, fit, "occupancy of {block}-thread blocks");
         assert_eq!(unsafe { coop(k, fit + 1, 1, 1, block, 1, 1, 0, null_mut(), params.as_mut_ptr()) }, COOPERATIVE_LAUNCH_TOO_LARGE, "{block}");
-        pn = fit * block;
+        // (Through the parameter pointer: the launch reads it there.)
+        unsafe { *(params[2] as *mut u32) = fit * block };
         assert_eq!(unsafe { coop(k, fit, 1, 1, block, 1, 1, 0, null_mut(), params.as_mut_ptr()) }, SUCCESS, "{block}");
     }
     // The refusals were not sticky. An ordinary launch of the kernel traps
     // at its grid sync: the grid handle is 0 outside a cooperative launch.
     let launch = cu.f::<Launch>("cuLaunchKernel");
-    pn = 64;
+    unsafe { *(params[2] as *mut u32) = 64 };
     assert_eq!(unsafe { launch(k, 1, 1, 1, 64, 1, 1, 0, null_mut(), params.as_mut_ptr(), null_mut()) }, LAUNCH_FAILED);
 }
 
@@ -328,9 +329,10 @@ fn extra_parameter_buffer_and_refused_attributes() {
     let got = cu.read(p, 64);
     assert_eq!(got, (0..64u32).map(|i| i * 7 + 5).collect::<Vec<_>>());
     // A buffer smaller than the parameters, and params with extra, are invalid.
-    size = 20;
+    // (Through the pointer in `extra`: the launch reads it there.)
+    unsafe { *(extra[3] as *mut usize) = 20 };
     assert_eq!(unsafe { launch(k, 2, 1, 1, 32, 1, 1, 0, null_mut(), null_mut(), extra.as_mut_ptr()) }, INVALID_VALUE);
-    size = 24;
+    unsafe { *(extra[3] as *mut usize) = 24 };
     let mut dummy = [null_mut::<c_void>(); 3];
     assert_eq!(unsafe { launch(k, 2, 1, 1, 32, 1, 1, 0, null_mut(), dummy.as_mut_ptr(), extra.as_mut_ptr()) }, INVALID_VALUE);
     // An unknown key.

@@ -135,8 +135,8 @@ pub enum Engine {
 /// One row: everything ptxsim knows about an opcode.
 #[derive(Clone, Copy, Debug)]
 pub struct OpInfo {
-    /// The opcode as written (a few rows name a form, `mul.wide`, so that
-    /// the list of what is not supported yet can name it).
+    /// The opcode as written; a row named by an opcode and its first
+    /// modifier (`cvt.pack`, `red.async`, `cp.async`) is [`compound_row`]'s.
     pub op: &'static str,
     /// The feature gate the opcode needs whatever its modifiers (its
     /// minimum version and target are its row of [`gates::FEATURES`]).
@@ -416,10 +416,6 @@ macro_rules! for_each_op {
             "mul"          _          Def      Data     Seq            Typed
                 => Mul { mode: opt(MulMode), rnd: opt(FRnd), ftz: flag(".ftz"), sat: flag(".sat"), packed: opt(PackedTy), ty: oty(U16 U32 U64 S16 S32 S64 F32 F64 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src, b: Src];
-            // A form's name, for the list of what is not supported yet
-            // (`mul.wide` is `mul`'s `.wide`).
-            "mul.wide"     _          Def      Data     Seq            Typed
-                => MulWide { mods: untyped } [];
             // PTX ISA 9.7.1.8 (`div.type` on `.u16`-`.s64`), 9.7.3.6
             // (`div.approx{.ftz}.f32`, `div.full{.ftz}.f32`,
             // `div.rnd{.ftz}.f32`, `div.rnd.f64`): `Insn::misfit`.
@@ -520,9 +516,6 @@ macro_rules! for_each_op {
             "ex2"          _          Def      Data     Seq            Typed
                 => Ex2 { approx: req(".approx"), ftz: flag(".ftz"), ty: ty(F32 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
-            // A form's name, for the list of what is not supported yet.
-            "ex2.approx"   _          Def      Data     Seq            Typed
-                => Ex2Approx { mods: untyped } [];
             "tanh"         _          Def      Data     Seq            Typed
                 => Tanh { approx: req(".approx"), ty: ty(F32 F16 F16x2 Bf16 Bf16x2) }
                 [d: Dst, a: Src];
@@ -852,7 +845,7 @@ impl OpInfo {
 /// instruction, whose row is its opcode's ([`lookup`]).
 pub fn compound_row(i: &ptxsim_syntax::ast::Instruction<'_>) -> Option<&'static OpInfo> {
     // The typed rows whose name is an opcode and its first modifier
-    // (`mul.wide`), found once.
+    // (`cvt.pack`), found once.
     static COMPOUND: std::sync::OnceLock<Vec<&'static OpInfo>> = std::sync::OnceLock::new();
     let (op, m) = (i.opcode.text, i.modifiers.first()?.text);
     let rows = COMPOUND.get_or_init(|| OPS.iter().filter(|r| r.typed && r.op.contains('.')).collect());

@@ -59,7 +59,7 @@ pub(super) fn decodes(opc: &str, has: &dyn Fn(&str) -> bool) -> bool {
 
 /// The row of opcode `opc` with the modifiers `has` reports: a row named
 /// by the opcode and one of its modifiers (`red.async`, `cvt.pack`,
-/// `mul.wide`), else the opcode's.
+/// `cp.async`), else the opcode's.
 fn row(opc: &str, has: &dyn Fn(&str) -> bool) -> Option<&'static ptxsim_isa::OpInfo> {
     let compound = ptxsim_isa::OPS.iter().find(|r| r.op.strip_prefix(opc).is_some_and(|m| m.starts_with('.') && has(m)));
     compound.or_else(|| ptxsim_isa::lookup(opc))
