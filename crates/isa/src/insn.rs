@@ -41,6 +41,9 @@ pub use clc::*;
 mod acopy;
 pub use acopy::*;
 
+mod multimem;
+pub use multimem::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }

@@ -106,6 +106,10 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             super::clc::check(cx, i, &insn);
             true
         }
+        Insn::Multimem { .. } => {
+            super::multimem::check(cx, i, &insn);
+            true
+        }
         Insn::Cp { .. } | Insn::CpAsync { .. } => {
             super::acopy::typed(cx, i, &insn);
             true

@@ -38,6 +38,7 @@ pub mod setp;
 pub mod sink;
 pub mod tensor;
 pub mod mbar;
+pub mod multimem;
 pub mod hopper;
 pub mod space;
 pub mod typed;
