@@ -150,6 +150,8 @@ pub enum Feature {
     MultimemCp,
     /// `multimem.cp.async.bulk`'s `.cp_mask`.
     MultimemCpMask,
+    /// The `tcgen05` family (the `a`/`f` targets are checked by its rule).
+    Tcgen05,
 }
 
 /// One row of the gating table.
@@ -295,6 +297,7 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::MultimemFp8, name: "multimem with FP8 types or `.acc::f16`", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.9.27 multimem: .e4m3/.e5m2 (x2, x4) and .acc::f16 introduced in 8.6, require sm_100a/sm_100f or later arch- or family-specific targets (ptxas 13.5: \"Feature '.e4m3x4' not supported on .target 'sm_100'\", \"requires PTX ISA .version 8.6 or later\")" },
     Gate { feature: Feature::MultimemCp, name: "multimem.cp.async.bulk/multimem.cp.reduce.async.bulk", min_version: v(9, 1), min_sm: 90, source: "PTX ISA 9.7.9.26 multimem.cp.async.bulk, multimem.cp.reduce.async.bulk: introduced in 9.1, require sm_90 (ptxas 13.5: \"Feature 'multimem.cp.async.bulk' requires PTX ISA .version 9.1 or later\")" },
     Gate { feature: Feature::MultimemCpMask, name: "multimem.cp.async.bulk `.cp_mask`", min_version: v(9, 1), min_sm: 100, source: "PTX ISA 9.7.9.26 multimem.cp.async.bulk: .cp_mask requires sm_100 (ptxas 13.5: \"Feature '.cp_mask' requires .target sm_100 or higher\")" },
+    Gate { feature: Feature::Tcgen05, name: "tcgen05", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.16 tcgen05: introduced in 8.6, requires sm_100a/sm_100f, sm_103a/sm_103f or sm_110a/sm_110f (ptxas 13.5: \"Feature 'tcgen05.fence' requires PTX ISA .version 8.6 or later\", \"Instruction 'tcgen05.fence' not supported on .target 'sm_100'\")" },
 ];
 
 /// The gating row of a feature.

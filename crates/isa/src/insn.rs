@@ -44,6 +44,9 @@ pub use acopy::*;
 mod multimem;
 pub use multimem::*;
 
+mod tcgen05;
+pub use tcgen05::*;
+
 crate::choices! {
     /// The secondary operation of a scalar video instruction (PTX ISA 9.7.16.1).
     pub enum VideoOp2 "secondary operation" { Add = ".add", Min = ".min", Max = ".max" }

@@ -110,6 +110,10 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             super::multimem::check(cx, i, &insn);
             true
         }
+        Insn::Tcgen05 { .. } => {
+            super::tcgen05::check(cx, i, &insn);
+            true
+        }
         Insn::Cp { .. } | Insn::CpAsync { .. } => {
             super::acopy::typed(cx, i, &insn);
             true

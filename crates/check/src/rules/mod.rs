@@ -39,6 +39,7 @@ pub mod sink;
 pub mod tensor;
 pub mod mbar;
 pub mod multimem;
+pub mod tcgen05;
 pub mod hopper;
 pub mod space;
 pub mod typed;

@@ -408,7 +408,7 @@ pub fn multimem_layout(i: &Instruction<'_>) -> Option<(Span, String)> {
     }
     for (k, (f, s)) in spans.iter().enumerate() {
         if *f != "space" && *f != "ty" && spans[..k].iter().any(|(g, _)| g == f) {
-            let m = i.modifiers.iter().find(|m| m.span == *s).map_or("", |m| m.text);
+            let m = i.modifiers.iter().find(|m| m.span.same_as(*s)).map_or("", |m| m.text);
             return Some((*s, format!("`multimem` takes `{m}` once (its {f})")));
         }
     }
