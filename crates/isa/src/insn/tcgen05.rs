@@ -239,8 +239,8 @@ impl Insn {
 
 /// What a written `tcgen05` breaks that its fields cannot show: the
 /// operation is not first (ptxas 13.5: "Not a name of any known
-/// instruction: 'tcgen05'" for `tcgen05.sync.aligned.alloc`), `.sp`/`.ws`
-/// does not follow `.mma`, a modifier is not one of the operation's
+/// instruction: 'tcgen05'" for `tcgen05.sync.aligned.alloc`), a modifier
+/// is not one of the operation's
 /// ("Illegal modifier '.sync' for instruction 'tcgen05.fence'"), or one is
 /// written twice ("Multiple .num modifiers specified"); the span of the
 /// modifier at fault and why. `None` when `i` is fine or is not a
@@ -260,9 +260,6 @@ pub fn tcgen05_layout(i: &Instruction<'_>) -> Option<(Span, String)> {
         }
         if !allowed.contains(f) {
             return Some((*s, format!("`{}` is not a modifier of `tcgen05{}`", text(*s), op.as_str())));
-        }
-        if matches!(*f, "sp" | "ws") && k != 1 {
-            return Some((*s, format!("`{}` follows `.mma` at once", text(*s))));
         }
         // ptxas 13.5 takes `.sync` and `.aligned` twice, nothing else ("Multiple .num modifiers specified").
         if !matches!(*f, "fmt" | "sync" | "aligned") && spans[..k].iter().any(|(g, _)| g == f) {
