@@ -20,8 +20,10 @@
 //!   `.multicast::cluster` only; `.shared::cluster` makes the address a
 //!   shared one.
 //!
-//! `tcgen05.mma` is not typed yet: it is refused by name
-//! (`check/unsupported`), never accepted unchecked.
+//! - the dense `tcgen05.mma` (kinds `f16`, `tf32`, `f8f6f4`, `i8`; see
+//!   [`mma`]); its sparse (`.sp`), weight-stationary (`.ws`) and
+//!   block-scaled forms are not typed yet: they are refused by name
+//!   (`check/unsupported`), never accepted unchecked.
 
 use super::memory::address;
 use super::opname;
@@ -30,7 +32,7 @@ use crate::ctx::{Ctx, Sym};
 use crate::isa::Feature;
 use crate::types::Size;
 use ptxsim_isa::grammar::modifier_span;
-use ptxsim_isa::{tcgen05_layout, Insn, Tcgen05, Tcgen05Op, Tcgen05Space};
+use ptxsim_isa::{tcgen05_layout, CtaGroup, TCGEN05_ASHIFT, Insn, Tcgen05, Tcgen05Collector, Tcgen05Kind, Tcgen05Op, Tcgen05Space};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -65,10 +67,7 @@ pub fn check<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
     let ops = i.operands.as_slice();
     use Tcgen05Op::*;
     match t.op {
-        Mma => {
-            resolve_all(cx, i);
-            error(cx, "check/unsupported", head(i), format!("`{}`: ptxsim does not check `tcgen05.mma` yet (its kinds, descriptors and operand lists)", opname(i)), "not checked by ptxsim", "rule check/unsupported (PTX ISA 9.7.16.10 tcgen05.mma): an instruction ptxsim cannot check is refused by name rather than accepted unchecked");
-        }
+        Mma => mma(cx, i, insn, t),
         Relinquish | WaitLd | WaitSt | FenceBefore | FenceAfter => {
             if !ops.is_empty() {
                 count(cx, i, "no");
@@ -110,6 +109,136 @@ pub fn check<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
             }
         }
     }
+}
+
+/// `tcgen05.mma` forms ptxsim does not check yet are refused by name.
+fn unsupported(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, what: &str) {
+    resolve_all(cx, i);
+    error(cx, "check/unsupported", head(i), format!("`{}`: ptxsim does not check {what} yet", opname(i)), "not checked by ptxsim", "rule check/unsupported (PTX ISA 9.7.16.10 tcgen05.mma): an instruction form ptxsim cannot check is refused by name rather than accepted unchecked");
+}
+
+/// The dense `tcgen05.mma.cta_group.kind{.ashift}{.collector::a::*}
+/// [d-tmem], a-desc|[a-tmem], b-desc, idesc{, disable-output-lane},
+/// enable-input-d{, scale-input-d}` with the kinds `f16`, `tf32`,
+/// `f8f6f4` and `i8` (PTX ISA 9.7.16.10.9), as ptxas 13.5 judges it: the
+/// descriptors 64-bit integer registers or constants, `idesc` a 32-bit
+/// one, the lane mask a vector of 4 (`.cta_group::1`) or 8 32-bit
+/// registers, `enable-input-d` a predicate or a constant, `scale-input-d`
+/// a constant 0..=15 for `f16`/`tf32` (any for `i8`; none for `f8f6f4`);
+/// `.ashift` only with A in tensor memory and not with `.collector::a::fill`
+/// or `::use`. ptxas 13.5 also takes a seventh operand after
+/// scale-input-d (`..., %p, 3, 4`), which the manual does not list;
+/// ptxsim refuses it.
+/// The sparse, weight-stationary and block-scaled forms are refused by name.
+fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn, t: Tcgen05) {
+    let Insn::Tcgen05 { sp, ws, kind, block_scale, scale_vec, ashift, collector, .. } = *insn else { return resolve_all(cx, i) };
+    if sp || ws || block_scale {
+        return unsupported(cx, i, "the sparse (`.sp`), weight-stationary (`.ws`) and block-scaled (`.block_scale`) forms of `tcgen05.mma`");
+    }
+    let Some(kind) = kind else {
+        // ptxas: ".kind modifier required for instruction 'tcgen05.mma'".
+        return error(cx, "check/modifiers", head(i), format!("`{}` needs a kind (`.kind::f16`, `.kind::tf32`, `.kind::f8f6f4`, `.kind::i8`, ...)", opname(i)), "missing kind", NOTE);
+    };
+    if let Some(v) = scale_vec {
+        // ptxas: "Modifier '.scale_vec::1X' requires modifier '.block_scale'".
+        return error(cx, "check/modifiers", modifier_span(i, v.as_str()), format!("`{}` goes with `.block_scale`", v.as_str()), "needs `.block_scale`", NOTE);
+    }
+    if matches!(kind, Tcgen05Kind::Mxf8f6f4 | Tcgen05Kind::Mxf4 | Tcgen05Kind::Mxf4nvf4) {
+        // ptxas: "Illegal modifier '.block32'" / "requires modifier '.scale_vectorsize'".
+        return error(cx, "check/modifiers", modifier_span(i, kind.as_str()), format!("`{}` is a block-scaled kind: it needs `.block_scale`", kind.as_str()), "needs `.block_scale`", NOTE);
+    }
+    use Tcgen05Collector::*;
+    if let Some(c) = collector.filter(|c| !matches!(c, AFill | AUse | ALastuse | ADiscard)) {
+        // ptxas 13.5: "Feature 'tcgen05.mma' requires PTX ISA .version 9.4" (the B collector buffers).
+        return unsupported(cx, i, &format!("`{}` (a PTX ISA 9.4 collector buffer)", c.as_str()));
+    }
+    if let (true, Some(c @ (AFill | AUse))) = (ashift, collector) {
+        // ptxas: "Modifier '.collector::a::fill' cannot be combined with modifier '.ashift'".
+        return error(cx, "check/modifiers", modifier_span(i, c.as_str()), format!("`{}` cannot be combined with `.ashift`", c.as_str()), "conflicting modifiers", NOTE);
+    }
+    let ops = i.operands.as_slice();
+    if ops.len() < 5 {
+        return count(cx, i, "5 to 7");
+    }
+    let (fixed, rest) = ops.split_at(4);
+    let lanes = if t.cta_group == Some(CtaGroup::Two) { 8 } else { 4 };
+    let (mask, rest) = match rest.split_first() {
+        Some((m, r)) if matches!(m.kind, OperandKind::Vector(_)) => (Some(m), r),
+        _ => (None, rest),
+    };
+    let (enable, scale) = match rest {
+        [e] => (e, None),
+        [e, s] => (e, Some(s)),
+        _ => {
+            cx.emit(
+                Diagnostic::error("check/operand-count", i.span, format!("`{}`: after idesc come `{{disable-output-lane,}} enable-input-d{{, scale-input-d}}`; {} operands follow it", opname(i), rest.len() + mask.is_some() as usize))
+                    .with_note("rule check/operand-count (PTX ISA 9.7.16.10.9 tcgen05.mma): `[d-tmem], a-desc|[a-tmem], b-desc, idesc, {disable-output-lane}, enable-input-d {, scale-input-d}`"),
+            );
+            return resolve_all(cx, i);
+        }
+    };
+    if !tmem(cx, i, &fixed[0]) {
+        return;
+    }
+    let a_tmem = matches!(fixed[1].kind, OperandKind::Address(_));
+    if a_tmem {
+        if !tmem(cx, i, &fixed[1]) {
+            return;
+        }
+    } else {
+        if ashift {
+            // ptxas: "Illegal modifier '.ashift' for instruction 'tcgen05.mma'" (A from a descriptor).
+            return error(cx, "check/modifiers", modifier_span(i, TCGEN05_ASHIFT), format!("`{}`: `.ashift` needs A in tensor memory (`[a-tmem]`)", opname(i)), "A is a descriptor", NOTE);
+        }
+        if !desc(cx, i, &fixed[1], 64, "the A descriptor") {
+            return;
+        }
+    }
+    if !desc(cx, i, &fixed[2], 64, "the B descriptor") || !desc(cx, i, &fixed[3], 32, "the instruction descriptor") {
+        return;
+    }
+    if let Some(m) = mask {
+        let OperandKind::Vector(elems) = &m.kind else { return };
+        if elems.len() != lanes {
+            return error(cx, "check/operand-type", m.span, format!("`{}`: disable-output-lane is a vector of {lanes} registers with this CTA group; {} given", opname(i), elems.len()), "vector size mismatch", OPERAND_NOTE);
+        }
+        for e in elems.iter() {
+            match (&e.kind, reg_type(cx, e)) {
+                (OperandKind::Int(_), _) => {}
+                (_, Some(rt)) if rt.bits() == 32 && rt != ScalarType::Pred => {}
+                _ => {
+                    resolve_operand(cx, e);
+                    // ptxas: "Incompatible elements of vector expression".
+                    return error(cx, "check/operand-type", e.span, format!("`{}`: disable-output-lane holds 32-bit registers or integer constants", opname(i)), "not a 32-bit element", OPERAND_NOTE);
+                }
+            }
+        }
+    }
+    match &enable.kind {
+        OperandKind::Int(_) => {}
+        OperandKind::Not(n) | OperandKind::Name { name: n, component: None } => {
+            if !super::operand::pred_reg(cx, *n, i) {
+                return;
+            }
+        }
+        _ => return error(cx, "check/operand-type", enable.span, format!("`{}`: enable-input-d is a predicate", opname(i)), "predicate expected", OPERAND_NOTE),
+    }
+    if let Some(s) = scale {
+        let ok = match (&s.kind, kind) {
+            (OperandKind::Int(v), Tcgen05Kind::F16 | Tcgen05Kind::Tf32) => (0..=15).contains(&v.value),
+            (OperandKind::Int(_), Tcgen05Kind::I8) => true,
+            _ => false,
+        };
+        if !ok {
+            // ptxas: "value '16' out of range, expected to be in range [0..15]"; "Illegal modifier '.kind::f8f6f4' ... with 'arg scale-inp-d-imm'".
+            return error(cx, "check/operand-type", s.span, format!("`{}`: scale-input-d is a constant 0..=15, for `.kind::f16` and `.kind::tf32`", opname(i)), "illegal scale-input-d", OPERAND_NOTE);
+        }
+    }
+}
+
+/// A descriptor: an integer register of `bits` bits or a constant.
+fn desc<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, o: &Operand<'a>, bits: u32, what: &str) -> bool {
+    matches!(o.kind, OperandKind::Int(_)) || int_reg(cx, i, o, bits, what)
 }
 
 /// `tcgen05` needs an sm_100-family target with an `a` or `f` suffix
@@ -307,8 +436,29 @@ mod tests {
         is("tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [%rd1], %h1;", Some("check/operand-count"));
         // "Multiple .down modifiers specified".
         is("tcgen05.shift.cta_group::1.down.down [%r1];", Some("check/modifiers"));
-        // ptxas accepts this `mma`; ptxsim refuses it by name until it types `tcgen05.mma`.
-        is("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;", Some("check/unsupported"));
+        // The dense `tcgen05.mma`.
+        is("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;", None);
+        is("tcgen05.mma.cta_group::2.kind::tf32.ashift [%r1], [%r2+4], %rd2, 5, {%r1,%r2,%r3,%r4,%r5,%r6,%r7,%f1}, !%p1, 15;", None);
+        is("tcgen05.mma.cta_group::1.kind::i8.collector::a::discard [%r1], 7, %rd2, %u1, 1, 16;", None);
+        // "Argument 5 of instruction 'tcgen05.mma': value '16' out of range, expected to be in range [0..15]".
+        is("tcgen05.mma.cta_group::1.kind::f16 [%r1], [%r2], %rd2, %r3, %p1, 16;", Some("check/operand-type"));
+        // "Illegal modifier '.kind::f8f6f4' for instruction 'tcgen05.mma' with 'arg scale-inp-d-imm'".
+        is("tcgen05.mma.cta_group::1.kind::f8f6f4 [%r1], %rd1, %rd2, %r3, %p1, 3;", Some("check/operand-type"));
+        // "Argument vector size mismatch for instruction 'tcgen05.mma'".
+        is("tcgen05.mma.cta_group::2.kind::f16 [%r1], %rd1, %rd2, %r3, {%r1,%r2,%r3,%r4}, %p1;", Some("check/operand-type"));
+        // "Illegal modifier '.ashift' for instruction 'tcgen05.mma'"; "'.collector::a::fill' cannot be combined with modifier '.ashift'".
+        is("tcgen05.mma.cta_group::1.kind::f16.ashift [%r1], %rd1, %rd2, %r3, %p1;", Some("check/modifiers"));
+        is("tcgen05.mma.cta_group::1.kind::f16.collector::a::fill.ashift [%r1], [%r2], %rd2, %r3, %p1;", Some("check/modifiers"));
+        // "Arguments mismatch for instruction 'tcgen05.mma'" (a 64-bit idesc, a 32-bit A descriptor, a 32-bit enable).
+        is("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %rd3, %p1;", Some("check/operand-type"));
+        is("tcgen05.mma.cta_group::1.kind::f16 [%r1], %r1, %rd2, %r3, %p1;", Some("check/operand-type"));
+        is("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %r4;", Some("check/pred-int"));
+        // ".kind modifier required for instruction 'tcgen05.mma'"; "Modifier '.kind::f16' cannot be combined with modifier '.block_scale'" is refused by name with the block-scaled forms.
+        is("tcgen05.mma.cta_group::1 [%r1], %rd1, %rd2, %r3, %p1;", Some("check/modifiers"));
+        // ptxas accepts these; ptxsim refuses them by name until it types them.
+        is("tcgen05.mma.cta_group::1.sp.kind::f16 [%r1], %rd1, %rd2, [%r6], %r3, %p1;", Some("check/unsupported"));
+        is("tcgen05.mma.ws.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1;", Some("check/unsupported"));
+        is("tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", Some("check/unsupported"));
     }
 
     /// The targets ptxas 13.5 takes: the sm_100 family's `a` and `f` ones.

@@ -75,6 +75,10 @@ crate::choices! {
     }
 }
 
+/// The spelling of `tcgen05.mma`'s `.ashift` flag (a rule that points at
+/// it finds it by this).
+pub const TCGEN05_ASHIFT: &str = ".ashift";
+
 impl Tcgen05Shape {
     /// Registers per repeat of a `tcgen05.ld`/`st` shape (`None` for `cp`'s).
     pub fn regs_per_repeat(self) -> Option<usize> {
