@@ -20,10 +20,11 @@
 //!   `.multicast::cluster` only; `.shared::cluster` makes the address a
 //!   shared one.
 //!
-//! - the dense `tcgen05.mma` (kinds `f16`, `tf32`, `f8f6f4`, `i8`; see
-//!   [`mma`]); its sparse (`.sp`), weight-stationary (`.ws`) and
-//!   block-scaled forms are not typed yet: they are refused by name
-//!   (`check/unsupported`), never accepted unchecked.
+//! - `tcgen05.mma{.ws}{.sp}` with the kinds `f16`, `tf32`, `f8f6f4`, `i8`
+//!   (see [`mma`], [`mma_ws`]); the block-scaled forms (`.block_scale`,
+//!   the `mx` kinds) and the B collector buffers outside `.ws` (PTX 9.4)
+//!   are not typed yet: they are refused by name (`check/unsupported`),
+//!   never accepted unchecked.
 
 use super::memory::address;
 use super::opname;
@@ -129,11 +130,12 @@ fn unsupported(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, what: &str) {
 /// or `::use`. ptxas 13.5 also takes a seventh operand after
 /// scale-input-d (`..., %p, 3, 4`), which the manual does not list;
 /// ptxsim refuses it.
-/// The sparse, weight-stationary and block-scaled forms are refused by name.
+/// `.sp` adds the sparsity metadata `[sp-meta-tmem]` before idesc; `.ws` is
+/// [`mma_ws`]. The block-scaled forms are refused by name.
 fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn, t: Tcgen05) {
     let Insn::Tcgen05 { sp, ws, kind, block_scale, scale_vec, ashift, collector, .. } = *insn else { return resolve_all(cx, i) };
-    if sp || ws || block_scale {
-        return unsupported(cx, i, "the sparse (`.sp`), weight-stationary (`.ws`) and block-scaled (`.block_scale`) forms of `tcgen05.mma`");
+    if block_scale {
+        return unsupported(cx, i, "the block-scaled (`.block_scale`) forms of `tcgen05.mma`");
     }
     let Some(kind) = kind else {
         // ptxas: ".kind modifier required for instruction 'tcgen05.mma'".
@@ -148,19 +150,43 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn, t: Tcgen05) {
         return error(cx, "check/modifiers", modifier_span(i, kind.as_str()), format!("`{}` is a block-scaled kind: it needs `.block_scale`", kind.as_str()), "needs `.block_scale`", NOTE);
     }
     use Tcgen05Collector::*;
-    if let Some(c) = collector.filter(|c| !matches!(c, AFill | AUse | ALastuse | ADiscard)) {
-        // ptxas 13.5: "Feature 'tcgen05.mma' requires PTX ISA .version 9.4" (the B collector buffers).
-        return unsupported(cx, i, &format!("`{}` (a PTX ISA 9.4 collector buffer)", c.as_str()));
+    let a_buffer = |c: Tcgen05Collector| matches!(c, AFill | AUse | ALastuse | ADiscard);
+    if ws {
+        let illegal = if let Some(c) = collector.filter(|c| a_buffer(*c)) {
+            Some(c.as_str())
+        } else if ashift {
+            Some(TCGEN05_ASHIFT)
+        } else {
+            t.cta_group.filter(|g| *g == CtaGroup::Two).map(|g| g.as_str())
+        };
+        if let Some(m) = illegal {
+            // ptxas: "Illegal modifier '.collector::a::fill' for instruction 'tcgen05.mma.ws'" (also `.ashift`, `.cta_group::2`).
+            return error(cx, "check/modifiers", modifier_span(i, m), format!("`{m}` is not a modifier of `tcgen05.mma.ws`"), "illegal modifier", NOTE);
+        }
+        let at = |f: &str| ptxsim_isa::field_span(i, f).map(|s| s.start);
+        if let (true, Some(w), Some(p)) = (sp, at("ws"), at("sp")) {
+            if p < w {
+                // ptxas: "Unknown modifier '.ws'" (`.mma.sp.ws`).
+                return error(cx, "check/modifiers", ptxsim_isa::field_span(i, "ws").unwrap_or(head(i)), format!("`{}`: `.ws` comes before `.sp`", opname(i)), "out of place", NOTE);
+            }
+        }
+    } else if let Some(c) = collector.filter(|c| !a_buffer(*c)) {
+        // ptxas 13.5: "Feature 'tcgen05.mma' requires PTX ISA .version 9.4" (the B collector buffers outside `.ws`).
+        return unsupported(cx, i, &format!("`{}` outside `tcgen05.mma.ws` (a PTX ISA 9.4 form)", c.as_str()));
     }
     if let (true, Some(c @ (AFill | AUse))) = (ashift, collector) {
         // ptxas: "Modifier '.collector::a::fill' cannot be combined with modifier '.ashift'".
         return error(cx, "check/modifiers", modifier_span(i, c.as_str()), format!("`{}` cannot be combined with `.ashift`", c.as_str()), "conflicting modifiers", NOTE);
     }
     let ops = i.operands.as_slice();
-    if ops.len() < 5 {
-        return count(cx, i, "5 to 7");
+    let nfixed = 4 + sp as usize;
+    if ops.len() < nfixed + 1 {
+        return count(cx, i, &format!("at least {}", nfixed + 1));
     }
-    let (fixed, rest) = ops.split_at(4);
+    let (fixed, rest) = ops.split_at(nfixed);
+    if ws {
+        return mma_ws(cx, i, fixed, rest, sp);
+    }
     let lanes = if t.cta_group == Some(CtaGroup::Two) { 8 } else { 4 };
     let (mask, rest) = match rest.split_first() {
         Some((m, r)) if matches!(m.kind, OperandKind::Vector(_)) => (Some(m), r),
@@ -194,7 +220,7 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn, t: Tcgen05) {
             return;
         }
     }
-    if !desc(cx, i, &fixed[2], 64, "the B descriptor") || !desc(cx, i, &fixed[3], 32, "the instruction descriptor") {
+    if !desc(cx, i, &fixed[2], 64, "the B descriptor") || (sp && !tmem(cx, i, &fixed[3])) || !desc(cx, i, &fixed[nfixed - 1], 32, "the instruction descriptor") {
         return;
     }
     if let Some(m) = mask {
@@ -214,24 +240,62 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn, t: Tcgen05) {
             }
         }
     }
-    match &enable.kind {
-        OperandKind::Int(_) => {}
-        OperandKind::Not(n) | OperandKind::Name { name: n, component: None } => {
-            if !super::operand::pred_reg(cx, *n, i) {
-                return;
-            }
-        }
-        _ => return error(cx, "check/operand-type", enable.span, format!("`{}`: enable-input-d is a predicate", opname(i)), "predicate expected", OPERAND_NOTE),
+    if !enable_input(cx, i, enable) {
+        return;
     }
     if let Some(s) = scale {
         let ok = match (&s.kind, kind) {
             (OperandKind::Int(v), Tcgen05Kind::F16 | Tcgen05Kind::Tf32) => (0..=15).contains(&v.value),
-            (OperandKind::Int(_), Tcgen05Kind::I8) => true,
+            // ptxas 13.5 takes any constant for `.kind::i8`, except on `.sp` with a lane mask ("Arguments mismatch").
+            (OperandKind::Int(_), Tcgen05Kind::I8) => !(sp && mask.is_some()),
             _ => false,
         };
         if !ok {
             // ptxas: "value '16' out of range, expected to be in range [0..15]"; "Illegal modifier '.kind::f8f6f4' ... with 'arg scale-inp-d-imm'".
             return error(cx, "check/operand-type", s.span, format!("`{}`: scale-input-d is a constant 0..=15, for `.kind::f16` and `.kind::tf32`", opname(i)), "illegal scale-input-d", OPERAND_NOTE);
+        }
+    }
+}
+
+/// `tcgen05.mma.ws{.sp}.cta_group::1.kind{.collector::b*::*} [d-tmem],
+/// a-desc|[a-tmem], b-desc, {[sp-meta-tmem],} idesc, enable-input-d{,
+/// zero-column-mask-desc}` (PTX ISA 9.7.16.10.9): no lane mask, no
+/// scale-input-d; the zero-column mask a 64-bit descriptor.
+fn mma_ws<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, fixed: &[Operand<'a>], rest: &[Operand<'a>], sp: bool) {
+    let (enable, zcm) = match rest {
+        [e] => (e, None),
+        [e, z] => (e, Some(z)),
+        _ => {
+            cx.emit(
+                Diagnostic::error("check/operand-count", i.span, format!("`{}`: after idesc come `enable-input-d{{, zero-column-mask-desc}}`; {} operands follow it", opname(i), rest.len()))
+                    .with_note("rule check/operand-count (PTX ISA 9.7.16.10.9 tcgen05.mma.ws): `[d-tmem], a-desc|[a-tmem], b-desc, {[sp-meta-tmem],} idesc, enable-input-d {, zero-column-mask-desc}`"),
+            );
+            return resolve_all(cx, i);
+        }
+    };
+    if !tmem(cx, i, &fixed[0]) {
+        return;
+    }
+    let a_ok = if matches!(fixed[1].kind, OperandKind::Address(_)) { tmem(cx, i, &fixed[1]) } else { desc(cx, i, &fixed[1], 64, "the A descriptor") };
+    if !a_ok || !desc(cx, i, &fixed[2], 64, "the B descriptor") || (sp && !tmem(cx, i, &fixed[3])) || !desc(cx, i, &fixed[fixed.len() - 1], 32, "the instruction descriptor") {
+        return;
+    }
+    if !enable_input(cx, i, enable) {
+        return;
+    }
+    if let Some(z) = zcm {
+        desc(cx, i, z, 64, "the zero-column mask descriptor");
+    }
+}
+
+/// enable-input-d: a predicate, its negation, or a constant.
+fn enable_input<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, enable: &Operand<'a>) -> bool {
+    match &enable.kind {
+        OperandKind::Int(_) => true,
+        OperandKind::Not(n) | OperandKind::Name { name: n, component: None } => super::operand::pred_reg(cx, *n, i),
+        _ => {
+            error(cx, "check/operand-type", enable.span, format!("`{}`: enable-input-d is a predicate", opname(i)), "predicate expected", OPERAND_NOTE);
+            false
         }
     }
 }
@@ -455,9 +519,19 @@ mod tests {
         is("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %r4;", Some("check/pred-int"));
         // ".kind modifier required for instruction 'tcgen05.mma'"; "Modifier '.kind::f16' cannot be combined with modifier '.block_scale'" is refused by name with the block-scaled forms.
         is("tcgen05.mma.cta_group::1 [%r1], %rd1, %rd2, %r3, %p1;", Some("check/modifiers"));
+        // The sparse and weight-stationary forms.
+        is("tcgen05.mma.cta_group::1.sp.kind::f16 [%r1], %rd1, %rd2, [%r6], %r3, %p1;", None);
+        is("tcgen05.mma.ws.sp.cta_group::1.kind::i8.collector::b2::lastuse [%r1], [%r2], %rd2, [%r6], %r3, %p1, %rd3;", None);
+        // "Arguments mismatch for instruction 'tcgen05.mma'" (the metadata is a tensor-memory address).
+        is("tcgen05.mma.sp.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r6, %r3, %p1;", Some("check/operand-type"));
+        // "Illegal modifier '.collector::a::fill' for instruction 'tcgen05.mma.ws'", "'.cta_group::2'"; "Unknown modifier '.ws'".
+        is("tcgen05.mma.ws.cta_group::1.kind::f16.collector::a::fill [%r1], %rd1, %rd2, %r3, %p1;", Some("check/modifiers"));
+        is("tcgen05.mma.ws.cta_group::2.kind::f16 [%r1], %rd1, %rd2, %r3, %p1;", Some("check/modifiers"));
+        is("tcgen05.mma.sp.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, [%r6], %r3, %p1;", Some("check/modifiers"));
+        // "Arguments mismatch for instruction 'tcgen05.mma.ws'" (no lane mask; a 64-bit zero-column mask).
+        is("tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, {%r1,%r2,%r3,%r4}, %p1;", Some("check/operand-type"));
+        is("tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1, %r4;", Some("check/operand-type"));
         // ptxas accepts these; ptxsim refuses them by name until it types them.
-        is("tcgen05.mma.cta_group::1.sp.kind::f16 [%r1], %rd1, %rd2, [%r6], %r3, %p1;", Some("check/unsupported"));
-        is("tcgen05.mma.ws.cta_group::1.kind::i8 [%r1], %rd1, %rd2, %r3, %p1;", Some("check/unsupported"));
         is("tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", Some("check/unsupported"));
     }
 
