@@ -21,8 +21,9 @@
 //!   shared one.
 //!
 //! - `tcgen05.mma{.ws}{.sp}` with the kinds `f16`, `tf32`, `f8f6f4`, `i8`
-//!   (see [`mma`], [`mma_ws`]); the block-scaled forms (`.block_scale`,
-//!   the `mx` kinds) and the B collector buffers outside `.ws` (PTX 9.4)
+//!   and the block-scaled `tcgen05.mma{.sp}...block_scale` with the `mx`
+//!   kinds (see [`mma`], [`mma_ws`], [`mma_block_scale`]); `.ws` with
+//!   `.block_scale` and the B collector buffers outside `.ws` (PTX 9.4)
 //!   are not typed yet: they are refused by name (`check/unsupported`),
 //!   never accepted unchecked.
 
@@ -33,7 +34,7 @@ use crate::ctx::{Ctx, Sym};
 use crate::isa::Feature;
 use crate::types::Size;
 use ptxsim_isa::grammar::modifier_span;
-use ptxsim_isa::{tcgen05_layout, CtaGroup, TCGEN05_ASHIFT, Insn, Tcgen05, Tcgen05Collector, Tcgen05Kind, Tcgen05Op, Tcgen05Space};
+use ptxsim_isa::{tcgen05_layout, CtaGroup, Insn, Tcgen05, Tcgen05Collector, Tcgen05Kind, Tcgen05Op, Tcgen05ScaleVec, Tcgen05Space, TCGEN05_ASHIFT};
 use ptxsim_syntax::ast::{Instruction, Operand, OperandKind, ScalarType, StateSpace};
 use ptxsim_syntax::{Diagnostic, Span};
 
@@ -131,16 +132,19 @@ fn unsupported(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, what: &str) {
 /// scale-input-d (`..., %p, 3, 4`), which the manual does not list;
 /// ptxsim refuses it.
 /// `.sp` adds the sparsity metadata `[sp-meta-tmem]` before idesc; `.ws` is
-/// [`mma_ws`]. The block-scaled forms are refused by name.
+/// [`mma_ws`], `.block_scale` [`mma_block_scale`].
 fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn, t: Tcgen05) {
     let Insn::Tcgen05 { sp, ws, kind, block_scale, scale_vec, ashift, collector, .. } = *insn else { return resolve_all(cx, i) };
-    if block_scale {
-        return unsupported(cx, i, "the block-scaled (`.block_scale`) forms of `tcgen05.mma`");
+    if block_scale && ws {
+        return unsupported(cx, i, "`tcgen05.mma.ws` with `.block_scale`");
     }
     let Some(kind) = kind else {
         // ptxas: ".kind modifier required for instruction 'tcgen05.mma'".
         return error(cx, "check/modifiers", head(i), format!("`{}` needs a kind (`.kind::f16`, `.kind::tf32`, `.kind::f8f6f4`, `.kind::i8`, ...)", opname(i)), "missing kind", NOTE);
     };
+    if block_scale {
+        return mma_block_scale(cx, i, insn, kind, sp);
+    }
     if let Some(v) = scale_vec {
         // ptxas: "Modifier '.scale_vec::1X' requires modifier '.block_scale'".
         return error(cx, "check/modifiers", modifier_span(i, v.as_str()), format!("`{}` goes with `.block_scale`", v.as_str()), "needs `.block_scale`", NOTE);
@@ -254,6 +258,51 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn, t: Tcgen05) {
             // ptxas: "value '16' out of range, expected to be in range [0..15]"; "Illegal modifier '.kind::f8f6f4' ... with 'arg scale-inp-d-imm'".
             return error(cx, "check/operand-type", s.span, format!("`{}`: scale-input-d is a constant 0..=15, for `.kind::f16` and `.kind::tf32`", opname(i)), "illegal scale-input-d", OPERAND_NOTE);
         }
+    }
+}
+
+/// `tcgen05.mma{.sp}.cta_group.kind.block_scale{.scale_vectorsize}
+/// {.collector::a::*} [d-tmem], a-desc|[a-tmem], b-desc, {[sp-meta-tmem],}
+/// idesc, [scale-A-tmem], [scale-B-tmem], enable-input-d` (PTX ISA
+/// 9.7.16.10.9), as ptxas 13.5 judges it: the kinds `mxf8f6f4` (no scale
+/// vector size, `.scale_vec::1X` or `.block32`), `mxf4` (none,
+/// `.scale_vec::2X`, `.block32`) and `mxf4nvf4` (one of `.scale_vec::2X`,
+/// `.scale_vec::4X`, `.block16`, `.block32`); no `.ashift`, lane mask or
+/// scale-input-d.
+fn mma_block_scale<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn, kind: Tcgen05Kind, sp: bool) {
+    let Insn::Tcgen05 { scale_vec, ashift, collector, .. } = *insn else { return resolve_all(cx, i) };
+    use Tcgen05ScaleVec as V;
+    let fits = match kind {
+        Tcgen05Kind::Mxf8f6f4 => matches!(scale_vec, None | Some(V::X1 | V::Block32)),
+        Tcgen05Kind::Mxf4 => matches!(scale_vec, None | Some(V::X2 | V::Block32)),
+        Tcgen05Kind::Mxf4nvf4 => matches!(scale_vec, Some(V::X2 | V::X4 | V::Block16 | V::Block32)),
+        // ptxas: "Modifier '.kind::f16' cannot be combined with modifier '.block_scale'".
+        _ => return error(cx, "check/modifiers", modifier_span(i, kind.as_str()), format!("`{}` is not a block-scaled kind (`.kind::mxf8f6f4`, `.kind::mxf4`, `.kind::mxf4nvf4`)", kind.as_str()), "not block-scaled", NOTE),
+    };
+    if !fits {
+        // ptxas: "Modifier '.kind::mxf4' cannot be combined with modifier '.scale_vec::1X'", "'.kind::mxf4nvf4' requires modifier '.scale_vectorsize'".
+        let at = scale_vec.map_or(kind.as_str(), |v| v.as_str());
+        return error(cx, "check/modifiers", modifier_span(i, at), format!("`{}`: `{}` does not take this scale vector size", opname(i), kind.as_str()), "scale vector size", NOTE);
+    }
+    if ashift {
+        // ptxas: "Illegal modifier '.ashift' for instruction 'tcgen05.mma'".
+        return error(cx, "check/modifiers", modifier_span(i, TCGEN05_ASHIFT), format!("`{}`: `.ashift` is not a modifier of the block-scaled `tcgen05.mma`", opname(i)), "illegal modifier", NOTE);
+    }
+    if let Some(c) = collector.filter(|c| !matches!(c, Tcgen05Collector::AFill | Tcgen05Collector::AUse | Tcgen05Collector::ALastuse | Tcgen05Collector::ADiscard)) {
+        return unsupported(cx, i, &format!("`{}` outside `tcgen05.mma.ws` (a PTX ISA 9.4 form)", c.as_str()));
+    }
+    let ops = i.operands.as_slice();
+    let want = 7 + sp as usize;
+    if ops.len() != want {
+        return count(cx, i, &want.to_string());
+    }
+    let a_ok = if matches!(ops[1].kind, OperandKind::Address(_)) { tmem(cx, i, &ops[1]) } else { desc(cx, i, &ops[1], 64, "the A descriptor") };
+    let idesc = want - 4;
+    if !tmem(cx, i, &ops[0]) || !a_ok || !desc(cx, i, &ops[2], 64, "the B descriptor") || (sp && !tmem(cx, i, &ops[3])) || !desc(cx, i, &ops[idesc], 32, "the instruction descriptor") {
+        return;
+    }
+    if tmem(cx, i, &ops[idesc + 1]) && tmem(cx, i, &ops[idesc + 2]) {
+        enable_input(cx, i, &ops[idesc + 3]);
     }
 }
 
@@ -531,8 +580,22 @@ mod tests {
         // "Arguments mismatch for instruction 'tcgen05.mma.ws'" (no lane mask; a 64-bit zero-column mask).
         is("tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, {%r1,%r2,%r3,%r4}, %p1;", Some("check/operand-type"));
         is("tcgen05.mma.ws.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1, %r4;", Some("check/operand-type"));
-        // ptxas accepts these; ptxsim refuses them by name until it types them.
-        is("tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", Some("check/unsupported"));
+        // The block-scaled forms.
+        is("tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", None);
+        is("tcgen05.mma.sp.cta_group::2.kind::mxf4nvf4.block_scale.block16.collector::a::use [%r1], [%r2], %rd2, [%r6], %r3, [%r4+4], [%r5], !%p1;", None);
+        // "Modifier '.kind::mxf4nvf4' requires modifier '.scale_vectorsize'"; "'.kind::mxf8f6f4' cannot be combined with modifier '.scale_vec::2X'".
+        is("tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", Some("check/modifiers"));
+        is("tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::2X [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", Some("check/modifiers"));
+        // "Modifier '.kind::f16' cannot be combined with modifier '.block_scale'".
+        is("tcgen05.mma.cta_group::1.kind::f16.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1;", Some("check/modifiers"));
+        // "Arguments mismatch for instruction 'tcgen05.mma'" (no scale-input-d; the scale factors in tensor memory).
+        is("tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r3, [%r4], [%r5], %p1, 3;", Some("check/operand-count"));
+        is("tcgen05.mma.cta_group::1.kind::mxf4.block_scale [%r1], %rd1, %rd2, %r3, %r4, [%r5], %p1;", Some("check/operand-type"));
+        // ptxas 13.5 takes the B collector buffers outside `.ws` from PTX 9.4 ("Feature 'tcgen05.mma'
+        // requires PTX ISA .version 9.4"); ptxsim refuses them by name at any version.
+        is("tcgen05.mma.cta_group::1.kind::f16.collector::b0::fill [%r1], %rd1, %rd2, %r3, %p1;", Some("check/unsupported"));
+        // ptxas 13.5 accepts a seventh operand the manual does not list; ptxsim refuses it.
+        is("tcgen05.mma.cta_group::1.kind::f16 [%r1], %rd1, %rd2, %r3, %p1, 3, 4;", Some("check/operand-count"));
     }
 
     /// The targets ptxas 13.5 takes: the sm_100 family's `a` and `f` ones.
