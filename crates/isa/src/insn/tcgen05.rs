@@ -27,8 +27,9 @@
 //! .dst_fmt = { .b8x16 }   .src_fmt = { .b6x16_p32, .b4x16_p64 }
 //! ```
 //!
-//! The `mma` modifiers are decoded so that the checker can name them; the
-//! checker does not type `tcgen05.mma` yet and says so.
+//! `tcgen05.mma`'s modifiers are decoded here too; which go with which
+//! kind, and its operand lists, are the checker's (`rules/tcgen05.rs`),
+//! which refuses by name the forms it does not type yet.
 
 use super::{field_spans, CtaGroup, Insn, Misfit};
 use ptxsim_syntax::ast::{Instruction, ScalarType};
@@ -151,8 +152,8 @@ fn fields_of(op: Tcgen05Op) -> &'static [&'static str] {
 impl Insn {
     /// The `tcgen05` this instruction is, or the rule of PTX ISA 9.7.16 it
     /// breaks, as ptxas 13.5 judges it (its messages quoted); `None` for
-    /// another row. `tcgen05.mma` is returned with its cta group only: the
-    /// checker does not type it yet.
+    /// another row. For `tcgen05.mma` only the CTA group is checked here
+    /// (its kinds and operands are the checker's rule).
     pub fn tcgen05(&self) -> Option<Result<Tcgen05, Misfit>> {
         let Insn::Tcgen05 { op, cta_group, sync, aligned, space, shape, num, pack, warps, fmt, completion, multicast, ty, .. } = *self else { return None };
         let no = |modifier: &'static str, why: String| Some(Err(Misfit { modifier, why }));
