@@ -142,6 +142,16 @@ pub enum Feature {
     TensormapSwizzleAtomicity,
     LdSt256,
     LocalVolatile,
+    /// `multimem.ld_reduce`, `multimem.st`, `multimem.red`.
+    Multimem,
+    /// `multimem`'s FP8 types and `.acc::f16` (the `a`/`f` targets are checked by its rule).
+    MultimemFp8,
+    /// `multimem.cp.async.bulk`, `multimem.cp.reduce.async.bulk`.
+    MultimemCp,
+    /// `multimem.cp.async.bulk`'s `.cp_mask`.
+    MultimemCpMask,
+    /// The `tcgen05` family (the `a`/`f` targets are checked by its rule).
+    Tcgen05,
 }
 
 /// One row of the gating table.
@@ -283,6 +293,11 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::TensormapSwizzleAtomicity, name: "tensormap.replace.swizzle_atomicity", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.9.28 tensormap.replace: .swizzle_atomicity introduced in 8.6, requires sm_100a" },
     Gate { feature: Feature::LdSt256, name: "256 bit wide load/store", min_version: v(8, 8), min_sm: 100, source: "PTX ISA 9.7.9.8 ld, 9.7.9.11 st: .v8 of 32 bits and .v4 of 64 bits introduced in 8.8, require sm_100 (ptxas 13.5: \"Feature '256 bit wide load/store' requires .target sm_100 or higher\")" },
     Gate { feature: Feature::LocalVolatile, name: "ld/st with .local.volatile", min_version: v(9, 1), min_sm: 0, source: "ptxas 13.5: \"Feature 'ld/st with .local.volatile' requires PTX ISA .version 9.1 or later\" (PTX ISA 9.7.9.8 ld, 9.7.9.11 st)" },
+    Gate { feature: Feature::Multimem, name: "multimem.ld_reduce/st/red", min_version: v(8, 1), min_sm: 90, source: "PTX ISA 9.7.9.27 multimem.ld_reduce, multimem.st, multimem.red: introduced in 8.1, require sm_90 (ptxas 13.5: \"Feature 'multimem.ld_reduce' requires PTX ISA .version 8.1 or later\", \"requires .target sm_90 or higher\")" },
+    Gate { feature: Feature::MultimemFp8, name: "multimem with FP8 types or `.acc::f16`", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.9.27 multimem: .e4m3/.e5m2 (x2, x4) and .acc::f16 introduced in 8.6, require sm_100a/sm_100f or later arch- or family-specific targets (ptxas 13.5: \"Feature '.e4m3x4' not supported on .target 'sm_100'\", \"requires PTX ISA .version 8.6 or later\")" },
+    Gate { feature: Feature::MultimemCp, name: "multimem.cp.async.bulk/multimem.cp.reduce.async.bulk", min_version: v(9, 1), min_sm: 90, source: "PTX ISA 9.7.9.26 multimem.cp.async.bulk, multimem.cp.reduce.async.bulk: introduced in 9.1, require sm_90 (ptxas 13.5: \"Feature 'multimem.cp.async.bulk' requires PTX ISA .version 9.1 or later\")" },
+    Gate { feature: Feature::MultimemCpMask, name: "multimem.cp.async.bulk `.cp_mask`", min_version: v(9, 1), min_sm: 100, source: "PTX ISA 9.7.9.26 multimem.cp.async.bulk: .cp_mask requires sm_100 (ptxas 13.5: \"Feature '.cp_mask' requires .target sm_100 or higher\")" },
+    Gate { feature: Feature::Tcgen05, name: "tcgen05", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.16 tcgen05: introduced in 8.6, requires sm_100a/sm_100f, sm_103a/sm_103f or sm_110a/sm_110f (ptxas 13.5: \"Feature 'tcgen05.fence' requires PTX ISA .version 8.6 or later\", \"Instruction 'tcgen05.fence' not supported on .target 'sm_100'\")" },
 ];
 
 /// The gating row of a feature.

@@ -694,9 +694,17 @@ macro_rules! for_each_op {
                            b1: pair(WgmmaBit), bitop: opt(WgmmaBitOp), popc: flag(".popc") }
                 [ops: PerOperation];
             "tcgen05"      _          Use      Data     Seq            "matrix instructions are not modelled yet"
-                => Tcgen05 { mods: untyped } [];
+                => Tcgen05 { op: one(Tcgen05Op), sp: flag(".sp"), ws: flag(".ws"), cta_group: opt(CtaGroup), sync: flag(".sync"), aligned: flag(".aligned"), space: opt(Tcgen05Space),
+                             shape: opt(Tcgen05Shape), num: opt(Tcgen05Num), pack: opt(Tcgen05Pack), down: flag(".down"), warps: opt(Tcgen05Warps), fmt: pair(Tcgen05Fmt),
+                             completion: flag(".mbarrier::arrive::one"), multicast: flag(".multicast::cluster"), kind: opt(Tcgen05Kind), block_scale: flag(".block_scale"),
+                             scale_vec: opt(Tcgen05ScaleVec), ashift: flag(".ashift"), collector: opt(Tcgen05Collector), ty: oty(B32 B64) }
+                [ops: PerOperation];
             "multimem"     _          Def      Data     Seq            "multimem addresses are not modelled yet"
-                => Multimem { mods: untyped } [];
+                => Multimem { op: one(MultimemOp), reduce: flag(".reduce"), is_async: flag(".async"), bulk: flag(".bulk"), sem: opt(MultimemSem), scope: opt(MultimemScope),
+                              space: pair(MultimemSpace), group: flag(".bulk_group"), cp_mask: flag(".cp_mask"), redop: opt(MultimemRedOp), noftz: flag(".noftz"),
+                              acc: opt(MultimemAcc), vec: opt(MultimemVec), x4: opt(MultimemFp8x4),
+                              ty: oty(B32 B64 U32 U64 S32 S64 F16 F16x2 Bf16 Bf16x2 F32 F64 E4m3 E5m2 E4m3x2 E5m2x2) }
+                [ops: PerOperation];
             "tensormap"    _          Store    Data     Seq            Typed
                 => Tensormap { op: one(TensormapOp), mode: opt(TensormapMode), field: opt(TensormapField), spaces: pair(TensormapSpace), b1024: flag(".b1024"),
                                ty: oty(B32 B64), proxy: flag(".tensormap::generic"), release: flag(".release"), scope: opt(ProxyScope), sync: flag(".sync"), aligned: flag(".aligned") }

@@ -128,6 +128,14 @@ pub fn typed<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
             true
         }
         Insn::Tex { .. } | Insn::Tld4 { .. } | Insn::Txq { .. } | Insn::Suld { .. } | Insn::Sust { .. } | Insn::Sured { .. } | Insn::Suq { .. } => super::tex::check(cx, i, &insn),
+        Insn::Multimem { .. } => {
+            super::multimem::check(cx, i, &insn);
+            true
+        }
+        Insn::Tcgen05 { .. } => {
+            super::tcgen05::check(cx, i, &insn);
+            true
+        }
         Insn::Cp { .. } | Insn::CpAsync { .. } => {
             super::acopy::typed(cx, i, &insn);
             true

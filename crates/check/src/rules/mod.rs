@@ -15,8 +15,8 @@
 //! [`forms`] (`lop3`, `shf`, `set`, `slct`), [`arith`], [`fma`], [`math`]
 //! (the arithmetic rows), [`scalar`] (the cache hints), [`acopy`]
 //! (`cp.async` and its groups, the bulk and tensor copies), [`tensor`],
-//! [`wmma`], [`hopper`], [`mbar`], [`clc`], [`tex`] (textures and surfaces)
-//! and [`space`]; [`sink`] says
+//! [`wmma`], [`hopper`], [`mbar`], [`clc`], [`tex`] (textures and surfaces),
+//! [`multimem`], [`tcgen05`] and [`space`]; [`sink`] says
 //! where `_` may stand, and [`operand`] resolves and types single operands
 //! for all of them. A row whose grammar is not written yet is known, and
 //! only its operands' names are resolved.
@@ -40,6 +40,8 @@ pub mod sink;
 pub mod tensor;
 pub mod tex;
 pub mod mbar;
+pub mod multimem;
+pub mod tcgen05;
 pub mod hopper;
 pub mod space;
 pub mod insn;
