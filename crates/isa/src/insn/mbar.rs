@@ -191,7 +191,7 @@ pub fn mbarrier_layout(i: &Instruction<'_>) -> Option<(Span, String)> {
         return Some((span, format!("the operation comes first in `mbarrier`: `{}` stands before it", i.modifiers.first().map_or("", |m| m.text))));
     }
     for (k, (f, s)) in spans.iter().enumerate() {
-        let m = i.modifiers.iter().find(|m| m.span == *s).map_or("", |m| m.text);
+        let m = i.modifiers.iter().find(|m| m.span.same_as(*s)).map_or("", |m| m.text);
         if matches!(*f, "no_complete" | "parity" | "sem" | "scope") && spans[..k].iter().any(|(g, _)| g == f) {
             return Some((*s, format!("`mbarrier` takes `{m}` once")));
         }
@@ -225,6 +225,15 @@ mod tests {
         let src = format!(".version 8.0\n.target sm_80\n.entry k() {{ {t}; }}");
         let parsed = ptxsim_syntax::parse(&src);
         mbarrier_layout(first_instruction(&parsed.module)).map(|(s, _)| src[s.start as usize..s.end as usize].to_string())
+    }
+
+    /// The message names the modifier at fault, not the first one.
+    #[test]
+    fn the_message_names_the_modifier_at_fault() {
+        let src = ".version 8.0\n.target sm_90\n.entry k() { mbarrier.arrive.shared.expect_tx.b64 %rd1, [%rd2], %r1; }";
+        let parsed = ptxsim_syntax::parse(src);
+        let (_, why) = mbarrier_layout(first_instruction(&parsed.module)).expect("misplaced");
+        assert!(why.contains("`.expect_tx`"), "{why}");
     }
 
     /// Each operation of PTX ISA 9.7.13.15 decodes to its fields.
