@@ -276,36 +276,8 @@ impl Insn {
             if cp_mask {
                 return no(CP_MASK, format!("`.cp_mask` is not a modifier of `{name}`"));
             }
-        } else {
-            if let Some(s) = space[1] {
-                // ptxas: "Unexpected number of state spaces specified in instruction".
-                return no(s.as_str(), format!("`{name}` takes one state space; `{}` is a second one", s.as_str()));
-            }
-            if let Some(s) = space[0].filter(|s| *s != MultimemSpace::Global) {
-                // ptxas: "State space incorrect for instruction 'multimem.ld_reduce'".
-                return no(s.as_str(), format!("`{name}` addresses `.global` memory (or generic memory without a state space), not `{}`", s.as_str()));
-            }
-            use MultimemSem::*;
-            if let Some(s) = sem {
-                let ok = match kind {
-                    MultimemKind::LdReduce => matches!(s, Weak | Relaxed | Acquire),
-                    MultimemKind::St => matches!(s, Weak | Relaxed | Release),
-                    _ => matches!(s, Relaxed | Release),
-                };
-                if !ok {
-                    // ptxas: "Illegal modifier '.release' for instruction 'multimem.ld_reduce'".
-                    return no(s.as_str(), format!("`{}` is not a memory ordering of `{name}`", s.as_str()));
-                }
-            }
-            match (sem, scope) {
-                // ptxas: "Modifier '.weak' cannot be combined with modifier '.gpu'".
-                (Some(Weak), Some(sc)) => return no(sc.as_str(), format!("`.weak` cannot be combined with the scope `{}`", sc.as_str())),
-                // ptxas: "Modifier '.relaxed' requires scope with 'multimem.ld_reduce' instruction".
-                (Some(s), None) if s != Weak => return no(s.as_str(), format!("`{}` on `{name}` needs a scope (`.cta`, `.cluster`, `.gpu` or `.sys`)", s.as_str())),
-                // ptxas: "Modifier '.gpu' requires order with 'multimem.ld_reduce' instruction".
-                (None, Some(sc)) => return no(sc.as_str(), format!("the scope `{}` on `{name}` needs a memory ordering", sc.as_str())),
-                _ => {}
-            }
+        } else if let Some(m) = access_misfit(name, kind, space, (sem, scope)) {
+            return Some(Err(m));
         }
         let Some(t) = ty else {
             // ptxas: "Unexpected instruction types specified for 'multimem.ld_reduce'".
@@ -352,33 +324,80 @@ impl Insn {
             }
             return Some(Ok(Multimem { kind, sem: None, scope: None, global: true, op: redop, acc: None, vec: None, ty: Some(t), cp_mask: false, noftz }));
         }
-        if let Some(v) = vec {
-            if t.integer() {
-                // ptxas: "Vector qualifier is not allowed for instruction 'multimem.ld_reduce'".
-                return no(v.as_str(), format!("`{name}` on an integer type takes no vector"));
-            }
-        }
-        let width = t.bits() * vec.map_or(1, |v| v.count());
-        let f64_vec = t == MultimemType::Scalar(F64) && vec.is_some();
-        if !t.integer() && (f64_vec || !matches!(width, 32 | 64 | 128)) {
-            // ptxas: "Inconsistent type '.f32' with vector .v8", or
-            // "Unexpected instruction types" for a lone `.f16`.
-            let at = vec.map_or(t.as_str(), |v| v.as_str());
-            return no(at, format!("`{name}`: a floating-point `{}`{} is {width} bits; the data must be 32, 64 or 128 bits wide (`.f64` without a vector)", t.as_str(), vec.map_or(String::new(), |v| format!(" `{}`", v.as_str()))));
-        }
-        if let (MultimemKind::LdReduce, Some(a)) = (kind, acc) {
-            let fits = match a {
-                MultimemAcc::F32 => t.half(),
-                MultimemAcc::F16 => t.fp8(),
-            };
-            if !fits {
-                // ptxas: "Illegal modifier '.acc::f32' for instruction 'multimem.ld_reduce' with type '.f32'".
-                return no(a.as_str(), format!("`{}` does not go with `{}` on `{name}` (`.acc::f32` with the 16-bit types, `.acc::f16` with FP8)", a.as_str(), t.as_str()));
-            }
+        if let Some(m) = data_misfit(name, kind, t, (vec, acc)) {
+            return Some(Err(m));
         }
         let global = space[0].is_some();
         Some(Ok(Multimem { kind, sem, scope, global, op: redop, acc, vec, ty: Some(t), cp_mask: false, noftz: false }))
     }
+}
+
+/// The state spaces and memory ordering of `multimem.ld_reduce`, `.st` and
+/// `.red` (PTX ISA 9.7.9.26), as ptxas 13.5 judges them.
+fn access_misfit(name: &'static str, kind: MultimemKind, space: [Option<MultimemSpace>; 2], (sem, scope): (Option<MultimemSem>, Option<MultimemScope>)) -> Option<Misfit> {
+    let bad = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    if let Some(s) = space[1] {
+        // ptxas: "Unexpected number of state spaces specified in instruction".
+        return bad(s.as_str(), format!("`{name}` takes one state space; `{}` is a second one", s.as_str()));
+    }
+    if let Some(s) = space[0].filter(|s| *s != MultimemSpace::Global) {
+        // ptxas: "State space incorrect for instruction 'multimem.ld_reduce'".
+        return bad(s.as_str(), format!("`{name}` addresses `.global` memory (or generic memory without a state space), not `{}`", s.as_str()));
+    }
+    use MultimemSem::*;
+    if let Some(s) = sem {
+        let ok = match kind {
+            MultimemKind::LdReduce => matches!(s, Weak | Relaxed | Acquire),
+            MultimemKind::St => matches!(s, Weak | Relaxed | Release),
+            _ => matches!(s, Relaxed | Release),
+        };
+        if !ok {
+            // ptxas: "Illegal modifier '.release' for instruction 'multimem.ld_reduce'".
+            return bad(s.as_str(), format!("`{}` is not a memory ordering of `{name}`", s.as_str()));
+        }
+    }
+    match (sem, scope) {
+        // ptxas: "Modifier '.weak' cannot be combined with modifier '.gpu'".
+        (Some(Weak), Some(sc)) => return bad(sc.as_str(), format!("`.weak` cannot be combined with the scope `{}`", sc.as_str())),
+        // ptxas: "Modifier '.relaxed' requires scope with 'multimem.ld_reduce' instruction".
+        (Some(s), None) if s != Weak => return bad(s.as_str(), format!("`{}` on `{name}` needs a scope (`.cta`, `.cluster`, `.gpu` or `.sys`)", s.as_str())),
+        // ptxas: "Modifier '.gpu' requires order with 'multimem.ld_reduce' instruction".
+        (None, Some(sc)) => return bad(sc.as_str(), format!("the scope `{}` on `{name}` needs a memory ordering", sc.as_str())),
+        _ => {}
+    }
+    None
+}
+
+/// The data width and accumulator of `multimem.ld_reduce`, `.st` and
+/// `.red` of type `t` (PTX ISA 9.7.9.26), as ptxas 13.5 judges them.
+fn data_misfit(name: &'static str, kind: MultimemKind, t: MultimemType, (vec, acc): (Option<MultimemVec>, Option<MultimemAcc>)) -> Option<Misfit> {
+    use ScalarType::*;
+    let bad = |modifier: &'static str, why: String| Some(Misfit { modifier, why });
+    if let Some(v) = vec {
+        if t.integer() {
+            // ptxas: "Vector qualifier is not allowed for instruction 'multimem.ld_reduce'".
+            return bad(v.as_str(), format!("`{name}` on an integer type takes no vector"));
+        }
+    }
+    let width = t.bits() * vec.map_or(1, |v| v.count());
+    let f64_vec = t == MultimemType::Scalar(F64) && vec.is_some();
+    if !t.integer() && (f64_vec || !matches!(width, 32 | 64 | 128)) {
+        // ptxas: "Inconsistent type '.f32' with vector .v8", or
+        // "Unexpected instruction types" for a lone `.f16`.
+        let at = vec.map_or(t.as_str(), |v| v.as_str());
+        return bad(at, format!("`{name}`: a floating-point `{}`{} is {width} bits; the data must be 32, 64 or 128 bits wide (`.f64` without a vector)", t.as_str(), vec.map_or(String::new(), |v| format!(" `{}`", v.as_str()))));
+    }
+    if let (MultimemKind::LdReduce, Some(a)) = (kind, acc) {
+        let fits = match a {
+            MultimemAcc::F32 => t.half(),
+            MultimemAcc::F16 => t.fp8(),
+        };
+        if !fits {
+            // ptxas: "Illegal modifier '.acc::f32' for instruction 'multimem.ld_reduce' with type '.f32'".
+            return bad(a.as_str(), format!("`{}` does not go with `{}` on `{name}` (`.acc::f32` with the 16-bit types, `.acc::f16` with FP8)", a.as_str(), t.as_str()));
+        }
+    }
+    None
 }
 
 /// What a written `multimem` breaks that its fields cannot show: the
