@@ -15,8 +15,8 @@
 //! The kinds: [`ty`] (one type from a set, required), [`flag`] (a modifier
 //! that is there or not), [`one`] (a required choice among a [`Choice`]
 //! enum's modifiers), [`opt`] (an optional one), and [`untyped`]: the row's
-//! grammar is not written yet, every modifier is accepted as it stands and
-//! the checker's and engine's older per-form code reads them.
+//! grammar is not written yet and every modifier is accepted as it stands
+//! (no row is so today; the checker then only resolves its operands).
 //!
 //! The modifier strings of the choices live in the enums [`choices!`]
 //! declares, so no other crate spells one.
@@ -224,8 +224,7 @@ impl<C: Choice + PartialEq> Slot for One<C> {
 }
 
 /// The grammar of a row that has none written yet: every modifier is
-/// accepted, and the older per-form code of the checker and the engine
-/// reads them from the instruction.
+/// accepted (the checker then only resolves the operands' names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Untyped;
 

@@ -146,8 +146,9 @@ pub struct OpInfo {
     pub flow: Flow,
     pub engine: Engine,
     /// Whether the row's modifier grammar is written (its [`Insn`] variant
-    /// has typed fields); `false` while its variant still carries
-    /// [`grammar::Untyped`] and the older per-form code reads the modifiers.
+    /// has typed fields); `false` for a row that carries
+    /// [`grammar::Untyped`] (none does today; a new row may start so, and
+    /// then only its operands' names are resolved).
     pub typed: bool,
     /// Its operands, in order, with their roles; empty while not written
     /// (then [`OpInfo::effect`] says what the first operand is).
