@@ -107,6 +107,12 @@ impl<'a> RegTable<'a> {
                     self.add_operand(&x.kind);
                 }
             }
+            OperandKind::VectorPred(v, p) => {
+                for x in v {
+                    self.add_operand(&x.kind);
+                }
+                self.add_ranged(p.text);
+            }
             OperandKind::Address(a) => {
                 if let Some(b) = a.base {
                     self.add_ranged(b.text);
@@ -375,6 +381,12 @@ fn collect(k: &OperandKind<'_>, regs: &RegTable<'_>, out: &mut Vec<Reg>, sources
             for x in v {
                 collect(&x.kind, regs, out, sources);
             }
+        }
+        OperandKind::VectorPred(v, p) => {
+            for x in v {
+                collect(&x.kind, regs, out, sources);
+            }
+            out.extend(regs.get(p.text));
         }
         OperandKind::Address(a) => {
             if let Some(b) = a.base {

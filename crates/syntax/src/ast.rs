@@ -611,6 +611,9 @@ pub enum OperandKind<'a> {
     Expr(Expr<'a>),
     /// `{a, b, c, d}`
     Vector(Vec<Operand<'a>>),
+    /// `{a, b, c, d}|p`: a vector destination and a predicate destination
+    /// (a texture fetch's residency, PTX ISA 9.7.10.3 `tex`, 9.7.10.4 `tld4`).
+    VectorPred(Vec<Operand<'a>>, Name<'a>),
     /// `[base+offset]`
     Address(Address<'a>),
     /// `(a, b)`: a `call` argument or return list.

@@ -477,6 +477,11 @@ impl Printer<'_> {
             OperandKind::Float(f) => self.float(*f),
             OperandKind::Expr(e) => self.expr(e, 0),
             OperandKind::Vector(v) => self.list('{', v, '}'),
+            OperandKind::VectorPred(v, p) => {
+                self.list('{', v, '}');
+                self.out.push('|');
+                self.out.push_str(p.text);
+            }
             OperandKind::List(v) => self.list('(', v, ')'),
             OperandKind::Bracket(v) => self.list('[', v, ']'),
             OperandKind::Address(a) => {

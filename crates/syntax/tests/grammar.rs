@@ -611,6 +611,19 @@ fn predicate_pairs_negation_and_sink() {
     assert!(matches!(&is[4].operands[3].kind, OperandKind::Not(n) if n.text == "p"));
 }
 
+/// `{d...}|p`: a texture fetch's vector destination and its residency
+/// predicate (PTX ISA 9.7.10.3); printed back as written.
+#[test]
+fn a_vector_destination_with_a_predicate() {
+    let m = ok(kernel("tex.2d.v4.f32.f32 {%f1, _, %f3, %f4}|%p1, [tr, {%f5, %f6}];"));
+    let is = instrs(&m);
+    let OperandKind::VectorPred(v, p) = &is[0].operands[0].kind else { panic!("{:?}", is[0].operands[0].kind) };
+    assert_eq!((v.len(), p.text), (4, "%p1"));
+    assert_eq!(v[1].kind, OperandKind::Sink);
+    let printed = print_module(&m);
+    assert!(printed.contains("{%f1, _, %f3, %f4}|%p1"), "{printed}");
+}
+
 #[test]
 fn integer_immediates() {
     // PTX ISA 4.5.1: decimal, 0x hex, leading-0 octal, 0b binary, optional U suffix;

@@ -266,7 +266,7 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
             }
             ok
         }
-        OperandKind::PredPair(..) | OperandKind::Address(_) | OperandKind::List(_) | OperandKind::Bracket(_) => {
+        OperandKind::PredPair(..) | OperandKind::VectorPred(..) | OperandKind::Address(_) | OperandKind::List(_) | OperandKind::Bracket(_) => {
             mismatch(cx, op, i, "check/operand-shape", format!("unexpected operand shape in `{ins}`"), format!("a `{}` value is expected here", want.as_str()), None, "rule check/operand-shape: each instruction has a fixed operand form");
             false
         }
@@ -365,6 +365,14 @@ pub fn resolve_operand(cx: &mut Ctx<'_, '_>, op: &Operand<'_>) {
         OperandKind::Vector(v) | OperandKind::List(v) | OperandKind::Bracket(v) => {
             for o in v {
                 resolve_operand(cx, o);
+            }
+        }
+        OperandKind::VectorPred(v, p) => {
+            for o in v {
+                resolve_operand(cx, o);
+            }
+            if p.text != "_" && cx.lookup(p.text).is_none() {
+                cx.unknown(*p, "predicate register");
             }
         }
         OperandKind::Sink | OperandKind::Int(_) | OperandKind::Float(_) => {}

@@ -238,11 +238,15 @@ fn texture<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, l: Lookup) -> bool {
     let ops = &i.operands;
     // d: the `.v4` (`.v2`) vector of the instruction type.
     let want = if l.vec == Some(TexVec::V2) { 2 } else { 4 };
+    // `d|p`: `p` is the residency predicate (PTX ISA 9.7.10.3).
     let mut ok = match &ops[0].kind {
-        OperandKind::Vector(v) if v.len() == want => {
+        OperandKind::Vector(v) | OperandKind::VectorPred(v, _) if v.len() == want => {
             let mut ok = true;
             for e in v {
                 ok &= dest_elem(cx, i, e, l.dtype);
+            }
+            if let OperandKind::VectorPred(_, p) = &ops[0].kind {
+                ok &= super::operand::pred_reg(cx, *p, i);
             }
             ok
         }
@@ -508,6 +512,19 @@ mod tests {
 
     /// ptxas 13.5 (`-arch=sm_90a`, unified texture mode) verdicts on `tex`
     /// and `tld4`, its message quoted for each refusal.
+    /// ptxas 13.5 (`-arch=sm_90`) on a residency predicate after the
+    /// destination vector (`d|p`, PTX ISA 9.7.10.3-4).
+    #[test]
+    fn a_residency_predicate_follows_the_destination() {
+        is("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [tr, {%f5, %f6}];", None);
+        is("tld4.r.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%p1, [tr, {%f5, %f6}];", None);
+        is("tex.2d.v4.f32.f32 {%f1, _, %f3, %f4}|%p1, [tr, {%f5, %f6}];", None);
+        // "Predicate output expected for instruction 'tex'".
+        is("tex.2d.v4.f32.f32 {%f1, %f2, %f3, %f4}|%r1, [tr, {%f5, %f6}];", Some("check/pred-int"));
+        // "Predicate output not allowed for instruction 'add'".
+        assert!(first_error("", "add.f32 {%f1, %f2}|%p1, %f3, %f4;").is_some());
+    }
+
     #[test]
     fn texture_lookups_as_ptxas_judges_them() {
         let v4 = "{%f1, %f2, %f3, %f4}";

@@ -438,7 +438,12 @@ impl<'a> Parser<'a> {
                     }
                 }
                 self.expect_close(Tok::RBrace, open, "vector operand")?;
-                OperandKind::Vector(elems)
+                if self.at(Tok::Pipe) {
+                    self.bump();
+                    OperandKind::VectorPred(elems, self.name("a predicate after `|`")?)
+                } else {
+                    OperandKind::Vector(elems)
+                }
             }
             Tok::LParen if self.in_call || !self.paren_is_expr() => {
                 let open = self.bump();
