@@ -507,7 +507,7 @@ pub(super) fn bulk_copy(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (dspace, dst
 /// manual allows). The mbarrier must lie in the CTA the store writes to
 /// (PTX ISA 9.7.9.12); one elsewhere is a located trap.
 pub(super) fn st_async(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, (size, srcs): (u32, &[Src]), (addr, mbar): (Addr, Addr)) -> Result<(), Trap> {
-    let mb = same_cta(cx, fr, m, "st.async", (addr, mbar))?;
+    let (_, mb) = same_cta(cx, fr, m, "st.async", (addr, mbar))?;
     st(cx, fr, m, pc, (Space::Shared, size), srcs, addr)?;
     let bytes = size as u64 * srcs.len() as u64;
     for l in lanes(m) {
@@ -516,35 +516,35 @@ pub(super) fn st_async(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, pc: u32, (siz
     Ok(())
 }
 
-/// The mbarrier address of each lane of `m` of an asynchronous store or
-/// reduction `what` whose destination is `addr`, checked to lie in the
-/// destination's CTA (PTX ISA 9.7.9.12, 9.7.13.7).
-fn same_cta(cx: &mut Lanes<'_>, fr: &Frame, m: u32, what: &str, (addr, mbar): (Addr, Addr)) -> Result<[u64; 32], Trap> {
+/// The destination and the mbarrier address of each lane of `m` of an
+/// asynchronous store or reduction `what`, the mbarrier checked to lie in
+/// the destination's CTA (PTX ISA 9.7.9.12, 9.7.13.7).
+fn same_cta(cx: &mut Lanes<'_>, fr: &Frame, m: u32, what: &str, (addr, mbar): (Addr, Addr)) -> Result<([u64; 32], [u64; 32]), Trap> {
     let (t0, t1);
-    let db = *abase!(cx, fr, addr, t0);
+    let mut db = *abase!(cx, fr, addr, t0);
     let mut mb = *abase!(cx, fr, mbar, t1);
     for l in lanes(m) {
-        let d = db[l].wrapping_add(addr.offset as u64);
+        db[l] = db[l].wrapping_add(addr.offset as u64);
+        let d = db[l];
         mb[l] = mb[l].wrapping_add(mbar.offset as u64);
         if cx.mem.cta_of(d) != cx.mem.cta_of(mb[l]) {
             let msg = format!("lane {l}: {what}'s mbarrier at shared::cluster {:#x} is not in the CTA of its destination {d:#x} (PTX ISA 9.7.9.12, 9.7.13.7: they must be in the same CTA)", mb[l]);
             return Err(Trap::lane(TrapKind::OutOfBounds, l as u32, msg));
         }
     }
-    Ok(mb)
+    Ok((db, mb))
 }
 
 /// `red.async` ([`Op::RedAsync`](crate::program::Op::RedAsync)) on the
 /// lanes of `m`: per lane the atomic reduction ([`crate::atomics::atom`]),
 /// then `complete_tx` of the element's bytes on its mbarrier.
 pub(super) fn red_async(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, (op, ty): (AtomOp, ITyOrF), (addr, b): (Addr, &Src), mbar: Addr) -> Result<(), Trap> {
-    let mb = same_cta(cx, fr, m, ptxsim_isa::Opcode::RedAsync.as_str(), (addr, mbar))?;
-    let (t0, t1);
-    let db = *abase!(cx, fr, addr, t0);
+    let (db, mb) = same_cta(cx, fr, m, ptxsim_isa::Opcode::RedAsync.as_str(), (addr, mbar))?;
+    let t1;
     let bv = *fetch!(cx, fr.regs, b, t1);
     let size = ty.bytes();
     for l in lanes(m) {
-        let a = db[l].wrapping_add(addr.offset as u64);
+        let a = db[l];
         check_align(a, size, l)?;
         crate::atomics::atom(&mut cx.mem, Space::Shared, l, (a, size), (op, ty), [bv[l], 0])?;
         *cx.stores += 1;

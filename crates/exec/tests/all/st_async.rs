@@ -187,14 +187,7 @@ $done:
         }
     }
     for mode in [Scheduling::Stack, Scheduling::Its] {
-        let mut dev = Device::new();
-        let m = dev.load(src).unwrap_or_else(|e| panic!("loads: {e}"));
-        let out = dev.alloc(64).expect("alloc");
-        let mut cfg = LaunchConfig::new(2u32, 64u32);
-        cfg.cluster = Some(Dim3::new(2, 1, 1));
-        cfg.scheduling = mode;
-        dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out)]).unwrap_or_else(|e| panic!("{mode:?}: {e}"));
-        let got: Vec<u32> = dev.read(out, 64).expect("read").chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
-        assert_eq!(got, want, "{mode:?}");
+        let got = run(src, 1, mode).unwrap_or_else(|e| panic!("{mode:?}: {e:?}"));
+        assert_eq!(got[..16], want, "{mode:?}");
     }
 }
