@@ -64,6 +64,10 @@ pub(crate) enum Event<'p> {
     /// there, unexecuted (the manual's `.sync`: the executing thread waits
     /// until all threads of the warp execute the same instruction).
     Converge,
+    /// Stack mode: compiled code split the group as divergent branches
+    /// with reconvergence point `rpc` would have: lanes `mask` go on at
+    /// the group's pc, its other lanes wait at `rpc`.
+    Split { rpc: u32, mask: u32 },
 }
 
 /// Where the group goes after a control-flow instruction.
@@ -119,6 +123,12 @@ pub(crate) struct At {
     /// Whether a taken uniform branch ends the run ([`Event::Branched`]:
     /// independent thread scheduling with other groups waiting).
     pub yield_on_branch: bool,
+    /// Whether the group runs under the reconvergence stack (compiled
+    /// code may then split it: [`Event::Split`]).
+    pub stack: bool,
+    /// Out: thread instructions the group executed fewer than its warp
+    /// instructions times its lanes (compiled loops run lane by lane).
+    pub threads_less: u64,
     /// Whether the group, short of some live lanes of the warp that are
     /// ready elsewhere, stops before a whole-warp `.sync.aligned`
     /// instruction or a `.sync` one whose membermask names lanes it lacks
@@ -158,7 +168,7 @@ pub(crate) fn run_group<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) ->
     }
     t.warp.instrs += n;
     t.stats.warp_instructions += n;
-    t.stats.thread_instructions += n * at.mask.count_ones() as u64;
+    t.stats.thread_instructions += (n * at.mask.count_ones() as u64).saturating_sub(at.threads_less);
     r
 }
 
@@ -200,7 +210,7 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         }
         if p != handed && entries.get(p as usize) == Some(&true) {
             if let Some(j) = jit {
-                let mut g = crate::tier::Group { pc: p, mask, stop, yield_on_branch, left };
+                let mut g = crate::tier::Group { pc: p, mask, stop, yield_on_branch, left, stack: at.stack, threads_less: 0, diverged: Vec::new(), split: None };
                 let s = &cx.sregs;
                 let mut env = crate::tier::Env {
                     global: cx.mem.global,
@@ -214,6 +224,14 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
                 };
                 j.run(&mut fr.regs, &mut fr.preds, &mut g, &mut env);
                 (lpc, left, handed) = (g.pc, g.left, g.pc);
+                at.threads_less += g.threads_less;
+                for &(pc, n) in &g.diverged {
+                    t.stats.divergent_branches += n;
+                    *t.stats.divergence.entry((fr.func, pc)).or_insert(0) += n;
+                }
+                if let Some((rpc, m)) = g.split {
+                    break Ok(Event::Split { rpc, mask: m });
+                }
                 continue;
             }
         }

@@ -191,7 +191,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
         // not themselves held can still run and join it.
         w.converge &= !m;
         let converge = others & !w.converge != 0;
-        let mut at = At { frame: fi, pc: pc0, mask: m, stop, yield_on_branch: others != 0, converge };
+        let mut at = At { frame: fi, pc: pc0, mask: m, stop, yield_on_branch: others != 0, converge, stack: false, threads_less: 0 };
         let ev = run_group(ctx, t, &mut at);
         let (pc, w, stats) = (at.pc, &mut *t.warp, &mut *t.stats);
         for l in lanes(m) {
@@ -202,6 +202,13 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
         match ev {
             Event::Stop => {}
             Event::Converge => w.converge |= m,
+            // Compiled code splits stack-mode groups only; lanes of a
+            // split would wait at the reconvergence point.
+            Event::Split { rpc, mask } => {
+                for l in lanes(m & !mask) {
+                    w.pc[l] = rpc;
+                }
+            }
             Event::Yield => return Ok(Stop::Yield),
             Event::Branched => {
                 if pc <= pc0 || others != 0 && pc < pc0 {

@@ -121,6 +121,17 @@ fn diverge(warp: &mut Warp, prog: &Program, stats: &mut Stats, pc: u32, groups: 
     let Some(top) = warp.stack.last().copied() else { return };
     let func = warp.frames[top.frame as usize].func;
     let r = prog.functions[func as usize].reconv.get(pc as usize).copied().unwrap_or(PC_EXIT);
+    push_groups(warp, r, groups);
+    stats.divergent_branches += 1;
+    *stats.divergence.entry((func, pc)).or_insert(0) += 1;
+}
+
+/// The stack after a divergence with reconvergence point `r` into
+/// `groups` (target, lanes): the top entry waits at `r` (or, when it is
+/// itself a path of an earlier divergence to `r`, gives way), and each
+/// group not at `r` is pushed, the first on top.
+fn push_groups(warp: &mut Warp, r: u32, groups: &[(u32, u32)]) {
+    let Some(top) = warp.stack.last().copied() else { return };
     let n = warp.stack.len();
     let below_ok = top.rpc == r && n >= 2 && warp.stack[n - 2].pc == r && warp.stack[n - 2].frame == top.frame;
     if below_ok {
@@ -134,8 +145,6 @@ fn diverge(warp: &mut Warp, prog: &Program, stats: &mut Stats, pc: u32, groups: 
             warp.stack.push(Entry { pc: target, mask, rpc: r, frame: top.frame });
         }
     }
-    stats.divergent_branches += 1;
-    *stats.divergence.entry((func, pc)).or_insert(0) += 1;
 }
 
 /// Runs the warp until its slice ends or an event the CTA must see.
@@ -151,7 +160,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
         if t.budget == 0 {
             return Ok(Stop::Yield);
         }
-        let mut at = At { frame: top.frame, pc: top.pc, mask: top.mask, stop: top.rpc, yield_on_branch: false, converge: false };
+        let mut at = At { frame: top.frame, pc: top.pc, mask: top.mask, stop: top.rpc, yield_on_branch: false, converge: false, stack: true, threads_less: 0 };
         let ev = run_group(ctx, t, &mut at);
         let (pc, warp, stats) = (at.pc, &mut *t.warp, &mut *t.stats);
         if let Some(t) = warp.stack.last_mut() {
@@ -160,6 +169,9 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
         let ev = ev.map_err(|t| loc(warp, t))?;
         match ev {
             Event::Stop | Event::Branched | Event::Converge => {}
+            // Compiled code ran a loop lane by lane and reports the
+            // divergences it counted: the stack they leave.
+            Event::Split { rpc, mask } => push_groups(warp, rpc, &[(pc, mask)]),
             Event::Yield => return Ok(Stop::Yield),
             Event::Diverge { taken, target } => {
                 let groups = [(target, taken), (pc + 1, top.mask & !taken)];

@@ -29,6 +29,14 @@
 //!   the instruction is handed back before any lane has taken effect, and
 //!   the interpreter runs it (and traps exactly as it would have).
 //!
+//! In stack mode compiled code may also run a loop whose exits all lead
+//! to one reconvergence point lane by lane (a lane's registers are its
+//! own, and such a loop touches nothing else), provided it reports what
+//! the interpreter would have: the divergent branches, the thread
+//! instructions (`threads_less`), the fuel of the warp-wide run, and,
+//! when the fuel ends the loop early, the lanes still in it
+//! ([`Group::split`]: the stack entries the same divergences push).
+//!
 //! After every group the loop reports the warp instructions it ran in each
 //! function ([`Tier::observe`]), from which a tier decides when to compile.
 
@@ -57,7 +65,7 @@ pub struct Env<'a> {
 }
 
 /// The state of a group that compiled code runs and updates.
-#[derive(Clone, Copy, Debug)]
+#[derive(Clone, Debug)]
 pub struct Group {
     /// Where the group is: on entry an entry pc of the code, on return the
     /// pc of the next instruction the interpreter executes.
@@ -71,6 +79,19 @@ pub struct Group {
     pub yield_on_branch: bool,
     /// Fuel left: warp instructions the group may still execute.
     pub left: u64,
+    /// The group runs under the reconvergence stack (stack mode), so the
+    /// code may run a loop lane by lane (see [`Group::split`]).
+    pub stack: bool,
+    /// Out: how many fewer thread instructions the code executed than
+    /// its warp instructions times the group's lanes (lanes that left a
+    /// loop early executed no more of it).
+    pub threads_less: u64,
+    /// Out: the divergent branches the code executed, as (pc, times).
+    pub diverged: Vec<(u32, u64)>,
+    /// Out (stack mode only): the group split as divergent branches with
+    /// reconvergence point `.0` split it: lanes `.1` go on at [`Group::pc`],
+    /// the group's other lanes wait at `.0`.
+    pub split: Option<(u32, u32)>,
 }
 
 /// A function's compiled code.

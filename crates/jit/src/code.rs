@@ -74,6 +74,8 @@ pub struct CompiledFn {
     layout: Layout,
     /// Its loads and stores, by the index the code passes the helper.
     mem: Vec<MemOp>,
+    /// Its lane-by-lane loops, by the index the code passes their helper.
+    regions: Vec<crate::region::Region>,
     /// Per entry pc: the indices in `layout.regs` of the registers copied
     /// in there (those the code may read before writing them).
     live_in: std::collections::HashMap<u32, Vec<usize>>,
@@ -85,6 +87,8 @@ pub struct CompiledFn {
     off: AtomicBool,
     /// Instructions compiled, of all.
     pub compiled: usize,
+    /// Loops it runs lane by lane in stack mode ([`crate::region`]).
+    pub lane_loops: usize,
     pub total: usize,
     /// The instructions it hands to the interpreter, with why.
     pub skipped: Vec<(u32, String)>,
@@ -95,7 +99,7 @@ pub struct CompiledFn {
 
 impl std::fmt::Debug for CompiledFn {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "CompiledFn({}/{} instructions, {:?})", self.compiled, self.total, self.compile_time)
+        write!(f, "CompiledFn({}/{} instructions, {} lane-by-lane loops, {:?})", self.compiled, self.total, self.lane_loops, self.compile_time)
     }
 }
 
@@ -144,11 +148,13 @@ pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
         npreds,
         layout,
         mem,
+        regions: p.regions.clone(),
         live_in,
         runs: AtomicU64::new(0),
         executed: AtomicU64::new(0),
         off: AtomicBool::new(false),
         compiled: p.ok.iter().filter(|o| **o).count(),
+        lane_loops: p.regions.len(),
         total: f.code.len(),
         skipped: p.skipped,
         compile_time: t0.elapsed(),
@@ -186,10 +192,10 @@ fn codegen(f: &Function, p: &Plan, lay: &Layout) -> Result<(JITModule, cranelift
     let mut ctx = module.make_context();
     ctx.func.signature = sig;
     let mut fctx = FunctionBuilderContext::new();
-    let helper = mem_entry as *const () as usize;
+    let helpers = [mem_entry as *const () as usize, region_entry as *const () as usize];
     let mem = {
         let mut b = FunctionBuilder::new(&mut ctx.func, &mut fctx);
-        let mem = emit::build(&mut b, f, p, lay, (helper, cc, ptr));
+        let mem = emit::build(&mut b, f, p, lay, (helpers, cc, ptr));
         b.finalize(fcfg);
         mem
     };
@@ -222,8 +228,16 @@ impl Compiled for CompiledFn {
             pack(&self.layout, live, regs, preds, env, buf);
             let words = buf.len();
             let p = buf.as_mut_ptr();
-            let mut cx = MemCx { buf: p, words, ops: &self.mem, env };
-            let mut st = St { pc: g.pc, mask: g.mask, stop: g.stop, yield_on_branch: g.yield_on_branch as u32, left: g.left, ctx: &mut cx as *mut MemCx<'_, '_> as usize };
+            let mut cx = MemCx { buf: p, words, ops: &self.mem, env, regions: &self.regions, codes: self.layout.codes as usize, mask: g.mask, threads_less: 0, diverged: Vec::new(), split: None };
+            let mut st = St {
+                pc: g.pc,
+                mask: g.mask,
+                stop: g.stop,
+                yield_on_branch: g.yield_on_branch as u32,
+                left: g.left,
+                ctx: &mut cx as *mut MemCx<'_, '_> as usize,
+                stack: (g.stack && !g.yield_on_branch) as u32,
+            };
             // SAFETY: the code reads and writes `buf` within the layout's
             // `words` (its offsets come from the same layout) and `st`, and
             // passes `st.ctx` (`cx`, alive for the call) to `mem_entry`.
@@ -235,6 +249,9 @@ impl Compiled for CompiledFn {
             self.account(g.left - st.left);
             g.pc = st.pc;
             g.left = st.left;
+            g.threads_less += cx.threads_less;
+            g.diverged.append(&mut cx.diverged);
+            g.split = cx.split;
         });
     }
 }
@@ -247,6 +264,15 @@ struct MemCx<'a, 'e> {
     words: usize,
     ops: &'a [MemOp],
     env: &'a mut Env<'e>,
+    /// The lane-by-lane loops, the byte offset of their exit codes in
+    /// `buf`, and the group's lanes.
+    regions: &'a [crate::region::Region],
+    codes: usize,
+    mask: u32,
+    /// What the loops counted ([`crate::region::settle`]), for the group.
+    threads_less: u64,
+    diverged: Vec<(u32, u64)>,
+    split: Option<(u32, u32)>,
 }
 
 /// The memory helper compiled code calls for load or store `idx` on the
@@ -266,6 +292,38 @@ extern "C" fn mem_entry(cx: *mut MemCx<'_, '_>, idx: u32, m: u32) -> u32 {
         Some(op) if crate::mem::exec(op, buf, cx.env, m) => 0,
         _ => 1,
     }
+}
+
+/// The loop helper compiled code calls after lane-by-lane loop `idx`
+/// ran with `cap` iterations at most: settles its counts into the run's
+/// context and returns the fuel it used, with bit 63 set when lanes are
+/// still inside (the code then leaves at the loop's head, the group split).
+extern "C" fn region_entry(cx: *mut MemCx<'_, '_>, idx: u32, cap: u64) -> u64 {
+    // SAFETY: as in `mem_entry`: `cx` is the live context of this run,
+    // and the code holds no reference into `buf` while this runs.
+    #[allow(unsafe_code)]
+    let (cx, buf) = unsafe {
+        let cx = &mut *cx;
+        let buf = std::slice::from_raw_parts(cx.buf, cx.words);
+        (cx, buf)
+    };
+    let Some(r) = cx.regions.get(idx as usize) else { return 0 };
+    let mut codes = [u32::MAX; 32];
+    for (l, c) in codes.iter_mut().enumerate() {
+        *c = get32(buf, cx.codes + 4 * l);
+    }
+    let s = crate::region::settle(r, cx.mask, &codes, cap);
+    cx.threads_less += (s.fuel * cx.mask.count_ones() as u64).saturating_sub(s.threads);
+    for (pc, n) in s.diverged {
+        match cx.diverged.iter_mut().find(|d| d.0 == pc) {
+            Some(d) => d.1 += n,
+            None => cx.diverged.push((pc, n)),
+        }
+    }
+    if s.active != 0 && s.active != cx.mask {
+        cx.split = Some((r.exit, s.active));
+    }
+    s.fuel | ((s.active != 0) as u64) << 63
 }
 
 impl CompiledFn {

@@ -43,6 +43,8 @@ use ptxsim_exec::program::{AddrBase, BoolOp, Function, ITyOrF, Op, PSrc, PredOp,
 use ptxsim_sem::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy};
 use std::collections::HashMap;
 
+mod loops;
+
 /// The group state the native code reads and writes (`#[repr(C)]`).
 #[repr(C)]
 #[derive(Clone, Copy, Debug, Default)]
@@ -54,6 +56,9 @@ pub struct St {
     pub left: u64,
     /// What the memory helper gets (`code.rs`'s context of the run).
     pub ctx: usize,
+    /// The group runs under the reconvergence stack (lane-by-lane loops
+    /// allowed).
+    pub stack: u32,
 }
 
 /// The most registers a block keeps in vectors before it stores them.
@@ -65,6 +70,7 @@ const ST_STOP: i32 = 8;
 const ST_YOB: i32 = 12;
 const ST_LEFT: i32 = 16;
 const ST_CTX: i32 = 24;
+const ST_STACK: i32 = 32;
 
 /// Where each register and predicate the plan uses lives in the packed
 /// copy (byte offsets), and its size in u64 words.
@@ -76,6 +82,9 @@ pub struct Layout {
     pub preds: Vec<(u32, u32)>,
     /// Special register → offset of its 32 u32 lanes (filled at entry).
     pub sregs: Vec<(Sreg, u32)>,
+    /// Offset of the 32 u32 exit codes a lane-by-lane loop leaves
+    /// ([`crate::region::settle`]).
+    pub codes: u32,
     pub words: usize,
 }
 
@@ -101,7 +110,12 @@ impl Layout {
             off += 4;
             (q, o)
         }).collect();
-        Layout { regs, preds, sregs, words: (off as usize).div_ceil(8) }
+        off = off.next_multiple_of(16);
+        let codes = off;
+        if !p.regions.is_empty() {
+            off += 128;
+        }
+        Layout { regs, preds, sregs, codes, words: (off as usize).div_ceil(8) }
     }
 }
 
@@ -154,7 +168,22 @@ struct Em<'a, 'b, 'c> {
     yob: Value,
     stop: Value,
     exit: ir::Block,
+    /// Where a jump to a block's pc goes: its code, or at the head of a
+    /// lane-by-lane loop the choice between that and its code.
     starts: HashMap<u32, ir::Block>,
+    /// Each block's own code.
+    bodies: HashMap<u32, ir::Block>,
+    /// Inside a lane-by-lane loop: the registers written in it that
+    /// need not keep inactive lanes' bits (dead at its head and exit);
+    /// every other write there blends.
+    temps: Option<Vec<u32>>,
+    /// The loop helper's signature and address, and the exit codes' offset.
+    /// Lane masks already expanded to vector masks (inside a lane-by-lane
+    /// loop, where the emitter stays in blocks the values dominate).
+    xmemo: Vec<(Value, Class, Vals)>,
+    region_sig: ir::SigRef,
+    region_helper: usize,
+    codes_off: u32,
     vflags: MemFlagsData,
     st: Value,
     sregs: Vec<(Sreg, u32)>,
@@ -210,6 +239,9 @@ impl Em<'_, '_, '_> {
 
     /// The current chunk's lanes of mask `m` (i32) as vector masks.
     fn expand(&mut self, m: Value, class: Class) -> Vals {
+        if let Some(v) = self.xmemo.iter().find(|x| x.0 == m && x.1 == class) {
+            return v.2.clone();
+        }
         let c = self.ch();
         let sm = self.b.ins().ushr(m, c.shift);
         match class {
@@ -318,6 +350,7 @@ impl Em<'_, '_, '_> {
     /// a NaN loaded from memory that must stay as it is.
     fn write_f(&mut self, d: u32, vals: Vals, m: Value, guarded: bool, raw: bool) {
         let class = self.regs[&d].0;
+        let guarded = guarded || self.temps.as_ref().is_some_and(|t| !t.contains(&d));
         let (vals, raw) = if guarded && raw { (vals.iter().map(|&x| self.canon(x)).collect(), false) } else { (vals, raw) };
         let vals = if guarded {
             let old = self.reg(d);
@@ -783,7 +816,7 @@ impl Em<'_, '_, '_> {
     }
 
     fn block(&mut self, f: &Function, blk: &Block) {
-        let start = self.starts[&blk.start];
+        let start = self.bodies[&blk.start];
         self.b.switch_to_block(start);
         let last = blk.term.unwrap_or(blk.data_end.saturating_sub(1).max(blk.start));
         // The stop pc inside the block: the interpreter runs it.
@@ -1045,7 +1078,8 @@ pub fn helper_signature(call_conv: cranelift_codegen::isa::CallConv, ptr: ir::Ty
 /// Builds the IR of `f` under plan `p` into `b`'s function; `helper` is
 /// the address of the memory helper (of [`helper_signature`] under `cc`).
 /// Returns the loads and stores, by the indices the code passes.
-pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, (helper, cc, ptr): (usize, cranelift_codegen::isa::CallConv, ir::Type)) -> Vec<MemOp> {
+pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, (helpers, cc, ptr): ([usize; 2], cranelift_codegen::isa::CallConv, ir::Type)) -> Vec<MemOp> {
+    let [helper, region_helper] = helpers;
     let entry = b.create_block();
     b.append_block_params_for_function_params(entry);
     b.switch_to_block(entry);
@@ -1062,6 +1096,7 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
     let left = b.declare_var(I64);
     b.def_var(left, left0);
     let mem_sig = b.import_signature(helper_signature(cc, ptr));
+    let region_sig = b.import_signature(loops::helper_signature(cc, ptr));
     let mut em = Em {
         b,
         base,
@@ -1089,10 +1124,21 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         raw: Vec::new(),
         live: p.live.as_ref(),
         end_pc: None,
+        bodies: HashMap::new(),
+        temps: None,
+        xmemo: Vec::new(),
+        region_sig,
+        region_helper,
+        codes_off: lay.codes,
     };
     for blk in &p.blocks {
         let bb = em.b.create_block();
         em.starts.insert(blk.start, bb);
+        em.bodies.insert(blk.start, bb);
+    }
+    for r in &p.regions {
+        let d = em.b.create_block();
+        em.starts.insert(r.head, d);
     }
     // Dispatch on the entry pc.
     let mut sw = Switch::new();
@@ -1105,6 +1151,9 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
     em.b.ins().jump(exit, &[pc0.into()]);
     for blk in &p.blocks {
         em.block(f, blk);
+    }
+    for (i, r) in p.regions.iter().enumerate() {
+        em.region(f, r, i as u32);
     }
     em.b.switch_to_block(exit);
     let pc = em.b.block_params(exit)[0];

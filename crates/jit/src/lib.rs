@@ -21,6 +21,7 @@ mod emit;
 mod live;
 mod mem;
 mod plan;
+mod region;
 
 pub use code::{compile_function, CompileError, CompiledFn};
 use ptxsim_exec::program::{FuncId, Program};

@@ -60,11 +60,13 @@ pub struct Plan {
     /// Which registers a thread may still read after each point (`None`:
     /// not analysed, all of them).
     pub live: Option<crate::live::Live>,
+    /// The loops run lane by lane in stack mode ([`crate::region`]).
+    pub regions: Vec<crate::region::Region>,
 }
 
 /// The class an operand needs: exactly one, or either (the slot's).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Want {
+pub(crate) enum Want {
     Is(Class),
     Either,
 }
@@ -72,9 +74,9 @@ enum Want {
 /// The register operands of a compiled instruction, with their class and
 /// whether they are written, the predicate slots it reads or writes, and
 /// the special registers it reads.
-struct Uses {
-    regs: Vec<(u32, Want, bool)>,
-    preds: Vec<u32>,
+pub(crate) struct Uses {
+    pub regs: Vec<(u32, Want, bool)>,
+    pub preds: Vec<u32>,
     sregs: Vec<Sreg>,
 }
 
@@ -368,6 +370,21 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
         .collect();
     let regs: Vec<u32> = p.regs.keys().copied().collect();
     p.live = crate::live::Live::new((&f.code, f.is_kernel), &regs, &effects);
+    p.regions = crate::region::find(f, &p, &all);
+    // A loop's registers other than its temporaries are stored back in
+    // every lane of the group, so every entry copies them in.
+    for r in &mut p.regions {
+        if let Some(live) = &p.live {
+            r.temps = r.written.iter().copied().filter(|&x| !live.before(r.head, x) && !live.before(r.exit, x)).collect();
+        }
+        for l in p.live_in.values_mut() {
+            for &x in r.written.iter().filter(|x| !r.temps.contains(x)) {
+                if !l.contains(&x) {
+                    l.push(x);
+                }
+            }
+        }
+    }
     p
 }
 

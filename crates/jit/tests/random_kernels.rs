@@ -175,7 +175,7 @@ fn kernel(body: &[(u8, [usize; 5], u8)], lp: Option<(usize, usize)>) -> String {
     s + "ret;\n}\n"
 }
 
-fn run(src: &str, input: &[u8], sched: Scheduling, jit: Mode, fuel: u64) -> Result<(Vec<u8>, u64, u64), String> {
+fn run(src: &str, input: &[u8], sched: Scheduling, jit: Mode, fuel: u64) -> Result<(Vec<u8>, u64, u64, u64), String> {
     let mut dev = Device::new();
     let mut m = dev.load(src).map_err(|e| format!("load: {e}"))?;
     if let Some(t) = attach(&mut m, jit) {
@@ -194,7 +194,7 @@ fn run(src: &str, input: &[u8], sched: Scheduling, jit: Mode, fuel: u64) -> Resu
     cfg.fuel = fuel;
     cfg.threads = Some(1);
     match dev.launch(&m, "k", &cfg, &[KernelArg::U64(a), KernelArg::U64(o)]) {
-        Ok(s) => Ok((dev.read(o, input.len() as u64).unwrap(), s.warp_instructions, s.thread_instructions)),
+        Ok(s) => Ok((dev.read(o, input.len() as u64).unwrap(), s.warp_instructions, s.thread_instructions, s.divergent_branches)),
         Err(e) => Err(format!("{:?} {} line {:?} warp {:?} lane {:?}", e.kind, e.message, e.line, e.warp, e.lane)),
     }
 }

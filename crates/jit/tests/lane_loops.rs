@@ -1,0 +1,171 @@
+//! Loops the tier runs lane by lane in stack mode (`region.rs`): kernels
+//! of each qualifying shape, run with the tier forced on and off in both
+//! scheduling modes, give the same buffers, statistics (warp and thread
+//! instructions, divergent branches) and, for a sweep of fuel budgets
+//! that end inside the loops, the same fuel-exhaustion trap. Each kernel
+//! must have a lane-by-lane loop, or the test says so.
+
+use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling};
+use ptxsim_jit::{attach, Mode};
+
+const HEAD: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
+
+/// Two exits to one label and an unguarded back edge; a guarded float
+/// add, a 64-bit register, a predicate written and read in the loop.
+const TWO_EXITS: &str = "
+.visible .entry k(.param .u64 pout, .param .u32 n)
+{
+ .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>; .reg .f32 %f<4>;
+ ld.param.u64 %rd1, [pout];
+ ld.param.u32 %r9, [n];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 16;
+ add.s64 %rd1, %rd1, %rd2;
+ mov.u32 %r2, 0;
+ mov.u32 %r4, 0;
+ mov.u64 %rd3, 1;
+ cvt.rn.f32.u32 %f1, %r1;
+ mov.f32 %f2, 0f3F800000;
+ setp.lt.u32 %p3, %r1, 7;
+L:
+ add.u32 %r2, %r2, 1;
+ add.s64 %rd3, %rd3, %rd3;
+ @%p3 add.f32 %f2, %f2, %f1;
+ and.b32 %r3, %r2, 3;
+ setp.eq.u32 %p1, %r3, 0;
+ @%p1 xor.b32 %r4, %r4, %r2;
+ setp.ge.u32 %p2, %r2, %r1;
+ @%p2 bra DONE;
+ mul.lo.u32 %r5, %r2, %r2;
+ setp.gt.u32 %p1, %r5, %r9;
+ @%p1 bra DONE;
+ bra L;
+DONE:
+ add.u32 %r2, %r2, %r4;
+ st.global.u32 [%rd1], %r2;
+ st.global.f32 [%rd1+4], %f2;
+ st.global.u64 [%rd1+8], %rd3;
+ ret;
+}
+";
+
+/// The loop inside a divergent `if` whose reconvergence point is the
+/// loop's exit (the group that runs the loop stops there); the back
+/// edge is guarded and falls through to the exit.
+const IN_IF: &str = "
+.visible .entry k(.param .u64 pout, .param .u32 n)
+{
+ .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>; .reg .f32 %f<6>;
+ ld.param.u64 %rd1, [pout];
+ ld.param.u32 %r9, [n];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 16;
+ add.s64 %rd1, %rd1, %rd2;
+ mov.u32 %r2, 0;
+ cvt.rn.f32.u32 %f1, %r1;
+ mul.f32 %f1, %f1, 0f3DCCCCCD;
+ mov.f32 %f2, 0f00000000;
+ setp.lt.u32 %p0, %r1, 20;
+ @%p0 bra DONE;
+L:
+ fma.rn.f32 %f3, %f2, %f2, %f1;
+ sub.f32 %f2, %f3, %f1;
+ add.f32 %f2, %f2, 0f3F000000;
+ setp.gtu.f32 %p1, %f2, 0f41200000;
+ @%p1 bra DONE;
+ add.u32 %r2, %r2, 1;
+ setp.lt.u32 %p2, %r2, %r9;
+ @%p2 bra L;
+DONE:
+ st.global.u32 [%rd1], %r2;
+ st.global.f32 [%rd1+4], %f2;
+ ret;
+}
+";
+
+/// One block, the shape nvcc gives a counted loop: a data-dependent trip
+/// count, the exit the back edge's fall-through.
+const DO_WHILE: &str = "
+.visible .entry k(.param .u64 pout, .param .u32 n)
+{
+ .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+ ld.param.u64 %rd1, [pout];
+ ld.param.u32 %r9, [n];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 16;
+ add.s64 %rd1, %rd1, %rd2;
+ mov.u32 %r2, 0;
+ mov.u32 %r3, 17;
+ rem.u32 %r8, %r1, 13;
+L:
+ mad.lo.s32 %r3, %r3, 1103515245, 12345;
+ shr.u32 %r4, %r3, 16;
+ add.u32 %r2, %r2, 1;
+ setp.le.u32 %p1, %r2, %r8;
+ @%p1 bra L;
+ st.global.u32 [%rd1], %r2;
+ st.global.u32 [%rd1+4], %r3;
+ st.global.u32 [%rd1+8], %r4;
+ ret;
+}
+";
+
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Done(Vec<u8>, (u64, u64, u64)),
+    Trap(String),
+}
+
+fn run(src: &str, sched: Scheduling, mode: Mode, fuel: u64) -> (Outcome, usize) {
+    let threads = 64u32;
+    let mut dev = Device::new();
+    let mut m = dev.load(&format!("{HEAD}{src}")).unwrap();
+    let t = attach(&mut m, mode);
+    let loops = t.map_or(0, |t| t.report().iter().filter_map(|r| r.1.as_ref().and_then(|c| c.as_ref().ok()).map(|c| c.lane_loops)).sum());
+    let bytes = 16 * threads as u64 * 2;
+    let o = dev.alloc(bytes).unwrap();
+    let mut cfg = LaunchConfig::new(Dim3::new(2, 1, 1), Dim3::new(threads, 1, 1));
+    cfg.scheduling = sched;
+    cfg.fuel = fuel;
+    cfg.threads = Some(1);
+    let r = match dev.launch(&m, "k", &cfg, &[KernelArg::U64(o), KernelArg::U32(300)]) {
+        Ok(s) => Outcome::Done(dev.read(o, bytes).unwrap(), (s.warp_instructions, s.thread_instructions, s.divergent_branches)),
+        Err(e) => Outcome::Trap(format!("{:?} {} line {:?} cta {:?} warp {:?} lane {:?}", e.kind, e.message, e.line, e.cta, e.warp, e.lane)),
+    };
+    (r, loops)
+}
+
+fn same_on_and_off(name: &str, src: &str) {
+    for sched in [Scheduling::Stack, Scheduling::Its] {
+        let (off, _) = run(src, sched, Mode::Off, u64::MAX / 4);
+        let (on, loops) = run(src, sched, Mode::On, u64::MAX / 4);
+        assert!(loops >= 1, "{name}: no lane-by-lane loop");
+        let Outcome::Done(_, (w, _, d)) = off else { panic!("{name} {sched:?}: {off:?}") };
+        assert!(d > 0, "{name}: the loop does not diverge");
+        assert_eq!(off, on, "{name} {sched:?}");
+        // Budgets that end before, inside and after the loops.
+        let step = (w / 97).max(1);
+        let mut fuel = 1;
+        while fuel <= w + 1 {
+            let (a, _) = run(src, sched, Mode::Off, fuel);
+            let (b, _) = run(src, sched, Mode::On, fuel);
+            assert_eq!(a, b, "{name} {sched:?} fuel {fuel}");
+            fuel += step;
+        }
+    }
+}
+
+#[test]
+fn two_exits_and_an_unguarded_back_edge() {
+    same_on_and_off("two exits", TWO_EXITS);
+}
+
+#[test]
+fn a_loop_inside_a_divergent_if() {
+    same_on_and_off("in an if", IN_IF);
+}
+
+#[test]
+fn a_one_block_counted_loop() {
+    same_on_and_off("do-while", DO_WHILE);
+}
