@@ -29,6 +29,10 @@
 //! code leaves at its pc with the fuel of the block's rest returned.
 //! Special registers are read from lanes `code.rs` fills at entry.
 //!
+//! In stack mode the head of a lane-by-lane loop ([`crate::region`]) goes
+//! to that loop's own code instead (`loops`): there a chunk keeps its
+//! registers in SSA variables across the loop's blocks and iterations.
+//!
 //! The native function is `fn(regs: *mut u64, st: *mut St)`: it starts at
 //! `st.pc` (an entry), and leaves in `st` the pc where the interpreter goes
 //! on and the fuel left (see `ptxsim_exec::tier`).

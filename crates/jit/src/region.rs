@@ -151,32 +151,42 @@ pub struct Settled {
 /// still in the loop after `cap` whole iterations).
 pub fn settle(r: &Region, mask: u32, codes: &[u32; 32], cap: u64) -> Settled {
     let s = r.segs.len() as u64;
-    let mut maxc = vec![0u64; r.segs.len()];
+    let total = r.iteration_len() as u64;
+    // Instructions of an iteration up to and including segment j's branch.
+    let upto = |j: u64| r.segs.iter().take(j as usize + 1).map(|g| g.len as u64).sum::<u64>();
     let (mut threads, mut active) = (0u64, 0u32);
-    let mut exited: Vec<u32> = Vec::new();
-    for l in 0..32 {
+    let (mut exited, mut n) = ([0u32; 32], 0usize);
+    for (l, &c) in codes.iter().enumerate() {
         if mask >> l & 1 == 0 {
             continue;
         }
-        let c = codes[l];
-        for (j, (seg, m)) in r.segs.iter().zip(maxc.iter_mut()).enumerate() {
-            let n = if c == u32::MAX { cap } else { c as u64 / s + (j as u64 <= c as u64 % s) as u64 };
-            *m = (*m).max(n);
-            threads += n * seg.len as u64;
-        }
         if c == u32::MAX {
             active |= 1 << l;
+            threads += cap * total;
         } else {
-            exited.push(c);
+            threads += c as u64 / s * total + upto(c as u64 % s);
+            exited[n] = c;
+            n += 1;
         }
     }
-    let fuel = r.segs.iter().zip(&maxc).map(|(seg, &m)| m * seg.len as u64).sum();
-    // A branch diverged where some lanes left by it and others went on.
+    let exited = &mut exited[..n];
     exited.sort_unstable();
-    exited.dedup();
+    // The lane that left last ran every segment at least as often as any
+    // other (codes order lanes by iteration, then segment); lanes still
+    // inside ran `cap` whole iterations.
+    let fuel = match (active, exited.last()) {
+        (0, Some(&c)) => c as u64 / s * total + upto(c as u64 % s),
+        _ => cap * total,
+    };
+    // A branch diverged where some lanes left by it and others went on.
     let top = if active != 0 { u32::MAX } else { exited.last().copied().unwrap_or(0) };
     let mut diverged: Vec<(u32, u64)> = Vec::new();
+    let mut last = None;
     for &c in exited.iter().filter(|&&c| c < top) {
+        if last == Some(c) {
+            continue;
+        }
+        last = Some(c);
         let pc = r.segs[(c as u64 % s) as usize].bra;
         match diverged.iter_mut().find(|d| d.0 == pc) {
             Some(d) => d.1 += 1,
