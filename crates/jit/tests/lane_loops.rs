@@ -169,3 +169,42 @@ fn a_loop_inside_a_divergent_if() {
 fn a_one_block_counted_loop() {
     same_on_and_off("do-while", DO_WHILE);
 }
+
+/// More registers than two chunks side by side keep (64-bit ones): the
+/// loop runs one chunk at a time.
+const MANY_REGS: &str = "
+.visible .entry k(.param .u64 pout, .param .u32 n)
+{
+ .reg .pred %p<4>; .reg .b32 %r<10>; .reg .b64 %rd<16>;
+ ld.param.u64 %rd1, [pout];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 16;
+ add.s64 %rd1, %rd1, %rd2;
+ cvt.u64.u32 %rd3, %r1;
+ add.s64 %rd3, %rd3, 9;
+ mov.u64 %rd4, 3; mov.u64 %rd5, 5; mov.u64 %rd6, 7; mov.u64 %rd7, 11;
+ mov.u64 %rd8, 13; mov.u64 %rd9, 17;
+ mov.u32 %r2, 0;
+L:
+ add.s64 %rd4, %rd4, %rd3;
+ xor.b64 %rd5, %rd5, %rd4;
+ mul.lo.s64 %rd6, %rd6, %rd5;
+ add.s64 %rd7, %rd7, %rd6;
+ sub.s64 %rd8, %rd8, %rd7;
+ and.b64 %rd9, %rd9, %rd8;
+ add.s64 %rd9, %rd9, %rd4;
+ add.u32 %r2, %r2, 1;
+ setp.lt.u64 %p1, %rd4, 400;
+ @%p1 bra L;
+ xor.b64 %rd9, %rd9, %rd6;
+ add.s64 %rd9, %rd9, %rd8;
+ st.global.u64 [%rd1], %rd9;
+ st.global.u32 [%rd1+8], %r2;
+ ret;
+}
+";
+
+#[test]
+fn a_loop_with_many_64_bit_registers() {
+    same_on_and_off("many registers", MANY_REGS);
+}

@@ -22,22 +22,56 @@ pub fn helper_signature(call_conv: cranelift_codegen::isa::CallConv, ptr: ir::Ty
     s
 }
 
-/// The SSA variables of a loop's state in one chunk.
-struct Vars {
+/// Chunks of 4 lanes run side by side when a loop's registers are few:
+/// one chunk's iteration is a chain of dependent operations, two chains
+/// interleaved keep the CPU's pipelines busy.
+const PAIR_VECTORS: usize = 12;
+
+/// One chunk's part of a loop's state: its lanes, its variables, and the
+/// emitter's per-chunk caches while another chunk's code is emitted.
+struct Sub {
+    chunk: Chunk,
     /// The written registers but the temporaries.
     regs: Vec<(u32, Vec<Variable>)>,
     /// The registers only read, as loaded at the chunk's start (NaN bits
     /// as they are).
     ro: Vec<(u32, Vals)>,
-    preds: Vec<(u32, Variable)>,
-    /// The lanes still in the loop, as a lane mask and as a vector mask.
-    act: Variable,
+    /// The chunk's lanes still in the loop, as a vector mask.
     actv: Variable,
-    iter: Variable,
     codes: Variable,
+    cache: HashMap<u32, Vals>,
+    raw: Vec<u32>,
+    xmemo: Vec<(Value, Class, Vals)>,
+}
+
+/// The state shared by the chunks run side by side.
+struct Shared {
+    preds: Vec<(u32, Variable)>,
+    /// Their lanes still in the loop.
+    act: Variable,
+    iter: Variable,
 }
 
 impl Em<'_, '_, '_> {
+    /// Swaps the emitter's per-chunk caches with `s`'s.
+    fn swap_caches(&mut self, s: &mut Sub) {
+        std::mem::swap(&mut self.cache, &mut s.cache);
+        std::mem::swap(&mut self.raw, &mut s.raw);
+        std::mem::swap(&mut self.xmemo, &mut s.xmemo);
+    }
+
+    /// Runs `f` with each of `subs` as the current chunk (its caches the
+    /// emitter's meanwhile).
+    fn each_sub(&mut self, subs: &mut [Sub], mut f: impl FnMut(&mut Self, &mut Sub)) {
+        for s in subs.iter_mut() {
+            self.swap_caches(s);
+            self.chunk = Some(s.chunk);
+            f(self, s);
+            self.chunk = None;
+            self.swap_caches(s);
+        }
+    }
+
     /// Emits loop `r` (the `idx`th) at its head's dispatch block.
     pub(super) fn region(&mut self, f: &Function, r: &Region, idx: u32) {
         let body = self.bodies[&r.head];
@@ -61,54 +95,54 @@ impl Em<'_, '_, '_> {
         self.b.ins().brif(cap, go, &[], body, &[]);
         self.b.switch_to_block(go);
 
-        let (chead, cnext, rend) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
-        self.b.append_block_param(chead, I32);
-        self.b.append_block_param(cnext, I32);
+        let vectors: usize = r.regs.iter().map(|x| if self.regs[x].0 == Class::Wide { 2 } else { 1 }).sum();
+        let width: u32 = if vectors <= PAIR_VECTORS { 2 } else { 1 };
+        let (ghead, gnext, rend) = (self.b.create_block(), self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(ghead, I32);
+        self.b.append_block_param(gnext, I32);
         let zero = self.iconst32(0);
-        self.b.ins().jump(chead, &[zero.into()]);
+        self.b.ins().jump(ghead, &[zero.into()]);
 
-        // A chunk: skipped when none of its lanes is in the group.
-        self.b.switch_to_block(chead);
-        let k = self.b.block_params(chead)[0];
-        let shift = self.b.ins().ishl_imm_u(k, 2);
-        let k64 = self.b.ins().uextend(I64, k);
-        let on = self.b.ins().ishl_imm_u(k64, 4);
-        let ow = self.b.ins().ishl_imm_u(k64, 5);
-        let addr_n = self.b.ins().iadd(self.base, on);
-        let addr_w = self.b.ins().iadd(self.base, ow);
-        let f4 = self.iconst32(0xf);
-        let cmask = self.b.ins().ishl(f4, shift);
-        let act0 = self.b.ins().band(self.gmask, cmask);
-        let cbody = self.b.create_block();
-        self.b.ins().brif(act0, cbody, &[], cnext, &[k.into()]);
-        self.b.switch_to_block(cbody);
-        self.chunk = Some(Chunk { shift, addr_n, addr_w, cmask });
-        let v = self.load_state(r, act0);
-        let (lhead, cdone) = (self.b.create_block(), self.b.create_block());
+        // A group of `width` chunks: skipped when none of its lanes is in
+        // the group.
+        self.b.switch_to_block(ghead);
+        let g = self.b.block_params(ghead)[0];
+        let gshift = self.b.ins().imul_imm_s(g, 4 * width as i64);
+        let ones = self.iconst32(((1u64 << (4 * width)) - 1) as u32);
+        let gmask = self.b.ins().ishl(ones, gshift);
+        let act0 = self.b.ins().band(self.gmask, gmask);
+        let gbody = self.b.create_block();
+        self.b.ins().brif(act0, gbody, &[], gnext, &[g.into()]);
+        self.b.switch_to_block(gbody);
+        let mut subs: Vec<Sub> = (0..width).map(|i| self.load_sub(r, g, width, i, act0)).collect();
+        let sh = self.load_shared(r, act0);
+        let (lhead, gdone) = (self.b.create_block(), self.b.create_block());
         self.b.ins().jump(lhead, &[]);
 
         // One iteration.
         self.b.switch_to_block(lhead);
-        self.iteration(f, r, &v, (lhead, cdone, cap));
+        self.iteration(f, r, (&mut subs, &sh), (lhead, gdone, cap));
         self.temps = None;
+        self.chunk = None;
         self.xmemo.clear();
         self.cache.clear();
         self.raw.clear();
         self.pcache.clear();
 
-        // The chunk's state back into the packed copy.
-        self.b.switch_to_block(cdone);
-        self.store_state(&v);
-        let codes = self.b.use_var(v.codes);
-        self.b.ins().store(self.vflags, codes, addr_n, self.codes_off as i32);
-        self.b.ins().jump(cnext, &[k.into()]);
-        self.chunk = None;
+        // The group's state back into the packed copy.
+        self.b.switch_to_block(gdone);
+        self.each_sub(&mut subs, |e, s| e.store_sub(s));
+        for &(q, var) in &sh.preds {
+            let val = self.b.use_var(var);
+            self.b.ins().store(self.vflags, val, self.base, self.preds[&q] as i32);
+        }
+        self.b.ins().jump(gnext, &[g.into()]);
 
-        self.b.switch_to_block(cnext);
-        let k = self.b.block_params(cnext)[0];
-        let k1 = self.b.ins().iadd_imm_s(k, 1);
-        let more = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, k1, 8);
-        self.b.ins().brif(more, chead, &[k1.into()], rend, &[]);
+        self.b.switch_to_block(gnext);
+        let g = self.b.block_params(gnext)[0];
+        let g1 = self.b.ins().iadd_imm_s(g, 1);
+        let more = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThan, g1, (8 / width) as i64);
+        self.b.ins().brif(more, ghead, &[g1.into()], rend, &[]);
 
         // The written registers hold every lane of the group (each entry
         // copied them in); the warp-wide counts; where the group goes on.
@@ -136,15 +170,32 @@ impl Em<'_, '_, '_> {
     }
 
     /// One iteration of loop `r` from its head block `lhead` (current),
-    /// on the variables `v`: it jumps back to `lhead`, or to `cdone` when
-    /// the chunk's lanes have left or `cap` iterations are done.
-    fn iteration(&mut self, f: &Function, r: &Region, v: &Vars, (lhead, cdone, cap): (ir::Block, ir::Block, Value)) {
+    /// for the chunks `subs` side by side: it jumps back to `lhead`, or to
+    /// `gdone` when their lanes have left or `cap` iterations are done.
+    fn iteration(&mut self, f: &Function, r: &Region, (subs, sh): (&mut [Sub], &Shared), (lhead, gdone, cap): (ir::Block, ir::Block, Value)) {
         self.temps = Some(r.temps.clone());
-        self.seed(v);
-        let mut act = self.b.use_var(v.act);
-        let actv = self.b.use_var(v.actv);
-        self.xmemo = vec![(act, Class::Narrow, vec![actv])];
-        let iter = self.b.use_var(v.iter);
+        self.written.clear();
+        self.pwritten.clear();
+        self.pcache.clear();
+        for &(q, var) in &sh.preds {
+            let val = self.b.use_var(var);
+            self.pcache.insert(q, val);
+        }
+        let mut act = self.b.use_var(sh.act);
+        self.each_sub(subs, |e, s| {
+            e.cache.clear();
+            e.raw.clear();
+            for (x, vars) in &s.regs {
+                let vals = vars.iter().map(|&var| e.b.use_var(var)).collect();
+                e.cache.insert(*x, vals);
+            }
+            for (x, vals) in &s.ro {
+                e.cache.insert(*x, vals.clone());
+            }
+            let av = e.b.use_var(s.actv);
+            e.xmemo = vec![(act, Class::Narrow, vec![av])];
+        });
+        let iter = self.b.use_var(sh.iter);
         let nseg = r.segs.len() as i64;
         let mut seg = 0i64;
         for pc in r.head..=r.last {
@@ -161,7 +212,7 @@ impl Em<'_, '_, '_> {
                 }
             };
             if !matches!(ins.op, Op::Bra { .. }) {
-                self.data(&ins.op, gm, ins.guard.is_some());
+                self.each_sub(subs, |e, _| e.data(&ins.op, gm, ins.guard.is_some()));
                 continue;
             }
             // The lanes leaving here, and those going on.
@@ -173,7 +224,7 @@ impl Em<'_, '_, '_> {
                 (None, act)
             };
             if let Some(leave) = leave {
-                // Rare: lanes leave; their exit codes, and the vector mask.
+                // Rare: lanes leave; their exit codes, and the vector masks.
                 let (rec, join) = (self.b.create_block(), self.b.create_block());
                 self.b.ins().brif(leave, rec, &[], join, &[]);
                 self.b.switch_to_block(rec);
@@ -181,46 +232,61 @@ impl Em<'_, '_, '_> {
                 let code = self.b.ins().imul_imm_s(i32v, nseg);
                 let code = self.b.ins().iadd_imm_s(code, seg);
                 let code = self.b.ins().splat(I32X4, code);
-                self.xmemo.clear();
-                let lm = self.expand(leave, Class::Narrow)[0];
-                let old = self.b.use_var(v.codes);
-                let new = self.b.ins().bitselect(lm, code, old);
-                self.b.def_var(v.codes, new);
-                let av = self.b.use_var(v.actv);
-                let av = self.b.ins().band_not(av, lm);
-                self.b.def_var(v.actv, av);
+                self.each_sub(subs, |e, s| {
+                    e.xmemo.clear();
+                    let lm = e.expand(leave, Class::Narrow)[0];
+                    let old = e.b.use_var(s.codes);
+                    let new = e.b.ins().bitselect(lm, code, old);
+                    e.b.def_var(s.codes, new);
+                    let av = e.b.use_var(s.actv);
+                    let av = e.b.ins().band_not(av, lm);
+                    e.b.def_var(s.actv, av);
+                });
                 self.b.ins().jump(join, &[]);
                 self.b.switch_to_block(join);
-                let av = self.b.use_var(v.actv);
-                self.xmemo = vec![(stay, Class::Narrow, vec![av])];
+                self.each_sub(subs, |e, s| {
+                    let av = e.b.use_var(s.actv);
+                    e.xmemo = vec![(stay, Class::Narrow, vec![av])];
+                });
             }
             act = stay;
-            self.b.def_var(v.act, stay);
+            self.b.def_var(sh.act, stay);
             seg += 1;
             if pc < r.last {
-                self.sync(v);
+                self.sync(subs, sh);
                 let cont = self.b.create_block();
-                self.b.ins().brif(stay, cont, &[], cdone, &[]);
+                self.b.ins().brif(stay, cont, &[], gdone, &[]);
                 self.b.switch_to_block(cont);
             } else {
                 let i1 = self.b.ins().iadd_imm_s(iter, 1);
-                self.b.def_var(v.iter, i1);
-                self.sync(v);
+                self.b.def_var(sh.iter, i1);
+                self.sync(subs, sh);
                 let more = self.b.create_block();
-                self.b.ins().brif(stay, more, &[], cdone, &[]);
+                self.b.ins().brif(stay, more, &[], gdone, &[]);
                 self.b.switch_to_block(more);
                 let full = self.b.ins().icmp(IntCC::UnsignedGreaterThanOrEqual, i1, cap);
-                self.b.ins().brif(full, cdone, &[], lhead, &[]);
+                self.b.ins().brif(full, gdone, &[], lhead, &[]);
             }
         }
     }
 
-    /// Loads the chunk's lanes of the loop's registers (but the
-    /// temporaries) and predicates into fresh variables.
-    fn load_state(&mut self, r: &Region, act0: Value) -> Vars {
+    /// Chunk `i` of group `g` (of `width` chunks): its lanes of the loop's
+    /// registers (but the temporaries) loaded into fresh variables.
+    fn load_sub(&mut self, r: &Region, g: Value, width: u32, i: u32, act0: Value) -> Sub {
+        let k = self.b.ins().imul_imm_s(g, width as i64);
+        let k = self.b.ins().iadd_imm_s(k, i as i64);
+        let shift = self.b.ins().ishl_imm_u(k, 2);
+        let k64 = self.b.ins().uextend(I64, k);
+        let on = self.b.ins().ishl_imm_u(k64, 4);
+        let ow = self.b.ins().ishl_imm_u(k64, 5);
+        let addr_n = self.b.ins().iadd(self.base, on);
+        let addr_w = self.b.ins().iadd(self.base, ow);
+        let f4 = self.iconst32(0xf);
+        let cmask = self.b.ins().ishl(f4, shift);
+        self.chunk = Some(Chunk { shift, addr_n, addr_w, cmask });
         self.cache.clear();
         self.raw.clear();
-        self.pcache.clear();
+        self.xmemo.clear();
         let (mut regs, mut ro) = (Vec::new(), Vec::new());
         for &x in r.regs.iter().filter(|x| !r.temps.contains(x)) {
             let vals = self.reg_raw(x);
@@ -239,6 +305,21 @@ impl Em<'_, '_, '_> {
                 .collect();
             regs.push((x, vars));
         }
+        let actv = self.b.declare_var(I32X4);
+        let av = self.expand(act0, Class::Narrow)[0];
+        self.b.def_var(actv, av);
+        let codes = self.b.declare_var(I32X4);
+        let none = self.splat32(u32::MAX);
+        self.b.def_var(codes, none);
+        self.cache.clear();
+        let chunk = self.chunk.take().expect("set above");
+        Sub { chunk, regs, ro, actv, codes, cache: HashMap::new(), raw: Vec::new(), xmemo: Vec::new() }
+    }
+
+    /// The predicates, the lanes in the loop and the iteration count, in
+    /// fresh variables.
+    fn load_shared(&mut self, r: &Region, act0: Value) -> Shared {
+        self.pcache.clear();
         let mut preds = Vec::new();
         for &q in &r.preds {
             let val = self.pred_val(q);
@@ -246,66 +327,41 @@ impl Em<'_, '_, '_> {
             self.b.def_var(var, val);
             preds.push((q, var));
         }
+        self.pcache.clear();
         let act = self.b.declare_var(I32);
         self.b.def_var(act, act0);
-        let actv = self.b.declare_var(I32X4);
-        let av = self.expand(act0, Class::Narrow)[0];
-        self.b.def_var(actv, av);
         let iter = self.b.declare_var(I64);
         let z64 = self.b.ins().iconst(I64, 0);
         self.b.def_var(iter, z64);
-        let codes = self.b.declare_var(I32X4);
-        let none = self.splat32(u32::MAX);
-        self.b.def_var(codes, none);
-        self.cache.clear();
-        self.pcache.clear();
-        Vars { regs, ro, preds, act, actv, iter, codes }
+        Shared { preds, act, iter }
     }
 
-    /// The cache of the emitter from the variables (at the loop's head).
-    fn seed(&mut self, v: &Vars) {
-        self.cache.clear();
-        self.raw.clear();
-        self.pcache.clear();
+    /// The variables from the emitter's caches (before a branch).
+    fn sync(&mut self, subs: &mut [Sub], sh: &Shared) {
         self.written.clear();
         self.pwritten.clear();
-        for (x, vars) in &v.regs {
-            let vals = vars.iter().map(|&var| self.b.use_var(var)).collect();
-            self.cache.insert(*x, vals);
-        }
-        for (x, vals) in &v.ro {
-            self.cache.insert(*x, vals.clone());
-        }
-        for &(q, var) in &v.preds {
-            let val = self.b.use_var(var);
-            self.pcache.insert(q, val);
-        }
-    }
-
-    /// The variables from the emitter's cache (before a branch).
-    fn sync(&mut self, v: &Vars) {
-        self.written.clear();
-        self.pwritten.clear();
-        for (x, vars) in &v.regs {
-            if let Some(vals) = self.cache.get(x) {
-                for (&var, &val) in vars.iter().zip(vals) {
-                    self.b.def_var(var, val);
+        self.each_sub(subs, |e, s| {
+            for (x, vars) in &s.regs {
+                if let Some(vals) = e.cache.get(x) {
+                    for (&var, &val) in vars.iter().zip(vals) {
+                        e.b.def_var(var, val);
+                    }
                 }
             }
-        }
-        for &(q, var) in &v.preds {
+        });
+        for &(q, var) in &sh.preds {
             if let Some(&val) = self.pcache.get(&q) {
                 self.b.def_var(var, val);
             }
         }
     }
 
-    /// Stores the chunk's written registers (but the temporaries) and
-    /// the predicates.
-    fn store_state(&mut self, v: &Vars) {
+    /// Stores the current chunk's written registers (but the
+    /// temporaries) and its exit codes.
+    fn store_sub(&mut self, s: &Sub) {
         let c = self.ch();
         let fl = self.vflags;
-        for (x, vars) in &v.regs {
+        for (x, vars) in &s.regs {
             let (class, off, _) = self.regs[x];
             let addr = if class == Class::Narrow { c.addr_n } else { c.addr_w };
             for (k, &var) in vars.iter().enumerate() {
@@ -313,9 +369,7 @@ impl Em<'_, '_, '_> {
                 self.b.ins().store(fl, val, addr, (off + 16 * k as u32) as i32);
             }
         }
-        for &(q, var) in &v.preds {
-            let val = self.b.use_var(var);
-            self.b.ins().store(fl, val, self.base, self.preds[&q] as i32);
-        }
+        let codes = self.b.use_var(s.codes);
+        self.b.ins().store(fl, codes, c.addr_n, self.codes_off as i32);
     }
 }
