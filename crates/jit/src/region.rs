@@ -21,7 +21,7 @@ use crate::plan::{Class, Plan, Uses};
 use ptxsim_exec::program::{Function, Op};
 
 /// The most 128-bit vectors of registers a lane-by-lane loop keeps.
-const MAX_VECTORS: usize = 24;
+const MAX_VECTORS: usize = 32;
 
 /// A segment of a loop: its instructions up to and including a branch.
 #[derive(Clone, Debug)]

@@ -1,4 +1,4 @@
-//! Property test: random straight-line and looping kernels over the
+//! Property tests: random straight-line and looping kernels over the
 //! instructions the tier compiles (integer, f32 with `.ftz`/`.sat`,
 //! comparisons with every ordered and unordered operator, `selp`, moves,
 //! conversions, predicate logic, guards, divergent forward branches and
@@ -126,19 +126,7 @@ fn insn(k: u8, o: [usize; 5]) -> String {
 /// every register and predicate stored to `out` (bytes 0..112 of the
 /// thread's 128; bytes 112..128 are its scratch, which the body stores).
 fn kernel(body: &[(u8, [usize; 5], u8)], lp: Option<(usize, usize)>) -> String {
-    let mut s = String::from(
-        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\
-         .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<4>;\n.reg .b32 %t<4>;\n.reg .b64 %a<6>;\n.reg .pred %q;\n\
-         ld.param.u64 %a0, [pin];\nld.param.u64 %a1, [pout];\nmov.u32 %t0, %tid.x;\nmul.wide.u32 %a2, %t0, 128;\nadd.s64 %a0, %a0, %a2;\n\
-         add.u32 %t3, %t0, 1;\nmov.u32 %t2, %ntid.x;\nrem.u32 %t3, %t3, %t2;\nmul.wide.u32 %a4, %t3, 128;\nadd.s64 %a4, %a1, %a4;\nadd.s64 %a4, %a4, 112;\n\
-         add.s64 %a1, %a1, %a2;\nadd.s64 %a3, %a1, 112;\n",
-    );
-    for i in 0..NR {
-        s += &format!("ld.global.u32 %r{i}, [%a0+{}];\nld.global.f32 %f{i}, [%a0+{}];\n", 4 * i, 32 + 4 * i);
-    }
-    for i in 0..4 {
-        s += &format!("ld.global.u64 %rd{i}, [%a0+{}];\nsetp.ne.u32 %p{i}, %r{i}, 0;\n", 64 + 8 * i);
-    }
+    let mut s = prologue();
     // A loop of `1 + tid % m` iterations around instructions lo..hi.
     let (lo, hi, m) = match lp {
         Some((a, b)) => (a.min(b).min(body.len() - 1), (a.max(b) + 1).min(body.len()), 1 + (a + b) % 5),
@@ -166,6 +154,31 @@ fn kernel(body: &[(u8, [usize; 5], u8)], lp: Option<(usize, usize)>) -> String {
             s += "sub.u32 %t1, %t1, 1;\nsetp.ne.u32 %q, %t1, -1;\n@%q bra LOOP;\n";
         }
     }
+    s + &epilogue()
+}
+
+/// The kernel's start: its registers loaded from `in` (32 words per
+/// thread), the output and scratch addresses.
+fn prologue() -> String {
+    let mut s = String::from(
+        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\
+         .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<4>;\n.reg .b32 %t<4>;\n.reg .b64 %a<6>;\n.reg .pred %q;\n\
+         ld.param.u64 %a0, [pin];\nld.param.u64 %a1, [pout];\nmov.u32 %t0, %tid.x;\nmul.wide.u32 %a2, %t0, 128;\nadd.s64 %a0, %a0, %a2;\n\
+         add.u32 %t3, %t0, 1;\nmov.u32 %t2, %ntid.x;\nrem.u32 %t3, %t3, %t2;\nmul.wide.u32 %a4, %t3, 128;\nadd.s64 %a4, %a1, %a4;\nadd.s64 %a4, %a4, 112;\n\
+         add.s64 %a1, %a1, %a2;\nadd.s64 %a3, %a1, 112;\n",
+    );
+    for i in 0..NR {
+        s += &format!("ld.global.u32 %r{i}, [%a0+{}];\nld.global.f32 %f{i}, [%a0+{}];\n", 4 * i, 32 + 4 * i);
+    }
+    for i in 0..4 {
+        s += &format!("ld.global.u64 %rd{i}, [%a0+{}];\nsetp.ne.u32 %p{i}, %r{i}, 0;\n", 64 + 8 * i);
+    }
+    s
+}
+
+/// The kernel's end: every register and predicate stored to `out`.
+fn epilogue() -> String {
+    let mut s = String::new();
     for i in 0..NR {
         s += &format!("st.global.u32 [%a1+{}], %r{i};\nst.global.f32 [%a1+{}], %f{i};\n", 4 * i, 32 + 4 * i);
     }
@@ -173,6 +186,29 @@ fn kernel(body: &[(u8, [usize; 5], u8)], lp: Option<(usize, usize)>) -> String {
         s += &format!("selp.u32 %t2, 1, 0, %p{i};\nst.global.u32 [%a1+{}], %t2;\nst.global.u64 [%a1+{}], %rd{i};\n", 96 + 4 * i, 64 + 8 * i);
     }
     s + "ret;\n}\n"
+}
+
+/// A loop of register-only instructions (menu entries below the loads)
+/// that the tier runs lane by lane in stack mode: exits to one label
+/// after body instructions `exits` (guard predicate and polarity), a
+/// counted exit of `1 + tid % m` iterations, and a back edge that is
+/// guarded (falling through to the exit) or unguarded.
+fn lane_loop_kernel(body: &[(u8, [usize; 5])], exits: &[(usize, usize, bool)], m: usize, guarded_back: bool) -> String {
+    let mut s = prologue();
+    s += &format!("rem.u32 %t1, %t0, {m};\nLOOP:\n");
+    for (i, (k, o)) in body.iter().enumerate() {
+        s += &format!("{}\n", insn(*k % 22, *o));
+        for &(_, q, neg) in exits.iter().filter(|e| e.0 == i) {
+            s += &format!("@{}{} bra EXIT;\n", if neg { "!" } else { "" }, p(q));
+        }
+    }
+    s += "sub.u32 %t1, %t1, 1;\nsetp.ne.u32 %q, %t1, -1;\n";
+    if guarded_back {
+        s += "@%q bra LOOP;\n";
+    } else {
+        s += "@!%q bra EXIT;\nbra LOOP;\n";
+    }
+    s + "EXIT:\n" + &epilogue()
 }
 
 fn run(src: &str, input: &[u8], sched: Scheduling, jit: Mode, fuel: u64) -> Result<(Vec<u8>, u64, u64, u64), String> {
@@ -225,6 +261,55 @@ proptest! {
             let b = run(&src, &input, sched, Mode::On, fuel);
             prop_assert_eq!(a, b, "{:?} fuel {}\n{}", sched, fuel, src);
         }
+    }
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 96, ..ProptestConfig::default() })]
+    #[test]
+    fn random_lane_loops_same_with_tier_on_and_off(
+        body in prop::collection::vec((0u8..22, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64]), 1..16),
+        exits in prop::collection::vec((0usize..16, 0usize..4, any::<bool>()), 0..3),
+        m in 1usize..9,
+        guarded_back in any::<bool>(),
+        words in prop::collection::vec(word(), 32 * 40),
+        fuel_frac in 1u64..8,
+    ) {
+        let src = lane_loop_kernel(&body, &exits, m, guarded_back);
+        // Every such kernel has the loop the test is about.
+        {
+            let mut module = Device::new().load(&src).unwrap();
+            let t = attach(&mut module, Mode::On).expect("a tier");
+            let rep = t.report();
+            let n = rep[0].1.as_ref().and_then(|r| r.as_ref().ok()).map_or(0, |c| c.lane_loops);
+            prop_assert_eq!(n, 1, "{}", src);
+        }
+        let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
+        for sched in [Scheduling::Stack, Scheduling::Its] {
+            let off = run(&src, &input, sched, Mode::Off, 1_000_000);
+            prop_assert!(off.is_ok(), "{off:?}\n{src}");
+            let on = run(&src, &input, sched, Mode::On, 1_000_000);
+            prop_assert_eq!(&off, &on, "{:?}\n{}", sched, src);
+            let w = off.as_ref().unwrap().1;
+            let fuel = (w * fuel_frac / 8).max(1);
+            let a = run(&src, &input, sched, Mode::Off, fuel);
+            let b = run(&src, &input, sched, Mode::On, fuel);
+            prop_assert_eq!(a, b, "{:?} fuel {}\n{}", sched, fuel, src);
+        }
+    }
+}
+
+/// The lane-loop kernels qualify: the tier runs their loop lane by lane.
+#[test]
+fn lane_loop_kernels_have_a_lane_by_lane_loop() {
+    let body: Vec<(u8, [usize; 5])> = (0..22u8).map(|k| (k, [k as usize, 1, 7, 2, 1])).collect();
+    for guarded_back in [false, true] {
+        let src = lane_loop_kernel(&body, &[(3, 1, false), (9, 2, true)], 5, guarded_back);
+        let mut m = Device::new().load(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
+        let t = attach(&mut m, Mode::On).expect("a tier");
+        let rep = t.report();
+        let c = rep[0].1.as_ref().and_then(|r| r.as_ref().ok()).unwrap_or_else(|| panic!("not compiled: {:?}", rep[0].1));
+        assert_eq!(c.lane_loops, 1, "{src}");
     }
 }
 
