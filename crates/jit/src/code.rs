@@ -118,8 +118,23 @@ fn have_fma() -> bool {
     }
 }
 
-/// Plans and compiles `f`.
+/// How much the code generator works for the code's speed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quality {
+    /// Cranelift's single-pass register allocator: about half the
+    /// compile time, code about a third slower on loops (BENCHMARKS.md).
+    Quick,
+    /// The backtracking register allocator.
+    Full,
+}
+
+/// Plans and compiles `f` with the full code generator.
 pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
+    compile_function_as(f, Quality::Full)
+}
+
+/// Plans and compiles `f` at quality `q`.
+pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, CompileError> {
     let t0 = Instant::now();
     let p = plan::plan(f, have_fma());
     if p.blocks.is_empty() {
@@ -127,7 +142,7 @@ pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
         return Err(CompileError::Nothing { name: f.name.clone(), skipped });
     }
     let layout = Layout::new(&p);
-    let (module, id, mem) = codegen(f, &p, &layout)?;
+    let (module, id, mem) = codegen(f, &p, &layout, q)?;
     let entry = module.get_finalized_function(id);
     // SAFETY: the function was declared with `emit::signature`, which is
     // this pointer type's ABI (three pointers, no result, the host's
@@ -169,13 +184,19 @@ pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
 /// (BENCHMARKS.md).
 const OPT_LEVEL: &str = "none";
 
-/// The host's code generator, made once per process.
-fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
-    static ISA: OnceLock<Result<cranelift_codegen::isa::OwnedTargetIsa, String>> = OnceLock::new();
-    ISA.get_or_init(|| {
+/// The host's code generator of quality `q`, made once per process.
+fn host_isa(q: Quality) -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
+    type Isa = OnceLock<Result<cranelift_codegen::isa::OwnedTargetIsa, String>>;
+    static ISA: [Isa; 2] = [OnceLock::new(), OnceLock::new()];
+    ISA[q as usize].get_or_init(|| {
         let mut fb = settings::builder();
         let opt = std::env::var("PTXSIM_JIT_OPT").unwrap_or_else(|_| OPT_LEVEL.to_string());
         fb.set("opt_level", &opt).map_err(|e| e.to_string())?;
+        let ra = match q {
+            Quality::Quick => "single_pass",
+            Quality::Full => "backtracking",
+        };
+        fb.set("regalloc_algorithm", ra).map_err(|e| e.to_string())?;
         fb.set("enable_verifier", "false").map_err(|e| e.to_string())?;
         let isa_b = cranelift_native::builder().map_err(|e| e.to_string())?;
         isa_b.finish(settings::Flags::new(fb)).map_err(|e| e.to_string())
@@ -184,9 +205,9 @@ fn host_isa() -> Result<cranelift_codegen::isa::OwnedTargetIsa, CompileError> {
     .map_err(CompileError::Host)
 }
 
-fn codegen(f: &Function, p: &Plan, lay: &Layout) -> Result<(JITModule, cranelift_module::FuncId, Vec<MemOp>), CompileError> {
+fn codegen(f: &Function, p: &Plan, lay: &Layout, q: Quality) -> Result<(JITModule, cranelift_module::FuncId, Vec<MemOp>), CompileError> {
     let err = |m: String| CompileError::Codegen { name: f.name.clone(), message: m };
-    let isa = host_isa()?;
+    let isa = host_isa(q)?;
     let ptr = isa.pointer_type();
     let cc = isa.default_call_conv();
     let fcfg = isa.frontend_config();

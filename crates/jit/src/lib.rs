@@ -9,7 +9,9 @@
 //! (`code`), and tiering: [`Mode::On`] compiles every function
 //! when attached, [`Mode::Auto`] compiles a function on a background thread
 //! once it has run [`AUTO_THRESHOLD`] warp instructions (a launch never
-//! waits for the compiler), [`Mode::Off`] attaches nothing.
+//! waits for the compiler; a function of [`QUICK_FIRST`] instructions or
+//! more is compiled quickly first, and its full code replaces that when
+//! ready), [`Mode::Off`] attaches nothing.
 //!
 //! Compiled code runs exactly what the interpreter would (same bits, same
 //! fuel, same traps): what it does not compile, and every event the
@@ -23,7 +25,7 @@ mod mem;
 mod plan;
 mod region;
 
-pub use code::{compile_function, CompileError, CompiledFn};
+pub use code::{compile_function, compile_function_as, CompileError, CompiledFn, Quality};
 use ptxsim_exec::program::{FuncId, Program};
 use ptxsim_exec::tier::{Compiled, Tier};
 use std::sync::atomic::{AtomicU64, AtomicU8, Ordering};
@@ -32,6 +34,11 @@ use std::sync::{Arc, OnceLock};
 /// Warp instructions a function runs interpreted before [`Mode::Auto`]
 /// compiles it.
 pub const AUTO_THRESHOLD: u64 = 20_000;
+
+/// The fewest instructions of a function that [`Mode::Auto`] compiles
+/// quickly first ([`Quality::Quick`], about half the time), to run that
+/// code while the full compile goes on.
+pub const QUICK_FIRST: usize = 256;
 
 /// When the tier compiles.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -73,7 +80,9 @@ struct Slot {
     count: AtomicU64,
     /// 0 cold, 1 compiling, 2 finished (compiled or failed).
     state: AtomicU8,
+    /// The full code, and the quick code that may run before it is ready.
     code: OnceLock<Result<CompiledFn, CompileError>>,
+    quick: OnceLock<Result<CompiledFn, CompileError>>,
 }
 
 struct Inner {
@@ -82,17 +91,23 @@ struct Inner {
 }
 
 impl Inner {
-    fn compile(&self, func: FuncId) {
+    /// Compiles function `func` at quality `q` (with `quick_first`, quickly
+    /// first when it is large).
+    fn compile(&self, func: FuncId, q: Quality, quick_first: bool) {
         let f = &self.prog.functions[func as usize];
-        let r = compile_function(f);
-        let _ = self.funcs[func as usize].code.set(r);
-        self.funcs[func as usize].state.store(2, Ordering::Release);
+        let slot = &self.funcs[func as usize];
+        if quick_first && q == Quality::Full && f.code.len() >= QUICK_FIRST {
+            let _ = slot.quick.set(compile_function_as(f, Quality::Quick));
+        }
+        let _ = slot.code.set(compile_function_as(f, q));
+        slot.state.store(2, Ordering::Release);
     }
 }
 
 /// The compiling tier of one module.
 pub struct JitTier {
     mode: Mode,
+    quality: Quality,
     inner: Arc<Inner>,
 }
 
@@ -104,15 +119,22 @@ impl std::fmt::Debug for JitTier {
 
 impl JitTier {
     /// A tier for `prog` (with [`Mode::On`], every defined function is
-    /// compiled now).
+    /// compiled now, fully).
     pub fn new(prog: Arc<Program>, mode: Mode) -> JitTier {
-        let funcs = prog.functions.iter().map(|_| Slot { count: AtomicU64::new(0), state: AtomicU8::new(0), code: OnceLock::new() }).collect();
-        let t = JitTier { mode, inner: Arc::new(Inner { prog, funcs }) };
+        JitTier::with_quality(prog, mode, Quality::Full)
+    }
+
+    /// [`JitTier::new`] whose code is of quality `q` (the differential
+    /// tests run [`Quality::Quick`] code too).
+    pub fn with_quality(prog: Arc<Program>, mode: Mode, q: Quality) -> JitTier {
+        let slot = || Slot { count: AtomicU64::new(0), state: AtomicU8::new(0), code: OnceLock::new(), quick: OnceLock::new() };
+        let funcs = prog.functions.iter().map(|_| slot()).collect();
+        let t = JitTier { mode, quality: q, inner: Arc::new(Inner { prog, funcs }) };
         if mode == Mode::On {
             for (i, f) in t.inner.prog.functions.iter().enumerate() {
                 if f.defined && !f.code.is_empty() {
                     t.inner.funcs[i].state.store(1, Ordering::Relaxed);
-                    t.inner.compile(i as FuncId);
+                    t.inner.compile(i as FuncId, q, false);
                 }
             }
         }
@@ -141,7 +163,8 @@ impl JitTier {
 
 impl Tier for JitTier {
     fn compiled(&self, func: FuncId) -> Option<&dyn Compiled> {
-        match self.inner.funcs.get(func as usize)?.code.get()? {
+        let s = self.inner.funcs.get(func as usize)?;
+        match s.code.get().or_else(|| s.quick.get())? {
             Ok(c) => Some(c),
             Err(_) => None,
         }
@@ -160,7 +183,8 @@ impl Tier for JitTier {
         }
         if s.state.compare_exchange(0, 1, Ordering::AcqRel, Ordering::Relaxed).is_ok() {
             let inner = Arc::clone(&self.inner);
-            let spawned = std::thread::Builder::new().name("ptxsim-jit".into()).spawn(move || inner.compile(func));
+            let q = self.quality;
+            let spawned = std::thread::Builder::new().name("ptxsim-jit".into()).spawn(move || inner.compile(func, q, true));
             if spawned.is_err() {
                 // No thread: this function stays interpreted.
                 s.state.store(2, Ordering::Release);
@@ -172,11 +196,16 @@ impl Tier for JitTier {
 /// Attaches a tier in `mode` to `module` (none with [`Mode::Off`]), and
 /// returns it.
 pub fn attach(module: &mut ptxsim_exec::Module, mode: Mode) -> Option<Arc<JitTier>> {
+    attach_as(module, mode, Quality::Full)
+}
+
+/// [`attach`] with code of quality `q`.
+pub fn attach_as(module: &mut ptxsim_exec::Module, mode: Mode, q: Quality) -> Option<Arc<JitTier>> {
     if mode == Mode::Off {
         module.set_tier(None);
         return None;
     }
-    let t = Arc::new(JitTier::new(Arc::clone(&module.program), mode));
+    let t = Arc::new(JitTier::with_quality(Arc::clone(&module.program), mode, q));
     module.set_tier(Some(t.clone()));
     Some(t)
 }

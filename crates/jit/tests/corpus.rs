@@ -3,7 +3,9 @@
 //! both scheduling modes, with the compiling tier forced on and off: the
 //! same buffers, module globals, printed output, statistics (warp and
 //! thread instructions, divergent branches) and, when a launch traps, the
-//! same error (kind, message, function, line, CTA, warp, lane). Launches
+//! same error (kind, message, function, line, CTA, warp, lane); the
+//! quick code (`Quality::Quick`, what `auto` runs first in a large
+//! function) is compared too, in stack mode. Launches
 //! run on one worker so the CTA order is fixed; schedule-dependent kernels
 //! (the corpus's `EXCEPTIONS`) are compared too, since one worker makes
 //! them deterministic. A second pass gives each launch a fuel budget of a
@@ -15,7 +17,7 @@ mod corpus_specs;
 
 use corpus_specs::*;
 use ptxsim_exec::{Device, Dim3, LaunchConfig, Scheduling};
-use ptxsim_jit::{attach, Mode};
+use ptxsim_jit::{attach_as, Mode, Quality};
 
 #[derive(Debug, PartialEq)]
 enum Outcome {
@@ -23,11 +25,11 @@ enum Outcome {
     Trap(String),
 }
 
-fn run(src: &str, spec: &Spec, block: Dim3, sched: Scheduling, jit: Mode, fuel: u64) -> (Outcome, usize) {
+fn run(src: &str, spec: &Spec, block: Dim3, sched: Scheduling, (jit, q): (Mode, Quality), fuel: u64) -> (Outcome, usize) {
     let mut dev = Device::new();
     let lo = dev.alloc(1).unwrap();
     let mut m = dev.load(src).unwrap();
-    let tier = attach(&mut m, jit);
+    let tier = attach_as(&mut m, jit, q);
     let compiled = tier.map_or(0, |t| t.report().iter().filter_map(|r| r.1.as_ref().and_then(|c| c.as_ref().ok()).map(|c| c.compiled)).sum());
     let hi = dev.alloc(1).unwrap();
     let (args, ptrs) = upload(&mut dev, &spec.args);
@@ -60,23 +62,23 @@ fn corpus_launches_same_with_tier_on_and_off() {
         let m = Device::new().load(&src).unwrap_or_else(|e| panic!("{file}: {e}"));
         for k in m.kernels() {
             let Some(spec) = specs.iter().find(|s| s.kernel == k) else { continue };
-            for sched in [Scheduling::Stack, Scheduling::Its] {
-                let (off, _) = run(&src, spec, spec.block, sched, Mode::Off, 20_000_000);
-                let (on, n) = run(&src, spec, spec.block, sched, Mode::On, 20_000_000);
+            for (sched, q) in [(Scheduling::Stack, Quality::Full), (Scheduling::Its, Quality::Full), (Scheduling::Stack, Quality::Quick)] {
+                let (off, _) = run(&src, spec, spec.block, sched, (Mode::Off, q), 20_000_000);
+                let (on, n) = run(&src, spec, spec.block, sched, (Mode::On, q), 20_000_000);
                 launches += 1;
                 compiled_total += n;
                 if off != on {
-                    failures.push(format!("{file}: {k} {sched:?}: off {off:?}\n   on {on:?}"));
+                    failures.push(format!("{file}: {k} {sched:?} {q:?}: off {off:?}\n   on {on:?}"));
                     continue;
                 }
                 if let Outcome::Done { stats: (w, ..), .. } = off {
                     if w > 3 {
                         let fuel = w / 3;
-                        let (a, _) = run(&src, spec, spec.block, sched, Mode::Off, fuel);
-                        let (b, _) = run(&src, spec, spec.block, sched, Mode::On, fuel);
+                        let (a, _) = run(&src, spec, spec.block, sched, (Mode::Off, q), fuel);
+                        let (b, _) = run(&src, spec, spec.block, sched, (Mode::On, q), fuel);
                         exhausted += 1;
                         if a != b {
-                            failures.push(format!("{file}: {k} {sched:?} fuel {fuel}: off {a:?}\n   on {b:?}"));
+                            failures.push(format!("{file}: {k} {sched:?} {q:?} fuel {fuel}: off {a:?}\n   on {b:?}"));
                         }
                     }
                 }

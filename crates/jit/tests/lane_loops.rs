@@ -1,12 +1,13 @@
 //! Loops the tier runs lane by lane in stack mode (`region.rs`): kernels
 //! of each qualifying shape, run with the tier forced on and off in both
-//! scheduling modes, give the same buffers, statistics (warp and thread
+//! scheduling modes (and with the quick code generator in stack mode),
+//! give the same buffers, statistics (warp and thread
 //! instructions, divergent branches) and, for a sweep of fuel budgets
 //! that end inside the loops, the same fuel-exhaustion trap. Each kernel
 //! must have a lane-by-lane loop, or the test says so.
 
 use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling};
-use ptxsim_jit::{attach, Mode};
+use ptxsim_jit::{attach_as, Mode, Quality};
 
 const HEAD: &str = ".version 7.0\n.target sm_70\n.address_size 64\n";
 
@@ -116,11 +117,11 @@ enum Outcome {
     Trap(String),
 }
 
-fn run(src: &str, sched: Scheduling, mode: Mode, fuel: u64) -> (Outcome, usize) {
+fn run(src: &str, sched: Scheduling, (mode, q): (Mode, Quality), fuel: u64) -> (Outcome, usize) {
     let threads = 64u32;
     let mut dev = Device::new();
     let mut m = dev.load(&format!("{HEAD}{src}")).unwrap();
-    let t = attach(&mut m, mode);
+    let t = attach_as(&mut m, mode, q);
     let loops = t.map_or(0, |t| t.report().iter().filter_map(|r| r.1.as_ref().and_then(|c| c.as_ref().ok()).map(|c| c.lane_loops)).sum());
     let bytes = 16 * threads as u64 * 2;
     let o = dev.alloc(bytes).unwrap();
@@ -136,20 +137,20 @@ fn run(src: &str, sched: Scheduling, mode: Mode, fuel: u64) -> (Outcome, usize) 
 }
 
 fn same_on_and_off(name: &str, src: &str) {
-    for sched in [Scheduling::Stack, Scheduling::Its] {
-        let (off, _) = run(src, sched, Mode::Off, u64::MAX / 4);
-        let (on, loops) = run(src, sched, Mode::On, u64::MAX / 4);
+    for (sched, q) in [(Scheduling::Stack, Quality::Full), (Scheduling::Its, Quality::Full), (Scheduling::Stack, Quality::Quick)] {
+        let (off, _) = run(src, sched, (Mode::Off, q), u64::MAX / 4);
+        let (on, loops) = run(src, sched, (Mode::On, q), u64::MAX / 4);
         assert!(loops >= 1, "{name}: no lane-by-lane loop");
         let Outcome::Done(_, (w, _, d)) = off else { panic!("{name} {sched:?}: {off:?}") };
         assert!(d > 0, "{name}: the loop does not diverge");
-        assert_eq!(off, on, "{name} {sched:?}");
+        assert_eq!(off, on, "{name} {sched:?} {q:?}");
         // Budgets that end before, inside and after the loops.
         let step = (w / 97).max(1);
         let mut fuel = 1;
         while fuel <= w + 1 {
-            let (a, _) = run(src, sched, Mode::Off, fuel);
-            let (b, _) = run(src, sched, Mode::On, fuel);
-            assert_eq!(a, b, "{name} {sched:?} fuel {fuel}");
+            let (a, _) = run(src, sched, (Mode::Off, q), fuel);
+            let (b, _) = run(src, sched, (Mode::On, q), fuel);
+            assert_eq!(a, b, "{name} {sched:?} {q:?} fuel {fuel}");
             fuel += step;
         }
     }
