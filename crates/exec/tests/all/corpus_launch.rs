@@ -119,7 +119,10 @@ impl Loaded {
     pub fn open(rel: &str) -> Result<Loaded, Failure> {
         let text = tests_text(rel);
         let mut dev = Device::new();
-        let module = dev.load_named(rel, &text)?;
+        let mut module = dev.load_named(rel, &text)?;
+        // The including test crate's choice of compiling tier (none here;
+        // `ptxsim-jit`'s `corpus_frameworks` test forces it on).
+        crate::tier_hook(&mut module);
         let kernels = module.kernels();
         if kernels.len() != 1 {
             return Err(Failure::Mismatch(format!("{rel}: expected one kernel, found {kernels:?}")));
