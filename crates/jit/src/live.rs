@@ -57,11 +57,14 @@ impl Live {
         let mut kill = vec![0u64; n * words];
         for (pc, ins) in code.iter().enumerate() {
             let next = (pc + 1 < n).then_some(pc as u32 + 1);
+            // A guarded exit, trap or return goes on at the next pc in the
+            // lanes whose guard is false.
+            let on = if ins.guard.is_some() { next } else { None };
             let (s, reads_all): (Vec<u32>, bool) = match &ins.op {
                 Op::Bra { target, .. } => (next.into_iter().chain([*target]).collect(), false),
                 Op::Brx { targets, .. } => (next.into_iter().chain(targets.iter().copied()).collect(), true),
-                Op::Exit | Op::Trap => (vec![], false),
-                Op::Ret { .. } => (vec![], !kernel),
+                Op::Exit | Op::Trap => (on.into_iter().collect(), false),
+                Op::Ret { .. } => (on.into_iter().collect(), !kernel),
                 _ => (next.into_iter().collect(), false),
             };
             let (g, k) = (&mut gen[pc * words..(pc + 1) * words], &mut kill[pc * words..(pc + 1) * words]);
@@ -140,6 +143,19 @@ mod tests {
         assert!(!l.before(3, 2), "written at 3 before any read");
         assert!(!l.before(4, 1), "nothing is read after exit");
         assert!(l.before(99, 1), "past the end: unknown, live");
+    }
+
+    #[test]
+    fn a_guarded_exit_falls_through_to_the_next_instruction() {
+        // 0: write r1   1: @p exit   2: read r1   3: exit
+        let mut f = func(vec![Op::Nop, Op::Exit, Op::Nop, Op::Exit]);
+        f[1].guard = Some(ptxsim_exec::program::Guard { slot: 0, neg: false });
+        let eff = vec![Some(Effect { reads: vec![], kills: vec![1] }), None, Some(Effect { reads: vec![1], kills: vec![] }), None];
+        let l = Live::new((&f, true), &[1], &eff).expect("small");
+        assert!(l.before(1, 1), "lanes whose guard is false read r1 at 2");
+        f[1].guard = None;
+        let l = Live::new((&f, true), &[1], &eff).expect("small");
+        assert!(!l.before(1, 1), "an unguarded exit ends every lane");
     }
 
     #[test]

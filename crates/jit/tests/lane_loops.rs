@@ -209,3 +209,89 @@ L:
 fn a_loop_with_many_64_bit_registers() {
     same_on_and_off("many registers", MANY_REGS);
 }
+
+/// A predicate written twice in one iteration (the exit reads the first
+/// write; a `selp` the second), as the engine fuzzer writes loops.
+const PRED_TWICE: &str = "
+.visible .entry k(.param .u64 pout, .param .u32 n)
+{
+ .reg .pred %pp; .reg .b32 %r<10>; .reg .b64 %rd<6>;
+ ld.param.u64 %rd1, [pout];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 16;
+ add.s64 %rd1, %rd1, %rd2;
+ mul.lo.u32 %r2, %r1, 9;
+ add.u32 %r2, %r2, 57;
+ mul.lo.u32 %r5, %r1, 2;
+ add.u32 %r5, %r5, 57;
+ and.b32 %r3, %r2, 7;
+L:
+ setp.eq.u32 %pp, %r3, 0;
+ @%pp bra DONE;
+ sub.u32 %r3, %r3, 1;
+ setp.lt.u32 %pp, %r5, 7;
+ selp.u32 %r2, %r5, 7, %pp;
+ bra L;
+DONE:
+ st.global.u32 [%rd1], %r2;
+ st.global.u32 [%rd1+4], %r3;
+ ret;
+}
+";
+
+#[test]
+fn a_predicate_written_twice_in_an_iteration() {
+    same_on_and_off("predicate twice", PRED_TWICE);
+}
+
+/// An inner lane-by-lane loop nested in an outer loop that has an early
+/// `exit` (the engine fuzzer's shape): the inner loop is entered afresh
+/// on every outer iteration, by a part of the warp.
+const NESTED: &str = "
+.visible .entry k(.param .u64 pout, .param .u32 n)
+{
+ .reg .pred %pp; .reg .b32 %r<16>; .reg .b64 %rd<6>;
+ ld.param.u64 %rd1, [pout];
+ mov.u32 %r1, %tid.x;
+ mul.wide.u32 %rd2, %r1, 16;
+ add.s64 %rd1, %rd1, %rd2;
+ mul.lo.u32 %r2, %r1, 9;
+ add.u32 %r2, %r2, 57;
+ mul.lo.u32 %r3, %r1, 12;
+ add.u32 %r3, %r3, 77;
+ mul.lo.u32 %r4, %r1, 11;
+ add.u32 %r4, %r4, 77;
+ mul.lo.u32 %r5, %r1, 2;
+ add.u32 %r5, %r5, 57;
+ and.b32 %r10, %r4, 7;
+L1:
+ setp.eq.u32 %pp, %r10, 0;
+ @%pp bra DONE1;
+ sub.u32 %r10, %r10, 1;
+ and.b32 %r11, %r2, 7;
+L2:
+ setp.eq.u32 %pp, %r11, 0;
+ @%pp bra DONE2;
+ sub.u32 %r11, %r11, 1;
+ setp.lt.u32 %pp, %r5, 7;
+ selp.u32 %r2, %r5, 7, %pp;
+ bra L2;
+DONE2:
+ mul.lo.u32 %r6, %r3, 14;
+ and.b32 %r12, %r3, 15;
+ setp.eq.u32 %pp, %r12, 14;
+ @%pp exit;
+ bra L1;
+DONE1:
+ add.u32 %r7, %r6, %r2;
+ add.u32 %r7, %r7, %r10;
+ add.u32 %r7, %r7, %r11;
+ st.global.u32 [%rd1], %r7;
+ ret;
+}
+";
+
+#[test]
+fn an_inner_loop_of_an_outer_loop_with_an_exit() {
+    same_on_and_off("nested", NESTED);
+}
