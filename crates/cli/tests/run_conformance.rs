@@ -311,7 +311,7 @@ fn check_error(ctx: &str, expect: &Value, r: &RunResult, fails: &mut Vec<String>
 
 /// Runs every case of `tests/run/<group>.json` in every scheduling mode it
 /// lists; returns the number of runs and every failure.
-fn run_group(group: &str) -> (usize, Vec<String>) {
+fn run_group(group: &str, jit: &str) -> (usize, Vec<String>) {
     let dir = run_dir();
     let text = std::fs::read_to_string(dir.join(format!("{group}.json"))).expect("case file");
     let spec: Value = serde_json::from_str(&text).expect("case file is JSON");
@@ -323,16 +323,17 @@ fn run_group(group: &str) -> (usize, Vec<String>) {
         let name = c["name"].as_str().unwrap();
         let args: Vec<String> =
             c["args"].as_array().unwrap().iter().map(|a| a.as_str().unwrap().replace("{DIR}", &dir_s)).collect();
-        let extra: Vec<String> = c
+        let mut extra: Vec<String> = c
             .get("extra")
             .and_then(Value::as_array)
             .map(|a| a.iter().map(|x| x.as_str().unwrap().to_string()).collect())
             .unwrap_or_default();
+        extra.extend(["--jit".to_string(), jit.to_string()]);
         let modes: Vec<&str> = c["scheduling"].as_array().unwrap().iter().map(|m| m.as_str().unwrap()).collect();
         let expect = &c["expect"];
         for mode in modes {
             runs += 1;
-            let ctx = format!("{group}/{name} [kernel {}, --scheduling {mode}]", c["kernel"].as_str().unwrap());
+            let ctx = format!("{group}/{name} [kernel {}, --scheduling {mode}, --jit {jit}]", c["kernel"].as_str().unwrap());
             let l = Launch {
                 ptx: ptx.clone(),
                 kernel: c["kernel"].as_str().unwrap(),
@@ -388,6 +389,17 @@ fn report(group: &str, runs: usize, fails: Vec<String>) {
 /// of every group's failures.
 #[test]
 fn data_driven_groups() {
+    data_driven("off");
+}
+
+/// The same groups with the compiling tier forced on (every function
+/// compiled before the launch): the same expected buffers and errors.
+#[test]
+fn data_driven_groups_with_the_compiling_tier() {
+    data_driven("on");
+}
+
+fn data_driven(jit: &str) {
     let mut groups: Vec<String> = std::fs::read_dir(run_dir())
         .expect("tests/run")
         .flatten()
@@ -402,7 +414,7 @@ fn data_driven_groups() {
     // args, traps.
     assert!(groups.len() >= 14, "only {} groups in tests/run: {groups:?}", groups.len());
     let results: Vec<(String, usize, Vec<String>)> = std::thread::scope(|s| {
-        let handles: Vec<_> = groups.iter().map(|g| s.spawn(move || (g.clone(), run_group(g)))).collect();
+        let handles: Vec<_> = groups.iter().map(|g| s.spawn(move || (g.clone(), run_group(g, jit)))).collect();
         handles.into_iter().map(|h| h.join().expect("group thread")).map(|(g, (runs, fails))| (g, runs, fails)).collect()
     });
     let mut all = Vec::new();

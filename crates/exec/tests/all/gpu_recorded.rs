@@ -212,7 +212,8 @@ fn replay(dir: &std::path::Path, freedoms: &[(&str, usize, Freedom, &str)], skip
         for mode in [Scheduling::Stack, Scheduling::Its] {
             r.launches += 1;
             let mut dev = Device::new();
-            let m = dev.load_named(ptx, &src).unwrap();
+            let mut m = dev.load_named(ptx, &src).unwrap();
+            crate::tier_hook(&mut m);
             let mut bufs = Vec::new();
             let kargs: Vec<ptxsim_exec::KernelArg> = args
                 .iter()
@@ -315,7 +316,8 @@ fn probe_src(probe: &str) -> String {
 /// buffer of `out_len` bytes; the output after the launch.
 fn launch_probe(src: &str, kernel: &str, threads: usize, mode: Scheduling, inputs: &[&[u8]], out_len: usize) -> Result<Vec<u8>, ptxsim_exec::RunError> {
     let mut dev = Device::new();
-    let m = dev.load(src)?;
+    let mut m = dev.load(src)?;
+    crate::tier_hook(&mut m);
     let mut args = Vec::new();
     for b in inputs {
         let p = dev.alloc(b.len().max(1) as u64)?;

@@ -15,6 +15,7 @@ fn tier_hook(_: &mut ptxsim_exec::Module) {}
 
 mod support {
     pub mod corpus_specs;
+    pub mod fuzz_gen;
     pub mod words;
 }
 
