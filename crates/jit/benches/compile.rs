@@ -49,8 +49,8 @@ fn best(src: &str, runs: usize, q: ptxsim_jit::Quality) -> (Duration, usize) {
 fn main() {
     use ptxsim_jit::Quality::{Full, Quick};
     for q in [Full, Quick] {
-        let (t, n) = best(&big_kernel(1000), 5, q);
-        println!("compile ({q:?}): {n} instructions compiled in {:.2} ms (best of 5)", t.as_secs_f64() * 1e3);
+        let (t, n) = best(&big_kernel(1000), 20, q);
+        println!("compile ({q:?}): {n} instructions compiled in {:.2} ms (best of 20)", t.as_secs_f64() * 1e3);
         let (t, n) = best(include_str!("../tests/data/escape.ptx"), 10, q);
         println!("compile ({q:?}): escape kernel, {n} instructions compiled in {:.2} ms (best of 10)", t.as_secs_f64() * 1e3);
     }

@@ -45,7 +45,7 @@ use cranelift_codegen::ir::{self, AbiParam, Endianness, InstBuilder, MemFlagsDat
 use cranelift_frontend::{FunctionBuilder, Switch, Variable};
 use ptxsim_exec::program::{AddrBase, BoolOp, Function, ITyOrF, Op, PSrc, PredOp, Space, Sreg, Src};
 use ptxsim_sem::alu::{CmpOp, FBinOp, FTy, FUnOp, IBinOp, ITy};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 mod loops;
 
@@ -185,6 +185,9 @@ struct Em<'a, 'b, 'c> {
     /// Lane masks already expanded to vector masks (inside a lane-by-lane
     /// loop, where the emitter stays in blocks the values dominate).
     xmemo: Vec<(Value, Class, Vals)>,
+    /// Vector constants and bitcasts made in the current Cranelift block
+    /// (reused there: each instruction costs compile time).
+    vmemo: VMemo,
     region_sig: ir::SigRef,
     region_helper: usize,
     codes_off: u32,
@@ -207,10 +210,37 @@ fn le() -> MemFlagsData {
     MemFlagsData::new().with_endianness(Endianness::Little)
 }
 
+/// What [`Em::vconst`] and [`Em::bc`] made in one block.
+#[derive(Default)]
+struct VMemo {
+    block: Option<ir::Block>,
+    consts: HashMap<(ir::Type, Vec<u8>), Value>,
+    casts: HashMap<(Value, ir::Type), Value>,
+    /// A guard's mask and the chunk's lanes ([`Em::set_pred`]).
+    ands: HashMap<(Value, Value), Value>,
+}
+
 impl Em<'_, '_, '_> {
+    /// The memo of the current block (emptied when the block changed).
+    fn vmemo(&mut self) -> &mut VMemo {
+        let cur = self.b.current_block();
+        if self.vmemo.block != cur {
+            self.vmemo.block = cur;
+            self.vmemo.consts.clear();
+            self.vmemo.casts.clear();
+            self.vmemo.ands.clear();
+        }
+        &mut self.vmemo
+    }
+
     fn vconst(&mut self, ty: ir::Type, bytes: Vec<u8>) -> Value {
-        let h = self.b.func.dfg.constants.insert(bytes.into());
-        self.b.ins().vconst(ty, h)
+        if let Some(&v) = self.vmemo().consts.get(&(ty, bytes.clone())) {
+            return v;
+        }
+        let h = self.b.func.dfg.constants.insert(bytes.clone().into());
+        let v = self.b.ins().vconst(ty, h);
+        self.vmemo().consts.insert((ty, bytes), v);
+        v
     }
 
     fn i32x4_const(&mut self, v: [u32; 4]) -> Value {
@@ -225,12 +255,26 @@ impl Em<'_, '_, '_> {
         self.i32x4_const([v; 4])
     }
 
+    /// `v` as type `ty`: `v` itself, the value `v` was cast from, a cast
+    /// made earlier in this block, or a new one.
     fn bc(&mut self, ty: ir::Type, v: Value) -> Value {
-        if self.b.func.dfg.value_type(v) == ty {
-            v
-        } else {
-            self.b.ins().bitcast(ty, le(), v)
+        let dfg = &self.b.func.dfg;
+        if dfg.value_type(v) == ty {
+            return v;
         }
+        if let ir::ValueDef::Result(inst, 0) = dfg.value_def(v) {
+            if let ir::InstructionData::LoadNoOffset { opcode: ir::Opcode::Bitcast, arg, .. } = dfg.insts[inst] {
+                if dfg.value_type(arg) == ty {
+                    return arg;
+                }
+            }
+        }
+        if let Some(&c) = self.vmemo().casts.get(&(v, ty)) {
+            return c;
+        }
+        let c = self.b.ins().bitcast(ty, le(), v);
+        self.vmemo().casts.insert((v, ty), c);
+        c
     }
 
     fn iconst32(&mut self, v: u32) -> Value {
@@ -467,7 +511,14 @@ impl Em<'_, '_, '_> {
 
     fn set_pred(&mut self, p: u32, v: Value, m: Value) {
         let cm = self.ch().cmask;
-        let m = self.b.ins().band(m, cm);
+        let m = match self.vmemo().ands.get(&(m, cm)) {
+            Some(&x) => x,
+            None => {
+                let x = self.b.ins().band(m, cm);
+                self.vmemo().ands.insert((m, cm), x);
+                x
+            }
+        };
         let old = self.pred_val(p);
         let keep = self.b.ins().band_not(old, m);
         let new = self.b.ins().band(v, m);
@@ -713,7 +764,8 @@ impl Em<'_, '_, '_> {
                 }
             };
             let t = self.to_mask(&t, c);
-            let nt = self.b.ins().bnot(t);
+            // The complement only where a second predicate takes it.
+            let nt = if q.is_some() { self.b.ins().bnot(t) } else { t };
             let (pv, qv) = match comb {
                 None => (t, nt),
                 Some((op, cs)) => {
@@ -1106,10 +1158,10 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         base,
         regs: lay.regs.iter().map(|&(r, c, o, d)| (r, (c, o, d))).collect(),
         preds: lay.preds.iter().copied().collect(),
-        cache: HashMap::new(),
+        cache: HashMap::default(),
         written: Vec::new(),
         whole: Vec::new(),
-        pcache: HashMap::new(),
+        pcache: HashMap::default(),
         pwritten: Vec::new(),
         left,
         chunk: None,
@@ -1117,7 +1169,7 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         yob,
         stop,
         exit,
-        starts: HashMap::new(),
+        starts: HashMap::default(),
         vflags: fl,
         st,
         sregs: lay.sregs.clone(),
@@ -1128,9 +1180,10 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         raw: Vec::new(),
         live: p.live.as_ref(),
         end_pc: None,
-        bodies: HashMap::new(),
+        bodies: HashMap::default(),
         temps: None,
         xmemo: Vec::new(),
+        vmemo: VMemo::default(),
         region_sig,
         region_helper,
         codes_off: lay.codes,

@@ -12,7 +12,7 @@
 //! kernel reads every register (its return values may be registers).
 
 use ptxsim_exec::program::{Instr, Op};
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 
 /// Most bits (instructions × registers) the analysis keeps; a larger
 /// function is compiled without it (every register stored).

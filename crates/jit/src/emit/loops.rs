@@ -313,7 +313,7 @@ impl Em<'_, '_, '_> {
         self.b.def_var(codes, none);
         self.cache.clear();
         let chunk = self.chunk.take().expect("set above");
-        Sub { chunk, regs, ro, actv, codes, cache: HashMap::new(), raw: Vec::new(), xmemo: Vec::new() }
+        Sub { chunk, regs, ro, actv, codes, cache: HashMap::default(), raw: Vec::new(), xmemo: Vec::new() }
     }
 
     /// The predicates, the lanes in the loop and the iteration count, in
