@@ -166,7 +166,40 @@ struct Case {
     bufs: Vec<Vec<u8>>,
     u32s: Vec<u32>,
     u64s: Vec<u64>,
+    /// The argument list when it is not buffers, then `u32s`, then
+    /// `u64s` (a framework's calling convention); ptoxide is not run then.
+    args: Vec<A>,
+    shared: u32,
 }
+
+/// One kernel argument of [`Case::args`].
+#[derive(Clone, Copy)]
+enum A {
+    /// The address of buffer `i`.
+    Buf(usize),
+    U32(u32),
+    U64(u64),
+}
+
+/// A Numba array argument: `meminfo, parent, nitems, itemsize, data,
+/// shape, strides` (one dimension, strides in bytes).
+fn nb_array(buf: usize, n: usize, item: usize) -> [A; 7] {
+    [A::U64(0), A::U64(0), A::U64(n as u64), A::U64(item as u64), A::Buf(buf), A::U64(n as u64), A::U64(item as u64)]
+}
+
+/// The name of the first kernel of `src`.
+fn entry(src: &str) -> &'static str {
+    let at = src.find(".entry ").expect("a kernel") + 7;
+    let end = at + src[at..].find('(').expect("a parameter list");
+    Box::leak(src[at..end].trim().to_string().into_boxed_str())
+}
+
+const NB_MANDEL: &str = include_str!("../../../tests/corpus/numba/nb_mandel.ptx");
+const NB_SAXPY: &str = include_str!("../../../tests/corpus/numba/nb_saxpy.ptx");
+const NB_COLLATZ: &str = include_str!("../../../tests/corpus/numba/nb_collatz.ptx");
+const TR_VADD: &str = include_str!("../../../tests/corpus/triton/tr_vector_add.ptx");
+const TR_GELU: &str = include_str!("../../../tests/corpus/triton/tr_gelu.ptx");
+const TR_SOFTMAX: &str = include_str!("../../../tests/corpus/triton/tr_softmax_row.ptx");
 
 fn f32s(v: impl Iterator<Item = f32>) -> Vec<u8> {
     v.flat_map(|x| x.to_le_bytes()).collect()
@@ -190,7 +223,19 @@ fn run(c: &Case, mode: Mode) -> (f64, u64, Vec<Vec<u8>>) {
     }
     args.extend(c.u32s.iter().map(|v| KernelArg::U32(*v)));
     args.extend(c.u64s.iter().map(|v| KernelArg::U64(*v)));
+    if !c.args.is_empty() {
+        args = c
+            .args
+            .iter()
+            .map(|a| match *a {
+                A::Buf(i) => KernelArg::Ptr(ptrs[i]),
+                A::U32(v) => KernelArg::U32(v),
+                A::U64(v) => KernelArg::U64(v),
+            })
+            .collect();
+    }
     let mut cfg = LaunchConfig::new(c.grid, c.block);
+    cfg.dynamic_shared_bytes = c.shared;
     cfg.threads = Some(1);
     cfg.scheduling = Scheduling::Stack;
     let (mut best, mut ti) = (f64::MAX, 0);
@@ -214,6 +259,9 @@ fn reps() -> usize {
 
 fn ptoxide(c: &Case) -> Option<f64> {
     use ptoxide::{Argument, Context, LaunchParams};
+    if !c.args.is_empty() {
+        return None;
+    }
     let mut ctx = Context::new_with_module(c.src).ok()?;
     let ptrs: Vec<_> = c.bufs.iter().map(|b| ctx.alloc::<u8>(b.len())).collect();
     let mut args: Vec<Argument> = ptrs.iter().map(|p| Argument::ptr(*p)).collect();
@@ -244,10 +292,12 @@ fn main() {
             bufs: vec![f32s((0..n).map(|i| -2.0 + (i % 256) as f32 * (2.6 / 256.0))), f32s((0..n).map(|i| -1.2 + (i / 256) as f32 * (2.4 / 256.0))), vec![0; 4 * n]],
             u32s: vec![n as u32, 256],
             u64s: vec![],
+            args: vec![],
+            shared: 0,
         },
-        Case { name: "uniform int loop (16K threads x 1000)", src: UNIFORM, kernel: "uniform_loop", grid: 64, block: 256, bufs: vec![vec![0; 4 * 16384]], u32s: vec![1000], u64s: vec![] },
-        Case { name: "divergent int loop (64K, 1-256 iters)", src: DIVLOOP, kernel: "div_loop", grid: 256, block: 256, bufs: vec![vec![0; 4 * n]], u32s: vec![], u64s: vec![] },
-        Case { name: "vector add (1M elements)", src: VADD, kernel: "vec_add", grid: 4096, block: 256, bufs: vec![iota(vn), iota(vn), iota(vn)], u32s: vec![], u64s: vec![vn as u64] },
+        Case { name: "uniform int loop (16K threads x 1000)", src: UNIFORM, kernel: "uniform_loop", grid: 64, block: 256, bufs: vec![vec![0; 4 * 16384]], u32s: vec![1000], u64s: vec![], args: vec![], shared: 0 },
+        Case { name: "divergent int loop (64K, 1-256 iters)", src: DIVLOOP, kernel: "div_loop", grid: 256, block: 256, bufs: vec![vec![0; 4 * n]], u32s: vec![], u64s: vec![], args: vec![], shared: 0 },
+        Case { name: "vector add (1M elements)", src: VADD, kernel: "vec_add", grid: 4096, block: 256, bufs: vec![iota(vn), iota(vn), iota(vn)], u32s: vec![], u64s: vec![vn as u64], args: vec![], shared: 0 },
         Case {
             name: "f32 SAXPY fma (1M elements)",
             src: SAXPY,
@@ -257,9 +307,84 @@ fn main() {
             bufs: vec![f32s((0..vn).map(|i| (i % 97) as f32 * 0.25 - 12.0)), f32s((0..vn).map(|i| (i % 89) as f32 * 0.5))],
             u32s: vec![1.5f32.to_bits(), vn as u32],
             u64s: vec![],
+            args: vec![],
+            shared: 0,
         },
-        Case { name: "load loop (64K threads x 16 loads)", src: LOADLOOP, kernel: "load_loop", grid: 256, block: 256, bufs: vec![iota(16 * n), vec![0; 4 * n]], u32s: vec![16], u64s: vec![] },
-        Case { name: "load loop (16K threads x 256 loads)", src: LOADLOOP, kernel: "load_loop", grid: 64, block: 256, bufs: vec![iota(256 * 16384), vec![0; 4 * 16384]], u32s: vec![256], u64s: vec![] },
+        Case { name: "load loop (64K threads x 16 loads)", src: LOADLOOP, kernel: "load_loop", grid: 256, block: 256, bufs: vec![iota(16 * n), vec![0; 4 * n]], u32s: vec![16], u64s: vec![], args: vec![], shared: 0 },
+        Case { name: "load loop (16K threads x 256 loads)", src: LOADLOOP, kernel: "load_loop", grid: 64, block: 256, bufs: vec![iota(256 * 16384), vec![0; 4 * 16384]], u32s: vec![256], u64s: vec![], args: vec![], shared: 0 },
+        // Framework kernels (tests/corpus), their own calling conventions.
+        Case {
+            name: "Numba mandel (256x256, 256 iters)",
+            src: NB_MANDEL,
+            kernel: entry(NB_MANDEL),
+            grid: 512,
+            block: 128,
+            bufs: vec![vec![0; 4 * n], f32s((0..n).map(|i| -2.0 + (i % 256) as f32 * (2.6 / 256.0))), f32s((0..n).map(|i| -1.2 + (i / 256) as f32 * (2.4 / 256.0)))],
+            u32s: vec![],
+            u64s: vec![],
+            args: [nb_array(0, n, 4), nb_array(1, n, 4), nb_array(2, n, 4)].concat().into_iter().chain([A::U32(256)]).collect(),
+            shared: 0,
+        },
+        Case {
+            name: "Numba saxpy (1M elements)",
+            src: NB_SAXPY,
+            kernel: entry(NB_SAXPY),
+            grid: (vn / 128) as u32,
+            block: 128,
+            bufs: vec![vec![0; 4 * vn], f32s((0..vn).map(|i| (i % 97) as f32 * 0.25 - 12.0)), f32s((0..vn).map(|i| (i % 89) as f32 * 0.5))],
+            u32s: vec![],
+            u64s: vec![],
+            args: [&nb_array(0, vn, 4)[..], &[A::U32(1.5f32.to_bits())], &nb_array(1, vn, 4), &nb_array(2, vn, 4)].concat(),
+            shared: 0,
+        },
+        Case {
+            name: "Numba collatz (64K, 64-bit)",
+            src: NB_COLLATZ,
+            kernel: entry(NB_COLLATZ),
+            grid: 512,
+            block: 128,
+            bufs: vec![vec![0; 4 * n], (0..n as u32).flat_map(|i| (i.wrapping_mul(2_654_435_761) % 100_000 + 1).to_le_bytes()).collect()],
+            u32s: vec![],
+            u64s: vec![],
+            args: [nb_array(0, n, 4), nb_array(1, n, 4)].concat(),
+            shared: 0,
+        },
+        Case {
+            name: "Triton vector_add (1M elements)",
+            src: TR_VADD,
+            kernel: "vector_add",
+            grid: (vn / 1024) as u32,
+            block: 128,
+            bufs: vec![iota(vn), iota(vn), vec![0; 4 * vn]],
+            u32s: vec![],
+            u64s: vec![],
+            args: vec![A::Buf(0), A::Buf(1), A::Buf(2), A::U32(vn as u32), A::U64(0)],
+            shared: 0,
+        },
+        Case {
+            name: "Triton gelu (1M elements, erf)",
+            src: TR_GELU,
+            kernel: "gelu",
+            grid: (vn / 512) as u32,
+            block: 128,
+            bufs: vec![f32s((0..vn).map(|i| (i % 801) as f32 * 0.01 - 4.0)), vec![0; 4 * vn]],
+            u32s: vec![],
+            u64s: vec![],
+            args: vec![A::Buf(0), A::Buf(1), A::U32(vn as u32), A::U64(0)],
+            shared: 0,
+        },
+        Case {
+            name: "Triton softmax_row (4096 x 200)",
+            src: TR_SOFTMAX,
+            kernel: "softmax_row",
+            grid: 4096,
+            block: 128,
+            bufs: vec![vec![0; 4 * 4096 * 208], f32s((0..4096 * 256).map(|i| (i % 37) as f32 * 0.2 - 3.0))],
+            u32s: vec![],
+            u64s: vec![],
+            args: vec![A::Buf(0), A::Buf(1), A::U32(256), A::U32(208), A::U32(200), A::U64(0)],
+            shared: 16,
+        },
     ];
     println!("one worker, thread instructions per second (G/s), best of {}", reps());
     println!("{:<40} {:>9} {:>9} {:>8} {:>9} {:>10}", "kernel", "interp", "jit", "jit/int", "ptoxide", "jit/ptox");

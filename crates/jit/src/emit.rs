@@ -980,6 +980,7 @@ impl Em<'_, '_, '_> {
                 offset: addr.offset,
                 reg: ds.first().copied().flatten().map(|d| reg(self, d)),
                 imm: 0,
+                alu: None,
             },
             Op::St { space, size, srcs, addr } => {
                 let (r, imm) = match srcs.first() {
@@ -987,9 +988,18 @@ impl Em<'_, '_, '_> {
                     Some(Src::Imm(v)) => (None, *v),
                     _ => unreachable!("the plan compiles stores of registers and immediates"),
                 };
-                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm }
+                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None }
             }
-            _ => unreachable!("a planned load or store"),
+            Op::FUn { op, ty, ftz, rnd, d, a, .. } => {
+                let a = match a {
+                    Src::Reg(r) => Ok((self.regs[r].0, self.regs[r].1)),
+                    Src::Imm(v) => Err(*v),
+                    _ => unreachable!("the plan runs float operations of registers and immediates"),
+                };
+                let alu = crate::mem::Alu { op: *op, ty: *ty, ftz: *ftz, rnd: *rnd, a };
+                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu) }
+            }
+            _ => unreachable!("a planned load, store or helper operation"),
         };
         let idx = self.mem.len() as u32;
         self.mem.push(op);
@@ -1120,7 +1130,7 @@ pub fn cmp_supported(op: &Op) -> bool {
 
 /// Whether `op` is a load or store (a call into the memory helper).
 fn is_mem(op: &Op) -> bool {
-    matches!(op, Op::Ld { .. } | Op::St { .. })
+    crate::plan::by_helper(op)
 }
 
 /// The memory helper's signature: `(ctx, index of the MemOp, lane mask) -> 0 ran | 1 handed back`.

@@ -38,6 +38,37 @@ pub struct MemOp {
     pub reg: Option<(Class, u32, u32)>,
     /// A store's immediate value.
     pub imm: u64,
+    /// Not a memory access: a lane-wise float operation the code does not
+    /// compile natively, into `reg` ([`alu`]).
+    pub alu: Option<Alu>,
+}
+
+/// A unary float operation run by the helper with the interpreter's
+/// scalar semantics (`ptxsim_sem::alu::fun_rnd`), lane by lane.
+#[derive(Clone, Debug)]
+pub struct Alu {
+    pub op: ptxsim_sem::alu::FUnOp,
+    pub ty: ptxsim_sem::alu::FTy,
+    pub ftz: bool,
+    pub rnd: Option<ptxsim_sem::alu::Rounding>,
+    /// The operand: a register (class, byte offset of its lanes) or an
+    /// immediate.
+    pub a: Result<(Class, u32), u64>,
+}
+
+/// Runs `x` on the lanes of `m`: `op.reg` gets each lane's result and
+/// those lanes in its dirty mask.
+fn alu(op: &MemOp, x: &Alu, buf: &mut [u64], m: u32) {
+    let Some((class, off, doff)) = op.reg else { return };
+    for l in lanes(m) {
+        let a = match x.a {
+            Ok((c, o)) => lane(buf, c, o, l),
+            Err(v) => v,
+        };
+        let r = ptxsim_sem::alu::fun_rnd(x.op, x.ty, x.ftz, x.rnd, a);
+        set_lane(buf, class, off, l, r);
+    }
+    set32(buf, doff as usize, get32(buf, doff as usize) | m);
 }
 
 /// The u32 at byte `off` of `buf` (`None` outside it).
@@ -123,6 +154,10 @@ fn wide(buf: &[u64], off: u32) -> [u64; 32] {
 /// when it ran, `false` when it is handed back untouched (see the module
 /// documentation).
 pub fn exec(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
+    if let Some(x) = &op.alu {
+        alu(op, x, buf, m);
+        return true;
+    }
     if !env.mem_ready {
         return false;
     }

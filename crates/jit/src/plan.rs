@@ -206,6 +206,8 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             src(&mut u, a, Class::Narrow)?;
             u.reg(*d, Class::Narrow, true);
         }
+        // The others run by the helper, lane by lane (`mem::alu`).
+        Op::FUn { ty: ty @ (FTy::F32 | FTy::F64), d, a, .. } => helper_fun(&mut u, *ty, *d, a)?,
         Op::Fma { ty: FTy::F32, rnd, d, a, b, c, .. } if rn(rnd) => {
             if !have_fma {
                 return Err("fma.f32 without the CPU's FMA".into());
@@ -294,6 +296,29 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
         other => return Err(op_name(other)),
     }
     Ok(u)
+}
+
+/// The registers of a unary float operation the helper runs.
+fn helper_fun(u: &mut Uses, ty: FTy, d: u32, a: &Src) -> Result<(), String> {
+    let c = if ty == FTy::F32 { Class::Narrow } else { Class::Wide };
+    match a {
+        Src::Reg(r) => u.reg(*r, c, false),
+        Src::Imm(_) => {}
+        _ => return Err("a float operation of a special register".into()),
+    }
+    u.reg(d, c, true);
+    Ok(())
+}
+
+/// Whether compiled code runs `op` by a call into the helper
+/// (`mem::exec`), for the whole warp, outside the chunk loops: loads,
+/// stores and the float operations it does not compile natively.
+pub fn by_helper(op: &Op) -> bool {
+    match op {
+        Op::Ld { .. } | Op::St { .. } => true,
+        Op::FUn { op, ty, .. } => !(matches!(op, FUnOp::Neg | FUnOp::Abs) && *ty == FTy::F32),
+        _ => false,
+    }
 }
 
 /// The name of an operation, for what the tier does not compile.

@@ -101,7 +101,7 @@ fn region(f: &Function, p: &Plan, all: &[Option<Uses>], head: u32, last: u32) ->
                 segs.push(Seg { bra: pc, len: pc + 1 - seg_start });
                 seg_start = pc + 1;
             }
-            Op::Ld { .. } | Op::St { .. } => return None,
+            _ if crate::plan::by_helper(&ins.op) => return None,
             _ => {}
         }
         for &(r, _, w) in &u.regs {

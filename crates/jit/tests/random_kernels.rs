@@ -1,5 +1,7 @@
 //! Property tests: random straight-line and looping kernels over the
-//! instructions the tier compiles (integer, f32 with `.ftz`/`.sat`,
+//! instructions the tier compiles (integer, f32 with `.ftz`/`.sat`, the
+//! unary float operations its helper runs (ex2, lg2, rcp, sqrt, rsqrt,
+//! sin, cos, approximate and directed-rounding forms),
 //! comparisons with every ordered and unordered operator, `selp`, moves,
 //! conversions, predicate logic, guards, divergent forward branches and
 //! data-dependent loops, special registers, `cvta`, integer `cvt` between
@@ -49,7 +51,11 @@ fn insn(k: u8, o: [usize; 5]) -> String {
         7 | 8 => format!("{}{ftz}{sat}.f32 {}, {}, {};", ["add", "sub", "mul", "add.rn", "mul.rn"][o[3] % 5], f(o[0]), f(o[1]), f(o[2])),
         9 => format!("{}{ftz}.f32 {}, {}, {};", ["min", "max"][o[3] % 2], f(o[0]), f(o[1]), if o[3] % 4 == 3 { fimm(o[2]) } else { f(o[2]) }),
         10 | 11 => format!("fma.rn{ftz}{sat}.f32 {}, {}, {}, {};", f(o[0]), f(o[1]), f(o[2]), f(o[3])),
-        12 => format!("{}{ftz}.f32 {}, {};", ["neg", "abs"][o[3] % 2], f(o[0]), f(o[1])),
+        // neg and abs compiled natively; the others run by the helper.
+        12 => {
+            let op = ["neg", "abs", "ex2.approx", "rcp.rn", "rcp.approx", "sqrt.rn", "sqrt.approx", "lg2.approx", "sin.approx", "cos.approx", "rsqrt.approx", "rcp.rz", "sqrt.rm"][o[3] % 13];
+            format!("{op}{ftz}.f32 {}, {};", f(o[0]), f(o[1]))
+        }
         13 => {
             let c = ["eq", "ne", "lt", "le", "gt", "ge", "equ", "neu", "ltu", "leu", "gtu", "geu", "num", "nan"][o[3] % 14];
             let comb = match o[2] % 4 {
@@ -196,8 +202,13 @@ fn epilogue() -> String {
 fn lane_loop_kernel(body: &[(u8, [usize; 5])], exits: &[(usize, usize, bool)], m: usize, guarded_back: bool) -> String {
     let mut s = prologue();
     s += &format!("rem.u32 %t1, %t0, {m};\nLOOP:\n");
-    for (i, (k, o)) in body.iter().enumerate() {
-        s += &format!("{}\n", insn(*k % 22, *o));
+    for (i, &(k, mut o)) in body.iter().enumerate() {
+        // A loop runs lane by lane only without helper calls: of the
+        // unary float operations, neg and abs.
+        if k % 22 == 12 {
+            o[3] %= 2;
+        }
+        s += &format!("{}\n", insn(k % 22, o));
         for &(_, q, neg) in exits.iter().filter(|e| e.0 == i) {
             s += &format!("@{}{} bra EXIT;\n", if neg { "!" } else { "" }, p(q));
         }
