@@ -79,6 +79,10 @@ pub struct CompiledFn {
     /// Per entry pc: the indices in `layout.regs` of the registers copied
     /// in there (those the code may read before writing them).
     live_in: std::collections::HashMap<u32, Vec<usize>>,
+    /// Which registers a thread may still read after each pc: one dead
+    /// where the code leaves is not copied back (every path writes it
+    /// before it reads it, as with the chunk loops' stores).
+    live: Option<crate::live::Live>,
     /// Runs of the code and the warp instructions they executed: code
     /// whose runs are too short to pay for themselves is switched `off`
     /// (its function runs interpreted from the next group on).
@@ -136,7 +140,7 @@ pub fn compile_function(f: &Function) -> Result<CompiledFn, CompileError> {
 /// Plans and compiles `f` at quality `q`.
 pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, CompileError> {
     let t0 = Instant::now();
-    let p = plan::plan(f, have_fma());
+    let mut p = plan::plan(f, have_fma());
     if p.blocks.is_empty() {
         let skipped = p.skipped.iter().take(8).map(|(pc, w)| format!("pc {pc}: {w}")).collect::<Vec<_>>().join("; ");
         return Err(CompileError::Nothing { name: f.name.clone(), skipped });
@@ -165,6 +169,7 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
         mem,
         regions: p.regions.clone(),
         live_in,
+        live: p.live.take(),
         runs: AtomicU64::new(0),
         executed: AtomicU64::new(0),
         off: AtomicBool::new(false),
@@ -270,7 +275,7 @@ impl Compiled for CompiledFn {
             unsafe {
                 (self.entry)(p, &mut st)
             };
-            unpack(&self.layout, regs, preds, buf);
+            unpack(&self.layout, regs, preds, buf, self.live.as_ref().map(|l| (l, st.pc)));
             self.account(g.left - st.left);
             g.pc = st.pc;
             g.left = st.left;
@@ -440,12 +445,13 @@ fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, 
     }
 }
 
-/// Copies back the lanes the code wrote, and every predicate.
-fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64]) {
+/// Copies back the lanes the code wrote, but of the registers dead at
+/// the pc where it left (`live`), and every predicate.
+fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64], live: Option<(&crate::live::Live, u32)>) {
     let (mut last, mut lane_masks) = (0u32, [0u64; 32]);
     for &(r, class, off, doff) in &lay.regs {
         let dirty = get32(buf, doff as usize);
-        if dirty == 0 {
+        if dirty == 0 || live.is_some_and(|(l, pc)| !l.before(pc, r)) {
             continue;
         }
         let dst = &mut regs[r as usize];
