@@ -16,6 +16,10 @@ use std::collections::BTreeMap;
 /// The fewest data instructions of a block outside loops that is an entry.
 const MIN_ENTRY_BLOCK: usize = 8;
 
+/// The fewest instructions from a side of a branch that can diverge to
+/// its reconvergence point for that side to be an entry (outside loops).
+const MIN_DIVERGED_RUN: usize = 32;
+
 /// How a register slot lives in compiled code.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Class {
@@ -537,5 +541,22 @@ fn blocks(f: &Function, p: &mut Plan) {
         // slower compiled than interpreted: BENCHMARKS.md, vector add).
         let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }));
         p.entries[s] = in_loop[s] || (!mem && data_end as usize - s >= MIN_ENTRY_BLOCK);
+    }
+    // Outside loops, the interpreter reaches a side of a branch that can
+    // diverge with part of the warp, which stops at the branch's
+    // reconvergence point: a side shorter than `MIN_DIVERGED_RUN` is no
+    // entry (copying the registers in and out cost more than it saved:
+    // BENCHMARKS.md, Triton's gelu).
+    for (b, ins) in f.code.iter().enumerate() {
+        let Op::Bra { target, uni: false } = ins.op else { continue };
+        let Some(&r) = f.reconv.get(b) else { continue };
+        if ins.guard.is_none() || r as usize >= n {
+            continue;
+        }
+        for s in [target as usize, b + 1] {
+            if s > b && s < r as usize && (r as usize - s) < MIN_DIVERGED_RUN && !in_loop[s] {
+                p.entries[s] = false;
+            }
+        }
     }
 }
