@@ -559,4 +559,14 @@ fn blocks(f: &Function, p: &mut Plan) {
             }
         }
     }
+    // Likewise a block that soon ends at a branch that can diverge: the
+    // interpreter reaches it after a divergence has reconverged, and the
+    // same data diverges the warp again there.
+    for blk in &p.blocks {
+        let (s, Some(t)) = (blk.start as usize, blk.term) else { continue };
+        let ins = &f.code[t as usize];
+        if ins.guard.is_some() && matches!(ins.op, Op::Bra { uni: false, .. }) && (t as usize - s) < MIN_DIVERGED_RUN && !in_loop[s] {
+            p.entries[s] = false;
+        }
+    }
 }
