@@ -273,6 +273,8 @@ pub struct Globals<'f, 'a> {
     /// Every function declaration and definition of the module, in order
     /// (their kinds and signatures, for the prototype warning).
     pub headers: Vec<&'f Function<'a>>,
+    /// Each function name's first entry in `headers`.
+    pub first_header: NameMap<&'a str, usize>,
     /// The module scope: the latest declaration of every module-scope name.
     pub scope: Frame<'f, 'a>,
     /// Module-scope declarations that a later one replaced (an `.extern`

@@ -38,6 +38,8 @@ pub fn pass<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) -> Vec<Job> {
             if matches!(f.linkage.map(|l| l.value), Some(ptxsim_syntax::ast::Linkage::Extern)) {
                 g.externs.insert(f.name.text);
             }
+            let i = g.headers.len();
+            g.first_header.entry(f.name.text).or_insert(i);
             g.headers.push(f);
             if f.body.is_some() {
                 g.bodies.entry(f.name.text).or_insert(f.name.span);
@@ -81,7 +83,9 @@ pub fn pass<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) -> Vec<Job> {
 /// `.visible` after none).
 fn linkage_conflict(cx: &Ctx<'_, '_>, f: &Function<'_>) -> Option<String> {
     use ptxsim_syntax::ast::Linkage;
-    let first = cx.headers.iter().find(|h| h.name.text == f.name.text && h.name.span.start < f.name.span.start)?;
+    // The headers are in source order: the name's first one is the
+    // earliest (one map lookup, not a scan per redeclaration).
+    let first = cx.headers.get(*cx.first_header.get(f.name.text)?).filter(|h| h.name.span.start < f.name.span.start)?;
     let (l1, l2) = (first.linkage.map(|l| l.value), f.linkage.map(|l| l.value));
     let name = |l: Option<Linkage>| l.map(|l| format!("`{}`", l.as_str())).unwrap_or_else(|| "no linkage".to_string());
     let ext = |l| l == Some(Linkage::Extern);
