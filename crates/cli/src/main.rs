@@ -4,6 +4,10 @@
 //! (`check_cmd`, `cfg_cmd`, `run_cmd`, `sass_cmd`, `exec_cmd`, `demo`), and `common` holds file reading
 //! and diagnostic output shared by them.
 
+/// mimalloc: the checker and the engine allocate many small objects.
+#[global_allocator]
+static GLOBAL: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 mod cfg_cmd;
 mod check_cmd;
 mod common;
