@@ -171,8 +171,9 @@ fn a_one_block_counted_loop() {
     same_on_and_off("do-while", DO_WHILE);
 }
 
-/// More registers than two chunks side by side keep (64-bit ones): the
-/// loop runs one chunk at a time.
+/// More registers than two chunks side by side keep (ten 64-bit ones and
+/// a 32-bit one: 21 vectors, over `PAIR_VECTORS`): the loop runs one
+/// chunk at a time.
 const MANY_REGS: &str = "
 .visible .entry k(.param .u64 pout, .param .u32 n)
 {
@@ -185,6 +186,7 @@ const MANY_REGS: &str = "
  add.s64 %rd3, %rd3, 9;
  mov.u64 %rd4, 3; mov.u64 %rd5, 5; mov.u64 %rd6, 7; mov.u64 %rd7, 11;
  mov.u64 %rd8, 13; mov.u64 %rd9, 17;
+ mov.u64 %rd10, 19; mov.u64 %rd11, 23; mov.u64 %rd12, 29;
  mov.u32 %r2, 0;
 L:
  add.s64 %rd4, %rd4, %rd3;
@@ -194,11 +196,15 @@ L:
  sub.s64 %rd8, %rd8, %rd7;
  and.b64 %rd9, %rd9, %rd8;
  add.s64 %rd9, %rd9, %rd4;
+ add.s64 %rd10, %rd10, %rd9;
+ xor.b64 %rd11, %rd11, %rd10;
+ sub.s64 %rd12, %rd12, %rd11;
  add.u32 %r2, %r2, 1;
  setp.lt.u64 %p1, %rd4, 400;
  @%p1 bra L;
  xor.b64 %rd9, %rd9, %rd6;
  add.s64 %rd9, %rd9, %rd8;
+ xor.b64 %rd9, %rd9, %rd12;
  st.global.u64 [%rd1], %rd9;
  st.global.u32 [%rd1+8], %r2;
  ret;
