@@ -214,7 +214,7 @@ fn le() -> MemFlagsData {
 #[derive(Default)]
 struct VMemo {
     block: Option<ir::Block>,
-    consts: HashMap<(ir::Type, Vec<u8>), Value>,
+    consts: HashMap<(ir::Type, u128), Value>,
     casts: HashMap<(Value, ir::Type), Value>,
     /// A guard's mask and the chunk's lanes ([`Em::set_pred`]).
     ands: HashMap<(Value, Value), Value>,
@@ -233,22 +233,23 @@ impl Em<'_, '_, '_> {
         &mut self.vmemo
     }
 
-    fn vconst(&mut self, ty: ir::Type, bytes: Vec<u8>) -> Value {
-        if let Some(&v) = self.vmemo().consts.get(&(ty, bytes.clone())) {
+    /// A 128-bit vector constant of type `ty` (little-endian `bits`).
+    fn vconst(&mut self, ty: ir::Type, bits: u128) -> Value {
+        if let Some(&v) = self.vmemo().consts.get(&(ty, bits)) {
             return v;
         }
-        let h = self.b.func.dfg.constants.insert(bytes.clone().into());
+        let h = self.b.func.dfg.constants.insert(bits.to_le_bytes().to_vec().into());
         let v = self.b.ins().vconst(ty, h);
-        self.vmemo().consts.insert((ty, bytes), v);
+        self.vmemo().consts.insert((ty, bits), v);
         v
     }
 
     fn i32x4_const(&mut self, v: [u32; 4]) -> Value {
-        self.vconst(I32X4, v.iter().flat_map(|x| x.to_le_bytes()).collect())
+        self.vconst(I32X4, v.iter().rev().fold(0u128, |acc, &x| acc << 32 | x as u128))
     }
 
     fn i64x2_const(&mut self, v: [u64; 2]) -> Value {
-        self.vconst(I64X2, v.iter().flat_map(|x| x.to_le_bytes()).collect())
+        self.vconst(I64X2, (v[1] as u128) << 64 | v[0] as u128)
     }
 
     fn splat32(&mut self, v: u32) -> Value {

@@ -510,6 +510,8 @@ fn blocks(f: &Function, p: &mut Plan) {
         }
     }
     let is_bra = |pc: usize| matches!(f.code[pc].op, Op::Bra { .. });
+    // A guarded branch not marked `.uni`.
+    let can_diverge = |pc: usize| f.code[pc].guard.is_some() && matches!(f.code[pc].op, Op::Bra { uni: false, .. });
     // The pcs between a backward branch's target and the branch.
     let mut in_loop = vec![false; n];
     for (pc, ins) in f.code.iter().enumerate() {
@@ -540,33 +542,23 @@ fn blocks(f: &Function, p: &mut Plan) {
         // copy in and out; outside loops, a block with loads and stores ran
         // slower compiled than interpreted: BENCHMARKS.md, vector add).
         let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }));
-        p.entries[s] = in_loop[s] || (!mem && data_end as usize - s >= MIN_ENTRY_BLOCK);
+        // Nor, outside loops, a block that soon ends at a branch that can
+        // diverge: the interpreter reaches it after a divergence has
+        // reconverged, and the same data diverges the warp again there.
+        let soon_diverges = term.is_some_and(|t| can_diverge(t as usize) && (t as usize - s) < MIN_DIVERGED_RUN);
+        p.entries[s] = in_loop[s] || (!mem && !soon_diverges && data_end as usize - s >= MIN_ENTRY_BLOCK);
     }
     // Outside loops, the interpreter reaches a side of a branch that can
     // diverge with part of the warp, which stops at the branch's
     // reconvergence point: a side shorter than `MIN_DIVERGED_RUN` is no
     // entry (copying the registers in and out cost more than it saved:
     // BENCHMARKS.md, Triton's gelu).
-    for (b, ins) in f.code.iter().enumerate() {
-        let Op::Bra { target, uni: false } = ins.op else { continue };
-        let Some(&r) = f.reconv.get(b) else { continue };
-        if ins.guard.is_none() || r as usize >= n {
-            continue;
-        }
-        for s in [target as usize, b + 1] {
+    for b in (0..n).filter(|&b| can_diverge(b)) {
+        let (Op::Bra { target, .. }, Some(&r)) = (&f.code[b].op, f.reconv.get(b)) else { continue };
+        for s in [*target as usize, b + 1] {
             if s > b && s < r as usize && (r as usize - s) < MIN_DIVERGED_RUN && !in_loop[s] {
                 p.entries[s] = false;
             }
-        }
-    }
-    // Likewise a block that soon ends at a branch that can diverge: the
-    // interpreter reaches it after a divergence has reconverged, and the
-    // same data diverges the warp again there.
-    for blk in &p.blocks {
-        let (s, Some(t)) = (blk.start as usize, blk.term) else { continue };
-        let ins = &f.code[t as usize];
-        if ins.guard.is_some() && matches!(ins.op, Op::Bra { uni: false, .. }) && (t as usize - s) < MIN_DIVERGED_RUN && !in_loop[s] {
-            p.entries[s] = false;
         }
     }
 }
