@@ -37,6 +37,13 @@
 //! when the fuel ends the loop early, the lanes still in it
 //! ([`Group::split`]: the stack entries the same divergences push).
 //!
+//! In stack mode compiled code may also run both sides of a divergent
+//! `bra` itself, each under its side's lanes in the interpreter's order
+//! (the taken side first) up to the branch's reconvergence point, where
+//! the group's lanes go on together. It counts the divergence; when it
+//! leaves inside a side it reports that side ([`Group::side`]), and the
+//! scheduler rebuilds the stack that divergence pushed.
+//!
 //! After every group the loop reports the warp instructions it ran in each
 //! function ([`Tier::observe`]), from which a tier decides when to compile.
 
@@ -92,6 +99,22 @@ pub struct Group {
     /// reconvergence point `.0` split it: lanes `.1` go on at [`Group::pc`],
     /// the group's other lanes wait at `.0`.
     pub split: Option<(u32, u32)>,
+    /// Out (stack mode only): the code left inside one side of a
+    /// divergent `bra` it ran itself ([`Side`]).
+    pub side: Option<Side>,
+}
+
+/// Compiled code diverged at a `bra` (it counted the divergence in
+/// [`Group::diverged`]) and left while running one of its sides: the
+/// stack the interpreter would have is that of the divergence at
+/// `branch` with the `taken` lanes of the group (the taken side first),
+/// with the taken side already run to the reconvergence point when
+/// `second`; the group's current lanes are the side's, at [`Group::pc`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Side {
+    pub branch: u32,
+    pub taken: u32,
+    pub second: bool,
 }
 
 /// A function's compiled code.

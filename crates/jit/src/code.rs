@@ -22,7 +22,7 @@ use cranelift_module::{default_libcall_names, Linkage, Module};
 use ptxsim_exec::program::{Function, L};
 use crate::mem::MemOp;
 use ptxsim_exec::program::Sreg;
-use ptxsim_exec::tier::{Compiled, Env, Group};
+use ptxsim_exec::tier::{Compiled, Env, Group, Side};
 use std::time::{Duration, Instant};
 
 /// Why a function has no compiled code.
@@ -76,6 +76,8 @@ pub struct CompiledFn {
     mem: Vec<MemOp>,
     /// Its lane-by-lane loops, by the index the code passes their helper.
     regions: Vec<crate::region::Region>,
+    /// The branches whose divergence it runs, by counter index.
+    sides: Vec<u32>,
     /// Per entry pc: the indices in `layout.regs` of the registers copied
     /// in there (those the code may read before writing them).
     live_in: std::collections::HashMap<u32, Vec<usize>>,
@@ -83,6 +85,11 @@ pub struct CompiledFn {
     /// where the code leaves is not copied back (every path writes it
     /// before it reads it, as with the chunk loops' stores).
     live: Option<crate::live::Live>,
+    /// Per bit of `live`'s rows, the register's index in the layout
+    /// (`u32::MAX`: none); and the layout's registers `live` does not
+    /// cover (always copied back).
+    bit_reg: Vec<u32>,
+    unlived: Vec<u32>,
     /// Runs of the code and the warp instructions they executed: code
     /// whose runs are too short to pay for themselves is switched `off`
     /// (its function runs interpreted from the next group on).
@@ -158,6 +165,18 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
         .iter()
         .map(|(&pc, slots)| (pc, layout.regs.iter().enumerate().filter(|(_, r)| slots.contains(&r.0)).map(|(i, _)| i).collect()))
         .collect();
+    let (mut bit_reg, mut unlived) = (Vec::new(), Vec::new());
+    for (i, r) in layout.regs.iter().enumerate() {
+        match p.live.as_ref().and_then(|l| l.index(r.0)) {
+            Some(b) => {
+                if bit_reg.len() <= b {
+                    bit_reg.resize(b + 1, u32::MAX);
+                }
+                bit_reg[b] = i as u32;
+            }
+            None => unlived.push(i as u32),
+        }
+    }
     let nregs = p.regs.keys().next_back().map_or(0, |r| *r as usize + 1);
     let npreds = p.preds.last().map_or(0, |q| *q as usize + 1);
     Ok(CompiledFn {
@@ -168,7 +187,10 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
         layout,
         mem,
         regions: p.regions.clone(),
+        sides: p.sides.clone(),
         live_in,
+        bit_reg,
+        unlived,
         live: p.live.take(),
         runs: AtomicU64::new(0),
         executed: AtomicU64::new(0),
@@ -256,6 +278,9 @@ impl Compiled for CompiledFn {
             let buf: &mut [u64] = &mut s[..self.layout.words];
             let live = self.live_in.get(&g.pc).map_or(&[][..], |v| &v[..]);
             pack(&self.layout, live, regs, preds, env, buf);
+            for i in 0..self.sides.len() {
+                set32(buf, self.layout.divs as usize + 4 * i, 0);
+            }
             let words = buf.len();
             let p = buf.as_mut_ptr();
             let mut cx = MemCx { buf: p, words, ops: &self.mem, env, regions: &self.regions, codes: self.layout.codes as usize, mask: g.mask, threads_less: 0, diverged: Vec::new(), split: None };
@@ -267,6 +292,10 @@ impl Compiled for CompiledFn {
                 left: g.left,
                 ctx: &mut cx as *mut MemCx<'_, '_> as usize,
                 stack: (g.stack && !g.yield_on_branch) as u32,
+                dv_branch: u32::MAX,
+                dv_taken: 0,
+                dv_second: 0,
+                tless: 0,
             };
             // SAFETY: the code reads and writes `buf` within the layout's
             // `words` (its offsets come from the same layout) and `st`, and
@@ -275,11 +304,25 @@ impl Compiled for CompiledFn {
             unsafe {
                 (self.entry)(p, &mut st)
             };
-            unpack(&self.layout, regs, preds, buf, self.live.as_ref().map(|l| (l, st.pc)));
+            // Left inside a divergent side: the other lanes go on at other
+            // pcs, so every register the code wrote is copied back.
+            let side = (st.dv_branch != u32::MAX).then_some(Side { branch: st.dv_branch, taken: st.dv_taken, second: st.dv_second != 0 });
+            let row = self.live.as_ref().filter(|_| side.is_none()).and_then(|l| l.row(st.pc));
+            unpack(&self.layout, regs, preds, buf, row.map(|r| (r, &self.bit_reg[..], &self.unlived[..])));
+            for (i, &pc) in self.sides.iter().enumerate() {
+                let n = get32(buf, self.layout.divs as usize + 4 * i);
+                if n != 0 {
+                    match cx.diverged.iter_mut().find(|d| d.0 == pc) {
+                        Some(d) => d.1 += n as u64,
+                        None => cx.diverged.push((pc, n as u64)),
+                    }
+                }
+            }
             self.account(g.left - st.left);
             g.pc = st.pc;
             g.left = st.left;
-            g.threads_less += cx.threads_less;
+            g.threads_less += cx.threads_less + st.tless;
+            g.side = side;
             g.diverged.append(&mut cx.diverged);
             g.split = cx.split;
         });
@@ -367,6 +410,16 @@ impl CompiledFn {
         }
     }
 
+    /// Runs of the code so far, and the warp instructions they executed.
+    pub fn runs(&self) -> (u64, u64) {
+        (self.runs.load(Ordering::Relaxed), self.executed.load(Ordering::Relaxed))
+    }
+
+    /// The pcs where the code can start.
+    pub fn entry_pcs(&self) -> Vec<u32> {
+        self.entries.iter().enumerate().filter(|e| *e.1).map(|e| e.0 as u32).collect()
+    }
+
     /// Whether the code was switched off for its short runs.
     pub fn switched_off(&self) -> bool {
         self.off.load(Ordering::Relaxed)
@@ -446,52 +499,80 @@ fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, 
 }
 
 /// Copies back the lanes the code wrote, but of the registers dead at
-/// the pc where it left (`live`), and every predicate.
-fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64], live: Option<(&crate::live::Live, u32)>) {
-    let (mut last, mut lane_masks) = (0u32, [0u64; 32]);
-    for &(r, class, off, doff) in &lay.regs {
-        let dirty = get32(buf, doff as usize);
-        if dirty == 0 || live.is_some_and(|(l, pc)| !l.before(pc, r)) {
-            continue;
-        }
-        let dst = &mut regs[r as usize];
-        let w = off as usize / 8;
-        if dirty == u32::MAX {
-            match class {
-                Class::Narrow => {
-                    for (k, d) in dst.chunks_exact_mut(2).enumerate() {
-                        let x = buf[w + k];
-                        d[0] = x & 0xffff_ffff;
-                        d[1] = x >> 32;
+/// the pc where it left (`live`: the live row there, the layout index of
+/// each of its bits, and the registers liveness does not cover), and
+/// every predicate.
+fn unpack(lay: &Layout, regs: &mut [L], preds: &mut [u32], buf: &[u64], live: Option<(&[u64], &[u32], &[u32])>) {
+    let mut lm = (0u32, [0u64; 32]);
+    match live {
+        None => (0..lay.regs.len()).for_each(|i| copy_back(lay, i, regs, buf, &mut lm)),
+        Some((row, bit_reg, others)) => {
+            for (k, &w) in row.iter().enumerate() {
+                let mut w = w;
+                while w != 0 {
+                    let b = k * 64 + w.trailing_zeros() as usize;
+                    w &= w - 1;
+                    if let Some(&i) = bit_reg.get(b).filter(|&&i| i != u32::MAX) {
+                        copy_back(lay, i as usize, regs, buf, &mut lm);
                     }
                 }
-                Class::Wide => dst.copy_from_slice(&buf[w..w + 32]),
             }
-            continue;
-        }
-        // Each lane's mask (all ones where written), the same for every
-        // register written in the same lanes (a diverged warp's).
-        if dirty != last {
-            last = dirty;
-            for (l, m) in lane_masks.iter_mut().enumerate() {
-                *m = 0u64.wrapping_sub((dirty >> l & 1) as u64);
-            }
-        }
-        match class {
-            Class::Narrow => {
-                for ((d, m), &x) in dst.chunks_exact_mut(2).zip(lane_masks.chunks_exact(2)).zip(&buf[w..w + 16]) {
-                    d[0] = (x & 0xffff_ffff & m[0]) | (d[0] & !m[0]);
-                    d[1] = (x >> 32 & m[1]) | (d[1] & !m[1]);
-                }
-            }
-            Class::Wide => {
-                for ((d, m), &x) in dst.iter_mut().zip(&lane_masks).zip(&buf[w..w + 32]) {
-                    *d = (x & m) | (*d & !m);
-                }
+            for &i in others {
+                copy_back(lay, i as usize, regs, buf, &mut lm);
             }
         }
     }
     for &(q, off) in &lay.preds {
         preds[q as usize] = get32(buf, off as usize);
+    }
+}
+
+/// Copies back the lanes register `i` of the layout was written in
+/// (`lm`: the last dirty mask and its lanes as all-ones words).
+#[inline]
+fn copy_back(lay: &Layout, i: usize, regs: &mut [L], buf: &[u64], lm: &mut (u32, [u64; 32])) {
+    let Some(&(r, class, off, doff)) = lay.regs.get(i) else {
+        return;
+    };
+    let dirty = get32(buf, doff as usize);
+    if dirty == 0 {
+        return;
+    }
+    let (last, lane_masks) = (&mut lm.0, &mut lm.1);
+    let dst = &mut regs[r as usize];
+    let w = off as usize / 8;
+    if dirty == u32::MAX {
+        match class {
+            Class::Narrow => {
+                for (k, d) in dst.chunks_exact_mut(2).enumerate() {
+                    let x = buf[w + k];
+                    d[0] = x & 0xffff_ffff;
+                    d[1] = x >> 32;
+                }
+            }
+            Class::Wide => dst.copy_from_slice(&buf[w..w + 32]),
+        }
+        return;
+    }
+    // Each lane's mask (all ones where written), the same for every
+    // register written in the same lanes (a diverged warp's).
+    if dirty != *last {
+        *last = dirty;
+        for (l, m) in lane_masks.iter_mut().enumerate() {
+            *m = 0u64.wrapping_sub((dirty >> l & 1) as u64);
+        }
+    }
+    match class {
+        Class::Narrow => {
+            for ((d, m), &x) in dst.chunks_exact_mut(2).zip(lane_masks.chunks_exact(2)).zip(&buf[w..w + 16]) {
+                d[0] = (x & 0xffff_ffff & m[0]) | (d[0] & !m[0]);
+                d[1] = (x >> 32 & m[1]) | (d[1] & !m[1]);
+            }
+        }
+        Class::Wide => {
+            for ((d, m), &x) in dst.iter_mut().zip(lane_masks.iter()).zip(&buf[w..w + 32]) {
+                *d = (x & m) | (*d & !m);
+            }
+        }
     }
 }

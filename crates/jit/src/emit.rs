@@ -61,8 +61,17 @@ pub struct St {
     /// What the memory helper gets (`code.rs`'s context of the run).
     pub ctx: usize,
     /// The group runs under the reconvergence stack (lane-by-lane loops
-    /// allowed).
+    /// and compiled divergence allowed).
     pub stack: u32,
+    /// Out: the pc of the divergent `bra` inside one of whose sides the
+    /// code left (`u32::MAX`: none), its taken lanes, and whether the
+    /// side is the not-taken one (`ptxsim_exec::tier::Side`).
+    pub dv_branch: u32,
+    pub dv_taken: u32,
+    pub dv_second: u32,
+    /// Out: thread instructions fewer than warp instructions times the
+    /// group's lanes (the sides run with part of the lanes).
+    pub tless: u64,
 }
 
 /// The most registers a block keeps in vectors before it stores them.
@@ -75,6 +84,10 @@ const ST_YOB: i32 = 12;
 const ST_LEFT: i32 = 16;
 const ST_CTX: i32 = 24;
 const ST_STACK: i32 = 32;
+const ST_DV_BRANCH: i32 = 36;
+const ST_DV_TAKEN: i32 = 40;
+const ST_DV_SECOND: i32 = 44;
+const ST_TLESS: i32 = 48;
 
 /// Where each register and predicate the plan uses lives in the packed
 /// copy (byte offsets), and its size in u64 words.
@@ -89,6 +102,9 @@ pub struct Layout {
     /// Offset of the 32 u32 exit codes a lane-by-lane loop leaves
     /// ([`crate::region::settle`]).
     pub codes: u32,
+    /// Offset of one u32 counter per compiled divergent branch
+    /// ([`Plan::sides`]): the times it diverged.
+    pub divs: u32,
     pub words: usize,
 }
 
@@ -119,7 +135,9 @@ impl Layout {
         if !p.regions.is_empty() {
             off += 128;
         }
-        Layout { regs, preds, sregs, codes, words: (off as usize).div_ceil(8) }
+        let divs = off;
+        off += 4 * p.sides.len() as u32;
+        Layout { regs, preds, sregs, codes, divs, words: (off as usize).div_ceil(8) }
     }
 }
 
@@ -204,6 +222,30 @@ struct Em<'a, 'b, 'c> {
     /// Where the chunk loop being flushed ends (its registers dead there
     /// are not stored); `None`: store every register.
     end_pc: Option<u32>,
+    /// The plan's blocks, and the index of each by its start.
+    blocks: &'c [Block],
+    block_at: HashMap<u32, usize>,
+    /// The compiled divergent branches: pc → counter index.
+    sites: HashMap<u32, u32>,
+    divs_off: u32,
+    /// Whether the group runs under the reconvergence stack (`St::stack`).
+    stackf: Value,
+    /// Thread instructions fewer than warp instructions × the group's lanes.
+    tless: Variable,
+    /// The side of a divergent branch being emitted, if any.
+    side: Option<SideCx>,
+}
+
+/// One side of a compiled divergent branch while it is emitted: the code
+/// runs under the side's lanes ([`Em::gmask`]) and stops at the branch's
+/// reconvergence point `r`; its blocks are copies of the plan's.
+struct SideCx {
+    r: u32,
+    /// Block start → its copy in this side.
+    copies: HashMap<u32, ir::Block>,
+    todo: Vec<u32>,
+    /// Where the side goes when it reaches `r`.
+    done: ir::Block,
 }
 
 fn le() -> MemFlagsData {
@@ -399,7 +441,9 @@ impl Em<'_, '_, '_> {
     /// a NaN loaded from memory that must stay as it is.
     fn write_f(&mut self, d: u32, vals: Vals, m: Value, guarded: bool, raw: bool) {
         let class = self.regs[&d].0;
-        let guarded = guarded || self.temps.as_ref().is_some_and(|t| !t.contains(&d));
+        // In a side of a divergent branch the group's other lanes keep
+        // their bits: every write there blends.
+        let guarded = guarded || self.side.is_some() || self.temps.as_ref().is_some_and(|t| !t.contains(&d));
         let (vals, raw) = if guarded && raw { (vals.iter().map(|&x| self.canon(x)).collect(), false) } else { (vals, raw) };
         let vals = if guarded {
             let old = self.reg(d);
@@ -851,6 +895,28 @@ impl Em<'_, '_, '_> {
 
     /// Jumps to pc `pc`: its block, or the exit there.
     fn goto(&mut self, pc: u32) {
+        if let Some(side) = &mut self.side {
+            if pc == side.r {
+                let done = side.done;
+                self.b.ins().jump(done, &[]);
+                return;
+            }
+            if self.block_at.contains_key(&pc) {
+                let blk = match side.copies.get(&pc) {
+                    Some(&b) => b,
+                    None => {
+                        let b = self.b.create_block();
+                        side.copies.insert(pc, b);
+                        side.todo.push(pc);
+                        b
+                    }
+                };
+                self.b.ins().jump(blk, &[]);
+            } else {
+                self.exit_at(pc);
+            }
+            return;
+        }
         match self.starts.get(&pc) {
             Some(&blk) => {
                 self.b.ins().jump(blk, &[]);
@@ -872,15 +938,18 @@ impl Em<'_, '_, '_> {
         self.b.switch_to_block(cont);
     }
 
-    fn block(&mut self, f: &Function, blk: &Block) {
-        let start = self.bodies[&blk.start];
+    /// Block `blk`'s code, into `start` (its body, or its copy in a side).
+    fn block(&mut self, f: &Function, blk: &Block, start: ir::Block) {
         self.b.switch_to_block(start);
         let last = blk.term.unwrap_or(blk.data_end.saturating_sub(1).max(blk.start));
-        // The stop pc inside the block: the interpreter runs it.
-        let s = self.iconst32(blk.start);
-        let off = self.b.ins().isub(self.stop, s);
-        let inside = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, off, (last - blk.start) as i64);
-        self.exit_if(inside, blk.start);
+        // The stop pc inside the block: the interpreter runs it. (A side
+        // stops only at its reconvergence point, where `goto` ends it.)
+        if self.side.is_none() {
+            let s = self.iconst32(blk.start);
+            let off = self.b.ins().isub(self.stop, s);
+            let inside = self.b.ins().icmp_imm_u(IntCC::UnsignedLessThanOrEqual, off, (last - blk.start) as i64);
+            self.exit_if(inside, blk.start);
+        }
         // Fuel for the whole block, or the interpreter runs it.
         let need = (blk.data_end - blk.start) as i64 + blk.term.is_some() as i64;
         let left = self.b.use_var(self.left);
@@ -926,9 +995,6 @@ impl Em<'_, '_, '_> {
                 self.b.ins().brif(all, all_b, &[], nb, &[]);
                 self.b.switch_to_block(nb);
                 self.b.ins().brif(taken, div_b, &[], none_b, &[]);
-                // Divergent (or non-uniform .uni): the interpreter runs it.
-                self.b.switch_to_block(div_b);
-                self.exit_at(t);
                 // Taken by every lane.
                 self.b.switch_to_block(all_b);
                 self.exit_if(self.yob, t);
@@ -942,8 +1008,104 @@ impl Em<'_, '_, '_> {
                 let nl = self.b.ins().iadd_imm_s(left, -1);
                 self.b.def_var(self.left, nl);
                 self.goto(blk.next);
+                // Divergent: in stack mode the code runs both sides of a
+                // planned branch; else (and for a non-uniform .uni) the
+                // interpreter runs it.
+                self.b.switch_to_block(div_b);
+                match self.sites.get(&t).copied() {
+                    Some(site) if self.side.is_none() => {
+                        let go = self.b.create_block();
+                        let v = self.iconst32(t);
+                        self.b.ins().brif(self.stackf, go, &[], self.exit, &[v.into()]);
+                        self.b.switch_to_block(go);
+                        self.diverge(f, t, site, taken, target);
+                    }
+                    _ => self.exit_at(t),
+                }
             }
         }
+    }
+
+    /// The divergent `bra` at `t` (counter `site`) with lanes `taken` of
+    /// the group: its fuel and count, then the taken side under `taken`
+    /// and the other under the rest, each to the reconvergence point, in
+    /// the interpreter's order (`push_groups`: the taken side first; a
+    /// side starting at the reconvergence point is empty), then the
+    /// group goes on there with all its lanes.
+    fn diverge(&mut self, f: &Function, t: u32, site: u32, taken: Value, target: u32) {
+        let r = f.reconv[t as usize];
+        let left = self.b.use_var(self.left);
+        let nl = self.b.ins().iadd_imm_s(left, -1);
+        self.b.def_var(self.left, nl);
+        let off = (self.divs_off + 4 * site) as i32;
+        let c = self.b.ins().load(I32, self.vflags, self.base, off);
+        let c = self.b.ins().iadd_imm_s(c, 1);
+        self.b.ins().store(self.vflags, c, self.base, off);
+        let (m, outer_exit) = (self.gmask, self.exit);
+        let rest = self.b.ins().band_not(m, taken);
+        let tv = self.iconst32(t);
+        for (second, start, mask) in [(false, target, taken), (true, t + 1, rest)] {
+            if start == r {
+                continue;
+            }
+            let after = self.b.create_block();
+            self.side_run(f, start, r, mask, after, (tv, taken, second));
+            self.b.switch_to_block(after);
+        }
+        self.gmask = m;
+        self.exit = outer_exit;
+        self.goto(r);
+    }
+
+    /// One side of a divergent branch: from `start` under `mask` to `r`,
+    /// then to `after`; leaving inside it records the side (`info`: the
+    /// branch's pc, its taken lanes, whether this is the second side) and
+    /// the thread instructions its lanes did not run.
+    fn side_run(&mut self, f: &Function, start: u32, r: u32, mask: Value, after: ir::Block, info: (Value, Value, bool)) {
+        let (m, outer_exit) = (self.gmask, self.exit);
+        let left0 = self.b.use_var(self.left);
+        let pm = self.b.ins().popcnt(m);
+        let ps = self.b.ins().popcnt(mask);
+        let d = self.b.ins().isub(pm, ps);
+        let deficit = self.b.ins().uextend(I64, d);
+        let (done, sexit) = (self.b.create_block(), self.b.create_block());
+        self.b.append_block_param(sexit, I32);
+        self.gmask = mask;
+        self.exit = sexit;
+        self.side = Some(SideCx { r, copies: HashMap::default(), todo: Vec::new(), done });
+        self.goto(start);
+        let blocks = self.blocks;
+        while let Some(pc) = self.side.as_mut().and_then(|s| s.todo.pop()) {
+            let into = self.side.as_ref().map(|s| s.copies[&pc]);
+            if let (Some(into), Some(&i)) = (into, self.block_at.get(&pc)) {
+                self.block(f, &blocks[i], into);
+            }
+        }
+        self.side = None;
+        self.gmask = m;
+        self.exit = outer_exit;
+        // The side's thread instructions: its warp instructions times the
+        // lanes it lacks.
+        let settle = |e: &mut Self| {
+            let left = e.b.use_var(e.left);
+            let used = e.b.ins().isub(left0, left);
+            let less = e.b.ins().imul(used, deficit);
+            let tl = e.b.use_var(e.tless);
+            let tl = e.b.ins().iadd(tl, less);
+            e.b.def_var(e.tless, tl);
+        };
+        self.b.switch_to_block(done);
+        settle(self);
+        self.b.ins().jump(after, &[]);
+        self.b.switch_to_block(sexit);
+        let pc = self.b.block_params(sexit)[0];
+        settle(self);
+        let (branch, taken, second) = info;
+        self.b.ins().store(self.vflags, branch, self.st, ST_DV_BRANCH);
+        self.b.ins().store(self.vflags, taken, self.st, ST_DV_TAKEN);
+        let sv = self.iconst32(second as u32);
+        self.b.ins().store(self.vflags, sv, self.st, ST_DV_SECOND);
+        self.b.ins().jump(outer_exit, &[pc.into()]);
     }
 
     /// Load or store `pc` (of a block whose data instructions end at
@@ -1157,11 +1319,15 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
     let stop = b.ins().load(I32, fl, st, ST_STOP);
     let yob = b.ins().load(I32, fl, st, ST_YOB);
     let left0 = b.ins().load(I64, fl, st, ST_LEFT);
+    let stackf = b.ins().load(I32, fl, st, ST_STACK);
     let pc0 = b.ins().load(I32, fl, st, ST_PC);
     let exit = b.create_block();
     b.append_block_param(exit, I32);
     let left = b.declare_var(I64);
     b.def_var(left, left0);
+    let tless = b.declare_var(I64);
+    let z = b.ins().iconst(I64, 0);
+    b.def_var(tless, z);
     let mem_sig = b.import_signature(helper_signature(cc, ptr));
     let region_sig = b.import_signature(loops::helper_signature(cc, ptr));
     let mut em = Em {
@@ -1198,6 +1364,13 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         region_sig,
         region_helper,
         codes_off: lay.codes,
+        blocks: &p.blocks,
+        block_at: p.blocks.iter().enumerate().map(|(i, b)| (b.start, i)).collect(),
+        sites: p.sides.iter().enumerate().map(|(i, &t)| (t, i as u32)).collect(),
+        divs_off: lay.divs,
+        stackf,
+        tless,
+        side: None,
     };
     for blk in &p.blocks {
         let bb = em.b.create_block();
@@ -1218,7 +1391,8 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
     em.b.switch_to_block(other);
     em.b.ins().jump(exit, &[pc0.into()]);
     for blk in &p.blocks {
-        em.block(f, blk);
+        let into = em.bodies[&blk.start];
+        em.block(f, blk, into);
     }
     for (i, r) in p.regions.iter().enumerate() {
         em.region(f, r, i as u32);
@@ -1228,8 +1402,24 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
     let left = em.b.use_var(em.left);
     em.b.ins().store(fl, pc, st, ST_PC);
     em.b.ins().store(fl, left, st, ST_LEFT);
+    let tl = em.b.use_var(em.tless);
+    em.b.ins().store(fl, tl, st, ST_TLESS);
     em.b.ins().return_(&[]);
     em.b.seal_all_blocks();
     em.mem
 }
 
+// The offsets the code uses are those of `St`'s fields.
+const _: () = {
+    assert!(std::mem::offset_of!(St, pc) == ST_PC as usize);
+    assert!(std::mem::offset_of!(St, mask) == ST_MASK as usize);
+    assert!(std::mem::offset_of!(St, stop) == ST_STOP as usize);
+    assert!(std::mem::offset_of!(St, yield_on_branch) == ST_YOB as usize);
+    assert!(std::mem::offset_of!(St, left) == ST_LEFT as usize);
+    assert!(std::mem::offset_of!(St, ctx) == ST_CTX as usize);
+    assert!(std::mem::offset_of!(St, stack) == ST_STACK as usize);
+    assert!(std::mem::offset_of!(St, dv_branch) == ST_DV_BRANCH as usize);
+    assert!(std::mem::offset_of!(St, dv_taken) == ST_DV_TAKEN as usize);
+    assert!(std::mem::offset_of!(St, dv_second) == ST_DV_SECOND as usize);
+    assert!(std::mem::offset_of!(St, tless) == ST_TLESS as usize);
+};

@@ -106,6 +106,18 @@ impl Live {
         Some(Live { idx, words, bits })
     }
 
+    /// The bit of register `r` in [`Live::row`]s (`None`: not analysed,
+    /// always live).
+    pub fn index(&self, r: u32) -> Option<usize> {
+        self.idx.get(&r).copied()
+    }
+
+    /// The registers live at `pc`, as bits by [`Live::index`] (`None`:
+    /// past the end).
+    pub fn row(&self, pc: u32) -> Option<&[u64]> {
+        self.bits.get(pc as usize * self.words..(pc as usize + 1) * self.words)
+    }
+
     /// Whether register `r` may be read at or after `pc` before it is
     /// written (`pc` past the end: nothing is).
     pub fn before(&self, pc: u32, r: u32) -> bool {

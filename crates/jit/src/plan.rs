@@ -66,6 +66,11 @@ pub struct Plan {
     pub live: Option<crate::live::Live>,
     /// The loops run lane by lane in stack mode ([`crate::region`]).
     pub regions: Vec<crate::region::Region>,
+    /// The compiled `bra`s whose divergence compiled code runs itself in
+    /// stack mode (both sides, in the interpreter's order, each under its
+    /// lanes, to the reconvergence point): their pcs; the index of one is
+    /// its divergence counter's.
+    pub sides: Vec<u32>,
 }
 
 /// The class an operand needs: exactly one, or either (the slot's).
@@ -265,7 +270,9 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
         }
         Op::Ld { space, size, signed, ds, addr: ad } => {
             mem_space(*space, true)?;
-            let [Some(d)] = ds[..] else { return Err("a vector ld".into()) };
+            let [Some(d)] = ds[..] else {
+                return Err("a vector ld".into());
+            };
             addr(&mut u, ad.base)?;
             // An unsigned value of up to 4 bytes is the same zero-extended
             // in either class; a signed one is sign-extended to 64 bits in
@@ -275,7 +282,9 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
         }
         Op::St { space, size, srcs, addr: ad } => {
             mem_space(*space, false)?;
-            let [s0] = &srcs[..] else { return Err("a vector st".into()) };
+            let [s0] = &srcs[..] else {
+                return Err("a vector st".into());
+            };
             addr(&mut u, ad.base)?;
             match s0 {
                 Src::Reg(r) => u.regs.push((*r, if *size == 8 { Want::Is(Class::Wide) } else { Want::Either }, false)),
@@ -384,6 +393,12 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
     p.preds = preds.into_iter().collect();
     p.skipped.sort_by_key(|s| s.0);
     blocks(f, &mut p);
+    sides(f, &mut p);
+    if !p.sides.is_empty() {
+        // Again, with the entries the compiled divergence allows.
+        p.blocks.clear();
+        blocks(f, &mut p);
+    }
     live_in(f, &mut p, &all);
     let effects: Vec<Option<crate::live::Effect>> = all
         .iter()
@@ -474,6 +489,56 @@ fn live_in(f: &Function, p: &mut Plan, all: &[Option<Uses>]) {
     }
 }
 
+/// The instructions of a function its divergent sides may copy, beyond
+/// the function's own: each side is emitted once more, under its lanes,
+/// so the code grows by the sides' sizes.
+const SIDE_BUDGET: usize = 256;
+
+/// Chooses the branches whose divergence compiled code runs
+/// ([`Plan::sides`]): a compiled guarded `bra` (not `.uni`) with a
+/// reconvergence point in the function, while the blocks its two sides
+/// reach before that point fit in the budget (twice the function's size
+/// plus [`SIDE_BUDGET`]).
+fn sides(f: &Function, p: &mut Plan) {
+    let at: BTreeMap<u32, usize> = p.blocks.iter().enumerate().map(|(i, b)| (b.start, i)).collect();
+    let mut budget = 2 * f.code.len() + SIDE_BUDGET;
+    for b in &p.blocks {
+        let Some(t) = b.term else { continue };
+        let ins = &f.code[t as usize];
+        let Op::Bra { target, uni: false } = ins.op else {
+            continue;
+        };
+        let r = f.reconv.get(t as usize).copied().unwrap_or(ptxsim_exec::program::PC_EXIT);
+        if ins.guard.is_none() || r as usize >= f.code.len() {
+            continue;
+        }
+        // The blocks the sides reach before `r` (a compiled side ends
+        // where it leaves the compiled blocks).
+        let mut seen = std::collections::BTreeSet::new();
+        let mut todo: Vec<u32> = [target, t + 1].into_iter().filter(|&s| s != r).collect();
+        let mut size = 0usize;
+        while let Some(s) = todo.pop() {
+            let Some(&i) = at.get(&s) else { continue };
+            if !seen.insert(s) {
+                continue;
+            }
+            let blk = &p.blocks[i];
+            size += (blk.next - blk.start) as usize;
+            let mut succ = vec![blk.next];
+            if let Some(bt) = blk.term {
+                if let Op::Bra { target, .. } = f.code[bt as usize].op {
+                    succ.push(target);
+                }
+            }
+            todo.extend(succ.into_iter().filter(|&x| x != r));
+        }
+        if size <= budget {
+            budget -= size;
+            p.sides.push(t);
+        }
+    }
+}
+
 /// Splits the compiled instructions into basic blocks.
 fn blocks(f: &Function, p: &mut Plan) {
     let n = f.code.len();
@@ -545,7 +610,9 @@ fn blocks(f: &Function, p: &mut Plan) {
         // Nor, outside loops, a block that soon ends at a branch that can
         // diverge: the interpreter reaches it after a divergence has
         // reconverged, and the same data diverges the warp again there.
-        let soon_diverges = term.is_some_and(|t| can_diverge(t as usize) && (t as usize - s) < MIN_DIVERGED_RUN);
+        // (In stack mode compiled code runs the divergence of a branch in
+        // `Plan::sides` itself, so such a block is an entry.)
+        let soon_diverges = term.is_some_and(|t| can_diverge(t as usize) && (t as usize - s) < MIN_DIVERGED_RUN && !p.sides.contains(&t));
         p.entries[s] = in_loop[s] || (!mem && !soon_diverges && data_end as usize - s >= MIN_ENTRY_BLOCK);
     }
     // Outside loops, the interpreter reaches a side of a branch that can
@@ -554,7 +621,9 @@ fn blocks(f: &Function, p: &mut Plan) {
     // entry (copying the registers in and out cost more than it saved:
     // BENCHMARKS.md, Triton's gelu).
     for b in (0..n).filter(|&b| can_diverge(b)) {
-        let (Op::Bra { target, .. }, Some(&r)) = (&f.code[b].op, f.reconv.get(b)) else { continue };
+        let (Op::Bra { target, .. }, Some(&r)) = (&f.code[b].op, f.reconv.get(b)) else {
+            continue;
+        };
         for s in [*target as usize, b + 1] {
             if s > b && s < r as usize && (r as usize - s) < MIN_DIVERGED_RUN && !in_loop[s] {
                 p.entries[s] = false;

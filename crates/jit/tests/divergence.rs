@@ -1,0 +1,155 @@
+//! Divergent branches whose both sides compiled code runs itself in stack
+//! mode (`Plan::sides`): an if/else and an if-then whose side leaves
+//! compiled code at an instruction the tier does not compile (the
+//! interpreter rebuilds the stack that divergence pushed). Each kernel is
+//! checked against values computed here from the PTX's meaning, against
+//! the interpreter (buffers, warp and thread instructions, divergent
+//! branches) in both scheduling modes and both code generators, and for
+//! every fuel budget that ends inside it (the same fuel-exhaustion trap);
+//! and the compiled code must have run both sides, not handed the branch
+//! back.
+
+use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling};
+use ptxsim_jit::{attach_as, Mode, Quality};
+
+/// Lanes with an even `%tid.x` take the branch to `EVEN` (the taken side
+/// runs first); the odd lanes run the fall-through side. After the join,
+/// lanes 0-4 run a side holding `activemask` (not compiled: the code
+/// leaves inside the side), which reads the side's lanes. Every side is
+/// long enough that the first block is an entry.
+const KERNEL: &str = "
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 pout)
+{
+ .reg .pred %p<4>; .reg .b32 %r<12>; .reg .b64 %rd<4>;
+ mov.u32 %r1, %tid.x;
+ mul.lo.u32 %r2, %r1, 3;
+ add.u32 %r3, %r1, 11;
+ xor.b32 %r3, %r3, 5;
+ mul.lo.u32 %r3, %r3, %r3;
+ and.b32 %r3, %r3, 1023;
+ add.u32 %r3, %r3, %r2;
+ shl.b32 %r4, %r1, 2;
+ and.b32 %r5, %r1, 1;
+ setp.eq.u32 %p1, %r5, 0;
+ @%p1 bra EVEN;
+ add.u32 %r2, %r2, 100;
+ xor.b32 %r2, %r2, 85;
+ add.u32 %r4, %r4, %r2;
+ mul.lo.u32 %r6, %r2, 5;
+ add.u32 %r3, %r3, %r6;
+ bra.uni JOIN;
+EVEN:
+ mul.lo.u32 %r2, %r2, 7;
+ sub.u32 %r4, %r4, 1;
+ mov.u32 %r6, 9;
+ add.u32 %r3, %r3, %r6;
+JOIN:
+ add.u32 %r7, %r2, %r3;
+ add.u32 %r7, %r7, %r4;
+ setp.lt.u32 %p2, %r1, 5;
+ @!%p2 bra SKIP;
+ add.u32 %r7, %r7, 1;
+ activemask.b32 %r8;
+ add.u32 %r7, %r7, %r8;
+SKIP:
+ ld.param.u64 %rd1, [pout];
+ mul.wide.u32 %rd2, %r1, 4;
+ add.s64 %rd3, %rd1, %rd2;
+ st.global.u32 [%rd3], %r7;
+ ret;
+}
+";
+
+/// What [`KERNEL`] stores for thread `t` of a 32-thread block, from the
+/// PTX's meaning (stack mode: the lanes of the last side are lanes 0-4).
+fn expected(t: u32) -> u32 {
+    let mut r2 = t.wrapping_mul(3);
+    let mut r3 = ((t + 11) ^ 5).wrapping_mul((t + 11) ^ 5) & 1023;
+    r3 = r3.wrapping_add(r2);
+    let mut r4 = t << 2;
+    if t & 1 == 0 {
+        r2 = r2.wrapping_mul(7);
+        r4 = r4.wrapping_sub(1);
+        r3 = r3.wrapping_add(9);
+    } else {
+        r2 = (r2 + 100) ^ 85;
+        r4 = r4.wrapping_add(r2);
+        r3 = r3.wrapping_add(r2.wrapping_mul(5));
+    }
+    let mut r7 = r2.wrapping_add(r3).wrapping_add(r4);
+    if t < 5 {
+        r7 = r7.wrapping_add(1).wrapping_add(0x1f);
+    }
+    r7
+}
+
+#[derive(Debug, PartialEq)]
+enum Outcome {
+    Done { out: Vec<u32>, stats: (u64, u64, u64) },
+    Trap(String),
+}
+
+/// Runs [`KERNEL`] on one 32-thread block; with the tier on, also the
+/// warp instructions its compiled code executed.
+fn run(sched: Scheduling, jit: Mode, q: Quality, fuel: u64) -> (Outcome, u64) {
+    let mut dev = Device::new();
+    let mut m = dev.load(KERNEL).unwrap();
+    let tier = attach_as(&mut m, jit, q);
+    let out = dev.alloc(4 * 32).unwrap();
+    let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
+    cfg.scheduling = sched;
+    cfg.fuel = fuel;
+    cfg.threads = Some(1);
+    let o = match dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out)]) {
+        Ok(s) => Outcome::Done {
+            out: dev.read(out, 4 * 32).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+            stats: (s.warp_instructions, s.thread_instructions, s.divergent_branches),
+        },
+        Err(e) => Outcome::Trap(format!("{:?} {:?} line {:?} warp {:?} lane {:?}", e.kind, e.message, e.line, e.warp, e.lane)),
+    };
+    let executed = tier.map_or(0, |t| t.report().iter().filter_map(|r| r.1.and_then(|c| c.ok())).map(|c| c.runs().1).sum());
+    (o, executed)
+}
+
+#[test]
+fn both_sides_run_compiled_and_match_the_interpreter() {
+    let want: Vec<u32> = (0..32).map(expected).collect();
+    for sched in [Scheduling::Stack, Scheduling::Its] {
+        for q in [Quality::Full, Quality::Quick] {
+            let (off, _) = run(sched, Mode::Off, q, 1 << 20);
+            let (on, executed) = run(sched, Mode::On, q, 1 << 20);
+            let Outcome::Done { out, stats } = &off else { panic!("{sched:?}: the interpreter trapped: {off:?}") };
+            if sched == Scheduling::Stack {
+                assert_eq!(out, &want, "stack mode, interpreted");
+                // Two divergent branches, each counted once.
+                assert_eq!(stats.2, 2, "divergent branches");
+                // The compiled code ran the 10 instructions before the
+                // first branch, the branch, the taken side (4), the other
+                // side (5 and its `bra.uni`), the join's 3 up to the
+                // second branch, that branch, and the side's first
+                // instruction, and left at `activemask`: no branch was
+                // handed back (the rest, with its loads and stores, is
+                // no entry).
+                assert_eq!(executed, 10 + 1 + 4 + 6 + 3 + 1 + 1, "{q:?}: warp instructions the compiled code executed");
+            }
+            assert_eq!(on, off, "{sched:?} {q:?}: tier on against off");
+        }
+    }
+}
+
+#[test]
+fn every_fuel_budget_ends_alike() {
+    let (Outcome::Done { stats: (total, ..), .. }, _) = run(Scheduling::Stack, Mode::Off, Quality::Full, 1 << 20) else {
+        panic!("the kernel runs")
+    };
+    for fuel in 1..=total {
+        for q in [Quality::Full, Quality::Quick] {
+            let (off, _) = run(Scheduling::Stack, Mode::Off, q, fuel);
+            let (on, _) = run(Scheduling::Stack, Mode::On, q, fuel);
+            assert_eq!(on, off, "fuel {fuel} {q:?}");
+        }
+    }
+}
