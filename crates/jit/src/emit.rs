@@ -29,6 +29,15 @@
 //! code leaves at its pc with the fuel of the block's rest returned.
 //! Special registers are read from lanes `code.rs` fills at entry.
 //!
+//! In stack mode a divergent `bra` of [`Plan::sides`] does not hand back:
+//! the code runs its taken side, then its other side, each as copies of
+//! the blocks it reaches before the branch's reconvergence point, under
+//! the side's lanes (the group mask of those copies; every write blends,
+//! since the group's other lanes keep their bits), and goes on at the
+//! reconvergence point with the group's lanes. Leaving inside a side
+//! stores the side in `St` (`dv_*`); the thread instructions the sides'
+//! missing lanes did not run are summed in `St::tless`.
+//!
 //! In stack mode the head of a lane-by-lane loop ([`crate::region`]) goes
 //! to that loop's own code instead (`loops`): there a chunk keeps its
 //! registers in SSA variables across the loop's blocks and iterations.
