@@ -146,6 +146,10 @@ pub(crate) fn run_cluster<E: WarpEngine>(eng: &E, ctas: &mut [Cta<E::Warp>], csi
                 if ctas[ci].warps[wi].as_ref().stores != stores_before {
                     sh.epoch.fetch_add(1, Ordering::Relaxed);
                 }
+                // A turn that reached a barrier or an exit made progress:
+                // no spin to look for (a spinning warp's turns end when its
+                // slice is spent, or at a `nanosleep`).
+                let progressed = !matches!(end, Stop::Yield | Stop::Sleep);
                 match end {
                     Stop::GridSync { mask } => {
                         eng.block(&mut ctas[ci].warps[wi], mask, mask, Wait::Grid(gs.phase));
@@ -168,7 +172,13 @@ pub(crate) fn run_cluster<E: WarpEngine>(eng: &E, ctas: &mut [Cta<E::Warp>], csi
                         }
                     }
                 }
-                spin_check(eng, sh, ctas, ci, wi)?;
+                if progressed {
+                    let w = ctas[ci].warps[wi].as_mut();
+                    w.spin_count = 0;
+                    w.spin_same = 0;
+                } else {
+                    spin_check(eng, sh, ctas, ci, wi)?;
+                }
             }
         }
         if all_done {
@@ -361,15 +371,25 @@ fn spin_check<E: WarpEngine>(eng: &E, sh: &Shell<'_, '_>, ctas: &mut [Cta<E::War
             w.as_mut().spin_same = 0;
             return Ok(());
         }
+        // A store anywhere since the last turn: no spin (and no state
+        // hash, which costs a pass over the frame's registers; the next
+        // turn without a store takes the first checkpoint).
+        {
+            let w = w.as_mut();
+            if epoch != w.spin_epoch || w.stores != w.spin_stores {
+                w.spin_epoch = epoch;
+                w.spin_stores = w.stores;
+                w.spin_count = 0;
+                w.spin_same = 0;
+                return Ok(());
+            }
+        }
         let Some(st) = eng.spin_state(w) else { return Ok(()) };
         let w = w.as_mut();
         let h = st.hash;
-        if epoch != w.spin_epoch || w.stores != w.spin_stores {
-            w.spin_epoch = epoch;
-            w.spin_stores = w.stores;
+        if w.spin_count == 0 {
             w.spin_hash = h;
             w.spin_count = 1;
-            w.spin_same = 0;
             return Ok(());
         }
         if h == w.spin_hash {
