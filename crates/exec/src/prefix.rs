@@ -7,14 +7,17 @@
 //! first branch, call, barrier, cross-lane or unlisted instruction) is the
 //! first thing every lane executes; a register it writes before reading
 //! holds the written value in every lane by the time anything can read it,
-//! so zeroing it first is wasted work. In a kernel without loops whose
-//! instructions are all plain lane-wise ones (no calls, barriers or
-//! cross-lane reads), a backward liveness pass finds every register that
-//! each lane writes before it reads it on every path (`dead_at_entry`).
+//! so zeroing it first is wasted work. In a kernel whose instructions are
+//! all plain ones (lane-wise data flow, loads, stores, atomics, branches
+//! and loops, barriers, `shfl`; no calls), a backward liveness pass, to a
+//! fixpoint, finds every register that each lane writes before it reads
+//! it on every path (`dead_at_entry`); a value `shfl` reads from other
+//! lanes is zeroed anyway (a lane that does not execute the `shfl` is
+//! read too).
 //! Only used for a whole warp (all 32 lanes threads) in stack mode, where
 //! the warp runs that code together; every other register starts at zero.
 
-use crate::program::{AddrBase, Function, Op, Src};
+use crate::program::{AddrBase, Dst, Function, Op, Src};
 
 /// `keep[r]`: register `r` is written by the entry code before any read.
 pub(crate) fn written_first(f: &Function) -> Vec<bool> {
@@ -128,6 +131,62 @@ fn regs_of(op: &Op, reads: &mut Vec<u32>, writes: &mut Vec<u32>) -> Option<Flow>
                 src(s);
             }
         }
+        // A barrier's operands, and `bar.red`'s result in every lane of
+        // the group.
+        Op::Bar { id, count, d, .. } => {
+            src(id);
+            if let Some(c) = count {
+                src(c);
+            }
+            if let Some(Dst::Reg(r)) = d {
+                writes.push(*r);
+            }
+        }
+        // The value read from another lane (`a`) is a read in this lane
+        // too (the other lane executes the same `shfl`); a lane that does
+        // not (exited, or outside the group) is read anyway, so
+        // `dead_at_entry` zeroes every `a` (deterministic bits where the
+        // manual leaves them undefined).
+        Op::Shfl { d, a, b, c, membermask, .. } => {
+            src(a);
+            src(b);
+            src(c);
+            src(membermask);
+            writes.push(*d);
+        }
+        Op::Atom { d, addr, b, c, .. } => {
+            if let AddrBase::Reg(r) = addr.base {
+                src(&Src::Reg(r));
+            }
+            src(b);
+            src(c);
+            writes.extend(d);
+        }
+        Op::Activemask { d } => writes.push(*d),
+        Op::PredLogic { .. } => {}
+        Op::Testp { a, .. } => src(a),
+        Op::Set { d, a, b, .. } | Op::Bits { d, a, b, .. } => {
+            src(a);
+            src(b);
+            if let Op::Bits { c, .. } = op {
+                src(c);
+            }
+            writes.push(*d);
+        }
+        Op::Bfi { d, f, b, c, e, .. } => {
+            for s in [f, b, c, e] {
+                src(s);
+            }
+            writes.push(*d);
+        }
+        Op::Pack { d, parts, .. } => {
+            parts.iter().for_each(&mut src);
+            writes.push(*d);
+        }
+        Op::Unpack { ds, a, .. } => {
+            src(a);
+            writes.extend(ds.iter().flatten());
+        }
         Op::Bra { target, .. } => return Some(Flow::Jump(*target)),
         Op::Ret { .. } | Op::Exit => return Some(Flow::End),
         _ => return None,
@@ -136,10 +195,11 @@ fn regs_of(op: &Op, reads: &mut Vec<u32>, writes: &mut Vec<u32>) -> Option<Flow>
 }
 
 /// `dead[r]`: no path from the entry of `f` reads register `r` before an
-/// unguarded instruction writes it (backward liveness: `r` is not live at
-/// the entry). Computed only for a function whose branches all go forward
-/// (no loop, so nothing can spin and one backward pass is exact) and whose
-/// instructions are all in [`regs_of`]'s list; `None` otherwise.
+/// unguarded instruction writes it (backward liveness to a fixpoint: `r`
+/// is not live at the entry), and no `shfl` reads it from another lane.
+/// Computed only for a function whose instructions are all in
+/// [`regs_of`]'s list, and whose liveness settles within [`MAX_PASSES`]
+/// backward passes; `None` otherwise.
 ///
 /// Each lane runs its own path through such a function, reading its own
 /// registers only, so a lane never sees a register it did not write
@@ -152,53 +212,77 @@ pub(crate) fn dead_at_entry(f: &Function) -> Option<Vec<bool>> {
     if len.saturating_mul(words) > 1 << 22 {
         return None;
     }
-    let mut live = vec![0u64; (len + 1) * words];
-    let (mut reads, mut writes) = (Vec::new(), Vec::new());
-    let mut out = vec![0u64; words];
-    for i in (0..len).rev() {
-        let ins = &f.code[i];
-        reads.clear();
-        writes.clear();
+    // Each instruction's reads and whole writes, and where it goes.
+    let mut effects = Vec::with_capacity(len);
+    let mut cross = vec![false; n];
+    for ins in &f.code {
+        let (mut reads, mut writes) = (Vec::new(), Vec::new());
         let flow = regs_of(&ins.op, &mut reads, &mut writes)?;
-        out.fill(0);
+        if let Op::Shfl { a: Src::Reg(r), .. } = ins.op {
+            *cross.get_mut(r as usize)? = true;
+        }
+        if reads.iter().any(|&r| r as usize >= n) {
+            return None;
+        }
         let guarded = ins.guard.is_some();
         let (next, target) = match flow {
             Flow::Next => (true, None),
             Flow::Jump(t) => (guarded, Some(t as usize)),
             Flow::End => (guarded, None),
         };
-        if let Some(t) = target {
-            if t <= i || t > len {
-                return None;
-            }
-            for (o, l) in out.iter_mut().zip(&live[t * words..(t + 1) * words]) {
-                *o |= l;
-            }
+        if target.is_some_and(|t| t > len) {
+            return None;
         }
-        if next {
-            for (o, l) in out.iter_mut().zip(&live[(i + 1) * words..(i + 2) * words]) {
-                *o |= l;
+        effects.push((reads, if guarded { Vec::new() } else { writes }, next, target));
+    }
+    let mut live = vec![0u64; (len + 1) * words];
+    let mut out = vec![0u64; words];
+    let mut settled = false;
+    for _ in 0..MAX_PASSES {
+        let mut changed = false;
+        for i in (0..len).rev() {
+            let (reads, writes, next, target) = &effects[i];
+            out.fill(0);
+            if let Some(t) = *target {
+                for (o, l) in out.iter_mut().zip(&live[t * words..(t + 1) * words]) {
+                    *o |= l;
+                }
             }
-        }
-        if !guarded {
-            for &d in &writes {
+            if *next {
+                for (o, l) in out.iter_mut().zip(&live[(i + 1) * words..(i + 2) * words]) {
+                    *o |= l;
+                }
+            }
+            for &d in writes {
                 let d = d as usize;
                 if d < n {
                     out[d / 64] &= !(1 << (d % 64));
                 }
             }
-        }
-        for &r in &reads {
-            let r = r as usize;
-            if r >= n {
-                return None;
+            for &r in reads {
+                let r = r as usize;
+                out[r / 64] |= 1 << (r % 64);
             }
-            out[r / 64] |= 1 << (r % 64);
+            let cur = &mut live[i * words..(i + 1) * words];
+            if cur != &out[..] {
+                cur.copy_from_slice(&out);
+                changed = true;
+            }
         }
-        live[i * words..(i + 1) * words].copy_from_slice(&out);
+        if !changed {
+            settled = true;
+            break;
+        }
     }
-    Some((0..n).map(|r| live[r / 64] >> (r % 64) & 1 == 0).collect())
+    if !settled {
+        return None;
+    }
+    Some((0..n).map(|r| live[r / 64] >> (r % 64) & 1 == 0 && !cross[r]).collect())
 }
+
+/// The most backward passes [`dead_at_entry`] makes (each pass settles
+/// one more level of loop nesting, in practice).
+const MAX_PASSES: usize = 16;
 
 #[cfg(test)]
 mod tests {
@@ -246,7 +330,7 @@ mod tests {
         let line = src.lines().position(|l| l.contains(text)).expect("line") as u32 + 1;
         let ins = f.code.iter().find(|i| i.line == line).expect("instruction");
         match &ins.op {
-            Op::IBin { d, .. } | Op::Mov { d, .. } => *d as usize,
+            Op::IBin { d, .. } | Op::Mov { d, .. } | Op::Shfl { d, .. } => *d as usize,
             op => panic!("unexpected {op:?}"),
         }
     }
@@ -280,16 +364,29 @@ mod tests {
     }
 
     #[test]
-    fn liveness_gives_up_on_loops_and_cross_lane_reads() {
+    fn liveness_follows_loops_and_zeroes_shuffled_values() {
         let head = ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 out)\n{\n.reg .pred %p<2>;\n.reg .b32 %r<8>;\n";
-        let loop_k = format!("{head}mov.u32 %r1, 0;\nL:\nadd.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 4;\n@%p1 bra L;\nret;\n}}");
-        let shfl_k = format!("{head}mov.u32 %r1, %tid.x;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\nret;\n}}");
-        for src in [loop_k, shfl_k] {
+        // `dead_at_entry` of kernel `k` of `src`, for the registers the
+        // instructions `dsts` write.
+        let dead = |src: &str, dsts: &[&str]| {
             let mut dev = Device::new();
-            let m = dev.load(&src).expect("load");
+            let m = dev.load(src).expect("load");
             let f = &m.program.functions[m.program.function_by_name("k").expect("k") as usize];
-            assert!(dead_at_entry(f).is_none(), "{src}");
-        }
+            dead_at_entry(f).map(|d| dsts.iter().map(|t| d[dst_of(src, f, t)]).collect::<Vec<bool>>())
+        };
+        // %r1 is written before the loop; %r2 is read in the first
+        // iteration before the loop writes it; %r3 is read first.
+        let loop_k = format!("{head}mov.u32 %r1, 0;\nL:\nadd.u32 %r3, %r3, %r2;\nmov.u32 %r2, 5;\nadd.u32 %r1, %r1, 1;\nsetp.lt.u32 %p1, %r1, 4;\n@%p1 bra L;\nret;\n}}");
+        let d = dead(&loop_k, &["mov.u32 %r1, 0", "mov.u32 %r2, 5", "add.u32 %r3"]).expect("a loop of listed instructions is analysed");
+        assert_eq!(d, [true, false, false], "{loop_k}");
+        // The shuffled value is read from other lanes too: zeroed; the
+        // result is written first.
+        let shfl_k = format!("{head}mov.u32 %r1, %tid.x;\nshfl.sync.bfly.b32 %r2, %r1, 1, 31, -1;\nret;\n}}");
+        let d = dead(&shfl_k, &["mov.u32 %r1", "shfl.sync"]).expect("shfl is listed");
+        assert_eq!(d, [false, true], "{shfl_k}");
+        // An instruction outside the list: no answer.
+        let vote_k = format!("{head}mov.u32 %r1, %tid.x;\nsetp.eq.u32 %p1, %r1, 0;\nvote.sync.ballot.b32 %r2, %p1, -1;\nret;\n}}");
+        assert!(dead(&vote_k, &[]).is_none(), "{vote_k}");
     }
 
     /// Registers read before they are written read zero in every CTA, also
