@@ -96,6 +96,10 @@ pub struct CompiledFn {
     runs: AtomicU64,
     executed: AtomicU64,
     off: AtomicBool,
+    /// Per pc (with [`CompiledFn::tuned`]): runs from that entry, the warp
+    /// instructions they executed, and whether the entry is switched off
+    /// for its short runs (the interpreter runs on there).
+    entry_stats: Option<Vec<(AtomicU64, AtomicU64, AtomicBool)>>,
     /// Instructions compiled, of all.
     pub compiled: usize,
     /// Loops it runs lane by lane in stack mode ([`crate::region`]).
@@ -195,6 +199,7 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
         runs: AtomicU64::new(0),
         executed: AtomicU64::new(0),
         off: AtomicBool::new(false),
+        entry_stats: None,
         compiled: p.ok.iter().filter(|o| **o).count(),
         lane_loops: p.regions.len(),
         total: f.code.len(),
@@ -267,7 +272,8 @@ impl Compiled for CompiledFn {
     }
 
     fn run(&self, regs: &mut [L], preds: &mut [u32], g: &mut Group, env: &mut Env<'_>) {
-        if regs.len() < self.nregs || preds.len() < self.npreds || self.entries.get(g.pc as usize) != Some(&true) {
+        let stats = self.entry_stats.as_ref().and_then(|v| v.get(g.pc as usize));
+        if regs.len() < self.nregs || preds.len() < self.npreds || self.entries.get(g.pc as usize) != Some(&true) || stats.is_some_and(|s| s.2.load(Ordering::Relaxed)) {
             return; // the interpreter runs it
         }
         SCRATCH.with(|s| {
@@ -319,6 +325,14 @@ impl Compiled for CompiledFn {
                 }
             }
             self.account(g.left - st.left);
+            if let Some((runs, executed, off)) = stats {
+                let n = g.left - st.left;
+                let e = executed.fetch_add(n, Ordering::Relaxed) + n;
+                let r = runs.fetch_add(1, Ordering::Relaxed) + 1;
+                if r % ENTRY_CHECK_RUNS == 0 && e < r * MIN_AVG_RUN {
+                    off.store(true, Ordering::Relaxed);
+                }
+            }
             g.pc = st.pc;
             g.left = st.left;
             g.threads_less += cx.threads_less + st.tless;
@@ -410,6 +424,17 @@ impl CompiledFn {
         }
     }
 
+    /// The code with each entry switched off on its own once its runs
+    /// average fewer than the shortest worth entering (checked every
+    /// [`ENTRY_CHECK_RUNS`] runs from it), as `auto` runs it: an entry
+    /// from which the code soon hands back (a loop around an instruction
+    /// it does not compile, a short path to a reconvergence point) costs
+    /// the register copies and saves nothing.
+    pub fn tuned(mut self) -> CompiledFn {
+        self.entry_stats = Some(self.entries.iter().map(|_| (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false))).collect());
+        self
+    }
+
     /// Runs of the code so far, and the warp instructions they executed.
     pub fn runs(&self) -> (u64, u64) {
         (self.runs.load(Ordering::Relaxed), self.executed.load(Ordering::Relaxed))
@@ -425,6 +450,10 @@ impl CompiledFn {
         self.off.load(Ordering::Relaxed)
     }
 }
+
+/// Runs from one entry between checks of their average length
+/// ([`CompiledFn::tuned`]).
+const ENTRY_CHECK_RUNS: u64 = 64;
 
 /// Runs between checks of the average run length.
 const CHECK_RUNS: u64 = 512;

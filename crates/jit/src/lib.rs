@@ -96,10 +96,12 @@ impl Inner {
     fn compile(&self, func: FuncId, q: Quality, quick_first: bool) {
         let f = &self.prog.functions[func as usize];
         let slot = &self.funcs[func as usize];
+        // `auto` also switches off the entries whose runs are short.
+        let tune = |c: Result<CompiledFn, CompileError>| if quick_first { c.map(CompiledFn::tuned) } else { c };
         if quick_first && q == Quality::Full && f.code.len() >= QUICK_FIRST {
-            let _ = slot.quick.set(compile_function_as(f, Quality::Quick));
+            let _ = slot.quick.set(tune(compile_function_as(f, Quality::Quick)));
         }
-        let _ = slot.code.set(compile_function_as(f, q));
+        let _ = slot.code.set(tune(compile_function_as(f, q)));
         slot.state.store(2, Ordering::Release);
     }
 }

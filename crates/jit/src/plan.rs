@@ -496,9 +496,9 @@ const SIDE_BUDGET: usize = 256;
 
 /// Chooses the branches whose divergence compiled code runs
 /// ([`Plan::sides`]): a compiled guarded `bra` (not `.uni`) with a
-/// reconvergence point in the function, while the blocks its two sides
-/// reach before that point fit in the budget (twice the function's size
-/// plus [`SIDE_BUDGET`]).
+/// reconvergence point in the function, whose sides reach no loop before
+/// that point, while the blocks they reach fit in the budget (twice the
+/// function's size plus [`SIDE_BUDGET`]).
 fn sides(f: &Function, p: &mut Plan) {
     let at: BTreeMap<u32, usize> = p.blocks.iter().enumerate().map(|(i, b)| (b.start, i)).collect();
     let mut budget = 2 * f.code.len() + SIDE_BUDGET;
@@ -516,7 +516,7 @@ fn sides(f: &Function, p: &mut Plan) {
         // where it leaves the compiled blocks).
         let mut seen = std::collections::BTreeSet::new();
         let mut todo: Vec<u32> = [target, t + 1].into_iter().filter(|&s| s != r).collect();
-        let mut size = 0usize;
+        let (mut size, mut cyclic) = (0usize, false);
         while let Some(s) = todo.pop() {
             let Some(&i) = at.get(&s) else { continue };
             if !seen.insert(s) {
@@ -528,11 +528,17 @@ fn sides(f: &Function, p: &mut Plan) {
             if let Some(bt) = blk.term {
                 if let Op::Bra { target, .. } = f.code[bt as usize].op {
                     succ.push(target);
+                    cyclic |= target <= bt;
                 }
             }
+            cyclic |= s <= t && t < blk.next;
             todo.extend(succ.into_iter().filter(|&x| x != r));
         }
-        if size <= budget {
+        // Only acyclic sides: a side that loops (back to the branch, or
+        // around a loop of its own) diverges again inside, where the code
+        // hands back with the side to rebuild, which cost more than it
+        // saved (`cargo bench -p ptxsim-jit --bench corpus`).
+        if !cyclic && size <= budget {
             budget -= size;
             p.sides.push(t);
         }
