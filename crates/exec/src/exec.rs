@@ -212,7 +212,7 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         if p == stop {
             break Ok(Event::Stop);
         }
-        if p != handed && entries.get(p as usize) == Some(&true) {
+        if p != handed && entries.get(p as usize).is_some_and(|e| e.load(std::sync::atomic::Ordering::Relaxed)) {
             if let Some(j) = jit {
                 let mut g = crate::tier::Group { pc: p, mask, stop, yield_on_branch, left, stack: at.stack, threads_less: 0, diverged: Vec::new(), split: None, side: None };
                 let s = &cx.sregs;

@@ -120,7 +120,9 @@ pub struct Side {
 /// A function's compiled code.
 pub trait Compiled: Send + Sync {
     /// For each pc of the function, whether the code can start there.
-    fn entries(&self) -> &[bool];
+    /// (A tier may switch an entry off while launches run: the flags are
+    /// read with relaxed ordering, once per pc the interpreter passes.)
+    fn entries(&self) -> &[std::sync::atomic::AtomicBool];
     /// Runs the group `g` from `g.pc` (an entry) on the frame's registers
     /// and predicates and what `env` lends, as described in the module
     /// documentation.

@@ -67,7 +67,9 @@ impl Drop for Owner {
 /// A function's compiled code.
 pub struct CompiledFn {
     entry: Entry,
-    entries: Vec<bool>,
+    /// Per pc: the code can start there (`auto` switches an entry off
+    /// when its runs are short: [`CompiledFn::tuned`]).
+    entries: Vec<AtomicBool>,
     /// One past the highest register and predicate slot it touches.
     nregs: usize,
     npreds: usize,
@@ -97,9 +99,10 @@ pub struct CompiledFn {
     executed: AtomicU64,
     off: AtomicBool,
     /// Per pc (with [`CompiledFn::tuned`]): runs from that entry, the warp
-    /// instructions they executed, and whether the entry is switched off
-    /// for its short runs (the interpreter runs on there).
-    entry_stats: Option<Vec<(AtomicU64, AtomicU64, AtomicBool)>>,
+    /// instructions they executed, and the nanoseconds its first
+    /// [`ENTRY_CHECK_RUNS`] runs took (an entry switched off clears its
+    /// flag in `entries`, and the interpreter runs on there).
+    entry_stats: Option<Vec<(AtomicU64, AtomicU64, AtomicU64)>>,
     /// Instructions compiled, of all.
     pub compiled: usize,
     /// Loops it runs lane by lane in stack mode ([`crate::region`]).
@@ -185,7 +188,7 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
     let npreds = p.preds.last().map_or(0, |q| *q as usize + 1);
     Ok(CompiledFn {
         entry,
-        entries: p.entries.clone(),
+        entries: p.entries.iter().map(|&e| AtomicBool::new(e)).collect(),
         nregs,
         npreds,
         layout,
@@ -263,7 +266,7 @@ fn codegen(f: &Function, p: &Plan, lay: &Layout, q: Quality) -> Result<(JITModul
 }
 
 impl Compiled for CompiledFn {
-    fn entries(&self) -> &[bool] {
+    fn entries(&self) -> &[AtomicBool] {
         if self.off.load(Ordering::Relaxed) {
             &[]
         } else {
@@ -273,9 +276,11 @@ impl Compiled for CompiledFn {
 
     fn run(&self, regs: &mut [L], preds: &mut [u32], g: &mut Group, env: &mut Env<'_>) {
         let stats = self.entry_stats.as_ref().and_then(|v| v.get(g.pc as usize));
-        if regs.len() < self.nregs || preds.len() < self.npreds || self.entries.get(g.pc as usize) != Some(&true) || stats.is_some_and(|s| s.2.load(Ordering::Relaxed)) {
+        if regs.len() < self.nregs || preds.len() < self.npreds || !self.entries.get(g.pc as usize).is_some_and(|e| e.load(Ordering::Relaxed)) {
             return; // the interpreter runs it
         }
+        // An entry's first runs are timed (`tuned` code).
+        let timed = stats.filter(|s| s.0.load(Ordering::Relaxed) < ENTRY_CHECK_RUNS).map(|_| Instant::now());
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
             if s.len() < self.layout.words {
@@ -325,12 +330,24 @@ impl Compiled for CompiledFn {
                 }
             }
             self.account(g.left - st.left);
-            if let Some((runs, executed, off)) = stats {
+            if let Some((runs, executed, nanos)) = stats {
                 let n = g.left - st.left;
                 let e = executed.fetch_add(n, Ordering::Relaxed) + n;
                 let r = runs.fetch_add(1, Ordering::Relaxed) + 1;
-                if r % ENTRY_CHECK_RUNS == 0 && e < r * MIN_AVG_RUN {
-                    off.store(true, Ordering::Relaxed);
+                let ns = match timed {
+                    Some(t0) => nanos.fetch_add(t0.elapsed().as_nanos() as u64, Ordering::Relaxed),
+                    None => nanos.load(Ordering::Relaxed),
+                };
+                // A run copies the entry's live registers in and the
+                // written ones out: the more of them, the longer a run
+                // must be to pay; and the first runs, timed, must have
+                // beaten the interpreter's pace.
+                let min = MIN_AVG_RUN + RUN_PER_REG * self.live_in.get(&g.pc).map_or(0, |v| v.len() as u64);
+                let slow = r == ENTRY_CHECK_RUNS && ns > e.saturating_mul(INTERP_NS);
+                if r % ENTRY_CHECK_RUNS == 0 && e < r * min || slow {
+                    if let Some(e) = self.entries.get(g.pc as usize) {
+                        e.store(false, Ordering::Relaxed);
+                    }
                 }
             }
             g.pc = st.pc;
@@ -424,14 +441,18 @@ impl CompiledFn {
         }
     }
 
-    /// The code with each entry switched off on its own once its runs
-    /// average fewer than the shortest worth entering (checked every
-    /// [`ENTRY_CHECK_RUNS`] runs from it), as `auto` runs it: an entry
-    /// from which the code soon hands back (a loop around an instruction
-    /// it does not compile, a short path to a reconvergence point) costs
-    /// the register copies and saves nothing.
+    /// The code with each entry switched off on its own, as `auto` runs
+    /// it, once its runs average fewer warp instructions than the
+    /// shortest worth entering, `MIN_AVG_RUN` plus `RUN_PER_REG` per
+    /// register copied in there (checked every `ENTRY_CHECK_RUNS` runs
+    /// from it), or when its first `ENTRY_CHECK_RUNS` runs, timed, took
+    /// longer per warp instruction than the interpreter (`INTERP_NS`):
+    /// an entry from which the code soon hands back (a loop around an
+    /// instruction it does not compile, a short path to a reconvergence
+    /// point) costs the register copies and saves nothing. Which code
+    /// runs then depends on timing; what it computes does not.
     pub fn tuned(mut self) -> CompiledFn {
-        self.entry_stats = Some(self.entries.iter().map(|_| (AtomicU64::new(0), AtomicU64::new(0), AtomicBool::new(false))).collect());
+        self.entry_stats = Some(self.entries.iter().map(|_| (AtomicU64::new(0), AtomicU64::new(0), AtomicU64::new(0))).collect());
         self
     }
 
@@ -442,7 +463,7 @@ impl CompiledFn {
 
     /// The pcs where the code can start.
     pub fn entry_pcs(&self) -> Vec<u32> {
-        self.entries.iter().enumerate().filter(|e| *e.1).map(|e| e.0 as u32).collect()
+        self.entries.iter().enumerate().filter(|e| e.1.load(Ordering::Relaxed)).map(|e| e.0 as u32).collect()
     }
 
     /// Whether the code was switched off for its short runs.
@@ -454,6 +475,20 @@ impl CompiledFn {
 /// Runs from one entry between checks of their average length
 /// ([`CompiledFn::tuned`]).
 const ENTRY_CHECK_RUNS: u64 = 64;
+
+/// Warp instructions more per register copied in at an entry that its
+/// runs must average ([`CompiledFn::tuned`]): runs of about 20
+/// instructions with 6 to 10 registers copied each way ran 1.3-1.75x
+/// slower than interpreted (the corpus's `switch_loop` and clang's
+/// `collatz_kernel`, `cargo bench -p ptxsim-jit --bench corpus`).
+const RUN_PER_REG: u64 = 2;
+
+/// About what the interpreter spends per warp instruction, in
+/// nanoseconds (1.8-2.2 G thread instructions a second on full warps,
+/// `cargo bench -p ptxsim-jit --bench engine`): an entry whose first
+/// [`ENTRY_CHECK_RUNS`] runs took longer per warp instruction, copies
+/// included, is switched off ([`CompiledFn::tuned`]).
+const INTERP_NS: u64 = 15;
 
 /// Runs between checks of the average run length.
 const CHECK_RUNS: u64 = 512;
