@@ -3,9 +3,10 @@
 //! `jit/tests/corpus.rs` checks bit for bit), timed with the tier off,
 //! `auto` (the default) and forced on, in stack mode on one worker: the
 //! issue's "no launch of the test corpus slower than with `--jit off`".
-//! Each mode gets its own module, warmed by two launches (after which
-//! `auto` has compiled what it would, in the background: the bench waits
-//! for that), then the best of five.
+//! Each mode gets its own module, warmed by three launches (after each
+//! the bench waits for `auto`'s background compiles, which would share
+//! the cores with the timed launches), then the best of five: the steady
+//! state of a kernel launched repeatedly.
 //! Prints every launch slower than off by more than the noise
 //! threshold, and the distribution of the ratios.
 //! `cargo bench -p ptxsim-jit --bench corpus`.
@@ -23,7 +24,7 @@ use std::time::Instant;
 /// same mode differ by up to this much on these microsecond launches.
 const NOISE: f64 = 1.10;
 
-/// Best of five launches of `spec` in `mode`, in seconds (after two to warm).
+/// Best of five launches of `spec` in `mode`, in seconds (after three to warm).
 fn time(src: &str, spec: &Spec, mode: Mode) -> Option<f64> {
     let mut dev = Device::new();
     let mut m = dev.load(src).ok()?;
@@ -34,13 +35,13 @@ fn time(src: &str, spec: &Spec, mode: Mode) -> Option<f64> {
     cfg.scheduling = Scheduling::Stack;
     cfg.threads = Some(1);
     cfg.fuel = 20_000_000;
-    for _ in 0..2 {
+    // Warm up; after each launch, let a background compile that started
+    // finish (it would compete with the timed launches for the cores).
+    for _ in 0..3 {
         dev.launch(&m, spec.kernel, &cfg, &args).ok()?;
-    }
-    // Let a background compile that started finish (it would compete
-    // with the timed launches for the cores).
-    if let Some(t) = &tier {
-        t.wait_idle();
+        if let Some(t) = &tier {
+            t.wait_idle();
+        }
     }
     let mut best = f64::MAX;
     for _ in 0..5 {

@@ -100,7 +100,7 @@ pub struct CompiledFn {
     off: AtomicBool,
     /// Per pc (with [`CompiledFn::tuned`]): runs from that entry, the warp
     /// instructions they executed, and the nanoseconds its first
-    /// [`ENTRY_CHECK_RUNS`] runs took (an entry switched off clears its
+    /// [`ENTRY_TIMED_RUNS`] runs took (an entry switched off clears its
     /// flag in `entries`, and the interpreter runs on there).
     entry_stats: Option<Vec<(AtomicU64, AtomicU64, AtomicU64)>>,
     /// Instructions compiled, of all.
@@ -280,7 +280,7 @@ impl Compiled for CompiledFn {
             return; // the interpreter runs it
         }
         // An entry's first runs are timed (`tuned` code).
-        let timed = stats.filter(|s| s.0.load(Ordering::Relaxed) < ENTRY_CHECK_RUNS).map(|_| Instant::now());
+        let timed = stats.filter(|s| s.0.load(Ordering::Relaxed) < ENTRY_TIMED_RUNS).map(|_| Instant::now());
         SCRATCH.with(|s| {
             let mut s = s.borrow_mut();
             if s.len() < self.layout.words {
@@ -343,8 +343,8 @@ impl Compiled for CompiledFn {
                 // must be to pay; and the first runs, timed, must have
                 // beaten the interpreter's pace.
                 let min = MIN_AVG_RUN + RUN_PER_REG * self.live_in.get(&g.pc).map_or(0, |v| v.len() as u64);
-                let slow = r == ENTRY_CHECK_RUNS && ns > e.saturating_mul(INTERP_NS);
-                if r % ENTRY_CHECK_RUNS == 0 && e < r * min || slow {
+                let slow = r == ENTRY_TIMED_RUNS && ns > e.saturating_mul(INTERP_NS);
+                if (r == ENTRY_TIMED_RUNS || r % ENTRY_CHECK_RUNS == 0) && e < r * min || slow {
                     if let Some(e) = self.entries.get(g.pc as usize) {
                         e.store(false, Ordering::Relaxed);
                     }
@@ -444,8 +444,9 @@ impl CompiledFn {
     /// The code with each entry switched off on its own, as `auto` runs
     /// it, once its runs average fewer warp instructions than the
     /// shortest worth entering, `MIN_AVG_RUN` plus `RUN_PER_REG` per
-    /// register copied in there (checked every `ENTRY_CHECK_RUNS` runs
-    /// from it), or when its first `ENTRY_CHECK_RUNS` runs, timed, took
+    /// register copied in there (checked after `ENTRY_TIMED_RUNS` runs
+    /// from it and every `ENTRY_CHECK_RUNS`), or when its first
+    /// `ENTRY_TIMED_RUNS` runs, timed, took
     /// longer per warp instruction than the interpreter (`INTERP_NS`):
     /// an entry from which the code soon hands back (a loop around an
     /// instruction it does not compile, a short path to a reconvergence
@@ -476,6 +477,11 @@ impl CompiledFn {
 /// ([`CompiledFn::tuned`]).
 const ENTRY_CHECK_RUNS: u64 = 64;
 
+/// The first runs from one entry, timed and checked ([`CompiledFn::tuned`]):
+/// few, since an entry of a kernel launched a few times runs a few times
+/// per launch (nvcc's `mathf_unary`: 35 entries, about 5 runs each).
+const ENTRY_TIMED_RUNS: u64 = 8;
+
 /// Warp instructions more per register copied in at an entry that its
 /// runs must average ([`CompiledFn::tuned`]): runs of about 20
 /// instructions with 6 to 10 registers copied each way ran 1.3-1.75x
@@ -486,7 +492,7 @@ const RUN_PER_REG: u64 = 2;
 /// About what the interpreter spends per warp instruction, in
 /// nanoseconds (1.8-2.2 G thread instructions a second on full warps,
 /// `cargo bench -p ptxsim-jit --bench engine`): an entry whose first
-/// [`ENTRY_CHECK_RUNS`] runs took longer per warp instruction, copies
+/// [`ENTRY_TIMED_RUNS`] runs took longer per warp instruction, copies
 /// included, is switched off ([`CompiledFn::tuned`]).
 const INTERP_NS: u64 = 15;
 
