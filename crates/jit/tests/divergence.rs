@@ -1,7 +1,8 @@
 //! Divergent branches whose both sides compiled code runs itself in stack
 //! mode (`Plan::sides`): an if/else and an if-then whose side leaves
 //! compiled code at an instruction the tier does not compile (the
-//! interpreter rebuilds the stack that divergence pushed). Each kernel is
+//! interpreter rebuilds the stack that divergence pushed); and sides that
+//! leave at a nested divergence and at a load that traps in one lane. Each kernel is
 //! checked against values computed here from the PTX's meaning, against
 //! the interpreter (buffers, warp and thread instructions, divergent
 //! branches) in both scheduling modes and both code generators, and for
@@ -150,6 +151,101 @@ fn every_fuel_budget_ends_alike() {
             let (off, _) = run(Scheduling::Stack, Mode::Off, q, fuel);
             let (on, _) = run(Scheduling::Stack, Mode::On, q, fuel);
             assert_eq!(on, off, "fuel {fuel} {q:?}");
+        }
+    }
+}
+
+/// Lanes with `%tid.x % 4 != 0` take the branch to `OTHER` (run first),
+/// where a load reads their own word of the output, or, in lane `bad`,
+/// an address far out of bounds (a trap inside a side). The other lanes
+/// diverge again inside their side (`%tid.x < 16`): the code leaves there.
+const NESTED: &str = "
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry k(.param .u64 pout, .param .u32 bad)
+{
+ .reg .pred %p<4>; .reg .b32 %r<12>; .reg .b64 %rd<6>;
+ mov.u32 %r1, %tid.x;
+ mul.lo.u32 %r2, %r1, 5;
+ add.u32 %r2, %r2, 3;
+ xor.b32 %r7, %r1, 9;
+ and.b32 %r7, %r7, 0;
+ add.u32 %r2, %r2, %r7;
+ mov.u32 %r8, 4;
+ add.u32 %r8, %r8, %r7;
+ and.b32 %r5, %r1, 3;
+ setp.ne.u32 %p1, %r5, 0;
+ @%p1 bra OTHER;
+ setp.lt.u32 %p2, %r1, 16;
+ @%p2 bra LOW;
+ add.u32 %r2, %r2, 7;
+LOW:
+ add.u32 %r2, %r2, 1;
+ bra.uni JOIN;
+OTHER:
+ ld.param.u64 %rd1, [pout];
+ ld.param.u32 %r9, [bad];
+ mul.wide.u32 %rd2, %r1, 4;
+ add.s64 %rd3, %rd1, %rd2;
+ setp.eq.u32 %p3, %r1, %r9;
+ selp.b64 %rd4, 1099511627776, 0, %p3;
+ add.s64 %rd5, %rd3, %rd4;
+ ld.global.u32 %r6, [%rd5];
+ add.u32 %r2, %r2, %r6;
+ add.u32 %r2, %r2, %r8;
+JOIN:
+ ld.param.u64 %rd1, [pout];
+ mul.wide.u32 %rd2, %r1, 4;
+ add.s64 %rd3, %rd1, %rd2;
+ st.global.u32 [%rd3], %r2;
+ ret;
+}
+";
+
+/// Runs [`NESTED`] on one 32-thread block with lane `bad` loading out of
+/// bounds (none when `bad` is 32 or more).
+fn run_nested(sched: Scheduling, jit: Mode, q: Quality, bad: u32, fuel: u64) -> Outcome {
+    let mut dev = Device::new();
+    let mut m = dev.load(NESTED).unwrap();
+    let _tier = attach_as(&mut m, jit, q);
+    let out = dev.alloc(4 * 32).unwrap();
+    let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
+    cfg.scheduling = sched;
+    cfg.fuel = fuel;
+    cfg.threads = Some(1);
+    match dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out), KernelArg::U32(bad)]) {
+        Ok(s) => Outcome::Done {
+            out: dev.read(out, 4 * 32).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
+            stats: (s.warp_instructions, s.thread_instructions, s.divergent_branches),
+        },
+        Err(e) => Outcome::Trap(format!("{:?} {:?} line {:?} warp {:?} lane {:?}", e.kind, e.message, e.line, e.warp, e.lane)),
+    }
+}
+
+#[test]
+fn sides_leave_at_a_nested_divergence_and_at_a_trap_alike() {
+    // Thread t stores 5t + 3, then: t % 4 != 0 adds its own (zero) word
+    // and 4; otherwise t < 16 adds 1, the others 8.
+    let want: Vec<u32> = (0..32u32).map(|t| 5 * t + 3 + if t % 4 != 0 { 4 } else if t < 16 { 1 } else { 8 }).collect();
+    for sched in [Scheduling::Stack, Scheduling::Its] {
+        for q in [Quality::Full, Quality::Quick] {
+            let off = run_nested(sched, Mode::Off, q, 99, 1 << 20);
+            let on = run_nested(sched, Mode::On, q, 99, 1 << 20);
+            let Outcome::Done { out, .. } = &off else { panic!("{sched:?}: {off:?}") };
+            assert_eq!(out, &want, "{sched:?} interpreted");
+            assert_eq!(on, off, "{sched:?} {q:?}");
+            // Lane 13 (taken side) loads out of bounds: the same trap, in
+            // the same lane and line, whichever runs the side.
+            let off = run_nested(sched, Mode::Off, q, 13, 1 << 20);
+            let on = run_nested(sched, Mode::On, q, 13, 1 << 20);
+            let Outcome::Trap(t) = &off else { panic!("{sched:?}: lane 13 must trap: {off:?}") };
+            assert!(t.contains("lane Some(13)"), "{t}");
+            assert_eq!(on, off, "{sched:?} {q:?}: the trap");
+            let Outcome::Done { stats: (total, ..), .. } = run_nested(sched, Mode::Off, q, 99, 1 << 20) else { unreachable!() };
+            for fuel in 1..=total {
+                assert_eq!(run_nested(sched, Mode::On, q, 99, fuel), run_nested(sched, Mode::Off, q, 99, fuel), "{sched:?} {q:?} fuel {fuel}");
+            }
         }
     }
 }
