@@ -70,6 +70,8 @@ pub struct CompiledFn {
     /// Per pc: the code can start there (`auto` switches an entry off
     /// when its runs are short: [`CompiledFn::tuned`]).
     entries: Vec<AtomicBool>,
+    /// How many of `entries` are on.
+    live_entries: std::sync::atomic::AtomicUsize,
     /// One past the highest register and predicate slot it touches.
     nregs: usize,
     npreds: usize,
@@ -189,6 +191,7 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
     Ok(CompiledFn {
         entry,
         entries: p.entries.iter().map(|&e| AtomicBool::new(e)).collect(),
+        live_entries: std::sync::atomic::AtomicUsize::new(p.entries.iter().filter(|&&e| e).count()),
         nregs,
         npreds,
         layout,
@@ -267,7 +270,9 @@ fn codegen(f: &Function, p: &Plan, lay: &Layout, q: Quality) -> Result<(JITModul
 
 impl Compiled for CompiledFn {
     fn entries(&self) -> &[AtomicBool] {
-        if self.off.load(Ordering::Relaxed) {
+        // (Code without entries, or switched off: an empty slice, which
+        // the dispatch loop checks fastest.)
+        if self.off.load(Ordering::Relaxed) || self.live_entries.load(Ordering::Relaxed) == 0 {
             &[]
         } else {
             &self.entries
@@ -346,7 +351,10 @@ impl Compiled for CompiledFn {
                 let slow = r == ENTRY_TIMED_RUNS && ns > e.saturating_mul(INTERP_NS);
                 if (r == ENTRY_TIMED_RUNS || r % ENTRY_CHECK_RUNS == 0) && e < r * min || slow {
                     if let Some(e) = self.entries.get(g.pc as usize) {
-                        e.store(false, Ordering::Relaxed);
+                        if e.swap(false, Ordering::Relaxed) && self.live_entries.fetch_sub(1, Ordering::Relaxed) == 1 {
+                            // No entry left: the dispatch loop need not look.
+                            self.off.store(true, Ordering::Relaxed);
+                        }
                     }
                 }
             }

@@ -96,12 +96,12 @@ impl Inner {
     fn compile(&self, func: FuncId, q: Quality, quick_first: bool) {
         let f = &self.prog.functions[func as usize];
         let slot = &self.funcs[func as usize];
-        // `auto` also switches off the entries whose runs are short.
-        let tune = |c: Result<CompiledFn, CompileError>| if quick_first { c.map(CompiledFn::tuned) } else { c };
+        // `auto` also switches off the entries whose runs do not pay.
+        let build = |q| if quick_first { compile_function_as(f, q).map(CompiledFn::tuned) } else { compile_function_as(f, q) };
         if quick_first && q == Quality::Full && f.code.len() >= QUICK_FIRST {
-            let _ = slot.quick.set(tune(compile_function_as(f, Quality::Quick)));
+            let _ = slot.quick.set(build(Quality::Quick));
         }
-        let _ = slot.code.set(tune(compile_function_as(f, q)));
+        let _ = slot.code.set(build(q));
         slot.state.store(2, Ordering::Release);
     }
 }
