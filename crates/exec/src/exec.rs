@@ -68,10 +68,10 @@ pub(crate) enum Event<'p> {
     /// with reconvergence point `rpc` would have: lanes `mask` go on at
     /// the group's pc, its other lanes wait at `rpc`.
     Split { rpc: u32, mask: u32 },
-    /// Stack mode: compiled code ran the divergent `bra` at `branch` and
-    /// left inside one of its sides (see [`crate::tier::Side`]); the
-    /// group's pc is where the side goes on.
-    Side { side: crate::tier::Side, mask: u32 },
+    /// Stack mode: compiled code ran divergent `bra`s and left inside
+    /// their sides (see [`crate::tier::Side`]), outermost first; the
+    /// group's pc is where the innermost side goes on.
+    Side { sides: Vec<crate::tier::Side>, mask: u32 },
 }
 
 /// Where the group goes after a control-flow instruction.
@@ -214,7 +214,7 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
         }
         if p != handed && entries.get(p as usize).is_some_and(|e| e.load(std::sync::atomic::Ordering::Relaxed)) {
             if let Some(j) = jit {
-                let mut g = crate::tier::Group { pc: p, mask, stop, yield_on_branch, left, stack: at.stack, threads_less: 0, diverged: Vec::new(), split: None, side: None };
+                let mut g = crate::tier::Group { pc: p, mask, stop, yield_on_branch, left, stack: at.stack, threads_less: 0, diverged: Vec::new(), split: None, sides: Vec::new() };
                 let s = &cx.sregs;
                 let mut env = crate::tier::Env {
                     global: cx.mem.global,
@@ -236,8 +236,8 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
                 if let Some((rpc, m)) = g.split {
                     break Ok(Event::Split { rpc, mask: m });
                 }
-                if let Some(side) = g.side {
-                    break Ok(Event::Side { side, mask: g.mask });
+                if !g.sides.is_empty() {
+                    break Ok(Event::Side { sides: g.sides, mask: g.mask });
                 }
                 continue;
             }

@@ -166,17 +166,23 @@ fn try_complete(w: &mut Warp, fi: u32) {
     w.free_frame(fi);
 }
 
-/// The pcs of lanes `others` of a group that compiled code left inside a
-/// side of the divergent `bra` `side.branch`: where that divergence sent
-/// them (the reconvergence point once the taken side ran).
-fn side_lanes(f: &Function, w: &mut Warp, side: crate::tier::Side, others: u32) {
-    let r = f.reconv.get(side.branch as usize).copied().unwrap_or(PC_EXIT);
-    let target = match f.code.get(side.branch as usize).map(|i| &i.op) {
-        Some(Op::Bra { target, .. }) => *target,
-        _ => r,
-    };
-    for l in lanes(others) {
-        w.pc[l] = if side.second { r } else if side.taken >> l & 1 == 1 { target } else { side.branch + 1 };
+/// The pcs of the lanes of group `m` other than `mask` when compiled code
+/// left the group's lanes `mask` inside `sides` of divergent `bra`s
+/// (outermost first): where each divergence sent them (the reconvergence
+/// point once the taken side ran).
+fn side_lanes(f: &Function, w: &mut Warp, sides: &[crate::tier::Side], (m, mask): (u32, u32)) {
+    let mut group = m;
+    for side in sides {
+        let r = f.reconv.get(side.branch as usize).copied().unwrap_or(PC_EXIT);
+        let target = match f.code.get(side.branch as usize).map(|i| &i.op) {
+            Some(Op::Bra { target, .. }) => *target,
+            _ => r,
+        };
+        let here = if side.second { group & !side.taken } else { group & side.taken };
+        for l in lanes(group & !here & !mask) {
+            w.pc[l] = if side.second { r } else if side.taken >> l & 1 == 1 { target } else { side.branch + 1 };
+        }
+        group = here;
     }
 }
 
@@ -226,7 +232,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
             // Compiled code runs divergent sides in stack mode only; were
             // it to, the lanes not in the side go where that divergence
             // sent them.
-            Event::Side { side, mask } => side_lanes(&ctx.prog.functions[func as usize], w, side, m & !mask),
+            Event::Side { sides, mask } => side_lanes(&ctx.prog.functions[func as usize], w, &sides, (m, mask)),
             Event::Yield => return Ok(Stop::Yield),
             Event::Branched => {
                 if pc <= pc0 || others != 0 && pc < pc0 {

@@ -174,18 +174,21 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
             Event::Split { rpc, mask } => push_groups(warp, rpc, &[(pc, mask)]),
             // Compiled code diverged at a `bra` and left inside a side:
             // the stack that divergence pushed, with the side at `pc`.
-            Event::Side { side, mask } => {
-                let func = warp.frames[top.frame as usize].func;
-                let f = &prog.functions[func as usize];
-                let r = f.reconv.get(side.branch as usize).copied().unwrap_or(PC_EXIT);
-                let target = match f.code.get(side.branch as usize).map(|i| &i.op) {
-                    Some(Op::Bra { target, .. }) => *target,
-                    _ => r,
-                };
-                push_groups(warp, r, &[(target, side.taken), (side.branch + 1, top.mask & !side.taken)]);
-                if side.second && target != r && side.taken != 0 {
-                    // The taken side ran to the reconvergence point.
-                    warp.stack.pop();
+            Event::Side { sides, mask } => {
+                for side in &sides {
+                    let Some(top) = warp.stack.last().copied() else { break };
+                    let func = warp.frames[top.frame as usize].func;
+                    let f = &prog.functions[func as usize];
+                    let r = f.reconv.get(side.branch as usize).copied().unwrap_or(PC_EXIT);
+                    let target = match f.code.get(side.branch as usize).map(|i| &i.op) {
+                        Some(Op::Bra { target, .. }) => *target,
+                        _ => r,
+                    };
+                    push_groups(warp, r, &[(target, side.taken), (side.branch + 1, top.mask & !side.taken)]);
+                    if side.second && target != r && side.taken != 0 {
+                        // The taken side ran to the reconvergence point.
+                        warp.stack.pop();
+                    }
                 }
                 if let Some(t) = warp.stack.last_mut() {
                     debug_assert_eq!(t.mask, mask, "the side's lanes");

@@ -99,9 +99,10 @@ pub struct Group {
     /// reconvergence point `.0` split it: lanes `.1` go on at [`Group::pc`],
     /// the group's other lanes wait at `.0`.
     pub split: Option<(u32, u32)>,
-    /// Out (stack mode only): the code left inside one side of a
-    /// divergent `bra` it ran itself ([`Side`]).
-    pub side: Option<Side>,
+    /// Out (stack mode only): the code left inside sides of divergent
+    /// `bra`s it ran itself ([`Side`]), outermost first (a divergence
+    /// inside a side's lanes is the next).
+    pub sides: Vec<Side>,
 }
 
 /// Compiled code diverged at a `bra` (it counted the divergence in

@@ -308,9 +308,8 @@ impl Compiled for CompiledFn {
                 left: g.left,
                 ctx: &mut cx as *mut MemCx<'_, '_> as usize,
                 stack: (g.stack && !g.yield_on_branch) as u32,
-                dv_branch: u32::MAX,
-                dv_taken: 0,
-                dv_second: 0,
+                dv_n: 0,
+                dv: [[0; 3]; emit::MAX_SIDE_DEPTH],
                 tless: 0,
             };
             // SAFETY: the code reads and writes `buf` within the layout's
@@ -322,8 +321,8 @@ impl Compiled for CompiledFn {
             };
             // Left inside a divergent side: the other lanes go on at other
             // pcs, so every register the code wrote is copied back.
-            let side = (st.dv_branch != u32::MAX).then_some(Side { branch: st.dv_branch, taken: st.dv_taken, second: st.dv_second != 0 });
-            let row = self.live.as_ref().filter(|_| side.is_none()).and_then(|l| l.row(st.pc));
+            let sides: Vec<Side> = st.dv.iter().take(st.dv_n as usize).map(|d| Side { branch: d[0], taken: d[1], second: d[2] != 0 }).collect();
+            let row = self.live.as_ref().filter(|_| sides.is_empty()).and_then(|l| l.row(st.pc));
             unpack(&self.layout, regs, preds, buf, row.map(|r| (r, &self.bit_reg[..], &self.unlived[..])));
             for (i, &pc) in self.sides.iter().enumerate() {
                 let n = get32(buf, self.layout.divs as usize + 4 * i);
@@ -361,7 +360,7 @@ impl Compiled for CompiledFn {
             g.pc = st.pc;
             g.left = st.left;
             g.threads_less += cx.threads_less + st.tless;
-            g.side = side;
+            g.sides = sides;
             g.diverged.append(&mut cx.diverged);
             g.split = cx.split;
         });

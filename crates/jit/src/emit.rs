@@ -34,8 +34,10 @@
 //! the blocks it reaches before the branch's reconvergence point, under
 //! the side's lanes (the group mask of those copies; every write blends,
 //! since the group's other lanes keep their bits), and goes on at the
-//! reconvergence point with the group's lanes. Leaving inside a side
-//! stores the side in `St` (`dv_*`); the thread instructions the sides'
+//! reconvergence point with the group's lanes. A divergent branch inside
+//! a side runs the same way, [`MAX_SIDE_DEPTH`] deep and within a budget
+//! of copied instructions. Leaving inside sides stores them, outermost
+//! first, in `St` (`dv_n`, `dv`); the thread instructions the sides'
 //! missing lanes did not run are summed in `St::tless`.
 //!
 //! In stack mode the head of a lane-by-lane loop ([`crate::region`]) goes
@@ -72,12 +74,12 @@ pub struct St {
     /// The group runs under the reconvergence stack (lane-by-lane loops
     /// and compiled divergence allowed).
     pub stack: u32,
-    /// Out: the pc of the divergent `bra` inside one of whose sides the
-    /// code left (`u32::MAX`: none), its taken lanes, and whether the
-    /// side is the not-taken one (`ptxsim_exec::tier::Side`).
-    pub dv_branch: u32,
-    pub dv_taken: u32,
-    pub dv_second: u32,
+    /// Out: how many nested sides of divergent `bra`s the code left
+    /// inside (0: none), and for each, outermost first, the branch's pc,
+    /// its taken lanes, and whether the side is the not-taken one
+    /// (`ptxsim_exec::tier::Side`).
+    pub dv_n: u32,
+    pub dv: [[u32; 3]; MAX_SIDE_DEPTH],
     /// Out: thread instructions fewer than warp instructions times the
     /// group's lanes (the sides run with part of the lanes).
     pub tless: u64,
@@ -93,10 +95,13 @@ const ST_YOB: i32 = 12;
 const ST_LEFT: i32 = 16;
 const ST_CTX: i32 = 24;
 const ST_STACK: i32 = 32;
-const ST_DV_BRANCH: i32 = 36;
-const ST_DV_TAKEN: i32 = 40;
-const ST_DV_SECOND: i32 = 44;
-const ST_TLESS: i32 = 48;
+const ST_DV_N: i32 = 36;
+const ST_DV: i32 = 40;
+const ST_TLESS: i32 = 64;
+
+/// The deepest nesting of divergent sides compiled code runs (a
+/// divergence deeper inside is handed back).
+pub const MAX_SIDE_DEPTH: usize = 2;
 
 /// Where each register and predicate the plan uses lives in the packed
 /// copy (byte offsets), and its size in u64 words.
@@ -241,8 +246,14 @@ struct Em<'a, 'b, 'c> {
     stackf: Value,
     /// Thread instructions fewer than warp instructions × the group's lanes.
     tless: Variable,
-    /// The side of a divergent branch being emitted, if any.
+    /// The side of a divergent branch being emitted, if any, and how
+    /// deep in sides it is (1: a side of a branch outside any side).
     side: Option<SideCx>,
+    depth: usize,
+    /// Instructions emitted again in sides so far, and the most allowed
+    /// (a nested divergence beyond it is handed back).
+    copied: usize,
+    copy_limit: usize,
 }
 
 /// One side of a compiled divergent branch while it is emitted: the code
@@ -1022,7 +1033,7 @@ impl Em<'_, '_, '_> {
                 // interpreter runs it.
                 self.b.switch_to_block(div_b);
                 match self.sites.get(&t).copied() {
-                    Some(site) if self.side.is_none() => {
+                    Some(site) if self.depth < MAX_SIDE_DEPTH && self.copied < self.copy_limit => {
                         let go = self.b.create_block();
                         let v = self.iconst32(t);
                         self.b.ins().brif(self.stackf, go, &[], self.exit, &[v.into()]);
@@ -1081,16 +1092,21 @@ impl Em<'_, '_, '_> {
         self.b.append_block_param(sexit, I32);
         self.gmask = mask;
         self.exit = sexit;
-        self.side = Some(SideCx { r, copies: HashMap::default(), todo: Vec::new(), done });
+        let parent = self.side.replace(SideCx { r, copies: HashMap::default(), todo: Vec::new(), done });
+        let level = self.depth;
+        self.depth += 1;
         self.goto(start);
         let blocks = self.blocks;
         while let Some(pc) = self.side.as_mut().and_then(|s| s.todo.pop()) {
             let into = self.side.as_ref().map(|s| s.copies[&pc]);
             if let (Some(into), Some(&i)) = (into, self.block_at.get(&pc)) {
-                self.block(f, &blocks[i], into);
+                let blk = &blocks[i];
+                self.copied += (blk.next - blk.start) as usize;
+                self.block(f, blk, into);
             }
         }
-        self.side = None;
+        self.side = parent;
+        self.depth = level;
         self.gmask = m;
         self.exit = outer_exit;
         // The side's thread instructions: its warp instructions times the
@@ -1109,11 +1125,18 @@ impl Em<'_, '_, '_> {
         self.b.switch_to_block(sexit);
         let pc = self.b.block_params(sexit)[0];
         settle(self);
+        // This side's record at its level; the count is the deepest
+        // level's (an inner side's exit stores first, then comes here).
         let (branch, taken, second) = info;
-        self.b.ins().store(self.vflags, branch, self.st, ST_DV_BRANCH);
-        self.b.ins().store(self.vflags, taken, self.st, ST_DV_TAKEN);
+        let at = ST_DV + 12 * level as i32;
+        self.b.ins().store(self.vflags, branch, self.st, at);
+        self.b.ins().store(self.vflags, taken, self.st, at + 4);
         let sv = self.iconst32(second as u32);
-        self.b.ins().store(self.vflags, sv, self.st, ST_DV_SECOND);
+        self.b.ins().store(self.vflags, sv, self.st, at + 8);
+        let n = self.b.ins().load(I32, self.vflags, self.st, ST_DV_N);
+        let lv = self.iconst32(level as u32 + 1);
+        let n = self.b.ins().umax(n, lv);
+        self.b.ins().store(self.vflags, n, self.st, ST_DV_N);
         self.b.ins().jump(outer_exit, &[pc.into()]);
     }
 
@@ -1380,6 +1403,9 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         stackf,
         tless,
         side: None,
+        depth: 0,
+        copied: 0,
+        copy_limit: 4 * f.code.len() + 512,
     };
     for blk in &p.blocks {
         let bb = em.b.create_block();
@@ -1427,8 +1453,7 @@ const _: () = {
     assert!(std::mem::offset_of!(St, left) == ST_LEFT as usize);
     assert!(std::mem::offset_of!(St, ctx) == ST_CTX as usize);
     assert!(std::mem::offset_of!(St, stack) == ST_STACK as usize);
-    assert!(std::mem::offset_of!(St, dv_branch) == ST_DV_BRANCH as usize);
-    assert!(std::mem::offset_of!(St, dv_taken) == ST_DV_TAKEN as usize);
-    assert!(std::mem::offset_of!(St, dv_second) == ST_DV_SECOND as usize);
+    assert!(std::mem::offset_of!(St, dv_n) == ST_DV_N as usize);
+    assert!(std::mem::offset_of!(St, dv) == ST_DV as usize);
     assert!(std::mem::offset_of!(St, tless) == ST_TLESS as usize);
 };

@@ -158,7 +158,8 @@ fn every_fuel_budget_ends_alike() {
 /// Lanes with `%tid.x % 4 != 0` take the branch to `OTHER` (run first),
 /// where a load reads their own word of the output, or, in lane `bad`,
 /// an address far out of bounds (a trap inside a side). The other lanes
-/// diverge again inside their side (`%tid.x < 16`): the code leaves there.
+/// diverge again inside their side (`%tid.x < 16`), and the code leaves
+/// at `activemask` inside that inner side (two sides deep).
 const NESTED: &str = "
 .version 7.0
 .target sm_70
@@ -180,6 +181,8 @@ const NESTED: &str = "
  setp.lt.u32 %p2, %r1, 16;
  @%p2 bra LOW;
  add.u32 %r2, %r2, 7;
+ activemask.b32 %r10;
+ add.u32 %r2, %r2, %r10;
 LOW:
  add.u32 %r2, %r2, 1;
  bra.uni JOIN;
@@ -226,8 +229,9 @@ fn run_nested(sched: Scheduling, jit: Mode, q: Quality, bad: u32, fuel: u64) -> 
 #[test]
 fn sides_leave_at_a_nested_divergence_and_at_a_trap_alike() {
     // Thread t stores 5t + 3, then: t % 4 != 0 adds its own (zero) word
-    // and 4; otherwise t < 16 adds 1, the others 8.
-    let want: Vec<u32> = (0..32u32).map(|t| 5 * t + 3 + if t % 4 != 0 { 4 } else if t < 16 { 1 } else { 8 }).collect();
+    // and 4; otherwise t < 16 adds 1, the others 8 and the active mask
+    // of the inner side (lanes 16, 20, 24, 28).
+    let want: Vec<u32> = (0..32u32).map(|t| 5 * t + 3 + if t % 4 != 0 { 4 } else if t < 16 { 1 } else { 8 + 0x1111_0000 }).collect();
     for sched in [Scheduling::Stack, Scheduling::Its] {
         for q in [Quality::Full, Quality::Quick] {
             let off = run_nested(sched, Mode::Off, q, 99, 1 << 20);
