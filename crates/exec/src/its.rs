@@ -173,11 +173,7 @@ fn try_complete(w: &mut Warp, fi: u32) {
 fn side_lanes(f: &Function, w: &mut Warp, sides: &[crate::tier::Side], (m, mask): (u32, u32)) {
     let mut group = m;
     for side in sides {
-        let r = f.reconv.get(side.branch as usize).copied().unwrap_or(PC_EXIT);
-        let target = match f.code.get(side.branch as usize).map(|i| &i.op) {
-            Some(Op::Bra { target, .. }) => *target,
-            _ => r,
-        };
+        let (target, r) = side.pcs(f);
         let here = if side.second { group & !side.taken } else { group & side.taken };
         for l in lanes(group & !here & !mask) {
             w.pc[l] = if side.second { r } else if side.taken >> l & 1 == 1 { target } else { side.branch + 1 };

@@ -178,12 +178,7 @@ fn turn(ctx: &Ctx<'_>, t: &mut Turn<'_, '_>) -> Result<Stop, Located> {
                 for side in &sides {
                     let Some(top) = warp.stack.last().copied() else { break };
                     let func = warp.frames[top.frame as usize].func;
-                    let f = &prog.functions[func as usize];
-                    let r = f.reconv.get(side.branch as usize).copied().unwrap_or(PC_EXIT);
-                    let target = match f.code.get(side.branch as usize).map(|i| &i.op) {
-                        Some(Op::Bra { target, .. }) => *target,
-                        _ => r,
-                    };
+                    let (target, r) = side.pcs(&prog.functions[func as usize]);
                     push_groups(warp, r, &[(target, side.taken), (side.branch + 1, top.mask & !side.taken)]);
                     if side.second && target != r && side.taken != 0 {
                         // The taken side ran to the reconvergence point.

@@ -118,6 +118,19 @@ pub struct Side {
     pub second: bool,
 }
 
+impl Side {
+    /// The branch's target and its reconvergence point in `f` (the point
+    /// also as the target when the pc holds no `bra`; `PC_EXIT` when there
+    /// is none).
+    pub fn pcs(&self, f: &crate::program::Function) -> (u32, u32) {
+        let r = f.reconv.get(self.branch as usize).copied().unwrap_or(crate::program::PC_EXIT);
+        match f.code.get(self.branch as usize).map(|i| &i.op) {
+            Some(crate::program::Op::Bra { target, .. }) => (*target, r),
+            _ => (r, r),
+        }
+    }
+}
+
 /// A function's compiled code.
 pub trait Compiled: Send + Sync {
     /// For each pc of the function, whether the code can start there.

@@ -346,7 +346,7 @@ impl Compiled for CompiledFn {
                 // written ones out: the more of them, the longer a run
                 // must be to pay; and the first runs, timed, must have
                 // beaten the interpreter's pace.
-                let min = MIN_AVG_RUN + RUN_PER_REG * self.live_in.get(&g.pc).map_or(0, |v| v.len() as u64);
+                let min = MIN_AVG_RUN + RUN_PER_REG * live.len() as u64;
                 let slow = r == ENTRY_TIMED_RUNS && ns > e.saturating_mul(INTERP_NS);
                 if (r == ENTRY_TIMED_RUNS || r % ENTRY_CHECK_RUNS == 0) && e < r * min || slow {
                     if let Some(e) = self.entries.get(g.pc as usize) {

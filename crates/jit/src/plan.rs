@@ -394,11 +394,7 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
     p.skipped.sort_by_key(|s| s.0);
     blocks(f, &mut p);
     sides(f, &mut p);
-    if !p.sides.is_empty() {
-        // Again, with the entries the compiled divergence allows.
-        p.blocks.clear();
-        blocks(f, &mut p);
-    }
+    entries(f, &mut p);
     live_in(f, &mut p, &all);
     let effects: Vec<Option<crate::live::Effect>> = all
         .iter()
@@ -581,17 +577,6 @@ fn blocks(f: &Function, p: &mut Plan) {
         }
     }
     let is_bra = |pc: usize| matches!(f.code[pc].op, Op::Bra { .. });
-    // A guarded branch not marked `.uni`.
-    let can_diverge = |pc: usize| f.code[pc].guard.is_some() && matches!(f.code[pc].op, Op::Bra { uni: false, .. });
-    // The pcs between a backward branch's target and the branch.
-    let mut in_loop = vec![false; n];
-    for (pc, ins) in f.code.iter().enumerate() {
-        if let Op::Bra { target, .. } = ins.op {
-            if (target as usize) <= pc {
-                in_loop[target as usize..=pc].iter_mut().for_each(|x| *x = true);
-            }
-        }
-    }
     for s in 0..n {
         if !leader[s] || !p.ok[s] {
             continue;
@@ -608,6 +593,25 @@ fn blocks(f: &Function, p: &mut Plan) {
             None
         };
         p.blocks.push(Block { start: s as u32, data_end, term, next: pc as u32 });
+    }
+}
+
+/// Marks the blocks that are entries of the code (after [`sides`]).
+fn entries(f: &Function, p: &mut Plan) {
+    let n = f.code.len();
+    // A guarded branch not marked `.uni`.
+    let can_diverge = |pc: usize| f.code[pc].guard.is_some() && matches!(f.code[pc].op, Op::Bra { uni: false, .. });
+    // The pcs between a backward branch's target and the branch.
+    let mut in_loop = vec![false; n];
+    for (pc, ins) in f.code.iter().enumerate() {
+        if let Op::Bra { target, .. } = ins.op {
+            if (target as usize) <= pc {
+                in_loop[target as usize..=pc].iter_mut().for_each(|x| *x = true);
+            }
+        }
+    }
+    for &Block { start, data_end, term, .. } in &p.blocks {
+        let s = start as usize;
         // An entry where compiled code can run long: inside a loop, or a
         // long block of lane-wise code (a short run does not pay for the
         // copy in and out; outside loops, a block with loads and stores ran

@@ -93,18 +93,20 @@ enum Outcome {
     Trap(String),
 }
 
-/// Runs [`KERNEL`] on one 32-thread block; with the tier on, also the
-/// warp instructions its compiled code executed.
-fn run(sched: Scheduling, jit: Mode, q: Quality, fuel: u64) -> (Outcome, u64) {
+/// Runs kernel `k` of `src` on one 32-thread block, with the output
+/// buffer and then `extra` as arguments; with the tier on, also the warp
+/// instructions its compiled code executed.
+fn launch(src: &str, extra: &[KernelArg], (sched, jit, q): (Scheduling, Mode, Quality), fuel: u64) -> (Outcome, u64) {
     let mut dev = Device::new();
-    let mut m = dev.load(KERNEL).unwrap();
+    let mut m = dev.load(src).unwrap();
     let tier = attach_as(&mut m, jit, q);
     let out = dev.alloc(4 * 32).unwrap();
     let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
     cfg.scheduling = sched;
     cfg.fuel = fuel;
     cfg.threads = Some(1);
-    let o = match dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out)]) {
+    let args: Vec<KernelArg> = std::iter::once(KernelArg::Ptr(out)).chain(extra.iter().cloned()).collect();
+    let o = match dev.launch(&m, "k", &cfg, &args) {
         Ok(s) => Outcome::Done {
             out: dev.read(out, 4 * 32).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
             stats: (s.warp_instructions, s.thread_instructions, s.divergent_branches),
@@ -113,6 +115,11 @@ fn run(sched: Scheduling, jit: Mode, q: Quality, fuel: u64) -> (Outcome, u64) {
     };
     let executed = tier.map_or(0, |t| t.report().iter().filter_map(|r| r.1.and_then(|c| c.ok())).map(|c| c.runs().1).sum());
     (o, executed)
+}
+
+/// Runs [`KERNEL`] (see [`launch`]).
+fn run(sched: Scheduling, jit: Mode, q: Quality, fuel: u64) -> (Outcome, u64) {
+    launch(KERNEL, &[], (sched, jit, q), fuel)
 }
 
 #[test]
@@ -209,21 +216,7 @@ JOIN:
 /// Runs [`NESTED`] on one 32-thread block with lane `bad` loading out of
 /// bounds (none when `bad` is 32 or more).
 fn run_nested(sched: Scheduling, jit: Mode, q: Quality, bad: u32, fuel: u64) -> Outcome {
-    let mut dev = Device::new();
-    let mut m = dev.load(NESTED).unwrap();
-    let _tier = attach_as(&mut m, jit, q);
-    let out = dev.alloc(4 * 32).unwrap();
-    let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
-    cfg.scheduling = sched;
-    cfg.fuel = fuel;
-    cfg.threads = Some(1);
-    match dev.launch(&m, "k", &cfg, &[KernelArg::Ptr(out), KernelArg::U32(bad)]) {
-        Ok(s) => Outcome::Done {
-            out: dev.read(out, 4 * 32).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect(),
-            stats: (s.warp_instructions, s.thread_instructions, s.divergent_branches),
-        },
-        Err(e) => Outcome::Trap(format!("{:?} {:?} line {:?} warp {:?} lane {:?}", e.kind, e.message, e.line, e.warp, e.lane)),
-    }
+    launch(NESTED, &[KernelArg::U32(bad)], (sched, jit, q), fuel).0
 }
 
 #[test]
