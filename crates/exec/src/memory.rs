@@ -183,7 +183,7 @@ impl Allocation {
 }
 
 /// The global arena.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub struct GlobalMemory {
     /// Sorted by base address.
     pub allocs: Vec<Allocation>,
@@ -192,11 +192,35 @@ pub struct GlobalMemory {
     /// The blocks of the device heap (`malloc`/`free`), which lives in one
     /// of `allocs` once reserved.
     pub heap: crate::heap::Heap,
+    /// Changes whenever `allocs` does (`alloc`, `alloc_at`, `free`), and
+    /// is unique across all global memories of the process: what was
+    /// learnt of `allocs` (an allocation's range and words) holds while
+    /// it is unchanged ([`GlobalMemory::generation`]).
+    generation: u64,
+}
+
+/// The next [`GlobalMemory::generation`].
+static GENERATION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+
+fn next_generation() -> u64 {
+    GENERATION.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
+}
+
+impl Default for GlobalMemory {
+    fn default() -> GlobalMemory {
+        GlobalMemory::new()
+    }
 }
 
 impl GlobalMemory {
     pub fn new() -> GlobalMemory {
-        GlobalMemory { allocs: Vec::new(), next: GLOBAL_BASE, total: 0, heap: Default::default() }
+        GlobalMemory { allocs: Vec::new(), next: GLOBAL_BASE, total: 0, heap: Default::default(), generation: next_generation() }
+    }
+
+    /// An id of this memory's current set of allocations: equal ids mean
+    /// the same allocations, at the same host addresses (never 0).
+    pub fn generation(&self) -> u64 {
+        self.generation
     }
 
     /// Allocates `size` bytes (zeroed, lazily backed), 256-byte aligned,
@@ -230,6 +254,7 @@ impl GlobalMemory {
         let v: Vec<AtomicU64> = bytemuck::allocation::try_zeroed_vec(words).ok()?;
         let i = self.allocs.partition_point(|a| a.base < base);
         self.allocs.insert(i, Allocation { base, size, words: v });
+        self.generation = next_generation();
         self.next = next;
         self.total = new_total;
         Some(base)
@@ -260,6 +285,7 @@ impl GlobalMemory {
         let words = usize::try_from(size.div_ceil(8)).map_err(|_| PlaceError::OutOfMemory { size })?;
         let v: Vec<AtomicU64> = bytemuck::allocation::try_zeroed_vec(words).map_err(|_| PlaceError::OutOfMemory { size })?;
         self.allocs.insert(j, Allocation { base: addr, size, words: v });
+        self.generation = next_generation();
         self.total = new_total;
         Ok(())
     }
@@ -273,6 +299,7 @@ impl GlobalMemory {
         match self.allocs.binary_search_by_key(&base, |a| a.base) {
             Ok(i) => {
                 let a = self.allocs.remove(i);
+                self.generation = next_generation();
                 self.total -= a.size;
                 true
             }

@@ -5,7 +5,7 @@
 //! (`PTXSIM_BENCH_REPS=N`: best of N).
 //! Each compiled launch's buffers are checked equal to the interpreted
 //! one's, byte for byte. `-- WORD` runs only the kernels whose name
-//! contains WORD.
+//! contains WORD; `--no-ptoxide` leaves ptoxide out (for profiles).
 #![allow(clippy::print_stdout)]
 
 use ptxsim_exec::{Device, KernelArg, LaunchConfig, Scheduling};
@@ -259,7 +259,7 @@ fn reps() -> usize {
 
 fn ptoxide(c: &Case) -> Option<f64> {
     use ptoxide::{Argument, Context, LaunchParams};
-    if !c.args.is_empty() {
+    if !c.args.is_empty() || std::env::args().any(|a| a == "--no-ptoxide") {
         return None;
     }
     let mut ctx = Context::new_with_module(c.src).ok()?;

@@ -67,6 +67,9 @@ impl Drop for Owner {
 /// A function's compiled code.
 pub struct CompiledFn {
     entry: Entry,
+    /// Unique in the process (never 0): it names the code's allocation
+    /// caches in the thread's scratch buffer (`Layout::mcache`).
+    id: u64,
     /// Per pc: the code can start there (`auto` switches an entry off
     /// when its runs are short: [`CompiledFn::tuned`]).
     entries: Vec<AtomicBool>,
@@ -161,7 +164,7 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
         let skipped = p.skipped.iter().take(8).map(|(pc, w)| format!("pc {pc}: {w}")).collect::<Vec<_>>().join("; ");
         return Err(CompileError::Nothing { name: f.name.clone(), skipped });
     }
-    let layout = Layout::new(&p);
+    let layout = Layout::new(&p, f);
     let (module, id, mem) = codegen(f, &p, &layout, q)?;
     let entry = module.get_finalized_function(id);
     // SAFETY: the function was declared with `emit::signature`, which is
@@ -188,8 +191,10 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
     }
     let nregs = p.regs.keys().next_back().map_or(0, |r| *r as usize + 1);
     let npreds = p.preds.last().map_or(0, |q| *q as usize + 1);
+    static NEXT_ID: AtomicU64 = AtomicU64::new(1);
     Ok(CompiledFn {
         entry,
+        id: NEXT_ID.fetch_add(1, Ordering::Relaxed),
         entries: p.entries.iter().map(|&e| AtomicBool::new(e)).collect(),
         live_entries: std::sync::atomic::AtomicUsize::new(p.entries.iter().filter(|&&e| e).count()),
         nregs,
@@ -294,6 +299,16 @@ impl Compiled for CompiledFn {
             let buf: &mut [u64] = &mut s[..self.layout.words];
             let live = self.live_in.get(&g.pc).map_or(&[][..], |v| &v[..]);
             pack(&self.layout, live, regs, preds, env, buf);
+            // The allocation caches hold what this code learnt of this
+            // global memory's allocations, or nothing.
+            let mc = self.layout.mcache as usize / 8;
+            let generation = env.global.generation();
+            if buf[mc] != self.id || buf[mc + 1] != generation {
+                buf[mc] = self.id;
+                buf[mc + 1] = generation;
+                buf[mc + 2..].fill(0);
+            }
+            let (kp, kp_len, mem_ready) = (env.kparams.as_ptr() as u64, env.kparams.len() as u64, env.mem_ready as u32);
             for i in 0..self.sides.len() {
                 set32(buf, self.layout.divs as usize + 4 * i, 0);
             }
@@ -311,6 +326,11 @@ impl Compiled for CompiledFn {
                 dv_n: 0,
                 dv: [[0; 3]; emit::MAX_SIDE_DEPTH],
                 tless: 0,
+                mem_ready,
+                _pad: 0,
+                kp,
+                kp_len,
+                stores: 0,
             };
             // SAFETY: the code reads and writes `buf` within the layout's
             // `words` (its offsets come from the same layout) and `st`, and
@@ -333,6 +353,7 @@ impl Compiled for CompiledFn {
                     }
                 }
             }
+            *cx.env.stores += st.stores;
             self.account(g.left - st.left);
             if let Some((runs, executed, nanos)) = stats {
                 let n = g.left - st.left;
@@ -441,8 +462,13 @@ impl CompiledFn {
     /// Counts a run of `n` warp instructions; every [`CHECK_RUNS`] runs,
     /// switches the code off when they averaged under [`MIN_AVG_RUN`].
     fn account(&self, n: u64) {
-        let e = self.executed.fetch_add(n, Ordering::Relaxed) + n;
-        let r = self.runs.fetch_add(1, Ordering::Relaxed) + 1;
+        // Loads and stores, not read-modify-writes (a locked add costs
+        // about as much as a short run's copies): workers racing here may
+        // lose a count, which only delays the check of the average.
+        let e = self.executed.load(Ordering::Relaxed) + n;
+        self.executed.store(e, Ordering::Relaxed);
+        let r = self.runs.load(Ordering::Relaxed) + 1;
+        self.runs.store(r, Ordering::Relaxed);
         if r % CHECK_RUNS == 0 && e < r * MIN_AVG_RUN {
             self.off.store(true, Ordering::Relaxed);
         }

@@ -83,6 +83,15 @@ pub struct St {
     /// Out: thread instructions fewer than warp instructions times the
     /// group's lanes (the sides run with part of the lanes).
     pub tless: u64,
+    /// In: no `cp.async` copy of the warp is pending (`Env::mem_ready`;
+    /// loads and stores run inline only then).
+    pub mem_ready: u32,
+    pub _pad: u32,
+    /// In: the kernel's parameter buffer (`Env::kparams`), address and length.
+    pub kp: u64,
+    pub kp_len: u64,
+    /// Out: store instructions run inline (the warp's store count).
+    pub stores: u64,
 }
 
 /// The most registers a block keeps in vectors before it stores them.
@@ -98,6 +107,10 @@ const ST_STACK: i32 = 32;
 const ST_DV_N: i32 = 36;
 const ST_DV: i32 = 40;
 const ST_TLESS: i32 = 64;
+const ST_MEM_READY: i32 = 72;
+const ST_KP: i32 = 80;
+const ST_KP_LEN: i32 = 88;
+const ST_STORES: i32 = 96;
 
 /// The deepest nesting of divergent sides compiled code runs (a
 /// divergence deeper inside is handed back).
@@ -119,11 +132,38 @@ pub struct Layout {
     /// Offset of one u32 counter per compiled divergent branch
     /// ([`Plan::sides`]): the times it diverged.
     pub divs: u32,
+    /// Offset of the allocation caches of the dense loads and stores
+    /// ([`Layout::slots`]): two words naming what they hold (the code's
+    /// id and the global memory's generation, `code.rs` checks them at
+    /// entry), then per slot three words: the low address, the count of
+    /// valid first-lane addresses, and the host address minus the device
+    /// one. Unlike the rest of the layout they outlive a run.
+    pub mcache: u32,
+    /// A load or store that may run inline, pc → byte offset of its slot.
+    pub slots: HashMap<u32, u32>,
     pub words: usize,
 }
 
+/// Whether the global load or store `op` may run inline on a dense warp
+/// (see [`Em::mem_insn`]): one 4-byte value per lane in a `Narrow`
+/// register or one 8-byte value in a `Wide` one, at a register address.
+/// Only on x86-64, whose plain loads and stores are the acquire loads and
+/// release stores the data path makes.
+pub fn inline_mem(op: &Op, p: &Plan) -> bool {
+    if !cfg!(target_arch = "x86_64") {
+        return false;
+    }
+    let fits = |size: u32, r: u32| matches!((size, p.regs.get(&r)), (4, Some(Class::Narrow)) | (8, Some(Class::Wide)));
+    let at_reg = |a: &ptxsim_exec::program::Addr| matches!(a.base, AddrBase::Reg(r) if p.regs.get(&r) == Some(&Class::Wide));
+    match op {
+        Op::Ld { space: Space::Global | Space::Generic, size, signed: false, ds, addr } => at_reg(addr) && matches!(ds[..], [Some(d)] if fits(*size, d)),
+        Op::St { space: Space::Global | Space::Generic, size, srcs, addr } => at_reg(addr) && matches!(srcs[..], [Src::Reg(r)] if fits(*size, r)),
+        _ => false,
+    }
+}
+
 impl Layout {
-    pub fn new(p: &Plan) -> Layout {
+    pub fn new(p: &Plan, f: &Function) -> Layout {
         let mut off = 0u32;
         let mut regs = Vec::new();
         for (&r, &c) in &p.regs {
@@ -151,7 +191,17 @@ impl Layout {
         }
         let divs = off;
         off += 4 * p.sides.len() as u32;
-        Layout { regs, preds, sregs, codes, divs, words: (off as usize).div_ceil(8) }
+        off = off.next_multiple_of(8);
+        let mcache = off;
+        off += 16;
+        let mut slots = HashMap::default();
+        for (pc, ins) in f.code.iter().enumerate() {
+            if p.ok.get(pc) == Some(&true) && inline_mem(&ins.op, p) {
+                slots.insert(pc as u32, off);
+                off += 24;
+            }
+        }
+        Layout { regs, preds, sregs, codes, divs, mcache, slots, words: (off as usize).div_ceil(8) }
     }
 }
 
@@ -228,6 +278,9 @@ struct Em<'a, 'b, 'c> {
     sregs: Vec<(Sreg, u32)>,
     /// The loads and stores, in the order of their indices in calls.
     mem: Vec<MemOp>,
+    /// The loads and stores that may run inline: pc → their slot
+    /// ([`Layout::slots`]).
+    slots: HashMap<u32, u32>,
     mem_sig: ir::SigRef,
     helper: usize,
     ptr: ir::Type,
@@ -1140,6 +1193,128 @@ impl Em<'_, '_, '_> {
         self.b.ins().jump(outer_exit, &[pc.into()]);
     }
 
+    /// A dense warp's global load or store without the helper: when all
+    /// 32 lanes run it (`m`), no `cp.async` copy is pending, lane `l`'s
+    /// address is lane 0's plus `l` times the size, naturally aligned,
+    /// and the 32 values lie in the allocation cached in the op's slot
+    /// (`Layout::mcache`; the helper fills it), the values move between
+    /// the allocation's words and the packed register as 16-byte vectors
+    /// (what `mem::exec` does for such a warp, word by word), and the code
+    /// goes on at `cont`. Otherwise it goes on in a new block, where the
+    /// caller emits the helper's call.
+    fn dense_inline(&mut self, op: &MemOp, m: Value, cont: ir::Block) {
+        let (Some(slot), Some(boff), Some((_, roff, doff))) = (op.slot, op.base, op.reg) else { return };
+        let fl = self.vflags;
+        let sz = op.size as u64;
+        let b0 = self.b.ins().load(I64, fl, self.base, boff as i32);
+        let sb = self.b.ins().splat(I64X2, b0);
+        let mut acc: Option<Value> = None;
+        for k in 0..16u64 {
+            let v = self.b.ins().load(I64X2, fl, self.base, (boff + 16 * k as u32) as i32);
+            let c = self.i64x2_const([2 * k * sz, (2 * k + 1) * sz]);
+            let e = self.b.ins().iadd(sb, c);
+            let d = self.b.ins().bxor(v, e);
+            acc = Some(match acc {
+                Some(a) => self.b.ins().bor(a, d),
+                None => d,
+            });
+        }
+        let scattered = self.b.ins().vany_true(acc.expect("16 vectors"));
+        let a0 = self.b.ins().iadd_imm_s(b0, op.offset);
+        let lo = self.b.ins().load(I64, fl, self.base, slot as i32);
+        let n = self.b.ins().load(I64, fl, self.base, slot as i32 + 8);
+        let delta = self.b.ins().load(I64, fl, self.base, slot as i32 + 16);
+        let t = self.b.ins().isub(a0, lo);
+        let inside = self.b.ins().icmp(IntCC::UnsignedLessThan, t, n);
+        let mis = self.b.ins().band_imm_u(a0, (sz - 1) as i64);
+        let aligned = self.b.ins().icmp_imm_u(IntCC::Equal, mis, 0);
+        let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
+        let ready = self.b.ins().load(I32, fl, self.st, ST_MEM_READY);
+        let ready = self.b.ins().icmp_imm_u(IntCC::NotEqual, ready, 0);
+        let dense = self.b.ins().icmp_imm_u(IntCC::Equal, scattered, 0);
+        let ok = self.b.ins().band(inside, aligned);
+        let ok = self.b.ins().band(ok, all);
+        let ok = self.b.ins().band(ok, ready);
+        let ok = self.b.ins().band(ok, dense);
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let host = self.b.ins().iadd(a0, delta);
+        // The allocation's words (checked above: inside it).
+        let hf = MemFlagsData::new().with_endianness(Endianness::Little).with_notrap();
+        for j in 0..(2 * sz as u32) {
+            if op.store {
+                let v = self.b.ins().load(I64X2, fl, self.base, (roff + 16 * j) as i32);
+                self.b.ins().store(hf, v, host, (16 * j) as i32);
+            } else {
+                let v = self.b.ins().load(I64X2, hf, host, (16 * j) as i32);
+                self.b.ins().store(fl, v, self.base, (roff + 16 * j) as i32);
+            }
+        }
+        if op.store {
+            let n = self.b.ins().load(I64, fl, self.st, ST_STORES);
+            let n = self.b.ins().iadd_imm_s(n, 1);
+            self.b.ins().store(fl, n, self.st, ST_STORES);
+        } else {
+            let all = self.iconst32(u32::MAX);
+            self.b.ins().store(fl, all, self.base, doff as i32);
+        }
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
+    }
+
+    /// A kernel parameter at a fixed address, read in all 32 lanes
+    /// without the helper: one read of the parameter buffer
+    /// (`St::kp`) when it holds the value, its value in every lane (as
+    /// `mem::exec` does); then the code goes on at `cont`. Otherwise it
+    /// goes on in a new block, where the caller emits the helper's call.
+    fn param_inline(&mut self, op: &MemOp, m: Value, cont: ir::Block) {
+        let Some((class, roff, doff)) = op.reg else { return };
+        let (size, off) = (op.size as i64, op.offset);
+        if off < 0 || off % size != 0 || off > i32::MAX as i64 - 8 || !matches!(size, 1 | 2 | 4 | 8) {
+            return;
+        }
+        let fl = self.vflags;
+        let kl = self.b.ins().load(I64, fl, self.st, ST_KP_LEN);
+        let holds = self.b.ins().icmp_imm_u(IntCC::UnsignedGreaterThanOrEqual, kl, off + size);
+        let all = self.b.ins().icmp_imm_s(IntCC::Equal, m, -1);
+        let ok = self.b.ins().band(holds, all);
+        let (fast, slow) = (self.b.create_block(), self.b.create_block());
+        self.b.ins().brif(ok, fast, &[], slow, &[]);
+        self.b.switch_to_block(fast);
+        let kp = self.b.ins().load(I64, fl, self.st, ST_KP);
+        let hf = MemFlagsData::new().with_endianness(Endianness::Little).with_notrap();
+        let ty = match size {
+            1 => ir::types::I8,
+            2 => ir::types::I16,
+            4 => I32,
+            _ => I64,
+        };
+        let v = self.b.ins().load(ty, hf, kp, off as i32);
+        let v = match (ty == I64, op.signed) {
+            (true, _) => v,
+            (false, true) => self.b.ins().sextend(I64, v),
+            (false, false) => self.b.ins().uextend(I64, v),
+        };
+        let w = match class {
+            Class::Narrow => {
+                let lo = self.b.ins().band_imm_u(v, 0xffff_ffff);
+                let hi = self.b.ins().ishl_imm_u(v, 32);
+                self.b.ins().bor(lo, hi)
+            }
+            Class::Wide => v,
+        };
+        let sw = self.b.ins().splat(I64X2, w);
+        let n = if class == Class::Narrow { 8 } else { 16 };
+        for j in 0..n {
+            self.b.ins().store(fl, sw, self.base, (roff + 16 * j) as i32);
+        }
+        let all = self.iconst32(u32::MAX);
+        self.b.ins().store(fl, all, self.base, doff as i32);
+        self.b.ins().jump(cont, &[]);
+        self.b.switch_to_block(slow);
+    }
+
     /// Load or store `pc` (of a block whose data instructions end at
     /// `data_end`), for the whole warp: a call into the memory helper,
     /// and when it hands the instruction back, the exit at `pc` with the
@@ -1176,6 +1351,7 @@ impl Em<'_, '_, '_> {
                 reg: ds.first().copied().flatten().map(|d| reg(self, d)),
                 imm: 0,
                 alu: None,
+                slot: None,
             },
             Op::St { space, size, srcs, addr } => {
                 let (r, imm) = match srcs.first() {
@@ -1183,7 +1359,7 @@ impl Em<'_, '_, '_> {
                     Some(Src::Imm(v)) => (None, *v),
                     _ => unreachable!("the plan compiles stores of registers and immediates"),
                 };
-                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None }
+                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None, slot: None }
             }
             Op::FUn { op, ty, ftz, rnd, d, a, .. } => {
                 let a = match a {
@@ -1192,10 +1368,19 @@ impl Em<'_, '_, '_> {
                     _ => unreachable!("the plan runs float operations of registers and immediates"),
                 };
                 let alu = crate::mem::Alu { op: *op, ty: *ty, ftz: *ftz, rnd: *rnd, a };
-                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu) }
+                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu), slot: None }
             }
             _ => unreachable!("a planned load, store or helper operation"),
         };
+        let mut op = op;
+        op.slot = self.slots.get(&pc).copied();
+        let cont = self.b.create_block();
+        // The common cases inline, the helper for the rest.
+        if op.slot.is_some() {
+            self.dense_inline(&op, m, cont);
+        } else if op.space == Space::KernelParam && op.base.is_none() && !op.store && op.alu.is_none() {
+            self.param_inline(&op, m, cont);
+        }
         let idx = self.mem.len() as u32;
         self.mem.push(op);
         let ctx = self.b.ins().load(self.ptr, MemFlagsData::new().with_notrap(), self.st, ST_CTX);
@@ -1203,7 +1388,7 @@ impl Em<'_, '_, '_> {
         let iv = self.iconst32(idx);
         let call = self.b.ins().call_indirect(self.mem_sig, fptr, &[ctx, iv, m]);
         let r = self.b.inst_results(call)[0];
-        let (back, cont) = (self.b.create_block(), self.b.create_block());
+        let back = self.b.create_block();
         self.b.ins().brif(r, back, &[], cont, &[]);
         self.b.switch_to_block(back);
         let left = self.b.use_var(self.left);
@@ -1383,6 +1568,7 @@ pub fn build(b: &mut FunctionBuilder<'_>, f: &Function, p: &Plan, lay: &Layout, 
         st,
         sregs: lay.sregs.clone(),
         mem: Vec::new(),
+        slots: lay.slots.clone(),
         mem_sig,
         helper,
         ptr,
@@ -1456,4 +1642,8 @@ const _: () = {
     assert!(std::mem::offset_of!(St, dv_n) == ST_DV_N as usize);
     assert!(std::mem::offset_of!(St, dv) == ST_DV as usize);
     assert!(std::mem::offset_of!(St, tless) == ST_TLESS as usize);
+    assert!(std::mem::offset_of!(St, mem_ready) == ST_MEM_READY as usize);
+    assert!(std::mem::offset_of!(St, kp) == ST_KP as usize);
+    assert!(std::mem::offset_of!(St, kp_len) == ST_KP_LEN as usize);
+    assert!(std::mem::offset_of!(St, stores) == ST_STORES as usize);
 };

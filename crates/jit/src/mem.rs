@@ -41,6 +41,10 @@ pub struct MemOp {
     /// Not a memory access: a lane-wise float operation the code does not
     /// compile natively, into `reg` ([`alu`]).
     pub alu: Option<Alu>,
+    /// A load or store the code runs inline on a dense warp: the byte
+    /// offset of its allocation cache (`emit::Layout::mcache`), which
+    /// [`exec`] fills when it ran the instruction for all 32 lanes.
+    pub slot: Option<u32>,
 }
 
 /// A unary float operation run by the helper with the interpreter's
@@ -170,6 +174,10 @@ pub fn exec(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
     }
     if m == u32::MAX && op.size == 4 && op.space != Space::KernelParam {
         if let Some(done) = dense_fast(op, buf, env) {
+            if done {
+                let a0 = op.base.and_then(|o| buf.get(o as usize / 8)).map_or(0, |b| b.wrapping_add(op.offset as u64));
+                fill_slot(op, buf, env, a0);
+            }
             return done;
         }
     }
@@ -186,10 +194,30 @@ pub fn exec(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
     if bad & m != 0 {
         return false;
     }
-    if op.store {
-        store(op, buf, env, m, &addr)
-    } else {
-        load(op, buf, env, m, &addr)
+    let done = if op.store { store(op, buf, env, m, &addr) } else { load(op, buf, env, m, &addr) };
+    if done && m == u32::MAX {
+        fill_slot(op, buf, env, addr[0]);
+    }
+    done
+}
+
+/// Caches in `op`'s slot the allocation holding lane 0's address `a0`
+/// (every allocation lies in the global window), so the code's inline
+/// path finds it: its base, how many first-lane addresses leave room for
+/// 32 values, and the host address of its words minus its base.
+fn fill_slot(op: &MemOp, buf: &mut [u64], env: &Env<'_>, a0: u64) {
+    let Some(slot) = op.slot else { return };
+    let allocs = &env.global.allocs[..];
+    let Some(al) = allocs.partition_point(|al| al.base <= a0).checked_sub(1).and_then(|i| allocs.get(i)) else { return };
+    let span = 32 * op.size as u64;
+    if a0 - al.base >= al.size || al.size < span || (al.words.len() as u64).saturating_mul(8) < al.size {
+        return;
+    }
+    let w = slot as usize / 8;
+    if let Some(s) = buf.get_mut(w..w + 3) {
+        s[0] = al.base;
+        s[1] = al.size - span + 1;
+        s[2] = (al.words.as_ptr() as u64).wrapping_sub(al.base);
     }
 }
 

@@ -616,7 +616,10 @@ fn entries(f: &Function, p: &mut Plan) {
         // long block of lane-wise code (a short run does not pay for the
         // copy in and out; outside loops, a block with loads and stores ran
         // slower compiled than interpreted: BENCHMARKS.md, vector add).
-        let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }));
+        // (Loads and stores the code runs inline on dense warps do not
+        // count: `emit::inline_mem`.)
+        let param = |op: &Op| matches!(op, Op::Ld { space: Space::KernelParam, addr, .. } if matches!(addr.base, AddrBase::None));
+        let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }) && !crate::emit::inline_mem(&f.code[q].op, p) && !param(&f.code[q].op));
         // Nor, outside loops, a block that soon ends at a branch that can
         // diverge: the interpreter reaches it after a divergence has
         // reconverged, and the same data diverges the warp again there.
