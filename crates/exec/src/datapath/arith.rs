@@ -561,13 +561,15 @@ pub(super) fn cvt(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, ((ds
     let (regs, d) = (&mut fr.regs, d as usize);
     match (dst, src, sat) {
         // Integer to integer without saturation: sign- or zero-extend by
-        // the source type, cut to the destination (as `cvt::cvt`).
+        // the source type, cut to the destination, and an .s8 or .s16
+        // result sign-extended in its register (as `cvt::cvt`).
         (CvtTy::I(dt), CvtTy::I(st), false) => {
-            let (dm, sm, sb) = (dt.mask(), st.mask(), st.bits);
-            if st.signed {
-                apply1(regs, d, m, av, |x| alu::sext(x, sb) as u64 & dm)
-            } else {
-                apply1(regs, d, m, av, |x| x & sm & dm)
+            let (dm, sm, sb, db) = (dt.mask(), st.mask(), st.bits, dt.bits);
+            match (st.signed, dt.signed && db < 32) {
+                (true, false) => apply1(regs, d, m, av, |x| alu::sext(x, sb) as u64 & dm),
+                (false, false) => apply1(regs, d, m, av, |x| x & sm & dm),
+                (true, true) => apply1(regs, d, m, av, |x| alu::sext(alu::sext(x, sb) as u64 & dm, db) as u64),
+                (false, true) => apply1(regs, d, m, av, |x| alu::sext(x & sm & dm, db) as u64),
             }
         }
         _ => match k.as_ref() {
