@@ -273,7 +273,8 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
                 on_lanes(m, Event::GridSync { mask: m })
             }
             Op::Nanosleep { t } => nanosleep(&cx, fr, m, t),
-            Op::Unsupported(msg) => break Err(Trap::new(TrapKind::Unsupported, msg.clone())),
+            // (An instruction no lane runs, its guard false everywhere, does nothing.)
+            Op::Unsupported(msg) if m != 0 => break Err(Trap::new(TrapKind::Unsupported, msg.clone())),
             _ => Flow::Next, // data flow: run above
         };
         match flow {

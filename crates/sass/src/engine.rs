@@ -833,7 +833,11 @@ impl Run<'_> {
                         mw.pc += 1;
                         return Ok(None);
                     }
-                    Op::Unsupported(name) => RunError::new(TrapKind::Unsupported, format!("`{name}` is not supported yet")),
+                    Op::Unsupported(name) if m != 0 => RunError::new(TrapKind::Unsupported, format!("`{name}` is not supported yet")),
+                    Op::Unsupported(_) => {
+                        mw.pc += 1;
+                        return Ok(None);
+                    }
                     _ => RunError::new(TrapKind::Unsupported, format!("PTX control flow in a data line at {:#06x}: write it as machine instructions", layout::addr_of(mw.pc))),
                 }));
             }

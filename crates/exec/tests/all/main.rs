@@ -72,6 +72,7 @@ mod tensor_mma;
 mod tensormap_replace;
 mod tma_im2col;
 mod tma_reduce;
+mod unsupported_guard;
 mod vector_atomicity;
 mod vector_loads;
 mod warp_sz;
