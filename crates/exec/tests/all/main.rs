@@ -47,6 +47,7 @@ mod isa_modifiers;
 mod isa_halfcmp;
 mod isa_packed16;
 mod isa_prmt;
+mod isa_cvt_half_modes;
 mod isa_cvt_narrow;
 mod isa_sat;
 mod isa_scalar;

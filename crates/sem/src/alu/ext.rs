@@ -379,9 +379,12 @@ pub enum H2Op {
     Bin(FBinOp),
     Fma,
     Un(FUnOp),
-    /// `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`: `a` (an `.f32`) to the
-    /// upper half, `b` to the lower.
-    FromF32 { relu: bool },
+    /// `cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b`: `a` (an
+    /// `.f32`) to the upper half, `b` to the lower, rounded to nearest
+    /// even or (`rz`) toward zero ([`cvt_half`]). (The scalar
+    /// `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}.f32 d, b` is this with
+    /// `a` = +0.0.)
+    FromF32 { relu: bool, rz: bool, satfinite: bool },
     /// `fma.rn{.ftz}.relu.{f16x2,bf16x2}`: [`fma_relu`] on each half.
     FmaRelu,
 }
@@ -409,8 +412,8 @@ pub fn fma_relu(ty: FTy, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
 /// is computed as the scalar instruction would).
 #[inline]
 pub fn half2(op: H2Op, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
-    if let H2Op::FromF32 { relu } = op {
-        return cvt_half(ty, relu, a) << 16 | cvt_half(ty, relu, b);
+    if let H2Op::FromF32 { relu, rz, satfinite } = op {
+        return cvt_half(ty, (relu, rz, satfinite), a) << 16 | cvt_half(ty, (relu, rz, satfinite), b);
     }
     let mut d = 0;
     for k in [0, 16] {
@@ -427,15 +430,22 @@ pub fn half2(op: H2Op, ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) ->
     d
 }
 
-/// `.f32` bits rounded to nearest even into `.f16`/`.bf16` bits; NaN gives
-/// the canonical NaN 0x7fff; with `relu` a negative result (-0 included)
-/// becomes +0.
-fn cvt_half(ty: FTy, relu: bool, v: u64) -> u64 {
+/// `.f32` bits rounded to nearest even (or with `rz` toward zero) into
+/// `.f16`/`.bf16` bits (PTX ISA, `cvt`): NaN gives the canonical NaN
+/// 0x7fff, whatever the modifiers; with `satfinite` a result beyond the
+/// format's largest finite value (an infinity) is that value with the
+/// sign kept; with `relu` a negative result (-0 included) becomes +0.
+pub fn cvt_half(ty: FTy, (relu, rz, satfinite): (bool, bool, bool), v: u64) -> u64 {
     let x = f32::from_bits(v as u32) as f64;
     if x.is_nan() {
         return 0x7fff;
     }
-    let r = ty.from_f64(x) & 0xffff;
+    let fmt = if ty == FTy::BF16 { crate::softfloat::BF16 } else { crate::softfloat::F16 };
+    let mut r = if rz && x.is_finite() && x != 0.0 { crate::softfloat::round_f64(x, fmt, super::Rounding::Rz) } else { ty.from_f64(x) } & 0xffff;
+    let (inf, max) = if ty == FTy::BF16 { (0x7f80, 0x7f7f) } else { (0x7c00, 0x7bff) };
+    if satfinite && r & 0x7fff == inf {
+        r = (r & 0x8000) | max;
+    }
     if relu && r & 0x8000 != 0 {
         0
     } else {

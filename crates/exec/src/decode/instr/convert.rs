@@ -113,9 +113,10 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             let b = if n == 3 { self.src(&ops[2], k)? } else { Src::Imm(0) };
             return Ok(Op::Lane3 { op: Lane3Op::Fp8 { op, relu: x.relu }, d, a, b, c: Src::Imm(0) });
         }
+        let frnd2 = matches!(x.rnd, Some(CvtRnd::Rn | CvtRnd::Rz));
         if matches!(x.dtype, F16x2 | Bf16x2) || matches!(x.atype, F16x2 | Bf16x2) {
-            // `cvt.rn{.relu}.{f16x2,bf16x2}.f32 d, a, b`.
-            if x.rnd != Some(CvtRnd::Rn) || x.ftz || x.sat || x.satfinite || x.atype != F32 {
+            // `cvt.frnd2{.relu}{.satfinite}.{f16x2,bf16x2}.f32 d, a, b`.
+            if !frnd2 || x.ftz || x.sat || x.atype != F32 {
                 return Err(unsupported());
             }
             need(3)?;
@@ -123,7 +124,18 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             let k = ImmKind::Float(FTy::F32);
             let d = self.dst(&ops[0])?;
             let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
-            return Ok(Op::Half2 { op: H2Op::FromF32 { relu: x.relu }, ty, ftz: false, sat: false, d, a, b, c: Src::Imm(0) });
+            let op = H2Op::FromF32 { relu: x.relu, rz: x.rnd == Some(CvtRnd::Rz), satfinite: x.satfinite };
+            return Ok(Op::Half2 { op, ty, ftz: false, sat: false, d, a, b, c: Src::Imm(0) });
+        }
+        if (x.relu || x.satfinite) && matches!(x.dtype, F16 | Bf16) && x.atype == F32 && frnd2 && !x.ftz && !x.sat {
+            // `cvt.frnd2{.relu}{.satfinite}.{f16,bf16}.f32 d, a`: the upper
+            // half of the pair form with +0.0 there, which converts to 0.
+            need(2)?;
+            let ty = if x.dtype == Bf16 { FTy::BF16 } else { FTy::F16 };
+            let d = self.dst(&ops[0])?;
+            let b = self.src(&ops[1], ImmKind::Float(FTy::F32))?;
+            let op = H2Op::FromF32 { relu: x.relu, rz: x.rnd == Some(CvtRnd::Rz), satfinite: x.satfinite };
+            return Ok(Op::Half2 { op, ty, ftz: false, sat: false, d, a: Src::Imm(0), b, c: Src::Imm(0) });
         }
         if x.dtype == Tf32 {
             // `cvt.rna{.satfinite}.tf32.f32` (sm_80): the other `.tf32`
