@@ -421,7 +421,8 @@ extern "C" fn mem_entry(cx: *mut MemCx<'_, '_>, idx: u32, m: u32) -> u32 {
         (cx, buf)
     };
     match cx.ops.get(idx as usize) {
-        Some(op) if crate::mem::exec(op, buf, cx.env, m) => 0,
+        Some(op @ crate::mem::MemOp { shfl: Some(s), .. }) if crate::mem::shfl(op, s, buf, m, cx.mask) => 0,
+        Some(op) if op.shfl.is_none() && crate::mem::exec(op, buf, cx.env, m) => 0,
         _ => 1,
     }
 }
@@ -557,8 +558,11 @@ fn set32(buf: &mut [u64], off: usize, v: u32) {
 /// mask 0, and the special registers' lanes. (A register not copied is
 /// written in every lane the code reads before it reads it.)
 fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, buf: &mut [u64]) {
-    for &(_, _, _, doff) in &lay.regs {
-        set32(buf, doff as usize, 0);
+    // The dirty masks lie side by side from an 8-byte boundary (the
+    // predicates after them are written below).
+    if let Some(&(_, _, _, d0)) = lay.regs.first() {
+        let (w0, w1) = (d0 as usize / 8, (d0 as usize + 4 * lay.regs.len()).div_ceil(8));
+        buf[w0..w1].fill(0);
     }
     for &(s, off) in &lay.sregs {
         let w = off as usize / 8;

@@ -175,6 +175,8 @@ impl Layout {
             off += 128;
             (s, o)
         }).collect();
+        // The dirty masks side by side, from an 8-byte boundary (`code.rs`
+        // zeroes them as one range).
         for e in &mut regs {
             e.3 = off;
             off += 4;
@@ -1352,6 +1354,7 @@ impl Em<'_, '_, '_> {
                 imm: 0,
                 alu: None,
                 slot: None,
+                shfl: None,
             },
             Op::St { space, size, srcs, addr } => {
                 let (r, imm) = match srcs.first() {
@@ -1359,7 +1362,7 @@ impl Em<'_, '_, '_> {
                     Some(Src::Imm(v)) => (None, *v),
                     _ => unreachable!("the plan compiles stores of registers and immediates"),
                 };
-                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None, slot: None }
+                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None, slot: None, shfl: None }
             }
             Op::FUn { op, ty, ftz, rnd, d, a, .. } => {
                 let a = match a {
@@ -1368,7 +1371,16 @@ impl Em<'_, '_, '_> {
                     _ => unreachable!("the plan runs float operations of registers and immediates"),
                 };
                 let alu = crate::mem::Alu { op: *op, ty: *ty, ftz: *ftz, rnd: *rnd, a };
-                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu), slot: None }
+                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu), slot: None, shfl: None }
+            }
+            Op::Shfl { mode, d, p, a, b, c, .. } => {
+                let opnd = |x: &Src, e: &Self| match x {
+                    Src::Reg(r) => Ok(e.regs[r].1),
+                    Src::Imm(v) => Err(*v),
+                    _ => unreachable!("the plan compiles shfl of registers and immediates"),
+                };
+                let s = crate::mem::Shfl { mode: *mode, a: opnd(a, self), b: opnd(b, self), c: opnd(c, self), p: p.map(|q| self.preds[&q]), side: self.side.is_some() };
+                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: None, slot: None, shfl: Some(s) }
             }
             _ => unreachable!("a planned load, store or helper operation"),
         };

@@ -45,6 +45,76 @@ pub struct MemOp {
     /// offset of its allocation cache (`emit::Layout::mcache`), which
     /// [`exec`] fills when it ran the instruction for all 32 lanes.
     pub slot: Option<u32>,
+    /// Not a memory access: a `shfl` into `reg` ([`shfl`]).
+    pub shfl: Option<Shfl>,
+}
+
+/// `shfl.sync.mode.b32 d[|p], a, b, c` as the helper runs it: each
+/// operand the byte offset of a `Narrow` register's lanes or an
+/// immediate, and the byte offset of `p`'s lane mask.
+#[derive(Clone, Debug)]
+pub struct Shfl {
+    pub mode: ptxsim_exec::program::ShflMode,
+    pub a: Result<u32, u64>,
+    pub b: Result<u32, u64>,
+    pub c: Result<u32, u64>,
+    pub p: Option<u32>,
+    /// Emitted inside a side of a compiled divergence (handed back: the
+    /// lanes outside the side may read registers the code never had).
+    pub side: bool,
+}
+
+/// Runs `shfl` `s` on the lanes of `m` over the packed registers, with
+/// the semantics of the interpreter's data path (`datapath/warpops.rs`,
+/// PTX ISA `shfl.sync`): lane `l` reads lane `j` of `a` when `j` is in
+/// range, else its own, and `p` says whether it was. A lane may read a
+/// lane outside `m`, whose register the packed copy holds only when the
+/// run's group (`group`) is the whole warp and no side of a divergence is
+/// running: otherwise `false`, handed back untouched.
+pub fn shfl(op: &MemOp, s: &Shfl, buf: &mut [u64], m: u32, group: u32) -> bool {
+    use ptxsim_exec::program::ShflMode;
+    if group != u32::MAX || s.side {
+        return false;
+    }
+    let Some((Class::Narrow, doff_lanes, dirty)) = op.reg else { return false };
+    let opnd = |x: Result<u32, u64>, buf: &[u64], l: usize| match x {
+        Ok(off) => lane(buf, Class::Narrow, off, l),
+        Err(v) => v & 0xffff_ffff,
+    };
+    let mut r = [0u64; 32];
+    let mut pv = 0u32;
+    for l in lanes(m) {
+        let lane_i = l as i64;
+        let (bv, cv) = (opnd(s.b, buf, l), opnd(s.c, buf, l));
+        let bval = (bv & 31) as i64;
+        let cval = (cv & 31) as i64;
+        let seg = ((cv >> 8) & 31) as i64;
+        let max_lane = (lane_i & seg) | (cval & !seg);
+        let min_lane = lane_i & seg;
+        let (j, ok) = match s.mode {
+            ShflMode::Up => (lane_i - bval, lane_i - bval >= max_lane),
+            ShflMode::Down => (lane_i + bval, lane_i + bval <= max_lane),
+            ShflMode::Bfly => (lane_i ^ bval, (lane_i ^ bval) <= max_lane),
+            ShflMode::Idx => {
+                let j = min_lane | (bval & !seg);
+                (j, j <= max_lane)
+            }
+        };
+        let j = if ok && (0..32).contains(&j) { j } else { lane_i };
+        r[l] = opnd(s.a, buf, j as usize);
+        if ok {
+            pv |= 1 << l;
+        }
+    }
+    for l in lanes(m) {
+        set_lane(buf, Class::Narrow, doff_lanes, l, r[l]);
+    }
+    set32(buf, dirty as usize, get32(buf, dirty as usize) | m);
+    if let Some(po) = s.p {
+        let old = get32(buf, po as usize);
+        set32(buf, po as usize, (old & !m) | (pv & m));
+    }
+    true
 }
 
 /// A unary float operation run by the helper with the interpreter's

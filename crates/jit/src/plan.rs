@@ -306,6 +306,18 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             u.reg(*d, Class::Narrow, true);
         }
         Op::Bra { .. } => {}
+        Op::Shfl { d, p, a, b, c, .. } => {
+            // By the helper (`mem::shfl`), with the whole warp in the group.
+            for s in [a, b, c] {
+                match s {
+                    Src::Reg(r) => u.reg(*r, Class::Narrow, false),
+                    Src::Imm(_) => {}
+                    _ => return Err("shfl of a special register".into()),
+                }
+            }
+            u.reg(*d, Class::Narrow, true);
+            u.preds.extend(*p);
+        }
         other => return Err(op_name(other)),
     }
     Ok(u)
@@ -325,10 +337,11 @@ fn helper_fun(u: &mut Uses, ty: FTy, d: u32, a: &Src) -> Result<(), String> {
 
 /// Whether compiled code runs `op` by a call into the helper
 /// (`mem::exec`), for the whole warp, outside the chunk loops: loads,
-/// stores and the float operations it does not compile natively.
+/// stores, `shfl` (whose lanes read each other's registers) and the float
+/// operations it does not compile natively.
 pub fn by_helper(op: &Op) -> bool {
     match op {
-        Op::Ld { .. } | Op::St { .. } => true,
+        Op::Ld { .. } | Op::St { .. } | Op::Shfl { .. } => true,
         Op::FUn { op, ty, .. } => !(matches!(op, FUnOp::Neg | FUnOp::Abs) && *ty == FTy::F32),
         _ => false,
     }

@@ -3,7 +3,7 @@
 //! unary float operations its helper runs (ex2, lg2, rcp, sqrt, rsqrt,
 //! sin, cos, approximate and directed-rounding forms),
 //! comparisons with every ordered and unordered operator, `selp`, moves,
-//! conversions, predicate logic, guards, divergent forward branches and
+//! conversions, predicate logic, `shfl.sync` in every mode, guards, divergent forward branches and
 //! data-dependent loops, special registers, `cvta`, integer `cvt` between
 //! 32 and 64 bits, and global and generic loads and stores of 1, 2, 4 and
 //! 8 bytes, signed and unsigned: from the thread's input, into its own
@@ -115,6 +115,15 @@ fn insn(k: u8, o: [usize; 5]) -> String {
             0 => format!("ld.global.u32 {}, [%a4+{}];", r(o[0]), 4 * (o[2] % 4)),
             _ => format!("ld.u64 {}, [%a4+{}];", rd(o[0]), 8 * (o[2] % 2)),
         },
+        // Shuffles: every mode, lane or offset from a register or an
+        // immediate, clamp and segment masks, with and without `p`.
+        27 => {
+            let b = if o[4] % 2 == 0 { format!("{}", o[2] % 40) } else { r(o[2]) };
+            let c = ["31", "0", "0x81f", "0x1c1f", "0x1e00", "0x1f00"][o[2] % 6];
+            let c = if o[4] % 5 == 4 { r(o[1] + 3) } else { c.to_string() };
+            let dst = if o[4] % 3 == 0 { format!("{}|{}", r(o[0]), p(o[0])) } else { r(o[0]) };
+            format!("shfl.sync.{}.b32 {dst}, {}, {b}, {c}, 0xffffffff;", ["up", "down", "bfly", "idx"][o[3] % 4], r(o[1]))
+        }
         _ => match o[3] % 8 {
             0 => format!("mov.u32 {}, %tid.x;", r(o[0])),
             1 => format!("mov.u32 {}, %ntid.x;", r(o[0])),
@@ -254,7 +263,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
     #[test]
     fn random_kernels_same_with_tier_on_and_off(
-        body in prop::collection::vec((0u8..28, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64], 0u8..40), 1..40),
+        body in prop::collection::vec((0u8..29, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64], 0u8..40), 1..40),
         lp in prop::option::of((0usize..40, 0usize..40)),
         words in prop::collection::vec(word(), 32 * 40),
         fuel_frac in 1u64..8,
@@ -330,7 +339,7 @@ fn lane_loop_kernels_have_a_lane_by_lane_loop() {
 /// `ret`), so the property above exercises the compiled memory path.
 #[test]
 fn every_menu_entry_compiles() {
-    let body: Vec<(u8, [usize; 5], u8)> = (0..28u8).flat_map(|k| (0..8usize).map(move |j| (k, [j, j + 1, 3 * j + 1, j, j / 2], 2))).collect();
+    let body: Vec<(u8, [usize; 5], u8)> = (0..29u8).flat_map(|k| (0..8usize).map(move |j| (k, [j, j + 1, 3 * j + 1, j, j / 2], 2))).collect();
     let src = kernel(&body, Some((3, 200)));
     let mut dev = Device::new();
     let mut m = dev.load(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
