@@ -225,6 +225,7 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
                     nctaid: s.geom.grid,
                     mem_ready: cx.copies.idle(),
                     stores: &mut *cx.stores,
+                    shared: &mut *cx.mem.shared,
                 };
                 j.run(&mut fr.regs, &mut fr.preds, &mut g, &mut env);
                 (lpc, left, handed) = (g.pc, g.left, g.pc);

@@ -69,6 +69,8 @@ pub struct Env<'a> {
     /// The warp's count of stores (spin detection): one per store
     /// instruction executed, as the data path counts.
     pub stores: &'a mut u64,
+    /// The CTA's shared memory (`ld.shared`/`st.shared` at offsets inside it).
+    pub shared: &'a mut [u8],
 }
 
 /// The state of a group that compiled code runs and updates.

@@ -298,7 +298,13 @@ impl Compiled for CompiledFn {
             }
             let buf: &mut [u64] = &mut s[..self.layout.words];
             let live = self.live_in.get(&g.pc).map_or(&[][..], |v| &v[..]);
-            pack(&self.layout, live, regs, preds, env, buf);
+            if !pack(&self.layout, live, regs, preds, env, buf) {
+                // A 32-bit register whose slot holds bits above 32 (an
+                // interpreted sign extension to 64 bits): the code keeps
+                // 32 bits, while the interpreter's moves and addresses
+                // keep the whole slot, so the interpreter runs on.
+                return;
+            }
             // The allocation caches hold what this code learnt of this
             // global memory's allocations, or nothing.
             let mc = self.layout.mcache as usize / 8;
@@ -556,8 +562,10 @@ fn set32(buf: &mut [u64], off: usize, v: u32) {
 /// Copies the registers `live` (indices in the layout) and every
 /// predicate of the layout from the frame into `buf`, with every dirty
 /// mask 0, and the special registers' lanes. (A register not copied is
-/// written in every lane the code reads before it reads it.)
-fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, buf: &mut [u64]) {
+/// written in every lane the code reads before it reads it.) False when a
+/// `Narrow` register's slots hold bits above the low 32 in some lane.
+fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, buf: &mut [u64]) -> bool {
+    let mut high = 0u64;
     // The dirty masks lie side by side from an 8-byte boundary (the
     // predicates after them are written below).
     if let Some(&(_, _, _, d0)) = lay.regs.first() {
@@ -595,6 +603,7 @@ fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, 
             Class::Narrow => {
                 for (b, s) in buf[w..w + 16].iter_mut().zip(src.chunks_exact(2)) {
                     *b = (s[0] & 0xffff_ffff) | s[1] << 32;
+                    high |= (s[0] | s[1]) >> 32;
                 }
             }
             Class::Wide => buf[w..w + 32].copy_from_slice(src),
@@ -603,6 +612,7 @@ fn pack(lay: &Layout, live: &[usize], regs: &[L], preds: &[u32], env: &Env<'_>, 
     for &(q, off) in &lay.preds {
         set32(buf, off as usize, preds[q as usize]);
     }
+    high == 0
 }
 
 /// Copies back the lanes the code wrote, but of the registers dead at

@@ -1342,6 +1342,7 @@ impl Em<'_, '_, '_> {
             AddrBase::Reg(r) => Some(e.regs[&r].1),
             _ => None,
         };
+        let narrow_base = |a: &ptxsim_exec::program::Addr, e: &Self| matches!(a.base, AddrBase::Reg(r) if e.regs[&r].0 == Class::Narrow);
         let op = match &ins.op {
             Op::Ld { space, size, signed, ds, addr } => MemOp {
                 store: false,
@@ -1355,6 +1356,7 @@ impl Em<'_, '_, '_> {
                 alu: None,
                 slot: None,
                 shfl: None,
+                narrow_base: narrow_base(addr, self),
             },
             Op::St { space, size, srcs, addr } => {
                 let (r, imm) = match srcs.first() {
@@ -1362,7 +1364,7 @@ impl Em<'_, '_, '_> {
                     Some(Src::Imm(v)) => (None, *v),
                     _ => unreachable!("the plan compiles stores of registers and immediates"),
                 };
-                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None, slot: None, shfl: None }
+                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None, slot: None, shfl: None, narrow_base: narrow_base(addr, self) }
             }
             Op::FUn { op, ty, ftz, rnd, d, a, .. } => {
                 let a = match a {
@@ -1371,7 +1373,7 @@ impl Em<'_, '_, '_> {
                     _ => unreachable!("the plan runs float operations of registers and immediates"),
                 };
                 let alu = crate::mem::Alu { op: *op, ty: *ty, ftz: *ftz, rnd: *rnd, a };
-                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu), slot: None, shfl: None }
+                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu), slot: None, shfl: None, narrow_base: false }
             }
             Op::Shfl { mode, d, p, a, b, c, .. } => {
                 let opnd = |x: &Src, e: &Self| match x {
@@ -1380,7 +1382,7 @@ impl Em<'_, '_, '_> {
                     _ => unreachable!("the plan compiles shfl of registers and immediates"),
                 };
                 let s = crate::mem::Shfl { mode: *mode, a: opnd(a, self), b: opnd(b, self), c: opnd(c, self), p: p.map(|q| self.preds[&q]), side: self.side.is_some() };
-                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: None, slot: None, shfl: Some(s) }
+                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: None, slot: None, shfl: Some(s), narrow_base: false }
             }
             _ => unreachable!("a planned load, store or helper operation"),
         };

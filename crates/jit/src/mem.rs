@@ -47,6 +47,9 @@ pub struct MemOp {
     pub slot: Option<u32>,
     /// Not a memory access: a `shfl` into `reg` ([`shfl`]).
     pub shfl: Option<Shfl>,
+    /// The address register is a `Narrow` one (a 32-bit shared-memory
+    /// offset), not a `Wide` one.
+    pub narrow_base: bool,
 }
 
 /// `shfl.sync.mode.b32 d[|p], a, b, c` as the helper runs it: each
@@ -77,18 +80,18 @@ pub fn shfl(op: &MemOp, s: &Shfl, buf: &mut [u64], m: u32, group: u32) -> bool {
         return false;
     }
     let Some((Class::Narrow, doff_lanes, dirty)) = op.reg else { return false };
-    let opnd = |x: Result<u32, u64>, buf: &[u64], l: usize| match x {
-        Ok(off) => lane(buf, Class::Narrow, off, l),
-        Err(v) => v & 0xffff_ffff,
+    let opnd = |x: Result<u32, u64>| match x {
+        Ok(off) => narrow(buf, off),
+        Err(v) => [v as u32; 32],
     };
-    let mut r = [0u64; 32];
+    let (av, bv, cv) = (opnd(s.a), opnd(s.b), opnd(s.c));
+    let mut r = [0u32; 32];
     let mut pv = 0u32;
     for l in lanes(m) {
         let lane_i = l as i64;
-        let (bv, cv) = (opnd(s.b, buf, l), opnd(s.c, buf, l));
-        let bval = (bv & 31) as i64;
-        let cval = (cv & 31) as i64;
-        let seg = ((cv >> 8) & 31) as i64;
+        let bval = (bv[l] & 31) as i64;
+        let cval = (cv[l] & 31) as i64;
+        let seg = ((cv[l] >> 8) & 31) as i64;
         let max_lane = (lane_i & seg) | (cval & !seg);
         let min_lane = lane_i & seg;
         let (j, ok) = match s.mode {
@@ -101,13 +104,17 @@ pub fn shfl(op: &MemOp, s: &Shfl, buf: &mut [u64], m: u32, group: u32) -> bool {
             }
         };
         let j = if ok && (0..32).contains(&j) { j } else { lane_i };
-        r[l] = opnd(s.a, buf, j as usize);
-        if ok {
-            pv |= 1 << l;
-        }
+        r[l] = av[j as usize];
+        pv |= (ok as u32) << l;
     }
-    for l in lanes(m) {
-        set_lane(buf, Class::Narrow, doff_lanes, l, r[l]);
+    // The result into `d`'s lanes of `m`, two lanes per word.
+    let w = doff_lanes as usize / 8;
+    let Some(d) = buf.get_mut(w..w + 16) else { return false };
+    for (k, x) in d.iter_mut().enumerate() {
+        let keep = (!m >> (2 * k)) & 3;
+        let lo = if keep & 1 != 0 { *x & 0xffff_ffff } else { r[2 * k] as u64 };
+        let hi = if keep & 2 != 0 { *x >> 32 } else { r[2 * k + 1] as u64 };
+        *x = lo | hi << 32;
     }
     set32(buf, dirty as usize, get32(buf, dirty as usize) | m);
     if let Some(po) = s.p {
@@ -115,6 +122,20 @@ pub fn shfl(op: &MemOp, s: &Shfl, buf: &mut [u64], m: u32, group: u32) -> bool {
         set32(buf, po as usize, (old & !m) | (pv & m));
     }
     true
+}
+
+/// The 32 u32 lanes of the `Narrow` register at byte `off` (zeros outside `buf`).
+#[inline(always)]
+fn narrow(buf: &[u64], off: u32) -> [u32; 32] {
+    let w = off as usize / 8;
+    let mut r = [0u32; 32];
+    if let Some(s) = buf.get(w..w + 16) {
+        for (k, x) in s.iter().enumerate() {
+            r[2 * k] = *x as u32;
+            r[2 * k + 1] = (*x >> 32) as u32;
+        }
+    }
+    r
 }
 
 /// A unary float operation run by the helper with the interpreter's
@@ -242,6 +263,9 @@ pub fn exec(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
     if op.space == Space::KernelParam && op.base.is_none() && !op.store {
         return param_uniform(op, buf, env, m);
     }
+    if matches!(op.space, Space::Shared | Space::SharedCta) {
+        return shared(op, buf, env, m);
+    }
     if m == u32::MAX && op.size == 4 && op.space != Space::KernelParam {
         if let Some(done) = dense_fast(op, buf, env) {
             if done {
@@ -289,6 +313,54 @@ fn fill_slot(op: &MemOp, buf: &mut [u64], env: &Env<'_>, a0: u64) {
         s[1] = al.size - span + 1;
         s[2] = (al.words.as_ptr() as u64).wrapping_sub(al.base);
     }
+}
+
+/// A load or store of the CTA's shared memory (`.shared`, an offset into
+/// it; `datapath/mem.rs` and `lanemem.rs` run the same): every lane's
+/// address naturally aligned and its bytes inside the CTA's shared memory
+/// (an offset beyond it, such as another CTA's window in a cluster, is
+/// handed back), then the lanes in ascending order, little-endian.
+fn shared(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
+    let sz = op.size as u64;
+    let mut addr = match (op.base, op.narrow_base) {
+        (Some(off), true) => narrow(buf, off).map(|x| x as u64),
+        (Some(off), false) => wide(buf, off),
+        (None, _) => [0u64; 32],
+    };
+    let len = env.shared.len() as u64;
+    for l in lanes(m) {
+        let a = addr[l].wrapping_add(op.offset as u64);
+        if a & (sz - 1) != 0 || a >= len || len - a < sz {
+            return false;
+        }
+        addr[l] = a;
+    }
+    if op.store {
+        *env.stores += 1;
+        let v: [u64; 32] = match op.reg {
+            Some((Class::Wide, off, _)) => wide(buf, off),
+            Some((Class::Narrow, off, _)) => narrow(buf, off).map(|x| x as u64),
+            None => [op.imm; 32],
+        };
+        for l in lanes(m) {
+            let a = addr[l] as usize;
+            env.shared[a..a + op.size as usize].copy_from_slice(&v[l].to_le_bytes()[..op.size as usize]);
+        }
+        return true;
+    }
+    let Some((class, off, doff)) = op.reg else { return true };
+    for l in lanes(m) {
+        let a = addr[l] as usize;
+        let mut b = [0u8; 8];
+        b[..op.size as usize].copy_from_slice(&env.shared[a..a + op.size as usize]);
+        let mut v = u64::from_le_bytes(b);
+        if op.signed && op.size < 8 {
+            v = ptxsim_sem::alu::sext(v, op.size * 8) as u64;
+        }
+        set_lane(buf, class, off, l, v);
+    }
+    set32(buf, doff as usize, get32(buf, doff as usize) | m);
+    true
 }
 
 /// A kernel parameter at a fixed address: one read for the warp, its

@@ -121,10 +121,14 @@ fn src(u: &mut Uses, s: &Src, c: Class) -> Result<(), String> {
     }
 }
 
-/// The address operand of a compiled load or store: a 64-bit register or
-/// an absolute address.
-fn addr(u: &mut Uses, base: AddrBase) -> Result<(), String> {
+/// The address operand of a compiled load or store: a 64-bit register
+/// (a 32- or 64-bit one for a shared-memory offset) or an absolute address.
+fn addr(u: &mut Uses, space: Space, base: AddrBase) -> Result<(), String> {
     match base {
+        AddrBase::Reg(r) if matches!(space, Space::Shared | Space::SharedCta) => {
+            u.regs.push((r, Want::Either, false));
+            Ok(())
+        }
         AddrBase::Reg(r) => {
             u.reg(r, Class::Wide, false);
             Ok(())
@@ -135,10 +139,11 @@ fn addr(u: &mut Uses, base: AddrBase) -> Result<(), String> {
 }
 
 /// Whether the tier compiles a load or store in `space` (the global
-/// memory, generic addresses, the kernel's parameters for loads).
+/// memory, generic addresses, the CTA's shared memory, the kernel's
+/// parameters for loads).
 fn mem_space(space: Space, load: bool) -> Result<(), String> {
     match space {
-        Space::Global | Space::Generic => Ok(()),
+        Space::Global | Space::Generic | Space::Shared | Space::SharedCta => Ok(()),
         Space::KernelParam if load => Ok(()),
         s => Err(format!("{} in the {s:?} space", if load { "loads" } else { "stores" })),
     }
@@ -273,7 +278,7 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             let [Some(d)] = ds[..] else {
                 return Err("a vector ld".into());
             };
-            addr(&mut u, ad.base)?;
+            addr(&mut u, *space, ad.base)?;
             // An unsigned value of up to 4 bytes is the same zero-extended
             // in either class; a signed one is sign-extended to 64 bits in
             // its slot, which only a `Wide` register keeps.
@@ -285,7 +290,7 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             let [s0] = &srcs[..] else {
                 return Err("a vector st".into());
             };
-            addr(&mut u, ad.base)?;
+            addr(&mut u, *space, ad.base)?;
             match s0 {
                 Src::Reg(r) => u.regs.push((*r, if *size == 8 { Want::Is(Class::Wide) } else { Want::Either }, false)),
                 Src::Imm(_) => {}
@@ -630,9 +635,14 @@ fn entries(f: &Function, p: &mut Plan) {
         // copy in and out; outside loops, a block with loads and stores ran
         // slower compiled than interpreted: BENCHMARKS.md, vector add).
         // (Loads and stores the code runs inline on dense warps do not
-        // count: `emit::inline_mem`.)
-        let param = |op: &Op| matches!(op, Op::Ld { space: Space::KernelParam, addr, .. } if matches!(addr.base, AddrBase::None));
-        let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }) && !crate::emit::inline_mem(&f.code[q].op, p) && !param(&f.code[q].op));
+        // count, `emit::inline_mem`, nor those of shared memory, which
+        // the helper runs without looking for an allocation.)
+        let cheap = |op: &Op| match op {
+            Op::Ld { space: Space::KernelParam, addr, .. } => matches!(addr.base, AddrBase::None),
+            Op::Ld { space: Space::Shared | Space::SharedCta, .. } | Op::St { space: Space::Shared | Space::SharedCta, .. } => true,
+            _ => crate::emit::inline_mem(op, p),
+        };
+        let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }) && !cheap(&f.code[q].op));
         // Nor, outside loops, a block that soon ends at a branch that can
         // diverge: the interpreter reaches it after a divergence has
         // reconverged, and the same data diverges the warp again there.

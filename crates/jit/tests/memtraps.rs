@@ -1,7 +1,9 @@
 //! Loads and stores that go wrong in compiled code trap as interpreted:
 //! one lane of a warp running a compiled loop of global (or generic) loads
 //! and stores is made out of bounds, misaligned, out of bounds only after a
-//! few iterations, or pointed into the shared window; with the tier forced
+//! few iterations, or pointed into the shared window (and one lane of a
+//! loop of shared loads and stores misaligned or past the CTA's shared
+//! memory); with the tier forced
 //! on and off, in both scheduling modes, the launch gives the same error
 //! (kind, message, line, CTA, warp, lane), the same buffer afterwards (the
 //! lanes a trapping store wrote before its bad lane included) and, at
@@ -266,6 +268,86 @@ fn loads_with_async_copies_pending_run_as_interpreted() {
             }
             assert_eq!(outs[0].0.is_err(), racy == 1, "{:?}", outs[0].0);
             assert_eq!(outs[0], outs[1], "racy {racy} {sched:?}");
+        }
+    }
+}
+
+/// Shared memory: lane `bad` moves its 32-bit shared offset by `delta`
+/// before a compiled loop of shared loads and stores.
+const SHARED_KERNEL: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.visible .entry s(.param .u64 buf, .param .u32 bad, .param .u32 delta)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<4>;
+    .shared .align 8 .b8 sh[256];
+    ld.param.u64 %rd1, [buf];
+    ld.param.u32 %r1, [bad];
+    ld.param.u32 %r2, [delta];
+    mov.u32 %r3, %tid.x;
+    mov.u32 %r4, sh;
+    mad.lo.u32 %r5, %r3, 4, %r4;
+    setp.eq.u32 %p1, %r3, %r1;
+    selp.b32 %r6, %r2, 0, %p1;
+    add.u32 %r5, %r5, %r6;
+    mov.u32 %r7, 0;
+    mov.u32 %r8, 0;
+$L_loop:
+    st.shared.u32 [%r5], %r7;
+    ld.shared.u32 %r9, [%r5];
+    add.u32 %r8, %r8, %r9;
+    add.u32 %r7, %r7, 3;
+    setp.lt.u32 %p2, %r7, 30;
+    @%p2 bra $L_loop;
+    mul.wide.u32 %rd2, %r3, 4;
+    add.s64 %rd1, %rd1, %rd2;
+    st.global.u32 [%rd1], %r8;
+    ret;
+}
+"#;
+
+/// Bad shared addresses in one lane of compiled shared loads and stores
+/// trap as interpreted (a misaligned offset, one past the CTA's shared
+/// memory), and good ones give the same sums, in both scheduling modes and
+/// at every fuel budget tried.
+#[test]
+fn bad_shared_accesses_trap_the_same_with_tier_on_and_off() {
+    let run = |sched: Scheduling, mode: Mode, bad: u32, delta: u32, fuel: u64| {
+        let mut dev = Device::new();
+        let mut m = dev.load(SHARED_KERNEL).unwrap();
+        attach(&mut m, mode);
+        let buf = dev.alloc(128).unwrap();
+        let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
+        cfg.scheduling = sched;
+        cfg.fuel = fuel;
+        cfg.threads = Some(1);
+        let r = dev
+            .launch(&m, "s", &cfg, &[KernelArg::U64(buf), KernelArg::U32(bad), KernelArg::U32(delta)])
+            .map(|s| s.warp_instructions)
+            .map_err(|e| format!("{:?} {:?} line {:?} lane {:?}", e.kind, e.message, e.line, e.lane));
+        (r, dev.read(buf, 128).unwrap())
+    };
+    for (bad, delta, want) in [(40, 0, None), (9, 2, Some(("Misaligned", 9))), (30, 256, Some(("OutOfBounds", 30)))] {
+        for sched in [Scheduling::Stack, Scheduling::Its] {
+            let (a, ba) = run(sched, Mode::Off, bad, delta, 1_000_000);
+            match want {
+                None => {
+                    // Every lane sums 0, 3, ..., 27 (what it stored).
+                    assert_eq!(a.as_ref().map(|_| ()), Ok(()), "{sched:?}");
+                    assert_eq!(ba, 135u32.to_le_bytes().repeat(32), "{sched:?}");
+                }
+                Some((kind, lane)) => {
+                    let e = a.as_ref().expect_err("a trap");
+                    assert!(e.starts_with(kind) && e.ends_with(&format!("lane Some({lane})")), "{sched:?}: {e}");
+                }
+            }
+            for fuel in [1_000_000, 5, 17, 40, 77] {
+                let off = run(sched, Mode::Off, bad, delta, fuel);
+                assert_eq!(off, run(sched, Mode::On, bad, delta, fuel), "{sched:?} lane {bad} delta {delta} fuel {fuel}");
+            }
         }
     }
 }

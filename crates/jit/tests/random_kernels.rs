@@ -8,7 +8,8 @@
 //! 32 and 64 bits, and global and generic loads and stores of 1, 2, 4 and
 //! 8 bytes, signed and unsigned: from the thread's input, into its own
 //! scratch words and from its neighbour's, which lanes of the same warp
-//! store), on inputs full of NaNs, infinities, subnormals and signed zeros,
+//! store; shared-memory loads and stores at 32- and 64-bit offsets, the
+//! thread's own and its neighbour's), on inputs full of NaNs, infinities, subnormals and signed zeros,
 //! give the same buffers, statistics and fuel-exhaustion point with the
 //! tier forced on as interpreted, in both scheduling modes.
 
@@ -40,7 +41,7 @@ fn insn(k: u8, o: [usize; 5]) -> String {
     let ftz = ["", ".ftz"][o[4] % 2];
     let sat = ["", ".sat"][(o[4] / 2) % 2];
     let rb = if o[3] % 3 == 0 { format!("{}", o[2] as u32 as i32 % 1000 - 500) } else { r(o[2]) };
-    match k % 28 {
+    match k % 30 {
         0 => format!("{}.{ity} {}, {}, {rb};", ["add", "sub", "mul.lo", "min", "max"][o[3] % 5], r(o[0]), r(o[1])),
         1 => format!("{}.b32 {}, {}, {rb};", ["and", "or", "xor"][o[3] % 3], r(o[0]), r(o[1])),
         2 => format!("{}.{} {}, {}, {};", ["shl", "shr", "shr"][o[3] % 3], ["b32", "u32", "s32"][o[3] % 3], r(o[0]), r(o[1]), o[2] % 40),
@@ -124,6 +125,16 @@ fn insn(k: u8, o: [usize; 5]) -> String {
             let dst = if o[4] % 3 == 0 { format!("{}|{}", r(o[0]), p(o[0])) } else { r(o[0]) };
             format!("shfl.sync.{}.b32 {dst}, {}, {b}, {c}, 0xffffffff;", ["up", "down", "bfly", "idx"][o[3] % 4], r(o[1]))
         }
+        // The thread's 16 bytes of shared memory (%s1, or %a5 as a 64-bit
+        // offset) and its neighbour's (%s2).
+        28 => match o[3] % 6 {
+            0 => format!("st.shared.u32 [%s1+{}], {};", 4 * (o[2] % 4), r(o[1])),
+            1 => format!("st.shared.u8 [%s1+{}], {};", o[2] % 16, r(o[1])),
+            2 => format!("st.shared.u64 [%a5+{}], {};", 8 * (o[2] % 2), rd(o[1])),
+            3 => format!("ld.shared.u32 {}, [%s2+{}];", r(o[0]), 4 * (o[2] % 4)),
+            4 => format!("ld.shared.s16 {}, [%s1+{}];", rd(o[0]), 2 * (o[2] % 8)),
+            _ => format!("ld.shared.f32 {}, [%a5+{}];", f(o[0]), 4 * (o[2] % 4)),
+        },
         _ => match o[3] % 8 {
             0 => format!("mov.u32 {}, %tid.x;", r(o[0])),
             1 => format!("mov.u32 {}, %ntid.x;", r(o[0])),
@@ -177,10 +188,12 @@ fn kernel(body: &[(u8, [usize; 5], u8)], lp: Option<(usize, usize)>) -> String {
 fn prologue() -> String {
     let mut s = String::from(
         ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\
-         .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<4>;\n.reg .b32 %t<4>;\n.reg .b64 %a<6>;\n.reg .pred %q;\n\
+         .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<4>;\n.reg .b32 %t<4>;\n.reg .b64 %a<6>;\n.reg .pred %q;\n.reg .b32 %s<3>;\n.shared .align 16 .b8 sh[1024];\n\
          ld.param.u64 %a0, [pin];\nld.param.u64 %a1, [pout];\nmov.u32 %t0, %tid.x;\nmul.wide.u32 %a2, %t0, 128;\nadd.s64 %a0, %a0, %a2;\n\
          add.u32 %t3, %t0, 1;\nmov.u32 %t2, %ntid.x;\nrem.u32 %t3, %t3, %t2;\nmul.wide.u32 %a4, %t3, 128;\nadd.s64 %a4, %a1, %a4;\nadd.s64 %a4, %a4, 112;\n\
-         add.s64 %a1, %a1, %a2;\nadd.s64 %a3, %a1, 112;\n",
+         add.s64 %a1, %a1, %a2;\nadd.s64 %a3, %a1, 112;\n\
+         mov.u32 %s0, sh;\nmad.lo.u32 %s1, %t0, 16, %s0;\nmad.lo.u32 %s2, %t3, 16, %s0;\ncvt.u64.u32 %a5, %s1;\n\
+         st.shared.u32 [%s1], %t0;\nst.shared.u32 [%s1+4], %t3;\nst.shared.u32 [%s1+8], %t0;\nst.shared.u32 [%s1+12], %t3;\n",
     );
     for i in 0..NR {
         s += &format!("ld.global.u32 %r{i}, [%a0+{}];\nld.global.f32 %f{i}, [%a0+{}];\n", 4 * i, 32 + 4 * i);
@@ -263,7 +276,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
     #[test]
     fn random_kernels_same_with_tier_on_and_off(
-        body in prop::collection::vec((0u8..29, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64], 0u8..40), 1..40),
+        body in prop::collection::vec((0u8..30, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64], 0u8..40), 1..40),
         lp in prop::option::of((0usize..40, 0usize..40)),
         words in prop::collection::vec(word(), 32 * 40),
         fuel_frac in 1u64..8,
@@ -339,7 +352,7 @@ fn lane_loop_kernels_have_a_lane_by_lane_loop() {
 /// `ret`), so the property above exercises the compiled memory path.
 #[test]
 fn every_menu_entry_compiles() {
-    let body: Vec<(u8, [usize; 5], u8)> = (0..29u8).flat_map(|k| (0..8usize).map(move |j| (k, [j, j + 1, 3 * j + 1, j, j / 2], 2))).collect();
+    let body: Vec<(u8, [usize; 5], u8)> = (0..30u8).flat_map(|k| (0..8usize).map(move |j| (k, [j, j + 1, 3 * j + 1, j, j / 2], 2))).collect();
     let src = kernel(&body, Some((3, 200)));
     let mut dev = Device::new();
     let mut m = dev.load(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
