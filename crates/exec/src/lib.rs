@@ -64,6 +64,7 @@ pub mod tier;
 mod span;
 mod lanes;
 mod prefix;
+pub use prefix::op_registers;
 mod copies;
 mod warp;
 mod barrier;

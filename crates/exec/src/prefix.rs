@@ -194,6 +194,16 @@ fn regs_of(op: &Op, reads: &mut Vec<u32>, writes: &mut Vec<u32>) -> Option<Flow>
     Some(Flow::Next)
 }
 
+/// The registers `op` reads and those it writes in every lane it runs
+/// for, for the instructions [`regs_of`] lists (`None` for the others:
+/// calls, partial writes, ...). A `shfl`'s source counts as read by the
+/// lane (it also reads other lanes' copies).
+pub fn op_registers(op: &Op) -> Option<(Vec<u32>, Vec<u32>)> {
+    let (mut reads, mut writes) = (Vec::new(), Vec::new());
+    regs_of(op, &mut reads, &mut writes)?;
+    Some((reads, writes))
+}
+
 /// `dead[r]`: no path from the entry of `f` reads register `r` before an
 /// unguarded instruction writes it (backward liveness to a fixpoint: `r`
 /// is not live at the entry), and no `shfl` reads it from another lane.

@@ -1357,6 +1357,7 @@ impl Em<'_, '_, '_> {
                 slot: None,
                 shfl: None,
                 narrow_base: narrow_base(addr, self),
+                table: None,
             },
             Op::St { space, size, srcs, addr } => {
                 let (r, imm) = match srcs.first() {
@@ -1364,7 +1365,7 @@ impl Em<'_, '_, '_> {
                     Some(Src::Imm(v)) => (None, *v),
                     _ => unreachable!("the plan compiles stores of registers and immediates"),
                 };
-                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None, slot: None, shfl: None, narrow_base: narrow_base(addr, self) }
+                MemOp { store: true, space: *space, size: *size, signed: false, base: base(addr, self), offset: addr.offset, reg: r, imm, alu: None, slot: None, shfl: None, narrow_base: narrow_base(addr, self), table: None }
             }
             Op::FUn { op, ty, ftz, rnd, d, a, .. } => {
                 let a = match a {
@@ -1373,7 +1374,7 @@ impl Em<'_, '_, '_> {
                     _ => unreachable!("the plan runs float operations of registers and immediates"),
                 };
                 let alu = crate::mem::Alu { op: *op, ty: *ty, ftz: *ftz, rnd: *rnd, a };
-                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu), slot: None, shfl: None, narrow_base: false }
+                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: Some(alu), slot: None, shfl: None, narrow_base: false, table: None }
             }
             Op::Shfl { mode, d, p, a, b, c, .. } => {
                 let opnd = |x: &Src, e: &Self| match x {
@@ -1382,7 +1383,8 @@ impl Em<'_, '_, '_> {
                     _ => unreachable!("the plan compiles shfl of registers and immediates"),
                 };
                 let s = crate::mem::Shfl { mode: *mode, a: opnd(a, self), b: opnd(b, self), c: opnd(c, self), p: p.map(|q| self.preds[&q]), side: self.side.is_some() };
-                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: None, slot: None, shfl: Some(s), narrow_base: false }
+                let table = s.table();
+                MemOp { store: false, space: Space::Global, size: 0, signed: false, base: None, offset: 0, reg: Some(reg(self, *d)), imm: 0, alu: None, slot: None, shfl: Some(s), narrow_base: false, table }
             }
             _ => unreachable!("a planned load, store or helper operation"),
         };

@@ -50,6 +50,8 @@ pub struct MemOp {
     /// The address register is a `Narrow` one (a 32-bit shared-memory
     /// offset), not a `Wide` one.
     pub narrow_base: bool,
+    /// A `shfl` with immediate `b` and `c`: [`Shfl::table`].
+    pub table: Option<([u8; 32], u32)>,
 }
 
 /// `shfl.sync.mode.b32 d[|p], a, b, c` as the helper runs it: each
@@ -67,6 +69,46 @@ pub struct Shfl {
     pub side: bool,
 }
 
+/// Lane `l`'s source lane and whether it is in range, for `b` and `c`
+/// (PTX ISA `shfl.sync`: `b` the lane or offset, `c` the clamp value and
+/// the segment mask; an out-of-range lane reads its own value).
+#[inline(always)]
+fn source(mode: ptxsim_exec::program::ShflMode, l: usize, bv: u32, cv: u32) -> (usize, bool) {
+    use ptxsim_exec::program::ShflMode;
+    let lane_i = l as i64;
+    let bval = (bv & 31) as i64;
+    let cval = (cv & 31) as i64;
+    let seg = ((cv >> 8) & 31) as i64;
+    let max_lane = (lane_i & seg) | (cval & !seg);
+    let min_lane = lane_i & seg;
+    let (j, ok) = match mode {
+        ShflMode::Up => (lane_i - bval, lane_i - bval >= max_lane),
+        ShflMode::Down => (lane_i + bval, lane_i + bval <= max_lane),
+        ShflMode::Bfly => (lane_i ^ bval, (lane_i ^ bval) <= max_lane),
+        ShflMode::Idx => {
+            let j = min_lane | (bval & !seg);
+            (j, j <= max_lane)
+        }
+    };
+    (if ok && (0..32).contains(&j) { j as usize } else { l }, ok)
+}
+
+impl Shfl {
+    /// Each lane's source lane, and the lanes in range, when `b` and `c`
+    /// are immediates (the same for every run).
+    pub fn table(&self) -> Option<([u8; 32], u32)> {
+        let (Err(b), Err(c)) = (self.b, self.c) else { return None };
+        let mut t = [0u8; 32];
+        let mut ok = 0u32;
+        for (l, x) in t.iter_mut().enumerate() {
+            let (j, k) = source(self.mode, l, b as u32, c as u32);
+            *x = j as u8;
+            ok |= (k as u32) << l;
+        }
+        Some((t, ok))
+    }
+}
+
 /// Runs `shfl` `s` on the lanes of `m` over the packed registers, with
 /// the semantics of the interpreter's data path (`datapath/warpops.rs`,
 /// PTX ISA `shfl.sync`): lane `l` reads lane `j` of `a` when `j` is in
@@ -75,7 +117,6 @@ pub struct Shfl {
 /// run's group (`group`) is the whole warp and no side of a divergence is
 /// running: otherwise `false`, handed back untouched.
 pub fn shfl(op: &MemOp, s: &Shfl, buf: &mut [u64], m: u32, group: u32) -> bool {
-    use ptxsim_exec::program::ShflMode;
     if group != u32::MAX || s.side {
         return false;
     }
@@ -84,29 +125,26 @@ pub fn shfl(op: &MemOp, s: &Shfl, buf: &mut [u64], m: u32, group: u32) -> bool {
         Ok(off) => narrow(buf, off),
         Err(v) => [v as u32; 32],
     };
-    let (av, bv, cv) = (opnd(s.a), opnd(s.b), opnd(s.c));
+    let av = opnd(s.a);
     let mut r = [0u32; 32];
-    let mut pv = 0u32;
-    for l in lanes(m) {
-        let lane_i = l as i64;
-        let bval = (bv[l] & 31) as i64;
-        let cval = (cv[l] & 31) as i64;
-        let seg = ((cv[l] >> 8) & 31) as i64;
-        let max_lane = (lane_i & seg) | (cval & !seg);
-        let min_lane = lane_i & seg;
-        let (j, ok) = match s.mode {
-            ShflMode::Up => (lane_i - bval, lane_i - bval >= max_lane),
-            ShflMode::Down => (lane_i + bval, lane_i + bval <= max_lane),
-            ShflMode::Bfly => (lane_i ^ bval, (lane_i ^ bval) <= max_lane),
-            ShflMode::Idx => {
-                let j = min_lane | (bval & !seg);
-                (j, j <= max_lane)
+    let pv = match &op.table {
+        Some((t, ok)) => {
+            for l in lanes(m) {
+                r[l] = av[t[l] as usize & 31];
             }
-        };
-        let j = if ok && (0..32).contains(&j) { j } else { lane_i };
-        r[l] = av[j as usize];
-        pv |= (ok as u32) << l;
-    }
+            *ok
+        }
+        None => {
+            let (bv, cv) = (opnd(s.b), opnd(s.c));
+            let mut pv = 0u32;
+            for l in lanes(m) {
+                let (j, ok) = source(s.mode, l, bv[l], cv[l]);
+                r[l] = av[j];
+                pv |= (ok as u32) << l;
+            }
+            pv
+        }
+    };
     // The result into `d`'s lanes of `m`, two lanes per word.
     let w = doff_lanes as usize / 8;
     let Some(d) = buf.get_mut(w..w + 16) else { return false };

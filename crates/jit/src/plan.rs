@@ -418,8 +418,14 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
         .iter()
         .enumerate()
         .map(|(pc, u)| {
-            let u = u.as_ref().filter(|_| p.ok[pc])?;
             let guarded = f.code[pc].guard.is_some();
+            let Some(u) = u.as_ref().filter(|_| p.ok[pc]) else {
+                // An instruction the interpreter runs: the registers it
+                // reads and writes, where the data path says (else every
+                // register is live before it).
+                let (reads, writes) = ptxsim_exec::op_registers(&f.code[pc].op)?;
+                return Some(crate::live::Effect { reads, kills: if guarded { vec![] } else { writes } });
+            };
             Some(crate::live::Effect {
                 reads: u.regs.iter().filter(|x| !x.2).map(|x| x.0).collect(),
                 kills: if guarded { vec![] } else { u.regs.iter().filter(|x| x.2).map(|x| x.0).collect() },
