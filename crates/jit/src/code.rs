@@ -87,7 +87,7 @@ pub struct CompiledFn {
     sides: Vec<u32>,
     /// Per entry pc: the indices in `layout.regs` of the registers copied
     /// in there (those the code may read before writing them).
-    live_in: std::collections::HashMap<u32, Vec<usize>>,
+    live_in: Vec<Vec<usize>>,
     /// Which registers a thread may still read after each pc: one dead
     /// where the code leaves is not copied back (every path writes it
     /// before it reads it, as with the chunk loops' stores).
@@ -172,11 +172,13 @@ pub fn compile_function_as(f: &Function, q: Quality) -> Result<CompiledFn, Compi
     // default calling convention).
     #[allow(unsafe_code)]
     let entry: Entry = unsafe { std::mem::transmute::<*const u8, Entry>(entry) };
-    let live_in = p
-        .live_in
-        .iter()
-        .map(|(&pc, slots)| (pc, layout.regs.iter().enumerate().filter(|(_, r)| slots.contains(&r.0)).map(|(i, _)| i).collect()))
-        .collect();
+    // (By pc: a lookup per run.)
+    let mut live_in: Vec<Vec<usize>> = vec![Vec::new(); f.code.len()];
+    for (&pc, slots) in &p.live_in {
+        if let Some(v) = live_in.get_mut(pc as usize) {
+            *v = layout.regs.iter().enumerate().filter(|(_, r)| slots.contains(&r.0)).map(|(i, _)| i).collect();
+        }
+    }
     let (mut bit_reg, mut unlived) = (Vec::new(), Vec::new());
     for (i, r) in layout.regs.iter().enumerate() {
         match p.live.as_ref().and_then(|l| l.index(r.0)) {
@@ -297,7 +299,7 @@ impl Compiled for CompiledFn {
                 s.resize(self.layout.words, 0);
             }
             let buf: &mut [u64] = &mut s[..self.layout.words];
-            let live = self.live_in.get(&g.pc).map_or(&[][..], |v| &v[..]);
+            let live = self.live_in.get(g.pc as usize).map_or(&[][..], |v| &v[..]);
             if !pack(&self.layout, live, regs, preds, env, buf) {
                 // A 32-bit register whose slot holds bits above 32 (an
                 // interpreted sign extension to 64 bits): the code keeps
