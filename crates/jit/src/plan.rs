@@ -273,30 +273,7 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             src(&mut u, a, Class::Wide)?;
             u.reg(*d, Class::Wide, true);
         }
-        Op::Ld { space, size, signed, ds, addr: ad } => {
-            mem_space(*space, true)?;
-            let [Some(d)] = ds[..] else {
-                return Err("a vector ld".into());
-            };
-            addr(&mut u, *space, ad.base)?;
-            // An unsigned value of up to 4 bytes is the same zero-extended
-            // in either class; a signed one is sign-extended to 64 bits in
-            // its slot, which only a `Wide` register keeps.
-            let w = if *size == 8 || *signed { Want::Is(Class::Wide) } else { Want::Either };
-            u.regs.push((d, w, true));
-        }
-        Op::St { space, size, srcs, addr: ad } => {
-            mem_space(*space, false)?;
-            let [s0] = &srcs[..] else {
-                return Err("a vector st".into());
-            };
-            addr(&mut u, *space, ad.base)?;
-            match s0 {
-                Src::Reg(r) => u.regs.push((*r, if *size == 8 { Want::Is(Class::Wide) } else { Want::Either }, false)),
-                Src::Imm(_) => {}
-                _ => return Err("st of a special register or frame address".into()),
-            }
-        }
+        Op::Ld { .. } | Op::St { .. } => mem_uses(op, &mut u)?,
         Op::Cvt { dst, src: s, rnd, sat: false, d, a, .. } => {
             let i32ty = |t: &CvtTy| matches!(t, CvtTy::I(ITy { bits: 32, .. }));
             let ok = match (dst, s) {
@@ -311,6 +288,39 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             u.reg(*d, Class::Narrow, true);
         }
         Op::Bra { .. } => {}
+        Op::Shfl { .. } => mem_uses(op, &mut u)?,
+        other => return Err(op_name(other)),
+    }
+    Ok(u)
+}
+
+/// The operands of a load, store or `shfl` the helper runs.
+fn mem_uses(op: &Op, u: &mut Uses) -> Result<(), String> {
+    match op {
+        Op::Ld { space, size, signed, ds, addr: ad } => {
+            mem_space(*space, true)?;
+            let [Some(d)] = ds[..] else {
+                return Err("a vector ld".into());
+            };
+            addr(u, *space, ad.base)?;
+            // An unsigned value of up to 4 bytes is the same zero-extended
+            // in either class; a signed one is sign-extended to 64 bits in
+            // its slot, which only a `Wide` register keeps.
+            let w = if *size == 8 || *signed { Want::Is(Class::Wide) } else { Want::Either };
+            u.regs.push((d, w, true));
+        }
+        Op::St { space, size, srcs, addr: ad } => {
+            mem_space(*space, false)?;
+            let [s0] = &srcs[..] else {
+                return Err("a vector st".into());
+            };
+            addr(u, *space, ad.base)?;
+            match s0 {
+                Src::Reg(r) => u.regs.push((*r, if *size == 8 { Want::Is(Class::Wide) } else { Want::Either }, false)),
+                Src::Imm(_) => {}
+                _ => return Err("st of a special register or frame address".into()),
+            }
+        }
         Op::Shfl { d, p, a, b, c, .. } => {
             // By the helper (`mem::shfl`), with the whole warp in the group.
             for s in [a, b, c] {
@@ -323,9 +333,9 @@ fn uses(op: &Op, have_fma: bool) -> Result<Uses, String> {
             u.reg(*d, Class::Narrow, true);
             u.preds.extend(*p);
         }
-        other => return Err(op_name(other)),
+        _ => return Err(op_name(op)),
     }
-    Ok(u)
+    Ok(())
 }
 
 /// The registers of a unary float operation the helper runs.
