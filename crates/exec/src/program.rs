@@ -678,6 +678,8 @@ impl WmmaFrag {
 #[derive(Clone, Debug, PartialEq)]
 pub struct WmmaMma {
     pub shape: (usize, usize, usize),
+    /// `.satfinite` (the integer forms): the sum clamped to the `.s32` range.
+    pub satfinite: bool,
     pub fa: WmmaFrag,
     pub fb: WmmaFrag,
     pub fc: WmmaFrag,

@@ -96,7 +96,7 @@ pub(crate) fn c_pos(s: MmaShape, g: usize, t: usize, i: usize) -> (usize, usize)
 
 /// An element's value: exact as `f64` for floats (`.tf32` ignores the low
 /// 13 bits of its 32-bit register), as `i64` for integers.
-fn value(ty: MmaTy, bits: u64) -> (f64, i64) {
+pub(super) fn value(ty: MmaTy, bits: u64) -> (f64, i64) {
     match ty {
         MmaTy::F16 => (FTy::F16.to_f64(bits), 0),
         MmaTy::BF16 => (FTy::BF16.to_f64(bits), 0),

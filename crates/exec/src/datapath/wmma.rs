@@ -1,7 +1,9 @@
 //! The warp matrix functions `wmma.load`, `wmma.store` and `wmma.mma`
 //! (PTX ISA 9.7.14.4), which nvcc emits for CUDA's `nvcuda::wmma`
-//! (`mma.h`): f16 and bf16 inputs with f32 or f16 accumulators in the
-//! shapes m16n16k16, m32n8k16 and m8n32k16.
+//! (`mma.h`): f16 and bf16 inputs with f32 or f16 accumulators, and
+//! `.s8`/`.u8` inputs with `.s32` accumulators, in the shapes m16n16k16,
+//! m32n8k16 and m8n32k16; `.tf32` inputs (the low 13 bits of each 32-bit
+//! element ignored) with f32 accumulators in m16n16k8.
 //!
 //! The manual leaves the distribution of a fragment's elements over the
 //! warp's threads unspecified. ptxsim's: a fragment of an `R x C` matrix
@@ -17,7 +19,7 @@
 
 use super::{fetch, Lanes};
 use ptxsim_sem::alu::dot::{self, dot};
-use ptxsim_sem::alu::{FTy, Rounding};
+use ptxsim_sem::alu::Rounding;
 use crate::error::Trap;
 use crate::lanemem::check_align;
 use crate::lanes::store;
@@ -35,15 +37,6 @@ fn bits(ty: MmaTy) -> u32 {
     super::tensor::elem_bits(ty)
 }
 
-/// The value of an element's bits, exact.
-fn value(ty: MmaTy, b: u64) -> f64 {
-    match ty {
-        MmaTy::F16 => FTy::F16.to_f64(b),
-        MmaTy::BF16 => FTy::BF16.to_f64(b),
-        MmaTy::Tf32 => f32::from_bits(b as u32 & !0x1fff) as f64,
-        _ => f32::from_bits(b as u32) as f64,
-    }
-}
 
 /// Each lane's base address of `addr`.
 fn bases(cx: &Lanes<'_>, fr: &Frame, addr: Addr) -> [u64; 32] {
@@ -111,17 +104,18 @@ pub(crate) fn store_d(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, f: &WmmaFrag, 
     Ok(())
 }
 
-/// A fragment operand gathered into a row-major matrix (first slot wins).
-fn gather(cx: &Lanes<'_>, fr: &Frame, f: &WmmaFrag, regs: &[Src]) -> Vec<f64> {
+/// A fragment operand gathered into a row-major matrix (first slot wins),
+/// each element's value exact: a float's, or an integer's.
+fn gather(cx: &Lanes<'_>, fr: &Frame, f: &WmmaFrag, regs: &[Src]) -> Vec<(f64, i64)> {
     let (rows, cols) = f.dims();
     let (b, per) = (bits(f.ty), super::tensor::per_reg(f.ty));
     let per_thread = regs.len() * per;
     let mask = (1u64 << b) - 1;
     let vals: Vec<[u64; 32]> = regs.iter().map(|s| super::src_lanes(cx, &fr.regs, s)).collect();
-    let mut out = vec![0.0; rows * cols];
+    let mut out = vec![(0.0, 0); rows * cols];
     for s in 0..(rows * cols).min(32 * per_thread) {
         let (l, e) = (s / per_thread, s % per_thread);
-        out[s] = value(f.ty, (vals[e / per][l] >> ((e % per) as u32 * b)) & mask);
+        out[s] = super::tensor::value(f.ty, (vals[e / per][l] >> ((e % per) as u32 * b)) & mask);
     }
     out
 }
@@ -136,10 +130,19 @@ pub(crate) fn mma(cx: &mut Lanes<'_>, fr: &mut Frame, m: u32, x: &WmmaMma) -> Re
     let b = gather(cx, fr, &x.fb, &x.b);
     let c = gather(cx, fr, &x.fc, &x.c);
     let fmt = if x.fd.ty == MmaTy::F16 { dot::F16 } else { dot::F32 };
-    let d: Vec<u64> = (0..mm * nn).map(|i| {
-        let (r, col) = (i / nn, i % nn);
-        dot(fmt, Rounding::Rn, (0..kk).map(|k| (a[r * kk + k], b[k * nn + col])), c[i])
-    }).collect();
+    let d: Vec<u64> = (0..mm * nn)
+        .map(|i| {
+            let (r, col) = (i / nn, i % nn);
+            let pairs = (0..kk).map(|k| (a[r * kk + k], b[k * nn + col]));
+            if x.fd.ty == MmaTy::S32 {
+                // Exact products and sum, wrapped to 32 bits (clamped with
+                // `.satfinite`), as `mma.sync` does.
+                dot::dot_int(pairs.map(|(p, q)| (p.1, q.1)), c[i].1 as i32, x.satfinite) as u64
+            } else {
+                dot(fmt, Rounding::Rn, pairs.map(|(p, q)| (p.0, q.0)), c[i].0)
+            }
+        })
+        .collect();
     let (bd, per) = (bits(x.fd.ty), super::tensor::per_reg(x.fd.ty));
     let per_thread = x.d.len() * per;
     let mut out = vec![[0u64; 32]; x.d.len()];

@@ -54,6 +54,7 @@ mod isa_scalar;
 mod isa_tf32;
 mod isa_video;
 mod isa_video_scalar;
+mod isa_wmma_int_tf32;
 mod its_converge;
 mod label_scope;
 mod layers;

@@ -1,9 +1,11 @@
 //! Decoding the typed row `wmma` from its [`Insn`] ([`WmmaForm`]):
 //! `wmma.load`, `wmma.store` and `wmma.mma` (semantics and the fragment
-//! distribution in `datapath/wmma.rs`): f16 and bf16 inputs, f32 and f16
-//! accumulators, shapes m16n16k16, m32n8k16, m8n32k16. The other forms the
-//! manual has (`.tf32`, `.f64`, the integer and sub-byte ones, `.satfinite`,
-//! `.rnd`, the `.b1` operations) are refused by name; a form the manual
+//! distribution in `datapath/wmma.rs`): f16 and bf16 inputs with f32 and
+//! f16 accumulators, and `.s8`/`.u8` inputs with `.s32` accumulators
+//! (`.satfinite` too), in shapes m16n16k16, m32n8k16, m8n32k16; `.tf32`
+//! inputs with f32 accumulators in m16n16k8. The other forms the manual
+//! has (`.f64`, the sub-byte ones, `.rnd`, the `.b1` operations) are
+//! refused by name; a form the manual
 //! does not have (`WmmaForm::misfit`) is refused with its reason.
 
 use super::{DecodeError, FuncDecoder, ImmKind};
@@ -20,6 +22,10 @@ fn mma_ty(t: WmmaElem) -> Option<MmaTy> {
         WmmaElem::Ty(ScalarType::F16) => MmaTy::F16,
         WmmaElem::Ty(ScalarType::Bf16) => MmaTy::BF16,
         WmmaElem::Ty(ScalarType::F32) => MmaTy::F32,
+        WmmaElem::Ty(ScalarType::S8) => MmaTy::S8,
+        WmmaElem::Ty(ScalarType::U8) => MmaTy::U8,
+        WmmaElem::Ty(ScalarType::S32) => MmaTy::S32,
+        WmmaElem::Ty(ScalarType::Tf32) => MmaTy::Tf32,
         _ => return None,
     })
 }
@@ -27,7 +33,7 @@ fn mma_ty(t: WmmaElem) -> Option<MmaTy> {
 /// The shapes the engine runs.
 fn shape_of(f: &WmmaForm) -> Option<(usize, usize, usize)> {
     match f.mnk()? {
-        s @ ((16, 16, 16) | (32, 8, 16) | (8, 32, 16)) => Some((s.0 as usize, s.1 as usize, s.2 as usize)),
+        s @ ((16, 16, 16) | (32, 8, 16) | (8, 32, 16) | (16, 16, 8)) => Some((s.0 as usize, s.1 as usize, s.2 as usize)),
         _ => None,
     }
 }
@@ -56,7 +62,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             return Err(DecodeError::Operand(format!("`{full}`: {}", m.why)));
         }
         let shape = shape_of(&f).ok_or_else(unsupported)?;
-        if f.rnd.is_some() || f.satfinite || f.bitop.is_some() || f.popc {
+        // (`.satfinite` belongs to the integer `mma`: the manual's rows,
+        // which `misfit` checks, allow it nowhere else.)
+        if f.rnd.is_some() || f.bitop.is_some() || f.popc {
             return Err(unsupported());
         }
         match f.op {
@@ -115,7 +123,13 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
                         return Err(format!("`{full}` needs {want} registers for its {} fragment, not {n}", frag.which as char).into());
                     }
                 }
-                Ok(Op::WmmaMma(Box::new(WmmaMma { shape, fa, fb, fc, fd, d, a, b, c })))
+                // Integer inputs go with an integer accumulator, float
+                // ones with a float accumulator (the manual's rows).
+                let int = |t: MmaTy| matches!(t, MmaTy::S8 | MmaTy::U8 | MmaTy::S32);
+                if int(aty) != int(dty) || int(aty) != int(cty) || (f.satfinite && !int(dty)) {
+                    return Err(unsupported());
+                }
+                Ok(Op::WmmaMma(Box::new(WmmaMma { shape, satfinite: f.satfinite, fa, fb, fc, fd, d, a, b, c })))
             }
         }
     }
