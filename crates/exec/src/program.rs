@@ -515,6 +515,7 @@ pub enum MmaShape {
     M16N8K4,
     M16N8K32,
     M8N8K4,
+    M8N8K16,
 }
 
 impl MmaShape {
@@ -526,6 +527,7 @@ impl MmaShape {
             MmaShape::M16N8K4 => (16, 8, 4),
             MmaShape::M16N8K32 => (16, 8, 32),
             MmaShape::M8N8K4 => (8, 8, 4),
+            MmaShape::M8N8K16 => (8, 8, 16),
         }
     }
 }

@@ -106,6 +106,7 @@ pub enum Feature {
     Stmatrix,
     Movmatrix,
     MmaM16N8K8,
+    MmaM8N8K16,
     MmaSm80,
     MmaFp8,
     /// `wmma` (`.sync.aligned`), and its integer, sub-byte, `.and.popc`
@@ -268,6 +269,7 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::Stmatrix, name: "stmatrix", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.14.5.16 stmatrix: introduced in 7.8, requires sm_90" },
     Gate { feature: Feature::Movmatrix, name: "movmatrix", min_version: v(7, 8), min_sm: 75, source: "PTX ISA 9.7.14.5.17 movmatrix: introduced in 7.8, requires sm_75" },
     Gate { feature: Feature::MmaM16N8K8, name: "mma .m16n8k8 on .f16", min_version: v(6, 5), min_sm: 75, source: "PTX ISA 9.7.14.5.14 mma: .m16n8k8 introduced in 6.5, requires sm_75" },
+    Gate { feature: Feature::MmaM8N8K16, name: "mma .m8n8k16 on .s8/.u8", min_version: v(6, 5), min_sm: 75, source: "PTX ISA 9.7.14.5.14 mma: .m8n8k16 introduced in 6.5, requires sm_75" },
     Gate { feature: Feature::MmaSm80, name: "mma .m16n8k16/.m16n8k32/.m16n8k4/.m8n8k4.f64, .bf16, .tf32", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.14.5.14 mma: these shapes and types were introduced in 7.0, require sm_80" },
     Gate { feature: Feature::MmaFp8, name: "mma with FP8 floating point type", min_version: v(8, 4), min_sm: 89, source: "PTX ISA 9.7.14.5.14 mma: .e4m3/.e5m2 introduced in 8.4, require sm_89 (ptxas 12.9: 'mma with FP8 floating point type')" },
     Gate { feature: Feature::Mbarrier, name: "mbarrier", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.13.15 mbarrier: introduced in 7.0, requires sm_80" },

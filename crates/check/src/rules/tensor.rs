@@ -223,7 +223,7 @@ struct MmaForm {
 /// (M, N, K) of an `mma` shape the rule knows.
 fn mma_shape(s: MatShape) -> Option<(usize, usize, usize)> {
     let mnk = (s.m as usize, s.n as usize, s.k? as usize);
-    matches!(mnk, (16, 8, 16) | (16, 8, 8) | (16, 8, 4) | (16, 8, 32) | (8, 8, 4)).then_some(mnk)
+    matches!(mnk, (16, 8, 16) | (16, 8, 8) | (16, 8, 4) | (16, 8, 32) | (8, 8, 4) | (8, 8, 16)).then_some(mnk)
 }
 
 fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
@@ -231,7 +231,7 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
     let Some(shape) = f.shape else { return err(cx, head(i), format!("`{}` needs a shape", opname(i)), "missing shape") };
     let sspan = span_of(i, &shape.to_string());
     let Some((m, n, k)) = mma_shape(shape) else {
-        return err(cx, sspan, format!("`{shape}` is not a shape of `mma` that ptxsim knows (m16n8k4/k8/k16/k32 and m8n8k4)"), "illegal or unknown modifier");
+        return err(cx, sspan, format!("`{shape}` is not a shape of `mma` that ptxsim knows (m16n8k4/k8/k16/k32, m8n8k4 and m8n8k16)"), "illegal or unknown modifier");
     };
     match f.layout {
         [Some(MmaLayout::Row), Some(MmaLayout::Col)] => {}
@@ -246,7 +246,7 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
         (Bf16, Bf16) | (Tf32, Tf32) if !matches!((m, n, k), (16, 8, 16) | (16, 8, 8) | (16, 8, 4)) => false,
         (Bf16, Bf16) => k != 4 && dt == F32 && ct == F32,
         (Tf32, Tf32) => k != 16 && dt == F32 && ct == F32,
-        (a, b) if int(a) && int(b) => matches!((m, n, k), (16, 8, 16) | (16, 8, 32)) && dt == S32 && ct == S32,
+        (a, b) if int(a) && int(b) => matches!((m, n, k), (16, 8, 16) | (16, 8, 32) | (8, 8, 16)) && dt == S32 && ct == S32,
         (F64, F64) => (m, n, k) == (8, 8, 4) && dt == F64 && ct == F64,
         (E4m3 | E5m2, E4m3 | E5m2) => (m, n, k) == (16, 8, 32) && dt == F32 && ct == F32,
         _ => false,
@@ -264,6 +264,8 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
     cx.require(
         if k == 8 && at == F16 {
             Feature::MmaM16N8K8
+        } else if (m, n, k) == (8, 8, 16) {
+            Feature::MmaM8N8K16
         } else if matches!(at, E4m3 | E5m2) {
             Feature::MmaFp8
         } else {

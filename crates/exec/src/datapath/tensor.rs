@@ -70,6 +70,7 @@ pub(crate) fn a_pos(s: MmaShape, ty: MmaTy, g: usize, t: usize, i: usize) -> (us
         (MmaShape::M16N8K32, _) => (g + 8 * ((i >> 2) & 1), 4 * t + (i & 3) + 16 * (i >> 3)),
         (MmaShape::M16N8K16, _) => (g + 8 * (i >> 2), 4 * t + (i & 3)),
         (MmaShape::M8N8K4, _) => (g, t),
+        (MmaShape::M8N8K16, _) => (g, 4 * t + i),
     }
 }
 
@@ -83,13 +84,14 @@ pub(crate) fn b_pos(s: MmaShape, ty: MmaTy, g: usize, t: usize, i: usize) -> (us
         (MmaShape::M16N8K32, _) => (4 * t + (i & 3) + 16 * (i >> 2), g),
         (MmaShape::M16N8K16, _) => (4 * t + i, g),
         (MmaShape::M8N8K4, _) => (t, g),
+        (MmaShape::M8N8K16, _) => (4 * t + i, g),
     }
 }
 
 /// Row and column of element `i` of lane `(g, t)`'s fragment of C or D (M x N).
 pub(crate) fn c_pos(s: MmaShape, g: usize, t: usize, i: usize) -> (usize, usize) {
     match s {
-        MmaShape::M8N8K4 => (g, 2 * t + i),
+        MmaShape::M8N8K4 | MmaShape::M8N8K16 => (g, 2 * t + i),
         _ => (g + 8 * (i >> 1), 2 * t + (i & 1)),
     }
 }

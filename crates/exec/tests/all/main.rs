@@ -43,6 +43,7 @@ mod hopper;
 mod isa_bits;
 mod isa_fma_relu;
 mod isa_half_warp;
+mod isa_mma_m8n8k16;
 mod isa_modifiers;
 mod isa_halfcmp;
 mod isa_packed16;

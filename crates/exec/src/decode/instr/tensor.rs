@@ -63,6 +63,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             Some((16, 8, Some(4))) => MmaShape::M16N8K4,
             Some((16, 8, Some(32))) => MmaShape::M16N8K32,
             Some((8, 8, Some(4))) => MmaShape::M8N8K4,
+            Some((8, 8, Some(16))) => MmaShape::M8N8K16,
             _ => return Err(unsupported(i)),
         };
         let rnd = rnd.map(|r| match r {
@@ -119,8 +120,8 @@ fn mma_ty(t: ScalarType) -> Option<MmaTy> {
 
 /// Whether the engine runs `mma` of this shape and types: f16 (f16 or f32
 /// accumulators, D of C's type, as ptxas 12.9 requires) in m16n8k16 and m16n8k8, bf16 (f32) in m16n8k16 and
-/// m16n8k8, tf32 (f32) in m16n8k8 and m16n8k4, s8/u8 (s32) in m16n8k32
-/// and m16n8k16, f64 in m8n8k4.
+/// m16n8k8, tf32 (f32) in m16n8k8 and m16n8k4, s8/u8 (s32) in m16n8k32,
+/// m16n8k16 and m8n8k16, f64 in m8n8k4.
 pub(crate) fn mma_form(shape: MmaShape, d: MmaTy, a: MmaTy, b: MmaTy, c: MmaTy) -> bool {
     use MmaShape::*;
     use MmaTy::*;
@@ -129,7 +130,7 @@ pub(crate) fn mma_form(shape: MmaShape, d: MmaTy, a: MmaTy, b: MmaTy, c: MmaTy) 
         (F16, F16) => matches!(shape, M16N8K16 | M16N8K8) && acc_f(d) && c == d,
         (BF16, BF16) => matches!(shape, M16N8K16 | M16N8K8) && d == F32 && c == F32,
         (Tf32, Tf32) => matches!(shape, M16N8K8 | M16N8K4) && d == F32 && c == F32,
-        (S8 | U8, S8 | U8) => matches!(shape, M16N8K32 | M16N8K16) && d == S32 && c == S32,
+        (S8 | U8, S8 | U8) => matches!(shape, M16N8K32 | M16N8K16 | M8N8K16) && d == S32 && c == S32,
         (F64, F64) => shape == M8N8K4 && d == F64 && c == F64,
         // sm_89's 8-bit floats (PTX ISA 8.4): m16n8k32 into f32.
         (E4m3 | E5m2, E4m3 | E5m2) => shape == M16N8K32 && d == F32 && c == F32,
