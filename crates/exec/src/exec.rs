@@ -226,6 +226,7 @@ fn group_body<'p>(ctx: &Ctx<'p>, t: &mut Turn<'_, '_>, at: &mut At) -> Result<Ev
                     mem_ready: cx.copies.idle(),
                     stores: &mut *cx.stores,
                     shared: &mut *cx.mem.shared,
+                    consts: cx.mem.consts,
                 };
                 j.run(&mut fr.regs, &mut fr.preds, &mut g, &mut env);
                 (lpc, left, handed) = (g.pc, g.left, g.pc);

@@ -71,6 +71,8 @@ pub struct Env<'a> {
     pub stores: &'a mut u64,
     /// The CTA's shared memory (`ld.shared`/`st.shared` at offsets inside it).
     pub shared: &'a mut [u8],
+    /// The module's constant bank (`ld.const` at offsets inside it).
+    pub consts: &'a [u8],
 }
 
 /// The state of a group that compiled code runs and updates.

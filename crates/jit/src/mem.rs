@@ -304,6 +304,9 @@ pub fn exec(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
     if matches!(op.space, Space::Shared | Space::SharedCta) {
         return shared(op, buf, env, m);
     }
+    if op.space == Space::Const && !op.store {
+        return constant(op, buf, env, m);
+    }
     if m == u32::MAX && op.size == 4 && op.space != Space::KernelParam {
         if let Some(done) = dense_fast(op, buf, env) {
             if done {
@@ -396,6 +399,35 @@ fn shared(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
             v = ptxsim_sem::alu::sext(v, op.size * 8) as u64;
         }
         set_lane(buf, class, off, l, v);
+    }
+    set32(buf, doff as usize, get32(buf, doff as usize) | m);
+    true
+}
+
+/// A load of the module's constant bank (`.const`, an offset into it;
+/// the data path's `Place::Const`): every lane's address naturally aligned
+/// and its bytes inside the bank, or handed back untouched (the
+/// interpreter traps); the value sign-extended when the load is signed.
+fn constant(op: &MemOp, buf: &mut [u64], env: &mut Env<'_>, m: u32) -> bool {
+    let sz = op.size as u64;
+    let base = match op.base {
+        Some(off) => wide(buf, off),
+        None => [0u64; 32],
+    };
+    let mut r = [0u64; 32];
+    for l in lanes(m) {
+        let a = base[l].wrapping_add(op.offset as u64);
+        if a & (sz - 1) != 0 {
+            return false;
+        }
+        match read_le(env.consts, a, op.size) {
+            Some(v) => r[l] = if op.signed && op.size < 8 { ptxsim_sem::alu::sext(v, op.size * 8) as u64 } else { v },
+            None => return false,
+        }
+    }
+    let Some((class, off, doff)) = op.reg else { return true };
+    for l in lanes(m) {
+        set_lane(buf, class, off, l, r[l]);
     }
     set32(buf, doff as usize, get32(buf, doff as usize) | m);
     true

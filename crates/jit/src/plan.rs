@@ -140,11 +140,11 @@ fn addr(u: &mut Uses, space: Space, base: AddrBase) -> Result<(), String> {
 
 /// Whether the tier compiles a load or store in `space` (the global
 /// memory, generic addresses, the CTA's shared memory, the kernel's
-/// parameters for loads).
+/// parameters and the constant bank for loads).
 fn mem_space(space: Space, load: bool) -> Result<(), String> {
     match space {
         Space::Global | Space::Generic | Space::Shared | Space::SharedCta => Ok(()),
-        Space::KernelParam if load => Ok(()),
+        Space::KernelParam | Space::Const if load => Ok(()),
         s => Err(format!("{} in the {s:?} space", if load { "loads" } else { "stores" })),
     }
 }
@@ -655,7 +655,7 @@ fn entries(f: &Function, p: &mut Plan) {
         // the helper runs without looking for an allocation.)
         let cheap = |op: &Op| match op {
             Op::Ld { space: Space::KernelParam, addr, .. } => matches!(addr.base, AddrBase::None),
-            Op::Ld { space: Space::Shared | Space::SharedCta, .. } | Op::St { space: Space::Shared | Space::SharedCta, .. } => true,
+            Op::Ld { space: Space::Shared | Space::SharedCta | Space::Const, .. } | Op::St { space: Space::Shared | Space::SharedCta, .. } => true,
             _ => crate::emit::inline_mem(op, p),
         };
         let mem = (s..data_end as usize).any(|q| matches!(f.code[q].op, Op::Ld { .. } | Op::St { .. }) && !cheap(&f.code[q].op));

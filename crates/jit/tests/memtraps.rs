@@ -3,7 +3,8 @@
 //! and stores is made out of bounds, misaligned, out of bounds only after a
 //! few iterations, or pointed into the shared window (and one lane of a
 //! loop of shared loads and stores misaligned or past the CTA's shared
-//! memory); with the tier forced
+//! memory, and one lane of a loop of `ld.const` misaligned or past the
+//! constant bank); with the tier forced
 //! on and off, in both scheduling modes, the launch gives the same error
 //! (kind, message, line, CTA, warp, lane), the same buffer afterwards (the
 //! lanes a trapping store wrote before its bad lane included) and, at
@@ -345,6 +346,89 @@ fn bad_shared_accesses_trap_the_same_with_tier_on_and_off() {
                 }
             }
             for fuel in [1_000_000, 5, 17, 40, 77] {
+                let off = run(sched, Mode::Off, bad, delta, fuel);
+                assert_eq!(off, run(sched, Mode::On, bad, delta, fuel), "{sched:?} lane {bad} delta {delta} fuel {fuel}");
+            }
+        }
+    }
+}
+
+/// The constant bank: lane `bad` moves its address by `delta` before a
+/// compiled loop of `ld.const`.
+const CONST_KERNEL: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+.const .align 4 .b32 tab[8] = {3, 1, 4, 1, 5, 9, 2, 6};
+.visible .entry c(.param .u64 buf, .param .u32 bad, .param .u32 delta)
+{
+    .reg .pred %p<3>;
+    .reg .b32 %r<12>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [buf];
+    ld.param.u32 %r1, [bad];
+    ld.param.u32 %r2, [delta];
+    mov.u32 %r3, %tid.x;
+    and.b32 %r4, %r3, 7;
+    mov.u64 %rd2, tab;
+    mul.wide.u32 %rd3, %r4, 4;
+    add.s64 %rd2, %rd2, %rd3;
+    setp.eq.u32 %p1, %r3, %r1;
+    selp.b32 %r5, %r2, 0, %p1;
+    cvt.u64.u32 %rd4, %r5;
+    add.s64 %rd2, %rd2, %rd4;
+    mov.u32 %r7, 0;
+    mov.u32 %r8, 0;
+$L_loop:
+    ld.const.u32 %r9, [%rd2];
+    add.u32 %r8, %r8, %r9;
+    add.u32 %r7, %r7, 1;
+    setp.lt.u32 %p2, %r7, 10;
+    @%p2 bra $L_loop;
+    mul.wide.u32 %rd5, %r3, 4;
+    add.s64 %rd1, %rd1, %rd5;
+    st.global.u32 [%rd1], %r8;
+    ret;
+}
+"#;
+
+/// Bad constant-bank addresses in one lane of a compiled loop of
+/// `ld.const` trap as interpreted (misaligned, past the bank), and good
+/// ones give each lane ten times its table entry, in both scheduling
+/// modes and at every fuel budget tried.
+#[test]
+fn bad_constant_loads_trap_the_same_with_tier_on_and_off() {
+    let run = |sched: Scheduling, mode: Mode, bad: u32, delta: u32, fuel: u64| {
+        let mut dev = Device::new();
+        let mut m = dev.load(CONST_KERNEL).unwrap();
+        attach(&mut m, mode);
+        let buf = dev.alloc(128).unwrap();
+        let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
+        cfg.scheduling = sched;
+        cfg.fuel = fuel;
+        cfg.threads = Some(1);
+        let r = dev
+            .launch(&m, "c", &cfg, &[KernelArg::U64(buf), KernelArg::U32(bad), KernelArg::U32(delta)])
+            .map(|s| s.warp_instructions)
+            .map_err(|e| format!("{:?} {:?} line {:?} lane {:?}", e.kind, e.message, e.line, e.lane));
+        (r, dev.read(buf, 128).unwrap())
+    };
+    let tab = [3u32, 1, 4, 1, 5, 9, 2, 6];
+    for (bad, delta, want) in [(40, 0, None), (6, 2, Some(("Misaligned", 6))), (17, 1 << 20, Some(("OutOfBounds", 17)))] {
+        for sched in [Scheduling::Stack, Scheduling::Its] {
+            let (a, ba) = run(sched, Mode::Off, bad, delta, 1_000_000);
+            match want {
+                None => {
+                    assert_eq!(a.as_ref().map(|_| ()), Ok(()), "{sched:?}");
+                    let sums: Vec<u8> = (0..32).flat_map(|l| (10 * tab[l % 8]).to_le_bytes()).collect();
+                    assert_eq!(ba, sums, "{sched:?}");
+                }
+                Some((kind, lane)) => {
+                    let e = a.as_ref().expect_err("a trap");
+                    assert!(e.starts_with(kind) && e.ends_with(&format!("lane Some({lane})")), "{sched:?}: {e}");
+                }
+            }
+            for fuel in [1_000_000, 5, 19, 44] {
                 let off = run(sched, Mode::Off, bad, delta, fuel);
                 assert_eq!(off, run(sched, Mode::On, bad, delta, fuel), "{sched:?} lane {bad} delta {delta} fuel {fuel}");
             }

@@ -9,7 +9,7 @@
 //! 8 bytes, signed and unsigned: from the thread's input, into its own
 //! scratch words and from its neighbour's, which lanes of the same warp
 //! store; shared-memory loads and stores at 32- and 64-bit offsets, the
-//! thread's own and its neighbour's), on inputs full of NaNs, infinities, subnormals and signed zeros,
+//! thread's own and its neighbour's; constant-bank loads), on inputs full of NaNs, infinities, subnormals and signed zeros,
 //! give the same buffers, statistics and fuel-exhaustion point with the
 //! tier forced on as interpreted, in both scheduling modes.
 
@@ -41,7 +41,7 @@ fn insn(k: u8, o: [usize; 5]) -> String {
     let ftz = ["", ".ftz"][o[4] % 2];
     let sat = ["", ".sat"][(o[4] / 2) % 2];
     let rb = if o[3] % 3 == 0 { format!("{}", o[2] as u32 as i32 % 1000 - 500) } else { r(o[2]) };
-    match k % 30 {
+    match k % 31 {
         0 => format!("{}.{ity} {}, {}, {rb};", ["add", "sub", "mul.lo", "min", "max"][o[3] % 5], r(o[0]), r(o[1])),
         1 => format!("{}.b32 {}, {}, {rb};", ["and", "or", "xor"][o[3] % 3], r(o[0]), r(o[1])),
         2 => format!("{}.{} {}, {}, {};", ["shl", "shr", "shr"][o[3] % 3], ["b32", "u32", "s32"][o[3] % 3], r(o[0]), r(o[1]), o[2] % 40),
@@ -135,6 +135,14 @@ fn insn(k: u8, o: [usize; 5]) -> String {
             4 => format!("ld.shared.s16 {}, [%s1+{}];", rd(o[0]), 2 * (o[2] % 8)),
             _ => format!("ld.shared.f32 {}, [%a5+{}];", f(o[0]), 4 * (o[2] % 4)),
         },
+        // The constant bank: fixed addresses, and a per-lane one (%a6:
+        // ctab + 4 * (tid % 8)).
+        29 => match o[3] % 4 {
+            0 => format!("ld.const.u32 {}, [ctab+{}];", r(o[0]), 4 * (o[2] % 64)),
+            1 => format!("ld.const.u32 {}, [%a6+{}];", r(o[0]), 4 * (o[2] % 8)),
+            2 => format!("ld.const.f32 {}, [%a6+{}];", f(o[0]), 4 * (o[2] % 8)),
+            _ => format!("ld.const.s16 {}, [%a6+{}];", rd(o[0]), 2 * (o[2] % 16)),
+        },
         _ => match o[3] % 8 {
             0 => format!("mov.u32 {}, %tid.x;", r(o[0])),
             1 => format!("mov.u32 {}, %ntid.x;", r(o[0])),
@@ -187,12 +195,13 @@ fn kernel(body: &[(u8, [usize; 5], u8)], lp: Option<(usize, usize)>) -> String {
 /// thread), the output and scratch addresses.
 fn prologue() -> String {
     let mut s = String::from(
-        ".version 7.0\n.target sm_70\n.address_size 64\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\
-         .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<4>;\n.reg .b32 %t<4>;\n.reg .b64 %a<6>;\n.reg .pred %q;\n.reg .b32 %s<3>;\n.shared .align 16 .b8 sh[1024];\n\
+        ".version 7.0\n.target sm_70\n.address_size 64\n.const .align 8 .b32 ctab[64] = {0, 2654435761, 1013904226, 3668339987, 2027808452, 387276917, 3041712678, 1401181143, 4055616904, 2415085369, 774553834, 3428989595, 1788458060, 147926525, 2802362286, 1161830751, 3816266512, 2175734977, 535203442, 3189639203, 1549107668, 4203543429, 2563011894, 922480359, 3576916120, 1936384585, 295853050, 2950288811, 1309757276, 3964193037, 2323661502, 683129967, 3337565728, 1697034193, 56502658, 2710938419, 1070406884, 3724842645, 2084311110, 443779575, 3098215336, 1457683801, 4112119562, 2471588027, 831056492, 3485492253, 1844960718, 204429183, 2858864944, 1218333409, 3872769170, 2232237635, 591706100, 3246141861, 1605610326, 4260046087, 2619514552, 978983017, 3633418778, 1992887243, 352355708, 3006791469, 1366259934, 4020695695};\n.visible .entry k(.param .u64 pin, .param .u64 pout)\n{\n\
+         .reg .pred %p<4>;\n.reg .b32 %r<8>;\n.reg .f32 %f<8>;\n.reg .b64 %rd<4>;\n.reg .b32 %t<4>;\n.reg .b64 %a<8>;\n.reg .pred %q;\n.reg .b32 %s<3>;\n.shared .align 16 .b8 sh[1024];\n\
          ld.param.u64 %a0, [pin];\nld.param.u64 %a1, [pout];\nmov.u32 %t0, %tid.x;\nmul.wide.u32 %a2, %t0, 128;\nadd.s64 %a0, %a0, %a2;\n\
          add.u32 %t3, %t0, 1;\nmov.u32 %t2, %ntid.x;\nrem.u32 %t3, %t3, %t2;\nmul.wide.u32 %a4, %t3, 128;\nadd.s64 %a4, %a1, %a4;\nadd.s64 %a4, %a4, 112;\n\
          add.s64 %a1, %a1, %a2;\nadd.s64 %a3, %a1, 112;\n\
          mov.u32 %s0, sh;\nmad.lo.u32 %s1, %t0, 16, %s0;\nmad.lo.u32 %s2, %t3, 16, %s0;\ncvt.u64.u32 %a5, %s1;\n\
+         mov.u64 %a6, ctab;\nand.b32 %t1, %t0, 7;\nmul.wide.u32 %a7, %t1, 4;\nadd.s64 %a6, %a6, %a7;\n\
          st.shared.u32 [%s1], %t0;\nst.shared.u32 [%s1+4], %t3;\nst.shared.u32 [%s1+8], %t0;\nst.shared.u32 [%s1+12], %t3;\n",
     );
     for i in 0..NR {
@@ -276,7 +285,7 @@ proptest! {
     #![proptest_config(ProptestConfig { cases: 160, ..ProptestConfig::default() })]
     #[test]
     fn random_kernels_same_with_tier_on_and_off(
-        body in prop::collection::vec((0u8..30, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64], 0u8..40), 1..40),
+        body in prop::collection::vec((0u8..31, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64], 0u8..40), 1..40),
         lp in prop::option::of((0usize..40, 0usize..40)),
         words in prop::collection::vec(word(), 32 * 40),
         fuel_frac in 1u64..8,
@@ -352,7 +361,7 @@ fn lane_loop_kernels_have_a_lane_by_lane_loop() {
 /// `ret`), so the property above exercises the compiled memory path.
 #[test]
 fn every_menu_entry_compiles() {
-    let body: Vec<(u8, [usize; 5], u8)> = (0..30u8).flat_map(|k| (0..8usize).map(move |j| (k, [j, j + 1, 3 * j + 1, j, j / 2], 2))).collect();
+    let body: Vec<(u8, [usize; 5], u8)> = (0..31u8).flat_map(|k| (0..8usize).map(move |j| (k, [j, j + 1, 3 * j + 1, j, j / 2], 2))).collect();
     let src = kernel(&body, Some((3, 200)));
     let mut dev = Device::new();
     let mut m = dev.load(&src).unwrap_or_else(|e| panic!("{e}\n{src}"));
