@@ -300,21 +300,24 @@ impl Compiled for CompiledFn {
             }
             let buf: &mut [u64] = &mut s[..self.layout.words];
             let live = self.live_in.get(g.pc as usize).map_or(&[][..], |v| &v[..]);
+            // The allocation caches hold what this code learnt of this
+            // global memory's allocations, or nothing. Every compiled
+            // function on the thread shares the buffer, so who used it
+            // last is kept beside it (`CACHE_OWNER`), never in it (another
+            // function's registers could spell any tag). Checked before the
+            // copy in, which writes over other code's caches.
+            let mc = self.layout.mcache as usize / 8;
+            let generation = env.global.generation();
+            if CACHE_OWNER.get() != (self.id, generation) {
+                CACHE_OWNER.set((self.id, generation));
+                buf[mc..].fill(0);
+            }
             if !pack(&self.layout, live, regs, preds, env, buf) {
                 // A 32-bit register whose slot holds bits above 32 (an
                 // interpreted sign extension to 64 bits): the code keeps
                 // 32 bits, while the interpreter's moves and addresses
                 // keep the whole slot, so the interpreter runs on.
                 return;
-            }
-            // The allocation caches hold what this code learnt of this
-            // global memory's allocations, or nothing.
-            let mc = self.layout.mcache as usize / 8;
-            let generation = env.global.generation();
-            if buf[mc] != self.id || buf[mc + 1] != generation {
-                buf[mc] = self.id;
-                buf[mc + 1] = generation;
-                buf[mc + 2..].fill(0);
             }
             let (kp, kp_len, mem_ready) = (env.kparams.as_ptr() as u64, env.kparams.len() as u64, env.mem_ready as u32);
             for i in 0..self.sides.len() {
@@ -546,6 +549,10 @@ const MIN_AVG_RUN: u64 = 12;
 thread_local! {
     /// The packed registers of the code running on this thread.
     static SCRATCH: RefCell<Vec<u64>> = const { RefCell::new(Vec::new()) };
+    /// The code that ran last in `SCRATCH` (its id) and the generation of
+    /// the global memory it ran with: its allocation caches there are
+    /// valid only for that pair (`Layout::mcache`).
+    static CACHE_OWNER: std::cell::Cell<(u64, u64)> = const { std::cell::Cell::new((0, 0)) };
 }
 
 /// The u32 at byte `off` of `buf`.

@@ -133,11 +133,11 @@ pub struct Layout {
     /// ([`Plan::sides`]): the times it diverged.
     pub divs: u32,
     /// Offset of the allocation caches of the dense loads and stores
-    /// ([`Layout::slots`]): two words naming what they hold (the code's
-    /// id and the global memory's generation, `code.rs` checks them at
-    /// entry), then per slot three words: the low address, the count of
-    /// valid first-lane addresses, and the host address minus the device
-    /// one. Unlike the rest of the layout they outlive a run.
+    /// ([`Layout::slots`]): two spare words, then per slot three words:
+    /// the low address, the count of valid first-lane addresses, and the
+    /// host address minus the device one. Unlike the rest of the layout
+    /// they outlive a run, while the same code runs next on the thread
+    /// with the same global memory (`code.rs`'s `CACHE_OWNER`).
     pub mcache: u32,
     /// A load or store that may run inline, pc → byte offset of its slot.
     pub slots: HashMap<u32, u32>,

@@ -442,7 +442,14 @@ pub fn plan(f: &Function, have_fma: bool) -> Plan {
             })
         })
         .collect();
-    let regs: Vec<u32> = p.regs.keys().copied().collect();
+    // A register `shfl` reads from other lanes is never dead where code
+    // leaves: a lane at another pc (independent scheduling) may read it
+    // there, so liveness leaves it out (always stored and copied back).
+    let cross: std::collections::BTreeSet<u32> = f.code.iter().filter_map(|i| match i.op {
+        Op::Shfl { a: Src::Reg(r), .. } => Some(r),
+        _ => None,
+    }).collect();
+    let regs: Vec<u32> = p.regs.keys().copied().filter(|r| !cross.contains(r)).collect();
     p.live = crate::live::Live::new((&f.code, f.is_kernel), &regs, &effects);
     p.regions = crate::region::find(f, &p, &all);
     // A loop's registers other than its temporaries are stored back in

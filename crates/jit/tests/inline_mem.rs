@@ -139,3 +139,28 @@ fn a_buffer_freed_after_the_code_cached_it_traps_out_of_bounds() {
     }
     assert_eq!(errs[0], errs[1], "the same trap with the tier off and on");
 }
+
+/// Two compiled functions alternating on one thread share its scratch
+/// buffer: each finds its own allocation caches again only when it ran
+/// last there with the same allocations, and computes the right values
+/// either way.
+#[test]
+fn two_modules_alternating_on_one_thread_keep_their_values() {
+    let n = 1024;
+    let (e32, e64) = expected(n);
+    let mut dev = Device::new();
+    let mut m1 = dev.load(KERNEL).unwrap();
+    let mut m2 = dev.load(&KERNEL.replace("0x55550000aaaa0001", "0x55550000aaaa0001 ")).unwrap();
+    attach(&mut m1, Mode::On);
+    attach(&mut m2, Mode::On);
+    let b1 = alloc(&mut dev, n);
+    let b2 = alloc(&mut dev, n);
+    for round in 0..3 {
+        for (m, b) in [(&m1, &b1), (&m2, &b2), (&m1, &b2), (&m2, &b1)] {
+            dev.write(b.out32, &vec![0; 8 * n as usize]).unwrap();
+            launch(&mut dev, m, b, n, Scheduling::Stack, 1).unwrap();
+            assert!(dev.read(b.out32, 8 * n as u64).unwrap() == e32, "round {round}: out32");
+            assert!(dev.read(b.out64, 8 * n as u64).unwrap() == e64, "round {round}: out64");
+        }
+    }
+}
