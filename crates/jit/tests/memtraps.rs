@@ -316,21 +316,7 @@ $L_loop:
 /// at every fuel budget tried.
 #[test]
 fn bad_shared_accesses_trap_the_same_with_tier_on_and_off() {
-    let run = |sched: Scheduling, mode: Mode, bad: u32, delta: u32, fuel: u64| {
-        let mut dev = Device::new();
-        let mut m = dev.load(SHARED_KERNEL).unwrap();
-        attach(&mut m, mode);
-        let buf = dev.alloc(128).unwrap();
-        let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
-        cfg.scheduling = sched;
-        cfg.fuel = fuel;
-        cfg.threads = Some(1);
-        let r = dev
-            .launch(&m, "s", &cfg, &[KernelArg::U64(buf), KernelArg::U32(bad), KernelArg::U32(delta)])
-            .map(|s| s.warp_instructions)
-            .map_err(|e| format!("{:?} {:?} line {:?} lane {:?}", e.kind, e.message, e.line, e.lane));
-        (r, dev.read(buf, 128).unwrap())
-    };
+    let run = |sched, mode, bad, delta, fuel| run_one_warp(SHARED_KERNEL, "s", (sched, mode), (bad, delta), fuel);
     for (bad, delta, want) in [(40, 0, None), (9, 2, Some(("Misaligned", 9))), (30, 256, Some(("OutOfBounds", 30)))] {
         for sched in [Scheduling::Stack, Scheduling::Its] {
             let (a, ba) = run(sched, Mode::Off, bad, delta, 1_000_000);
@@ -398,21 +384,7 @@ $L_loop:
 /// modes and at every fuel budget tried.
 #[test]
 fn bad_constant_loads_trap_the_same_with_tier_on_and_off() {
-    let run = |sched: Scheduling, mode: Mode, bad: u32, delta: u32, fuel: u64| {
-        let mut dev = Device::new();
-        let mut m = dev.load(CONST_KERNEL).unwrap();
-        attach(&mut m, mode);
-        let buf = dev.alloc(128).unwrap();
-        let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
-        cfg.scheduling = sched;
-        cfg.fuel = fuel;
-        cfg.threads = Some(1);
-        let r = dev
-            .launch(&m, "c", &cfg, &[KernelArg::U64(buf), KernelArg::U32(bad), KernelArg::U32(delta)])
-            .map(|s| s.warp_instructions)
-            .map_err(|e| format!("{:?} {:?} line {:?} lane {:?}", e.kind, e.message, e.line, e.lane));
-        (r, dev.read(buf, 128).unwrap())
-    };
+    let run = |sched, mode, bad, delta, fuel| run_one_warp(CONST_KERNEL, "c", (sched, mode), (bad, delta), fuel);
     let tab = [3u32, 1, 4, 1, 5, 9, 2, 6];
     for (bad, delta, want) in [(40, 0, None), (6, 2, Some(("Misaligned", 6))), (17, 1 << 20, Some(("OutOfBounds", 17)))] {
         for sched in [Scheduling::Stack, Scheduling::Its] {
@@ -434,4 +406,22 @@ fn bad_constant_loads_trap_the_same_with_tier_on_and_off() {
             }
         }
     }
+}
+
+/// One warp of kernel `name` of `src` (parameters: a 128-byte buffer,
+/// `bad`, `delta`): its warp instructions or error, and the buffer after.
+fn run_one_warp(src: &str, name: &str, (sched, mode): (Scheduling, Mode), (bad, delta): (u32, u32), fuel: u64) -> (Result<u64, String>, Vec<u8>) {
+    let mut dev = Device::new();
+    let mut m = dev.load(src).unwrap();
+    attach(&mut m, mode);
+    let buf = dev.alloc(128).unwrap();
+    let mut cfg = LaunchConfig::new(Dim3::new(1, 1, 1), Dim3::new(32, 1, 1));
+    cfg.scheduling = sched;
+    cfg.fuel = fuel;
+    cfg.threads = Some(1);
+    let r = dev
+        .launch(&m, name, &cfg, &[KernelArg::U64(buf), KernelArg::U32(bad), KernelArg::U32(delta)])
+        .map(|s| s.warp_instructions)
+        .map_err(|e| format!("{:?} {:?} line {:?} lane {:?}", e.kind, e.message, e.line, e.lane));
+    (r, dev.read(buf, 128).unwrap())
 }
