@@ -2,7 +2,7 @@
 //! kernel parameter buffer, splits the grid into clusters (the launch's
 //! `--cluster` shape, else the kernel's `.reqnctapercluster`, else one CTA
 //! each; `.explicitcluster` and `.maxclusterrank` are enforced) and hands them out in increasing order to
-//! scoped worker threads, as many as the memory cap allows. Clusters share
+//! worker threads (`crate::workers`), as many as the memory cap allows. Clusters share
 //! nothing but global memory. A cooperative launch's grid is one unit of
 //! work instead: all its CTAs (at most `MAX_COOPERATIVE_CTAS`) resident on
 //! one worker, so that the grid-wide barrier can join them. Once one fails no worker starts another; the
@@ -300,8 +300,11 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     // own. So the error reported, the lowest failing cluster's, is the one a
     // single worker would report, for a kernel without races whose clusters
     // fail within the grace (fuel and time aside).
+    // The CTAs a worker's thread kept from its last launch are refilled
+    // (`crate::workers`), and kept again when they are small.
+    let keep = need.total <= crate::workers::KEEP_BYTES;
     let work = || memory::with_map(&map, || {
-        let mut pool = Vec::new();
+        let mut pool = crate::workers::take_ctas();
         let mut tank = fuel.tank();
         let mut total = Total::default();
         loop {
@@ -311,6 +314,9 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             let ci = next.fetch_add(1, Ordering::SeqCst);
             if ci >= nunits || abort.load(Ordering::Relaxed) < ci {
                 running.fetch_sub(1, Ordering::SeqCst);
+                if keep {
+                    crate::workers::keep_ctas(pool);
+                }
                 return total;
             }
             let r = run_one(&mut pool, &mut tank, ci);
@@ -332,7 +338,7 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
             }
         }
     });
-    let total = run_workers(workers, work);
+    let total = crate::workers::run(workers, work).into_iter().fold(Total::default(), Total::join);
     let Total { stats, err } = total;
     let printed = if cfg.stdout.is_none() { stdout.take() } else { Default::default() };
     if let Some((_, mut e)) = err {
@@ -342,33 +348,6 @@ pub(crate) fn launch(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchCo
     let mut s = launch_stats(&stats, prog);
     s.stdout = printed;
     Ok(s)
-}
-
-/// Runs `work` on `workers` threads, the calling thread one of them, and
-/// joins their totals. A thread that cannot be started leaves its share to
-/// the others (the calling thread always runs).
-fn run_workers<F: Fn() -> Total + Sync>(workers: usize, work: F) -> Total {
-    if workers <= 1 {
-        return work();
-    }
-    std::thread::scope(|s| {
-        let work = &work;
-        let mut handles = Vec::with_capacity(workers - 1);
-        for i in 1..workers {
-            match std::thread::Builder::new().name(format!("ptxsim-worker-{i}")).spawn_scoped(s, move || work()) {
-                Ok(h) => handles.push(h),
-                Err(_) => break,
-            }
-        }
-        let mut total = work();
-        for h in handles {
-            match h.join() {
-                Ok(t) => total = total.join(t),
-                Err(p) => std::panic::resume_unwind(p),
-            }
-        }
-        total
-    })
 }
 
 /// The launch's statistics so far, and the error of the lowest-numbered

@@ -84,6 +84,7 @@ mod its;
 mod sched;
 // layer: api
 mod device;
+mod workers;
 mod launch;
 pub mod callpath;
 pub mod shell;
@@ -96,5 +97,6 @@ pub use decode::decodes_opcode;
 pub use device::{Device, Module};
 pub use error::{RunError, TrapKind};
 pub use launch::MAX_WORKERS;
+pub use workers::keep_workers;
 pub use memory::PlaceError;
 pub use stdout::{Printed, Stdout, DEFAULT_STDOUT_BYTES};

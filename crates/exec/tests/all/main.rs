@@ -79,3 +79,4 @@ mod unsupported_guard;
 mod vector_atomicity;
 mod vector_loads;
 mod warp_sz;
+mod worker_reuse;
