@@ -46,6 +46,11 @@ pub fn pass<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) -> Vec<Job> {
             }
         }
     }
+    for item in &m.items {
+        if let Item::Alias { alias, aliasee, span } = item {
+            alias_directive(cx, alias, aliasee, *span);
+        }
+    }
     let mut jobs = Vec::new();
     for (k, item) in m.items.iter().enumerate() {
         match item {
@@ -112,6 +117,33 @@ fn extern_with_body(cx: &mut Ctx<'_, '_>, f: &Function<'_>) {
 /// Rule `check/version-target`: the module starts with a `.version` ptxsim
 /// knows, names a known `.target` that this version supports, and uses
 /// `.address_size` only from 2.3 on (PTX ISA 11.1, module directives).
+/// `.alias fAlias, fAliasee;` (PTX ISA 11.6.1; PTX 6.3, sm_30): both name
+/// functions of the module, the aliasee with a body, and a call of the
+/// alias runs the aliasee's body (so the alias counts as defined). ptxas
+/// 12.9: "Unknown symbol" for a name no function has, and "Feature
+/// '.alias' requires PTX ISA .version 6.3 or later".
+fn alias_directive<'a>(cx: &mut Ctx<'_, 'a>, alias: &ptxsim_syntax::ast::Name<'a>, aliasee: &ptxsim_syntax::ast::Name<'a>, span: ptxsim_syntax::Span) {
+    cx.require(isa::Feature::Alias, span);
+    const NOTE: &str = "rule check/alias (PTX ISA 11.6.1 .alias): `.alias fAlias, fAliasee;` names a function declared without a body and one the module defines";
+    for n in [alias, aliasee] {
+        if !cx.all_funcs.contains_key(n.text) {
+            cx.emit(Diagnostic::error("check/alias", n.span, format!("`{}` is not a function of this module", n.text)).with_label("unknown symbol").with_note(NOTE));
+            return;
+        }
+    }
+    match cx.bodies.get(aliasee.text).copied() {
+        Some(_) => {
+            if cx.bodies.contains_key(alias.text) {
+                cx.emit(Diagnostic::error("check/alias", alias.span, format!("`{}` has a body; an alias is declared without one", alias.text)).with_label("defined function").with_note(NOTE));
+                return;
+            }
+            let at = alias.span;
+            cx.gm().bodies.entry(alias.text).or_insert(at);
+        }
+        None => cx.emit(Diagnostic::error("check/alias", aliasee.span, format!("the aliasee `{}` has no body in this module", aliasee.text)).with_label("not defined here").with_note(NOTE)),
+    }
+}
+
 fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
     let mut first_span = None;
     for item in &m.items {

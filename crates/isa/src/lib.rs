@@ -673,7 +673,7 @@ macro_rules! for_each_op {
             // shape, types and layouts go together is `WmmaForm::misfit`;
             // the operands differ by operation (`rules/wmma.rs` counts them).
             "wmma"         _          Def      Data     Seq            Typed
-                => Wmma { op: one(WmmaOp), frag: opt(WmmaFrag), bitop: opt(WmmaBitOp), popc: flag(".popc"), sync: req(".sync"), aligned: req(".aligned"),
+                => Wmma { op: one(WmmaOp), frag: opt(WmmaFrag), bitop: opt(WmmaBitOp), popc: flag(".popc"), sync: req(".sync"), aligned: flag(".aligned"),
                           layout: pair(MmaLayout), shape: shape, space: opt(WmmaSpace), rnd: opt(MmaRnd), satfinite: flag(".satfinite"),
                           type1: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), type2: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), type3: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64),
                           type4: oty(F16 F32 Bf16 Tf32 S8 U8 S32 F64), sub: pair(WmmaSub) }

@@ -350,10 +350,13 @@ impl Compiled for CompiledFn {
             unsafe {
                 (self.entry)(p, &mut st)
             };
-            // Left inside a divergent side: the other lanes go on at other
-            // pcs, so every register the code wrote is copied back.
+            // Left inside a divergent side, or with a lane-by-lane loop
+            // split (its lanes that left wait at the loop's exit, where
+            // registers dead at the pc left at may be live): the other lanes
+            // go on at other pcs, so every register the code wrote is copied
+            // back.
             let sides: Vec<Side> = st.dv.iter().take(st.dv_n as usize).map(|d| Side { branch: d[0], taken: d[1], second: d[2] != 0 }).collect();
-            let row = self.live.as_ref().filter(|_| sides.is_empty()).and_then(|l| l.row(st.pc));
+            let row = self.live.as_ref().filter(|_| sides.is_empty() && cx.split.is_none()).and_then(|l| l.row(st.pc));
             unpack(&self.layout, regs, preds, buf, row.map(|r| (r, &self.bit_reg[..], &self.unlived[..])));
             for (i, &pc) in self.sides.iter().enumerate() {
                 let n = get32(buf, self.layout.divs as usize + 4 * i);

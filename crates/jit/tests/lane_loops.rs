@@ -301,3 +301,62 @@ DONE1:
 fn an_inner_loop_of_an_outer_loop_with_an_exit() {
     same_on_and_off("nested", NESTED);
 }
+
+/// Lane t runs `n * t + 1` iterations and keeps its last iteration's count
+/// in `%r4`, which every iteration writes before reading: dead at the
+/// loop's head, live at its exit. When a compiled run stops inside the
+/// loop (its turn's fuel slice spent, or the loop's iteration cap) with
+/// some lanes gone to the exit and others still iterating, those that left
+/// must keep their `%r4` (a run once copied back only the registers live
+/// at the head, and such lanes stored the value from before the loop).
+const SPLIT_LIVE: &str = "
+.visible .entry k(.param .u64 pout, .param .u32 n)
+{
+ .reg .pred %p1; .reg .b32 %r<8>; .reg .b64 %rd<4>;
+ ld.param.u64 %rd1, [pout];
+ ld.param.u32 %r6, [n];
+ mov.u32 %r1, %tid.x;
+ mad.lo.u32 %r5, %r1, %r6, 1;
+ mov.u32 %r3, 0;
+ mov.u32 %r4, 99;
+L:
+ add.u32 %r3, %r3, 1;
+ mov.u32 %r4, %r3;
+ setp.lt.u32 %p1, %r3, %r5;
+ @%p1 bra L;
+ mul.wide.u32 %rd2, %r1, 16;
+ add.s64 %rd3, %rd1, %rd2;
+ st.global.u32 [%rd3], %r4;
+ ret;
+}
+";
+
+#[test]
+fn lanes_that_left_a_split_loop_keep_registers_dead_at_its_head() {
+    // Each thread's word: its trip count, 300 * tid + 1 (the `n` that
+    // `run` passes is 300), from the PTX alone (both CTAs store the same
+    // words at the same place).
+    let check = |what: &str, out: &Outcome| {
+        let Outcome::Done(b, _) = out else { panic!("{what}: {out:?}") };
+        for t in 0..64usize {
+            let i = t * 16;
+            let got = u32::from_le_bytes([b[i], b[i + 1], b[i + 2], b[i + 3]]);
+            assert_eq!(got, 300 * t as u32 + 1, "{what}: thread {t}");
+        }
+    };
+    for (sched, q) in [(Scheduling::Stack, Quality::Full), (Scheduling::Its, Quality::Full), (Scheduling::Stack, Quality::Quick)] {
+        let (off, _) = run(SPLIT_LIVE, sched, (Mode::Off, q), u64::MAX / 4);
+        let (on, loops) = run(SPLIT_LIVE, sched, (Mode::On, q), u64::MAX / 4);
+        assert!(loops >= 1, "no lane-by-lane loop");
+        check(&format!("{sched:?} {q:?} off"), &off);
+        check(&format!("{sched:?} {q:?} on"), &on);
+        // Budgets above what the launch needs, whose turns' slices end
+        // inside the loop at many points.
+        let Outcome::Done(_, (w, _, _)) = off else { unreachable!() };
+        for k in [1, 2, 3, 5, 8] {
+            let fuel = w + w * k / 7 + k;
+            let (b, _) = run(SPLIT_LIVE, sched, (Mode::On, q), fuel);
+            check(&format!("{sched:?} {q:?} on, fuel {fuel}"), &b);
+        }
+    }
+}

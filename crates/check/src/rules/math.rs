@@ -27,7 +27,8 @@ pub(super) fn div<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: DivFields) {
 
 /// `rcp` ... `tanh` (their modifiers fit, `Insn::misfit`): the gates of
 /// `tanh` (PTX ISA 9.7.3.23: PTX 7.0, sm_75), `ex2` on `.f16`/`.f16x2`
-/// (9.7.4.10: PTX 7.0, sm_75) and of both on bfloat16 (PTX 7.8, sm_90).
+/// (9.7.4.10: PTX 7.0, sm_75), of both on bfloat16 (PTX 7.8, sm_90), and
+/// of `rsqrt.approx.ftz.f64` (PTX 4.0).
 pub(super) fn math<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: MathFields) {
     use ScalarType::*;
     let span = i.opcode.span.to(i.modifiers.last().map(|m| m.span).unwrap_or(i.opcode.span));
@@ -35,6 +36,7 @@ pub(super) fn math<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: MathFields)
         (MathOp::Ex2 | MathOp::Tanh, Bf16 | Bf16x2) => Some(Feature::Bf16Transcendental),
         (MathOp::Tanh, _) => Some(Feature::Tanh),
         (MathOp::Ex2, F16 | F16x2) => Some(Feature::Ex2Half),
+        (MathOp::Rsqrt, F64) if x.ftz => Some(Feature::RsqrtFtzF64),
         _ => None,
     };
     if let Some(f) = gate {

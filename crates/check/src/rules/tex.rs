@@ -93,6 +93,16 @@ pub fn check<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) -> bool
             err(cx, "check/isa-version", span, format!("`{}`: `sured.p` on `.b64` requires PTX ISA version {need} or later", opname(i)), "needs .version 8.1", "PTX ISA 9.7.11.3 sured: `.b64` with `.p` introduced in PTX ISA 8.1");
         }
     }
+    // ptxas 12.9: "Feature 'tex.grad with cube geometry' requires PTX ISA
+    // .version 4.3 or later" (PTX ISA 9.7.10.3 tex: `.grad` on `.cube` and
+    // `.acube` since PTX 4.3).
+    if let Insn::Tex { mip: Some(TexMip::Grad), geom: TexGeom::Cube | TexGeom::Acube, .. } = insn {
+        let need = PtxVersion::new(4, 3);
+        if !cx.version_at_least(need) {
+            let span = field_span(i, "geom").unwrap_or(i.opcode.span);
+            err(cx, "check/isa-version", span, format!("`{}`: `tex.grad` with a cube geometry requires PTX ISA version {need} or later", opname(i)), "needs .version 4.3", "PTX ISA 9.7.10.3 tex: `.grad` with `.cube`/`.acube` introduced in PTX ISA 4.3");
+        }
+    }
     let ok = match *insn {
         Insn::Tex { mip, geom, vec, dtype, ctype } => texture(cx, i, Lookup { mip, geom, vec, dtype, ctype }),
         Insn::Tld4 { geom, vec, dtype, ctype, .. } => texture(cx, i, Lookup { mip: None, geom, vec, dtype, ctype }),

@@ -127,10 +127,41 @@ pub fn check<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
     for g in f.gates() {
         cx.require(g, head);
     }
+    if !aligned_and_satfinite(cx, i, &f, head) {
+        return super::operand::resolve_all(cx, i);
+    }
     match f.op {
         WmmaOp::Load | WmmaOp::Store => load_store(cx, i, &f),
         WmmaOp::Mma => mma(cx, i, &f),
     }
+}
+
+/// `.aligned`, required from PTX ISA 6.3 on, and
+/// `.satfinite` on a floating-point `wmma.mma`, taken with a warning before
+/// PTX ISA 6.5 and refused from it on (the manual deprecated it in 6.4 and
+/// removed it in 6.5; what ptxas 12.9 says is quoted). False when the
+/// instruction is refused.
+fn aligned_and_satfinite(cx: &mut Ctx<'_, '_>, i: &Instruction<'_>, f: &WmmaForm, head: Span) -> bool {
+    use crate::isa::PtxVersion;
+    // (`.aligned` before 6.3 is refused by its gate, `Feature::WmmaAligned`.)
+    let v63 = cx.version_at_least(PtxVersion::new(6, 3));
+    if !f.aligned && v63 {
+        err(cx, head, format!("`{}`: `wmma` needs `.aligned` from PTX ISA 6.3 on (ptxas: \".aligned modifier required\")", opname(i)), "`.aligned` missing");
+        return false;
+    }
+    if f.float_satfinite() {
+        let span = modifier_span(i, ptxsim_isa::spelling::SATFINITE);
+        if cx.version_at_least(PtxVersion::new(6, 5)) {
+            err(cx, span, format!("`{}`: `.satfinite` applies to the integer `wmma.mma` forms only (PTX ISA 6.5 removed it from the floating-point ones; ptxas: \"not supported starting from PTX ISA version 6.5\")", opname(i)), "not a form of `wmma`");
+            return false;
+        }
+        cx.emit(
+            Diagnostic::warning("check/wmma", span, format!("`{}`: `.satfinite` on a floating-point `wmma.mma` is deprecated since PTX ISA 6.4, and its results on sm_70 and later are unspecified (ptxas warns \"may produce unexpected results\"); ptxsim does not run it", opname(i)))
+                .with_label("deprecated".to_string())
+                .with_note(NOTE),
+        );
+    }
+    true
 }
 
 fn load_store<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: &WmmaForm) {

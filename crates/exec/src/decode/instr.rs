@@ -347,6 +347,13 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 if let Some(s) = Self::sreg(name.text, component.map(|c| c.text)) {
                     return Ok(Src::Sreg(s));
                 }
+                // The fourth element of the `.v4 .u32` special registers is
+                // unused and always reads zero (PTX ISA 10, `%tid`, `%ntid`,
+                // `%ctaid`, `%nctaid` and the cluster ones).
+                let v4 = ["%tid", "%ntid", "%ctaid", "%nctaid", "%clusterid", "%nclusterid", "%cluster_ctaid", "%cluster_nctaid"];
+                if component.is_some_and(|c| c.text.trim_start_matches('.') == "w") && v4.contains(&name.text) {
+                    return Ok(Src::Imm(0));
+                }
                 if component.is_some() {
                     return Err(format!("vector component of `{}` is not supported yet", name.text).into());
                 }

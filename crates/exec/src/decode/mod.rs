@@ -119,6 +119,19 @@ fn function_table<'s, 'a>(units: &'s [Unit<'s, 'a>], link: bool) -> FunctionTabl
             }
         }
     }
+    // `.alias b, a;` (PTX ISA 11.6.1): the declared function `b` runs the
+    // body of `a`, which the checker made sure the module defines.
+    for (u, unit) in units.iter().enumerate() {
+        for item in &unit.ast.items {
+            let Item::Alias { alias, aliasee, .. } = item else { continue };
+            if let (Some(&b), Some(&a)) = (unit_ids[u].get(alias.text), unit_ids[u].get(aliasee.text)) {
+                if funcs[b as usize].is_none_or(|f| f.body.is_none()) && funcs[a as usize].is_some_and(|f| f.body.is_some()) {
+                    funcs[b as usize] = funcs[a as usize];
+                    owner[b as usize] = owner[a as usize];
+                }
+            }
+        }
+    }
     FunctionTable { funcs, owner, unit_ids }
 }
 

@@ -58,6 +58,7 @@ mod isa_video_scalar;
 mod isa_wmma_int_tf32;
 mod its_converge;
 mod label_scope;
+mod llvm_nvptx;
 mod layers;
 mod shape;
 mod limits;

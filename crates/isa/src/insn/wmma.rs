@@ -68,6 +68,11 @@ pub struct WmmaForm {
     pub frag: Option<WmmaFrag>,
     pub bitop: Option<WmmaBitOp>,
     pub popc: bool,
+    /// `.aligned`: required from PTX ISA 6.3 on, refused before (ptxas
+    /// 12.9: "Feature '.aligned modifier for wmma' requires PTX ISA
+    /// .version 6.3 or later"), which the checker judges with the module's
+    /// version.
+    pub aligned: bool,
     pub layout: [Option<MmaLayout>; 2],
     pub shape: Option<MatShape>,
     pub space: Option<WmmaSpace>,
@@ -85,7 +90,7 @@ const SATFINITE: &str = ".satfinite";
 impl Insn {
     /// The form of a `wmma`; `None` for every other row.
     pub fn wmma(&self) -> Option<WmmaForm> {
-        let Insn::Wmma { op, frag, bitop, popc, layout, shape, space, rnd, satfinite, type1, type2, type3, type4, sub, .. } = *self else { return None };
+        let Insn::Wmma { op, frag, bitop, popc, aligned, layout, shape, space, rnd, satfinite, type1, type2, type3, type4, sub, .. } = *self else { return None };
         let tys = [type1, type2, type3, type4].map(|t| t.map(WmmaElem::Ty));
         let subs = sub.map(|s| s.map(WmmaElem::Sub));
         let types = match (op, subs) {
@@ -95,11 +100,19 @@ impl Insn {
             (_, [Some(a), b]) => [Some(a), b, tys[0], tys[1]],
             _ => tys,
         };
-        Some(WmmaForm { op, frag, bitop, popc, layout, shape, space, rnd, satfinite, types })
+        Some(WmmaForm { op, frag, bitop, popc, aligned, layout, shape, space, rnd, satfinite, types })
     }
 }
 
 impl WmmaForm {
+    /// A floating-point `wmma.mma` with `.satfinite`: ptxas 12.9 takes it
+    /// before PTX ISA 6.5 (with a warning: "may produce unexpected results
+    /// on sm_70 and later architectures") and refuses it from 6.5 on; the
+    /// manual no longer says what it computes.
+    pub fn float_satfinite(&self) -> bool {
+        self.op == WmmaOp::Mma && self.satfinite && self.mma_types().is_some_and(|t| !matches!(t[1], WmmaElem::Ty(ScalarType::S8 | ScalarType::U8) | WmmaElem::Sub(_)))
+    }
+
     /// The shape as `(m, n, k)`, if one is written with its `k`.
     pub fn mnk(&self) -> Option<(u32, u32, u32)> {
         self.shape.and_then(|s| Some((s.m, s.n, s.k?)))
@@ -191,7 +204,6 @@ impl WmmaForm {
                 }
                 let [Some(la), Some(lb)] = self.layout else { return no("", "`wmma.mma` takes two layouts (`.alayout.blayout`)".into()) };
                 let Some([d, a, b, c]) = self.mma_types() else { return no("", "`wmma.mma` takes `.dtype.ctype` (`.f16` multiplicands) or `.dtype.atype.btype.ctype`".into()) };
-                let int = matches!(a, Ty(S8 | U8) | Sub(_));
                 let ok = a == b
                     && match (d, a, c) {
                         (Ty(F16 | F32), Ty(F16), Ty(F16 | F32)) => big && self.type_count() == 2,
@@ -211,9 +223,9 @@ impl WmmaForm {
                     let at = self.types.iter().flatten().nth(1).map_or("", |t| t.as_str());
                     return no(at, format!("`wmma.mma` has no form of shape `{}` with these types", self.shape.map(|s| s.to_string()).unwrap_or_default()));
                 }
-                if self.satfinite && !int {
-                    return no(SATFINITE, "`.satfinite` applies to the integer `wmma.mma` forms only (ptxas: not supported with a floating point type since PTX ISA 6.5)".into());
-                }
+                // (`.satfinite` on the floating-point forms: PTX ISA 6.4
+                // deprecated it and 6.5 removed it; the checker judges it
+                // with the module's version, [`WmmaForm::float_satfinite`].)
                 let b1 = a == Sub(WmmaSub::B1);
                 if b1 {
                     if self.satfinite {
@@ -246,7 +258,11 @@ impl WmmaForm {
                 g.push(f)
             }
         };
+        if self.aligned {
+            add(Feature::WmmaAligned);
+        }
         match self.mnk() {
+            Some((8, 32, 16) | (32, 8, 16)) => add(Feature::WmmaShapes61),
             Some((8, 8, 32) | (8, 8, 128)) => add(Feature::WmmaSubByte),
             Some((16, 16, 8) | (8, 8, 4)) => add(Feature::WmmaSm80),
             _ => {}
@@ -341,12 +357,14 @@ mod tests {
     fn gates_follow_shape_types_and_operation() {
         use crate::Feature::*;
         let g = |t: &str| form(t).gates();
-        assert_eq!(g(&format!("wmma.load.a.sync.aligned.row.m16n16k16.f16 {V8}, [%rd1]")), vec![Wmma]);
-        assert_eq!(g("wmma.load.c.sync.aligned.row.m16n16k16.s32 {%r0}, [%rd1]"), vec![Wmma, WmmaInt]);
-        assert_eq!(g("wmma.load.c.sync.aligned.row.m8n8k128.s32 {%r0}, [%rd1]"), vec![Wmma, WmmaSubByte]);
-        assert_eq!(g("wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r0}, {%r1}, {%r2}, {%r3}"), vec![Wmma, WmmaSubByte, WmmaAndPopc]);
-        assert_eq!(g("wmma.load.a.sync.aligned.row.m16n16k16.shared::cta.bf16 {%r0}, [%rd1]"), vec![Wmma, WmmaSm80, SharedCta]);
-        assert_eq!(g("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {%fd0}, {%fd1}, {%fd2}, {%fd3}"), vec![Wmma, WmmaSm80]);
+        assert_eq!(g(&format!("wmma.load.a.sync.row.m16n16k16.f16 {V8}, [%rd1]")), vec![Wmma]);
+        assert_eq!(g(&format!("wmma.load.a.sync.aligned.row.m16n16k16.f16 {V8}, [%rd1]")), vec![Wmma, WmmaAligned]);
+        assert_eq!(g(&format!("wmma.load.a.sync.row.m32n8k16.f16 {V8}, [%rd1]")), vec![Wmma, WmmaShapes61]);
+        assert_eq!(g("wmma.load.c.sync.aligned.row.m16n16k16.s32 {%r0}, [%rd1]"), vec![Wmma, WmmaAligned, WmmaInt]);
+        assert_eq!(g("wmma.load.c.sync.aligned.row.m8n8k128.s32 {%r0}, [%rd1]"), vec![Wmma, WmmaAligned, WmmaSubByte]);
+        assert_eq!(g("wmma.mma.and.popc.sync.aligned.row.col.m8n8k128.s32.b1.b1.s32 {%r0}, {%r1}, {%r2}, {%r3}"), vec![Wmma, WmmaAligned, WmmaSubByte, WmmaAndPopc]);
+        assert_eq!(g("wmma.load.a.sync.aligned.row.m16n16k16.shared::cta.bf16 {%r0}, [%rd1]"), vec![Wmma, WmmaAligned, WmmaSm80, SharedCta]);
+        assert_eq!(g("wmma.mma.sync.aligned.row.col.m8n8k4.f64.f64.f64.f64 {%fd0}, {%fd1}, {%fd2}, {%fd3}"), vec![Wmma, WmmaAligned, WmmaSm80]);
     }
 
     /// Forms outside the manual's lists that ptxas 13.5 (`-arch=sm_90a`) accepts.
@@ -378,8 +396,10 @@ mod tests {
         bad("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16.f16.f32 {%r0}, {%r1}, {%r2}, {%r3}", ".f16");
         // "Incorrect instruction type specified for wmma.mma with shape '.m16n16k8'".
         bad("wmma.mma.sync.aligned.row.col.m16n16k8.f32.f32 {%r0}, {%r1}, {%r2}, {%r3}", ".f32");
-        // "Instruction ''wmma.mma' with floating point type' with '.satfinite' is not supported starting from PTX ISA version 6.5".
-        bad("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite {%r0}, {%r1}, {%r2}, {%r3}", ".satfinite");
+        // (`.satfinite` on a floating-point `wmma.mma` depends on the
+        // version: `float_satfinite`, judged by the checker.)
+        assert!(form("wmma.mma.sync.aligned.row.col.m16n16k16.f32.f32.satfinite {%r0}, {%r1}, {%r2}, {%r3}").float_satfinite());
+        assert!(!form("wmma.mma.sync.aligned.row.col.m16n16k16.s32.s8.s8.s32.satfinite {%r0}, {%r1}, {%r2}, {%r3}").float_satfinite());
         // "Illegal rounding modifier for instruction 'wmma.mma'".
         bad("wmma.mma.sync.aligned.row.col.m16n16k16.rn.f32.f32 {%r0}, {%r1}, {%r2}, {%r3}", ".rn");
         // "Boolean operation is required for instruction 'wmma.mma'".
@@ -404,7 +424,9 @@ mod tests {
         let e = |t: &str| dec(t).unwrap_err();
         // ".sync modifier required for instruction 'wmma.load.a'" (ptxas 13.5).
         assert!(matches!(e("wmma.load.a.aligned.row.m16n16k16.f16 {%r0}, [%rd1]"), (K::Missing { slot: "sync", .. }, _)));
-        assert!(matches!(e("wmma.load.a.sync.row.m16n16k16.f16 {%r0}, [%rd1]"), (K::Missing { slot: "aligned", .. }, _)));
+        // (`.aligned` is optional to the grammar: required from PTX ISA 6.3
+        // on, refused before; the checker judges it with the version.)
+        assert!(!form("wmma.load.a.sync.row.m16n16k16.f16 {%r0}, [%rd1]").aligned);
         // "State space incorrect for instruction 'wmma.load.a'".
         assert!(matches!(e("wmma.load.a.sync.aligned.row.m16n16k16.local.f16 {%r0}, [%rd1]"), (K::UnexpectedModifier { .. }, s) if s == ".local"));
         assert!(matches!(e("wmma.load.a.sync.aligned.row.m16n16k16.shared::cluster.f16 {%r0}, [%rd1]"), (K::UnexpectedModifier { .. }, s) if s == ".shared::cluster"));

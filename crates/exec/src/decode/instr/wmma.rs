@@ -62,9 +62,10 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             return Err(DecodeError::Operand(format!("`{full}`: {}", m.why)));
         }
         let shape = shape_of(&f).ok_or_else(unsupported)?;
-        // (`.satfinite` belongs to the integer `mma`: the manual's rows,
-        // which `misfit` checks, allow it nowhere else.)
-        if f.rnd.is_some() || f.bitop.is_some() || f.popc {
+        // (`.satfinite` on a floating-point `mma`, which the checker takes
+        // before PTX ISA 6.5 as ptxas does, is not run: the manual no
+        // longer says what it computes.)
+        if f.rnd.is_some() || f.bitop.is_some() || f.popc || f.float_satfinite() {
             return Err(unsupported());
         }
         match f.op {
