@@ -3,7 +3,9 @@
 //! direct and indirect calls, early exits, barriers), each run with the
 //! compiling tier forced on and off in both scheduling modes: the same
 //! outputs, statistics (warp and thread instructions, divergent branches)
-//! and errors, also with fuel budgets that run out part way.
+//! and errors, also with fuel budgets that run out part way, and with one
+//! a third above what the launch needs (it completes, its turns' slices
+//! ending at other points).
 
 #[path = "../../exec/tests/all/support/fuzz_gen.rs"]
 mod fuzz_gen;
@@ -43,7 +45,7 @@ fn random_structured_kernels_same_with_tier_on_and_off() {
             assert_eq!(off, on, "case {case} {sched:?}:\n{src}");
             if let Ok((_, (w, ..))) = off {
                 ran += 1;
-                for fuel in [w / 3, w / 2 + 1, w - 1] {
+                for fuel in [w / 3, w / 2 + 1, w - 1, w + w / 3 + 1] {
                     if fuel == 0 {
                         continue;
                     }

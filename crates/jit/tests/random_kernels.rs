@@ -11,7 +11,9 @@
 //! store; shared-memory loads and stores at 32- and 64-bit offsets, the
 //! thread's own and its neighbour's; constant-bank loads), on inputs full of NaNs, infinities, subnormals and signed zeros,
 //! give the same buffers, statistics and fuel-exhaustion point with the
-//! tier forced on as interpreted, in both scheduling modes.
+//! tier forced on as interpreted, in both scheduling modes; and the same
+//! buffers with budgets up to twice what the launch needs, whose turns'
+//! slices end at other points inside the kernel.
 
 use proptest::prelude::*;
 use ptxsim_exec::{Device, Dim3, KernelArg, LaunchConfig, Scheduling};
@@ -288,7 +290,7 @@ proptest! {
         body in prop::collection::vec((0u8..31, [0usize..64, 0usize..64, 0usize..1024, 0usize..64, 0usize..64], 0u8..40), 1..40),
         lp in prop::option::of((0usize..40, 0usize..40)),
         words in prop::collection::vec(word(), 32 * 40),
-        fuel_frac in 1u64..8,
+        fuel_frac in 1u64..16,
     ) {
         let src = kernel(&body, lp);
         let input: Vec<u8> = words.iter().flat_map(|w| w.to_le_bytes()).collect();
@@ -315,7 +317,7 @@ proptest! {
         m in 1usize..9,
         guarded_back in any::<bool>(),
         words in prop::collection::vec(word(), 32 * 40),
-        fuel_frac in 1u64..8,
+        fuel_frac in 1u64..16,
     ) {
         let src = lane_loop_kernel(&body, &exits, m, guarded_back);
         // Every such kernel has the loop the test is about.
