@@ -237,6 +237,36 @@ pub enum Lane3Op {
     Packed16 { op: P16Op, signed: bool, relu: bool },
     /// `min.relu.s32` / `max.relu.s32` ([`minmax_relu_s32`]).
     MinMaxReluS32 { max: bool },
+    /// `add`, `sub`, `mul`, `fma` on `.f32x2` ([`f32x2`]).
+    F32x2 { op: F2Op, ftz: bool, rnd: Option<super::Rounding> },
+}
+
+/// The operation of a packed `.f32x2` instruction.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum F2Op {
+    Add,
+    Sub,
+    Mul,
+    Fma,
+}
+
+/// `add`/`sub`/`mul{.rnd}{.ftz}.f32x2 d, a, b` and `fma.rnd{.ftz}.f32x2 d,
+/// a, b, c` (PTX ISA 9.7.3.1-4, sm_100): each 64-bit operand holds two
+/// `.f32`, the first in its low 32 bits, and each half of `d` is the
+/// `.f32` instruction on the same halves of the sources, with its
+/// rounding (none: `.rn`) and `.ftz`.
+pub fn f32x2(op: F2Op, ftz: bool, rnd: Option<super::Rounding>, a: u64, b: u64, c: u64) -> u64 {
+    let half = |a: u64, b: u64, c: u64| -> u64 {
+        let r = match op {
+            F2Op::Add => super::fbin_rnd(FBinOp::Add, FTy::F32, ftz, false, rnd, a, b),
+            F2Op::Sub => super::fbin_rnd(FBinOp::Sub, FTy::F32, ftz, false, rnd, a, b),
+            F2Op::Mul => super::fbin_rnd(FBinOp::Mul, FTy::F32, ftz, false, rnd, a, b),
+            F2Op::Fma => super::fma_rnd(FTy::F32, ftz, false, rnd, a, b, c),
+        };
+        r & 0xffff_ffff
+    };
+    let lo = |x: u64| x & 0xffff_ffff;
+    half(lo(a), lo(b), lo(c)) | half(a >> 32, b >> 32, c >> 32) << 32
 }
 
 /// The operation of a packed 16-bit integer instruction.
@@ -305,6 +335,7 @@ pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
         Lane3Op::Fp8 { op, relu } => super::fp8::cvt(op, relu, a, b),
         Lane3Op::Packed16 { op, signed, relu } => packed16(op, signed, relu, a, b),
         Lane3Op::MinMaxReluS32 { max } => minmax_relu_s32(max, a, b),
+        Lane3Op::F32x2 { op, ftz, rnd } => f32x2(op, ftz, rnd, a, b, c),
     })
 }
 

@@ -16,7 +16,7 @@ use crate::program::*;
 use ptxsim_isa::modifiers::opname;
 use ptxsim_isa::Insn;
 use ptxsim_isa::{FRnd, MulMode, PackedTy};
-use ptxsim_sem::alu::ext::{CarryKind, H2Op, Lane3Op, P16Op};
+use ptxsim_sem::alu::ext::{CarryKind, F2Op, H2Op, Lane3Op, P16Op};
 use ptxsim_sem::alu::{FBinOp, FTy, FUnOp, IBinOp, IUnOp, Rounding};
 use ptxsim_syntax::ast::{self, ScalarType};
 
@@ -99,9 +99,23 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         Ok(Op::IUn { op: if neg { IUnOp::Neg } else { IUnOp::Abs }, ty, d, a })
     }
 
+    /// `add`, `sub`, `mul` and `fma` on `.f32x2` (two `.f32` in a 64-bit
+    /// register): [`Lane3Op::F32x2`].
+    pub(super) fn f32x2(&mut self, i: &ast::Instruction<'_>, op: F2Op, ftz: bool, rnd: Option<FRnd>) -> R<Op> {
+        let k = ImmKind::Int(64);
+        let ops = &i.operands;
+        let d = self.dst(&ops[0])?;
+        let (a, b) = (self.src(&ops[1], k)?, self.src(&ops[2], k)?);
+        let c = match ops.get(3) {
+            Some(o) => self.src(o, k)?,
+            None => Src::Imm(0),
+        };
+        Ok(Op::Lane3 { op: Lane3Op::F32x2 { op, ftz, rnd: rnd.map(super::fma::rounding) }, d, a, b, c })
+    }
+
     /// `add` and `sub` (PTX ISA 9.7.1.1-2, 9.7.2.1-2, 9.7.3.1-2,
-    /// 9.7.4.1-2); a combination the row's `misfit` refuses is not run,
-    /// nor `.f32x2` yet.
+    /// 9.7.4.1-2, `.f32x2`); a combination the row's `misfit` refuses is
+    /// not run.
     pub(super) fn add_sub(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
         let unsupported = || DecodeError::Unsupported(opname(i));
         let Some(x) = insn.add_sub().filter(|_| insn.misfit().is_none()) else { return Err(unsupported()) };
@@ -110,7 +124,11 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             let signed = match x.packed {
                 Some(PackedTy::U16x2) => false,
                 Some(PackedTy::S16x2) => true,
-                _ => return Err(unsupported()),
+                Some(PackedTy::F32x2) => {
+                    let op = if x.sub { F2Op::Sub } else { F2Op::Add };
+                    return self.f32x2(i, op, x.ftz, x.rnd);
+                }
+                None => return Err(unsupported()),
             };
             let k = ImmKind::Int(32);
             let d = self.dst(&ops[0])?;
@@ -147,6 +165,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     pub(super) fn mul(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
         let unsupported = || DecodeError::Unsupported(opname(i));
         let Some(x) = insn.mul().filter(|_| insn.misfit().is_none()) else { return Err(unsupported()) };
+        if x.ty.is_none() && x.packed == Some(PackedTy::F32x2) {
+            return self.f32x2(i, F2Op::Mul, x.ftz, x.rnd);
+        }
         let t = x.ty.ok_or_else(unsupported)?;
         if matches!(t, ScalarType::F16x2 | ScalarType::Bf16x2) {
             return self.half2_bin(i, FBinOp::Mul, t, x.ftz, x.sat);

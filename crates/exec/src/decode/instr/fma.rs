@@ -102,6 +102,9 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
         // `.oob` (a result of +0 where an operand is the tensor
         // out-of-bounds NaN) is not run: the manual does not give that
         // NaN's bits.
+        if x.ty.is_none() && x.packed == Some(ptxsim_isa::PackedTy::F32x2) && !x.oob && !x.relu && !x.sat {
+            return self.f32x2(i, ptxsim_sem::alu::ext::F2Op::Fma, x.ftz, x.rnd);
+        }
         let t = x.ty.filter(|_| !x.oob).ok_or_else(unsupported)?;
         // A directed rounding (bfloat16 takes one) is run on `.f32` and
         // `.f64` only.

@@ -14,9 +14,12 @@
 //! The cache operators, eviction priorities, `.L2::cache_hint` (and its
 //! policy operand), the prefetch sizes and `.nc` only direct caches, which
 //! the engine does not model; they change no value a program reads (PTX
-//! ISA 9.7.9.1: cache operators are performance hints). Refused, naming
-//! the form: `.b128`, `.v8`, `st.async` (its mbarrier completion is not
-//! modelled), and a combination `Insn::misfit` rejects.
+//! ISA 9.7.9.1: cache operators are performance hints). The 256-bit
+//! vectors (`.v8` of 32-bit elements, `.v4` of 64-bit ones: sm_100) are
+//! read and written element by element like the narrower ones, aligned to
+//! the whole vector. Refused, naming the form: `.b128`, `st.async` (its
+//! mbarrier completion is not modelled), and a combination `Insn::misfit`
+//! rejects.
 
 use super::{fty, ity, DecodeError, FuncDecoder, ImmKind, R};
 use crate::program::*;
@@ -54,7 +57,7 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             return Err(DecodeError::Operand(format!("`{}` names two state spaces", opname(i))));
         }
         let t = x.ty;
-        if t.bits() > 64 || t == ScalarType::Pred || x.vec == Some(LdVec::V8) {
+        if t.bits() > 64 || t == ScalarType::Pred {
             return Err(unsupported());
         }
         let size = (t.bits() / 8).max(1);
