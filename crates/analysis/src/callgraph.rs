@@ -153,7 +153,7 @@ fn init_names(i: &Init<'_>, funcs: &BTreeSet<&str>, out: &mut Vec<String>) {
 fn expr_names(e: &Expr<'_>, funcs: &BTreeSet<&str>, out: &mut Vec<String>) {
     match e {
         Expr::Name(n) | Expr::Generic(n, _) if funcs.contains(n.text) => out.push(n.text.to_string()),
-        Expr::Unary(_, a, _) => expr_names(a, funcs, out),
+        Expr::Unary(_, a, _) | Expr::Mask(_, a, _) => expr_names(a, funcs, out),
         Expr::Binary(_, a, b, _) => {
             expr_names(a, funcs, out);
             expr_names(b, funcs, out);

@@ -129,7 +129,7 @@ impl<'a> RegTable<'a> {
         while let Some(e) = stack.pop() {
             match e {
                 Expr::Name(n) | Expr::Generic(n, _) => self.add_ranged(n.text),
-                Expr::Unary(_, a, _) => stack.push(a),
+                Expr::Unary(_, a, _) | Expr::Mask(_, a, _) => stack.push(a),
                 Expr::Binary(_, a, b, _) => {
                     stack.push(a);
                     stack.push(b);
@@ -407,7 +407,7 @@ fn looks_special(n: &str) -> bool {
 fn expr_names(e: &Expr<'_>, regs: &RegTable<'_>, out: &mut Vec<Reg>) {
     match e {
         Expr::Name(n) | Expr::Generic(n, _) => out.extend(regs.get(n.text)),
-        Expr::Unary(_, a, _) => expr_names(a, regs, out),
+        Expr::Unary(_, a, _) | Expr::Mask(_, a, _) => expr_names(a, regs, out),
         Expr::Binary(_, a, b, _) => {
             expr_names(a, regs, out);
             expr_names(b, regs, out);

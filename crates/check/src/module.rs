@@ -378,6 +378,20 @@ fn check_init_expr<'f, 'a>(cx: &mut Ctx<'f, 'a>, e: &'f Expr<'a>) {
             check_init_expr(cx, b);
         }
         Expr::Int(..) | Expr::Float(..) => {}
+        // `0xFF00(expr)` (PTX ISA 5.4.4, 7.1): ptxas 12.9 "Feature 'mask
+        // operator in initializer' requires PTX ISA .version 7.1 or
+        // later", "Invalid mask value '0xf0' used in initializer".
+        Expr::Mask(m, a, span) => {
+            cx.require(isa::Feature::MaskInit, *span);
+            if !ptxsim_syntax::cexpr::valid_mask(*m) {
+                cx.emit(
+                    Diagnostic::error("check/initializer", *span, format!("invalid mask value `{m:#x}`: the mask operator takes one byte, `0xff`, `0xff00`, ... `0xff00000000000000`"))
+                        .with_label("not a one-byte mask")
+                        .with_note("rule check/initializer (PTX ISA 5.4.4): a mask selects one byte of an address"),
+                );
+            }
+            check_init_expr(cx, a);
+        }
     }
 }
 

@@ -374,6 +374,9 @@ pub enum Expr<'a> {
     Binary(BinOp, Box<Expr<'a>>, Box<Expr<'a>>, Span),
     /// `c ? a : b`, the conditional operator.
     Cond(Box<Expr<'a>>, Box<Expr<'a>>, Box<Expr<'a>>, Span),
+    /// `0xFF00(expr)`, the mask operator of initialisers (PTX ISA 5.4.4,
+    /// 7.1): one byte of an address, the mask `0xFF << 8k` naming byte k.
+    Mask(u64, Box<Expr<'a>>, Span),
 }
 
 impl<'a> Expr<'a> {
@@ -381,7 +384,7 @@ impl<'a> Expr<'a> {
         match self {
             Expr::Int(_, s) | Expr::Float(_, s) | Expr::Generic(_, s) => *s,
             Expr::Name(n) => n.span,
-            Expr::Unary(_, _, s) | Expr::Binary(_, _, _, s) | Expr::Cond(_, _, _, s) => *s,
+            Expr::Unary(_, _, s) | Expr::Binary(_, _, _, s) | Expr::Cond(_, _, _, s) | Expr::Mask(_, _, s) => *s,
         }
     }
 }

@@ -60,6 +60,8 @@ pub enum ConstError {
     IntExpected(Span, &'static str),
     /// A name the caller could not resolve, with its own message.
     Leaf(String),
+    /// A mask operator whose mask is not one byte (`0xFF << 8k`).
+    BadMask(Span, u64),
 }
 
 impl ConstError {
@@ -71,12 +73,13 @@ impl ConstError {
             }
             ConstError::IntExpected(_, op) => format!("integer constant expression expected: `{op}` takes integers only"),
             ConstError::Leaf(m) => m.clone(),
+            ConstError::BadMask(_, m) => format!("invalid mask value `{m:#x}` in an initialiser: the mask operator takes one byte, `0xff`, `0xff00`, ... `0xff00000000000000`"),
         }
     }
 
     pub fn span(&self) -> Option<Span> {
         match self {
-            ConstError::DivByZero(s) | ConstError::TypeMismatch(s) | ConstError::IntExpected(s, _) => Some(*s),
+            ConstError::DivByZero(s) | ConstError::TypeMismatch(s) | ConstError::IntExpected(s, _) | ConstError::BadMask(s, _) => Some(*s),
             ConstError::Leaf(_) => None,
         }
     }
@@ -190,6 +193,24 @@ pub fn eval_with<'a>(
             let y = eval_with(b, leaf)?;
             cond(c, x, y, *span)
         }
+        Expr::Mask(m, a, span) => mask(*m, eval_with(a, leaf)?, *span),
+    }
+}
+
+/// Whether `m` is a mask the mask operator takes: `0xFF << 8k` (ptxas
+/// 12.9: "Invalid mask value" otherwise).
+pub fn valid_mask(m: u64) -> bool {
+    m != 0 && m.trailing_zeros() % 8 == 0 && m >> m.trailing_zeros() == 0xFF
+}
+
+/// `m(x)`: the byte of the integer `x` that `m` selects, as a value of
+/// 0..255 (an address's bytes, one per `.u8` element, as LLVM lays out a
+/// packed aggregate holding a pointer).
+fn mask(m: u64, x: CVal, span: Span) -> Result<CVal, ConstError> {
+    match x {
+        CVal::Int { value, .. } if valid_mask(m) => Ok(CVal::int((value & m) >> m.trailing_zeros(), false)),
+        CVal::Int { .. } => Err(ConstError::BadMask(span, m)),
+        CVal::Float(_) => Err(ConstError::IntExpected(span, "a mask")),
     }
 }
 
@@ -220,6 +241,11 @@ pub fn check(e: &Expr<'_>) -> Result<Option<CVal>, ConstError> {
                 _ => None,
             }
         }
+        // (An invalid mask is the checker's to report, at the initialiser.)
+        Expr::Mask(m, a, span) => match check(a)? {
+            Some(v) if valid_mask(*m) => Some(mask(*m, v, *span)?),
+            _ => None,
+        },
         Expr::Cond(c, a, b, span) => {
             let c = check(c)?;
             let x = check(a)?;
@@ -237,5 +263,5 @@ pub fn check(e: &Expr<'_>) -> Result<Option<CVal>, ConstError> {
 
 /// Whether `e` holds an operator, so that [`check`] has anything to find.
 pub fn has_operator(e: &Expr<'_>) -> bool {
-    matches!(e, Expr::Unary(..) | Expr::Binary(..) | Expr::Cond(..))
+    matches!(e, Expr::Unary(..) | Expr::Binary(..) | Expr::Cond(..) | Expr::Mask(..))
 }

@@ -546,6 +546,11 @@ impl Printer<'_> {
             Expr::Generic(n, _) => {
                 let _ = write!(self.out, "generic({})", n.text);
             }
+            Expr::Mask(m, x, _) => {
+                let _ = write!(self.out, "{m:#X}(");
+                self.expr(x, 0);
+                self.out.push(')');
+            }
             Expr::Unary(op, x, _) => {
                 self.out.push_str(op.as_str());
                 self.expr(x, UNARY_PREC);

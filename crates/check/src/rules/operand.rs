@@ -334,6 +334,14 @@ pub fn resolve_expr(cx: &mut Ctx<'_, '_>, e: &Expr<'_>) -> bool {
         Expr::Binary(_, a, b, _) => resolve_expr(cx, a) & resolve_expr(cx, b),
         Expr::Cond(c, a, b, _) => resolve_expr(cx, c) & resolve_expr(cx, a) & resolve_expr(cx, b),
         Expr::Int(..) | Expr::Float(..) => true,
+        Expr::Mask(_, _, span) => {
+            cx.emit(
+                Diagnostic::error("check/initializer", *span, "the mask operator (`0xFF00(...)`) belongs to variable initialisers")
+                    .with_label("not an initialiser")
+                    .with_note("rule check/initializer (PTX ISA 5.4.4): a mask selects one byte of an address in a variable's initialiser"),
+            );
+            false
+        }
     }
 }
 

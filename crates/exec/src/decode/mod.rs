@@ -500,6 +500,12 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
             if off + esize > total {
                 return Err(format!("line {}: too many initialisers for `{}`", self.line(decl.span), decl.name.text));
             }
+            // The mask operator gives one byte of an address, which is what
+            // an element of one byte holds (LLVM's packed aggregates); what
+            // a wider element holds is not modelled.
+            if esize > 1 && has_mask(e) {
+                return Err(format!("line {}: the mask operator in an initialiser of {esize}-byte elements is not supported yet", self.line(e.span())));
+            }
             let bits: u64 = match (elem_ty, e) {
                 (Some(ScalarType::F32), Expr::Float(f, _)) => (f.as_f64() as f32).to_bits() as u64,
                 (Some(ScalarType::F64), Expr::Float(f, _)) => f.as_f64().to_bits(),
@@ -663,3 +669,13 @@ pub(crate) fn is_bits_type(s: ScalarType) -> bool {
     matches!(s, ScalarType::B8 | ScalarType::B16 | ScalarType::B32 | ScalarType::B64)
 }
 
+/// Whether `e` holds a mask operator (`0xFF00(...)`).
+fn has_mask(e: &Expr<'_>) -> bool {
+    match e {
+        Expr::Mask(..) => true,
+        Expr::Unary(_, a, _) => has_mask(a),
+        Expr::Binary(_, a, b, _) => has_mask(a) || has_mask(b),
+        Expr::Cond(c, a, b, _) => has_mask(c) || has_mask(a) || has_mask(b),
+        Expr::Int(..) | Expr::Float(..) | Expr::Name(_) | Expr::Generic(..) => false,
+    }
+}

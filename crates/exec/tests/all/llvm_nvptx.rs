@@ -10,6 +10,10 @@
 //! - the 256-bit vector loads and stores of sm_100 (`.v8.b32`, `.v8.f32`,
 //!   `.v4.b64`) move their elements in order and need the whole vector's
 //!   alignment;
+//! - the mask operator of initialisers (`0xFF00(p)`, PTX 7.1), which LLVM
+//!   uses to lay a pointer into a packed `.u8` aggregate, gives the byte
+//!   of the address it selects: the bytes read back are the address the
+//!   kernel takes of the same variable;
 //! - `add`, `sub`, `mul`, `fma` on `.f32x2` (sm_100) compute each `.f32`
 //!   half (the first in the low bits) as the `.f32` instruction with the
 //!   same rounding; the expected values here come from Rust's `f32`
@@ -229,4 +233,50 @@ fn f32x2_halves_are_the_f32_instruction() {
         same(q(t, 5), each(&|x, y, _| round_dir(x as f64 * y as f64, true)), "mul.rp");
         same(q(t, 6), each(&|x, y, _| x + y), "add (no rounding modifier: .rn)");
     }
+}
+
+const MASK: &str = r#".version 7.1
+.target sm_50
+.address_size 64
+.visible .global .align 8 .u64 p;
+.visible .global .align 1 .u8 s1[10] = {12, 0xFF(p), 0xFF00(p), 0xFF0000(p), 0xFF000000(p), 0xFF00000000(p), 0xFF0000000000(p), 0xFF000000000000(p), 0xFF00000000000000(p), 0xFF(generic(p)+3)};
+.visible .entry k(.param .u64 out)
+{
+    .reg .pred %p1;
+    .reg .b16 %h<2>;
+    .reg .b32 %r<3>;
+    .reg .b64 %rd<8>;
+    ld.param.u64 %rd1, [out];
+    mov.u64 %rd2, p;
+    st.global.u64 [%rd1], %rd2;
+    mov.u64 %rd3, s1;
+    mov.u32 %r1, 0;
+L:
+    cvt.u64.u32 %rd4, %r1;
+    add.s64 %rd5, %rd3, %rd4;
+    ld.global.u8 %h1, [%rd5];
+    add.s64 %rd6, %rd1, %rd4;
+    st.global.u8 [%rd6+8], %h1;
+    add.u32 %r1, %r1, 1;
+    setp.lt.u32 %p1, %r1, 10;
+    @%p1 bra L;
+    ret;
+}"#;
+
+#[test]
+fn the_mask_operator_lays_out_an_address_byte_by_byte() {
+    let mut dev = Device::new();
+    let m = dev.load(MASK).expect("load");
+    let out = dev.alloc(24).expect("alloc");
+    dev.launch(&m, "k", &LaunchConfig::new(1, 1), &[KernelArg::Ptr(out)]).expect("launch");
+    let b = dev.read(out, 24).expect("read");
+    let addr = u64::from_le_bytes(b[..8].try_into().expect("8 bytes"));
+    let mut want = vec![12u8];
+    want.extend_from_slice(&addr.to_le_bytes());
+    want.push((addr.wrapping_add(3) & 0xff) as u8);
+    assert_eq!(&b[8..18], &want[..], "address {addr:#x}");
+    // A mask in an initialiser of wider elements is refused by name.
+    let wide = ".version 7.1\n.target sm_50\n.address_size 64\n.visible .global .align 4 .u32 p;\n.visible .global .align 4 .u32 s1[2] = {0xFF00(p), 5};\n.visible .entry k() { ret; }\n";
+    let e = dev.load(wide).expect_err("not modelled");
+    assert!(e.message.contains("mask operator"), "{e:?}");
 }

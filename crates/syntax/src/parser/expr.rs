@@ -231,6 +231,17 @@ impl<'a> Parser<'a> {
             Tok::Int => {
                 let span = self.bump();
                 match parse_int(self.text(span)) {
+                    // `0xFF00(expr)`: the mask operator (a literal right
+                    // before `(` is nothing else).
+                    Some(l) if self.at(Tok::LParen) => {
+                        self.bump();
+                        self.enter()?;
+                        let r = self.expr_inner();
+                        self.leave();
+                        let e = r?;
+                        self.expect(Tok::RParen)?;
+                        Ok(Expr::Mask(l.value, Box::new(e), self.since(span)))
+                    }
                     Some(l) => Ok(Expr::Int(l, span)),
                     None => {
                         self.error(Diagnostic::error(
