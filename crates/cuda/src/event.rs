@@ -74,6 +74,14 @@ pub unsafe extern "C" fn cuEventCreate(ph: *mut Handle, flags: c_uint) -> CUresu
 }
 
 /// The event `e`, which must belong to the current context.
+/// An event of any context (querying or waiting for one needs no context
+/// of its own: the documentation sets no such rule, as it does for
+/// `cuEventRecord`'s stream).
+fn any_event(st: &mut State, e: Handle) -> Result<&mut Event, CUresult> {
+    st.current()?;
+    st.events.get_mut(&from_ptr(e)).ok_or(CUDA_ERROR_INVALID_HANDLE)
+}
+
 fn event(st: &mut State, e: Handle) -> Result<&mut Event, CUresult> {
     let ctx = st.current()?;
     match st.events.get_mut(&from_ptr(e)) {
@@ -97,12 +105,12 @@ pub extern "C" fn cuEventRecord(e: Handle, stream: Handle) -> CUresult {
 /// never recorded.
 #[no_mangle]
 pub extern "C" fn cuEventQuery(e: Handle) -> CUresult {
-    entry("cuEventQuery", true, || event(&mut state::state(), e).map(|_| ()))
+    entry("cuEventQuery", true, || any_event(&mut state::state(), e).map(|_| ()))
 }
 
 #[no_mangle]
 pub extern "C" fn cuEventSynchronize(e: Handle) -> CUresult {
-    entry("cuEventSynchronize", true, || event(&mut state::state(), e).map(|_| ()))
+    entry("cuEventSynchronize", true, || any_event(&mut state::state(), e).map(|_| ()))
 }
 
 fn event_destroy(name: &str, e: Handle) -> CUresult {

@@ -14,7 +14,9 @@
 //! block's contents between launches: [`around_launch`] copies every block
 //! into the engine before a launch and back after it (copy-in/copy-out at
 //! launch boundaries), comparing first, so pages neither side changed are
-//! neither written nor made resident. Host copies and memsets that reach a
+//! neither written nor made resident. Only what the launch changed goes
+//! back (granules of 256 bytes whose engine bytes hash differently than at
+//! copy-in): host threads may write a block while a kernel runs. Host copies and memsets that reach a
 //! block act on the host's bytes ([`with_blocks`]).
 //!
 //! Also the `.managed` variables of loaded modules ([`adopt`]): the engine
@@ -223,9 +225,26 @@ pub fn with_blocks<R>(f: impl FnOnce() -> R) -> R {
     f()
 }
 
-/// Copies every block into the engine.
-fn copy_in(dev: &Device, map: &BTreeMap<u64, Block>, buf: &mut [u8]) {
+/// Bytes summarised by one hash of a block's contents at copy-in.
+const GRANULE: usize = 256;
+
+/// A hash of `b` (at most [`GRANULE`] bytes).
+fn granule_hash(b: &[u8]) -> u64 {
+    let mut h = b.len() as u64;
+    for w in b.chunks(8) {
+        let mut x = [0u8; 8];
+        x[..w.len()].copy_from_slice(w);
+        h = (h.rotate_left(5) ^ u64::from_le_bytes(x)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+    h
+}
+
+/// Copies every block into the engine, and returns per block the hash of
+/// each [`GRANULE`] of what the engine then holds (the host's bytes).
+fn copy_in(dev: &Device, map: &BTreeMap<u64, Block>, buf: &mut [u8]) -> Vec<Vec<u64>> {
+    let mut snaps = Vec::with_capacity(map.len());
     for (&addr, b) in map {
+        let mut snap = Vec::with_capacity((b.size as usize).div_ceil(GRANULE));
         let mut off = 0u64;
         while off < b.size {
             let n = (b.size - off).min(CHUNK as u64) as usize;
@@ -237,24 +256,43 @@ fn copy_in(dev: &Device, map: &BTreeMap<u64, Block>, buf: &mut [u8]) {
             if dev.read_into(addr + off, cur).is_ok() && cur != host {
                 let _ = dev.store(addr + off, host);
             }
+            snap.extend(host.chunks(GRANULE).map(granule_hash));
             off += n as u64;
         }
+        snaps.push(snap);
     }
+    snaps
 }
 
-/// Copies every block (but the read-only ones) back to the host, writing
-/// only the chunks the launch changed.
-fn copy_out(dev: &Device, map: &BTreeMap<u64, Block>, buf: &mut [u8]) {
-    for (&addr, b) in map.iter().filter(|(_, b)| b.copy_out) {
+/// Copies back to the host what the launch changed in every block (but the
+/// read-only ones): the granules whose engine bytes no longer hash as they
+/// did at copy-in, and in them the bytes that differ from the host's. A
+/// granule the launch left alone is not touched, so what another host
+/// thread wrote there during the launch stays (a write-back of every
+/// differing byte would undo it: the engine still holds the old bytes).
+fn copy_out(dev: &Device, map: &BTreeMap<u64, Block>, snaps: &[Vec<u64>], buf: &mut [u8]) {
+    for ((&addr, b), snap) in map.iter().zip(snaps).filter(|((_, b), _)| b.copy_out) {
         let mut off = 0u64;
         while off < b.size {
             let n = (b.size - off).min(CHUNK as u64) as usize;
             let cur = &mut buf[..n];
-            let p = (addr + off) as usize as *mut u8;
-            // SAFETY: as in `copy_in`; the block is writable host memory
-            // (it was not registered read-only).
-            if dev.read_into(addr + off, cur).is_ok() && unsafe { std::slice::from_raw_parts(p, n) } != &*cur {
-                unsafe { std::ptr::copy_nonoverlapping(cur.as_ptr(), p, n) };
+            if dev.read_into(addr + off, cur).is_ok() {
+                let first = off as usize / GRANULE;
+                for (g, e) in cur.chunks(GRANULE).enumerate() {
+                    if snap.get(first + g) == Some(&granule_hash(e)) {
+                        continue;
+                    }
+                    let at = addr + off + (g * GRANULE) as u64;
+                    // SAFETY: as in `copy_in`; the block is writable host
+                    // memory (it was not registered read-only), and the
+                    // granule lies inside it.
+                    let host = unsafe { std::slice::from_raw_parts_mut(at as usize as *mut u8, e.len()) };
+                    for (h, &x) in host.iter_mut().zip(e) {
+                        if *h != x {
+                            *h = x;
+                        }
+                    }
+                }
             }
             off += n as u64;
         }
@@ -270,8 +308,8 @@ pub fn around_launch<R>(f: impl FnOnce() -> R) -> R {
         return f();
     }
     let mut buf = vec![0u8; CHUNK];
-    copy_in(&state::device_read(), &map, &mut buf);
+    let snaps = copy_in(&state::device_read(), &map, &mut buf);
     let r = f();
-    copy_out(&state::device_read(), &map, &mut buf);
+    copy_out(&state::device_read(), &map, &snaps, &mut buf);
     r
 }

@@ -41,9 +41,10 @@ pub extern "C" fn cuStreamWaitEvent(stream: Handle, event: Handle, flags: c_uint
         let st = state::state();
         let ctx = st.current()?;
         st.check_stream(from_ptr(stream), ctx)?;
+        // "hEvent may be from a different context or device than hStream."
         match st.events.get(&from_ptr(event)) {
-            Some(e) if e.ctx == ctx => Ok(()),
-            _ => Err(CUDA_ERROR_INVALID_HANDLE),
+            Some(_) => Ok(()),
+            None => Err(CUDA_ERROR_INVALID_HANDLE),
         }
     })
 }

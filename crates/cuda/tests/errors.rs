@@ -589,3 +589,32 @@ fn random_handles_and_device_pointers_are_errors_never_crashes() {
     assert_eq!(cu.sync(), SUCCESS);
     assert_eq!(cu.free(p), SUCCESS);
 }
+
+/// Every code this library returns has a name and a description (a
+/// program's error printer passes `cuGetErrorString`'s result to `printf`
+/// unchecked): the names are `cuda.h`'s; an unknown code gives
+/// INVALID_VALUE and a NULL string, as the documentation says.
+#[test]
+fn returned_codes_have_names() {
+    let cu = Cuda::new("error-names");
+    let name = |code: u32| -> Option<String> {
+        let mut s: *const c_char = null();
+        let r = unsafe { cu.f::<unsafe extern "C" fn(u32, *mut *const c_char) -> u32>("cuGetErrorName")(code, &mut s) };
+        let mut d: *const c_char = null();
+        let rd = unsafe { cu.f::<unsafe extern "C" fn(u32, *mut *const c_char) -> u32>("cuGetErrorString")(code, &mut d) };
+        assert_eq!(r, rd, "code {code}: name and string agree");
+        if r == SUCCESS {
+            assert!(!d.is_null() && !unsafe { CStr::from_ptr(d) }.to_bytes().is_empty(), "code {code}: a description");
+            Some(unsafe { CStr::from_ptr(s) }.to_str().unwrap().to_string())
+        } else {
+            assert_eq!((r, s.is_null(), d.is_null()), (INVALID_VALUE, true, true), "code {code}");
+            None
+        }
+    };
+    // Codes the library returns (cooperative launches, clusters) and some
+    // it does not, with cuda.h's names.
+    for (code, want) in [(720, "CUDA_ERROR_COOPERATIVE_LAUNCH_TOO_LARGE"), (912, "CUDA_ERROR_INVALID_CLUSTER_SIZE"), (700, "CUDA_ERROR_ILLEGAL_ADDRESS"), (222, "CUDA_ERROR_UNSUPPORTED_PTX_VERSION"), (909, "CUDA_ERROR_TIMEOUT"), (46, "CUDA_ERROR_DEVICE_UNAVAILABLE")] {
+        assert_eq!(name(code).as_deref(), Some(want), "code {code}");
+    }
+    assert_eq!(name(12345), None);
+}

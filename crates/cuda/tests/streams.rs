@@ -97,6 +97,19 @@ fn query_wait_and_context_of_streams() {
         assert_eq!(c, other);
         // ... but cannot be used there.
         assert_eq!(query(s), INVALID_HANDLE);
+        // An event of this other context: a stream of the first may wait
+        // for it ("hEvent may be from a different context or device than
+        // hStream", cuStreamWaitEvent), and it can be queried and waited
+        // for from either context.
+        let mut e2 = null_mut();
+        assert_eq!(f::<unsafe extern "C" fn(*mut H, c_uint) -> u32>(&lib, "cuEventCreate")(&mut e2, 0), SUCCESS);
+        assert_eq!(f::<unsafe extern "C" fn(H, H) -> u32>(&lib, "cuEventRecord")(e2, null_mut()), SUCCESS);
+        assert_eq!(f::<unsafe extern "C" fn(H) -> u32>(&lib, "cuCtxSetCurrent")(ctx), SUCCESS);
+        assert_eq!(wait(s, e2, 0), SUCCESS);
+        assert_eq!(wait(null_mut(), e2, 0), SUCCESS);
+        assert_eq!(f::<unsafe extern "C" fn(H) -> u32>(&lib, "cuEventQuery")(e2), SUCCESS);
+        assert_eq!(f::<unsafe extern "C" fn(H) -> u32>(&lib, "cuEventSynchronize")(e2), SUCCESS);
+        assert_eq!(f::<unsafe extern "C" fn(H) -> u32>(&lib, "cuCtxSetCurrent")(other), SUCCESS);
         assert_eq!(f::<unsafe extern "C" fn(H) -> u32>(&lib, "cuCtxDestroy_v2")(other), SUCCESS);
         assert_eq!(get_ctx(s, null_mut()), INVALID_VALUE);
         assert_eq!(destroy(s), SUCCESS);
