@@ -131,13 +131,16 @@ pub(crate) fn prepare(dev: &Device, module: &Module, kernel: &str, cfg: &LaunchC
     if cl.x as u64 * cl.y as u64 * cl.z as u64 > 16 {
         return Err(invalid("a cluster has at most 16 CTAs"));
     }
-    let total_smem = prog.shared_dynamic_offset as u64 + cfg.dynamic_shared_bytes as u64;
-    if total_smem > dev.limits.max_shared_bytes as u64 {
+    // The limit applies to what the kernel uses (`Function::shared_bytes`);
+    // the CTA's buffer holds every kernel's variables at their offsets.
+    let kernel_smem = prog.functions[kid as usize].shared_bytes as u64 + cfg.dynamic_shared_bytes as u64;
+    if kernel_smem > dev.limits.max_shared_bytes as u64 {
         return Err(invalid(format!(
             "{} bytes of shared memory per CTA (static {} + dynamic {}) exceed the limit of {}",
-            total_smem, prog.shared_static, cfg.dynamic_shared_bytes, dev.limits.max_shared_bytes
+            kernel_smem, prog.functions[kid as usize].shared_bytes, cfg.dynamic_shared_bytes, dev.limits.max_shared_bytes
         )));
     }
+    let total_smem = prog.shared_dynamic_offset as u64 + cfg.dynamic_shared_bytes as u64;
     // The printf buffer is device memory, as CUDA's FIFO is.
     let fifo = cfg.stdout.as_ref().map_or(cfg.stdout_bytes, |s| s.cap());
     let cap = dev.limits.max_memory;

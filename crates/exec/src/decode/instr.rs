@@ -77,6 +77,8 @@ pub(crate) struct FuncDecoder<'d, 's, 'f, 'a, 'x> {
     /// The accumulator registers of the function's `wgmma.mma_async`s
     /// decoded so far (`instr/hopper.rs` guards the reads of them).
     acc: Vec<u32>,
+    /// The module-scope `.shared` variables (offsets) the body names.
+    used_shared: RefCell<Vec<u64>>,
 }
 
 impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
@@ -100,7 +102,17 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
             call_targets: HashMap::new(),
             prototypes: HashMap::new(),
 
-            acc: Vec::new(),        }
+            acc: Vec::new(),
+            used_shared: RefCell::new(Vec::new()),
+        }
+    }
+
+    /// The offsets of the module-scope `.shared` variables the body named.
+    pub fn used_shared(&self) -> Vec<u64> {
+        let mut v = self.used_shared.take();
+        v.sort_unstable();
+        v.dedup();
+        v
     }
 
     pub fn set_flat(&mut self, flat: &FlatFunction<'_, '_>) {

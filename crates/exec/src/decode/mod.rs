@@ -12,6 +12,7 @@
 
 mod instr;
 pub(crate) mod link;
+mod smem;
 
 pub use instr::decodes_opcode;
 
@@ -171,6 +172,7 @@ pub(crate) fn decode_units<'s, 'a>(
             link,
             devrt,
             externs: Vec::new(),
+            shared_vars: Vec::new(),
             const_vars: Vec::new(),
         })
         .collect();
@@ -261,19 +263,23 @@ pub(crate) fn decode_units<'s, 'a>(
 
     // Function bodies, each with its unit's names.
     let mut functions = Vec::with_capacity(funcs.len());
+    let mut uses = Vec::with_capacity(funcs.len());
     let mut device_cursor = shared_static;
     for (id, f) in funcs.iter().enumerate() {
         let Some(f) = f else { return Err("internal: function slot without a definition".into()) };
         let u = owner[id];
         let mut kernel_cursor = device_end;
-        let cursor = if f.kind == FunctionKind::Entry { &mut kernel_cursor } else { &mut device_cursor };
-        let mut func = ds[u].decode_function(id as FuncId, f, cursor).map_err(|m| named(u, m))?;
+        let is_kernel = f.kind == FunctionKind::Entry;
+        let before = if is_kernel { device_end } else { device_cursor };
+        let cursor = if is_kernel { &mut kernel_cursor } else { &mut device_cursor };
+        let (mut func, used) = ds[u].decode_function(id as FuncId, f, cursor).map_err(|m| named(u, m))?;
         func.module = u as u32;
-        if func.is_kernel {
-            func.shared_bytes = kernel_cursor as u32;
-        }
+        let after = if is_kernel { kernel_cursor } else { device_cursor };
+        uses.push(smem::Uses { shared: used, own: after - before });
         functions.push(func);
     }
+    let vars: Vec<&[(u64, u64, u64)]> = ds.iter().map(|d| &d.shared_vars[..]).collect();
+    smem::kernel_shared_bytes(&mut functions, &uses, &vars);
     let program = Program {
         functions,
         const_init: const_bank,
@@ -299,6 +305,9 @@ pub(crate) struct ModuleDecoder<'s, 'f, 'a> {
     /// Linked with libcudadevrt: its `cudaCG*` functions are builtins.
     pub devrt: bool,
     pub externs: Vec<String>,
+    /// Module-scope `.shared` variables (not `extern`): (offset, size,
+    /// alignment), for each kernel's count of what it uses (`smem.rs`).
+    pub shared_vars: Vec<(u64, u64, u64)>,
     /// Module-scope `.const` variables: (name, offset in the bank, size).
     pub const_vars: Vec<(String, u64, u64)>,
 }
@@ -437,6 +446,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
                             return Err(format!("line {}: .shared space exceeds {MAX_SHARED_BYTES} bytes", self.line(decl.span)));
                         }
                         *shared_static = off + size;
+                        self.shared_vars.push((off, size, align));
                         self.syms.insert(name, Sym::Shared(off));
                     }
                 }
@@ -535,7 +545,9 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
         Ok(out)
     }
 
-    fn decode_function(&self, id: FuncId, f: &ast::Function<'_>, shared_cursor: &mut u64) -> Result<Function, String> {
+    /// Decodes function `f`; also returns the offsets of the module-scope
+    /// `.shared` variables its body names.
+    fn decode_function(&self, id: FuncId, f: &ast::Function<'_>, shared_cursor: &mut u64) -> Result<(Function, Vec<u64>), String> {
         let is_kernel = f.kind == FunctionKind::Entry;
         let mut func = Function {
             name: f.name.text.to_string(),
@@ -606,7 +618,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
             }
         }
         let Some(body) = &f.body else {
-            return Ok(func);
+            return Ok((func, Vec::new()));
         };
         let flat = FlatFunction::new(f).ok_or("internal: no body")?;
         let analysis = FunctionAnalysis::new(&flat);
@@ -634,7 +646,7 @@ impl<'s, 'f, 'a> ModuleDecoder<'s, 'f, 'a> {
         func.num_preds = npreds;
         func.frame_bytes = frame;
         func.code = code;
-        Ok(func)
+        Ok((func, fd.used_shared()))
     }
 }
 

@@ -57,6 +57,7 @@ mod isa_video;
 mod isa_video_scalar;
 mod isa_wmma_int_tf32;
 mod its_converge;
+mod kernel_shared;
 mod label_scope;
 mod llvm_nvptx;
 mod layers;

@@ -3,8 +3,11 @@
 //! launch). A kernel's static array and the dynamic memory are distinct
 //! (nvcc's `__shared__ int st[64]; extern __shared__ int dyn[];` in one
 //! kernel), and the kernels of one module do not add their variables up:
-//! one kernel runs per CTA, so each needs its own variables (and those of
-//! the module and of the device functions it may call), as a GPU reports in
+//! one kernel runs per CTA, so each needs its own variables and those of
+//! the module and of the device functions it names or may call (not the
+//! ones it never reaches), as ptxas 12.9 reports them (`ptxas -v`: "40000
+//! bytes smem" for each kernel of `six_kernels`, "40016" once one also
+//! reads the 16-byte module variable) and a GPU in
 //! `cudaFuncAttributes::sharedSizeBytes`. Expected values follow from the
 //! kernels' source, never from a run.
 #![allow(clippy::unwrap_used)]
@@ -93,9 +96,18 @@ fn the_kernels_of_a_module_do_not_add_their_shared_memory_up() {
     }
     // s[39872/4 + 0] = n and s[39872/4 + 31] = 31 + n (thread 31's store).
     assert_eq!(words(&dev, out, 6), (0..6).map(|n| 31 + 2 * n).collect::<Vec<u32>>());
-    // 16 (module) + 8 (device function, 8-aligned at 16) + 40,000 (own, at 24).
+    // Each kernel's own 40,000 bytes: none names the module variable or
+    // calls the device function (ptxas -v: "40000 bytes smem").
     for f in m.program.functions.iter().filter(|f| f.is_kernel) {
-        assert_eq!(f.shared_bytes, 16 + 8 + 40_000, "{}", f.name);
+        assert_eq!(f.shared_bytes, 40_000, "{}", f.name);
     }
+    // The CTA's layout still holds them all: 16 (module) + 8 (device
+    // function, 8-aligned at 16) + 40,000 (own, at 24).
     assert_eq!(m.program.shared_static, 40_024);
+    // A kernel that reads the module variable counts it: 16 + 40,000.
+    let src = src.replacen("\tret;\n}\n", "\tld.shared.u32 %r7, [common];\n\tret;\n}\n", 2);
+    let src = src.replacen("\tld.shared.u32 %r7, [common];\n\tret;\n}\n", "\tret;\n}\n", 1);
+    let m = dev.load_named("six.ptx", &src).unwrap();
+    let b: Vec<u32> = m.program.functions.iter().filter(|f| f.is_kernel).map(|f| f.shared_bytes).collect();
+    assert_eq!(b, [40_016, 40_000, 40_000, 40_000, 40_000, 40_000]);
 }

@@ -54,7 +54,11 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
             }
         }
         drop(scopes);
-        self.m.syms.get(name).copied()
+        let s = self.m.syms.get(name).copied();
+        if let Some(Sym::Shared(o)) = s {
+            self.used_shared.borrow_mut().push(o);
+        }
+        s
     }
 
     /// A new register (or, `pred`, predicate) slot; `None` past the limit.
