@@ -65,6 +65,7 @@ pub mod hostmap;
 pub mod library;
 pub mod managed;
 pub mod memory;
+pub mod memory2d;
 pub mod module;
 pub mod module_cache;
 pub mod occupancy;

@@ -21,7 +21,7 @@ const CHUNK: u64 = 1 << 20;
 
 /// Whether a checked device range is mapped host memory (its bytes are the
 /// host's) rather than the engine's own.
-fn on_host(st: &State, addr: u64, n: u64) -> Result<bool, CUresult> {
+pub(crate) fn on_host(st: &State, addr: u64, n: u64) -> Result<bool, CUresult> {
     let (base, r) = st.range(addr, n).ok_or(CUDA_ERROR_INVALID_VALUE)?;
     Ok(match r.kind {
         RangeKind::Host { .. } | RangeKind::Managed { .. } => true,
@@ -33,7 +33,7 @@ fn on_host(st: &State, addr: u64, n: u64) -> Result<bool, CUresult> {
 
 /// Fills `[addr, addr+len)` with `pattern` repeated (`len` a multiple of
 /// its length).
-fn fill(dev: &mut Device, addr: u64, len: u64, pattern: &[u8]) -> Result<(), CUresult> {
+pub(crate) fn fill(dev: &mut Device, addr: u64, len: u64, pattern: &[u8]) -> Result<(), CUresult> {
     let per = (CHUNK / pattern.len() as u64).max(1) * pattern.len() as u64;
     let buf: Vec<u8> = pattern.iter().copied().cycle().take(per.min(len) as usize).collect();
     let mut done = 0;
@@ -46,7 +46,7 @@ fn fill(dev: &mut Device, addr: u64, len: u64, pattern: &[u8]) -> Result<(), CUr
 }
 
 /// Allocates `size` bytes for context `ctx`.
-fn alloc(st: &mut State, ctx: u64, size: u64) -> Result<u64, CUresult> {
+pub(crate) fn alloc(st: &mut State, ctx: u64, size: u64) -> Result<u64, CUresult> {
     let base = state::device_write().alloc(size).map_err(|_| CUDA_ERROR_OUT_OF_MEMORY)?;
     st.ranges.insert(base, Range { size, kind: RangeKind::Alloc { ctx } });
     st.allocated += size;
@@ -134,7 +134,7 @@ pub unsafe extern "C" fn cuMemGetAddressRange_v2(pbase: *mut CUdeviceptr, psize:
 
 /// Checks the context (and `stream`, when given) and that `[addr, addr+n)`
 /// is one device range.
-fn check(st: &State, stream: Option<Handle>, ranges: &[(u64, u64)]) -> Result<(), CUresult> {
+pub(crate) fn check(st: &State, stream: Option<Handle>, ranges: &[(u64, u64)]) -> Result<(), CUresult> {
     let ctx = st.current()?;
     if let Some(s) = stream {
         st.check_stream(state::from_ptr(s), ctx)?;
