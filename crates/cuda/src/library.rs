@@ -70,6 +70,7 @@ fn add_library(h: Handle, name: Option<&str>, bytes: &[u8]) -> Result<(), CUresu
 }
 /// `CUjit_option`s read here.
 pub const CU_JIT_MAX_REGISTERS: c_int = 0;
+pub const CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES: c_int = 4;
 pub const CU_JIT_ERROR_LOG_BUFFER: c_int = 5;
 pub const CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES: c_int = 6;
 

@@ -246,9 +246,16 @@ pub fn sync_consts(st: &mut state::State, m: u64) {
     }
 }
 
+thread_local! {
+    /// The message of this thread's last failed module load, for the JIT
+    /// error log of `cuModuleLoadDataEx`.
+    static LOAD_ERROR: std::cell::RefCell<String> = const { std::cell::RefCell::new(String::new()) };
+}
+
 /// The driver's status for a failed load, logged.
 fn load_error(e: &ptxsim_exec::RunError) -> CUresult {
     report::log(&format!("module load failed: {e}"));
+    LOAD_ERROR.with(|m| *m.borrow_mut() = e.to_string());
     // The device heap is reserved when a module that calls `malloc`
     // loads; CUDA fails such a load with SHARED_OBJECT_INIT_FAILED.
     if e.kind == TrapKind::OutOfMemory && e.message.contains("cannot reserve the device heap") {
@@ -325,13 +332,46 @@ pub unsafe extern "C" fn cuModuleLoadData(pmod: *mut Handle, image: *const c_voi
     load("cuModuleLoadData", pmod, image)
 }
 
-/// JIT options are accepted and ignored.
+/// `cuModuleLoadData` with JIT options: the error log and its size are
+/// filled (see below); the others are accepted and ignored.
 ///
 /// # Safety
-/// As [`cuModuleLoadData`].
+/// As [`cuModuleLoadData`]; `options` and `values` are null or valid for
+/// `n` entries, and an error log option's buffer for its size.
 #[no_mangle]
-pub unsafe extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, _n: c_uint, _options: *mut c_int, _values: *mut *mut c_void) -> CUresult {
-    load("cuModuleLoadDataEx", pmod, image)
+pub unsafe extern "C" fn cuModuleLoadDataEx(pmod: *mut Handle, image: *const c_void, n: c_uint, options: *mut c_int, values: *mut *mut c_void) -> CUresult {
+    LOAD_ERROR.with(|m| m.borrow_mut().clear());
+    let r = load("cuModuleLoadDataEx", pmod, image);
+    // The JIT logs the options name: the error log gets the load's message
+    // (NUL-terminated, cut to the buffer), and each log's size option is
+    // set to the bytes filled ("OUT: Amount of log buffer filled with
+    // messages"); the info log stays empty.
+    if n > 0 && !options.is_null() && !values.is_null() {
+        let msg = if r == CUDA_SUCCESS { String::new() } else { LOAD_ERROR.with(|m| m.borrow().clone()) };
+        let (mut buf, mut size_at) = (None, None);
+        let mut info_size_at = None;
+        for i in 0..n as usize {
+            match *options.add(i) {
+                crate::library::CU_JIT_ERROR_LOG_BUFFER => buf = Some(*values.add(i) as usize),
+                crate::library::CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES => size_at = Some(i),
+                crate::library::CU_JIT_INFO_LOG_BUFFER_SIZE_BYTES => info_size_at = Some(i),
+                _ => {}
+            }
+        }
+        if let (Some(b), Some(i)) = (buf.filter(|&b| b != 0), size_at) {
+            let size = *values.add(i) as usize;
+            if size > 0 {
+                let k = msg.len().min(size - 1);
+                std::ptr::copy_nonoverlapping(msg.as_ptr(), b as *mut u8, k);
+                *(b as *mut u8).add(k) = 0;
+                *values.add(i) = k as *mut c_void;
+            }
+        }
+        if let Some(i) = info_size_at {
+            *values.add(i) = std::ptr::null_mut();
+        }
+    }
+    r
 }
 
 /// A fatbin (bare or behind its wrapper), or anything `cuModuleLoadData`

@@ -448,6 +448,30 @@ fn invalid_ptx_is_invalid_ptx() {
     assert_eq!(cu.load("this is not ptx").0, INVALID_PTX);
     assert_eq!(cu.load(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus.op; ret; }").0, INVALID_PTX);
     assert_eq!(cu.sync(), SUCCESS, "a failed load leaves the context usable");
+    // cuModuleLoadDataEx fills the JIT error log and sets its size option
+    // to the bytes filled ("OUT: Amount of log buffer filled with
+    // messages"); the info log's size becomes 0.
+    let text = ".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k() { bogus.op; ret; }\0";
+    let mut log = vec![0xffu8; 4096];
+    let mut options: [i32; 3] = [5, 6, 4];
+    let mut values: [*mut c_void; 3] = [log.as_mut_ptr() as *mut c_void, 4096usize as *mut c_void, 512usize as *mut c_void];
+    let mut m = null_mut();
+    let r = unsafe {
+        cu.f::<unsafe extern "C" fn(*mut H, *const c_void, u32, *mut i32, *mut *mut c_void) -> u32>("cuModuleLoadDataEx")(&mut m, text.as_ptr() as *const c_void, 3, options.as_mut_ptr(), values.as_mut_ptr())
+    };
+    assert_eq!(r, INVALID_PTX);
+    let filled = values[1] as usize;
+    assert!(filled > 0 && filled < 4096 && log[filled] == 0, "{filled} bytes and a NUL");
+    let msg = String::from_utf8_lossy(&log[..filled]);
+    assert!(msg.contains("bogus"), "the log names the instruction: {msg}");
+    assert_eq!(values[2] as usize, 0, "no info log");
+    // A success leaves an empty error log.
+    let mut values: [*mut c_void; 3] = [log.as_mut_ptr() as *mut c_void, 4096usize as *mut c_void, 512usize as *mut c_void];
+    let ok = concat!(".version 7.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }", "\0");
+    let r = unsafe {
+        cu.f::<unsafe extern "C" fn(*mut H, *const c_void, u32, *mut i32, *mut *mut c_void) -> u32>("cuModuleLoadDataEx")(&mut m, ok.as_ptr() as *const c_void, 3, options.as_mut_ptr(), values.as_mut_ptr())
+    };
+    assert_eq!((r, values[1] as usize, log[0]), (SUCCESS, 0, 0));
 }
 
 #[test]
