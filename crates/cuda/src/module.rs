@@ -738,12 +738,15 @@ pub unsafe fn launch(
     }
 }
 
+/// `flags`: CU_STREAM_DEFAULT (0) or CU_STREAM_NON_BLOCKING (1), as for
+/// `cuStreamCreateWithPriority`.
+///
 /// # Safety
 /// `ph` is null or valid for a write.
 #[no_mangle]
 pub unsafe extern "C" fn cuStreamCreate(ph: *mut Handle, flags: c_uint) -> CUresult {
     entry("cuStreamCreate", true, || {
-        if ph.is_null() {
+        if ph.is_null() || flags > 1 {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
         let mut st = state::state();

@@ -76,6 +76,7 @@ fn query_wait_and_context_of_streams() {
     let get_ctx = f::<unsafe extern "C" fn(H, *mut H) -> u32>(&lib, "cuStreamGetCtx");
     unsafe {
         let mut s = null_mut();
+        assert_eq!(create(&mut s, 4), INVALID_VALUE, "flags other than CU_STREAM_DEFAULT and CU_STREAM_NON_BLOCKING");
         assert_eq!(create(&mut s, 0), SUCCESS);
         for h in [null_mut(), 1 as H, 2 as H, s] {
             assert_eq!(query(h), SUCCESS, "{h:?}");
