@@ -7,6 +7,7 @@
 //! still reserves: every variable keeps one offset for every kernel).
 
 use crate::program::{Callee, Function, Op};
+use std::collections::{HashMap, HashSet};
 
 /// What one function's body takes of shared memory.
 pub(super) struct Uses {
@@ -18,52 +19,79 @@ pub(super) struct Uses {
 
 /// Sets [`Function::shared_bytes`] of every kernel of `functions`
 /// (`uses` by function id, `vars` the module-scope variables of each
-/// unit: offset, size, alignment).
+/// unit: offset, size, alignment). Linear in what each kernel reaches (a
+/// module of many kernels that call nothing costs no more than its code).
 pub(super) fn kernel_shared_bytes(functions: &mut [Function], uses: &[Uses], vars: &[&[(u64, u64, u64)]]) {
     let n = functions.len();
+    // (Offsets are the program's, across the units of a link.)
+    let sizes: HashMap<u64, (u64, u64)> = vars.iter().flat_map(|v| v.iter()).map(|&(o, s, a)| (o, (s, a.max(1)))).collect();
+    let bytes_of = |reached: &mut dyn Iterator<Item = usize>| -> u64 {
+        let reached: Vec<usize> = reached.collect();
+        // The module variables named, packed in offset order with their
+        // alignments, then the functions' own.
+        let mut used: Vec<u64> = reached.iter().filter_map(|&f| uses.get(f)).flat_map(|u| u.shared.iter().copied()).collect();
+        used.sort_unstable();
+        used.dedup();
+        let mut bytes = 0u64;
+        for off in used {
+            if let Some(&(size, align)) = sizes.get(&off) {
+                bytes = bytes.div_ceil(align) * align + size;
+            }
+        }
+        for u in reached.iter().filter_map(|&f| uses.get(f)).filter(|u| u.own > 0) {
+            bytes = bytes.div_ceil(16) * 16 + u.own;
+        }
+        bytes
+    };
+    let mut everything_bytes: Option<u64> = None;
+    let is_kernel: Vec<bool> = functions.iter().map(|f| f.is_kernel).collect();
     for k in 0..n {
         if !functions[k].is_kernel {
             continue;
         }
         // The functions the kernel may reach: direct callees, the allowed
-        // targets of an indirect call, and every function for an indirect
-        // call without a list.
-        let mut seen = vec![false; n];
-        let mut stack = vec![k];
-        seen[k] = true;
-        while let Some(f) = stack.pop() {
+        // targets of an indirect call; an indirect call without a list may
+        // reach any function.
+        let mut reached = vec![k];
+        let mut seen: HashSet<usize> = HashSet::from([k]);
+        let mut everything = false;
+        let mut i = 0;
+        'walk: while i < reached.len() {
+            let f = reached[i];
+            i += 1;
             for ins in &functions[f].code {
                 let Op::Call { callee, .. } = &ins.op else { continue };
-                let next: Vec<usize> = match callee {
-                    Callee::Direct(id) => vec![*id as usize],
-                    Callee::Indirect { allowed: Some(list), .. } => list.iter().map(|&id| id as usize).collect(),
-                    Callee::Indirect { allowed: None, .. } => (0..n).collect(),
-                };
-                for g in next {
-                    if g < n && !seen[g] {
-                        seen[g] = true;
-                        stack.push(g);
+                match callee {
+                    Callee::Direct(id) => {
+                        if (*id as usize) < n && seen.insert(*id as usize) {
+                            reached.push(*id as usize);
+                        }
+                    }
+                    Callee::Indirect { allowed: Some(list), .. } => {
+                        for &id in list {
+                            if (id as usize) < n && seen.insert(id as usize) {
+                                reached.push(id as usize);
+                            }
+                        }
+                    }
+                    Callee::Indirect { allowed: None, .. } => {
+                        everything = true;
+                        break 'walk;
                     }
                 }
             }
         }
-        // The module variables named, packed in offset order with their
-        // alignments, then the functions' own.
-        // (Offsets are the program's, across the units of a link.)
-        let mut used: Vec<u64> = (0..n).filter(|&f| seen[f]).flat_map(|f| uses.get(f).map(|u| u.shared.iter().copied()).into_iter().flatten()).collect();
-        used.sort_unstable();
-        used.dedup();
-        let mut bytes = 0u64;
-        for off in used {
-            if let Some(&(_, size, align)) = vars.iter().flat_map(|v| v.iter()).find(|v| v.0 == off) {
-                bytes = bytes.div_ceil(align.max(1)) * align.max(1) + size;
+        let bytes = if everything {
+            // Every device function (kernels are not called), then the
+            // kernel's own.
+            let all = *everything_bytes.get_or_insert_with(|| bytes_of(&mut (0..n).filter(|&f| !is_kernel[f])));
+            match uses.get(k).map_or(0, |u| u.own) {
+                0 => all,
+                own => all.div_ceil(16) * 16 + own,
             }
-        }
-        for f in (0..n).filter(|&f| seen[f]) {
-            if let Some(u) = uses.get(f).filter(|u| u.own > 0) {
-                bytes = bytes.div_ceil(16) * 16 + u.own;
-            }
-        }
+        } else {
+            bytes_of(&mut reached.into_iter())
+        };
         functions[k].shared_bytes = bytes.min(u32::MAX as u64) as u32;
     }
 }
