@@ -5,7 +5,8 @@
 //!
 //! Invariants: a copy's device side is a range of [`State::ranges`] (a
 //! live allocation, a loaded module's `.global` variable, or mapped host
-//! memory: pinned or managed); on mapped host memory copies and memsets act
+//! memory: pinned or managed), and `cuMemcpy`'s other sides are host
+//! memory the process maps (checked with `mincore`); on mapped host memory copies and memsets act
 //! on the host's bytes ([`crate::hostmap`] copies them in for each launch).
 //! `cuMemFree` gives a device block back to the engine (`Device::free`),
 //! whose addresses are never reused, so a kernel that keeps a freed pointer
@@ -183,14 +184,56 @@ unsafe fn dtoh(name: &str, dst: *mut c_void, src: CUdeviceptr, n: usize, stream:
     })
 }
 
+/// Whether `[addr, addr+n)` is mapped in this process (every page of it:
+/// `mincore` fails with ENOMEM on an unmapped one), so that it can be read
+/// as host memory.
+fn mapped_in_process(addr: u64, n: u64) -> bool {
+    // SAFETY: sysconf has no preconditions.
+    let page = unsafe { libc::sysconf(libc::_SC_PAGESIZE) }.max(4096) as u64;
+    let (Some(end), start) = (addr.checked_add(n), addr / page * page) else { return false };
+    if addr == 0 || end > (1 << 47) {
+        return false;
+    }
+    let pages = (end - start).div_ceil(page) as usize;
+    let mut vec = vec![0u8; pages.min(1 << 20)];
+    if pages > vec.len() {
+        return false;
+    }
+    // SAFETY: `vec` has a byte per page of the range; mincore only writes it.
+    unsafe { libc::mincore(start as usize as *mut c_void, (end - start) as usize, vec.as_mut_ptr()) == 0 }
+}
+
+/// Whether a side of a unified copy (`cuMemcpy`) is host memory: mapped
+/// host memory the library tracks, or (`unified`) an address of no tracked
+/// range that the process maps (pageable memory, which a GPU with unified
+/// addressing copies too); an address in neither is INVALID_VALUE.
+fn host_side(st: &State, addr: u64, n: u64, unified: bool) -> Result<bool, CUresult> {
+    match on_host(st, addr, n) {
+        Err(e) if unified => {
+            if mapped_in_process(addr, n) {
+                Ok(true)
+            } else {
+                Err(e)
+            }
+        }
+        r => r,
+    }
+}
+
 fn dtod(name: &str, dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: Option<Handle>) -> CUresult {
+    copy(name, dst, src, n, stream, false)
+}
+
+/// A device-to-device copy, or with `unified` (`cuMemcpy`) a copy in any
+/// direction by the pointers' values.
+fn copy(name: &str, dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: Option<Handle>, unified: bool) -> CUresult {
     entry(name, true, || {
         let st = state::state();
         check(&st, stream, &[])?;
         if n == 0 {
             return Ok(());
         }
-        let (src_host, dst_host) = (on_host(&st, src, n as u64)?, on_host(&st, dst, n as u64)?);
+        let (src_host, dst_host) = (host_side(&st, src, n as u64, unified)?, host_side(&st, dst, n as u64, unified)?);
         if src_host || dst_host {
             // SAFETY (each arm): a mapped side is live host memory of the
             // checked range; the other side is the engine's.
@@ -262,18 +305,20 @@ pub extern "C" fn cuMemcpyDtoDAsync_v2(dst: CUdeviceptr, src: CUdeviceptr, n: us
     dtod("cuMemcpyDtoDAsync_v2", dst, src, n, Some(stream))
 }
 
-/// Copies `n` bytes between any two tracked ranges (unified addressing:
-/// device memory, module variables, mapped host memory); an address
-/// outside them is CUDA_ERROR_INVALID_VALUE (pageable host memory is not
-/// tracked, so it cannot be told from a stale device pointer).
+/// Copies `n` bytes by unified addressing: between tracked ranges (device
+/// memory, module variables, mapped host memory) and pageable host memory
+/// (an address of no tracked range that the process maps, as `cudaMemcpy`
+/// with `cudaMemcpyDefault` passes it); an address in neither is
+/// CUDA_ERROR_INVALID_VALUE (a stale device pointer is not mapped in the
+/// process: the engine's addresses are its own).
 #[no_mangle]
 pub extern "C" fn cuMemcpy(dst: CUdeviceptr, src: CUdeviceptr, n: usize) -> CUresult {
-    dtod("cuMemcpy", dst, src, n, None)
+    copy("cuMemcpy", dst, src, n, None, true)
 }
 
 #[no_mangle]
 pub extern "C" fn cuMemcpyAsync(dst: CUdeviceptr, src: CUdeviceptr, n: usize, stream: Handle) -> CUresult {
-    dtod("cuMemcpyAsync", dst, src, n, Some(stream))
+    copy("cuMemcpyAsync", dst, src, n, Some(stream), true)
 }
 
 /// `count` elements of `pattern` (1, 2 or 4 bytes) from `dst`, which must

@@ -278,10 +278,23 @@ fn copies_and_memsets_act_on_the_host_bytes_of_mapped_blocks() {
         assert_eq!(&words(m, 8)[..], &[src[0], src[1], 0xdead_beef, 0xdead_beef, 0xdead_beef, 0xdead_beef, src[6], src[7]]);
         assert_eq!(memcpy(h as u64 + 4, h as u64, 16), SUCCESS);
         assert_eq!(&words(h as u64, 6)[..], &[want[0], want[0], want[1], want[2], want[3], want[5]]);
-        // Out of the block's range, or untracked memory.
+        // Out of the block's range.
         assert_eq!(htod(h as u64 + 4, src.as_ptr() as *const c_void, n * 4), INVALID_VALUE);
+        // Pageable host memory by unified addressing (cuMemcpy: "infers the
+        // type of the transfer ... from the pointer values"), both ways.
         let mut mine = [0u32; 4];
-        assert_eq!(memcpy(mine.as_mut_ptr() as u64, d, 16), INVALID_VALUE);
+        assert_eq!(memcpy(mine.as_mut_ptr() as u64, d, 16), SUCCESS);
+        assert_eq!(mine, [src[0], src[1], src[2], src[3]]);
+        let back = [11u32, 22, 33, 44];
+        assert_eq!(memcpy_async(d + 16, back.as_ptr() as u64, 16, null_mut()), SUCCESS);
+        assert_eq!(memcpy(mine.as_mut_ptr() as u64, d + 16, 16), SUCCESS);
+        assert_eq!(mine, back);
+        // A freed device pointer is no host memory either.
+        let (r, gone) = cu.alloc(64);
+        assert_eq!(r, SUCCESS);
+        assert_eq!(cu.free(gone), SUCCESS);
+        assert_eq!(memcpy(mine.as_mut_ptr() as u64, gone, 16), INVALID_VALUE);
+        assert_eq!(memcpy(gone, mine.as_ptr() as u64, 16), INVALID_VALUE);
     }
     assert_eq!(cu.free(m), SUCCESS);
     assert_eq!(cu.free(d), SUCCESS);
