@@ -14,7 +14,8 @@
 //! order.
 //!
 //! Invariants: every device row lies in a tracked range, checked before
-//! any byte moves; a pitch smaller than `XInBytes + WidthInBytes` on a side
+//! any byte moves (rows are computed, not stored, and moved through one
+//! buffer of at most a MiB: nothing the caller passes sizes an allocation); a pitch smaller than `XInBytes + WidthInBytes` on a side
 //! with more than one row is CUDA_ERROR_INVALID_VALUE, as NVIDIA documents.
 
 use crate::memory::{alloc, check, fill, on_host};
@@ -62,22 +63,35 @@ enum Side {
     Engine(u64),
 }
 
-/// Where row `y` of a side starts, and what kind of memory it is.
-fn side(st: &State, kind: u32, (host, device): (u64, u64), (x, y0, pitch): (usize, usize, usize), width: usize, height: usize) -> Result<Vec<Side>, CUresult> {
-    let base = match kind {
-        HOST => host,
-        DEVICE | UNIFIED => device,
-        ARRAY => return Err(CUDA_ERROR_NOT_SUPPORTED),
-        _ => return Err(CUDA_ERROR_INVALID_VALUE),
-    };
-    if height > 1 && pitch < x.checked_add(width).ok_or(CUDA_ERROR_INVALID_VALUE)? {
-        return Err(CUDA_ERROR_INVALID_VALUE);
+/// One side of a 2D copy: its memory type, base address, `XInBytes`, `Y`
+/// and pitch.
+struct Plane {
+    kind: u32,
+    base: u64,
+    x: usize,
+    y0: usize,
+    pitch: usize,
+}
+
+impl Plane {
+    /// Checks the side's kind and pitch for rows of `width` bytes.
+    fn check(&self, width: usize, height: usize) -> Result<(), CUresult> {
+        match self.kind {
+            HOST | DEVICE | UNIFIED => {}
+            ARRAY => return Err(CUDA_ERROR_NOT_SUPPORTED),
+            _ => return Err(CUDA_ERROR_INVALID_VALUE),
+        }
+        if self.base == 0 || (height > 1 && self.pitch < self.x.checked_add(width).ok_or(CUDA_ERROR_INVALID_VALUE)?) {
+            return Err(CUDA_ERROR_INVALID_VALUE);
+        }
+        Ok(())
     }
-    let mut rows = Vec::with_capacity(height);
-    for y in 0..height {
-        let off = (y0 as u64 + y as u64).checked_mul(pitch as u64).and_then(|o| o.checked_add(x as u64)).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        let a = base.checked_add(off).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-        rows.push(match kind {
+
+    /// Where row `y` starts, and what kind of memory it is.
+    fn row(&self, st: &State, y: usize, width: usize) -> Result<Side, CUresult> {
+        let off = (self.y0 as u64 + y as u64).checked_mul(self.pitch as u64).and_then(|o| o.checked_add(self.x as u64)).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        let a = self.base.checked_add(off).ok_or(CUDA_ERROR_INVALID_VALUE)?;
+        Ok(match self.kind {
             HOST => Side::Host(a),
             DEVICE => {
                 if on_host(st, a, width as u64)? {
@@ -92,12 +106,14 @@ fn side(st: &State, kind: u32, (host, device): (u64, u64), (x, y0, pitch): (usiz
                 Some(_) if !on_host(st, a, width as u64)? => Side::Engine(a),
                 _ => Side::Host(a),
             },
-        });
+        })
     }
-    Ok(rows)
 }
 
-/// `cuMemcpy2D` and its forms.
+/// Bytes moved at a time (a row longer than this goes in pieces).
+const PIECE: usize = 1 << 20;
+
+/// `cuMemcpy2D` and its forms. Every row is checked before any byte moves.
 ///
 /// # Safety
 /// `p` is null or a valid `CUDA_MEMCPY2D` whose host pointers are valid
@@ -111,24 +127,34 @@ unsafe fn copy_2d(name: &str, p: *const Memcpy2D, stream: Option<Handle>) -> CUr
         if w == 0 || h == 0 {
             return Ok(());
         }
-        let src = side(&st, c.src_memory_type, (c.src_host as u64, c.src_device), (c.src_x_in_bytes, c.src_y, c.src_pitch), w, h)?;
-        let dst = side(&st, c.dst_memory_type, (c.dst_host as u64, c.dst_device), (c.dst_x_in_bytes, c.dst_y, c.dst_pitch), w, h)?;
-        if src.iter().chain(&dst).any(|s| matches!(s, Side::Host(0))) {
-            return Err(CUDA_ERROR_INVALID_VALUE);
+        let src = Plane { kind: c.src_memory_type, base: if c.src_memory_type == HOST { c.src_host as u64 } else { c.src_device }, x: c.src_x_in_bytes, y0: c.src_y, pitch: c.src_pitch };
+        let dst = Plane { kind: c.dst_memory_type, base: if c.dst_memory_type == HOST { c.dst_host as u64 } else { c.dst_device }, x: c.dst_x_in_bytes, y0: c.dst_y, pitch: c.dst_pitch };
+        src.check(w, h)?;
+        dst.check(w, h)?;
+        for y in 0..h {
+            src.row(&st, y, w)?;
+            dst.row(&st, y, w)?;
         }
-        let mut row = vec![0u8; w];
+        let mut buf = vec![0u8; w.min(PIECE)];
         crate::hostmap::with_blocks(|| {
-            for (s, d) in src.iter().zip(&dst) {
-                // SAFETY: a host side is valid for `w` bytes (the caller's
-                // promise, or checked mapped host memory); engine sides
-                // were checked against the tracked ranges.
-                match *s {
-                    Side::Host(a) => unsafe { std::ptr::copy(a as usize as *const u8, row.as_mut_ptr(), w) },
-                    Side::Engine(a) => state::device_read().read_into(a, &mut row).map_err(|_| CUDA_ERROR_INVALID_VALUE)?,
-                }
-                match *d {
-                    Side::Host(a) => unsafe { std::ptr::copy(row.as_ptr(), a as usize as *mut u8, w) },
-                    Side::Engine(a) => state::device_write().write(a, &row).map_err(|_| CUDA_ERROR_INVALID_VALUE)?,
+            for y in 0..h {
+                let (s, d) = (src.row(&st, y, w)?, dst.row(&st, y, w)?);
+                let mut done = 0;
+                while done < w {
+                    let n = (w - done).min(PIECE);
+                    let piece = &mut buf[..n];
+                    // SAFETY: a host side is valid for the row (the
+                    // caller's promise, or checked mapped host memory);
+                    // engine sides were checked against the tracked ranges.
+                    match s {
+                        Side::Host(a) => unsafe { std::ptr::copy((a as usize + done) as *const u8, piece.as_mut_ptr(), n) },
+                        Side::Engine(a) => state::device_read().read_into(a + done as u64, piece).map_err(|_| CUDA_ERROR_INVALID_VALUE)?,
+                    }
+                    match d {
+                        Side::Host(a) => unsafe { std::ptr::copy(piece.as_ptr(), (a as usize + done) as *mut u8, n) },
+                        Side::Engine(a) => state::device_write().write(a + done as u64, piece).map_err(|_| CUDA_ERROR_INVALID_VALUE)?,
+                    }
+                    done += n;
                 }
             }
             Ok(())
@@ -199,13 +225,17 @@ fn memset_2d(name: &str, dst: CUdeviceptr, pitch: usize, pattern: &[u8], (width,
         if height > 1 && (pitch as u64) < len {
             return Err(CUDA_ERROR_INVALID_VALUE);
         }
-        let mut rows = Vec::with_capacity(height);
-        for y in 0..height as u64 {
+        let row = |y: u64| -> Result<(u64, bool), CUresult> {
             let a = (pitch as u64).checked_mul(y).and_then(|o| dst.checked_add(o)).ok_or(CUDA_ERROR_INVALID_VALUE)?;
-            rows.push((a, on_host(&st, a, len)?));
+            Ok((a, on_host(&st, a, len)?))
+        };
+        // Every row is checked before any byte is written.
+        for y in 0..height as u64 {
+            row(y)?;
         }
         crate::hostmap::with_blocks(|| {
-            for &(a, host) in &rows {
+            for y in 0..height as u64 {
+                let (a, host) = row(y)?;
                 if host {
                     // SAFETY: `[a, a+len)` is live mapped host memory (checked).
                     let out = unsafe { std::slice::from_raw_parts_mut(a as usize as *mut u8, len as usize) };

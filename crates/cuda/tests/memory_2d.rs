@@ -160,5 +160,10 @@ fn pitched_copies_and_memsets() {
         let out = Memcpy2D { dst_y: 1000, ..up };
         assert_eq!(copy(&out), INVALID_VALUE);
         assert_eq!(memset8(d, 10, 0, 20, 2), INVALID_VALUE, "pitch below the width");
+        // Sizes from the caller size no allocation: a huge height is refused
+        // at the first row outside device memory.
+        let huge = Memcpy2D { height: 1 << 60, ..up };
+        assert_eq!(copy(&huge), INVALID_VALUE);
+        assert_eq!(memset8(d, pitch, 0, w, 1 << 60), INVALID_VALUE);
     }
 }
