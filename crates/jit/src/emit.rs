@@ -320,6 +320,10 @@ struct VMemo {
     casts: HashMap<(Value, ir::Type), Value>,
     /// A guard's mask and the chunk's lanes ([`Em::set_pred`]).
     ands: HashMap<(Value, Value), Value>,
+    /// Lane masks expanded to vector masks, by the chunk's shift, the
+    /// mask and the lane width ([`Em::expand`]): a block's instructions
+    /// under one guard share them.
+    masks: HashMap<(Value, Value, Class), Vals>,
 }
 
 impl Em<'_, '_, '_> {
@@ -331,6 +335,7 @@ impl Em<'_, '_, '_> {
             self.vmemo.consts.clear();
             self.vmemo.casts.clear();
             self.vmemo.ands.clear();
+            self.vmemo.masks.clear();
         }
         &mut self.vmemo
     }
@@ -394,8 +399,11 @@ impl Em<'_, '_, '_> {
             return v.2.clone();
         }
         let c = self.ch();
+        if let Some(v) = self.vmemo().masks.get(&(c.shift, m, class)) {
+            return v.clone();
+        }
         let sm = self.b.ins().ushr(m, c.shift);
-        match class {
+        let v: Vals = match class {
             Class::Narrow => {
                 let s = self.b.ins().splat(I32X4, sm);
                 let bits = self.i32x4_const([1, 2, 4, 8]);
@@ -416,7 +424,9 @@ impl Em<'_, '_, '_> {
                     })
                     .collect()
             }
-        }
+        };
+        self.vmemo().masks.insert((c.shift, m, class), v.clone());
+        v
     }
 
     /// The lane mask (i32, at the chunk's lanes) of vector booleans.

@@ -21,7 +21,7 @@ const MIN_ENTRY_BLOCK: usize = 8;
 const MIN_DIVERGED_RUN: usize = 32;
 
 /// How a register slot lives in compiled code.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub enum Class {
     /// 32-bit values (zero-extended in their 64-bit slots): 8 × i32x4.
     Narrow,
