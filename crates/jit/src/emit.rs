@@ -705,6 +705,24 @@ impl Em<'_, '_, '_> {
         self.f32_out(r, ftz, sat)
     }
 
+    /// `x * k` (mod the lane width) for a `k` of at most two set bits
+    /// ([`few_bits`]): shifts and an add, where the vector multiply has a
+    /// latency of about 10 cycles (15 for 64-bit lanes).
+    fn mul_const(&mut self, x: Value, k: u64, c: Class) -> Value {
+        if k == 0 {
+            return if c == Class::Narrow { self.splat32(0) } else { self.i64x2_const([0, 0]) };
+        }
+        let lo = k.trailing_zeros() as i64;
+        let a = if lo == 0 { x } else { self.b.ins().ishl_imm_u(x, lo) };
+        let rest = k & (k - 1);
+        if rest == 0 {
+            return a;
+        }
+        let hi = rest.trailing_zeros() as i64;
+        let b = self.b.ins().ishl_imm_u(x, hi);
+        self.b.ins().iadd(a, b)
+    }
+
     /// Runs data instruction `op` on the lanes of `m`.
     fn data(&mut self, op: &Op, m: Value, guarded: bool) {
         use Class::{Narrow as N, Wide as W};
@@ -718,8 +736,17 @@ impl Em<'_, '_, '_> {
             }
             Op::IBin { op, ty, d, a, b, .. } => self.ibin((*op, *ty), *d, [a, b], (m, guarded)),
             Op::Mad { d, a, b, c, .. } => {
-                let (av, bv, cv) = (self.src(a, N), self.src(b, N), self.src(c, N));
-                let p = self.map2(&av, &bv, |e, x, y| e.b.ins().imul(x, y));
+                let p = match few_bits(a, b, 32) {
+                    Some((x, k)) => {
+                        let xv = self.src(x, N);
+                        xv.iter().map(|&x| self.mul_const(x, k, N)).collect()
+                    }
+                    None => {
+                        let (av, bv) = (self.src(a, N), self.src(b, N));
+                        self.map2(&av, &bv, |e, x, y| e.b.ins().imul(x, y))
+                    }
+                };
+                let cv = self.src(c, N);
                 let r = self.map2(&p, &cv, |e, x, y| e.b.ins().iadd(x, y));
                 self.write(*d, r, m, guarded);
             }
@@ -925,6 +952,11 @@ impl Em<'_, '_, '_> {
                         }
                     })
                     .collect()
+            }
+            IBinOp::MulLo if few_bits(a, b, ty.bits).is_some() => {
+                let (x, k) = few_bits(a, b, ty.bits).expect("checked");
+                let xv = self.src(x, c);
+                xv.iter().map(|&x| self.mul_const(x, k, c)).collect()
             }
             IBinOp::MulWide => {
                 let (av, bv) = (self.src(a, Class::Narrow), self.src(b, Class::Narrow));
@@ -1240,6 +1272,19 @@ impl Em<'_, '_, '_> {
             self.b.ins().store(self.vflags, d, self.base, doff);
         }
     }
+}
+
+/// For a multiplication of `a` by `b` where one is an immediate of at
+/// most two set bits in the low `bits`: the other operand and the
+/// immediate (so [`Em::mul_const`] runs it as shifts).
+fn few_bits<'s>(a: &'s Src, b: &'s Src, bits: u32) -> Option<(&'s Src, u64)> {
+    let mask = if bits >= 64 { u64::MAX } else { (1u64 << bits) - 1 };
+    let (x, k) = match (a, b) {
+        (_, Src::Imm(k)) if !matches!(a, Src::Imm(_)) => (a, k & mask),
+        (Src::Imm(k), _) if !matches!(b, Src::Imm(_)) => (b, k & mask),
+        _ => return None,
+    };
+    (k.count_ones() <= 2).then_some((x, k))
 }
 
 fn fcc(c: CmpOp) -> FloatCC {
