@@ -315,6 +315,9 @@ pub fn directives(cx: &mut Ctx<'_, '_>, f: &ptxsim_syntax::ast::Function<'_>) {
             decl_err(cx, "check/directive", name.span, format!("`{}` applies to kernels, not to the `.func` `{}`", name.text, f.name.text), NOTE);
             continue;
         }
+        if matches!(p, P::Explicitcluster | P::Reqnctapercluster | P::Maxclusterrank) {
+            cx.require(crate::isa::Feature::ClusterDirectives, name.span);
+        }
         if p == P::Noreturn && entry {
             decl_err(cx, "check/directive", name.span, format!("`.noreturn` applies to `.func`s, not to the kernel `{}`", f.name.text), NOTE);
             continue;

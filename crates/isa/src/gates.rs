@@ -158,6 +158,48 @@ pub enum Feature {
     MultimemCpMask,
     /// The `tcgen05` family (the `a`/`f` targets are checked by its rule).
     Tcgen05,
+    /// `.relaxed`, `.acquire`, `.release` (`.acq_rel`) on ld, st, atom, red.
+    MemSem,
+    /// Scopes on `atom`/`red` (`.cta`, `.gpu`, `.sys`).
+    AtomScope,
+    /// The `.cluster` scope of ld, st, atom, red and fence.
+    ClusterScope,
+    /// `.param::func` on ld/st.
+    SpaceParamFunc,
+    /// `cvta` to or from `.param`.
+    CvtaParam,
+    /// Eviction priorities (`.L1::evict_*`, `.L1::no_allocate`, `.L2::evict_*`) on ld/st.
+    LdEviction,
+    /// `.L2::64B`/`.L2::128B` prefetch sizes on ld.
+    LdPrefetchSize,
+    /// `.L2::256B` on ld.
+    LdPrefetch256,
+    /// `.L2::cache_hint` on ld/st/atom/red.
+    CacheHint,
+    /// `.mmio` on ld/st.
+    Mmio,
+    /// `st.async`.
+    StAsync,
+    /// `atom`/`red` on vector types.
+    AtomVector,
+    /// `cvt` of two `.f32` into `.f16x2`/`.bf16x2`.
+    CvtF16x2F32,
+    /// `cvt` to or from `.e4m3x2`/`.e5m2x2` (sm_90; sm_89 from 8.1: its rule).
+    CvtF8x2,
+    /// `cvt` to or from `.e4m3x2`/`.e5m2x2` on sm_89.
+    CvtF8x2Sm89,
+    /// `%dynamic_smem_size`, `%total_smem_size`.
+    SmemSizeRegs,
+    /// `%globaltimer` (and `_lo`, `_hi`).
+    Globaltimer,
+    /// `%lanemask_*`.
+    Lanemask,
+    /// `%clock64`.
+    Clock64,
+    /// `%nsmid`.
+    Nsmid,
+    /// `.explicitcluster`, `.reqnctapercluster`, `.maxclusterrank`.
+    ClusterDirectives,
 }
 
 /// One row of the gating table.
@@ -310,6 +352,29 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::MultimemCp, name: "multimem.cp.async.bulk/multimem.cp.reduce.async.bulk", min_version: v(9, 1), min_sm: 90, source: "PTX ISA 9.7.9.26 multimem.cp.async.bulk, multimem.cp.reduce.async.bulk: introduced in 9.1, require sm_90 (ptxas 13.5: \"Feature 'multimem.cp.async.bulk' requires PTX ISA .version 9.1 or later\")" },
     Gate { feature: Feature::MultimemCpMask, name: "multimem.cp.async.bulk `.cp_mask`", min_version: v(9, 1), min_sm: 100, source: "PTX ISA 9.7.9.26 multimem.cp.async.bulk: .cp_mask requires sm_100 (ptxas 13.5: \"Feature '.cp_mask' requires .target sm_100 or higher\")" },
     Gate { feature: Feature::Tcgen05, name: "tcgen05", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.16 tcgen05: introduced in 8.6, requires sm_100a/sm_100f, sm_103a/sm_103f or sm_110a/sm_110f (ptxas 13.5: \"Feature 'tcgen05.fence' requires PTX ISA .version 8.6 or later\", \"Instruction 'tcgen05.fence' not supported on .target 'sm_100'\")" },
+    // Measured with ptxas 12.9 (one version or target below each minimum:
+    // tests/check/*/gates-memory--*.ptx, gates-sreg--*.ptx).
+    Gate { feature: Feature::MemSem, name: "`.relaxed`/`.acquire`/`.release` on ld, st, atom and red", min_version: v(6, 0), min_sm: 70, source: "PTX ISA 9.7.9.8 ld, 9.7.9.11 st, 9.7.13.5 atom: .sem introduced in 6.0, requires sm_70 (ptxas 12.9: \"Feature '.relaxed' requires .target sm_70 or higher\")" },
+    Gate { feature: Feature::AtomScope, name: "the scope of atom/red", min_version: v(5, 0), min_sm: 60, source: "PTX ISA 9.7.13.5 atom, 9.7.13.6 red: .scope introduced in 5.0, requires sm_60" },
+    Gate { feature: Feature::ClusterScope, name: "the `.cluster` scope", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.9.8 ld, 9.7.9.11 st, 9.7.13.5 atom, 9.7.13.4 fence: .cluster scope introduced in 7.8, requires sm_90 (ptxas 12.9: \"Feature '.cluster scope' requires .target sm_90 or higher\")" },
+    Gate { feature: Feature::SpaceParamFunc, name: "the `::func` qualifier of `.param`", min_version: v(8, 3), min_sm: 0, source: "PTX ISA 9.7.9.8 ld: .param::func introduced in 8.3 (ptxas 12.9: \"Feature '::func' requires PTX ISA .version 8.3 or later\")" },
+    Gate { feature: Feature::CvtaParam, name: "cvta with the `.param` state space", min_version: v(7, 7), min_sm: 70, source: "PTX ISA 9.7.9.19 cvta: .param introduced in 7.7, requires sm_70 (ptxas 12.9: \"Feature 'cvta/isspacep with .param state space' requires PTX ISA .version 7.7 or later\")" },
+    Gate { feature: Feature::LdEviction, name: "eviction priorities on ld/st", min_version: v(7, 4), min_sm: 70, source: "PTX ISA 9.7.9.8 ld, 9.7.9.11 st: .level::eviction_priority introduced in 7.4, requires sm_70 (ptxas 12.9: \"Modifier '.evict_last' on 'ld' requires PTX ISA .version 7.4 or later\")" },
+    Gate { feature: Feature::LdPrefetchSize, name: "cache prefetching (`.L2::64B`, `.L2::128B`)", min_version: v(7, 4), min_sm: 75, source: "PTX ISA 9.7.9.8 ld: .level::prefetch_size introduced in 7.4, requires sm_75 (ptxas 12.9: \"Feature 'cache prefetching' requires PTX ISA .version 7.4 or later\")" },
+    Gate { feature: Feature::LdPrefetch256, name: "`.L2::256B`", min_version: v(7, 4), min_sm: 80, source: "PTX ISA 9.7.9.8 ld: .L2::256B requires sm_80 (ptxas 12.9: \"Modifier '.L2::256B' requires .target sm_80 or higher\")" },
+    Gate { feature: Feature::CacheHint, name: "`.L2::cache_hint`", min_version: v(7, 4), min_sm: 80, source: "PTX ISA 9.7.9.8 ld, 9.7.9.11 st, 9.7.13.5 atom: .L2::cache_hint introduced in 7.4, requires sm_80 (ptxas 12.9: \"Modifier '.L2::cache_hint' requires .target sm_80 or higher\")" },
+    Gate { feature: Feature::Mmio, name: "`.mmio`", min_version: v(8, 2), min_sm: 70, source: "PTX ISA 9.7.9.8 ld, 9.7.9.11 st: .mmio introduced in 8.2, requires sm_70 (ptxas 12.9: \"Feature '.mmio' requires PTX ISA .version 8.2 or later\")" },
+    Gate { feature: Feature::StAsync, name: "st.async", min_version: v(8, 1), min_sm: 90, source: "PTX ISA 9.7.9.12 st.async: introduced in 8.1, requires sm_90 (ptxas 12.9: \"Feature 'st.async' requires PTX ISA .version 8.1 or later\")" },
+    Gate { feature: Feature::AtomVector, name: "atom/red with vector types", min_version: v(8, 1), min_sm: 90, source: "PTX ISA 9.7.13.5 atom, 9.7.13.6 red: .v2/.v4/.v8 introduced in 8.1, require sm_90 (ptxas 12.9: \"Feature 'atom instruction with vector types' requires .target sm_90 or higher\")" },
+    Gate { feature: Feature::CvtF16x2F32, name: "cvt of two .f32 to .f16x2/.bf16x2", min_version: v(7, 0), min_sm: 80, source: "PTX ISA 9.7.9.21 cvt: .f16x2/.bf16x2 from two .f32 introduced in 7.0, requires sm_80 (ptxas 12.9: \"Feature 'cvt.f16x2.f32' requires .target sm_80 or higher\")" },
+    Gate { feature: Feature::CvtF8x2, name: "cvt with .e4m3x2/.e5m2x2", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 9.7.9.21 cvt: .e4m3x2/.e5m2x2 introduced in 7.8, requires sm_90 (ptxas 12.9: \"Feature 'cvt with .e4m3x2/.e5m2x2' requires .target sm_90 or higher\")" },
+    Gate { feature: Feature::CvtF8x2Sm89, name: "cvt with .e4m3x2/.e5m2x2 on sm_89", min_version: v(8, 1), min_sm: 89, source: "PTX ISA 9.7.9.21 cvt: support on sm_89 introduced in 8.1 (ptxas 12.9: \"Feature 'cvt with .e4m3x2/.e5m2x2 on sm_89' requires PTX ISA .version 8.1 or later\")" },
+    Gate { feature: Feature::SmemSizeRegs, name: "%dynamic_smem_size and %total_smem_size", min_version: v(4, 1), min_sm: 20, source: "PTX ISA 10 %dynamic_smem_size, %total_smem_size: introduced in 4.1, require sm_20 (ptxas 12.9: \"Feature '%dynamic_smem_size' requires PTX ISA .version 4.1 or later\")" },
+    Gate { feature: Feature::Globaltimer, name: "%globaltimer", min_version: v(3, 1), min_sm: 30, source: "PTX ISA 10 %globaltimer: introduced in 3.1, requires sm_30 (ptxas 12.9: \"Feature '%globaltimer' requires .target sm_30 or higher\")" },
+    Gate { feature: Feature::Lanemask, name: "the %lanemask registers", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 10 %lanemask_eq/le/lt/ge/gt: introduced in 2.0, require sm_20 (ptxas 12.9: \"Feature '%lanemask_eq' requires .target sm_20 or higher\")" },
+    Gate { feature: Feature::Clock64, name: "%clock64", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 10 %clock64: introduced in 2.0, requires sm_20 (ptxas 12.9: \"Feature '%clock64' requires .target sm_20 or higher\")" },
+    Gate { feature: Feature::Nsmid, name: "%nsmid", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 10 %nsmid: introduced in 2.0, requires sm_20 (ptxas 12.9: \"Feature '%nsmid' requires PTX ISA .version 2.0 or later\", \"requires .target sm_20 or higher\")" },
+    Gate { feature: Feature::ClusterDirectives, name: "the cluster directives (.explicitcluster, .reqnctapercluster, .maxclusterrank)", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 11.4 cluster dimension directives: introduced in 7.8, require sm_90 (ptxas 12.9: \"Feature '.maxclusterrank' requires PTX ISA .version 7.8 or later\", \"requires .target sm_90 or higher\")" },
 ];
 
 /// The gating row of a feature.

@@ -113,6 +113,7 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         return resolve_all(cx, i);
     }
     gates(cx, head, op, ty);
+    qualifier_gates(cx, i, &x);
     if x.vec.is_some() {
         // Vector atomics (sm_90): not typed element-wise.
         return resolve_all(cx, i);
@@ -175,6 +176,33 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
 
 /// The gates of the types and operations (PTX ISA 9.7.13.5): `.add.f64`
 /// (sm_60), bfloat16 (sm_90), the other 16-bit types (sm_70).
+/// The gates of the ordering, scope, state space, vector and cache-hint
+/// qualifiers (ptxas 12.9: "Feature '.acquire' requires .target sm_70 or
+/// higher", "Feature '::cluster' requires .target sm_90 or higher",
+/// "Feature 'atom instruction with vector types' requires .target sm_90").
+fn qualifier_gates<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: &ptxsim_isa::Atomic) {
+    use ptxsim_isa::{AtomScope, AtomSpace};
+    if let Some(s) = x.sem {
+        cx.require(Feature::MemSem, modifier_span(i, s.as_str()));
+    }
+    match x.scope {
+        Some(AtomScope::Cluster) => cx.require(Feature::ClusterScope, modifier_span(i, AtomScope::Cluster.as_str())),
+        Some(s) if !x.is_async => cx.require(Feature::AtomScope, modifier_span(i, s.as_str())),
+        _ => {}
+    }
+    match x.space {
+        Some(s @ AtomSpace::SharedCluster) if !x.is_async => cx.require(Feature::SpaceCluster, modifier_span(i, s.as_str())),
+        Some(s @ AtomSpace::SharedCta) if !x.is_async => cx.require(Feature::SharedCta, modifier_span(i, s.as_str())),
+        _ => {}
+    }
+    if let Some(v) = x.vec {
+        cx.require(Feature::AtomVector, modifier_span(i, v.as_str()));
+    }
+    if x.hint {
+        cx.require(Feature::CacheHint, modifier_span(i, ptxsim_isa::spelling::L2_CACHE_HINT));
+    }
+}
+
 fn gates(cx: &mut Ctx<'_, '_>, span: Span, op: AtomOp, ty: ScalarType) {
     use ScalarType::*;
     if op == AtomOp::Add && ty == F64 {

@@ -85,6 +85,16 @@ fn cvt<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: ptxsim_isa::Cvt) {
     if x.relu {
         cx.require(Feature::Relu, span);
     }
+    if x.dtype == CvtType::F16x2 && x.atype == CvtType::F32 {
+        cx.require(Feature::CvtF16x2F32, span);
+    }
+    // ptxas 12.9: "Feature 'cvt with .e4m3x2/.e5m2x2' requires .target
+    // sm_90 or higher", and on sm_89 "... on sm_89' requires PTX ISA
+    // .version 8.1 or later".
+    if [x.dtype, x.atype].iter().any(|t| matches!(t, CvtType::E4m3x2 | CvtType::E5m2x2)) {
+        let sm89 = cx.sm.as_ref().is_some_and(|(sm, _)| sm.number == 89);
+        cx.require(if sm89 { Feature::CvtF8x2Sm89 } else { Feature::CvtF8x2 }, span);
+    }
     // The packing forms take more operands (ptxas 13.5: "Arguments
     // mismatch" for another count); only their two-operand forms with two
     // scalar types are typed here.

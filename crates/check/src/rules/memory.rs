@@ -65,6 +65,7 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     if x.vec.is_some_and(|v| x.ty.bits() * u32::from(v.len()) == 256) {
         cx.require(Feature::LdSt256, modifier_span(i, x.vec.map_or("", |v| v.as_str())));
     }
+    gates(cx, i, &x);
     if x.sem == Some(LdSem::Volatile) && x.space() == Some(LdSpace::Local) {
         cx.require(Feature::LocalVolatile, modifier_span(i, LdSem::Volatile.as_str()));
     }
@@ -122,6 +123,44 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     }
     let role = if store { Role::Src } else { Role::Dest };
     value(cx, data, ty, role, Size::AtLeast, i);
+}
+
+/// The version and target gates of ld/st's qualifiers (ptxas 12.9 names
+/// each: "Feature '.relaxed' requires .target sm_70 or higher", "Feature
+/// '::cta' requires PTX ISA .version 7.8 or later", "Modifier
+/// '.L2::cache_hint' requires .target sm_80 or higher", ...).
+fn gates<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: &ptxsim_isa::LdSt) {
+    if let Some(s) = x.sem.filter(|s| matches!(s, LdSem::Relaxed | LdSem::Acquire | LdSem::Release)) {
+        cx.require(Feature::MemSem, modifier_span(i, s.as_str()));
+    }
+    if let Some(s) = x.scope.filter(|s| *s == ptxsim_isa::ProxyScope::Cluster) {
+        cx.require(Feature::ClusterScope, modifier_span(i, s.as_str()));
+    }
+    let space = match x.space() {
+        Some(LdSpace::SharedCta) => Some(Feature::SharedCta),
+        Some(LdSpace::SharedCluster) => Some(Feature::SpaceCluster),
+        Some(LdSpace::ParamEntry) => Some(Feature::SpaceParamEntry),
+        Some(LdSpace::ParamFunc) => Some(Feature::SpaceParamFunc),
+        _ => None,
+    };
+    if let (Some(f), Some(s)) = (space, x.space()) {
+        cx.require(f, modifier_span(i, s.as_str()));
+    }
+    if let Some(m) = x.l1.map(|l| l.as_str()).or(x.l2.map(|l| l.as_str())) {
+        cx.require(Feature::LdEviction, modifier_span(i, m));
+    }
+    if let Some(p) = x.prefetch {
+        cx.require(if p == ptxsim_isa::PrefetchSize::B256 { Feature::LdPrefetch256 } else { Feature::LdPrefetchSize }, modifier_span(i, p.as_str()));
+    }
+    if x.hint {
+        cx.require(Feature::CacheHint, modifier_span(i, ptxsim_isa::spelling::L2_CACHE_HINT));
+    }
+    if x.mmio {
+        cx.require(Feature::Mmio, modifier_span(i, ptxsim_isa::spelling::MMIO));
+    }
+    if x.asynchronous {
+        cx.require(Feature::StAsync, i.opcode.span);
+    }
 }
 
 /// The cache-policy operand: there with `.L2::cache_hint`, and only then.
@@ -250,9 +289,12 @@ pub fn typed_other<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         return super::operand::resolve_all(cx, i);
     }
     match insn {
-        Insn::Fence { proxy, kind, sem, .. } => {
+        Insn::Fence { proxy, kind, sem, scope, .. } => {
             // PTX ISA 9.7.13.4: fence 6.0 and sm_70, fence.proxy 7.5.
             cx.require(if proxy { Feature::FenceProxy } else { Feature::Fence }, whole(i));
+            if let Some(s) = scope.filter(|s| *s == ptxsim_isa::ProxyScope::Cluster) {
+                cx.require(Feature::ClusterScope, modifier_span(i, s.as_str()));
+            }
             let operands = kind == Some(ptxsim_isa::ProxyKind::TensormapGeneric) && sem == Some(ptxsim_isa::FenceSem::Acquire);
             let n = i.operands.len();
             if operands && n != 2 || !operands && n != 0 {
@@ -268,7 +310,20 @@ pub fn typed_other<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
                 value(cx, &i.operands[1], ScalarType::U32, Role::Src, Size::Exact, i);
             }
         }
-        Insn::Cvta { ty, .. } => {
+        Insn::Cvta { ty, space, .. } => {
+            use ptxsim_isa::CvtaSpace;
+            let gate = match space {
+                CvtaSpace::Param | CvtaSpace::ParamEntry => Some(Feature::CvtaParam),
+                CvtaSpace::SharedCluster => Some(Feature::SpaceCluster),
+                CvtaSpace::SharedCta => Some(Feature::SharedCta),
+                _ => None,
+            };
+            if let Some(f) = gate {
+                cx.require(f, modifier_span(i, space.as_str()));
+            }
+            if space == CvtaSpace::ParamEntry {
+                cx.require(Feature::SpaceParamEntry, modifier_span(i, space.as_str()));
+            }
             // ptxas 13.5 (and 12.9 for ld/st): "Program uses 32-bit address
             // ... which is conflicting with .address_size 64".
             if cx.addr64 && ty == ScalarType::U32 {

@@ -65,14 +65,20 @@ pub fn special(name: &str) -> Option<(bool, u32)> {
     None
 }
 
-/// The gate of a special register introduced after PTX ISA 7.0 (the
-/// cluster registers have theirs in [`CLUSTER_REGS`]).
+/// The gate of a special register introduced after the first PTX ISA
+/// versions or targets (the cluster registers have theirs in
+/// [`CLUSTER_REGS`]).
 fn special_gate(name: &str) -> Option<crate::isa::Feature> {
     use crate::isa::Feature;
     match name {
         "%aggr_smem_size" => Some(Feature::AggrSmemSize),
         "%current_graph_exec" => Some(Feature::CurrentGraphExec),
         n if n.starts_with("%reserved_smem_offset") => Some(Feature::ReservedSmem),
+        "%dynamic_smem_size" | "%total_smem_size" => Some(Feature::SmemSizeRegs),
+        "%globaltimer" | "%globaltimer_lo" | "%globaltimer_hi" => Some(Feature::Globaltimer),
+        n if n.starts_with("%lanemask_") => Some(Feature::Lanemask),
+        "%clock64" => Some(Feature::Clock64),
+        "%nsmid" => Some(Feature::Nsmid),
         _ => None,
     }
 }

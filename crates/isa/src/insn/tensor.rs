@@ -59,6 +59,10 @@ crate::choices! {
 pub mod spelling {
     /// `mma`'s and `wgmma`'s saturation.
     pub const SATFINITE: &str = ".satfinite";
+    /// The cache-policy flag of ld, st, atom and red.
+    pub const L2_CACHE_HINT: &str = ".L2::cache_hint";
+    /// ld's and st's memory-mapped I/O flag.
+    pub const MMIO: &str = ".mmio";
 }
 
 impl MatrixNum {
