@@ -195,6 +195,9 @@ pub fn declaration(cx: &mut Ctx<'_, '_>, d: &Decl<'_, '_>, scope: Scope) {
     } else if scalar == Some(T::Samplerref) && scope == Scope::KernelParams && !cx.texmode_independent {
         decl_err(cx, "check/variable-type", d.ty.span, format!("kernel parameter `{name}` is a `.samplerref`, which needs `.target texmode_independent`"), "rule check/variable-type (PTX ISA 5.3): in the unified texture mode (the default) samplers are not separate objects (ptxas: \"violates .target texmode_unified setting\")");
     }
+    if d.linkage == Some(Linkage::Common) && sp != StateSpace::Global {
+        decl_err(cx, "check/state-space", d.space.span, format!("`.common` variable `{name}` is in `{}`", sp.as_str()), "rule check/state-space (PTX ISA 11.6.4 .common): \".common variables must be declared in .global space\" (ptxas 12.9)");
+    }
     if scope == Scope::Module && sp == StateSpace::Local {
         decl_err(cx, "check/state-space", d.space.span, format!("`.local` variable `{name}` at module scope"), "rule check/state-space (PTX ISA 5.1.5): ptxas refuses module-scope .local variables under the ABI (\"Module-scoped variables in .local state space are not allowed with ABI\"); declare it in the function");
     }
@@ -239,6 +242,10 @@ fn incomplete(cx: &mut Ctx<'_, '_>, d: &Decl<'_, '_>, scope: Scope) {
 fn init_rules(cx: &mut Ctx<'_, '_>, d: &Decl<'_, '_>, init: &Init<'_>) {
     let name = d.name.text;
     let sp = d.space.value;
+    if d.linkage == Some(Linkage::Extern) {
+        decl_err(cx, "check/initializer", d.name.span, format!("`{name}` is `.extern`: its definition, elsewhere, gives its initial value"), "rule check/initializer (PTX ISA 11.6.2 .extern): an external declaration has no initial value (ptxas 12.9: \"No initial value is allowed for external symbol\")");
+        return;
+    }
     if !matches!(sp, StateSpace::Global | StateSpace::Const) {
         decl_err(cx, "check/initializer", d.name.span, format!("`{name}` is a `{}` variable: only `.global` and `.const` variables take an initial value", sp.as_str()), "rule check/initializer (PTX ISA 5.4.4): \"Variables in .const and .global state spaces may be initialized\" (ptxas: \"No initial value is allowed ... in this state space\")");
         return;

@@ -8,7 +8,7 @@
 
 use crate::ctx::{Ctx, FuncInfo, ParamSig, Sym, VarRole, VarSym};
 use crate::isa::{self, Feature, PtxVersion};
-use ptxsim_syntax::ast::{Spanned, Expr, Function, FunctionKind, Init, Item, Module, Name, StateSpace, VarDecl};
+use ptxsim_syntax::ast::{Spanned, Expr, Function, FunctionKind, Init, Item, Linkage, Module, Name, StateSpace, VarDecl};
 use ptxsim_syntax::{Diagnostic, Span};
 
 /// A function body for the body pass: where it stands and what the module
@@ -43,6 +43,17 @@ pub fn pass<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) -> Vec<Job> {
             g.headers.push(f);
             if f.body.is_some() {
                 g.bodies.entry(f.name.text).or_insert(f.name.span);
+            }
+        }
+    }
+    for item in &m.items {
+        if let Item::Function(f) = item {
+            if let Some(l) = f.linkage.filter(|l| l.value == Linkage::Common) {
+                cx.emit(
+                    Diagnostic::error("check/state-space", l.span, format!("`.common` applies to `.global` variables, not to the function `{}`", f.name.text))
+                        .with_label("not a linkage of functions")
+                        .with_note("rule check/state-space (PTX ISA 11.6.4 .common): a function is `.extern`, `.visible` or `.weak` (ptxas 12.9: a syntax error)"),
+                );
             }
         }
     }
@@ -331,6 +342,9 @@ pub fn declare_var<'f, 'a>(cx: &mut Ctx<'f, 'a>, v: &'f VarDecl<'a>, role: VarRo
         if let Some(init) = &d.init {
             crate::decl::initializer(cx, d);
             check_init(cx, init);
+            if let Some(t) = v.ty.value.scalar() {
+                init_types(cx, init, t);
+            }
         }
         let sig = ParamSig {
             name: d.name,
@@ -395,10 +409,108 @@ fn check_init_expr<'f, 'a>(cx: &mut Ctx<'f, 'a>, e: &'f Expr<'a>) {
     }
 }
 
+/// What a constant expression of an initialiser computes.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Value {
+    Int,
+    Float,
+    /// The address of a symbol (plus an offset).
+    Addr,
+    /// One byte of an address (the mask operator).
+    Byte,
+}
+
+const INIT_TYPE_NOTE: &str = "rule check/initializer (PTX ISA 5.4.4): integer constants initialise integer and bit-size variables, floating-point constants float and bit-size ones; an address (`sym`, `generic(sym)`, `sym + offset`) initialises `.u32`/`.u64` variables, one byte of it (`0xFF00(sym)`) `.u8`/`.u32`/`.u64` ones (ptxas 12.9: \"Initial value type mismatch\", \"Constant expression type mismatch\", \"Integer constant expression expected\")";
+
+/// Rule `check/initializer`: each element of `init` has a value that a
+/// variable of type `t` takes, as ptxas 12.9 judges it.
+fn init_types(cx: &mut Ctx<'_, '_>, init: &Init<'_>, t: ptxsim_syntax::ast::ScalarType) {
+    use ptxsim_syntax::ast::ScalarType as T;
+    let mut stack = vec![init];
+    while let Some(i) = stack.pop() {
+        let e = match i {
+            Init::List(items, _) => {
+                stack.extend(items.iter());
+                continue;
+            }
+            Init::Expr(e) => e,
+        };
+        let v = match value_of(e) {
+            Ok(v) => v,
+            Err((span, msg)) => {
+                cx.emit(Diagnostic::error("check/initializer", span, msg).with_label("not a constant of one kind").with_note(INIT_TYPE_NOTE));
+                continue;
+            }
+        };
+        let fits = match v {
+            Value::Addr => matches!(t, T::U32 | T::U64),
+            Value::Byte => matches!(t, T::U8 | T::U32 | T::U64),
+            Value::Int => !matches!(t, T::F32 | T::F64),
+            Value::Float => matches!(t, T::F32 | T::F64 | T::B8 | T::B16 | T::B32 | T::B64),
+        };
+        if !fits {
+            let what = match v {
+                Value::Addr => "an address",
+                Value::Byte => "a byte of an address",
+                Value::Int => "an integer constant",
+                Value::Float => "a floating-point constant",
+            };
+            cx.emit(
+                Diagnostic::error("check/initializer", e.span(), format!("{what} cannot initialise a `{}` variable", t.as_str()))
+                    .with_label("initial value type mismatch")
+                    .with_note(INIT_TYPE_NOTE),
+            );
+        }
+    }
+}
+
+/// The kind of value `e` computes, or where it mixes kinds.
+fn value_of(e: &Expr<'_>) -> Result<Value, (Span, String)> {
+    use ptxsim_syntax::ast::BinOp;
+    Ok(match e {
+        Expr::Int(..) => Value::Int,
+        Expr::Float(..) => Value::Float,
+        Expr::Name(_) | Expr::Generic(..) => Value::Addr,
+        Expr::Mask(..) => Value::Byte,
+        Expr::Unary(_, a, _) => match value_of(a)? {
+            Value::Addr | Value::Byte => return Err((e.span(), "an address can only be offset: `sym + constant`".to_string())),
+            v => v,
+        },
+        Expr::Binary(op, a, b, span) => {
+            let (x, y) = (value_of(a)?, value_of(b)?);
+            match (x, y) {
+                (Value::Addr, Value::Int) if *op == BinOp::Add || *op == BinOp::Sub && matches!(**a, Expr::Binary(..)) => Value::Addr,
+                (Value::Addr, Value::Float) => return Err((b.span(), "an address offset is an integer constant expression".to_string())),
+                (Value::Addr | Value::Byte, _) | (_, Value::Addr | Value::Byte) => {
+                    return Err((*span, "an address initialiser is `sym`, `generic(sym)` or `sym + constant`".to_string()))
+                }
+                (x, y) if x != y => return Err((*span, "an integer and a floating-point constant in one expression".to_string())),
+                (x, _) => x,
+            }
+        }
+        Expr::Cond(c, a, b, span) => {
+            for v in [value_of(c)?, value_of(a)?, value_of(b)?] {
+                if v != Value::Int {
+                    return Err((*span, "the conditional operator takes integer constant expressions".to_string()));
+                }
+            }
+            Value::Int
+        }
+    })
+}
+
 fn init_name<'a>(cx: &mut Ctx<'_, 'a>, n: Name<'a>) {
     match cx.lookup(n.text) {
         Some(Sym::Func(_)) => cx.require(Feature::FunctionInitialisers, n.span),
-        Some(Sym::Var(_)) => {}
+        Some(Sym::Var(v)) => {
+            if !matches!(v.sig.space, StateSpace::Global | StateSpace::Const) {
+                cx.emit(
+                    Diagnostic::error("check/initializer", n.span, format!("`{}` is a `{}` variable: only `.global` and `.const` variables have an address an initialiser can take", n.text, v.sig.space.as_str()))
+                        .with_label("not in .global or .const")
+                        .with_note("rule check/initializer (PTX ISA 5.4.4): \"Variable used as initial value not in .global or .const state space\" (ptxas 12.9)"),
+                );
+            }
+        }
         Some(Sym::Label { name, .. }) => {
             let decl = name.span;
             cx.emit(
