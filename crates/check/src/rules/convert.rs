@@ -65,8 +65,34 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
 /// `mov.type d, a`: both operands of the type, unless it packs or unpacks.
 fn mov<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, ty: ScalarType) {
     let ops = &i.operands;
-    // Packing and unpacking (`mov.b64 %rd, {%r1, %r2}`) are not typed element-wise.
-    if ops.iter().any(|o| matches!(o.kind, OperandKind::Vector(_))) {
+    // Packing and unpacking (`mov.b64 %rd, {%r1, %r2}`): a `.b` type, two
+    // or four elements of one size that together make the type's (ptxas
+    // 12.9: "Arguments mismatch", "Illegal vector size", "Incompatible
+    // elements of vector expression").
+    if let Some(v) = ops.iter().find(|o| matches!(o.kind, OperandKind::Vector(_))) {
+        const NOTE: &str = "rule check/operand-type (PTX ISA 9.7.9.10 mov): `mov.b16/.b32/.b64/.b128` packs or unpacks a vector of two or four elements whose sizes add up to the type's";
+        let OperandKind::Vector(elems) = &v.kind else { return resolve_all(cx, i) };
+        let n = elems.len();
+        let why = if crate::types::class(ty) != crate::types::Class::Bits {
+            Some(format!("`{}` packs and unpacks only with a `.b` type", opname(i)))
+        } else if n != 2 && n != 4 {
+            Some(format!("a vector of {n} elements: `{}` packs two or four", opname(i)))
+        } else {
+            None
+        };
+        if let Some(why) = why {
+            cx.emit(Diagnostic::error("check/operand-type", v.span, why).with_note(NOTE));
+            return resolve_all(cx, i);
+        }
+        if !super::operand::same_size_elements(cx, v, i) {
+            return resolve_all(cx, i);
+        }
+        if let Some(b) = elems.iter().find_map(|e| super::operand::reg_bits(cx, e)) {
+            if b * n as u32 != ty.bits() {
+                cx.emit(Diagnostic::error("check/operand-type", v.span, format!("{n} elements of {b} bits make {} bits, not the {} of `{}`", b * n as u32, ty.bits(), opname(i))).with_note(NOTE));
+                return resolve_all(cx, i);
+            }
+        }
         return resolve_all(cx, i);
     }
     value(cx, &ops[0], ty, Role::Dest, Size::Exact, i);

@@ -108,6 +108,17 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         );
         return;
     }
+    // (A one-element `{%r1}` is a scalar: Triton writes it.)
+    if x.vec.is_none() && matches!(&data.kind, OperandKind::Vector(v) if v.len() > 1) {
+        cx.emit(
+            Diagnostic::error("check/operand-type", data.span, format!("`{}` moves one value; a vector data operand needs `.v2`, `.v4` or `.v8`", opname(i)))
+                .with_note("rule check/operand-type (PTX ISA 9.7.9.8 ld, 9.7.9.11 st): a brace-enclosed vector goes with a `.vN` instruction (ptxas: \"Argument vector size mismatch\")"),
+        );
+        return;
+    }
+    if !super::operand::same_size_elements(cx, data, i) {
+        return;
+    }
     if let Some(v) = x.vec {
         let n = v.len();
         match &data.kind {

@@ -245,13 +245,30 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
             }
             true
         }
-        OperandKind::Float(_) => {
+        OperandKind::Float(f) => {
             if role == Role::Dest {
                 mismatch(cx, op, i, "check/operand-type", "a destination must be a register, not an immediate".into(), "immediate here".into(), None, TYPE_NOTE);
                 return false;
             }
-            if matches!(class(want), Class::Float | Class::Bits) {
+            // ptxas 12.9 ("Arguments mismatch"): a bit-size operand takes a
+            // float constant of its own size (`0f` 32 bits, `0d` and
+            // decimal 64), a float operand any of 32 or 64 bits; 16-bit
+            // operands take none.
+            let bits = match f {
+                ptxsim_syntax::ast::FloatLit::F32Bits(_) => 32,
+                _ => 64,
+            };
+            let fits = match class(want) {
+                Class::Float => matches!(want, ScalarType::F32 | ScalarType::F64),
+                Class::Bits => want.bits() == bits,
+                _ => false,
+            };
+            if fits {
                 return true;
+            }
+            if matches!(class(want), Class::Float | Class::Bits) {
+                mismatch(cx, op, i, "check/operand-type", format!("a {bits}-bit floating-point constant in `{ins}`, whose operand is `{}`", want.as_str()), format!("a `{}` operand expected here", want.as_str()), None, "rule check/operand-type (PTX ISA 4.5.1 constants): `0f` constants are 32 bits, `0d` and decimal ones 64; a bit-size operand takes one of its own size, a .f32/.f64 operand either, a 16-bit operand none (ptxas: \"Arguments mismatch\")");
+                return false;
             }
             mismatch(cx, op, i, "check/operand-type", format!("floating-point immediate in `{ins}`"), format!("`{}` expects an integer", want.as_str()), None, "rule check/operand-type (PTX ISA 4.5.1 constants): floating-point constants are only valid with float and bit-size instruction types");
             false
@@ -277,6 +294,36 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
             false
         }
     }
+}
+
+/// The size in bits of the scalar register `op` names (`None` for an
+/// immediate, a sink, or anything else).
+pub fn reg_bits(cx: &Ctx<'_, '_>, op: &Operand<'_>) -> Option<u32> {
+    let OperandKind::Name { name, component: None } = &op.kind else { return None };
+    match cx.lookup(name.text) {
+        Some(Sym::Var(v)) if v.space() == StateSpace::Reg && v.sig.vector.is_none() => v.ty().map(|t| t.bits()),
+        _ => None,
+    }
+}
+
+/// Rule `check/operand-type`: the registers of a brace-enclosed vector
+/// operand all have one size (ptxas 12.9: "Incompatible elements of vector
+/// expression"); false after reporting one that does not.
+pub fn same_size_elements(cx: &mut Ctx<'_, '_>, op: &Operand<'_>, i: &Instruction<'_>) -> bool {
+    let OperandKind::Vector(elems) = &op.kind else { return true };
+    let mut first: Option<(u32, &Operand<'_>)> = None;
+    for e in elems {
+        let Some(b) = reg_bits(cx, e) else { continue };
+        match first {
+            None => first = Some((b, e)),
+            Some((b0, _)) if b0 != b => {
+                mismatch(cx, e, i, "check/operand-type", format!("the elements of the vector operand of `{}` are registers of {b0} and {b} bits", OpName(i)), format!("a {b0}-bit register expected here"), None, "rule check/operand-type (PTX ISA 5.4.2 vectors, 6.4.1): the registers of a vector operand have one size (ptxas: \"Incompatible elements of vector expression\")");
+                return false;
+            }
+            Some(_) => {}
+        }
+    }
+    true
 }
 
 /// Checks that a name is a `.pred` register.
