@@ -201,8 +201,8 @@ pub fn declaration(cx: &mut Ctx<'_, '_>, d: &Decl<'_, '_>, scope: Scope) {
     if scope == Scope::Module && sp == StateSpace::Local {
         decl_err(cx, "check/state-space", d.space.span, format!("`.local` variable `{name}` at module scope"), "rule check/state-space (PTX ISA 5.1.5): ptxas refuses module-scope .local variables under the ABI (\"Module-scoped variables in .local state space are not allowed with ABI\"); declare it in the function");
     }
-    if scope == Scope::Body && d.linkage == Some(Linkage::Extern) {
-        decl_err(cx, "check/state-space", d.space.span, format!("`.extern` variable `{name}` inside a function body"), "rule check/state-space (PTX ISA 5.4.1): .extern declares module-scope variables only (ptxas: syntax error)");
+    if let (Scope::Body, Some(l)) = (scope, d.linkage) {
+        decl_err(cx, "check/state-space", d.space.span, format!("`{}` variable `{name}` inside a function body", l.as_str()), "rule check/state-space (PTX ISA 5.4.1, 11.6): linkage directives (.extern, .visible, .weak, .common) declare module-scope variables only (ptxas: syntax error)");
     }
     if sp == StateSpace::Reg && !d.dims.is_empty() {
         decl_err(cx, "check/variable-type", d.name.span, format!("register `{name}` cannot be an array"), "rule check/variable-type (PTX ISA 5.1.1): registers are scalars or vectors (ptxas: \"cannot be allocated into a register\")");
@@ -331,6 +331,14 @@ pub fn directives(cx: &mut Ctx<'_, '_>, f: &ptxsim_syntax::ast::Function<'_>) {
         }
         if p == P::Maxnctapersm {
             decl_err(cx, "check/directive", name.span, "`.maxnctapersm` was removed in PTX ISA 2.1: use `.minnctapersm`".to_string(), NOTE);
+            continue;
+        }
+        if matches!(p, P::Maxntid | P::Reqntid | P::Reqnctapercluster) && values.len() > 3 {
+            decl_err(cx, "check/directive", values[3].span, format!("`{}` takes at most three values (x, y, z)", name.text), NOTE);
+            continue;
+        }
+        if let Some(big) = values.iter().find(|v| v.value > u64::from(u32::MAX)) {
+            decl_err(cx, "check/directive", big.span, format!("`{}` value {} does not fit in 32 bits", name.text, big.value), NOTE);
             continue;
         }
         if matches!(p, P::Maxntid | P::Reqntid | P::Minnctapersm | P::Maxnreg) {

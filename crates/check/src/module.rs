@@ -46,6 +46,26 @@ pub fn pass<'f, 'a>(cx: &mut Ctx<'f, 'a>, m: &'f Module<'a>) -> Vec<Job> {
             }
         }
     }
+    // A function declared without `.extern` and defined nowhere in the
+    // module: ptxas 12.9, with `-c` too, "Unresolved extern function".
+    let mut reported: Vec<&str> = Vec::new();
+    for item in &m.items {
+        if let Item::Function(f) = item {
+            let name = f.name.text;
+            let aliased = || m.items.iter().any(|i| matches!(i, Item::Alias { alias, .. } if alias.text == name));
+            // (A declaration with performance directives is a syntax error
+            // to ptxas, reported by `header_rules`.)
+            let perf = f.directives.iter().any(|d| matches!(d, ptxsim_syntax::ast::FuncDirective::Perf { .. }));
+            if f.body.is_none() && !perf && !cx.bodies.contains_key(name) && !cx.externs.contains(name) && !crate::rules::call::SYSCALLS.contains(&name) && !reported.contains(&name) && !aliased() {
+                reported.push(name);
+                cx.emit(
+                    Diagnostic::error("check/call-target", f.name.span, format!("`{name}` is declared but never defined in this module"))
+                        .with_label("no body anywhere in the module")
+                        .with_note("rule check/call-target: a function declared without `.extern` must be defined in the same module, called or not, even in relocatable code (ptxas 12.9 and ptxas -c: \"Unresolved extern function\"); a function that another module defines is declared `.extern`"),
+                );
+            }
+        }
+    }
     for item in &m.items {
         if let Item::Function(f) = item {
             if let Some(l) = f.linkage.filter(|l| l.value == Linkage::Common) {
@@ -188,9 +208,8 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                                     .with_note("rule check/version-target (PTX ISA 11.1.2 .target): known targets are sm_10 .. sm_121 with their `a`/`f` variants"),
                             ),
                             Some(need) => {
-                                if cx.sm.is_none() {
-                                    cx.gm().sm = Some((sm, n.span));
-                                }
+                                // Of several, the last one gates (ptxas 12.9).
+                                cx.gm().sm = Some((sm, n.span));
                                 if let Some((ver, vspan)) = cx.version {
                                     if ver < need {
                                         // ptxas reports this after the module's other errors; so does ptxsim.
@@ -295,6 +314,37 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                 .with_note("rule check/version-target (PTX ISA 11.1.1): every module begins with `.version`"),
         );
     }
+    // ptxas 12.9: "Pragma 'enable_smem_spilling' is allowed only within
+    // function scope" (at module scope or in a function's header).
+    let header_pragmas = m.items.iter().flat_map(|i| match i {
+        Item::Pragma(p) => vec![p],
+        Item::Function(f) => f.directives.iter().filter_map(|d| if let ptxsim_syntax::ast::FuncDirective::Pragma(p) = d { Some(p) } else { None }).collect(),
+        _ => Vec::new(),
+    });
+    for p in header_pragmas {
+        if p.strings.iter().any(|s| s.trim_matches('"') == "enable_smem_spilling") {
+            cx.emit(
+                Diagnostic::error("check/directive", p.span, "`.pragma \"enable_smem_spilling\"` outside a function body")
+                    .with_label("allowed only within function scope")
+                    .with_note("rule check/directive (PTX ISA 11.3.1 pragma strings): enable_smem_spilling is given inside the kernel's body (ptxas 12.9: \"Pragma 'enable_smem_spilling' is allowed only within function scope\")"),
+            );
+        }
+    }
+    // ptxas 12.9: "Debug information not found in presence of .target
+    // debug" unless a `.section .debug_*` is there.
+    let debug = m.items.iter().find_map(|i| match i {
+        Item::Target(t) => t.targets.iter().find(|n| n.text == isa::TARGET_OPTIONS[2]),
+        _ => None,
+    });
+    if let Some(d) = debug {
+        if !m.items.iter().any(|i| matches!(i, Item::Section(s) if s.name.text.starts_with(".debug_"))) {
+            cx.emit(
+                Diagnostic::error("check/version-target", d.span, "`.target debug` without debug information")
+                    .with_label("no `.section .debug_*` in the module")
+                    .with_note("rule check/version-target (PTX ISA 11.1.2 .target): `debug` announces DWARF sections (ptxas 12.9: \"Debug information not found in presence of .target debug\")"),
+            );
+        }
+    }
     if cx.sm.is_none() && !m.items.iter().any(|i| matches!(i, Item::Target(_))) {
         cx.emit(
             Diagnostic::error("check/version-target", first_span.unwrap_or(Span::DUMMY), "the module has no `.target` directive")
@@ -334,6 +384,13 @@ fn target_options(cx: &mut Ctx<'_, '_>, t: &ptxsim_syntax::ast::Target<'_>) {
 /// 9.7.12.5; labels are not initial values).
 pub fn declare_var<'f, 'a>(cx: &mut Ctx<'f, 'a>, v: &'f VarDecl<'a>, role: VarRole) {
     crate::decl::alignment(cx, v.align);
+    if let Some(a) = v.align.filter(|a| a.span.start > v.ty.span.start) {
+        cx.emit(
+            Diagnostic::error("check/alignment", a.span, "`.align` comes before the type of the variable")
+                .with_label("after the type")
+                .with_note("rule check/alignment (PTX ISA 5.4.5): `.ss .align n .type name` (ptxas 12.9: a syntax error)"),
+        );
+    }
     let scope = if role == VarRole::Module { crate::decl::Scope::Module } else { crate::decl::Scope::Body };
     for (k, d) in v.declarators.iter().enumerate() {
         crate::decl::register_count(cx, d.count);
@@ -552,6 +609,50 @@ fn same_sig(a: &[ParamSig<'_>], b: &[ParamSig<'_>]) -> Option<(&'static str, Opt
     None
 }
 
+/// Rules of a function header, as ptxas 12.9 judges them: `.ptr`
+/// attributes belong to kernel parameters ("Illegal placement of kernel
+/// parameter attribute"); several return parameters are `.reg` ("Multiple
+/// return parameters require .register state space"); performance-tuning
+/// and cluster directives go with a body (a syntax error on a declaration).
+fn header_rules(cx: &mut Ctx<'_, '_>, f: &Function<'_>) {
+    if f.kind == FunctionKind::Func {
+        for p in f.params.iter().flatten() {
+            if let Some(ptr) = p.ptr {
+                cx.emit(
+                    Diagnostic::error("check/state-space", ptr.span, format!("`.ptr` on parameter `{}` of the `.func` `{}`", p.name.text, f.name.text))
+                        .with_label("a kernel parameter attribute")
+                        .with_note("rule check/state-space (PTX ISA 5.1.6.1 kernel parameter attributes): `.ptr` qualifies kernel parameters only (ptxas 12.9: \"Illegal placement of kernel parameter attribute\")"),
+                );
+            }
+        }
+        let rets: Vec<_> = f.returns.iter().flatten().collect();
+        if rets.len() > 1 {
+            if let Some(p) = rets.iter().find(|p| p.space.value != StateSpace::Reg) {
+                cx.emit(
+                    Diagnostic::error("check/state-space", p.space.span, format!("`{}` has {} return parameters; `{}` is not a `.reg`", f.name.text, rets.len(), p.name.text))
+                        .with_label("several return values are registers")
+                        .with_note("rule check/state-space (PTX ISA 5.1.6.4): ptxas 12.9 takes several return parameters only in .reg (\"Multiple return parameters require .register state space\")"),
+                );
+            }
+        }
+    }
+    if f.body.is_none() {
+        use ptxsim_syntax::ast::FuncDirective;
+        if let Some(name) = f.directives.iter().find_map(|d| match d {
+            FuncDirective::Perf { name, .. } if ptxsim_syntax::ast::PerfDirective::from_str(name.text).is_some_and(|p| p != ptxsim_syntax::ast::PerfDirective::Noreturn) => Some(name),
+            _ => None,
+        }) {
+            // (At the `;` that ends the declaration, where ptxas's parser stops.)
+            let end = Span { start: f.span.end.saturating_sub(1), end: f.span.end };
+            cx.emit(
+                Diagnostic::error("check/directive", end, format!("`{}` on a declaration of `{}`: it goes with the body", name.text, f.name.text))
+                    .with_secondary(name.span, "the directive")
+                    .with_note("rule check/directive (PTX ISA 11.4): performance-tuning directives are given where the function is defined (ptxas 12.9: a syntax error)"),
+            );
+        }
+    }
+}
+
 /// A function's declaration; its index in the function table, unless its
 /// name is taken by a module variable.
 fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) -> Option<usize> {
@@ -573,6 +674,7 @@ fn function<'f, 'a>(cx: &mut Ctx<'f, 'a>, f: &'f Function<'a>) -> Option<usize> 
     }
     crate::decl::directives(cx, f);
     extern_with_body(cx, f);
+    header_rules(cx, f);
     if f.kind == FunctionKind::Entry {
         for p in f.params.iter().flatten() {
             if p.space.value != StateSpace::Param {

@@ -107,14 +107,8 @@ pub fn call<'f, 'a>(cx: &mut Ctx<'f, 'a>, i: &'f Instruction<'a>) {
                             .with_secondary(fspan, "declared `.extern` without a body here")
                             .with_note("rule check/call-target: a whole program (ptxas without `-c`) needs a definition of every called `.extern` function (ptxas: \"Unresolved extern function\"); only CUDA system calls such as `vprintf` are resolved without one. Relocatable code (`ptxas -c`, the default of `ptxsim check`) leaves it to the linker"),
                     );
-                } else {
-                    cx.emit(
-                        Diagnostic::error("check/call-target", target.span, format!("`{}` is called but never defined in this module", name.text))
-                            .with_label("unresolved function")
-                            .with_secondary(fspan, "declared without a body and without `.extern` here")
-                            .with_note("rule check/call-target: a function declared without `.extern` must be defined in the same module, even in relocatable code (ptxas -c: \"Unresolved extern function\"); a function that another module defines is declared `.extern`"),
-                    );
                 }
+                // (Without `.extern`: reported at its declaration, called or not.)
             }
             let returns = cx.funcs[fi].returns.clone();
             let params = cx.funcs[fi].params.clone();

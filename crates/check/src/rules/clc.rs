@@ -17,6 +17,7 @@ const NOTE: &str = "rule check/modifiers (PTX ISA 9.7.13.17 clusterlaunchcontrol
 /// Checks a `clusterlaunchcontrol`.
 pub fn check<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
     let Insn::Clusterlaunchcontrol { op, is_async, .. } = *insn else { return resolve_all(cx, i) };
+    cx.require(crate::isa::Feature::Clc, i.opcode.span);
     // The operation leads, `.async` right after `.try_cancel` (ptxas 13.5:
     // "Unknown modifier '.try_cancel'" otherwise).
     let at = |k: usize| i.modifiers.get(k).map(|m| m.text);

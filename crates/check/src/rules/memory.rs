@@ -85,6 +85,7 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
         None => (None, false),
     };
     address(cx, i, addr, space, store, qualified);
+    generic_symbol(cx, i, addr, &x);
     if x.asynchronous {
         // `st.async [a], b, [mbar]`: the mbarrier that counts the bytes.
         match i.operands.get(2) {
@@ -134,6 +135,32 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
     }
     let role = if store { Role::Src } else { Role::Dest };
     value(cx, data, ty, role, Size::AtLeast, i);
+}
+
+/// Rule `check/state-space`, as ptxas 12.9 judges `ld`/`st`: a generic
+/// access names a `.global`, `.shared` or `.local` symbol, not a `.const`
+/// or `.param` one ("State space mismatch between instruction and
+/// address"); a function's return parameter is written, never read ("Illegal
+/// to read function return parameter").
+fn generic_symbol<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, addr: &Operand<'a>, x: &ptxsim_isa::LdSt) {
+    let OperandKind::Address(a) = &addr.kind else { return };
+    let Some(base) = a.base else { return };
+    let Some(Sym::Var(v)) = cx.lookup(base.text).cloned() else { return };
+    let vs = v.space();
+    if x.space().is_none() && x.kind != ptxsim_isa::LdStKind::Ldu && matches!(vs, StateSpace::Const | StateSpace::Param) {
+        cx.emit(
+            Diagnostic::error("check/state-space", base.span, format!("generic `{}` names `{}`, a `{}` variable", opname(i), base.text, vs.as_str()))
+                .with_label(format!("write `{}{}` to access it", i.opcode.text, vs.as_str()))
+                .with_secondary(sym_span(&Sym::Var(v.clone()), &cx.funcs), format!("declared in `{}` here", vs.as_str()))
+                .with_note("rule check/state-space (PTX ISA 5.1, 9.7.9.8 ld, 9.7.9.11 st): a generic access may name .global, .shared and .local symbols; .const and .param symbols are accessed with their state space (ptxas 12.9: \"State space mismatch between instruction and address\")"),
+        );
+    } else if !x.store() && v.role == VarRole::FuncReturn {
+        cx.emit(
+            Diagnostic::error("check/state-space", base.span, format!("`{}` reads `{}`, a return parameter of this function", opname(i), base.text))
+                .with_label("return parameters are written, not read")
+                .with_note("rule check/state-space (PTX ISA 5.1.6.4): a function writes its return parameters with `st.param` (ptxas 12.9: \"Illegal to read function return parameter\")"),
+        );
+    }
 }
 
 /// The version and target gates of ld/st's qualifiers (ptxas 12.9 names
