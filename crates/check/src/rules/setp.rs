@@ -104,7 +104,11 @@ pub fn setp<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, cmp: CmpOp, boolop: O
             OperandKind::Name { name, component: None } | OperandKind::Not(name) => {
                 pred_reg(cx, *name, i);
             }
-            _ => cx.emit(Diagnostic::error("check/pred-int", c.span, "the BoolOp operand `c` of `setp` must be a predicate register, optionally negated").with_note(SETP_NOTE)),
+            // An integer constant is a constant predicate (ptxas 12.9 takes
+            // `1`, `0`, `!0`: nonzero is true).
+            OperandKind::Int(_) => {}
+            OperandKind::Expr(e) if matches!(ptxsim_syntax::cexpr::check(e), Ok(Some(ptxsim_syntax::cexpr::CVal::Int { .. }))) => {}
+            _ => cx.emit(Diagnostic::error("check/pred-int", c.span, "the BoolOp operand `c` of `setp` must be a predicate register, optionally negated, or an integer constant").with_note(SETP_NOTE)),
         }
     }
 }

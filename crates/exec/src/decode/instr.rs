@@ -463,6 +463,10 @@ impl<'d, 's, 'f, 'a, 'x> FuncDecoder<'d, 's, 'f, 'a, 'x> {
                 _ => Err(format!("`{}` is not a predicate register", name.text).into()),
             },
             OperandKind::Int(i) => Ok(PSrc::Const(i.value != 0)),
+            OperandKind::Expr(e) => match cexpr::check(e) {
+                Ok(Some(CVal::Int { value, .. })) => Ok(PSrc::Const(value != 0)),
+                _ => Err("unexpected predicate operand".into()),
+            },
             _ => Err("unexpected predicate operand".into()),
         }
     }

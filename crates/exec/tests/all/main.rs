@@ -61,6 +61,7 @@ mod kernel_shared;
 mod label_scope;
 mod llvm_nvptx;
 mod layers;
+mod setp_const_c;
 mod shape;
 mod limits;
 mod link;
