@@ -833,7 +833,7 @@ impl Run<'_> {
                         mw.pc += 1;
                         return Ok(None);
                     }
-                    Op::Unsupported(name) if m != 0 => RunError::new(TrapKind::Unsupported, format!("`{name}` is not supported yet")),
+                    Op::Unsupported(name) if m != 0 => RunError::new(TrapKind::Unsupported, name.clone()),
                     Op::Unsupported(_) => {
                         mw.pc += 1;
                         return Ok(None);

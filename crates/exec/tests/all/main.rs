@@ -46,6 +46,7 @@ mod isa_half_warp;
 mod isa_mma_m8n8k16;
 mod isa_modifiers;
 mod isa_halfcmp;
+mod isa_minmax3;
 mod isa_packed16;
 mod isa_prmt;
 mod isa_cvt_half_modes;

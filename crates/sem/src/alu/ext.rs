@@ -239,6 +239,24 @@ pub enum Lane3Op {
     MinMaxReluS32 { max: bool },
     /// `add`, `sub`, `mul`, `fma` on `.f32x2` ([`f32x2`]).
     F32x2 { op: F2Op, ftz: bool, rnd: Option<super::Rounding> },
+    /// `min`/`max{.ftz}{.NaN}{.abs}.f32 d, a, b, c` ([`min_max3_f32`]).
+    MinMax3F32 { max: bool, nan: bool, abs: bool, ftz: bool },
+}
+
+/// `min{.ftz}{.NaN}{.abs}.f32 d, a, b, c` and `max` (PTX ISA 9.7.3.10,
+/// 9.7.3.11, sm_100): the minimum (maximum) of three `.f32` values, with
+/// `.abs` of their absolute values; the two-source instruction's rules for
+/// NaNs (ignored unless all are, or any with `.NaN`: the canonical NaN),
+/// signed zeros and `.ftz` apply, as to `min(min(a, b), c)`.
+pub fn min_max3_f32(max: bool, nan: bool, abs: bool, ftz: bool, a: u64, b: u64, c: u64) -> u64 {
+    let op = match (nan, max) {
+        (true, max) => super::FBinOp::MinMax { max, nan: true, xorsign_abs: false },
+        (false, true) => super::FBinOp::Max,
+        (false, false) => super::FBinOp::Min,
+    };
+    let v = |x: u64| if abs { x & 0x7fff_ffff } else { x & 0xffff_ffff };
+    let ab = super::fbin(op, super::FTy::F32, ftz, false, v(a), v(b));
+    super::fbin(op, super::FTy::F32, ftz, false, ab, v(c))
 }
 
 /// The operation of a packed `.f32x2` instruction.
@@ -336,6 +354,7 @@ pub fn lane3(op: Lane3Op, a: u64, b: u64, c: u64) -> Option<u64> {
         Lane3Op::Packed16 { op, signed, relu } => packed16(op, signed, relu, a, b),
         Lane3Op::MinMaxReluS32 { max } => minmax_relu_s32(max, a, b),
         Lane3Op::F32x2 { op, ftz, rnd } => f32x2(op, ftz, rnd, a, b, c),
+        Lane3Op::MinMax3F32 { max, nan, abs, ftz } => min_max3_f32(max, nan, abs, ftz, a, b, c),
     })
 }
 

@@ -194,6 +194,13 @@ impl FuncDecoder<'_, '_, '_, '_, '_> {
     pub(super) fn min_max(&mut self, i: &ast::Instruction<'_>, insn: Insn) -> R<Op> {
         let unsupported = || DecodeError::Unsupported(opname(i));
         let Some(x) = insn.min_max().filter(|_| insn.misfit().is_none()) else { return Err(unsupported()) };
+        if i.operands.len() == 4 && x.ty == Some(ScalarType::F32) && x.operands_misfit(4).is_none() && !x.xorsign {
+            // `min/max{.ftz}{.NaN}{.abs}.f32 d, a, b, c` (sm_100).
+            let f = ImmKind::Float(FTy::F32);
+            let d = self.dst(&i.operands[0])?;
+            let (a, b, c) = (self.src(&i.operands[1], f)?, self.src(&i.operands[2], f)?, self.src(&i.operands[3], f)?);
+            return Ok(Op::Lane3 { op: Lane3Op::MinMax3F32 { max: x.max, nan: x.nan, abs: x.abs, ftz: x.ftz }, d, a, b, c });
+        }
         if i.operands.len() != 3 || x.operands_misfit(3).is_some() {
             return Err(unsupported());
         }
