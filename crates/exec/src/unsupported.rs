@@ -24,6 +24,11 @@ const FORMS: &[&str] = &[
     "addc.sat.s32",
     "addc.u16",
     "madc.hi.sat.s32",
+    // Volta's `mma.m8n8k4` on `.f16` (quad-pair fragments): not decoded yet.
+    "mma.sync.aligned.m8n8k4.col.col.f16",
+    "mma.sync.aligned.m8n8k4.row.col.f16",
+    "mma.sync.aligned.m8n8k4.row.col.f32",
+    "mma.sync.aligned.m8n8k4.row.row.f16",
     "madc.lo.u16",
     "predicate parameters are not supported yet",
     "rcp.rn.ftz.f64",

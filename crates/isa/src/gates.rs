@@ -202,6 +202,8 @@ pub enum Feature {
     ClusterDirectives,
     /// `clusterlaunchcontrol`.
     Clc,
+    /// Volta's `mma.m8n8k4` on `.f16`.
+    MmaM8N8K4F16,
 }
 
 /// One row of the gating table.
@@ -378,6 +380,7 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::Nsmid, name: "%nsmid", min_version: v(2, 0), min_sm: 20, source: "PTX ISA 10 %nsmid: introduced in 2.0, requires sm_20 (ptxas 12.9: \"Feature '%nsmid' requires PTX ISA .version 2.0 or later\", \"requires .target sm_20 or higher\")" },
     Gate { feature: Feature::ClusterDirectives, name: "the cluster directives (.explicitcluster, .reqnctapercluster, .maxclusterrank)", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 11.4 cluster dimension directives: introduced in 7.8, require sm_90 (ptxas 12.9: \"Feature '.maxclusterrank' requires PTX ISA .version 7.8 or later\", \"requires .target sm_90 or higher\")" },
     Gate { feature: Feature::Clc, name: "clusterlaunchcontrol", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.13.17 clusterlaunchcontrol: introduced in 8.6, requires sm_100 (ptxas 12.9: \"Feature '.is_canceled' requires .target sm_100 or higher\")" },
+    Gate { feature: Feature::MmaM8N8K4F16, name: "mma .m8n8k4 on .f16", min_version: v(6, 4), min_sm: 70, source: "PTX ISA 9.7.14.5.14 mma: .m8n8k4 with .f16 introduced in 6.4, requires sm_70" },
 ];
 
 /// The gating row of a feature.

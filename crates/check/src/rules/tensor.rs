@@ -233,15 +233,20 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
     let Some((m, n, k)) = mma_shape(shape) else {
         return err(cx, sspan, format!("`{shape}` is not a shape of `mma` that ptxsim knows (m16n8k4/k8/k16/k32, m8n8k4 and m8n8k16)"), "illegal or unknown modifier");
     };
+    let [dt, at, bt, ct] = f.types;
+    // Volta's `mma.m8n8k4` on `.f16` (PTX ISA 6.4, sm_70): any layouts,
+    // `.f16` or `.f32` accumulators, a quad-pair's fragments.
+    let volta = (m, n, k) == (8, 8, 4) && at == F16 && bt == F16;
     match f.layout {
+        [Some(_), Some(_)] if volta => {}
         [Some(MmaLayout::Row), Some(MmaLayout::Col)] => {}
         [Some(MmaLayout::Row), Some(l)] | [Some(l), _] => return err(cx, span_of(i, l.as_str()), format!("`{}`: the layouts of these shapes are `.row.col`", opname(i)), "illegal layout"),
         _ => return err(cx, head(i), format!("`{}` needs `.row.col`", opname(i)), "missing layouts"),
     }
-    let [dt, at, bt, ct] = f.types;
     let aspan = i.modifiers.iter().filter(|m| ScalarType::from_str(m.text).is_some()).nth(1).map(|m| m.span).unwrap_or_else(|| head(i));
     let int = |t: ScalarType| matches!(t, S8 | U8);
     let ok = match (at, bt) {
+        (F16, F16) if volta => matches!((dt, ct), (F16, F16) | (F32, F16) | (F32, F32)),
         (F16, F16) => matches!((m, n, k), (16, 8, 8) | (16, 8, 16)) && matches!((dt, ct), (F32, F32) | (F16, F16)),
         (Bf16, Bf16) | (Tf32, Tf32) if !matches!((m, n, k), (16, 8, 16) | (16, 8, 8) | (16, 8, 4)) => false,
         (Bf16, Bf16) => k != 4 && dt == F32 && ct == F32,
@@ -262,7 +267,9 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
         return err(cx, span_of(i, spelling::SATFINITE), "`.satfinite` applies to the integer `mma` forms".to_string(), "unexpected modifier");
     }
     cx.require(
-        if k == 8 && at == F16 {
+        if volta {
+            Feature::MmaM8N8K4F16
+        } else if k == 8 && at == F16 {
             Feature::MmaM16N8K8
         } else if (m, n, k) == (8, 8, 16) {
             Feature::MmaM8N8K16
@@ -278,7 +285,9 @@ fn mma<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, f: MmaForm) {
         F16 | Bf16 => 2,
         _ => 1,
     };
-    let regs = |elems: usize, t: ScalarType| elems / 32 / per(t);
+    // (Volta's m8n8k4: each of the four quad-pairs computes its own
+    // 8x8 product, so a thread holds four A and B elements and eight C.)
+    let regs = |elems: usize, t: ScalarType| if volta { elems / 8 / per(t) } else { elems / 32 / per(t) };
     let [d, a, b, c] = i.operands.as_slice() else { return count(cx, i, "four") };
     let wide = if at == F64 { 64 } else { 32 };
     // The register type an element must fit: packed multiplicands are
