@@ -107,7 +107,7 @@ impl FTy {
     #[inline(always)]
     pub fn from_f64(self, x: f64) -> u64 {
         match self {
-            FTy::F16 => f16::from_f64(x).to_bits() as u64,
+            FTy::F16 => f16_from_f64(x) as u64,
             FTy::BF16 => bf16_from_f64(x) as u64,
             FTy::F32 => (x as f32).to_bits() as u64,
             FTy::F64 => x.to_bits(),
@@ -136,6 +136,61 @@ pub fn bf16_from_f64(x: f64) -> u16 {
     };
     let r = odd.wrapping_add(0x7fff + ((odd >> 16) & 1));
     (r >> 16) as u16
+}
+
+/// `x` rounded to f32 by round-to-odd: truncated toward zero, the last
+/// bit set when that was inexact (overflow and NaN as `as f32` gives them).
+/// A later rounding to nearest even to 11 or 8 bits of it is the correct
+/// rounding of `x` itself, which `x as f32` followed by a second rounding
+/// is not.
+#[inline]
+fn f32_odd(x: f64) -> f32 {
+    let f = x as f32;
+    if f as f64 == x || f.is_infinite() || x.is_nan() {
+        return f;
+    }
+    // f is x rounded to nearest: step back toward zero when it rounded away.
+    let t = if (f as f64).abs() > x.abs() { f.to_bits() - 1 } else { f.to_bits() };
+    f32::from_bits(t | 1)
+}
+
+/// `x` rounded to nearest even into binary16 bits. The `half` crate's
+/// `f16::from_f64` goes through `x as f32` on hosts with F16C, a double
+/// rounding (`cvt.rn.f16.f64` of a value just below an f16 tie came out one
+/// unit high); rounding to f32 by round-to-odd first keeps it exact.
+#[inline]
+pub fn f16_from_f64(x: f64) -> u16 {
+    f16::from_f32(f32_odd(x)).to_bits()
+}
+
+/// `x * y + z` of half-precision values (exact as f64), rounded once to
+/// the half type `ty` to nearest even. The f64 `fma` rounds the sum when
+/// its bits span more than 53 (a bf16 tie plus a tiny subnormal addend);
+/// its error, recovered exactly (Knuth's two-sum), turns that result into
+/// the round-to-odd one, whose rounding to 8 or 11 bits is the correct one.
+#[inline]
+fn half_fma(ty: FTy, x: f64, y: f64, z: f64, sat: bool) -> u64 {
+    let p = x * y;
+    let s = p + z;
+    let s = if s.is_finite() {
+        let bb = s - p;
+        let e = (p - (s - bb)) + (z - bb);
+        if e != 0.0 && s.to_bits() & 1 == 0 {
+            // The exact value lies between s and its neighbour toward e.
+            let up = (s > 0.0) == (e > 0.0);
+            f64::from_bits(if up { s.to_bits() + 1 } else { s.to_bits() - 1 })
+        } else {
+            s
+        }
+    } else {
+        s
+    };
+    let s = if sat { sat01(s) } else { s };
+    if s.is_nan() {
+        0x7fff
+    } else {
+        ty.from_f64(s)
+    }
 }
 
 /// Flushes an f16 subnormal (magnitude below 2^-14), held as f64, to a
@@ -663,12 +718,9 @@ pub fn fma(ty: FTy, ftz: bool, sat: bool, a: u64, b: u64, c: u64) -> u64 {
         }
         FTy::F16 | FTy::BF16 => {
             let f = |v: u64| ty.to_f64(ftz_half(ty, ftz, v));
-            let r = f(a).mul_add(f(b), f(c));
-            let r = if sat { sat01(r) } else { r };
-            if r.is_nan() {
-                0x7fff
-            } else {
-                ftz_half(ty, ftz, ty.from_f64(r))
+            match half_fma(ty, f(a), f(b), f(c), sat) {
+                0x7fff => 0x7fff,
+                r => ftz_half(ty, ftz, r),
             }
         }
     }
@@ -904,7 +956,7 @@ pub fn i_to_f(v: u64, src: ITy, dst: FTy) -> u64 {
             // only where it is exact (|v| < 2^53), else through f32 rounding
             // which cannot change an f16 result for such magnitudes (overflow).
             let x = if src.signed { sext(v, src.bits) as f64 } else { (v & src.mask()) as f64 };
-            f16::from_f64(x).to_bits() as u64
+            f16_from_f64(x) as u64
         }
         FTy::BF16 => {
             let x = if src.signed { sext(v, src.bits) as f64 } else { (v & src.mask()) as f64 };

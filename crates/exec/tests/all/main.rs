@@ -45,6 +45,7 @@ mod isa_fma_relu;
 mod isa_half_warp;
 mod isa_mma_m8n8k16;
 mod isa_modifiers;
+mod half_rounding;
 mod isa_halfcmp;
 mod isa_minmax3;
 mod isa_packed16;

@@ -88,7 +88,7 @@ fn f16_bits(x: f64, relu: bool) -> u64 {
         return 0x7fff;
     }
     let x = if relu && x < 0.0 { 0.0 } else { x };
-    half::f16::from_f64(x).to_bits() as u64
+    super::f16_from_f64(x) as u64
 }
 
 /// One lane of an 8-bit float `cvt` (`b` is used by [`Fp8Cvt::FromF32x2`] only).
