@@ -161,6 +161,9 @@ pub fn declaration(cx: &mut Ctx<'_, '_>, d: &Decl<'_, '_>, scope: Scope) {
     if scalar == Some(T::B128) {
         cx.require(Feature::TypeB128, d.ty.span);
     }
+    if scalar == Some(T::F16x2) {
+        cx.require(Feature::F16x2Type, d.ty.span);
+    }
     if scalar == Some(T::Pred) {
         if sp != StateSpace::Reg {
             if !param {
@@ -192,6 +195,10 @@ pub fn declaration(cx: &mut Ctx<'_, '_>, d: &Decl<'_, '_>, scope: Scope) {
     } else if opaque && matches!(scope, Scope::Body | Scope::FuncParams) {
         let msg = if scope == Scope::Body { format!("texture, sampler and surface variables are declared at module scope or as kernel parameters, not in a body: `{name}`") } else { format!("parameter `{name}` of a `.func` cannot be a texture, sampler or surface reference") };
         decl_err(cx, "check/state-space", d.ty.span, msg, "rule check/state-space (PTX ISA 5.3): .texref, .samplerref and .surfref variables live at module scope or are kernel parameters (ptxas: \"must be at module or entry parameter scope\", \"cannot be allocated in .param state space\")");
+    } else if opaque && scope == Scope::Module && sp != StateSpace::Global {
+        decl_err(cx, "check/state-space", d.space.span, format!("texture, sampler and surface variables are `.global`: `{name}` is `{}`", sp.as_str()), "rule check/state-space (PTX ISA 5.3): .texref, .samplerref and .surfref variables are declared in .global (ptxas 12.9: \"Texture and surface variables must be declared in .global space\")");
+    } else if scalar == Some(T::Samplerref) && scope == Scope::Module && !cx.texmode_independent {
+        decl_err(cx, "check/variable-type", d.ty.span, format!("`{name}` is a `.samplerref`, which needs `.target texmode_independent`"), "rule check/variable-type (PTX ISA 5.3): in the unified texture mode (the default) samplers are not separate objects (ptxas 12.9: \"Instruction or declaration violates .target texmode_unified setting\")");
     } else if scalar == Some(T::Samplerref) && scope == Scope::KernelParams && !cx.texmode_independent {
         decl_err(cx, "check/variable-type", d.ty.span, format!("kernel parameter `{name}` is a `.samplerref`, which needs `.target texmode_independent`"), "rule check/variable-type (PTX ISA 5.3): in the unified texture mode (the default) samplers are not separate objects (ptxas: \"violates .target texmode_unified setting\")");
     }

@@ -204,6 +204,10 @@ pub enum Feature {
     Clc,
     /// Volta's `mma.m8n8k4` on `.f16`.
     MmaM8N8K4F16,
+    /// `atom.cas`/`.exch` on `.b128`.
+    AtomB128,
+    /// The `.f16x2` type of a variable.
+    F16x2Type,
 }
 
 /// One row of the gating table.
@@ -381,6 +385,8 @@ pub const FEATURES: &[Gate] = &[
     Gate { feature: Feature::ClusterDirectives, name: "the cluster directives (.explicitcluster, .reqnctapercluster, .maxclusterrank)", min_version: v(7, 8), min_sm: 90, source: "PTX ISA 11.4 cluster dimension directives: introduced in 7.8, require sm_90 (ptxas 12.9: \"Feature '.maxclusterrank' requires PTX ISA .version 7.8 or later\", \"requires .target sm_90 or higher\")" },
     Gate { feature: Feature::Clc, name: "clusterlaunchcontrol", min_version: v(8, 6), min_sm: 100, source: "PTX ISA 9.7.13.17 clusterlaunchcontrol: introduced in 8.6, requires sm_100 (ptxas 12.9: \"Feature '.is_canceled' requires .target sm_100 or higher\")" },
     Gate { feature: Feature::MmaM8N8K4F16, name: "mma .m8n8k4 on .f16", min_version: v(6, 4), min_sm: 70, source: "PTX ISA 9.7.14.5.14 mma: .m8n8k4 with .f16 introduced in 6.4, requires sm_70" },
+    Gate { feature: Feature::AtomB128, name: "atom on .b128", min_version: v(8, 3), min_sm: 90, source: "PTX ISA 9.7.13.5 atom: .b128 cas and exch introduced in 8.3, require sm_90 (ptxas 12.9: \"Instruction 'atom.cas.b128.global' requires .target sm_90 or higher\")" },
+    Gate { feature: Feature::F16x2Type, name: "the .f16x2 packed data type", min_version: v(4, 2), min_sm: 53, source: "PTX ISA 5.2.1 .f16x2 (ptxas 12.9: \"Feature '.f16x2 packed data-type' requires .target sm_53 or higher\")" },
 ];
 
 /// The gating row of a feature.

@@ -198,6 +198,10 @@ fn qualifier_gates<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, x: &ptxsim_isa
     if let Some(v) = x.vec {
         cx.require(Feature::AtomVector, modifier_span(i, v.as_str()));
     }
+    if x.ty == Some(ScalarType::B128) {
+        // ptxas 12.9: "Instruction 'atom.cas.b128.global' requires .target sm_90".
+        cx.require(Feature::AtomB128, modifier_span(i, ScalarType::B128.as_str()));
+    }
     if x.hint {
         cx.require(Feature::CacheHint, modifier_span(i, ptxsim_isa::spelling::L2_CACHE_HINT));
     }

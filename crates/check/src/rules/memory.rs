@@ -345,7 +345,17 @@ pub fn typed_other<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
             }
             if operands {
                 address(cx, i, &i.operands[0], None, false, false);
-                value(cx, &i.operands[1], ScalarType::U32, Role::Src, Size::Exact, i);
+                // ptxas 12.9: "unexpected value '64', expected to be 128"
+                // (the size of a tensor map).
+                match &i.operands[1].kind {
+                    OperandKind::Int(v) if v.value != 128 => cx.emit(
+                        Diagnostic::error("check/operand-type", i.operands[1].span, format!("`{}` takes the size 128, the bytes of a tensor map; {} given", opname(i), v.value))
+                            .with_note("rule check/operand-type (PTX ISA 9.7.13.4 fence.proxy.tensormap::generic): the size operand is 128"),
+                    ),
+                    _ => {
+                        value(cx, &i.operands[1], ScalarType::U32, Role::Src, Size::Exact, i);
+                    }
+                }
             }
         }
         Insn::Cvta { ty, space, .. } => {

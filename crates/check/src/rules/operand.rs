@@ -122,6 +122,10 @@ fn special_value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, (name, component): 
         mismatch(cx, op, i, "check/operand-type", format!("special register `{}` cannot be written", name.text), "read-only".into(), None, "rule check/operand-type (PTX ISA 10): special registers are read-only");
         return false;
     }
+    if let (false, Some(c)) = (vector, component) {
+        mismatch(cx, op, i, "check/operand-type", format!("`{}` is a scalar special register: it has no component `{}`", name.text, c.text), "not a vector".into(), None, "rule check/operand-type (PTX ISA 10): only %tid, %ntid, %ctaid, %nctaid and the cluster vectors have .x/.y/.z components (ptxas 12.9: \"Unknown field\")");
+        return false;
+    }
     if vector && component.is_none() {
         mismatch(cx, op, i, "check/operand-type", format!("`{}` is a vector special register; `{ins}` needs one component", name.text), format!("write `{}.x`, `{}.y` or `{}.z`", name.text, name.text, name.text), None, "rule check/operand-type (PTX ISA 10.1 %tid): %tid, %ntid, %ctaid and %nctaid are .v4 vectors; a scalar operand takes one component");
         return false;

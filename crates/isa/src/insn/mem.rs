@@ -418,6 +418,11 @@ fn membar_misfit(level: Option<MembarLevel>, proxy: bool, kind: Option<ProxyKind
         if let Some(l) = level {
             return no(l.as_str(), "`membar.proxy` takes a proxy kind, not a level".into());
         }
+        // ptxas 12.9: "Illegal modifier '.async' for instruction
+        // 'membar.proxy'": membar's proxy kind is `.alias`.
+        if let Some(k) = kind.filter(|k| *k != ProxyKind::Alias) {
+            return no(k.as_str(), "`membar.proxy` takes the proxy kind `.alias` only; `fence.proxy` takes the others".into());
+        }
         return proxy_kind_misfit("membar.proxy", kind, space, true);
     }
     if let Some(k) = kind {
