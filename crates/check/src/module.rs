@@ -314,6 +314,18 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                 .with_note("rule check/version-target (PTX ISA 11.1.1): every module begins with `.version`"),
         );
     }
+    pragmas_and_debug(cx, m);
+    if cx.sm.is_none() && !m.items.iter().any(|i| matches!(i, Item::Target(_))) {
+        cx.emit(
+            Diagnostic::error("check/version-target", first_span.unwrap_or(Span::DUMMY), "the module has no `.target` directive")
+                .with_note("rule check/version-target (PTX ISA 11.1.2): every module names its target after `.version`"),
+        );
+    }
+}
+
+/// Module-wide rules of ptxas 12.9: `.pragma "enable_smem_spilling"` only
+/// inside a body; `.target debug` only with a `.section`.
+fn pragmas_and_debug(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
     // ptxas 12.9: "Pragma 'enable_smem_spilling' is allowed only within
     // function scope" (at module scope or in a function's header).
     let header_pragmas = m.items.iter().flat_map(|i| match i {
@@ -344,12 +356,6 @@ fn header(cx: &mut Ctx<'_, '_>, m: &Module<'_>) {
                     .with_note("rule check/version-target (PTX ISA 11.1.2 .target): `debug` announces DWARF sections (ptxas 12.9: \"Debug information not found in presence of .target debug\")"),
             );
         }
-    }
-    if cx.sm.is_none() && !m.items.iter().any(|i| matches!(i, Item::Target(_))) {
-        cx.emit(
-            Diagnostic::error("check/version-target", first_span.unwrap_or(Span::DUMMY), "the module has no `.target` directive")
-                .with_note("rule check/version-target (PTX ISA 11.1.2): every module names its target after `.version`"),
-        );
     }
 }
 
