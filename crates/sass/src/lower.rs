@@ -142,7 +142,9 @@ pub fn lower(src: &str, module: &ast::Module<'_>, prog: &Program) -> Result<Lowe
     for item in &module.items {
         let t = match item {
             Item::Version(v) => text_of(src, v.span),
-            Item::Target(t) => text_of(src, t.span),
+            // (Without `debug`: the DWARF sections stay out of the machine
+            // form, and `.target debug` needs one.)
+            Item::Target(t) => format!(".target {}", t.targets.iter().map(|n| n.text).filter(|n| *n != "debug").collect::<Vec<_>>().join(", ")),
             Item::AddressSize(a) => format!(".address_size {}", a.value),
             Item::Var(v) => format!("{};", src.get(v.span.range()).unwrap_or("").trim().trim_end_matches(';')),
             Item::File(f) => text_of(src, f.span),
