@@ -200,7 +200,12 @@ pub(super) fn mad(cx: &Lanes<'_>, fr: &mut Frame, m: u32, k: &Kern<KArith>, ((hi
 pub(super) fn carry(cx: &Lanes<'_>, fr: &mut Frame, m: u32, (kind, ty): (alu::ext::CarryKind, ITy), (cin, cout, cf): (bool, bool, u32), d: u32, [a, b, c]: [&Src; 3]) {
     let (t0, t1, t2);
     let (av, bv, cv) = (fetch!(cx, fr.regs, a, t0), fetch!(cx, fr.regs, b, t1), fetch!(cx, fr.regs, c, t2));
-    let flags = if cin { fr.preds[cf as usize] } else { 0 };
+    // (Without a carry-in, a subtraction adds 1: `a + !b + 1`.)
+    let flags = match (cin, kind) {
+        (true, _) => fr.preds[cf as usize],
+        (false, alu::ext::CarryKind::Sub) => u32::MAX,
+        (false, _) => 0,
+    };
     let mut r = [0u64; 32];
     let mut out = 0u32;
     for l in lanes(m) {

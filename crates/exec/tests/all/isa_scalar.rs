@@ -170,11 +170,14 @@ fn carry_semantics_edge_cases() {
     assert_eq!(carry(Add, s32, 0x7fff_ffff, 1, 0, false), (0x8000_0000, false));
     assert_eq!(carry(Add, s32, 0xffff_ffff, 1, 0, false), (0, true));
     assert_eq!(carry(Add, u64t, u64::MAX, u64::MAX, 0, true), (u64::MAX, true));
-    // sub: d = a - (b + CF), CF out = borrow.
-    assert_eq!(carry(Sub, u32t, 0, 0, 0, true), (0xffff_ffff, true));
-    assert_eq!(carry(Sub, u32t, 5, 5, 0, false), (0, false));
-    assert_eq!(carry(Sub, u32t, 5, 0xffff_ffff, 0, true), (5, true));
-    assert_eq!(carry(Sub, u64t, 1, u64::MAX, 0, true), (1, true));
+    // sub: d = a - (b + borrow) with borrow = 1 - CF in, CF out = 1 - borrow
+    // (the carry of a + !b + CF, as the hardware adds).
+    assert_eq!(carry(Sub, u32t, 0, 0, 0, false), (0xffff_ffff, false));
+    assert_eq!(carry(Sub, u32t, 0, 0, 0, true), (0, true));
+    assert_eq!(carry(Sub, u32t, 5, 5, 0, true), (0, true));
+    assert_eq!(carry(Sub, u32t, 5, 0xffff_ffff, 0, false), (5, false));
+    assert_eq!(carry(Sub, u64t, 1, u64::MAX, 0, false), (1, false));
+    assert_eq!(carry(Sub, u64t, u64::MAX, u64::MAX, 0, true), (0, true));
     // mad.hi on signed types takes the high half of the signed product.
     assert_eq!(carry(MadHi, s32, 0xffff_ffff, 0xffff_ffff, 0, false), (0, false));
     assert_eq!(carry(MadHi, s32, 0xffff_ffff, 1, 1, false), (0, true));

@@ -40,6 +40,7 @@ mod float_kernels;
 mod gpu_recorded;
 mod griddep;
 mod hopper;
+mod int128_div;
 mod isa_bits;
 mod isa_fma_relu;
 mod isa_half_warp;

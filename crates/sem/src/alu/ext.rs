@@ -17,7 +17,8 @@ use super::{FBinOp, FTy, FUnOp, ITy};
 pub enum CarryKind {
     /// `add.cc`, `addc`: `d = a + b + CF`.
     Add,
-    /// `sub.cc`, `subc`: `d = a - (b + CF)`.
+    /// `sub.cc`, `subc`: `d = a - (b + borrow)`, the flag holding the
+    /// carry of `a + !b + 1 - borrow` ([`carry`]).
     Sub,
     /// `mad.lo.cc`, `madc.lo`: `d = (a*b)<n-1..0> + c + CF`.
     MadLo,
@@ -26,13 +27,20 @@ pub enum CarryKind {
 }
 
 /// One carry-chain step on `ty` (32 or 64 bits): the result and the
-/// carry-out (for `Sub`, the borrow-out) written to CC.CF by `.cc`.
+/// carry-out written to CC.CF by `.cc`.
 ///
 /// The carry of an addition is the carry out of the unsigned `n`-bit sum
 /// (PTX ISA 9.7.2: "behaviour is the same for unsigned and signed
-/// integers"); the borrow of a subtraction is 1 when `b + CF` exceeds `a`
-/// as unsigned `n`-bit numbers. For `.hi` the product is signed or
-/// unsigned per the type, and its high half is then added as `n` bits.
+/// integers"). A subtraction is the addition `a + !b + CF` the hardware
+/// computes (`IADD3` with a negated operand; `sub.cc` without a carry-in
+/// adds 1): CF holds the *inverse* of the borrow the manual speaks of, 1
+/// when `a >= b + borrow`, and `subc` subtracts the borrow `1 - CF`. Within
+/// `sub.cc`/`subc` chains this is the manual's `d = a - (b + borrow)`; it
+/// differs where an `addc` or `madc` reads a flag a subtraction wrote, as
+/// nvcc's own `__int128` division does (`subc.cc` then `addc 0, 0` to test
+/// for a borrow), which computes correct quotients only so. For `.hi` the
+/// product is signed or unsigned per the type, and its high half is then
+/// added as `n` bits.
 #[inline]
 pub fn carry(kind: CarryKind, ty: ITy, a: u64, b: u64, c: u64, cf: bool) -> (u64, bool) {
     let mk = ty.mask();
@@ -42,9 +50,9 @@ pub fn carry(kind: CarryKind, ty: ITy, a: u64, b: u64, c: u64, cf: bool) -> (u64
     match kind {
         CarryKind::Add => add_n(a, b, cin, n),
         CarryKind::Sub => {
-            let sub = b as u128 + cin;
+            let sub = b as u128 + (1 - cin);
             let d = (a as u128).wrapping_sub(sub) as u64 & mk;
-            (d, sub > a as u128)
+            (d, sub <= a as u128)
         }
         CarryKind::MadLo => add_n(a.wrapping_mul(b) & mk, c, cin, n),
         CarryKind::MadHi => {
