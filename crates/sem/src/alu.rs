@@ -929,13 +929,10 @@ pub fn f_to_i(x: f64, rnd: Rounding, dst: ITy) -> u64 {
         Rounding::Rna => x.round(),
         Rounding::Rzi | Rounding::Rz => x.trunc(),
     };
-    let v: i128 = if r >= 1.8e19 {
-        i128::MAX
-    } else if r <= -1.8e19 {
-        i128::MIN
-    } else {
-        r as i128
-    };
+    // (`as i128` is exact below 2^127 in magnitude and saturates above;
+    // the clamp is the conversion's saturation to the destination, up to
+    // 2^64 - 1 for `.u64`.)
+    let v = r as i128;
     (v.clamp(dst.min(), dst.max()) as u64) & dst.mask()
 }
 

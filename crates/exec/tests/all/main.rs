@@ -32,6 +32,7 @@ mod corpus_numba;
 mod corpus_rdc;
 mod corpus_survey;
 mod corpus_triton;
+mod cvt_u64_range;
 mod datapath;
 mod device_heap;
 mod dsmem;
