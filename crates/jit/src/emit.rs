@@ -930,6 +930,11 @@ impl Em<'_, '_, '_> {
 
     fn ibin(&mut self, (op, ty): (IBinOp, ITy), d: u32, [a, b]: [&Src; 2], (m, guarded): (Value, bool)) {
         let c = if ty.bits == 32 { Class::Narrow } else { Class::Wide };
+        if let (IBinOp::MulLo, Some((x, k))) = (op, few_bits(a, b, ty.bits)) {
+            let xv = self.src(x, c);
+            let r = xv.iter().map(|&x| self.mul_const(x, k, c)).collect();
+            return self.write(d, r, m, guarded);
+        }
         let r: Vals = match op {
             IBinOp::Shl | IBinOp::Shr => {
                 let Src::Imm(s) = b else { unreachable!("planned shifts have immediate amounts") };
@@ -952,11 +957,6 @@ impl Em<'_, '_, '_> {
                         }
                     })
                     .collect()
-            }
-            IBinOp::MulLo if few_bits(a, b, ty.bits).is_some() => {
-                let (x, k) = few_bits(a, b, ty.bits).expect("checked");
-                let xv = self.src(x, c);
-                xv.iter().map(|&x| self.mul_const(x, k, c)).collect()
             }
             IBinOp::MulWide => {
                 let (av, bv) = (self.src(a, Class::Narrow), self.src(b, Class::Narrow));

@@ -126,14 +126,7 @@ pub fn bf16_from_f64(x: f64) -> u16 {
     if x.is_nan() {
         return 0x7fc0;
     }
-    let f = x as f32;
-    let odd = if f as f64 == x || f.is_infinite() && x.is_infinite() {
-        f.to_bits()
-    } else {
-        // f is x rounded to nearest: step back toward zero when it rounded away.
-        let t = if (f as f64).abs() > x.abs() { f.to_bits() - 1 } else { f.to_bits() };
-        t | 1
-    };
+    let odd = f32_odd(x).to_bits();
     let r = odd.wrapping_add(0x7fff + ((odd >> 16) & 1));
     (r >> 16) as u16
 }
@@ -176,9 +169,10 @@ fn half_fma(ty: FTy, x: f64, y: f64, z: f64, sat: bool) -> u64 {
         let bb = s - p;
         let e = (p - (s - bb)) + (z - bb);
         if e != 0.0 && s.to_bits() & 1 == 0 {
-            // The exact value lies between s and its neighbour toward e.
+            // The exact value lies between s and its neighbour toward e (a
+            // zero s cannot carry an error: two-sum's zero is exact).
             let up = (s > 0.0) == (e > 0.0);
-            f64::from_bits(if up { s.to_bits() + 1 } else { s.to_bits() - 1 })
+            f64::from_bits(if up { s.to_bits().saturating_add(1) } else { s.to_bits().saturating_sub(1) })
         } else {
             s
         }

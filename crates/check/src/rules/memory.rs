@@ -145,16 +145,16 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: Insn) {
 fn generic_symbol<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, addr: &Operand<'a>, x: &ptxsim_isa::LdSt) {
     let OperandKind::Address(a) = &addr.kind else { return };
     let Some(base) = a.base else { return };
-    let Some(Sym::Var(v)) = cx.lookup(base.text).cloned() else { return };
-    let vs = v.space();
+    let Some(Sym::Var(v)) = cx.lookup(base.text) else { return };
+    let (vs, role, decl) = (v.space(), v.role, v.name.span);
     if x.space().is_none() && x.kind != ptxsim_isa::LdStKind::Ldu && matches!(vs, StateSpace::Const | StateSpace::Param) {
         cx.emit(
             Diagnostic::error("check/state-space", base.span, format!("generic `{}` names `{}`, a `{}` variable", opname(i), base.text, vs.as_str()))
                 .with_label(format!("write `{}{}` to access it", i.opcode.text, vs.as_str()))
-                .with_secondary(sym_span(&Sym::Var(v.clone()), &cx.funcs), format!("declared in `{}` here", vs.as_str()))
+                .with_secondary(decl, format!("declared in `{}` here", vs.as_str()))
                 .with_note("rule check/state-space (PTX ISA 5.1, 9.7.9.8 ld, 9.7.9.11 st): a generic access may name .global, .shared and .local symbols; .const and .param symbols are accessed with their state space (ptxas 12.9: \"State space mismatch between instruction and address\")"),
         );
-    } else if !x.store() && v.role == VarRole::FuncReturn {
+    } else if !x.store() && role == VarRole::FuncReturn {
         cx.emit(
             Diagnostic::error("check/state-space", base.span, format!("`{}` reads `{}`, a return parameter of this function", opname(i), base.text))
                 .with_label("return parameters are written, not read")

@@ -300,12 +300,12 @@ pub fn value<'a>(cx: &mut Ctx<'_, 'a>, op: &Operand<'a>, want: ScalarType, role:
     }
 }
 
-/// The size in bits of the scalar register `op` names (`None` for an
-/// immediate, a sink, or anything else).
+/// The register size of a name operand, if it is a register (`None` for
+/// an immediate, a sink, or anything else).
 pub fn reg_bits(cx: &Ctx<'_, '_>, op: &Operand<'_>) -> Option<u32> {
     let OperandKind::Name { name, component: None } = &op.kind else { return None };
     match cx.lookup(name.text) {
-        Some(Sym::Var(v)) if v.space() == StateSpace::Reg && v.sig.vector.is_none() => v.ty().map(|t| t.bits()),
+        Some(Sym::Var(v)) if v.space() == StateSpace::Reg => v.ty().map(|t| t.bits()),
         _ => None,
     }
 }

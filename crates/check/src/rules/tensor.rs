@@ -28,7 +28,7 @@
 //! The asynchronous copies (`cp.async`, the bulk and tensor copies) are
 //! [`super::acopy`]'s.
 
-use super::operand::{resolve_operand, value, Role};
+use super::operand::{reg_bits, resolve_operand, value, Role};
 use super::opname;
 use ptxsim_isa::grammar::{Choice, MatShape};
 use ptxsim_isa::{spelling, Insn, MatrixNum, MatrixSpace, MmaLayout, MmaRnd};
@@ -71,17 +71,6 @@ pub fn typed<'a>(cx: &mut Ctx<'_, 'a>, i: &Instruction<'a>, insn: &Insn) {
 /// modifier), or the whole head when none does.
 pub(super) fn span_of(i: &Instruction<'_>, text: &str) -> Span {
     i.modifiers.iter().find(|m| m.text == text).map(|m| m.span).unwrap_or_else(|| head(i))
-}
-
-/// The register size of a name operand, if it is a register.
-pub(super) fn reg_bits(cx: &Ctx<'_, '_>, o: &Operand<'_>) -> Option<u32> {
-    match &o.kind {
-        OperandKind::Name { name, component: None } => match cx.lookup(name.text) {
-            Some(Sym::Var(v)) if v.space() == StateSpace::Reg => v.ty().map(|t| t.bits()),
-            _ => None,
-        },
-        _ => None,
-    }
 }
 
 /// An address operand of `cp.async`/`ldmatrix`/`stmatrix`: `[reg{+off}]`

@@ -4,9 +4,8 @@
 //! (the canonical NaN `0x7fffffff` when all are NaN), with `.NaN` any NaN
 //! gives the canonical NaN, `-0.0` orders below `+0.0`, and `.abs` takes
 //! the operands' absolute values first.
-#![allow(clippy::unwrap_used)]
-
-use ptxsim_exec::{Device, KernelArg, LaunchConfig};
+use crate::support::words::{run_words, words_kernel};
+use ptxsim_exec::Scheduling;
 
 const CANON: u32 = 0x7fff_ffff;
 
@@ -54,7 +53,7 @@ fn three_source_min_max_follow_the_manual() {
                 for abs in [false, true] {
                     let op = format!("{}{}{}.f32", if max { "max" } else { "min" }, if nan { ".NaN" } else { "" }, if abs { ".abs" } else { "" });
                     body += &format!(
-                        "    mov.b32 %f1, 0x{:08x};\n    mov.b32 %f2, 0x{:08x};\n    mov.b32 %f3, 0x{:08x};\n    {op} %f4, %f1, %f2, %f3;\n    st.global.f32 [%rd1+{}], %f4;\n",
+                        "    mov.b32 %f1, 0x{:08x};\n    mov.b32 %f2, 0x{:08x};\n    mov.b32 %f3, 0x{:08x};\n    {op} %f4, %f1, %f2, %f3;\n    st.global.f32 [%rd5+{}], %f4;\n",
                         xs[0], xs[1], xs[2], 4 * k
                     );
                     want.push((t, op, reference(max, nan, abs, *xs)));
@@ -63,12 +62,8 @@ fn three_source_min_max_follow_the_manual() {
             }
         }
     }
-    let src = format!(".version 8.8\n.target sm_100a\n.address_size 64\n.visible .entry k(.param .u64 out)\n{{\n    .reg .f32 %f<5>;\n    .reg .b64 %rd<2>;\n    ld.param.u64 %rd1, [out];\n{body}    ret;\n}}\n");
-    let mut dev = Device::new();
-    let m = dev.load(&src).unwrap();
-    let out = dev.alloc(4 * k as u64).unwrap();
-    dev.launch(&m, "k", &LaunchConfig::new(1, 1), &[KernelArg::Ptr(out)]).unwrap();
-    let got: Vec<u32> = dev.read(out, 4 * k as u64).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let src = words_kernel("8.8", "sm_100a", 0, k, &format!("    .reg .f32 %f<5>;\n{body}"));
+    let got = run_words(&src, 1, &[], k, Scheduling::Stack);
     for ((t, op, w), g) in want.iter().zip(&got) {
         assert_eq!(*g, *w, "{op} on triple {t} {:x?}: got {g:#010x}, want {w:#010x}", TRIPLES[*t]);
     }

@@ -3,27 +3,17 @@
 //! predicate, nonzero being true (PTX ISA 9.7.3.x setp: `p = BoolOp(a CmpOp
 //! b, c)`): each result is checked against the boolean the manual's
 //! formula gives, computed here.
-#![allow(clippy::unwrap_used)]
+use crate::support::words::{run_words, words_kernel};
+use ptxsim_exec::Scheduling;
 
-use ptxsim_exec::{Device, KernelArg, LaunchConfig};
-
-const SRC: &str = r#"
-.version 7.8
-.target sm_70
-.address_size 64
-.visible .entry k(.param .u64 out)
-{
+const BODY: &str = "
     .reg .pred %p<9>;
-    .reg .b32 %r<12>;
-    .reg .b64 %rd<2>;
-    ld.param.u64 %rd1, [out];
-    mov.u32 %r1, %tid.x;
-    setp.lt.and.u32 %p1, %r1, 3, 1;
-    setp.lt.and.u32 %p2, %r1, 3, 0;
-    setp.lt.or.u32 %p3, %r1, 3, 0;
-    setp.lt.or.u32 %p4, %r1, 3, !0;
-    setp.lt.xor.u32 %p5, %r1, 3, 1;
-    setp.lt.and.u32 %p6|%p7, %r1, 3, !1;
+    setp.lt.and.u32 %p1, %r15, 3, 1;
+    setp.lt.and.u32 %p2, %r15, 3, 0;
+    setp.lt.or.u32 %p3, %r15, 3, 0;
+    setp.lt.or.u32 %p4, %r15, 3, !0;
+    setp.lt.xor.u32 %p5, %r15, 3, 1;
+    setp.lt.and.u32 %p6|%p7, %r15, 3, !1;
     selp.u32 %r2, 1, 0, %p1;
     selp.u32 %r3, 2, 0, %p2;
     selp.u32 %r4, 4, 0, %p3;
@@ -37,20 +27,12 @@ const SRC: &str = r#"
     or.b32 %r9, %r9, %r6;
     or.b32 %r9, %r9, %r7;
     or.b32 %r9, %r9, %r8;
-    mul.wide.u32 %rd0, %r1, 4;
-    add.s64 %rd1, %rd1, %rd0;
-    st.global.u32 [%rd1], %r9;
-    ret;
-}
-"#;
+    st.global.u32 [%rd5], %r9;
+";
 
 #[test]
 fn an_integer_constant_c_is_a_constant_predicate() {
-    let mut dev = Device::new();
-    let m = dev.load(SRC).unwrap();
-    let out = dev.alloc(4 * 8).unwrap();
-    dev.launch(&m, "k", &LaunchConfig::new(1, 8), &[KernelArg::Ptr(out)]).unwrap();
-    let got: Vec<u32> = dev.read(out, 32).unwrap().chunks_exact(4).map(|c| u32::from_le_bytes([c[0], c[1], c[2], c[3]])).collect();
+    let got = run_words(&words_kernel("7.8", "sm_70", 0, 1, BODY), 8, &[], 1, Scheduling::Stack);
     for (t, &g) in got.iter().enumerate() {
         let lt = t < 3;
         // p = BoolOp(t < 3, c); with `p|q`, q = BoolOp(!(t < 3), c).
